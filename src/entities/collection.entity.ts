@@ -1,0 +1,77 @@
+import { Collection as OrmCollection, type Rel } from '@mikro-orm/core';
+import { Check, Entity, OneToMany, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
+import { CollectionImage } from './collection-image.entity.js';
+import { CollectionProduct } from './collection-product.entity.js';
+import { CollectionRule } from './collection-rule.entity.js';
+
+/** Collection kinds of the spec: 0 products added by hand, 1 products matched by rules. */
+export const CollectionType = { Manual: 0, RuleBased: 1 } as const;
+
+/** A product collection, manual (`match_products`) or rule-based (evaluated in SQL when read). */
+@ObjectType({ description: 'A product collection, manual or rule-based' })
+@Entity()
+@Check({ name: 'collection_type_valid', expression: 'type in (0, 1)' })
+@Check({
+  name: 'collection_rules_condition_valid',
+  expression: 'rules_match_condition is null or rules_match_condition in (0, 1)',
+})
+export class Collection {
+  @Field(() => Int)
+  @PrimaryKey({ type: 'integer' })
+  id!: number;
+
+  @Field()
+  @Property({ type: 'text' })
+  title!: string;
+
+  @Field()
+  @Property({ type: 'boolean', default: false })
+  isDraft: boolean = false;
+
+  @Field()
+  @Property({ type: 'text', default: '' })
+  description: string = '';
+
+  @Field(() => Int, { description: '0 manually added products; 1 rules based' })
+  @Property({ type: 'smallint' })
+  type!: number;
+
+  @Field()
+  @Property({ type: 'text' })
+  seoTitle!: string;
+
+  @Field()
+  @Unique()
+  @Property({ type: 'text' })
+  seoUrl!: string;
+
+  @Field()
+  @Property({ type: 'text', default: '' })
+  seoMeta: string = '';
+
+  @Field(() => Int, { nullable: true, description: '0 match at least one rule; 1 match all' })
+  @Property({ type: 'smallint', nullable: true })
+  rulesMatchCondition: number | null = null;
+
+  @Field(() => TimestampScalar)
+  @Property({ type: 'timestamptz', onCreate: () => new Date() })
+  createdAt: Date = new Date();
+
+  @Field(() => TimestampScalar, { nullable: true })
+  @Property({ type: 'timestamptz', nullable: true })
+  updatedAt: Date | null = null;
+
+  @Property({ type: 'integer', version: true })
+  version!: number;
+
+  @OneToMany({ entity: () => CollectionRule, mappedBy: 'collection', orderBy: { position: 'asc', id: 'asc' } })
+  rules = new OrmCollection<Rel<CollectionRule>>(this);
+
+  @OneToMany({ entity: () => CollectionProduct, mappedBy: 'collection', orderBy: { position: 'asc', id: 'asc' } })
+  manualProducts = new OrmCollection<Rel<CollectionProduct>>(this);
+
+  @OneToMany({ entity: () => CollectionImage, mappedBy: 'collection', orderBy: { position: 'asc', id: 'asc' } })
+  images = new OrmCollection<Rel<CollectionImage>>(this);
+}

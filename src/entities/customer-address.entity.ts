@@ -1,0 +1,27 @@
+import type { Rel } from '@mikro-orm/core';
+import { Embedded, Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Customer } from './customer.entity.js';
+import { PostalAddress } from './postal-address.embeddable.js';
+
+/** An address of a customer's profile; the first by position is the primary address. */
+@Entity()
+@Index({ properties: ['customer'] })
+export class CustomerAddress {
+  @PrimaryKey({ type: 'integer' })
+  id!: number;
+
+  @ManyToOne({ entity: () => Customer, deleteRule: 'cascade' })
+  customer!: Rel<Customer>;
+
+  @Property({ type: 'smallint', default: 0 })
+  position: number = 0;
+
+  @Embedded({ entity: () => PostalAddress, prefix: 'shipping_' })
+  shipping: PostalAddress = new PostalAddress();
+
+  @Embedded({ entity: () => PostalAddress, prefix: 'billing_' })
+  billing: PostalAddress = new PostalAddress();
+
+  @Property({ type: 'text', nullable: true })
+  phone: string | null = null;
+}

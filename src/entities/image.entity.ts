@@ -1,0 +1,22 @@
+import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Field, Int, ObjectType } from 'type-graphql';
+
+/** An uploaded image; products, variants, option thumbnails and collections refer to it by id. */
+@ObjectType({ description: 'An uploaded image' })
+@Entity()
+export class Image {
+  @Field(() => Int)
+  @PrimaryKey({ type: 'integer' })
+  id!: number;
+
+  @Field({ description: 'absolute URL of the image' })
+  @Property({ type: 'text' })
+  path!: string;
+
+  @Field(() => Int, { description: 'largest rendition size in pixels (internal use)' })
+  @Property({ type: 'integer' })
+  maxSize!: number;
+
+  @Property({ type: 'timestamptz', onCreate: () => new Date() })
+  createdAt: Date = new Date();
+}

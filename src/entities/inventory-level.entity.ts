@@ -1,0 +1,26 @@
+import type { Rel } from '@mikro-orm/core';
+import { Check, Entity, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { ProductVariant } from './product-variant.entity.js';
+import { Warehouse } from './warehouse.entity.js';
+
+/** Units of one variant held in one warehouse; the database refuses a negative level. */
+@ObjectType({ description: 'Stock of one variant in one warehouse' })
+@Entity()
+@Unique({ properties: ['warehouse', 'variant'] })
+@Index({ properties: ['variant'] })
+@Check({ name: 'inventory_level_quantity_non_negative', expression: 'quantity >= 0' })
+export class InventoryLevel {
+  @PrimaryKey({ type: 'integer' })
+  id!: number;
+
+  @ManyToOne({ entity: () => Warehouse, deleteRule: 'cascade' })
+  warehouse!: Rel<Warehouse>;
+
+  @ManyToOne({ entity: () => ProductVariant, deleteRule: 'cascade' })
+  variant!: Rel<ProductVariant>;
+
+  @Field(() => Int)
+  @Property({ type: 'integer', default: 0 })
+  quantity: number = 0;
+}

@@ -1,0 +1,100 @@
+import type { Rel } from '@mikro-orm/core';
+import { Check, Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Order } from './order.entity.js';
+import { Product } from './product.entity.js';
+import { ProductVariant } from './product-variant.entity.js';
+
+/**
+ * A line of an order: a snapshot of the product as it was bought (later product edits never
+ * reach it) and the exclusive counters quantity = not_fulfilled + fulfilled + shipped + restocked,
+ * which the database enforces.
+ */
+@Entity()
+@Index({ properties: ['order'] })
+@Index({ properties: ['product'] })
+@Check({
+  name: 'line_item_counters_balance',
+  expression: 'quantity = not_fulfilled + fulfilled + shipped + restocked',
+})
+@Check({
+  name: 'line_item_counters_non_negative',
+  expression: 'quantity > 0 and not_fulfilled >= 0 and fulfilled >= 0 and shipped >= 0 and restocked >= 0',
+})
+export class LineItem {
+  @PrimaryKey({ type: 'integer' })
+  id!: number;
+
+  @ManyToOne({ entity: () => Order, deleteRule: 'cascade' })
+  order!: Rel<Order>;
+
+  @ManyToOne({ entity: () => Product, nullable: true, deleteRule: 'set null' })
+  product: Rel<Product> | null = null;
+
+  @ManyToOne({ entity: () => ProductVariant, nullable: true, deleteRule: 'set null' })
+  variant: Rel<ProductVariant> | null = null;
+
+  /** The product id at order time, kept even when the product is later deleted. */
+  @Property({ type: 'integer' })
+  productRef!: number;
+
+  /** The variant id at order time, kept even when the variant is later removed. */
+  @Property({ type: 'integer' })
+  variantRef!: number;
+
+  @Property({ type: 'text' })
+  title!: string;
+
+  @Property({ type: 'boolean', default: false })
+  isMulti: boolean = false;
+
+  @Property({ type: 'text', default: '' })
+  type: string = '';
+
+  @Property({ type: 'boolean', default: false })
+  isGiftcard: boolean = false;
+
+  @Property({ type: 'double', default: 0 })
+  shippingWeight: number = 0;
+
+  @Property({ type: 'text', nullable: true })
+  vendor: string | null = null;
+
+  @Property({ type: 'boolean', default: false })
+  autoFulfilment: boolean = false;
+
+  @Property({ type: 'boolean', default: false })
+  trackInventory: boolean = false;
+
+  @Property({ type: 'text', default: '' })
+  sku: string = '';
+
+  @Property({ type: 'decimal', precision: 12, scale: 2 })
+  price!: string;
+
+  @Property({ type: 'decimal', precision: 12, scale: 2, nullable: true })
+  comparePrice: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  image: string | null = null;
+
+  @Property({ type: 'integer', default: 0 })
+  imageMaxSize: number = 0;
+
+  @Property({ type: 'text[]', defaultRaw: "'{}'" })
+  variantValues: string[] = [];
+
+  @Property({ type: 'integer' })
+  quantity!: number;
+
+  @Property({ type: 'integer' })
+  notFulfilled!: number;
+
+  @Property({ type: 'integer', default: 0 })
+  fulfilled: number = 0;
+
+  @Property({ type: 'integer', default: 0 })
+  shipped: number = 0;
+
+  @Property({ type: 'integer', default: 0 })
+  restocked: number = 0;
+}

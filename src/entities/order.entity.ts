@@ -1,0 +1,122 @@
+import { Collection, type Rel } from '@mikro-orm/core';
+import { Check, Embedded, Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Customer } from './customer.entity.js';
+import { Fulfilment } from './fulfilment.entity.js';
+import { LineItem } from './line-item.entity.js';
+import { PostalAddress } from './postal-address.embeddable.js';
+import { Restock } from './restock.entity.js';
+import { Shipment } from './shipment.entity.js';
+
+/**
+ * An order. `status` is derived from the line items' counters and stored by the transaction that
+ * moves them, so it can be filtered, sorted and counted in SQL; `cartPrice` (Σ price × quantity)
+ * likewise. Every mutation locks this row first (`FOR UPDATE`).
+ */
+@Entity({ tableName: 'orders' })
+@Index({ properties: ['orderDate'] })
+@Index({ properties: ['total'] })
+@Index({ properties: ['status'] })
+@Index({ properties: ['email'] })
+@Index({ properties: ['customer'] })
+@Check({ name: 'orders_status_valid', expression: 'status between 0 and 5' })
+@Check({ name: 'orders_paid_valid', expression: 'paid between -2 and 1' })
+export class Order {
+  @PrimaryKey({ type: 'integer' })
+  id!: number;
+
+  @ManyToOne({ entity: () => Customer, deleteRule: 'restrict' })
+  customer!: Rel<Customer>;
+
+  @Property({ type: 'text' })
+  email!: string;
+
+  @Property({ type: 'smallint', default: 0 })
+  status: number = 0;
+
+  @Property({ type: 'smallint', default: 0 })
+  paid: number = 0;
+
+  @Property({ type: 'jsonb', defaultRaw: "'[]'" })
+  discounts: unknown = [];
+
+  @Property({ type: 'text', default: '' })
+  shippingDescription: string = '';
+
+  @Property({ type: 'decimal', precision: 12, scale: 2, default: 0 })
+  shippingPrice: string = '0.00';
+
+  @Property({ type: 'decimal', precision: 12, scale: 2, default: 0 })
+  tax: string = '0.00';
+
+  @Property({ type: 'decimal', precision: 12, scale: 2, default: 0 })
+  cartPrice: string = '0.00';
+
+  @Property({ type: 'decimal', precision: 12, scale: 2, default: 0 })
+  total: string = '0.00';
+
+  @Property({ type: 'text', default: '' })
+  ip: string = '';
+
+  @Embedded({ entity: () => PostalAddress, prefix: 'shipping_' })
+  shippingAddress: PostalAddress = new PostalAddress();
+
+  @Embedded({ entity: () => PostalAddress, prefix: 'billing_' })
+  billingAddress: PostalAddress = new PostalAddress();
+
+  @Property({ type: 'text', nullable: true })
+  phone: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  paymentType: string | null = null;
+
+  @Property({ type: 'string', columnType: 'varchar(4)', nullable: true })
+  paymentLast4: string | null = null;
+
+  @Property({ type: 'text', default: '' })
+  landingPage: string = '';
+
+  @Property({ type: 'text', default: '' })
+  referrer: string = '';
+
+  @Property({ type: 'boolean', default: false })
+  ipFail: boolean = false;
+
+  @Property({ type: 'boolean', default: false })
+  addressFail: boolean = false;
+
+  @Property({ type: 'boolean', default: false })
+  zipFail: boolean = false;
+
+  @Property({ type: 'boolean', default: false })
+  cvcFail: boolean = false;
+
+  @Property({ type: 'decimal', precision: 12, scale: 2, default: 0 })
+  refunded: string = '0.00';
+
+  @Property({ type: 'boolean', default: true })
+  refundPossible: boolean = true;
+
+  @Property({ type: 'timestamptz', onCreate: () => new Date() })
+  orderDate: Date = new Date();
+
+  @Property({ type: 'timestamptz', nullable: true })
+  updatedAt: Date | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  notes: string | null = null;
+
+  @Property({ type: 'integer', version: true })
+  version!: number;
+
+  @OneToMany({ entity: () => LineItem, mappedBy: 'order', orderBy: { id: 'asc' } })
+  items = new Collection<Rel<LineItem>>(this);
+
+  @OneToMany({ entity: () => Fulfilment, mappedBy: 'order', orderBy: { id: 'asc' } })
+  fulfilments = new Collection<Rel<Fulfilment>>(this);
+
+  @OneToMany({ entity: () => Shipment, mappedBy: 'order', orderBy: { id: 'asc' } })
+  shipments = new Collection<Rel<Shipment>>(this);
+
+  @OneToMany({ entity: () => Restock, mappedBy: 'order', orderBy: { id: 'asc' } })
+  restocks = new Collection<Rel<Restock>>(this);
+}

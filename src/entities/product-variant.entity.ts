@@ -1,0 +1,52 @@
+import { Collection, type Rel } from '@mikro-orm/core';
+import { Entity, ManyToOne, OneToMany, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { DecimalScalar } from '../schema/scalars/decimal.scalar.js';
+import { Product } from './product.entity.js';
+import { VariantImage } from './variant-image.entity.js';
+
+/**
+ * One purchasable combination of option values. Its id is stable while its combination exists
+ * (line items and stock refer to it), hence the unique (product, combination).
+ */
+@ObjectType({ description: 'A purchasable combination of option values' })
+@Entity()
+@Unique({ properties: ['product', 'optionValues'] })
+export class ProductVariant {
+  @Field(() => Int)
+  @PrimaryKey({ type: 'integer' })
+  id!: number;
+
+  @ManyToOne({ entity: () => Product, deleteRule: 'cascade' })
+  product!: Rel<Product>;
+
+  @Property({ type: 'smallint' })
+  position!: number;
+
+  @Field(() => [String], { name: 'variant', description: 'the combination: one value per option, in option order' })
+  @Property({ type: 'text[]' })
+  optionValues: string[] = [];
+
+  @Field(() => DecimalScalar)
+  @Property({ type: 'decimal', precision: 12, scale: 2 })
+  price!: string;
+
+  @Field(() => DecimalScalar, { nullable: true })
+  @Property({ type: 'decimal', precision: 12, scale: 2, nullable: true })
+  comparePrice: string | null = null;
+
+  @Field()
+  @Property({ type: 'text', default: '' })
+  sku: string = '';
+
+  @Field({ name: 'default' })
+  @Property({ type: 'boolean', default: false })
+  isDefault: boolean = false;
+
+  @Field({ description: 'the variant should not be used' })
+  @Property({ type: 'boolean', default: false })
+  ignore: boolean = false;
+
+  @OneToMany({ entity: () => VariantImage, mappedBy: 'variant', orderBy: { position: 'asc', id: 'asc' } })
+  images = new Collection<Rel<VariantImage>>(this);
+}

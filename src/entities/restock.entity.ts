@@ -1,0 +1,25 @@
+import { Collection, type Rel } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Order } from './order.entity.js';
+import { RestockItem } from './restock-item.entity.js';
+import { Warehouse } from './warehouse.entity.js';
+
+/** Shipped units taken back into a warehouse's stock. */
+@Entity()
+@Index({ properties: ['order'] })
+export class Restock {
+  @PrimaryKey({ type: 'integer' })
+  id!: number;
+
+  @ManyToOne({ entity: () => Order, deleteRule: 'cascade' })
+  order!: Rel<Order>;
+
+  @ManyToOne({ entity: () => Warehouse, deleteRule: 'restrict' })
+  warehouse!: Rel<Warehouse>;
+
+  @Property({ type: 'timestamptz', onCreate: () => new Date() })
+  createdAt: Date = new Date();
+
+  @OneToMany({ entity: () => RestockItem, mappedBy: 'restock', orderBy: { lineItem: 'asc' } })
+  items = new Collection<Rel<RestockItem>>(this);
+}

@@ -1,0 +1,23 @@
+import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Field, Int, ObjectType } from 'type-graphql';
+
+/** A shipping carrier; a shipment's tracking URL is the carrier's `url` followed by the number. */
+@ObjectType({ description: 'A shipping carrier' })
+@Entity()
+export class ShippingCarrier {
+  @Field(() => Int)
+  @PrimaryKey({ type: 'integer' })
+  id!: number;
+
+  @Field()
+  @Property({ type: 'text' })
+  title!: string;
+
+  @Field({ description: 'website URL, used as the tracking URL prefix' })
+  @Property({ type: 'text' })
+  url!: string;
+
+  @Field({ description: 'deleted carriers stay for old shipments but take no new ones' })
+  @Property({ type: 'boolean', default: false })
+  isDeleted: boolean = false;
+}

@@ -1,0 +1,20 @@
+import { Collection, type Rel } from '@mikro-orm/core';
+import { Entity, OneToMany, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { InventoryLevel } from './inventory-level.entity.js';
+
+/** A place that holds stock; fulfilments of tracked products draw from one. */
+@ObjectType({ description: 'A warehouse holding stock' })
+@Entity()
+export class Warehouse {
+  @Field(() => Int)
+  @PrimaryKey({ type: 'integer' })
+  id!: number;
+
+  @Field()
+  @Property({ type: 'text' })
+  title!: string;
+
+  @OneToMany({ entity: () => InventoryLevel, mappedBy: 'warehouse', orderBy: { variant: 'asc' } })
+  stock = new Collection<Rel<InventoryLevel>>(this);
+}

@@ -1,0 +1,5 @@
+// Committed migrations, in order. `npm run migration:create -- name` writes the next one;
+// append it here (the list is explicit so src and dist never discover each other's files).
+import { Migration20261122024227_initial } from './Migration20261122024227_initial.js';
+
+export const migrationsList = [Migration20261122024227_initial];

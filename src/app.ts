@@ -1,0 +1,40 @@
+import { bodyParser } from '@koa/bodyparser';
+import { koaMiddleware } from '@as-integrations/koa';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import Koa from 'koa';
+import { startApollo } from './graphql/apollo.js';
+import { createGateway } from './graphql/gateway.js';
+import { graphiqlMiddleware } from './graphql/graphiql.js';
+import { notFoundMiddleware, problemMiddleware } from './rest/middleware.js';
+import { checkRoutesAgainstSchema, restRouter } from './rest/router.js';
+import { routes } from './rest/routes.js';
+import { buildStoreSchema } from './schema/build-schema.js';
+
+export interface AppOptions {
+  orm: MikroORM;
+  publicUrl?: string;
+}
+
+/**
+ * The Koa application: GraphiQL, `/graphql` (Apollo) and `/api/v1` (the REST mapping onto the same
+ * schema). Every middleware is registered before `app.callback()` is taken (Koa 3 fixes the list).
+ */
+export async function createApp({ orm, publicUrl }: AppOptions) {
+  const schema = await buildStoreSchema();
+  checkRoutesAgainstSchema(schema, routes);
+  const gateway = createGateway(schema, orm);
+  const apollo = await startApollo(gateway);
+  const graphql = koaMiddleware(apollo.server, { context: ({ ctx }) => apollo.context(ctx.get('authorization') || undefined) });
+  const router = restRouter({ gateway, publicUrl, routes });
+
+  const app = new Koa();
+  app.use(problemMiddleware);
+  app.use(notFoundMiddleware);
+  app.use(graphiqlMiddleware);
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' }));
+  app.use((ctx, next) => (ctx.path === '/graphql' ? graphql(ctx, next) : next()));
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+
+  return { app, gateway, stop: () => apollo.server.stop() };
+}

@@ -1,0 +1,77 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { createHash, randomBytes } from 'node:crypto';
+import { ApiToken } from '../entities/api-token.entity.js';
+import { ValidationError } from '../domain/errors.js';
+import { isScope, SCOPES, type Scope } from './scopes.js';
+
+export interface Principal {
+  tokenId: number;
+  name: string;
+  scopes: ReadonlySet<Scope>;
+}
+
+const PREFIX = 'sk_';
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+function newSecret(): string {
+  return PREFIX + randomBytes(32).toString('base64url');
+}
+
+/**
+ * Looks a bearer secret up by its hash. The comparison happens inside a unique-index probe on
+ * the hash, so no timing difference reveals how much of a guessed secret was right.
+ */
+export async function authenticate(em: EntityManager, secret: string): Promise<Principal | null> {
+  if (!secret) return null;
+  const token = await em.findOne(ApiToken, { secretHash: hashSecret(secret), revokedAt: null });
+  if (!token) return null;
+  return { tokenId: token.id, name: token.name, scopes: new Set(token.scopes.filter(isScope)) };
+}
+
+export function validateScopes(scopes: string[], field = 'scopes'): Scope[] {
+  const unknown = scopes.filter((s) => !isScope(s));
+  if (unknown.length > 0 || scopes.length === 0) {
+    throw new ValidationError([
+      { field, message: unknown.length ? `unknown scope ${unknown.join(', ')}; valid: ${SCOPES.join(', ')}` : 'at least one scope is required' },
+    ]);
+  }
+  return [...new Set(scopes)] as Scope[];
+}
+
+/** Creates a token and returns its secret, which is shown this once and never stored. */
+export async function createApiToken(
+  em: EntityManager,
+  name: string,
+  scopes: string[],
+  secret: string = newSecret(),
+): Promise<{ token: ApiToken; secret: string }> {
+  if (!name.trim()) throw new ValidationError([{ field: 'name', message: 'must not be empty' }]);
+  const token = Object.assign(new ApiToken(), { name, secretHash: hashSecret(secret), scopes: validateScopes(scopes) });
+  await em.persist(token).flush();
+  return { token, secret };
+}
+
+/**
+ * Start-up contract (decisions §1): `ADMIN_TOKEN` set → a token with that secret and every scope
+ * exists; otherwise, when no token exists at all, one is created and its secret returned to be
+ * printed once.
+ */
+export async function ensureFirstToken(em: EntityManager, adminToken: string | undefined): Promise<string | null> {
+  if (adminToken) {
+    const existing = await em.findOne(ApiToken, { secretHash: hashSecret(adminToken) });
+    if (existing) {
+      existing.scopes = [...SCOPES];
+      existing.revokedAt = null;
+      await em.flush();
+    } else {
+      await createApiToken(em, 'admin (ADMIN_TOKEN)', [...SCOPES], adminToken);
+    }
+    return null;
+  }
+  if ((await em.count(ApiToken, {})) > 0) return null;
+  const { secret } = await createApiToken(em, 'first token', [...SCOPES]);
+  return secret;
+}

@@ -1,0 +1,45 @@
+/**
+ * The domain's typed errors. Domain code throws these; the GraphQL error formatter maps each to
+ * `extensions.code` once, and the REST layer maps codes to HTTP statuses once.
+ */
+export interface FieldError {
+  /** Path of the offending input in the caller's terms, e.g. `variants[2].variant[1]`. */
+  field: string;
+  message: string;
+}
+
+export abstract class DomainError extends Error {
+  abstract readonly code: 'BAD_USER_INPUT' | 'NOT_FOUND' | 'CONFLICT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'PRECONDITION_FAILED';
+}
+
+export class ValidationError extends DomainError {
+  readonly code = 'BAD_USER_INPUT' as const;
+  constructor(readonly fields: FieldError[], message = fields.map((f) => `${f.field}: ${f.message}`).join('; ')) {
+    super(message);
+  }
+}
+
+export class NotFoundError extends DomainError {
+  readonly code = 'NOT_FOUND' as const;
+  constructor(resource: string, id: number | string) {
+    super(`${resource} ${id} does not exist`);
+  }
+}
+
+export class ConflictError extends DomainError {
+  readonly code = 'CONFLICT' as const;
+}
+
+export class UnauthenticatedError extends DomainError {
+  readonly code = 'UNAUTHENTICATED' as const;
+  constructor(message = 'A valid API token is required: send "Authorization: Bearer <token>"') {
+    super(message);
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  readonly code = 'FORBIDDEN' as const;
+  constructor(readonly missingScopes: string[]) {
+    super(`This token lacks the scope ${missingScopes.join(' or ')}`);
+  }
+}

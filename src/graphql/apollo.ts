@@ -1,0 +1,43 @@
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { GraphQLError } from 'graphql';
+import { UnauthenticatedError } from '../domain/errors.js';
+import type { GraphQLContext } from '../schema/context.js';
+import { HTTP_STATUS_BY_CODE } from './error-codes.js';
+import { formatError } from './format-error.js';
+import type { createGateway } from './gateway.js';
+
+/** A refused operation (no data at all) answers with the status of its refusal: 401, 403, 429. */
+const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
+  async requestDidStart() {
+    return {
+      async willSendResponse({ response }) {
+        if (response.body.kind !== 'single') return;
+        const { data, errors } = response.body.singleResult;
+        if (!errors?.length || (data && Object.values(data).some((v) => v != null))) return;
+        const code = String(errors[0].extensions?.code ?? '');
+        if (['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED'].includes(code)) response.http.status = HTTP_STATUS_BY_CODE[code];
+      },
+    };
+  },
+};
+
+export async function startApollo(gateway: ReturnType<typeof createGateway>) {
+  const server = new ApolloServer<GraphQLContext>({
+    schema: gateway.schema,
+    formatError,
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+    plugins: [ApolloServerPluginLandingPageDisabled(), refusalStatusPlugin],
+  });
+  await server.start();
+  const context = async (authorization: string | undefined) => {
+    try {
+      return await gateway.contextFor(authorization);
+    } catch (error) {
+      if (!(error instanceof UnauthenticatedError)) throw error;
+      throw new GraphQLError(error.message, { extensions: { code: error.code, http: { status: 401 } } });
+    }
+  };
+  return { server, context };
+}

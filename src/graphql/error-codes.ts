@@ -1,0 +1,14 @@
+/**
+ * `extensions.code` → HTTP status. The REST layer answers with these statuses; `/graphql` uses the
+ * auth ones when a whole operation was refused. One table, so both edges agree.
+ */
+export const HTTP_STATUS_BY_CODE: Record<string, number> = {
+  BAD_USER_INPUT: 422,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  PRECONDITION_FAILED: 412,
+  RATE_LIMITED: 429,
+  SERVICE_UNAVAILABLE: 503,
+};

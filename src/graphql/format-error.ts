@@ -1,0 +1,44 @@
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { ArgumentValidationError } from 'type-graphql';
+import { DomainError, ValidationError, type FieldError } from '../domain/errors.js';
+import { logger } from '../logger.js';
+
+function fieldsOfValidation(error: ArgumentValidationError): FieldError[] {
+  const out: FieldError[] = [];
+  const walk = (errors: ArgumentValidationError['extensions']['validationErrors'], prefix: string) => {
+    for (const e of errors) {
+      const path = prefix ? `${prefix}.${e.property}` : e.property;
+      for (const message of Object.values(e.constraints ?? {})) out.push({ field: path, message });
+      if (e.children?.length) walk(e.children, path);
+    }
+  };
+  walk(error.extensions.validationErrors, '');
+  return out;
+}
+
+/**
+ * The one GraphQL error formatter (Apollo and the in-process REST execution both use it): domain
+ * errors get their `extensions.code` (and `fields` for validation); anything unexpected is logged
+ * and masked, so no stack or SQL ever leaves the service.
+ */
+export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const original = error instanceof GraphQLError && error.originalError ? error.originalError : error;
+  const base = { message: formatted.message, locations: formatted.locations, path: formatted.path };
+  if (original instanceof ValidationError) {
+    return { ...base, message: original.message, extensions: { code: original.code, fields: original.fields } };
+  }
+  if (original instanceof DomainError) {
+    return { ...base, message: original.message, extensions: { code: original.code } };
+  }
+  if (original instanceof ArgumentValidationError) {
+    const fields = fieldsOfValidation(original);
+    return { ...base, message: fields.map((f) => f.message).join('; ') || 'Invalid arguments', extensions: { code: 'BAD_USER_INPUT', fields } };
+  }
+  if (original instanceof GraphQLError || (error instanceof GraphQLError && !error.originalError)) {
+    // Parse, validation and variable errors: the request itself is wrong.
+    const code = (formatted.extensions?.code as string | undefined) ?? 'BAD_USER_INPUT';
+    return { ...base, extensions: { code } };
+  }
+  logger.error({ err: original }, 'unexpected error in a GraphQL operation');
+  return { ...base, message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+}

@@ -1,0 +1,92 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import {
+  execute,
+  GraphQLError,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+} from 'graphql';
+import { authenticate } from '../auth/api-tokens.js';
+import { UnauthenticatedError } from '../domain/errors.js';
+import { Loaders } from '../resolvers/loaders.js';
+import type { GraphQLContext } from '../schema/context.js';
+import { formatError } from './format-error.js';
+
+export interface OperationRequest {
+  document: string;
+  variables?: Record<string, unknown>;
+  /** The caller's `Authorization` header, as received. */
+  authorization: string | undefined;
+}
+
+export interface OperationResult {
+  data?: Record<string, unknown> | null;
+  errors?: readonly GraphQLFormattedError[];
+}
+
+/** What the REST layer sees of GraphQL: run one operation as the caller. Nothing of the ORM. */
+export interface GraphQLGateway {
+  schema: GraphQLSchema;
+  run(request: OperationRequest): Promise<OperationResult>;
+}
+
+const CACHE_LIMIT = 1000;
+
+function bearerOf(header: string | undefined): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return match ? match[1] : null;
+}
+
+/**
+ * The execution side of the schema. `contextFor` authenticates the bearer token once per request
+ * and gives resolvers a fresh EntityManager; `run` executes a document in-process, parsing and
+ * validating each distinct document only once.
+ */
+export function createGateway(schema: GraphQLSchema, orm: MikroORM) {
+  const documents = new Map<string, DocumentNode>();
+
+  async function contextFor(authorization: string | undefined): Promise<GraphQLContext> {
+    const em = orm.em.fork();
+    const secret = bearerOf(authorization);
+    const principal = secret ? await authenticate(em, secret) : null;
+    if (!principal) throw new UnauthenticatedError();
+    return { em, principal, loaders: new Loaders(em) };
+  }
+
+  function prepared(source: string): DocumentNode | readonly GraphQLError[] {
+    const cached = documents.get(source);
+    if (cached) return cached;
+    let document: DocumentNode;
+    try {
+      document = parse(source);
+    } catch (error) {
+      return [error as GraphQLError];
+    }
+    const errors = validate(schema, document, specifiedRules);
+    if (errors.length) return errors;
+    if (documents.size >= CACHE_LIMIT) documents.delete(documents.keys().next().value as string);
+    documents.set(source, document);
+    return document;
+  }
+
+  async function run(request: OperationRequest): Promise<OperationResult> {
+    const document = prepared(request.document);
+    if (!(document as DocumentNode).kind) {
+      return { errors: (document as readonly GraphQLError[]).map((e) => ({ ...formatError(e.toJSON(), e), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) };
+    }
+    let contextValue: GraphQLContext;
+    try {
+      contextValue = await contextFor(request.authorization);
+    } catch (error) {
+      const wrapped = new GraphQLError((error as Error).message, { originalError: error as Error });
+      return { data: null, errors: [formatError(wrapped.toJSON(), wrapped)] };
+    }
+    const result = await execute({ schema, document: document as DocumentNode, variableValues: request.variables, contextValue });
+    return { data: result.data as Record<string, unknown> | null, errors: result.errors?.map((e) => formatError(e.toJSON(), e)) };
+  }
+
+  return { schema, contextFor, run } satisfies GraphQLGateway & { contextFor: typeof contextFor };
+}

@@ -1,0 +1,81 @@
+import type { Context, Next } from 'koa';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const require = createRequire(import.meta.url);
+
+/** A file inside an installed package (these bundles are outside the packages' `exports`). */
+const packageFile = (pkg: string, file: string) => path.join(path.dirname(require.resolve(`${pkg}/package.json`)), file);
+
+/** GraphiQL and its React runtime, served from installed packages: no CDN, works offline. */
+const ASSETS: Record<string, { file: string; type: string }> = {
+  'react.js': { file: packageFile('react', 'umd/react.production.min.js'), type: 'application/javascript' },
+  'react-dom.js': { file: packageFile('react-dom', 'umd/react-dom.production.min.js'), type: 'application/javascript' },
+  'graphiql.js': { file: packageFile('graphiql', 'graphiql.min.js'), type: 'application/javascript' },
+  'graphiql.css': { file: packageFile('graphiql', 'graphiql.min.css'), type: 'text/css' },
+};
+
+const INIT = `
+const headers = JSON.stringify({ Authorization: 'Bearer <paste your API token here>' }, null, 2);
+const fetcher = GraphiQL.createFetcher({ url: new URL('/graphql', location.href).toString() });
+ReactDOM.createRoot(document.getElementById('graphiql')).render(
+  React.createElement(GraphiQL, {
+    fetcher,
+    defaultHeaders: headers,
+    shouldPersistHeaders: true,
+    defaultEditorToolsVisibility: 'headers',
+    isHeadersEditorEnabled: true,
+  }),
+);
+`;
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>Store API · GraphiQL</title>
+  <link rel="stylesheet" href="/graphql/assets/graphiql.css">
+  <style>html, body, #graphiql { height: 100%; margin: 0; }</style>
+</head>
+<body>
+  <div id="graphiql">Loading GraphiQL…</div>
+  <script src="/graphql/assets/react.js"></script>
+  <script src="/graphql/assets/react-dom.js"></script>
+  <script src="/graphql/assets/graphiql.js"></script>
+  <script src="/graphql/assets/init.js"></script>
+</body>
+</html>`;
+
+const cache = new Map<string, Buffer>();
+
+/**
+ * A browser's `GET /graphql` (Accept: text/html) gets the GraphiQL page; the page itself is public
+ * (it holds no data), every operation it sends still needs a token, set in its Headers tab.
+ */
+export async function graphiqlMiddleware(ctx: Context, next: Next) {
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
+  if (ctx.path === '/graphql' && ctx.accepts(['application/json', 'text/html']) === 'text/html' && !ctx.query.query) {
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = PAGE;
+    return;
+  }
+  const match = /^\/graphql\/assets\/([\w.-]+)$/.exec(ctx.path);
+  if (!match) return next();
+  const name = match[1];
+  if (name === 'init.js') {
+    ctx.type = 'application/javascript';
+    ctx.body = INIT;
+    return;
+  }
+  const asset = ASSETS[name];
+  if (!asset) return next();
+  let content = cache.get(name);
+  if (!content) {
+    content = await readFile(asset.file);
+    cache.set(name, content);
+  }
+  ctx.type = asset.type;
+  ctx.set('Cache-Control', 'public, max-age=86400');
+  ctx.body = content;
+}

@@ -1,0 +1,10 @@
+import { pino } from 'pino';
+
+/**
+ * Structured JSON logs. Authorization headers and cookies are redacted wherever they appear, so a
+ * token can never reach a log line.
+ */
+export const logger = pino({
+  level: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info'),
+  redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.authorization', 'secret', '*.secret'], censor: '[redacted]' },
+});

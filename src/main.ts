@@ -1,0 +1,45 @@
+import 'reflect-metadata';
+import { ConfigError, loadConfig } from './config.js';
+import { logger } from './logger.js';
+import { startService } from './server.js';
+
+try {
+  const config = loadConfig();
+  const service = await startService(config);
+  const base = config.PUBLIC_URL?.replace(/\/$/, '') ?? service.url;
+  const lines = [
+    `Store API listening on ${service.url}`,
+    `  REST     ${base}/api/v1/products`,
+    `  GraphQL  ${base}/graphql (open it in a browser for GraphiQL)`,
+  ];
+  if (service.seeded) lines.push('  Seeded the demo store.');
+  if (service.firstToken) {
+    lines.push(
+      '',
+      `  First API token (all scopes; shown once, store it now):`,
+      `    ${service.firstToken}`,
+      `  Try: curl -H "Authorization: Bearer ${service.firstToken}" ${base}/api/v1/products?size=2`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    service.stop().then(
+      () => process.exit(0),
+      (error) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
+  logger.fatal({ err: error }, 'failed to start');
+  process.exit(1);
+}

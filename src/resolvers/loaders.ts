@@ -1,0 +1,44 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import DataLoader from 'dataloader';
+
+/**
+ * Per-request batching for relations. A field resolver asks for the children of one parent; all
+ * such asks made in the same tick become one `IN (…)` query, so a page of 200 parents costs the
+ * same number of statements as a page of 1.
+ */
+export class Loaders {
+  private readonly loaders = new Map<string, DataLoader<number, unknown>>();
+
+  constructor(readonly em: EntityManager) {}
+
+  /** Children grouped by parent id, in the order the fetch returns them. */
+  children<T>(key: string, fetch: (em: EntityManager, parentIds: number[]) => Promise<T[]>, parentOf: (child: T) => number) {
+    return this.get(key, async (ids) => {
+      const byParent = new Map<number, T[]>();
+      for (const child of await fetch(this.em, [...ids])) {
+        const parent = parentOf(child);
+        const list = byParent.get(parent);
+        if (list) list.push(child);
+        else byParent.set(parent, [child]);
+      }
+      return ids.map((id) => byParent.get(id) ?? []);
+    }) as DataLoader<number, T[]>;
+  }
+
+  /** Single records by id; a missing id resolves to null. */
+  byId<T extends { id: number }>(key: string, fetch: (em: EntityManager, ids: number[]) => Promise<T[]>) {
+    return this.get(key, async (ids) => {
+      const found = new Map((await fetch(this.em, [...ids])).map((row) => [row.id, row]));
+      return ids.map((id) => found.get(id) ?? null);
+    }) as DataLoader<number, T | null>;
+  }
+
+  private get(key: string, batch: (ids: readonly number[]) => Promise<unknown[]>) {
+    let loader = this.loaders.get(key);
+    if (!loader) {
+      loader = new DataLoader<number, unknown>(batch, { maxBatchSize: 1000 });
+      this.loaders.set(key, loader);
+    }
+    return loader;
+  }
+}

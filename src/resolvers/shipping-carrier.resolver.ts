@@ -1,0 +1,30 @@
+import { Args, ArgsType, Authorized, Ctx, Field, ObjectType, Query, Resolver } from 'type-graphql';
+import { findPage } from '../domain/listing.js';
+import { ShippingCarrier } from '../entities/shipping-carrier.entity.js';
+import type { GraphQLContext } from '../schema/context.js';
+import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+
+export const shippingCarrierSort = sortableFields('ShippingCarrier', {
+  id: 'id',
+  title: 'title',
+  url: 'url',
+  isDeleted: 'isDeleted',
+});
+
+@ObjectType()
+export class ShippingCarrierPage extends PageOf(ShippingCarrier) {}
+
+@ArgsType()
+export class ShippingCarrierListArgs extends PageArgs {
+  @Field(() => [shippingCarrierSort.SortInput], { nullable: true })
+  sort?: InstanceType<typeof shippingCarrierSort.SortInput>[];
+}
+
+@Resolver(() => ShippingCarrier)
+export class ShippingCarrierResolver {
+  @Authorized('read_shipping')
+  @Query(() => ShippingCarrierPage, { description: 'Shipping carriers, deleted ones included (see isDeleted)' })
+  shippingCarriers(@Args(() => ShippingCarrierListArgs) args: ShippingCarrierListArgs, @Ctx() { em }: GraphQLContext) {
+    return findPage(em, ShippingCarrier, {}, args, shippingCarrierSort.columns);
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Declarative REST ↔ GraphQL field mapping. A resource lists its REST keys; each key names the
+ * GraphQL field it comes from, an optional nested map, an optional value conversion and its JSON
+ * schema. From one declaration we get the selection set, the response shape and the OpenAPI
+ * schema, so the three cannot drift apart.
+ */
+export type JsonSchema = Record<string, unknown>;
+
+export interface FieldSpec {
+  /** GraphQL field; defaults to the camelCase of the REST key. */
+  gql?: string;
+  /** Arguments written after the GraphQL field, e.g. `(size: 250)`. */
+  args?: string;
+  /** Nested fields of an object or list value. */
+  sub?: FieldMap;
+  /** Converts the GraphQL value (after nesting) into the REST value. */
+  out?: (value: any) => unknown;
+  /** The REST value's JSON schema (OpenAPI 3.1). */
+  schema: JsonSchema;
+  /** Whether `sort` may name this key (its GraphQL name is then a sort enum value). */
+  sortable?: boolean;
+  description?: string;
+}
+
+export type FieldMap = Record<string, FieldSpec>;
+
+export const camelCase = (key: string) => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+export const gqlNameOf = (key: string, spec: FieldSpec) => spec.gql ?? camelCase(key);
+
+type Options = Partial<Omit<FieldSpec, 'schema' | 'sub'>>;
+
+const nullableSchema = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type, 'null'] });
+
+/** Field constructors: the REST type and how the GraphQL value becomes it. */
+export const field = {
+  integer: (o: Options = {}): FieldSpec => ({ schema: { type: 'integer' }, ...o }),
+  string: (o: Options = {}): FieldSpec => ({ schema: { type: 'string' }, ...o }),
+  boolean: (o: Options = {}): FieldSpec => ({ schema: { type: 'boolean' }, ...o }),
+  number: (o: Options = {}): FieldSpec => ({ schema: { type: 'number' }, ...o }),
+  strings: (o: Options = {}): FieldSpec => ({ schema: { type: 'array', items: { type: 'string' } }, ...o }),
+  integers: (o: Options = {}): FieldSpec => ({ schema: { type: 'array', items: { type: 'integer' } }, ...o }),
+  /** Unix seconds (the GraphQL Timestamp scalar already is). */
+  timestamp: (o: Options = {}): FieldSpec => ({ schema: { type: 'integer', description: 'Unix seconds' }, ...o }),
+  /** Unix seconds, 0 for "never" (the spec's products and customers). */
+  timestampOrZero: (o: Options = {}): FieldSpec => ({
+    schema: { type: 'integer', description: 'Unix seconds; 0 when never updated' },
+    out: (v: number | null) => v ?? 0,
+    ...o,
+  }),
+  /** A GraphQL Decimal shown as a JSON number (product prices, per the spec's samples). */
+  decimalNumber: (o: Options = {}): FieldSpec => ({ schema: { type: 'number' }, out: (v: string | null) => (v == null ? null : Number(v)), ...o }),
+  /** A GraphQL Decimal shown as a string with two decimals (order money). */
+  decimalString: (o: Options = {}): FieldSpec => ({ schema: { type: 'string', pattern: '^-?\\d+\\.\\d{2}$' }, ...o }),
+  nullable: (spec: FieldSpec): FieldSpec => ({ ...spec, schema: nullableSchema(spec.schema) }),
+  object: (sub: FieldMap, o: Options = {}): FieldSpec => ({ schema: objectSchema(sub), sub, ...o }),
+  list: (sub: FieldMap, o: Options = {}): FieldSpec => ({ schema: { type: 'array', items: objectSchema(sub) }, sub, ...o }),
+  /** Related records shown by id only: selects `{ id }` and flattens. */
+  ids: (o: Options = {}): FieldSpec => ({
+    schema: { type: 'array', items: { type: 'integer' } },
+    sub: { id: { schema: { type: 'integer' } } },
+    out: (v: { id: number }[]) => v.map((x) => x.id),
+    ...o,
+  }),
+};
+
+export function objectSchema(map: FieldMap): JsonSchema {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(Object.entries(map).map(([k, s]) => [k, s.description ? { ...s.schema, description: s.description } : s.schema])),
+  };
+}
+
+/** The GraphQL selection set for the given REST keys (in declaration order). */
+export function selectionOf(map: FieldMap, keys: readonly string[] = Object.keys(map)): string {
+  return keys
+    .map((key) => {
+      const spec = map[key];
+      const nested = spec.sub ? ` { ${selectionOf(spec.sub)} }` : '';
+      return `${gqlNameOf(key, spec)}${spec.args ?? ''}${nested}`;
+    })
+    .join(' ');
+}
+
+/** Turns one GraphQL result object into the REST record with exactly the given keys. */
+export function reshape(map: FieldMap, node: Record<string, unknown>, keys: readonly string[] = Object.keys(map)): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const spec = map[key];
+    let value = node[gqlNameOf(key, spec)];
+    if (spec.sub && value != null) {
+      const sub = spec.sub;
+      value = Array.isArray(value) ? value.map((v) => reshape(sub, v as Record<string, unknown>)) : reshape(sub, value as Record<string, unknown>);
+    }
+    out[key] = spec.out ? spec.out(value) : value;
+  }
+  return out;
+}

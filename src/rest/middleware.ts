@@ -1,0 +1,39 @@
+import type { Context, Next } from 'koa';
+import { logger } from '../logger.js';
+import { Problem } from './problem.js';
+
+function send(ctx: Context, problem: Problem) {
+  ctx.status = problem.status;
+  ctx.set(problem.headers);
+  ctx.type = 'application/problem+json';
+  ctx.body = problem.body;
+}
+
+/**
+ * Renders every failure as RFC 9457 problem+json: our own Problems, the body parser's 400/413/415,
+ * and, masked, anything unexpected (logged with its stack, never shown).
+ */
+export async function problemMiddleware(ctx: Context, next: Next) {
+  try {
+    await next();
+  } catch (error) {
+    if (error instanceof Problem) return send(ctx, error);
+    const status = (error as { status?: number; expose?: boolean }).status;
+    if (status === 400) return send(ctx, new Problem(400, 'The request body is not valid JSON'));
+    if (status === 413) return send(ctx, new Problem(413, 'The request body is larger than 1 MiB'));
+    if (status === 415) return send(ctx, new Problem(415, 'Send the request body as application/json'));
+    logger.error({ err: error, method: ctx.method, path: ctx.path }, 'unhandled error');
+    send(ctx, new Problem(500, 'Internal server error'));
+  }
+}
+
+/** After routing: an unmatched path is a 404, a matched path with another method a 405 with Allow. */
+export async function notFoundMiddleware(ctx: Context, next: Next) {
+  await next();
+  if (ctx.body != null || ctx.respond === false) return;
+  if (ctx.status === 405) {
+    const allow = ctx.response.get('Allow');
+    return send(ctx, new Problem(405, `${ctx.method} is not allowed here; allowed: ${allow}`, undefined, { Allow: allow }));
+  }
+  if (ctx.status === 404) send(ctx, new Problem(404, `No route ${ctx.method} ${ctx.path}`));
+}

@@ -1,0 +1,63 @@
+import type { GraphQLFormattedError } from 'graphql';
+import { STATUS_CODES } from 'node:http';
+import { HTTP_STATUS_BY_CODE } from '../graphql/error-codes.js';
+
+export interface ProblemFieldError {
+  field: string;
+  message: string;
+}
+
+const TYPE_BY_STATUS: Record<number, string> = {
+  400: 'invalid-request',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not-found',
+  405: 'method-not-allowed',
+  409: 'conflict',
+  412: 'precondition-failed',
+  413: 'payload-too-large',
+  415: 'unsupported-media-type',
+  422: 'validation-failed',
+  429: 'rate-limited',
+  500: 'internal-error',
+  503: 'service-unavailable',
+};
+
+/**
+ * An RFC 9457 problem. Thrown anywhere in the REST layer and rendered once by the problem
+ * middleware as `application/problem+json`.
+ */
+export class Problem extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly errors?: ProblemFieldError[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+
+  get body() {
+    return {
+      type: `/problems/${TYPE_BY_STATUS[this.status] ?? 'error'}`,
+      title: STATUS_CODES[this.status] ?? 'Error',
+      status: this.status,
+      detail: this.detail,
+      ...(this.errors?.length ? { errors: this.errors } : {}),
+    };
+  }
+
+  /** A bad query parameter: 400 naming it. */
+  static parameter(field: string, message: string): Problem {
+    return new Problem(400, `Invalid query parameter ${field}: ${message}`, [{ field, message }]);
+  }
+
+  /** The problem for a failed GraphQL operation: the first error's code picks the status. */
+  static fromGraphQL(errors: readonly GraphQLFormattedError[]): Problem {
+    const code = String(errors[0]?.extensions?.code ?? 'INTERNAL_SERVER_ERROR');
+    const status = HTTP_STATUS_BY_CODE[code] ?? 500;
+    if (status === 500) return new Problem(500, 'Internal server error');
+    const fields = errors.flatMap((e) => (e.extensions?.fields as ProblemFieldError[] | undefined) ?? []);
+    return new Problem(status, errors.map((e) => e.message).join('; '), fields);
+  }
+}

@@ -1,0 +1,88 @@
+import { Problem } from './problem.js';
+import { sortableKeys, type RestResource } from './resource.js';
+
+/** Paging limits of decisions §2 (same as the GraphQL arguments'). */
+export const PAGE_SIZE = { default: 20, min: 1, max: 250 } as const;
+const MAX_PAGE = 2_147_483_647;
+
+export interface SortTerm {
+  key: string;
+  descending: boolean;
+}
+
+export interface ReadParams {
+  /** REST keys of the record to return, in declaration order. */
+  keys: string[];
+  /** Relations to add. */
+  expand: string[];
+}
+
+export interface ListParams extends ReadParams {
+  page: number;
+  size: number;
+  sort: SortTerm[];
+}
+
+type Query = Record<string, string | string[] | undefined>;
+
+function single(query: Query, name: string): string | undefined {
+  const value = query[name];
+  if (Array.isArray(value)) throw Problem.parameter(name, 'must be given once');
+  return value;
+}
+
+function integerParam(query: Query, name: string, fallback: number, min: number, max: number): number {
+  const raw = single(query, name);
+  if (raw === undefined) return fallback;
+  const message = `must be an integer from ${min} to ${max}`;
+  if (!/^\d{1,10}$/.test(raw)) throw Problem.parameter(name, message);
+  const value = Number(raw);
+  if (value < min || value > max) throw Problem.parameter(name, message);
+  return value;
+}
+
+function names(raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  return raw.split(',').map((s) => s.trim());
+}
+
+/** `fields` and `expand`: whitelisted names only; an unknown one is a 400 listing the valid ones. */
+export function parseReadParams(query: Query, resource: RestResource): ReadParams {
+  const allFields = Object.keys(resource.fields);
+  const fields = names(single(query, 'fields')).filter((n) => n !== '');
+  const unknownFields = fields.filter((n) => !allFields.includes(n));
+  if (unknownFields.length) {
+    throw Problem.parameter('fields', `unknown field ${unknownFields.join(', ')}; valid: ${allFields.join(', ')}`);
+  }
+  const relations = Object.keys(resource.expand);
+  const asked = names(single(query, 'expand')).filter((n) => n !== '');
+  const unknownRelations = asked.filter((n) => n !== 'all' && !relations.includes(n));
+  if (unknownRelations.length) {
+    const valid = relations.length ? [...relations, 'all'].join(', ') : 'none (this resource has no relations)';
+    throw Problem.parameter('expand', `unknown relation ${unknownRelations.join(', ')}; valid: ${valid}`);
+  }
+  return {
+    keys: fields.length ? allFields.filter((k) => fields.includes(k)) : allFields,
+    expand: asked.includes('all') ? relations : relations.filter((r) => asked.includes(r)),
+  };
+}
+
+/** `page`, `size`, `sort` (`!field` or `-field` descending), plus `fields` and `expand`. */
+export function parseListParams(query: Query, resource: RestResource): ListParams {
+  const page = integerParam(query, 'page', 1, 1, MAX_PAGE);
+  const size = integerParam(query, 'size', PAGE_SIZE.default, PAGE_SIZE.min, PAGE_SIZE.max);
+  const sortable = sortableKeys(resource);
+  const sort: SortTerm[] = [];
+  const rawSort = single(query, 'sort');
+  if (rawSort !== undefined) {
+    for (const token of names(rawSort)) {
+      const descending = token.startsWith('!') || token.startsWith('-');
+      const key = descending ? token.slice(1) : token;
+      if (!sortable.includes(key)) {
+        throw Problem.parameter('sort', `cannot sort by "${token}"; sortable: ${sortable.join(', ')} (prefix ! or - for descending)`);
+      }
+      sort.push({ key, descending });
+    }
+  }
+  return { page, size, sort, ...parseReadParams(query, resource) };
+}

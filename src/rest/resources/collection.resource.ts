@@ -1,0 +1,33 @@
+import { field } from '../fields.js';
+import type { RestResource } from '../resource.js';
+
+const sortable = { sortable: true } as const;
+
+/** The spec's Collection, read back as written, plus `expand=products` (decisions §2 extensions). */
+export const collectionResource: RestResource = {
+  name: 'Collection',
+  sortInput: 'CollectionSort',
+  fields: {
+    id: field.integer(sortable),
+    title: field.string(sortable),
+    is_draft: field.boolean(sortable),
+    description: field.string(),
+    images: field.ids({ description: 'uploaded image ids' }),
+    type: field.integer({ ...sortable, description: '0 manually added products; 1 rules based' }),
+    seo_title: field.string(sortable),
+    seo_url: field.string(sortable),
+    seo_meta: field.string(),
+    match_products: field.integers({ gql: 'manualProductIds', description: 'product ids of a manual collection' }),
+    rules_match_condition: field.nullable(field.integer({ description: '0 match at least one rule; 1 match all' })),
+    rules: field.list({
+      type: field.integer({ description: '0 title; 1 vendor; 2 type; 3 price; 4 tag; 5 weight; 6 variant title' }),
+      condition: field.integer({ description: '0 is exactly … 8 less than' }),
+      value: field.string(),
+    }),
+    created_at: field.timestamp(sortable),
+    updated_at: field.timestampOrZero(sortable),
+  },
+  expand: {
+    products: field.integers({ gql: 'productIds', description: 'member product ids, of either kind of collection' }),
+  },
+};

@@ -1,0 +1,41 @@
+import type { RestResource } from './resource.js';
+import { collectionResource } from './resources/collection.resource.js';
+import { productResource } from './resources/product.resource.js';
+import { shippingCarrierResource } from './resources/shipping-carrier.resource.js';
+import { warehouseResource } from './resources/warehouse.resource.js';
+
+interface RouteBase {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** Path under /api/v1, OpenAPI style (`/products/{id}`). */
+  path: string;
+  resource: RestResource;
+  /** The GraphQL root field the route runs. */
+  operation: string;
+  /** Scope the resolver demands (for the docs; the resolver's @Authorized enforces it). */
+  scope: string;
+  summary: string;
+  /** Set on routes that are not in the spec but decided in decisions §2. */
+  extension?: true;
+}
+
+/** A paginated list: `page`, `size`, `sort`, `fields`, `expand` → the list wrapper. */
+export interface ListRoute extends RouteBase {
+  kind: 'list';
+}
+
+/** One record by id: `fields`, `expand` → the record. */
+export interface GetRoute extends RouteBase {
+  kind: 'get';
+}
+
+export type RouteSpec = ListRoute | GetRoute;
+
+/** Every /api/v1 route, as data. The router, the self-check and the API docs are built from it. */
+export const routes: RouteSpec[] = [
+  { kind: 'list', method: 'GET', path: '/products', resource: productResource, operation: 'products', scope: 'read_products', summary: 'List products' },
+  { kind: 'get', method: 'GET', path: '/products/{id}', resource: productResource, operation: 'product', scope: 'read_products', summary: 'Read a product' },
+  { kind: 'list', method: 'GET', path: '/collections', resource: collectionResource, operation: 'collections', scope: 'read_collections', summary: 'List collections', extension: true },
+  { kind: 'get', method: 'GET', path: '/collections/{id}', resource: collectionResource, operation: 'collection', scope: 'read_collections', summary: 'Read a collection', extension: true },
+  { kind: 'list', method: 'GET', path: '/shipping-carriers', resource: shippingCarrierResource, operation: 'shippingCarriers', scope: 'read_shipping', summary: 'List shipping carriers' },
+  { kind: 'list', method: 'GET', path: '/warehouses', resource: warehouseResource, operation: 'warehouses', scope: 'read_inventory', summary: 'List warehouses', extension: true },
+];

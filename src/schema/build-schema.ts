@@ -1,0 +1,29 @@
+import 'reflect-metadata';
+import type { GraphQLSchema } from 'graphql';
+import { buildSchema } from 'type-graphql';
+import { CollectionFieldsResolver } from '../resolvers/collection-fields.resolver.js';
+import { CollectionResolver } from '../resolvers/collection.resolver.js';
+import { OptionFieldsResolver, ThumbnailFieldsResolver } from '../resolvers/option-fields.resolver.js';
+import { ProductFieldsResolver } from '../resolvers/product-fields.resolver.js';
+import { ProductResolver } from '../resolvers/product.resolver.js';
+import { ShippingCarrierResolver } from '../resolvers/shipping-carrier.resolver.js';
+import { VariantFieldsResolver } from '../resolvers/variant-fields.resolver.js';
+import { InventoryLevelFieldsResolver, WarehouseFieldsResolver } from '../resolvers/warehouse-fields.resolver.js';
+import { WarehouseResolver } from '../resolvers/warehouse.resolver.js';
+import { authChecker } from './auth-checker.js';
+
+export const resolvers = [
+  ProductResolver, ProductFieldsResolver, VariantFieldsResolver, OptionFieldsResolver, ThumbnailFieldsResolver,
+  CollectionResolver, CollectionFieldsResolver,
+  ShippingCarrierResolver,
+  WarehouseResolver, WarehouseFieldsResolver, InventoryLevelFieldsResolver,
+] as const;
+
+/** The one schema: served at /graphql and executed in-process by the REST layer. */
+export async function buildStoreSchema(): Promise<GraphQLSchema> {
+  return buildSchema({
+    resolvers: resolvers as unknown as [Function, ...Function[]],
+    authChecker,
+    validate: { forbidUnknownValues: false },
+  });
+}

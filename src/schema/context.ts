@@ -1,0 +1,10 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Principal } from '../auth/api-tokens.js';
+import type { Loaders } from '../resolvers/loaders.js';
+
+/** What every resolver gets: a request-scoped EntityManager, the caller, and batching loaders. */
+export interface GraphQLContext {
+  em: EntityManager;
+  principal: Principal;
+  loaders: Loaders;
+}

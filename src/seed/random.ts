@@ -1,0 +1,38 @@
+/** A small seeded PRNG (mulberry32): the same SEED always builds the same store. */
+export class Random {
+  private state: number;
+
+  constructor(seed: number) {
+    this.state = seed >>> 0 || 0x9e3779b9;
+  }
+
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  int(min: number, max: number): number {
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+
+  pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.next() * items.length)];
+  }
+
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+
+  sample<T>(items: readonly T[], count: number): T[] {
+    const pool = [...items];
+    const out: T[] = [];
+    while (out.length < count && pool.length) out.push(pool.splice(Math.floor(this.next() * pool.length), 1)[0]);
+    return out;
+  }
+}
+
+/** Cents → "12.50". Money is generated in integer cents, never floats. */
+export const money = (cents: number) => `${cents < 0 ? '-' : ''}${Math.floor(Math.abs(cents) / 100)}.${String(Math.abs(cents) % 100).padStart(2, '0')}`;

@@ -1,0 +1,358 @@
+import { money, Random } from './random.js';
+import * as words from './vocabulary.js';
+
+export interface StoreSize {
+  products: number;
+  customers: number;
+  orders: number;
+  warehouses: number;
+  seed: number;
+}
+
+/** The demo store of decisions §1: small, deterministic, every fulfilment status present. */
+export const DEMO_STORE: StoreSize = { products: 60, customers: 120, orders: 240, warehouses: 3, seed: 1 };
+
+export type Row = Record<string, unknown>;
+export type Tables = Map<string, Row[]>;
+
+interface VariantInfo {
+  id: number;
+  values: string[];
+  priceCents: number;
+  compareCents: number | null;
+  sku: string;
+}
+
+interface ProductInfo {
+  id: number;
+  row: Row;
+  variants: VariantInfo[];
+  tracked: boolean;
+  imageMaxSize: number;
+}
+
+interface CustomerInfo {
+  id: number;
+  email: string;
+  firstName: string;
+  lastName: string;
+  address: Row | null;
+  orderCount: number;
+  spentCents: number;
+  lastPurchase: Date | null;
+}
+
+const EPOCH = Date.UTC(2025, 0, 1) / 1000;
+const at = (seconds: number) => new Date((EPOCH + seconds) * 1000);
+const DAY = 86_400;
+
+/**
+ * Builds a consistent store as plain rows with explicit ids, in foreign-key order: products with
+ * options, variants and stock; customers with addresses; orders whose line items snapshot the
+ * products and whose fulfilments and shipments match their counters and status.
+ */
+export function generateStore(size: StoreSize): Tables {
+  const rng = new Random(size.seed);
+  const tables: Tables = new Map();
+  const add = (table: string, row: Row) => {
+    let rows = tables.get(table);
+    if (!rows) tables.set(table, (rows = []));
+    rows.push(row);
+  };
+  const ids: Record<string, number> = {};
+  const nextId = (table: string) => (ids[table] = (ids[table] ?? 0) + 1);
+
+  add('store_settings', { id: 1, order_number_prefix: '#', order_number_suffix: '' });
+  for (const name of words.TEXTAREA_PRESETS) add('textarea_preset', { id: nextId('textarea_preset'), name });
+
+  const carriers: number[] = [];
+  words.CARRIERS.forEach(([title, url], i) => {
+    const id = nextId('shipping_carrier');
+    const deleted = i === words.CARRIERS.length - 1;
+    add('shipping_carrier', { id, title, url, is_deleted: deleted });
+    if (!deleted) carriers.push(id);
+  });
+
+  const warehouses: number[] = [];
+  for (let i = 0; i < size.warehouses; i++) {
+    const id = nextId('warehouse');
+    add('warehouse', { id, title: ['Main warehouse', 'East depot', 'West depot', 'Overflow'][i % 4] + (i >= 4 ? ` ${i}` : '') });
+    warehouses.push(id);
+  }
+
+  const newImage = (seconds: number) => {
+    const id = nextId('image');
+    const maxSize = rng.pick([800, 1200, 2048]);
+    add('image', { id, path: `https://cdn.example.com/store/images/${id}.jpg`, max_size: maxSize, created_at: at(seconds) });
+    return { id, maxSize };
+  };
+
+  // Products
+  const products: ProductInfo[] = [];
+  for (let p = 0; p < size.products; p++) {
+    const id = nextId('product');
+    const created = rng.int(0, 300 * DAY);
+    const title = `${rng.pick(words.ADJECTIVES)} ${rng.pick(words.NOUNS)} ${id}`;
+    const type = rng.pick(words.TYPES);
+    const isMulti = p % 3 !== 0;
+    const tracked = p % 2 === 0;
+    const basePrice = rng.int(5, 150) * 100 + rng.pick([0, 50, 99]);
+    const row: Row = {
+      id,
+      title,
+      is_multi: isMulti,
+      type,
+      is_giftcard: type === 'Gift Card',
+      tags: rng.sample(words.TAGS, rng.int(0, 3)),
+      shipping_weight: rng.int(1, 50) / 10,
+      auto_fulfilment: rng.chance(0.1),
+      track_inventory: tracked,
+      vendor: rng.chance(0.9) ? rng.pick(words.VENDORS) : null,
+      sku: `SKU-${String(id).padStart(5, '0')}`,
+      seo_meta: `Buy ${title} online`,
+      seo_title: title,
+      seo_url: title.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
+      is_template: false,
+      is_draft: p % 17 === 16,
+      price: money(basePrice),
+      compare_price: rng.chance(0.3) ? money(basePrice + 1000) : null,
+      created_at: at(created),
+      updated_at: rng.chance(0.5) ? at(created + rng.int(1, 30 * DAY)) : null,
+      version: 1,
+    };
+    add('product', row);
+    const info: ProductInfo = { id, row, variants: [], tracked, imageMaxSize: 0 };
+
+    const imageCount = rng.int(0, 3);
+    for (let i = 0; i < imageCount; i++) {
+      const image = newImage(created);
+      if (i === 0) info.imageMaxSize = image.maxSize;
+      add('product_image', { id: nextId('product_image'), product_id: id, image_id: image.id, position: i });
+    }
+    if (rng.chance(0.6)) {
+      rng.sample(words.TEXTAREA_PRESETS, rng.int(1, 2)).forEach((name, i) =>
+        add('product_textarea', { id: nextId('product_textarea'), product_id: id, position: i, name, text: `${name} of ${title}.` }),
+      );
+    }
+
+    let combinations: string[][] = [[]];
+    if (isMulti) {
+      const sizes = rng.sample(words.SIZES, rng.int(2, 3));
+      const options: { title: string; values: string[]; colors?: boolean }[] = [{ title: 'Size', values: sizes }];
+      if (rng.chance(0.5)) options.push({ title: 'Color', values: rng.sample(words.COLORS, 2).map(([c]) => c), colors: true });
+      options.forEach((option, position) => {
+        const optionId = nextId('product_option');
+        add('product_option', { id: optionId, product_id: id, position, title: option.title, changes_look: !!option.colors, values: option.values });
+        if (option.colors) {
+          option.values.forEach((value, i) =>
+            add('option_thumbnail', {
+              id: nextId('option_thumbnail'), option_id: optionId, position: i, value,
+              color: words.COLORS.find(([c]) => c === value)![1], image_id: null,
+            }),
+          );
+        }
+      });
+      combinations = options.reduce<string[][]>((acc, o) => acc.flatMap((c) => o.values.map((v) => [...c, v])), [[]]);
+    }
+    combinations.forEach((values, position) => {
+      const variantId = nextId('product_variant');
+      const priceCents = isMulti ? basePrice + position * 100 : basePrice;
+      const variant: VariantInfo = {
+        id: variantId,
+        values,
+        priceCents,
+        compareCents: isMulti ? null : row.compare_price ? basePrice + 1000 : null,
+        sku: `${row.sku}${values.length ? `-${values.join('-').toUpperCase()}` : ''}`,
+      };
+      info.variants.push(variant);
+      add('product_variant', {
+        id: variantId, product_id: id, position, option_values: values, price: money(priceCents),
+        compare_price: variant.compareCents === null ? null : money(variant.compareCents), sku: variant.sku,
+        is_default: position === 0, ignore: false,
+      });
+      if (tracked) {
+        for (const warehouseId of warehouses) {
+          add('inventory_level', { id: nextId('inventory_level'), warehouse_id: warehouseId, variant_id: variantId, quantity: rng.int(20, 200) });
+        }
+      }
+    });
+    products.push(info);
+  }
+
+  // Collections: manual ones and one rule-based per rule kind family.
+  const productIds = products.map((p) => p.id);
+  for (let c = 0; c < 4; c++) {
+    const id = nextId('collection');
+    const title = ['Staff picks', 'Gift ideas', 'Back in stock', 'Featured'][c];
+    add('collection', collectionRow(id, title, 0, null));
+    rng.sample(productIds, Math.min(productIds.length, rng.int(3, 8))).forEach((productId, position) =>
+      add('collection_product', { id: nextId('collection_product'), collection_id: id, product_id: productId, position }),
+    );
+  }
+  const ruleCollections: [string, number, [number, number, string][]][] = [
+    ['On sale', 0, [[4, 0, 'sale']]],
+    ['Acme and Globex', 0, [[1, 0, 'Acme'], [1, 0, 'Globex']]],
+    ['Affordable apparel', 1, [[2, 0, 'Apparel'], [3, 8, '80']]],
+    ['Large sizes', 0, [[6, 3, 'XL']]],
+  ];
+  for (const [title, match, rules] of ruleCollections) {
+    const id = nextId('collection');
+    add('collection', collectionRow(id, title, 1, match));
+    rules.forEach(([field, condition, value], position) =>
+      add('collection_rule', { id: nextId('collection_rule'), collection_id: id, position, field, condition, value }),
+    );
+  }
+
+  // Customers
+  const customers: CustomerInfo[] = [];
+  for (let c = 0; c < size.customers; c++) {
+    const id = nextId('customer');
+    const firstName = rng.pick(words.FIRST_NAMES);
+    const lastName = rng.pick(words.LAST_NAMES);
+    const email = `${firstName}.${lastName}.${id}@example.com`.toLowerCase().replace(/\s+/g, '');
+    const created = rng.int(0, 200 * DAY);
+    const customer: CustomerInfo = { id, email, firstName, lastName, address: null, orderCount: 0, spentCents: 0, lastPurchase: null };
+    const addressCount = c % 10 === 9 ? 0 : rng.int(1, 2);
+    for (let a = 0; a < addressCount; a++) {
+      const place = rng.pick(words.PLACES);
+      const block = {
+        first_name: firstName, last_name: lastName, company: rng.chance(0.2) ? `${lastName} Ltd` : null,
+        street: `${rng.int(1, 999)} ${rng.pick(words.STREETS)}`, suite: rng.chance(0.3) ? `Apt ${rng.int(1, 40)}` : null,
+        city: rng.pick(place.cities), country: place.country, state: place.state, zip: String(rng.int(10000, 99999)),
+      };
+      const address: Row = { id: nextId('customer_address'), customer_id: id, position: a, phone: `+1555${String(rng.int(0, 9999999)).padStart(7, '0')}` };
+      for (const [k, v] of Object.entries(block)) {
+        address[`shipping_${k}`] = v;
+        address[`billing_${k}`] = k === 'company' ? null : v;
+      }
+      if (a === 0) customer.address = address;
+      add('customer_address', address);
+    }
+    for (let m = 0; m < rng.int(0, 2); m++) {
+      const type = rng.pick(words.CARD_TYPES);
+      add('customer_payment_method', { id: nextId('customer_payment_method'), customer_id: id, type, last4: type === 'PayPal' ? null : String(rng.int(0, 9999)).padStart(4, '0') });
+    }
+    add('customer', {
+      id, email, first_name: firstName, last_name: lastName, notes: rng.chance(0.1) ? 'VIP customer' : null,
+      order_count: 0, lifetime_spent: '0.00', last_purchase: null, created_at: at(created),
+      updated_at: rng.chance(0.3) ? at(created + DAY) : null, version: 1,
+    });
+    customers.push(customer);
+  }
+
+  // Orders: status cycles 0..5 so every status is present; status-0 orders mostly use tracked products.
+  const tracked = products.filter((p) => p.tracked);
+  for (let o = 0; o < size.orders && customers.length && products.length; o++) {
+    const id = nextId('orders');
+    const targetStatus = o % 6;
+    const customer = customers[rng.int(0, customers.length - 1)];
+    const orderDate = at(210 * DAY + rng.int(0, 150 * DAY));
+    const pool = targetStatus === 0 && tracked.length ? tracked : products;
+    const lines = rng.sample(pool, Math.min(pool.length, rng.int(1, 3))).map((product, i) => {
+      const variant = rng.pick(product.variants);
+      const quantity = i === 0 ? rng.int(2, 3) : rng.int(1, 3);
+      return { id: nextId('line_item'), product, variant, quantity, notFulfilled: quantity, fulfilled: 0, shipped: 0 };
+    });
+
+    // Move units to reach the target status (decisions §3 derivation).
+    const fulfilments: { id: number; items: Map<number, number> }[] = [];
+    const shipments: { fulfilment: number; items: Map<number, number> }[] = [];
+    const fulfil = (amounts: Map<number, number>) => {
+      const fid = nextId('fulfilment');
+      fulfilments.push({ id: fid, items: amounts });
+      for (const line of lines) {
+        const n = amounts.get(line.id) ?? 0;
+        line.notFulfilled -= n;
+        line.fulfilled += n;
+      }
+      return fid;
+    };
+    const ship = (fulfilmentId: number, amounts: Map<number, number>) => {
+      shipments.push({ fulfilment: fulfilmentId, items: amounts });
+      for (const line of lines) {
+        const n = amounts.get(line.id) ?? 0;
+        line.fulfilled -= n;
+        line.shipped += n;
+      }
+    };
+    const all = new Map(lines.map((l) => [l.id, l.quantity]));
+    const first = lines[0];
+    switch (targetStatus) {
+      case 1: fulfil(new Map([[first.id, 1]])); break;
+      case 2: { const f = fulfil(new Map([[first.id, 1]])); ship(f, new Map([[first.id, 1]])); break; }
+      case 3: fulfil(all); break;
+      case 4: { const f = fulfil(all); ship(f, new Map([[first.id, 1]])); break; }
+      case 5: { const f = fulfil(all); ship(f, new Map(all)); break; }
+    }
+
+    const cartCents = lines.reduce((sum, l) => sum + l.variant.priceCents * l.quantity, 0);
+    const [shippingDescription, shippingCents] = rng.pick(words.SHIPPING_METHODS);
+    const taxCents = Math.round(cartCents / 10);
+    const totalCents = cartCents + shippingCents + taxCents;
+    const paid = o % 11 === 10 ? 0 : o % 13 === 12 ? -1 : o % 29 === 28 ? -2 : 1;
+    const refundedCents = paid === -1 ? Math.round(totalCents / 4) : paid === -2 ? totalCents : 0;
+    const payment = rng.pick(words.CARD_TYPES);
+    const row: Row = {
+      id, customer_id: customer.id, email: customer.email, status: targetStatus, paid, discounts: '[]',
+      shipping_description: shippingDescription, shipping_price: money(shippingCents), tax: money(taxCents),
+      cart_price: money(cartCents), total: money(totalCents), ip: `203.0.113.${rng.int(1, 254)}`,
+      phone: customer.address?.phone ?? null, payment_type: payment,
+      payment_last4: payment === 'PayPal' ? null : String(rng.int(0, 9999)).padStart(4, '0'),
+      landing_page: rng.pick(['/', '/collections/staff-picks', '/products/classic-mug']), referrer: rng.pick(['', 'https://www.google.com/', 'https://news.example/']),
+      ip_fail: rng.chance(0.05), address_fail: rng.chance(0.05), zip_fail: rng.chance(0.05), cvc_fail: rng.chance(0.05),
+      refunded: money(refundedCents), refund_possible: paid === 1 || paid === -1,
+      order_date: orderDate, updated_at: targetStatus > 0 ? new Date(orderDate.getTime() + 3600_000) : null,
+      notes: rng.chance(0.1) ? 'Please gift wrap' : null, version: 1,
+    };
+    for (const kind of ['shipping', 'billing']) {
+      for (const k of ['first_name', 'last_name', 'company', 'street', 'suite', 'city', 'country', 'state', 'zip']) {
+        row[`${kind}_${k}`] = customer.address ? customer.address[`${kind}_${k}`] : k === 'first_name' ? customer.firstName : k === 'last_name' ? customer.lastName : null;
+      }
+    }
+    add('orders', row);
+    for (const line of lines) {
+      const p = line.product.row;
+      add('line_item', {
+        id: line.id, order_id: id, product_id: line.product.id, variant_id: line.variant.id,
+        product_ref: line.product.id, variant_ref: line.variant.id, title: p.title, is_multi: p.is_multi, type: p.type,
+        is_giftcard: p.is_giftcard, shipping_weight: p.shipping_weight, vendor: p.vendor, auto_fulfilment: p.auto_fulfilment,
+        track_inventory: p.track_inventory, sku: line.variant.sku, price: money(line.variant.priceCents),
+        compare_price: line.variant.compareCents === null ? null : money(line.variant.compareCents),
+        image: null, image_max_size: line.product.imageMaxSize, variant_values: line.variant.values,
+        quantity: line.quantity, not_fulfilled: line.notFulfilled, fulfilled: line.fulfilled, shipped: line.shipped, restocked: 0,
+      });
+    }
+    const warehouse = rng.pick(warehouses);
+    for (const f of fulfilments) {
+      add('fulfilment', { id: f.id, order_id: id, warehouse_id: warehouse ?? null, created_at: new Date(orderDate.getTime() + 600_000), updated_at: null });
+      for (const [lineId, quantity] of f.items) add('fulfilment_item', { id: nextId('fulfilment_item'), fulfilment_id: f.id, line_item_id: lineId, quantity });
+    }
+    for (const s of shipments) {
+      const sid = nextId('shipment');
+      add('shipment', {
+        id: sid, order_id: id, fulfilment_id: s.fulfilment, carrier_id: rng.pick(carriers),
+        tracking_number: `TRK${String(sid).padStart(8, '0')}`, notify: false,
+        created_at: new Date(orderDate.getTime() + 1800_000), updated_at: null,
+      });
+      for (const [lineId, quantity] of s.items) add('shipment_item', { id: nextId('shipment_item'), shipment_id: sid, line_item_id: lineId, quantity });
+    }
+    customer.orderCount += 1;
+    if (paid !== 0) customer.spentCents += totalCents - refundedCents;
+    if (!customer.lastPurchase || customer.lastPurchase < orderDate) customer.lastPurchase = orderDate;
+  }
+
+  // Derived customer statistics, as the order transactions would have kept them.
+  const customerRows = tables.get('customer') ?? [];
+  customers.forEach((c, i) => {
+    Object.assign(customerRows[i], { order_count: c.orderCount, lifetime_spent: money(c.spentCents), last_purchase: c.lastPurchase });
+  });
+  return tables;
+}
+
+function collectionRow(id: number, title: string, type: number, match: number | null): Row {
+  const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+  return {
+    id, title, is_draft: false, description: `${title} of the store`, type, seo_title: title, seo_url: slug, seo_meta: '',
+    rules_match_condition: match, created_at: at(id * DAY), updated_at: null, version: 1,
+  };
+}

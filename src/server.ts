@@ -1,0 +1,60 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.js';
+import { ensureFirstToken } from './auth/api-tokens.js';
+import type { Config } from './config.js';
+import { openDatabase, type Database } from './db/database.js';
+import { seedIfEmpty } from './seed/seed-store.js';
+import { DEMO_STORE } from './seed/store-generator.js';
+
+export interface RunningService {
+  url: string;
+  server: Server;
+  database: Database;
+  /** The first token's secret when one was created by this start (print it once). */
+  firstToken: string | null;
+  seeded: boolean;
+  stop(): Promise<void>;
+}
+
+/**
+ * The start-up contract of decisions §1: database (embedded or DATABASE_URL) → migrations → demo
+ * store on an empty database → first token → listen. `stop` drains in-flight requests first.
+ */
+export async function startService(config: Config): Promise<RunningService> {
+  const database = await openDatabase(config);
+  try {
+    const seeded = config.SEED_DEMO ? await seedIfEmpty(database.orm, { ...DEMO_STORE, seed: config.SEED }) : false;
+    const firstToken = await ensureFirstToken(database.orm.em.fork(), config.ADMIN_TOKEN);
+    const { app, stop: stopApp } = await createApp({ orm: database.orm, publicUrl: config.PUBLIC_URL });
+    const server = createServer(app.callback());
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.PORT, config.HOST, () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+    let stopping: Promise<void> | undefined;
+    return {
+      url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+      server,
+      database,
+      firstToken,
+      seeded,
+      stop() {
+        stopping ??= (async () => {
+          await new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeIdleConnections();
+          });
+          await stopApp();
+          await database.close();
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}

@@ -1,0 +1,113 @@
+// A running service for one test file: its own database cloned from the seeded template, the real
+// Koa app on a free port, tokens with chosen scopes, and a counter of SQL statements.
+import 'reflect-metadata';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { ormConfig } from '../../mikro-orm.config.js';
+import { createApp } from '../../src/app.js';
+import { createApiToken } from '../../src/auth/api-tokens.js';
+import { SCOPES } from '../../src/auth/scopes.js';
+
+export interface TestService {
+  url: string;
+  orm: MikroORM;
+  /** Token holding every scope. */
+  token: string;
+  /** Creates a token with exactly these scopes. */
+  tokenWith(scopes: string[]): Promise<string>;
+  /** Statements sent to PostgreSQL since the last reset. */
+  statements: { count: number; reset(): void };
+  /** Runs a query directly on this file's database (to check what a request changed). */
+  sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  get(path: string, token?: string | null, headers?: Record<string, string>): Promise<TestResponse>;
+  send(method: string, path: string, body?: unknown, token?: string | null, headers?: Record<string, string>): Promise<TestResponse>;
+  graphql(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<TestResponse>;
+  stop(): Promise<void>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+function adminUrl(): string {
+  const url = process.env.TEST_PG_ADMIN_URL;
+  if (!url) throw new Error('the Jest global setup did not start PostgreSQL');
+  return url;
+}
+
+async function cloneTemplate(): Promise<string> {
+  const name = `test_${process.env.JEST_WORKER_ID ?? 0}_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: adminUrl() });
+  await client.connect();
+  try {
+    // Identifiers cannot be parameters; both names are made here.
+    await client.query(`create database "${name}" template "${process.env.TEST_PG_TEMPLATE}"`);
+  } finally {
+    await client.end();
+  }
+  return adminUrl().replace(/\/postgres$/, `/${name}`);
+}
+
+export async function startTestService(options: { publicUrl?: string } = {}): Promise<TestService> {
+  const dbUrl = await cloneTemplate();
+  const statements = { count: 0, reset() { this.count = 0; } };
+  const orm = await MikroORM.init(
+    ormConfig(dbUrl, {
+      onQuery: (sql: string) => {
+        statements.count++;
+        return sql;
+      },
+    }),
+  );
+  const { app, stop } = await createApp({ orm, publicUrl: options.publicUrl });
+  const server: Server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { secret: token } = await createApiToken(orm.em.fork(), 'test (all scopes)', [...SCOPES]);
+
+  async function request(method: string, path: string, body: unknown, tokenToUse: string | null | undefined, headers: Record<string, string> = {}) {
+    const auth = tokenToUse === null ? {} : { authorization: `Bearer ${tokenToUse ?? token}` };
+    const init: RequestInit = { method, headers: { ...auth, ...headers } };
+    if (body !== undefined) {
+      init.body = typeof body === 'string' ? body : JSON.stringify(body);
+      (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(url + path, init);
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, headers: response.headers, body: parsed, text };
+  }
+
+  return {
+    url,
+    orm,
+    token,
+    statements,
+    async tokenWith(scopes) {
+      return (await createApiToken(orm.em.fork(), `test ${scopes.join(',')}`, scopes)).secret;
+    },
+    async sql(text, params = []) {
+      return orm.em.getConnection().execute(text, params) as never;
+    },
+    get: (path, t, headers) => request('GET', path, undefined, t, headers),
+    send: (method, path, body, t, headers) => request(method, path, body, t, headers),
+    graphql: (query, variables, t) => request('POST', '/graphql', { query, variables }, t),
+    async stop() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await stop();
+      await orm.close();
+    },
+  };
+}

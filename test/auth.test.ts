@@ -1,0 +1,86 @@
+// decisions §2 "Auth": 401 without a valid token, 403 without the scope, on REST and GraphQL alike.
+import { startTestService, type TestService } from './support/harness.js';
+
+let service: TestService;
+let noCatalogue: string;
+beforeAll(async () => {
+  service = await startTestService();
+  noCatalogue = await service.tokenWith(['read_orders', 'read_shipping']);
+});
+afterAll(() => service.stop());
+
+const restRoutes: [string, string][] = [
+  ['/api/v1/products', 'read_products'],
+  ['/api/v1/products/1', 'read_products'],
+  ['/api/v1/collections', 'read_collections'],
+  ['/api/v1/collections/1', 'read_collections'],
+  ['/api/v1/warehouses', 'read_inventory'],
+];
+
+describe('REST', () => {
+  it.each(restRoutes)('GET %s without a token is 401 problem+json', async (path) => {
+    const res = await service.get(path, null);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect(res.body).toMatchObject({ status: 401, title: 'Unauthorized' });
+  });
+
+  it('refuses an unknown, malformed or revoked token with 401', async () => {
+    expect((await service.get('/api/v1/products', 'sk_not-a-real-token')).status).toBe(401);
+    expect((await service.get('/api/v1/products', null, { authorization: 'Basic dXNlcjpwYXNz' })).status).toBe(401);
+    expect((await service.get('/api/v1/products', null, { authorization: 'Bearer' })).status).toBe(401);
+    const token = await service.tokenWith(['read_products']);
+    expect((await service.get('/api/v1/products', token)).status).toBe(200);
+    await service.sql('update api_token set revoked_at = now() where scopes = ?', ['{read_products}']);
+    expect((await service.get('/api/v1/products', token)).status).toBe(401);
+  });
+
+  it.each(restRoutes)('GET %s without the scope %s is 403 naming it', async (path, scope) => {
+    const res = await service.get(path, noCatalogue);
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ status: 403, title: 'Forbidden' });
+    expect(res.body.detail).toContain(scope);
+  });
+
+  it('lets a token with just the scope read', async () => {
+    const token = await service.tokenWith(['read_shipping']);
+    expect((await service.get('/api/v1/shipping-carriers', token)).status).toBe(200);
+    expect((await service.get('/api/v1/products', token)).status).toBe(403);
+  });
+
+  it('stores only a hash of each secret', async () => {
+    const rows = await service.sql<{ secret_hash: string }>('select secret_hash from api_token');
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      expect(row.secret_hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(row.secret_hash).not.toContain(service.token);
+    }
+  });
+});
+
+describe('GraphQL', () => {
+  it('answers 401 UNAUTHENTICATED without a token, even to introspection', async () => {
+    for (const query of ['{ products { totalCount } }', '{ __schema { queryType { name } } }']) {
+      const res = await service.graphql(query, {}, null);
+      expect(res.status).toBe(401);
+      expect(res.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    }
+  });
+
+  it('answers 403 FORBIDDEN for a query the token has no scope for', async () => {
+    const res = await service.graphql('{ products { totalCount } }', {}, noCatalogue);
+    expect(res.status).toBe(403);
+    expect(res.body.data).toBeNull();
+    expect(res.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(res.body.errors[0].message).toContain('read_products');
+  });
+
+  it('allows introspection and permitted queries for any valid token', async () => {
+    const intro = await service.graphql('{ __schema { queryType { name } } }', {}, noCatalogue);
+    expect(intro.status).toBe(200);
+    expect(intro.body.data.__schema.queryType.name).toBe('Query');
+    const carriers = await service.graphql('{ shippingCarriers(size: 2) { totalCount items { id title } } }', {}, noCatalogue);
+    expect(carriers.status).toBe(200);
+    expect(carriers.body.data.shippingCarriers.items).toHaveLength(2);
+  });
+});

@@ -14,7 +14,7 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): 
     entities,
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
-    migrations: { migrationsList, tableName: 'mikro_orm_migrations', snapshot: false },
+    migrations: { migrationsList, tableName: 'mikro_orm_migrations', snapshot: false, silent: true },
     forceUtcTimezone: true,
     pool: { min: 0, max: 10 },
     debug: false,

@@ -41,13 +41,14 @@ function adminUrl(): string {
   return url;
 }
 
-async function cloneTemplate(): Promise<string> {
+/** A new database on the test server: a clone of the seeded template, or empty. */
+export async function createDatabase(kind: 'seeded' | 'empty' = 'seeded'): Promise<string> {
   const name = `test_${process.env.JEST_WORKER_ID ?? 0}_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: adminUrl() });
   await client.connect();
   try {
     // Identifiers cannot be parameters; both names are made here.
-    await client.query(`create database "${name}" template "${process.env.TEST_PG_TEMPLATE}"`);
+    await client.query(`create database "${name}"${kind === 'seeded' ? ` template "${process.env.TEST_PG_TEMPLATE}"` : ''}`);
   } finally {
     await client.end();
   }
@@ -55,7 +56,7 @@ async function cloneTemplate(): Promise<string> {
 }
 
 export async function startTestService(options: { publicUrl?: string } = {}): Promise<TestService> {
-  const dbUrl = await cloneTemplate();
+  const dbUrl = await createDatabase();
   const statements = { count: 0, reset() { this.count = 0; } };
   const orm = await MikroORM.init(
     ormConfig(dbUrl, {

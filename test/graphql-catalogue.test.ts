@@ -1,0 +1,63 @@
+// decisions §4: the catalogue in GraphQL: camelCase, Int ids, Decimal money as strings, paging
+// arguments bounded like REST `size`.
+import { startTestService, type TestService } from './support/harness.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(() => service.stop());
+
+it('pages and sorts products with variants, options, images and textareas', async () => {
+  const res = await service.graphql(`{
+    products(page: 2, size: 5, sort: [{ field: price, direction: DESC }]) {
+      totalCount page size pageCount
+      items { id title price comparePrice createdAt updatedAt collections { id }
+        variants { id variant price default images { id } } options { title values thumbnails { value color image { path } } }
+        images { id path maxSize } textareas { name text } }
+    }
+  }`);
+  expect(res.status).toBe(200);
+  expect(res.body.errors).toBeUndefined();
+  const page = res.body.data.products;
+  expect(page).toMatchObject({ totalCount: 60, page: 2, size: 5, pageCount: 12 });
+  const prices = page.items.map((p: { price: string }) => p.price);
+  expect(prices.every((p: string) => /^\d+\.\d{2}$/.test(p))).toBe(true);
+  expect(prices.map(Number)).toEqual([...prices.map(Number)].sort((a, b) => b - a));
+});
+
+it('reads one product, and answers NOT_FOUND for a missing one', async () => {
+  const found = await service.graphql('query ($id: Int!) { product(id: $id) { id seoUrl } }', { id: 3 });
+  expect(found.body.data.product.id).toBe(3);
+  const missing = await service.graphql('query ($id: Int!) { product(id: $id) { id } }', { id: 123456 });
+  expect(missing.body.errors[0].extensions.code).toBe('NOT_FOUND');
+});
+
+it.each([
+  ['size: 251', 'size'],
+  ['size: 0', 'size'],
+  ['page: 0', 'page'],
+])('refuses %s with BAD_USER_INPUT naming the argument', async (args, field) => {
+  const res = await service.graphql(`{ products(${args}) { totalCount } }`);
+  expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+  expect(res.body.errors[0].extensions.fields[0].field).toBe(field);
+});
+
+it('reads collections, carriers and warehouses with their relations', async () => {
+  const res = await service.graphql(`{
+    collections(size: 2, sort: [{ field: id }]) { items { id title type rules { type condition value } manualProductIds productIds images { id } } }
+    shippingCarriers { totalCount items { id title url isDeleted } }
+    warehouses { items { id title stock { variantId warehouseId quantity } } }
+  }`);
+  expect(res.body.errors).toBeUndefined();
+  expect(res.body.data.collections.items[0].productIds).toEqual(res.body.data.collections.items[0].manualProductIds);
+  expect(res.body.data.shippingCarriers.totalCount).toBe(6);
+  expect(res.body.data.warehouses.items[0].stock.length).toBeGreaterThan(0);
+});
+
+it('masks unexpected errors: no stack traces in responses', async () => {
+  const res = await service.graphql('{ products(size: 1) { items { id nonexistent } } }');
+  expect(res.status).toBe(400);
+  expect(res.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  expect(JSON.stringify(res.body)).not.toContain('stacktrace');
+});

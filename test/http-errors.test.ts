@@ -1,0 +1,52 @@
+// decisions §2 "Errors": problem+json for every refusal, never a stack or SQL.
+import { startTestService, type TestService } from './support/harness.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(() => service.stop());
+
+const isProblem = (res: { headers: Headers; body: any }, status: number) => {
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(res.body).toEqual(expect.objectContaining({ type: expect.any(String), title: expect.any(String), status, detail: expect.any(String) }));
+};
+
+it('answers an unknown route with 404', async () => {
+  for (const path of ['/api/v1/nope', '/api/v2/products', '/nothing-here']) {
+    const res = await service.get(path);
+    expect(res.status).toBe(404);
+    isProblem(res, 404);
+  }
+});
+
+it('answers a wrong method with 405 and Allow', async () => {
+  for (const [method, path] of [['DELETE', '/api/v1/products'], ['PUT', '/api/v1/products/1'], ['POST', '/api/v1/warehouses']]) {
+    const res = await service.send(method, path, {});
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toContain('GET');
+    isProblem(res, 405);
+  }
+});
+
+it('answers malformed JSON with 400', async () => {
+  const res = await service.send('POST', '/graphql', '{"query": ', undefined, { 'content-type': 'application/json' });
+  expect(res.status).toBe(400);
+  isProblem(res, 400);
+  expect(res.body.detail).toMatch(/JSON/);
+});
+
+it('answers a body over 1 MiB with 413', async () => {
+  const huge = JSON.stringify({ query: '{ products { totalCount } }', padding: 'x'.repeat(1024 * 1024 + 10) });
+  const res = await service.send('POST', '/graphql', huge);
+  expect(res.status).toBe(413);
+  isProblem(res, 413);
+});
+
+it('never shows a stack or SQL, even for SQL-looking input', async () => {
+  const res = await service.get(`/api/v1/products?sort=${encodeURIComponent("title; drop table product;--")}`);
+  expect(res.status).toBe(400);
+  expect(res.text).not.toMatch(/at .*\.ts:\d+|select |insert /i);
+  const [{ count }] = await service.sql<{ count: string }>('select count(*) from product');
+  expect(Number(count)).toBe(60);
+});

@@ -1,0 +1,143 @@
+// decisions §1, the start-up contract: configuration checked up front, migrations applied, the
+// demo store seeded once on an empty database, the first token created or ADMIN_TOKEN honoured.
+import pg from 'pg';
+import { loadConfig, type Config } from '../src/config.js';
+import { startService, type RunningService } from '../src/server.js';
+import { createDatabase } from './support/harness.js';
+
+const baseEnv = { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' };
+
+async function query<T>(url: string, text: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ HOST: '127.0.0.1', PORT: 3000, DATA_DIR: './.data', SEED_DEMO: true });
+  });
+
+  it('refuses bad values with one clear line per variable', () => {
+    expect(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', SEED_DEMO: 'maybe', ADMIN_TOKEN: 'short' })).toThrow(
+      /Invalid configuration:\n {2}PORT: .*\n {2}DATABASE_URL: must be a postgres:\/\/ URL\n {2}SEED_DEMO: .*\n {2}ADMIN_TOKEN: must be at least 16 characters/,
+    );
+    expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT/);
+    expect(() => loadConfig({ PUBLIC_URL: 'not a url' })).toThrow(/PUBLIC_URL/);
+  });
+});
+
+describe('starting on an empty database', () => {
+  let url: string;
+  let service: RunningService;
+  beforeAll(async () => {
+    url = await createDatabase('empty');
+    service = await startService(loadConfig({ ...baseEnv, DATABASE_URL: url }) as Config);
+  });
+  afterAll(() => service.stop());
+
+  it('creates and returns a first token with every scope, which works', async () => {
+    expect(service.firstToken).toMatch(/^sk_/);
+    const res = await fetch(`${service.url}/api/v1/products?size=1`, { headers: { authorization: `Bearer ${service.firstToken}` } });
+    expect(res.status).toBe(200);
+    const [token] = await query<{ scopes: string[] }>(url, 'select scopes from api_token');
+    expect(token.scopes).toContain('manage_tokens');
+  });
+
+  it('seeds the demo store of decisions §1', async () => {
+    expect(service.seeded).toBe(true);
+    const [counts] = await query<Record<string, string>>(url, `select
+      (select count(*) from product) as products,
+      (select count(*) from product where is_multi) as multi,
+      (select count(*) from product where not is_multi) as single,
+      (select count(*) from product where track_inventory) as tracked,
+      (select count(distinct product_id) from product_image) as with_images,
+      (select count(distinct product_id) from product_textarea) as with_textareas,
+      (select count(distinct warehouse_id) from inventory_level where quantity > 0) as stocked_warehouses,
+      (select count(*) from shipping_carrier) as carriers,
+      (select count(*) from shipping_carrier where is_deleted) as deleted_carriers,
+      (select count(*) from customer) as customers,
+      (select count(*) from orders) as orders,
+      (select count(distinct status) from orders) as statuses`);
+    expect(Number(counts.products)).toBeGreaterThanOrEqual(50);
+    for (const key of ['multi', 'single', 'tracked', 'with_images', 'with_textareas']) expect(Number(counts[key])).toBeGreaterThan(0);
+    expect(Number(counts.stocked_warehouses)).toBeGreaterThanOrEqual(3);
+    expect(Number(counts.carriers)).toBeGreaterThanOrEqual(5);
+    expect(Number(counts.deleted_carriers)).toBe(1);
+    expect(Number(counts.customers)).toBeGreaterThanOrEqual(100);
+    expect(Number(counts.orders)).toBeGreaterThanOrEqual(200);
+    expect(Number(counts.statuses)).toBe(6);
+  });
+
+  it('has at least 20 unfulfilled orders whose tracked items are in stock', async () => {
+    const [row] = await query<{ n: string }>(url, `select count(*) as n from orders o where o.status = 0
+      and exists (select 1 from line_item li where li.order_id = o.id and li.track_inventory)
+      and not exists (select 1 from line_item li where li.order_id = o.id and li.track_inventory
+        and not exists (select 1 from inventory_level il where il.variant_id = li.variant_id and il.quantity >= li.quantity))`);
+    expect(Number(row.n)).toBeGreaterThanOrEqual(20);
+  });
+
+  it('keeps every order consistent: counters balance, status derives from them, records match', async () => {
+    const rows = await query<{ id: number; status: number; q: number; nf: number; f: number; s: number; r: number; fi: number; si: number }>(url, `
+      select o.id, o.status, sum(li.quantity)::int as q, sum(li.not_fulfilled)::int as nf, sum(li.fulfilled)::int as f,
+        sum(li.shipped)::int as s, sum(li.restocked)::int as r,
+        coalesce((select sum(fi.quantity) from fulfilment_item fi join fulfilment fu on fu.id = fi.fulfilment_id where fu.order_id = o.id), 0)::int as fi,
+        coalesce((select sum(si.quantity) from shipment_item si join shipment sh on sh.id = si.shipment_id where sh.order_id = o.id), 0)::int as si
+      from orders o join line_item li on li.order_id = o.id group by o.id`);
+    for (const o of rows) {
+      expect(o.q).toBe(o.nf + o.f + o.s + o.r);
+      const live = o.q - o.r;
+      const expected = o.f + o.s === 0 ? 0 : o.s === 0 ? (o.nf > 0 ? 1 : 3) : o.nf > 0 ? 2 : o.s < live ? 4 : 5;
+      expect({ id: o.id, status: o.status }).toEqual({ id: o.id, status: expected });
+      expect(o.fi).toBe(o.f + o.s); // units ever fulfilled = still fulfilled + shipped
+      expect(o.si).toBe(o.s);
+    }
+  });
+
+  it('does not seed or create a token again on the next start', async () => {
+    const again = await startService(loadConfig({ ...baseEnv, DATABASE_URL: url }) as Config);
+    try {
+      expect(again.seeded).toBe(false);
+      expect(again.firstToken).toBeNull();
+    } finally {
+      await again.stop();
+    }
+    const [{ n }] = await query<{ n: string }>(url, 'select count(*) as n from api_token');
+    expect(Number(n)).toBe(1);
+  });
+});
+
+describe('ADMIN_TOKEN and SEED_DEMO=false', () => {
+  it('creates the admin token with every scope and no printed token, and seeds nothing', async () => {
+    const url = await createDatabase('empty');
+    const admin = 'admin-secret-for-tests-0123456789';
+    const service = await startService(loadConfig({ ...baseEnv, DATABASE_URL: url, ADMIN_TOKEN: admin, SEED_DEMO: 'false' }) as Config);
+    try {
+      expect(service.firstToken).toBeNull();
+      expect(service.seeded).toBe(false);
+      const res = await fetch(`${service.url}/api/v1/products`, { headers: { authorization: `Bearer ${admin}` } });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { items: unknown[] }).items).toEqual([]);
+    } finally {
+      await service.stop();
+    }
+  });
+});
+
+describe('the demo store is deterministic', () => {
+  it('builds the same store for the same SEED', async () => {
+    const [a, b] = await Promise.all([createDatabase('empty'), createDatabase('empty')]);
+    const started = await Promise.all([a, b].map((u) => startService(loadConfig({ ...baseEnv, DATABASE_URL: u }) as Config)));
+    await Promise.all(started.map((s) => s.stop()));
+    const digest = (u: string) =>
+      query<{ d: string }>(u, `select md5(string_agg(t::text, '|' order by t.id)) as d from (
+        select id, title, price::text, tags::text from product union all
+        select id, email, total::text, status::text from orders) t`);
+    expect(await digest(a)).toEqual(await digest(b));
+  });
+});

@@ -1,0 +1,72 @@
+// Load only what was selected, batched: the number of SQL statements of a list request does not
+// grow with the page size or with how many records have relations (no N+1).
+import { startTestService, type TestService } from './support/harness.js';
+
+let service: TestService;
+
+/** Triples the catalogue (with variants, options, images, textareas and collection links) so a page of 200 is full. */
+async function growCatalogue() {
+  const copyOf = "c.id <> o.id and regexp_replace(c.seo_url, '-copy[0-9]+$', '') = o.seo_url";
+  await service.sql(`insert into product (title, is_multi, type, is_giftcard, tags, shipping_weight, auto_fulfilment, track_inventory, vendor, sku,
+      seo_meta, seo_title, seo_url, is_template, is_draft, price, compare_price, created_at, updated_at, version)
+    select title, is_multi, type, is_giftcard, tags, shipping_weight, auto_fulfilment, track_inventory, vendor, sku,
+      seo_meta, seo_title, seo_url || '-copy' || n, is_template, is_draft, price, compare_price, created_at, updated_at, 1
+    from product, generate_series(1, 3) n`);
+  await service.sql(`insert into product_variant (product_id, position, option_values, price, compare_price, sku, is_default, ignore)
+    select c.id, v.position, v.option_values, v.price, v.compare_price, v.sku, v.is_default, v.ignore
+    from product c join product o on ${copyOf} join product_variant v on v.product_id = o.id`);
+  await service.sql(`insert into product_option (product_id, position, title, changes_look, values)
+    select c.id, x.position, x.title, x.changes_look, x.values from product c join product o on ${copyOf} join product_option x on x.product_id = o.id`);
+  await service.sql(`insert into option_thumbnail (option_id, position, value, color, image_id)
+    select nc.id, t.position, t.value, t.color, t.image_id
+    from product c join product o on ${copyOf}
+    join product_option oo on oo.product_id = o.id join product_option nc on nc.product_id = c.id and nc.title = oo.title
+    join option_thumbnail t on t.option_id = oo.id`);
+  await service.sql(`insert into product_image (product_id, image_id, position)
+    select c.id, i.image_id, i.position from product c join product o on ${copyOf} join product_image i on i.product_id = o.id`);
+  await service.sql(`insert into product_textarea (product_id, position, name, text)
+    select c.id, t.position, t.name, t.text from product c join product o on ${copyOf} join product_textarea t on t.product_id = o.id`);
+  await service.sql(`insert into collection_product (collection_id, product_id, position)
+    select l.collection_id, c.id, l.position from product c join product o on ${copyOf} join collection_product l on l.product_id = o.id`);
+}
+
+beforeAll(async () => {
+  service = await startTestService();
+  await growCatalogue();
+});
+afterAll(() => service.stop());
+
+async function statementsFor(path: string): Promise<{ count: number; items: number }> {
+  service.statements.reset();
+  const res = await service.get(path);
+  expect(res.status).toBe(200);
+  return { count: service.statements.count, items: res.body.items?.length ?? 1 };
+}
+
+it.each([
+  ['/api/v1/products?expand=all', 200],
+  ['/api/v1/products', 200],
+  ['/api/v1/collections?expand=products', 8],
+  ['/api/v1/warehouses?expand=stock', 3],
+  ['/api/v1/shipping-carriers', 6],
+])('GET %s costs as many statements for a full page as for one record', async (path, fullPage) => {
+  const one = await statementsFor(`${path}${path.includes('?') ? '&' : '?'}size=1`);
+  const many = await statementsFor(`${path}${path.includes('?') ? '&' : '?'}size=${fullPage}`);
+  expect(one.items).toBe(1);
+  expect(many.items).toBe(fullPage);
+  expect(many.count).toBe(one.count);
+});
+
+it('pins the statement count of a fully expanded product page', async () => {
+  // token, page, count, then one batched query per relation: collections, textareas, images,
+  // options (+ thumbnails with their images), variants (+ variant images).
+  const { count } = await statementsFor('/api/v1/products?expand=all&size=200');
+  expect(count).toBeLessThanOrEqual(10);
+});
+
+it('costs the same statements for a single product however much is expanded', async () => {
+  const plain = await statementsFor('/api/v1/products/5?fields=id');
+  const all = await statementsFor('/api/v1/products/5?expand=all');
+  expect(plain.count).toBe(2); // token, product
+  expect(all.count).toBeLessThanOrEqual(9);
+});

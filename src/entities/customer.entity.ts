@@ -1,28 +1,37 @@
 import { Collection, type Rel } from '@mikro-orm/core';
 import { Entity, Index, OneToMany, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { CustomerAddress } from './customer-address.entity.js';
 import { CustomerPaymentMethod } from './customer-payment-method.entity.js';
+import { Order } from './order.entity.js';
 
 /**
  * A customer. `orderCount`, `lifetimeSpent` and `lastPurchase` are derived from the customer's
  * orders and kept in columns by the same transaction that changes an order, so lists can sort and
  * filter on them in SQL. E-mail is unique case-insensitively (index in the migration).
  */
+@ObjectType({ description: 'A customer of the store' })
 @Entity()
 @Index({ properties: ['lastName'] })
 export class Customer {
+  @Field(() => Int)
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
+  @Field()
   @Property({ type: 'text' })
   email!: string;
 
+  @Field()
   @Property({ type: 'text', default: '' })
   firstName: string = '';
 
+  @Field()
   @Property({ type: 'text', default: '' })
   lastName: string = '';
 
+  @Field(() => String, { nullable: true, description: 'set by the store owner' })
   @Property({ type: 'text', nullable: true })
   notes: string | null = null;
 
@@ -35,9 +44,11 @@ export class Customer {
   @Property({ type: 'timestamptz', nullable: true })
   lastPurchase: Date | null = null;
 
+  @Field(() => TimestampScalar)
   @Property({ type: 'timestamptz', onCreate: () => new Date() })
   createdAt: Date = new Date();
 
+  @Field(() => TimestampScalar, { nullable: true, description: 'null when never updated' })
   @Property({ type: 'timestamptz', nullable: true })
   updatedAt: Date | null = null;
 
@@ -49,4 +60,7 @@ export class Customer {
 
   @OneToMany({ entity: () => CustomerPaymentMethod, mappedBy: 'customer', orderBy: { id: 'asc' } })
   paymentMethods = new Collection<Rel<CustomerPaymentMethod>>(this);
+
+  @OneToMany({ entity: () => Order, mappedBy: 'customer' })
+  orders = new Collection<Rel<Order>>(this);
 }

@@ -15,6 +15,8 @@ export interface FieldSpec {
   sub?: FieldMap;
   /** Converts the GraphQL value (after nesting) into the REST value. */
   out?: (value: any) => unknown;
+  /** In a request body: must be present. */
+  required?: boolean;
   /** The REST value's JSON schema (OpenAPI 3.1). */
   schema: JsonSchema;
   /** Whether `sort` may name this key (its GraphQL name is then a sort enum value). */
@@ -52,6 +54,7 @@ export const field = {
   /** A GraphQL Decimal shown as a string with two decimals (order money). */
   decimalString: (o: Options = {}): FieldSpec => ({ schema: { type: 'string', pattern: '^-?\\d+\\.\\d{2}$' }, ...o }),
   nullable: (spec: FieldSpec): FieldSpec => ({ ...spec, schema: nullableSchema(spec.schema) }),
+  required: (spec: FieldSpec): FieldSpec => ({ ...spec, required: true }),
   object: (sub: FieldMap, o: Options = {}): FieldSpec => ({ schema: objectSchema(sub), sub, ...o }),
   list: (sub: FieldMap, o: Options = {}): FieldSpec => ({ schema: { type: 'array', items: objectSchema(sub) }, sub, ...o }),
   /** Related records shown by id only: selects `{ id }` and flattens. */

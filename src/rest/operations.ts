@@ -1,4 +1,4 @@
-import { gqlNameOf, reshape, selectionOf, type FieldMap } from './fields.js';
+import { reshape, selectionOf, type FieldMap } from './fields.js';
 import type { RestResource } from './resource.js';
 import type { ListParams, ReadParams } from './query-params.js';
 
@@ -8,20 +8,37 @@ export function shapeOf(resource: RestResource, params: ReadParams): { map: Fiel
   return { map, keys: [...params.keys, ...params.expand] };
 }
 
-/** `query { result: products(page:…, size:…, sort:…) { totalCount items { … } } }` */
-export function listDocument(resource: RestResource, queryField: string, params: ReadParams): string {
+/** `query { result: products(page:…, size:…, sort:…[, filter:…]) { totalCount items { … } } }` */
+export function listDocument(resource: RestResource, queryField: string, params: ReadParams, filtered = false): string {
   const { map, keys } = shapeOf(resource, params);
-  return `query RestList($page: Int!, $size: Int!, $sort: [${resource.sortInput}!]) {
-  result: ${queryField}(page: $page, size: $size, sort: $sort) { totalCount items { ${selectionOf(map, keys)} } }
+  const filter = filtered ? { declare: `, $filter: ${resource.filterInput}`, pass: ', filter: $filter' } : { declare: '', pass: '' };
+  return `query RestList($page: Int!, $size: Int!, $sort: [${resource.sortInput}!]${filter.declare}) {
+  result: ${queryField}(page: $page, size: $size, sort: $sort${filter.pass}) { totalCount items { ${selectionOf(map, keys)} } }
 }`;
 }
 
-export function listVariables(resource: RestResource, params: ListParams) {
+export function listVariables(params: ListParams, filter?: Record<string, unknown>) {
   return {
     page: params.page,
     size: params.size,
-    sort: params.sort.map((t) => ({ field: gqlNameOf(t.key, resource.fields[t.key]), direction: t.descending ? 'DESC' : 'ASC' })),
+    sort: params.sort.map((t) => ({ field: t.field, direction: t.descending ? 'DESC' : 'ASC' })),
+    ...(filter ? { filter } : {}),
   };
+}
+
+/** `mutation { result: updateCustomer(id: …, input: …) { … } }` (id and input as the route needs). */
+export function mutationDocument(
+  resource: RestResource,
+  mutationField: string,
+  params: ReadParams,
+  args: { id?: boolean; input?: string },
+): string {
+  const { map, keys } = shapeOf(resource, params);
+  const declare = [args.id ? '$id: Int!' : '', args.input ? `$input: ${args.input}!` : ''].filter(Boolean).join(', ');
+  const pass = [args.id ? 'id: $id' : '', args.input ? 'input: $input' : ''].filter(Boolean).join(', ');
+  return `mutation RestWrite(${declare}) {
+  result: ${mutationField}(${pass}) { ${selectionOf(map, keys)} }
+}`;
 }
 
 /** `query { result: product(id: …) { … } }` */

@@ -53,11 +53,14 @@ export class Problem extends Error {
   }
 
   /** The problem for a failed GraphQL operation: the first error's code picks the status. */
-  static fromGraphQL(errors: readonly GraphQLFormattedError[]): Problem {
+  static fromGraphQL(errors: readonly GraphQLFormattedError[], fieldName: (field: string) => string = (f) => f): Problem {
     const code = String(errors[0]?.extensions?.code ?? 'INTERNAL_SERVER_ERROR');
     const status = HTTP_STATUS_BY_CODE[code] ?? 500;
     if (status === 500) return new Problem(500, 'Internal server error');
-    const fields = errors.flatMap((e) => (e.extensions?.fields as ProblemFieldError[] | undefined) ?? []);
-    return new Problem(status, errors.map((e) => e.message).join('; '), fields);
+    const fields = errors
+      .flatMap((e) => (e.extensions?.fields as ProblemFieldError[] | undefined) ?? [])
+      .map((f) => ({ field: fieldName(f.field), message: f.message }));
+    const detail = fields.length ? `Invalid input: ${fields.map((f) => `${f.field} ${f.message}`).join('; ')}` : errors.map((e) => e.message).join('; ');
+    return new Problem(status, detail, fields);
   }
 }

@@ -1,12 +1,13 @@
 import { Problem } from './problem.js';
-import { sortableKeys, type RestResource } from './resource.js';
+import { sortKeys, type RestResource } from './resource.js';
 
 /** Paging limits of decisions §2 (same as the GraphQL arguments'). */
 export const PAGE_SIZE = { default: 20, min: 1, max: 250 } as const;
 const MAX_PAGE = 2_147_483_647;
 
 export interface SortTerm {
-  key: string;
+  /** The GraphQL sort enum value. */
+  field: string;
   descending: boolean;
 }
 
@@ -71,7 +72,8 @@ export function parseReadParams(query: Query, resource: RestResource): ReadParam
 export function parseListParams(query: Query, resource: RestResource): ListParams {
   const page = integerParam(query, 'page', 1, 1, MAX_PAGE);
   const size = integerParam(query, 'size', PAGE_SIZE.default, PAGE_SIZE.min, PAGE_SIZE.max);
-  const sortable = sortableKeys(resource);
+  const byKey = sortKeys(resource);
+  const sortable = Object.keys(byKey);
   const sort: SortTerm[] = [];
   const rawSort = single(query, 'sort');
   if (rawSort !== undefined) {
@@ -81,7 +83,7 @@ export function parseListParams(query: Query, resource: RestResource): ListParam
       if (!sortable.includes(key)) {
         throw Problem.parameter('sort', `cannot sort by "${token}"; sortable: ${sortable.join(', ')} (prefix ! or - for descending)`);
       }
-      sort.push({ key, descending });
+      sort.push({ field: byKey[key], descending });
     }
   }
   return { page, size, sort, ...parseReadParams(query, resource) };

@@ -1,4 +1,5 @@
-import type { FieldMap } from './fields.js';
+import { gqlNameOf, type FieldMap } from './fields.js';
+import type { FilterMap } from './filters.js';
 
 /**
  * A REST resource as data: its record fields, the relations `expand` may add, and the GraphQL
@@ -13,9 +14,16 @@ export interface RestResource {
   expand: FieldMap;
   /** GraphQL input type of one sort term, e.g. `ProductSort`, for resources with lists. */
   sortInput?: string;
+  /** Sort keys that are not top-level fields (e.g. `statistics.order_count`) → sort enum value. */
+  extraSorts?: Record<string, string>;
+  /** Search filters (REST key → GraphQL filter field) and the GraphQL filter input type. */
+  filters?: FilterMap;
+  filterInput?: string;
 }
 
-export const sortableKeys = (resource: RestResource) =>
-  Object.entries(resource.fields)
-    .filter(([, spec]) => spec.sortable)
-    .map(([key]) => key);
+/** Every key `sort` accepts, with the GraphQL sort enum value it stands for. */
+export function sortKeys(resource: RestResource): Record<string, string> {
+  const keys: Record<string, string> = {};
+  for (const [key, spec] of Object.entries(resource.fields)) if (spec.sortable) keys[key] = gqlNameOf(key, spec);
+  return { ...keys, ...resource.extraSorts };
+}

@@ -2,12 +2,15 @@ import Router from '@koa/router';
 import { getNamedType, isEnumType, isInputObjectType, parse, validate, type GraphQLSchema } from 'graphql';
 import type { Context } from 'koa';
 import type { GraphQLGateway, OperationResult } from '../graphql/gateway.js';
-import { listPage, type ListPage } from './list-wrapper.js';
-import { gqlNameOf } from './fields.js';
-import { getDocument, listDocument, listVariables, reshapeRecord } from './operations.js';
+import { checkBody, restFieldPath, toInput } from './body.js';
+import type { FieldMap } from './fields.js';
+import { toFilter } from './filters.js';
+import { listPage } from './list-wrapper.js';
+import { getDocument, listDocument, listVariables, mutationDocument, reshapeRecord } from './operations.js';
 import { Problem } from './problem.js';
 import { parseListParams, parseReadParams } from './query-params.js';
-import { routes as allRoutes, type GetRoute, type ListRoute, type RouteSpec } from './routes.js';
+import { sortKeys } from './resource.js';
+import { routes as allRoutes, type GetRoute, type ListRoute, type RouteSpec, type SearchRoute, type WriteRoute } from './routes.js';
 
 export const API_PREFIX = '/api/v1';
 const MAX_ID = 2_147_483_647;
@@ -26,24 +29,40 @@ function idParam(raw: string | undefined): number {
   return Number(raw);
 }
 
-function dataOf(result: OperationResult): Record<string, any> {
-  if (result.errors?.length) throw Problem.fromGraphQL(result.errors);
+/** The operation's result, or the problem its errors stand for (field paths in the body's names). */
+function dataOf(result: OperationResult, body?: FieldMap): Record<string, any> {
+  if (result.errors?.length) throw Problem.fromGraphQL(result.errors, (field) => restFieldPath(body, field));
   if (!result.data?.result) throw new Problem(500, 'Internal server error');
   return result.data.result as Record<string, any>;
 }
 
-async function handleList(ctx: Context, route: ListRoute, options: RestOptions) {
+function requestBody(ctx: Context): unknown {
+  const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+  if (hasBody && !ctx.is('application/json', 'application/*+json')) {
+    throw new Problem(415, 'Send the request body as application/json');
+  }
+  return hasBody ? (ctx.request as unknown as { body: unknown }).body : undefined;
+}
+
+const authorization = (ctx: Context) => ctx.get('authorization') || undefined;
+
+function baseUrl(ctx: Context, options: RestOptions): string {
+  return `${options.publicUrl ? options.publicUrl.replace(/\/$/, '') : `${ctx.protocol}://${ctx.host}`}${ctx.path}`;
+}
+
+async function handleList(ctx: Context, route: ListRoute | SearchRoute, options: RestOptions) {
   const params = parseListParams(ctx.query, route.resource);
+  const filter = route.kind === 'search' ? toFilter(route.resource.filters ?? {}, requestBody(ctx)) : undefined;
   const result = await options.gateway.run({
-    document: listDocument(route.resource, route.operation, params),
-    variables: listVariables(route.resource, params),
-    authorization: ctx.get('authorization') || undefined,
+    document: listDocument(route.resource, route.operation, params, filter !== undefined),
+    variables: listVariables(params, filter),
+    authorization: authorization(ctx),
   });
   const data = dataOf(result);
   const items = (data.items as Record<string, unknown>[]).map((node) => reshapeRecord(route.resource, params, node));
-  const page: ListPage = listPage(items, { page: params.page, size: params.size, totalCount: data.totalCount }, baseUrl(ctx, options), ctx.querystring);
+  const page = listPage(items, { page: params.page, size: params.size, totalCount: data.totalCount }, baseUrl(ctx, options), ctx.querystring);
   ctx.set(page.headers);
-  ctx.body = page.body;
+  ctx.body = route.kind === 'search' && route.bare ? items : page.body;
 }
 
 async function handleGet(ctx: Context, route: GetRoute, options: RestOptions) {
@@ -52,34 +71,55 @@ async function handleGet(ctx: Context, route: GetRoute, options: RestOptions) {
   const result = await options.gateway.run({
     document: getDocument(route.resource, route.operation, params),
     variables: { id },
-    authorization: ctx.get('authorization') || undefined,
+    authorization: authorization(ctx),
   });
   ctx.body = reshapeRecord(route.resource, params, dataOf(result));
 }
 
-function baseUrl(ctx: Context, options: RestOptions): string {
-  return `${options.publicUrl ? options.publicUrl.replace(/\/$/, '') : `${ctx.protocol}://${ctx.host}`}${ctx.path}`;
+async function handleWrite(ctx: Context, route: WriteRoute, options: RestOptions) {
+  const id = route.byId ? idParam(ctx.params.id) : undefined;
+  const params = parseReadParams(ctx.query, route.resource);
+  const variables: Record<string, unknown> = {};
+  if (id !== undefined) variables.id = id;
+  if (route.body) {
+    const body = checkBody(route.body, requestBody(ctx) ?? {}, Object.keys(route.resource.fields));
+    variables.input = toInput(route.body, body);
+  }
+  const result = await options.gateway.run({
+    document: mutationDocument(route.resource, route.operation, params, { id: route.byId, input: route.input }),
+    variables,
+    authorization: authorization(ctx),
+  });
+  ctx.status = route.status;
+  ctx.body = reshapeRecord(route.resource, params, dataOf(result, route.body));
+}
+
+function everything(route: RouteSpec) {
+  return { keys: Object.keys(route.resource.fields), expand: Object.keys(route.resource.expand) };
 }
 
 /**
- * Proves at start-up that every route's largest operation is valid against the schema (every
- * mapped field exists, every sortable key is a sort enum value), so a renamed GraphQL field fails
- * the boot and the tests, not a merchant's request.
+ * Proves at start-up that every route's widest operation is valid against the schema (every mapped
+ * field, input type and sort key exists), so a renamed GraphQL field fails the boot and the tests,
+ * not a merchant's request.
  */
 export function checkRoutesAgainstSchema(schema: GraphQLSchema, routes: RouteSpec[]): void {
   for (const route of routes) {
-    const everything = { keys: Object.keys(route.resource.fields), expand: Object.keys(route.resource.expand) };
-    const document = route.kind === 'list' ? listDocument(route.resource, route.operation, everything) : getDocument(route.resource, route.operation, everything);
+    const all = everything(route);
+    const document =
+      route.kind === 'list' || route.kind === 'search'
+        ? listDocument(route.resource, route.operation, all, route.kind === 'search')
+        : route.kind === 'get'
+          ? getDocument(route.resource, route.operation, all)
+          : mutationDocument(route.resource, route.operation, all, { id: route.byId, input: route.input });
     const errors = validate(schema, parse(document));
     if (errors.length) throw new Error(`REST route ${route.method} ${route.path} does not fit the schema: ${errors.map((e) => e.message).join('; ')}`);
-    if (route.kind === 'list') {
+    if (route.kind === 'list' || route.kind === 'search') {
       const sortInput = schema.getType(route.resource.sortInput ?? '');
       const enumType = sortInput && isInputObjectType(sortInput) ? getNamedType(sortInput.getFields().field.type) : undefined;
       const values = new Set(enumType && isEnumType(enumType) ? enumType.getValues().map((v) => v.name) : []);
-      for (const [key, spec] of Object.entries(route.resource.fields)) {
-        if (spec.sortable && !values.has(gqlNameOf(key, spec))) {
-          throw new Error(`REST route ${route.method} ${route.path}: sortable "${key}" is not a value of ${route.resource.sortInput}.field`);
-        }
+      for (const [key, value] of Object.entries(sortKeys(route.resource))) {
+        if (!values.has(value)) throw new Error(`REST route ${route.method} ${route.path}: sort key "${key}" is not a value of ${route.resource.sortInput}.field`);
       }
     }
   }
@@ -90,7 +130,17 @@ export function restRouter(options: RestOptions): Router {
   const router = new Router({ prefix: API_PREFIX });
   for (const route of options.routes ?? allRoutes) {
     const path = route.path.replace(/\{(\w+)\}/g, ':$1');
-    const handler = route.kind === 'list' ? (ctx: Context) => handleList(ctx, route, options) : (ctx: Context) => handleGet(ctx, route, options);
+    const handler = (ctx: Context) => {
+      switch (route.kind) {
+        case 'list':
+        case 'search':
+          return handleList(ctx, route, options);
+        case 'get':
+          return handleGet(ctx, route, options);
+        case 'write':
+          return handleWrite(ctx, route, options);
+      }
+    };
     router.register(path, [route.method], handler);
   }
   return router;

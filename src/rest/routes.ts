@@ -1,5 +1,7 @@
+import type { FieldMap } from './fields.js';
 import type { RestResource } from './resource.js';
 import { collectionResource } from './resources/collection.resource.js';
+import { customerPatchBody, customerResource } from './resources/customer.resource.js';
 import { productResource } from './resources/product.resource.js';
 import { shippingCarrierResource } from './resources/shipping-carrier.resource.js';
 import { warehouseResource } from './resources/warehouse.resource.js';
@@ -23,12 +25,31 @@ export interface ListRoute extends RouteBase {
   kind: 'list';
 }
 
+/** A list narrowed by the filters in the body; answers the wrapper, or a bare array (`bare`). */
+export interface SearchRoute extends RouteBase {
+  kind: 'search';
+  bare?: boolean;
+}
+
 /** One record by id: `fields`, `expand` → the record. */
 export interface GetRoute extends RouteBase {
   kind: 'get';
 }
 
-export type RouteSpec = ListRoute | GetRoute;
+/** A write: the body (checked against `body`) becomes the mutation's `input`; answers the record. */
+export interface WriteRoute extends RouteBase {
+  kind: 'write';
+  /** The body's fields; omitted for writes without a body. */
+  body?: FieldMap;
+  /** GraphQL input type of `body`. */
+  input?: string;
+  /** Whether the path carries the record id as `{id}`. */
+  byId: boolean;
+  /** 201 for a POST that creates. */
+  status: 200 | 201;
+}
+
+export type RouteSpec = ListRoute | SearchRoute | GetRoute | WriteRoute;
 
 /** Every /api/v1 route, as data. The router, the self-check and the API docs are built from it. */
 export const routes: RouteSpec[] = [
@@ -38,4 +59,11 @@ export const routes: RouteSpec[] = [
   { kind: 'get', method: 'GET', path: '/collections/{id}', resource: collectionResource, operation: 'collection', scope: 'read_collections', summary: 'Read a collection', extension: true },
   { kind: 'list', method: 'GET', path: '/shipping-carriers', resource: shippingCarrierResource, operation: 'shippingCarriers', scope: 'read_shipping', summary: 'List shipping carriers' },
   { kind: 'list', method: 'GET', path: '/warehouses', resource: warehouseResource, operation: 'warehouses', scope: 'read_inventory', summary: 'List warehouses', extension: true },
+  { kind: 'list', method: 'GET', path: '/customers', resource: customerResource, operation: 'customers', scope: 'read_customers', summary: 'List customers' },
+  { kind: 'search', method: 'POST', path: '/customers/search', resource: customerResource, operation: 'customers', scope: 'read_customers', summary: 'Search customers' },
+  { kind: 'get', method: 'GET', path: '/customers/{id}', resource: customerResource, operation: 'customer', scope: 'read_customers', summary: 'Read a customer' },
+  {
+    kind: 'write', method: 'PATCH', path: '/customers/{id}', resource: customerResource, operation: 'updateCustomer', scope: 'write_customers',
+    summary: 'Update a customer', body: customerPatchBody, input: 'CustomerPatch', byId: true, status: 200,
+  },
 ];

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import { CustomerFieldsResolver } from '../resolvers/customer-fields.resolver.js';
+import { CustomerResolver } from '../resolvers/customer.resolver.js';
 import { CollectionFieldsResolver } from '../resolvers/collection-fields.resolver.js';
 import { CollectionResolver } from '../resolvers/collection.resolver.js';
 import { OptionFieldsResolver, ThumbnailFieldsResolver } from '../resolvers/option-fields.resolver.js';
@@ -16,6 +18,7 @@ export const resolvers = [
   ProductResolver, ProductFieldsResolver, VariantFieldsResolver, OptionFieldsResolver, ThumbnailFieldsResolver,
   CollectionResolver, CollectionFieldsResolver,
   ShippingCarrierResolver,
+  CustomerResolver, CustomerFieldsResolver,
   WarehouseResolver, WarehouseFieldsResolver, InventoryLevelFieldsResolver,
 ] as const;
 

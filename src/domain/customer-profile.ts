@@ -1,0 +1,113 @@
+import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
+import validator from 'validator';
+import { CustomerAddress } from '../entities/customer-address.entity.js';
+import { Customer } from '../entities/customer.entity.js';
+import { Order } from '../entities/order.entity.js';
+import type { CustomerAddressPatch, CustomerCreate, CustomerPatch } from '../schema/inputs/customer.inputs.js';
+import { ConflictError, NotFoundError, ValidationError, type FieldError } from './errors.js';
+import { mergeAddressBlock } from './postal-address.js';
+
+const NAME_LIMIT = 255;
+const NOTES_LIMIT = 10_000;
+
+function checkText(value: string | null | undefined, field: string, limit: number, errors: FieldError[], required = false) {
+  if (value === undefined || value === null) return;
+  if (required && !value.trim()) errors.push({ field, message: 'must not be empty' });
+  if (value.length > limit) errors.push({ field, message: `must be at most ${limit} characters` });
+}
+
+function normaliseEmail(email: string | undefined, errors: FieldError[]): string | undefined {
+  if (email === undefined) return undefined;
+  const trimmed = email.trim();
+  if (!validator.isEmail(trimmed)) errors.push({ field: 'email', message: `"${email}" is not an e-mail address` });
+  return trimmed;
+}
+
+async function primaryAddress(em: EntityManager, customer: Customer): Promise<CustomerAddress> {
+  const existing = await em.findOne(CustomerAddress, { customer }, { orderBy: { position: 'asc', id: 'asc' } });
+  if (existing) return existing;
+  const created = Object.assign(new CustomerAddress(), { customer, position: 0 });
+  em.persist(created);
+  return created;
+}
+
+async function applyAddress(em: EntityManager, customer: Customer, patch: CustomerAddressPatch | undefined, errors: FieldError[]) {
+  if (!patch) return;
+  const address = await primaryAddress(em, customer);
+  if (patch.shipping) mergeAddressBlock(address.shipping, patch.shipping, 'address.shipping', errors);
+  if (patch.billing) mergeAddressBlock(address.billing, patch.billing, 'address.billing', errors);
+  if (patch.phone !== undefined) {
+    checkText(patch.phone, 'address.phone', 50, errors);
+    address.phone = patch.phone;
+  }
+}
+
+async function ensureEmailFree(em: EntityManager, email: string, except?: number) {
+  const clash = await em.findOne(Customer, { email: { $ilike: email.replace(/[\\%_]/g, (c) => `\\${c}`) }, ...(except ? { id: { $ne: except } } : {}) });
+  if (clash) throw new ConflictError(`The e-mail ${email} belongs to customer ${clash.id}`);
+}
+
+async function flushUnique(em: EntityManager, email: string | undefined) {
+  try {
+    await em.flush();
+  } catch (error) {
+    // A concurrent request took the address between our check and the write.
+    if (error instanceof UniqueConstraintViolationException) throw new ConflictError(`The e-mail ${email} is already used`);
+    throw error;
+  }
+}
+
+/** PATCH a customer: names, notes, e-mail (unique, 409 when taken) and the primary address. */
+export async function updateCustomer(em: EntityManager, id: number, patch: CustomerPatch): Promise<Customer> {
+  const customer = await em.findOne(Customer, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!customer) throw new NotFoundError('Customer', id);
+  const errors: FieldError[] = [];
+  const email = normaliseEmail(patch.email, errors);
+  checkText(patch.firstName, 'firstName', NAME_LIMIT, errors);
+  checkText(patch.lastName, 'lastName', NAME_LIMIT, errors);
+  checkText(patch.notes, 'notes', NOTES_LIMIT, errors);
+  await applyAddress(em, customer, patch.address, errors);
+  // Every bad value is reported at once; a refusal rolls the transaction back, merged address included.
+  if (errors.length) throw new ValidationError(errors);
+  if (email !== undefined && email.toLowerCase() !== customer.email.toLowerCase()) await ensureEmailFree(em, email, id);
+  if (email !== undefined) customer.email = email;
+  if (patch.firstName !== undefined) customer.firstName = patch.firstName;
+  if (patch.lastName !== undefined) customer.lastName = patch.lastName;
+  if (patch.notes !== undefined) customer.notes = patch.notes;
+  customer.updatedAt = new Date();
+  await flushUnique(em, email);
+  return customer;
+}
+
+export async function createCustomer(em: EntityManager, input: CustomerCreate): Promise<Customer> {
+  const errors: FieldError[] = [];
+  const email = normaliseEmail(input.email, errors)!;
+  checkText(input.firstName, 'firstName', NAME_LIMIT, errors);
+  checkText(input.lastName, 'lastName', NAME_LIMIT, errors);
+  checkText(input.notes, 'notes', NOTES_LIMIT, errors);
+  if (errors.length) throw new ValidationError(errors);
+  // Checked before anything is persisted: a query would auto-flush the new customer first.
+  await ensureEmailFree(em, email);
+  const customer = Object.assign(new Customer(), {
+    email,
+    firstName: input.firstName ?? '',
+    lastName: input.lastName ?? '',
+    notes: input.notes ?? null,
+  });
+  em.persist(customer);
+  await applyAddress(em, customer, input.address, errors);
+  if (errors.length) throw new ValidationError(errors);
+  await flushUnique(em, email);
+  return customer;
+}
+
+/** Deleting a customer who has orders would orphan them: refused with a conflict. */
+export async function deleteCustomer(em: EntityManager, id: number): Promise<number> {
+  const customer = await em.findOne(Customer, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!customer) throw new NotFoundError('Customer', id);
+  const orders = await em.count(Order, { customer: id });
+  if (orders > 0) throw new ConflictError(`Customer ${id} has ${orders} orders and cannot be deleted`);
+  em.remove(customer);
+  await em.flush();
+  return id;
+}

@@ -1,0 +1,4 @@
+/** `%value%` for ILIKE, with the value's own wildcards escaped so they match literally. */
+export function containsPattern(value: string): string {
+  return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}

@@ -1,0 +1,102 @@
+import { Problem, type ProblemFieldError } from './problem.js';
+
+/**
+ * Search filters as data (decisions §2 "Search filters"): each REST filter key names the GraphQL
+ * filter field it fills and how its value is read. Strings are substrings (any of a list), numbers
+ * and ids exact (any of a list), `{gte, lte}` a range. Nested objects and dotted keys are alike.
+ */
+export type FilterKind = 'text' | 'int' | 'id' | 'money' | 'bool' | 'timestamp';
+
+export interface FilterSpec {
+  /** Dotted path in the GraphQL filter input, e.g. `shipping.city`. */
+  gql: string;
+  kind: FilterKind;
+  description?: string;
+}
+
+export type FilterMap = Record<string, FilterSpec>;
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const MONEY = /^-?\d{1,12}(\.\d{1,2})?$/;
+const INT_MAX = 2_147_483_647;
+
+function scalar(kind: FilterKind, value: unknown): unknown {
+  switch (kind) {
+    case 'text':
+      return typeof value === 'string' ? value : undefined;
+    case 'bool':
+      return typeof value === 'boolean' ? value : undefined;
+    case 'money': {
+      const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+      return typeof text === 'string' && MONEY.test(text) ? text : undefined;
+    }
+    default:
+      return Number.isInteger(value) && Math.abs(value as number) <= INT_MAX ? value : undefined;
+  }
+}
+
+const EXPECTED: Record<FilterKind, string> = {
+  text: 'a string or an array of strings',
+  bool: 'a boolean or an array of booleans',
+  id: 'an integer id or an array of them',
+  int: 'an integer, an array of integers or a range {"gte": a, "lte": b}',
+  money: 'a number or numeric string, an array of them, or a range {"gte": a, "lte": b}',
+  timestamp: 'Unix seconds, an array of them, or a range {"gte": a, "lte": b}',
+};
+
+function convert(key: string, spec: FilterSpec, value: unknown, errors: ProblemFieldError[]): unknown {
+  const fail = () => {
+    errors.push({ field: key, message: `must be ${EXPECTED[spec.kind]}` });
+    return undefined;
+  };
+  const ranged = spec.kind === 'int' || spec.kind === 'money' || spec.kind === 'timestamp';
+  if (ranged && isPlainObject(value)) {
+    const keys = Object.keys(value);
+    if (!keys.length || keys.some((k) => k !== 'gte' && k !== 'lte')) return fail();
+    const range: Record<string, unknown> = {};
+    for (const k of keys) {
+      const bound = scalar(spec.kind, value[k]);
+      if (bound === undefined) return fail();
+      range[k] = bound;
+    }
+    return range;
+  }
+  const list = Array.isArray(value) ? value : [value];
+  if (!list.length) return fail();
+  const converted = list.map((v) => scalar(spec.kind, v));
+  if (converted.some((v) => v === undefined)) return fail();
+  return spec.kind === 'text' || spec.kind === 'bool' || spec.kind === 'id' ? converted : { eq: converted };
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown) {
+  const parts = path.split('.');
+  let node = target;
+  for (const part of parts.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
+  node[parts[parts.length - 1]] = value;
+}
+
+/** A search body → the GraphQL filter input; 422 naming each unknown key or bad value. */
+export function toFilter(map: FilterMap, body: unknown): Record<string, unknown> {
+  if (body === undefined || body === null) return {};
+  if (!isPlainObject(body)) throw new Problem(422, 'The search body must be a JSON object of filters', [{ field: 'body', message: 'must be a JSON object' }]);
+  const errors: ProblemFieldError[] = [];
+  const filter: Record<string, unknown> = {};
+  const keys = Object.keys(map);
+  const visit = (object: Record<string, unknown>, prefix: string) => {
+    for (const [name, value] of Object.entries(object)) {
+      const key = prefix ? `${prefix}.${name}` : name;
+      const spec = map[key];
+      if (spec) {
+        const converted = convert(key, spec, value, errors);
+        if (converted !== undefined) setPath(filter, spec.gql, converted);
+      } else if (isPlainObject(value) && keys.some((k) => k.startsWith(`${key}.`))) {
+        visit(value, key);
+      } else {
+        errors.push({ field: key, message: `is not a filter; valid: ${keys.join(', ')}` });
+      }
+    }
+  };
+  visit(body, '');
+  if (errors.length) throw new Problem(422, `Invalid search filters: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
+  return filter;
+}

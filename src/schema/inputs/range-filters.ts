@@ -1,0 +1,55 @@
+import { Field, InputType, Int } from 'type-graphql';
+import { DecimalScalar } from '../scalars/decimal.scalar.js';
+import { TimestampScalar } from '../scalars/timestamp.scalar.js';
+
+/** Exact values (any of) and/or an inclusive range. */
+@InputType({ description: 'Matches any of `eq`, and/or the inclusive range gte..lte' })
+export class IntFilter {
+  @Field(() => [Int], { nullable: true })
+  eq?: number[];
+
+  @Field(() => Int, { nullable: true })
+  gte?: number;
+
+  @Field(() => Int, { nullable: true })
+  lte?: number;
+}
+
+@InputType({ description: 'Matches any of `eq`, and/or the inclusive range gte..lte, compared as decimals' })
+export class DecimalFilter {
+  @Field(() => [DecimalScalar], { nullable: true })
+  eq?: string[];
+
+  @Field(() => DecimalScalar, { nullable: true })
+  gte?: string;
+
+  @Field(() => DecimalScalar, { nullable: true })
+  lte?: string;
+}
+
+@InputType({ description: 'Matches any of `eq`, and/or the inclusive range gte..lte (Unix seconds)' })
+export class TimestampFilter {
+  @Field(() => [TimestampScalar], { nullable: true })
+  eq?: Date[];
+
+  @Field(() => TimestampScalar, { nullable: true })
+  gte?: Date;
+
+  @Field(() => TimestampScalar, { nullable: true })
+  lte?: Date;
+}
+
+export interface RangeFilter<T> {
+  eq?: T[];
+  gte?: T;
+  lte?: T;
+}
+
+/** A MikroORM condition for a range filter: any of the exact values, within the bounds. */
+export function rangeCondition<T>(filter: RangeFilter<T>): Record<string, unknown> {
+  const condition: Record<string, unknown> = {};
+  if (filter.eq) condition.$in = filter.eq;
+  if (filter.gte !== undefined && filter.gte !== null) condition.$gte = filter.gte;
+  if (filter.lte !== undefined && filter.lte !== null) condition.$lte = filter.lte;
+  return condition;
+}

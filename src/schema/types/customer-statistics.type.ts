@@ -1,0 +1,16 @@
+import { Field, Int, ObjectType } from 'type-graphql';
+import { DecimalScalar } from '../scalars/decimal.scalar.js';
+import { TimestampScalar } from '../scalars/timestamp.scalar.js';
+
+/** Figures derived from a customer's orders, kept in columns by the order transactions. */
+@ObjectType()
+export class CustomerStatistics {
+  @Field(() => TimestampScalar, { nullable: true, description: 'date of the last order' })
+  lastPurchase!: Date | null;
+
+  @Field(() => Int)
+  orderCount!: number;
+
+  @Field(() => DecimalScalar, { description: 'Σ(total − refunded) over paid orders' })
+  lifetimeSpent!: string;
+}

@@ -48,6 +48,15 @@ describe('REST', () => {
     expect((await service.get('/api/v1/products', token)).status).toBe(403);
   });
 
+  it('checks the token before anything else, and says how to authenticate', async () => {
+    for (const path of ['/api/v1/products?size=999', '/api/v1/products/abc', '/api/v1/products?sort=nope']) {
+      const res = await service.get(path, null);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      expect(res.text).not.toContain('sortable');
+    }
+  });
+
   it('stores only a hash of each secret', async () => {
     const rows = await service.sql<{ secret_hash: string }>('select secret_hash from api_token');
     expect(rows.length).toBeGreaterThan(0);
@@ -70,9 +79,31 @@ describe('GraphQL', () => {
   it('answers 403 FORBIDDEN for a query the token has no scope for', async () => {
     const res = await service.graphql('{ products { totalCount } }', {}, noCatalogue);
     expect(res.status).toBe(403);
-    expect(res.body.data).toBeNull();
+    expect(res.body.data).toEqual({ products: null });
     expect(res.body.errors[0].extensions.code).toBe('FORBIDDEN');
     expect(res.body.errors[0].message).toContain('read_products');
+  });
+
+  it('answers 401 with WWW-Authenticate: Bearer', async () => {
+    const res = await service.graphql('{ products { totalCount } }', {}, null);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+  });
+
+  it('returns the permitted part of a query that mixes scopes', async () => {
+    const token = await service.tokenWith(['read_products']);
+    const res = await service.graphql('{ products(size: 1) { totalCount } warehouses { totalCount } }', {}, token);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ products: { totalCount: 60 }, warehouses: null });
+    expect(res.body.errors.map((e: any) => [e.path[0], e.extensions.code])).toEqual([['warehouses', 'FORBIDDEN']]);
+  });
+
+  it('guards nested data by its own scope: whole collections under a product need read_collections', async () => {
+    const token = await service.tokenWith(['read_products']);
+    const ids = await service.graphql('{ products(size: 60) { items { collectionIds } } }', {}, token);
+    expect(ids.body.errors).toBeUndefined();
+    const nested = await service.graphql('{ products(size: 60) { items { collections { title } } } }', {}, token);
+    expect(nested.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(JSON.stringify(nested.body.data)).not.toContain('title');
   });
 
   it('allows introspection and permitted queries for any valid token', async () => {

@@ -27,16 +27,16 @@ it('loads no external script or stylesheet, and every asset it names is served',
   }
 });
 
-it('lets the page set the bearer header (headers editor on, with a placeholder)', async () => {
+it('lets the page set the bearer header (headers editor on, with a placeholder), kept out of localStorage', async () => {
   const init = await service.get('/graphql/assets/init.js', null);
   expect(init.text).toContain('isHeadersEditorEnabled: true');
+  expect(init.text).toContain('shouldPersistHeaders: false');
   expect(init.text).toContain('Authorization');
 });
 
-it('still answers JSON clients at GET /graphql with a query', async () => {
+it('still answers JSON clients at GET /graphql with a query (no preflight header needed)', async () => {
   const res = await service.get(`/graphql?query=${encodeURIComponent('{ warehouses { totalCount } }')}`, undefined, {
     accept: 'application/json',
-    'apollo-require-preflight': 'true',
   });
   expect(res.status).toBe(200);
   expect(res.body.data.warehouses.totalCount).toBeGreaterThanOrEqual(3);

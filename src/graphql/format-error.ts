@@ -35,8 +35,9 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     return { ...base, message: fields.map((f) => f.message).join('; ') || 'Invalid arguments', extensions: { code: 'BAD_USER_INPUT', fields } };
   }
   if (original instanceof GraphQLError || (error instanceof GraphQLError && !error.originalError)) {
-    // Parse, validation and variable errors: the request itself is wrong.
-    const code = (formatted.extensions?.code as string | undefined) ?? 'BAD_USER_INPUT';
+    // Parse, validation and variable errors, or an operation the schema cannot run: the request is wrong.
+    const given = formatted.extensions?.code as string | undefined;
+    const code = !given || given === 'INTERNAL_SERVER_ERROR' ? 'BAD_REQUEST' : given;
     return { ...base, extensions: { code } };
   }
   logger.error({ err: original }, 'unexpected error in a GraphQL operation');

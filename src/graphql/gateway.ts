@@ -18,8 +18,6 @@ import { formatError } from './format-error.js';
 export interface OperationRequest {
   document: string;
   variables?: Record<string, unknown>;
-  /** The caller's `Authorization` header, as received. */
-  authorization: string | undefined;
 }
 
 export interface OperationResult {
@@ -27,10 +25,18 @@ export interface OperationResult {
   errors?: readonly GraphQLFormattedError[];
 }
 
-/** What the REST layer sees of GraphQL: run one operation as the caller. Nothing of the ORM. */
+/** Operations run as one authenticated caller. */
+export interface Session {
+  run(request: OperationRequest): Promise<OperationResult>;
+}
+
+/**
+ * What the REST layer sees of GraphQL: authenticate the caller (a refusal comes back as errors,
+ * so the caller learns nothing else first), then run operations as them. Nothing of the ORM.
+ */
 export interface GraphQLGateway {
   schema: GraphQLSchema;
-  run(request: OperationRequest): Promise<OperationResult>;
+  session(authorization: string | undefined): Promise<Session | { errors: readonly GraphQLFormattedError[] }>;
 }
 
 const CACHE_LIMIT = 1000;
@@ -72,21 +78,24 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM) {
     return document;
   }
 
-  async function run(request: OperationRequest): Promise<OperationResult> {
+  async function run(contextValue: GraphQLContext, request: OperationRequest): Promise<OperationResult> {
     const document = prepared(request.document);
     if (!(document as DocumentNode).kind) {
       return { errors: (document as readonly GraphQLError[]).map((e) => ({ ...formatError(e.toJSON(), e), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) };
-    }
-    let contextValue: GraphQLContext;
-    try {
-      contextValue = await contextFor(request.authorization);
-    } catch (error) {
-      const wrapped = new GraphQLError((error as Error).message, { originalError: error as Error });
-      return { data: null, errors: [formatError(wrapped.toJSON(), wrapped)] };
     }
     const result = await execute({ schema, document: document as DocumentNode, variableValues: request.variables, contextValue });
     return { data: result.data as Record<string, unknown> | null, errors: result.errors?.map((e) => formatError(e.toJSON(), e)) };
   }
 
-  return { schema, contextFor, run } satisfies GraphQLGateway & { contextFor: typeof contextFor };
+  async function session(authorization: string | undefined): Promise<Session | { errors: readonly GraphQLFormattedError[] }> {
+    try {
+      const context = await contextFor(authorization);
+      return { run: (request) => run(context, request) };
+    } catch (error) {
+      const wrapped = new GraphQLError((error as Error).message, { originalError: error as Error });
+      return { errors: [formatError(wrapped.toJSON(), wrapped)] };
+    }
+  }
+
+  return { schema, contextFor, session } satisfies GraphQLGateway & { contextFor: typeof contextFor };
 }

@@ -23,7 +23,8 @@ ReactDOM.createRoot(document.getElementById('graphiql')).render(
   React.createElement(GraphiQL, {
     fetcher,
     defaultHeaders: headers,
-    shouldPersistHeaders: true,
+    // The token stays in this tab only, never in localStorage.
+    shouldPersistHeaders: false,
     defaultEditorToolsVisibility: 'headers',
     isHeadersEditorEnabled: true,
   }),

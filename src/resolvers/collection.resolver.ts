@@ -28,13 +28,13 @@ export class CollectionListArgs extends PageArgs {
 @Resolver(() => Collection)
 export class CollectionResolver {
   @Authorized('read_collections')
-  @Query(() => CollectionPage)
+  @Query(() => CollectionPage, { nullable: true })
   collections(@Args(() => CollectionListArgs) args: CollectionListArgs, @Ctx() { em }: GraphQLContext) {
     return findPage(em, Collection, {}, args, collectionSort.columns);
   }
 
   @Authorized('read_collections')
-  @Query(() => Collection)
+  @Query(() => Collection, { nullable: true })
   async collection(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext) {
     const collection = await em.findOne(Collection, { id });
     if (!collection) throw new NotFoundError('Collection', id);

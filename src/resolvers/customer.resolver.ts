@@ -37,13 +37,13 @@ export class CustomerListArgs extends PageArgs {
 @Resolver(() => Customer)
 export class CustomerResolver {
   @Authorized('read_customers')
-  @Query(() => CustomerPage, { description: 'Customers, optionally filtered' })
+  @Query(() => CustomerPage, { nullable: true, description: 'Customers, optionally filtered' })
   customers(@Args(() => CustomerListArgs) args: CustomerListArgs, @Ctx() { em }: GraphQLContext) {
     return findPage(em, Customer, customerWhere(args.filter), args, customerSort.columns);
   }
 
   @Authorized('read_customers')
-  @Query(() => Customer)
+  @Query(() => Customer, { nullable: true })
   async customer(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext) {
     const customer = await em.findOne(Customer, { id });
     if (!customer) throw new NotFoundError('Customer', id);

@@ -1,4 +1,4 @@
-import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
+import { Authorized, Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import { Collection, CollectionType } from '../entities/collection.entity.js';
 import { CollectionProduct } from '../entities/collection-product.entity.js';
 import { Image } from '../entities/image.entity.js';
@@ -58,9 +58,20 @@ export class ProductFieldsResolver {
     return links.map((link) => link.image);
   }
 
+  @FieldResolver(() => [Int], { description: 'ids of the manual collections holding the product (rule-based ones are not listed)' })
+  async collectionIds(@Root() product: Product, @Ctx() ctx: GraphQLContext): Promise<number[]> {
+    return (await this.manualLinks(product, ctx)).map((link) => link.collection.id);
+  }
+
+  // Whole collections are collection data: they need read_collections, not just read_products.
+  @Authorized('read_collections')
   @FieldResolver(() => [Collection], { description: 'manual collections holding the product (rule-based ones are not listed)' })
-  async collections(@Root() product: Product, @Ctx() { loaders }: GraphQLContext): Promise<Collection[]> {
-    const links = await loaders
+  async collections(@Root() product: Product, @Ctx() ctx: GraphQLContext): Promise<Collection[]> {
+    return (await this.manualLinks(product, ctx)).map((link) => link.collection);
+  }
+
+  private manualLinks(product: Product, { loaders }: GraphQLContext) {
+    return loaders
       .children(
         'product.collections',
         (em, ids) =>
@@ -72,6 +83,5 @@ export class ProductFieldsResolver {
         (link) => link.product.id,
       )
       .load(product.id);
-    return links.map((link) => link.collection);
   }
 }

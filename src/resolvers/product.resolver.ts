@@ -34,13 +34,13 @@ export class ProductListArgs extends PageArgs {
 @Resolver(() => Product)
 export class ProductResolver {
   @Authorized('read_products')
-  @Query(() => ProductPage, { description: 'Products, a page at a time' })
+  @Query(() => ProductPage, { nullable: true, description: 'Products, a page at a time' })
   products(@Args(() => ProductListArgs) args: ProductListArgs, @Ctx() { em }: GraphQLContext) {
     return findPage(em, Product, {}, args, productSort.columns);
   }
 
   @Authorized('read_products')
-  @Query(() => Product)
+  @Query(() => Product, { nullable: true })
   async product(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext) {
     const product = await em.findOne(Product, { id });
     if (!product) throw new NotFoundError('Product', id);

@@ -23,7 +23,7 @@ export class ShippingCarrierListArgs extends PageArgs {
 @Resolver(() => ShippingCarrier)
 export class ShippingCarrierResolver {
   @Authorized('read_shipping')
-  @Query(() => ShippingCarrierPage, { description: 'Shipping carriers, deleted ones included (see isDeleted)' })
+  @Query(() => ShippingCarrierPage, { nullable: true, description: 'Shipping carriers, deleted ones included (see isDeleted)' })
   shippingCarriers(@Args(() => ShippingCarrierListArgs) args: ShippingCarrierListArgs, @Ctx() { em }: GraphQLContext) {
     return findPage(em, ShippingCarrier, {}, args, shippingCarrierSort.columns);
   }

@@ -19,13 +19,13 @@ export class WarehouseListArgs extends PageArgs {
 @Resolver(() => Warehouse)
 export class WarehouseResolver {
   @Authorized('read_inventory')
-  @Query(() => WarehousePage)
+  @Query(() => WarehousePage, { nullable: true })
   warehouses(@Args(() => WarehouseListArgs) args: WarehouseListArgs, @Ctx() { em }: GraphQLContext) {
     return findPage(em, Warehouse, {}, args, warehouseSort.columns);
   }
 
   @Authorized('read_inventory')
-  @Query(() => Warehouse)
+  @Query(() => Warehouse, { nullable: true })
   async warehouse(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext) {
     const warehouse = await em.findOne(Warehouse, { id });
     if (!warehouse) throw new NotFoundError('Warehouse', id);

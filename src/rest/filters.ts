@@ -17,7 +17,7 @@ export interface FilterSpec {
 export type FilterMap = Record<string, FilterSpec>;
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const MONEY = /^-?\d{1,12}(\.\d{1,2})?$/;
+const MONEY = /^-?\d{1,10}(\.\d{1,2})?$/;
 const INT_MAX = 2_147_483_647;
 
 function scalar(kind: FilterKind, value: unknown): unknown {

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { getNamedType, isEnumType, isInputObjectType, parse, validate, type GraphQLSchema } from 'graphql';
 import type { Context } from 'koa';
-import type { GraphQLGateway, OperationResult } from '../graphql/gateway.js';
+import type { GraphQLGateway, OperationResult, Session } from '../graphql/gateway.js';
 import { checkBody, restFieldPath, toInput } from './body.js';
 import type { FieldMap } from './fields.js';
 import { toFilter } from './filters.js';
@@ -44,19 +44,24 @@ function requestBody(ctx: Context): unknown {
   return hasBody ? (ctx.request as unknown as { body: unknown }).body : undefined;
 }
 
-const authorization = (ctx: Context) => ctx.get('authorization') || undefined;
+/** Authentication comes first: without a valid token nothing else is checked or revealed. */
+async function sessionOf(ctx: Context, options: RestOptions): Promise<Session> {
+  const session = await options.gateway.session(ctx.get('authorization') || undefined);
+  if ('errors' in session) throw Problem.fromGraphQL(session.errors);
+  return session;
+}
 
 function baseUrl(ctx: Context, options: RestOptions): string {
   return `${options.publicUrl ? options.publicUrl.replace(/\/$/, '') : `${ctx.protocol}://${ctx.host}`}${ctx.path}`;
 }
 
 async function handleList(ctx: Context, route: ListRoute | SearchRoute, options: RestOptions) {
+  const session = await sessionOf(ctx, options);
   const params = parseListParams(ctx.query, route.resource);
   const filter = route.kind === 'search' ? toFilter(route.resource.filters ?? {}, requestBody(ctx)) : undefined;
-  const result = await options.gateway.run({
+  const result = await session.run({
     document: listDocument(route.resource, route.operation, params, filter !== undefined),
     variables: listVariables(params, filter),
-    authorization: authorization(ctx),
   });
   const data = dataOf(result);
   const items = (data.items as Record<string, unknown>[]).map((node) => reshapeRecord(route.resource, params, node));
@@ -66,17 +71,18 @@ async function handleList(ctx: Context, route: ListRoute | SearchRoute, options:
 }
 
 async function handleGet(ctx: Context, route: GetRoute, options: RestOptions) {
+  const session = await sessionOf(ctx, options);
   const id = idParam(ctx.params.id);
   const params = parseReadParams(ctx.query, route.resource);
-  const result = await options.gateway.run({
+  const result = await session.run({
     document: getDocument(route.resource, route.operation, params),
     variables: { id },
-    authorization: authorization(ctx),
   });
   ctx.body = reshapeRecord(route.resource, params, dataOf(result));
 }
 
 async function handleWrite(ctx: Context, route: WriteRoute, options: RestOptions) {
+  const session = await sessionOf(ctx, options);
   const id = route.byId ? idParam(ctx.params.id) : undefined;
   const params = parseReadParams(ctx.query, route.resource);
   const variables: Record<string, unknown> = {};
@@ -85,10 +91,9 @@ async function handleWrite(ctx: Context, route: WriteRoute, options: RestOptions
     const body = checkBody(route.body, requestBody(ctx) ?? {}, Object.keys(route.resource.fields));
     variables.input = toInput(route.body, body);
   }
-  const result = await options.gateway.run({
+  const result = await session.run({
     document: mutationDocument(route.resource, route.operation, params, { id: route.byId, input: route.input }),
     variables,
-    authorization: authorization(ctx),
   });
   ctx.status = route.status;
   ctx.body = reshapeRecord(route.resource, params, dataOf(result, route.body));
@@ -127,7 +132,8 @@ export function checkRoutesAgainstSchema(schema: GraphQLSchema, routes: RouteSpe
 
 /** The Koa router for /api/v1, built from the route table. */
 export function restRouter(options: RestOptions): Router {
-  const router = new Router({ prefix: API_PREFIX });
+  // Exact paths only: /api/v1/PRODUCTS or a trailing slash is not a route (and would echo into links).
+  const router = new Router({ prefix: API_PREFIX, sensitive: true, strict: true });
   for (const route of options.routes ?? allRoutes) {
     const path = route.path.replace(/\{(\w+)\}/g, ':$1');
     const handler = (ctx: Context) => {

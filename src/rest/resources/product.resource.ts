@@ -13,7 +13,7 @@ export const productResource: RestResource = {
     title: field.string(sortable),
     is_multi: field.boolean({ ...sortable, description: 'multi-variant as opposed to single-variant' }),
     type: field.string({ ...sortable, description: 'product type' }),
-    collections: field.ids({ description: 'ids of the manual collections holding the product' }),
+    collections: field.integers({ gql: 'collectionIds', description: 'ids of the manual collections holding the product' }),
     tags: field.strings(),
     shipping_weight: field.number(sortable),
     auto_fulfilment: field.boolean(),

@@ -1,6 +1,7 @@
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 
-const DECIMAL = /^-?\d{1,12}(\.\d{1,2})?$/;
+// numeric(12,2) columns: at most 10 integer digits, so a valid Decimal always fits.
+const DECIMAL = /^-?\d{1,10}(\.\d{1,2})?$/;
 
 function parseDecimal(value: unknown): string {
   const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;

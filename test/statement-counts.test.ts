@@ -84,3 +84,17 @@ it('GET /customers costs as many statements for 120 customers with every derived
   };
   expect(await search(200)).toBe(await search(1));
 });
+
+it('GET /orders costs as many statements for 200 orders with every record as for 1', async () => {
+  const one = await statementsFor('/api/v1/orders?size=1');
+  const many = await statementsFor('/api/v1/orders?size=200');
+  expect(many.items).toBe(200);
+  expect(many.count).toBe(one.count);
+  const search = async (size: number) => {
+    service.statements.reset();
+    const res = await service.send('POST', `/api/v1/orders/search?size=${size}`, { status: [1, 2, 3, 4, 5] });
+    expect(res.status).toBe(200);
+    return service.statements.count;
+  };
+  expect(await search(200)).toBe(await search(1));
+});

@@ -1,13 +1,17 @@
 import { Collection, type Rel } from '@mikro-orm/core';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { FulfilmentItem } from './fulfilment-item.entity.js';
 import { Order } from './order.entity.js';
 import { Warehouse } from './warehouse.entity.js';
 
 /** Units of an order sent to fulfilment, drawn from one warehouse when the products track stock. */
+@ObjectType({ description: 'Units of an order sent to fulfilment' })
 @Entity()
 @Index({ properties: ['order'] })
 export class Fulfilment {
+  @Field(() => Int)
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
@@ -17,9 +21,11 @@ export class Fulfilment {
   @ManyToOne({ entity: () => Warehouse, nullable: true, deleteRule: 'restrict' })
   warehouse: Rel<Warehouse> | null = null;
 
+  @Field(() => TimestampScalar)
   @Property({ type: 'timestamptz', onCreate: () => new Date() })
   createdAt: Date = new Date();
 
+  @Field(() => TimestampScalar, { nullable: true })
   @Property({ type: 'timestamptz', nullable: true })
   updatedAt: Date | null = null;
 

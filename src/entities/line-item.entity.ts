@@ -1,4 +1,6 @@
 import type { Rel } from '@mikro-orm/core';
+import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { DecimalScalar } from '../schema/scalars/decimal.scalar.js';
 import { Check, Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Order } from './order.entity.js';
 import { Product } from './product.entity.js';
@@ -9,6 +11,7 @@ import { ProductVariant } from './product-variant.entity.js';
  * reach it) and the exclusive counters quantity = not_fulfilled + fulfilled + shipped + restocked,
  * which the database enforces.
  */
+@ObjectType({ description: 'A line of an order: a snapshot of the product as bought, with its counters' })
 @Entity()
 @Index({ properties: ['order'] })
 @Index({ properties: ['product'] })
@@ -21,6 +24,7 @@ import { ProductVariant } from './product-variant.entity.js';
   expression: 'quantity > 0 and not_fulfilled >= 0 and fulfilled >= 0 and shipped >= 0 and restocked >= 0',
 })
 export class LineItem {
+  @Field(() => Int)
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
@@ -41,42 +45,55 @@ export class LineItem {
   @Property({ type: 'integer' })
   variantRef!: number;
 
+  @Field()
   @Property({ type: 'text' })
   title!: string;
 
+  @Field()
   @Property({ type: 'boolean', default: false })
   isMulti: boolean = false;
 
+  @Field()
   @Property({ type: 'text', default: '' })
   type: string = '';
 
+  @Field()
   @Property({ type: 'boolean', default: false })
   isGiftcard: boolean = false;
 
+  @Field(() => Float)
   @Property({ type: 'double', default: 0 })
   shippingWeight: number = 0;
 
+  @Field(() => String, { nullable: true })
   @Property({ type: 'text', nullable: true })
   vendor: string | null = null;
 
+  @Field()
   @Property({ type: 'boolean', default: false })
   autoFulfilment: boolean = false;
 
+  @Field()
   @Property({ type: 'boolean', default: false })
   trackInventory: boolean = false;
 
+  @Field()
   @Property({ type: 'text', default: '' })
   sku: string = '';
 
+  @Field(() => DecimalScalar)
   @Property({ type: 'decimal', precision: 12, scale: 2 })
   price!: string;
 
+  @Field(() => DecimalScalar, { nullable: true })
   @Property({ type: 'decimal', precision: 12, scale: 2, nullable: true })
   comparePrice: string | null = null;
 
+  @Field(() => String, { nullable: true })
   @Property({ type: 'text', nullable: true })
   image: string | null = null;
 
+  @Field(() => Int)
   @Property({ type: 'integer', default: 0 })
   imageMaxSize: number = 0;
 

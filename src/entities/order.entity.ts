@@ -1,4 +1,8 @@
 import { Collection, type Rel } from '@mikro-orm/core';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { GraphQLJSON } from 'graphql-scalars';
+import { DecimalScalar } from '../schema/scalars/decimal.scalar.js';
+import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { Check, Embedded, Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Customer } from './customer.entity.js';
 import { Fulfilment } from './fulfilment.entity.js';
@@ -12,6 +16,7 @@ import { Shipment } from './shipment.entity.js';
  * moves them, so it can be filtered, sorted and counted in SQL; `cartPrice` (Σ price × quantity)
  * likewise. Every mutation locks this row first (`FOR UPDATE`).
  */
+@ObjectType({ description: 'An order' })
 @Entity({ tableName: 'orders' })
 @Index({ properties: ['orderDate'] })
 @Index({ properties: ['total'] })
@@ -21,21 +26,26 @@ import { Shipment } from './shipment.entity.js';
 @Check({ name: 'orders_status_valid', expression: 'status between 0 and 5' })
 @Check({ name: 'orders_paid_valid', expression: 'paid between -2 and 1' })
 export class Order {
+  @Field(() => Int, { description: 'same as the order number' })
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
   @ManyToOne({ entity: () => Customer, deleteRule: 'restrict' })
   customer!: Rel<Customer>;
 
+  @Field({ description: 'customer e-mail' })
   @Property({ type: 'text' })
   email!: string;
 
+  @Field(() => Int, { description: 'fulfilment status 0–5, derived from the line item counters' })
   @Property({ type: 'smallint', default: 0 })
   status: number = 0;
 
+  @Field(() => Int, { description: '0 not paid; 1 paid; -1 partially refunded; -2 fully refunded' })
   @Property({ type: 'smallint', default: 0 })
   paid: number = 0;
 
+  @Field(() => GraphQLJSON)
   @Property({ type: 'jsonb', defaultRaw: "'[]'" })
   discounts: unknown = [];
 
@@ -45,15 +55,19 @@ export class Order {
   @Property({ type: 'decimal', precision: 12, scale: 2, default: 0 })
   shippingPrice: string = '0.00';
 
+  @Field(() => DecimalScalar)
   @Property({ type: 'decimal', precision: 12, scale: 2, default: 0 })
   tax: string = '0.00';
 
+  @Field(() => DecimalScalar, { description: 'Σ item price × quantity' })
   @Property({ type: 'decimal', precision: 12, scale: 2, default: 0 })
   cartPrice: string = '0.00';
 
+  @Field(() => DecimalScalar)
   @Property({ type: 'decimal', precision: 12, scale: 2, default: 0 })
   total: string = '0.00';
 
+  @Field({ description: 'IP used to place the order' })
   @Property({ type: 'text', default: '' })
   ip: string = '';
 
@@ -90,18 +104,23 @@ export class Order {
   @Property({ type: 'boolean', default: false })
   cvcFail: boolean = false;
 
+  @Field(() => DecimalScalar)
   @Property({ type: 'decimal', precision: 12, scale: 2, default: 0 })
   refunded: string = '0.00';
 
+  @Field()
   @Property({ type: 'boolean', default: true })
   refundPossible: boolean = true;
 
+  @Field(() => TimestampScalar)
   @Property({ type: 'timestamptz', onCreate: () => new Date() })
   orderDate: Date = new Date();
 
+  @Field(() => TimestampScalar, { nullable: true, description: 'null when never updated' })
   @Property({ type: 'timestamptz', nullable: true })
   updatedAt: Date | null = null;
 
+  @Field(() => String, { nullable: true })
   @Property({ type: 'text', nullable: true })
   notes: string | null = null;
 

@@ -1,13 +1,17 @@
 import { Collection, type Rel } from '@mikro-orm/core';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Order } from './order.entity.js';
 import { RestockItem } from './restock-item.entity.js';
 import { Warehouse } from './warehouse.entity.js';
 
 /** Shipped units taken back into a warehouse's stock. */
+@ObjectType({ description: 'Shipped units taken back into stock' })
 @Entity()
 @Index({ properties: ['order'] })
 export class Restock {
+  @Field(() => Int)
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
@@ -17,6 +21,7 @@ export class Restock {
   @ManyToOne({ entity: () => Warehouse, deleteRule: 'restrict' })
   warehouse!: Rel<Warehouse>;
 
+  @Field(() => TimestampScalar)
   @Property({ type: 'timestamptz', onCreate: () => new Date() })
   createdAt: Date = new Date();
 

@@ -1,4 +1,6 @@
 import { Collection, type Rel } from '@mikro-orm/core';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Fulfilment } from './fulfilment.entity.js';
 import { Order } from './order.entity.js';
@@ -6,10 +8,12 @@ import { ShipmentItem } from './shipment-item.entity.js';
 import { ShippingCarrier } from './shipping-carrier.entity.js';
 
 /** A parcel sent from a fulfilment; a fulfilment with shipments cannot be deleted. */
+@ObjectType({ description: 'A parcel sent from a fulfilment' })
 @Entity()
 @Index({ properties: ['order'] })
 @Index({ properties: ['fulfilment'] })
 export class Shipment {
+  @Field(() => Int)
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
@@ -22,15 +26,19 @@ export class Shipment {
   @ManyToOne({ entity: () => ShippingCarrier, deleteRule: 'restrict' })
   carrier!: Rel<ShippingCarrier>;
 
+  @Field()
   @Property({ type: 'text' })
   trackingNumber!: string;
 
+  @Field({ description: 'whether the customer was e-mailed about it' })
   @Property({ type: 'boolean', default: false })
   notify: boolean = false;
 
+  @Field(() => TimestampScalar)
   @Property({ type: 'timestamptz', onCreate: () => new Date() })
   createdAt: Date = new Date();
 
+  @Field(() => TimestampScalar, { nullable: true })
   @Property({ type: 'timestamptz', nullable: true })
   updatedAt: Date | null = null;
 

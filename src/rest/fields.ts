@@ -7,7 +7,7 @@
 export type JsonSchema = Record<string, unknown>;
 
 export interface FieldSpec {
-  /** GraphQL field; defaults to the camelCase of the REST key. */
+  /** GraphQL field; defaults to the camelCase of the REST key. `.` groups fields of the same node. */
   gql?: string;
   /** Arguments written after the GraphQL field, e.g. `(size: 250)`. */
   args?: string;
@@ -25,6 +25,9 @@ export interface FieldSpec {
 }
 
 export type FieldMap = Record<string, FieldSpec>;
+
+/** `gql` of a REST object built from fields of the same GraphQL node (the spec's `items[].data`). */
+export const INLINE = '.';
 
 export const camelCase = (key: string) => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 export const gqlNameOf = (key: string, spec: FieldSpec) => spec.gql ?? camelCase(key);
@@ -78,6 +81,7 @@ export function selectionOf(map: FieldMap, keys: readonly string[] = Object.keys
   return keys
     .map((key) => {
       const spec = map[key];
+      if (spec.gql === INLINE) return selectionOf(spec.sub ?? {});
       const nested = spec.sub ? ` { ${selectionOf(spec.sub)} }` : '';
       return `${gqlNameOf(key, spec)}${spec.args ?? ''}${nested}`;
     })
@@ -89,7 +93,7 @@ export function reshape(map: FieldMap, node: Record<string, unknown>, keys: read
   const out: Record<string, unknown> = {};
   for (const key of keys) {
     const spec = map[key];
-    let value = node[gqlNameOf(key, spec)];
+    let value = spec.gql === INLINE ? node : node[gqlNameOf(key, spec)];
     if (spec.sub && value != null) {
       const sub = spec.sub;
       value = Array.isArray(value) ? value.map((v) => reshape(sub, v as Record<string, unknown>)) : reshape(sub, value as Record<string, unknown>);

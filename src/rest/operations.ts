@@ -53,3 +53,10 @@ export function reshapeRecord(resource: RestResource, params: ReadParams, node: 
   const { map, keys } = shapeOf(resource, params);
   return reshape(map, node, keys);
 }
+
+/** `query { result: orderPage(id: …, size: …, sort: …) }` → an Int. */
+export function positionDocument(resource: RestResource, queryField: string): string {
+  return `query RestPosition($id: Int!, $size: Int!, $sort: [${resource.sortInput}!]) {
+  result: ${queryField}(id: $id, size: $size, sort: $sort)
+}`;
+}

@@ -6,11 +6,11 @@ import { checkBody, restFieldPath, toInput } from './body.js';
 import type { FieldMap } from './fields.js';
 import { toFilter } from './filters.js';
 import { listPage } from './list-wrapper.js';
-import { getDocument, listDocument, listVariables, mutationDocument, reshapeRecord } from './operations.js';
+import { getDocument, listDocument, listVariables, mutationDocument, positionDocument, reshapeRecord } from './operations.js';
 import { Problem } from './problem.js';
 import { parseListParams, parseReadParams } from './query-params.js';
 import { sortKeys } from './resource.js';
-import { routes as allRoutes, type GetRoute, type ListRoute, type RouteSpec, type SearchRoute, type WriteRoute } from './routes.js';
+import { routes as allRoutes, type GetRoute, type ListRoute, type PositionRoute, type RouteSpec, type SearchRoute, type WriteRoute } from './routes.js';
 
 export const API_PREFIX = '/api/v1';
 const MAX_ID = 2_147_483_647;
@@ -32,7 +32,7 @@ function idParam(raw: string | undefined): number {
 /** The operation's result, or the problem its errors stand for (field paths in the body's names). */
 function dataOf(result: OperationResult, body?: FieldMap): Record<string, any> {
   if (result.errors?.length) throw Problem.fromGraphQL(result.errors, (field) => restFieldPath(body, field));
-  if (!result.data?.result) throw new Problem(500, 'Internal server error');
+  if (result.data?.result == null) throw new Problem(500, 'Internal server error');
   return result.data.result as Record<string, any>;
 }
 
@@ -57,8 +57,14 @@ function baseUrl(ctx: Context, options: RestOptions): string {
 
 async function handleList(ctx: Context, route: ListRoute | SearchRoute, options: RestOptions) {
   const session = await sessionOf(ctx, options);
+  const pathId = route.kind === 'search' && route.idFilter ? idParam(ctx.params.id) : undefined;
   const params = parseListParams(ctx.query, route.resource);
   const filter = route.kind === 'search' ? toFilter(route.resource.filters ?? {}, requestBody(ctx)) : undefined;
+  if (filter && pathId !== undefined && route.kind === 'search' && route.idFilter) {
+    // The path's id narrows whatever ids the body asked for.
+    const asked = filter[route.idFilter] as number[] | undefined;
+    filter[route.idFilter] = asked ? asked.filter((id) => id === pathId) : [pathId];
+  }
   const result = await session.run({
     document: listDocument(route.resource, route.operation, params, filter !== undefined),
     variables: listVariables(params, filter),
@@ -79,6 +85,15 @@ async function handleGet(ctx: Context, route: GetRoute, options: RestOptions) {
     variables: { id },
   });
   ctx.body = reshapeRecord(route.resource, params, dataOf(result));
+}
+
+async function handlePosition(ctx: Context, route: PositionRoute, options: RestOptions) {
+  const session = await sessionOf(ctx, options);
+  const id = idParam(ctx.params.id);
+  const params = parseListParams(ctx.query, route.resource);
+  const { size, sort } = listVariables(params);
+  const result = await session.run({ document: positionDocument(route.resource, route.operation), variables: { id, size, sort } });
+  ctx.body = { page: dataOf(result) as unknown as number };
 }
 
 async function handleWrite(ctx: Context, route: WriteRoute, options: RestOptions) {
@@ -116,7 +131,9 @@ export function checkRoutesAgainstSchema(schema: GraphQLSchema, routes: RouteSpe
         ? listDocument(route.resource, route.operation, all, route.kind === 'search')
         : route.kind === 'get'
           ? getDocument(route.resource, route.operation, all)
-          : mutationDocument(route.resource, route.operation, all, { id: route.byId, input: route.input });
+          : route.kind === 'position'
+            ? positionDocument(route.resource, route.operation)
+            : mutationDocument(route.resource, route.operation, all, { id: route.byId, input: route.input });
     const errors = validate(schema, parse(document));
     if (errors.length) throw new Error(`REST route ${route.method} ${route.path} does not fit the schema: ${errors.map((e) => e.message).join('; ')}`);
     if (route.kind === 'list' || route.kind === 'search') {
@@ -143,6 +160,8 @@ export function restRouter(options: RestOptions): Router {
           return handleList(ctx, route, options);
         case 'get':
           return handleGet(ctx, route, options);
+        case 'position':
+          return handlePosition(ctx, route, options);
         case 'write':
           return handleWrite(ctx, route, options);
       }

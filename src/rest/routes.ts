@@ -2,6 +2,7 @@ import type { FieldMap } from './fields.js';
 import type { RestResource } from './resource.js';
 import { collectionResource } from './resources/collection.resource.js';
 import { customerPatchBody, customerResource } from './resources/customer.resource.js';
+import { orderAddressBody, orderCustomerBody, orderNotesBody, orderResource } from './resources/order.resource.js';
 import { productResource } from './resources/product.resource.js';
 import { shippingCarrierResource } from './resources/shipping-carrier.resource.js';
 import { warehouseResource } from './resources/warehouse.resource.js';
@@ -29,6 +30,13 @@ export interface ListRoute extends RouteBase {
 export interface SearchRoute extends RouteBase {
   kind: 'search';
   bare?: boolean;
+  /** The filter key the path's `{id}` is added to (`POST /orders/{id}/search`). */
+  idFilter?: string;
+}
+
+/** Where one record lies in the list: `sort`, `size` → `{ "page": N }`. */
+export interface PositionRoute extends RouteBase {
+  kind: 'position';
 }
 
 /** One record by id: `fields`, `expand` → the record. */
@@ -49,10 +57,30 @@ export interface WriteRoute extends RouteBase {
   status: 200 | 201;
 }
 
-export type RouteSpec = ListRoute | SearchRoute | GetRoute | WriteRoute;
+export type RouteSpec = ListRoute | SearchRoute | GetRoute | PositionRoute | WriteRoute;
 
 /** Every /api/v1 route, as data. The router, the self-check and the API docs are built from it. */
 export const routes: RouteSpec[] = [
+  { kind: 'list', method: 'GET', path: '/orders', resource: orderResource, operation: 'orders', scope: 'read_orders', summary: 'List orders' },
+  { kind: 'search', method: 'POST', path: '/orders/search', resource: orderResource, operation: 'orders', scope: 'read_orders', summary: 'Search orders (a bare array, with pagination headers)', bare: true },
+  {
+    kind: 'search', method: 'POST', path: '/orders/{id}/search', resource: orderResource, operation: 'orders', scope: 'read_orders',
+    summary: 'Search orders, with the id of the path added as a filter', bare: true, idFilter: 'id',
+  },
+  { kind: 'get', method: 'GET', path: '/orders/{id}', resource: orderResource, operation: 'order', scope: 'read_orders', summary: 'Read an order' },
+  { kind: 'position', method: 'GET', path: '/orders/{id}/page', resource: orderResource, operation: 'orderPage', scope: 'read_orders', summary: 'The page on which the order lies in the list' },
+  {
+    kind: 'write', method: 'PATCH', path: '/orders/{id}', resource: orderResource, operation: 'updateOrder', scope: 'write_orders',
+    summary: 'Edit the notes of an order', body: orderNotesBody, input: 'OrderPatch', byId: true, status: 200,
+  },
+  {
+    kind: 'write', method: 'PATCH', path: '/orders/{id}/address', resource: orderResource, operation: 'updateOrderAddress', scope: 'write_orders',
+    summary: 'Edit the shipping and billing address of an order', body: orderAddressBody, input: 'OrderAddressPatch', byId: true, status: 200,
+  },
+  {
+    kind: 'write', method: 'PATCH', path: '/orders/{id}/customer', resource: orderResource, operation: 'changeOrderCustomer', scope: 'write_orders',
+    summary: "Move an order to another customer (copies that customer's primary address)", body: orderCustomerBody, input: 'OrderCustomerChange', byId: true, status: 200,
+  },
   { kind: 'list', method: 'GET', path: '/products', resource: productResource, operation: 'products', scope: 'read_products', summary: 'List products' },
   { kind: 'get', method: 'GET', path: '/products/{id}', resource: productResource, operation: 'product', scope: 'read_products', summary: 'Read a product' },
   { kind: 'list', method: 'GET', path: '/collections', resource: collectionResource, operation: 'collections', scope: 'read_collections', summary: 'List collections', extension: true },

@@ -3,6 +3,10 @@ import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { CustomerFieldsResolver } from '../resolvers/customer-fields.resolver.js';
 import { CustomerResolver } from '../resolvers/customer.resolver.js';
+import { FulfilmentFieldsResolver, RestockFieldsResolver, ShipmentFieldsResolver } from '../resolvers/fulfilment-record-fields.resolver.js';
+import { LineItemFieldsResolver } from '../resolvers/line-item-fields.resolver.js';
+import { OrderFieldsResolver } from '../resolvers/order-fields.resolver.js';
+import { OrderResolver } from '../resolvers/order.resolver.js';
 import { CollectionFieldsResolver } from '../resolvers/collection-fields.resolver.js';
 import { CollectionResolver } from '../resolvers/collection.resolver.js';
 import { OptionFieldsResolver, ThumbnailFieldsResolver } from '../resolvers/option-fields.resolver.js';
@@ -19,6 +23,7 @@ export const resolvers = [
   CollectionResolver, CollectionFieldsResolver,
   ShippingCarrierResolver,
   CustomerResolver, CustomerFieldsResolver,
+  OrderResolver, OrderFieldsResolver, LineItemFieldsResolver, FulfilmentFieldsResolver, ShipmentFieldsResolver, RestockFieldsResolver,
   WarehouseResolver, WarehouseFieldsResolver, InventoryLevelFieldsResolver,
 ] as const;
 

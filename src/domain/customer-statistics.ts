@@ -1,0 +1,30 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/**
+ * Recomputes the derived columns of these customers from their orders, in the caller's
+ * transaction: order_count, lifetime_spent = Σ(total − refunded) over orders with paid ≠ 0,
+ * last_purchase = the latest order date. Called by every change that moves an order.
+ */
+export async function refreshCustomerStatistics(em: EntityManager, customerIds: number[]): Promise<void> {
+  const ids = [...new Set(customerIds)];
+  if (!ids.length) return;
+  await em.getConnection().execute(
+    `update customer c set
+       order_count = s.order_count,
+       lifetime_spent = s.lifetime_spent,
+       last_purchase = s.last_purchase
+     from (
+       select c2.id,
+         count(o.id)::int as order_count,
+         coalesce(sum(o.total - o.refunded) filter (where o.paid <> 0), 0) as lifetime_spent,
+         max(o.order_date) as last_purchase
+       from customer c2 left join orders o on o.customer_id = c2.id
+       where c2.id in (${ids.map(() => '?').join(', ')})
+       group by c2.id
+     ) s
+     where c.id = s.id`,
+    ids,
+    'run',
+    em.getTransactionContext(),
+  );
+}

@@ -1,0 +1,83 @@
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { CustomerAddress } from '../entities/customer-address.entity.js';
+import { Customer } from '../entities/customer.entity.js';
+import type { Order } from '../entities/order.entity.js';
+import { PostalAddress } from '../entities/postal-address.embeddable.js';
+import type { OrderAddressPatch, OrderPatch } from '../schema/inputs/order.inputs.js';
+import { refreshCustomerStatistics } from './customer-statistics.js';
+import { ValidationError, type FieldError } from './errors.js';
+import { lockOrder } from './order-lock.js';
+import { mergeAddressBlock } from './postal-address.js';
+
+const NOTES_LIMIT = 10_000;
+
+function touched(order: Order): Order {
+  order.updatedAt = new Date();
+  return order;
+}
+
+/** Only notes, address and customer of an order can be edited (spec); this is notes. */
+export async function updateOrderNotes(em: EntityManager, id: number, patch: OrderPatch): Promise<Order> {
+  const order = await lockOrder(em, id);
+  if (patch.notes !== undefined) {
+    if (patch.notes !== null && patch.notes.length > NOTES_LIMIT) {
+      throw new ValidationError([{ field: 'notes', message: `must be at most ${NOTES_LIMIT} characters` }]);
+    }
+    order.notes = patch.notes;
+  }
+  touched(order);
+  await em.flush();
+  return order;
+}
+
+/**
+ * Merges partial shipping/billing blocks into the order. The customer's profile gains the order's
+ * address only when it has none (an order's address may affect the profile, not the reverse).
+ */
+export async function updateOrderAddress(em: EntityManager, id: number, patch: OrderAddressPatch): Promise<Order> {
+  const order = await lockOrder(em, id);
+  const errors: FieldError[] = [];
+  if (patch.shipping) mergeAddressBlock(order.shippingAddress, patch.shipping, 'shipping', errors);
+  if (patch.billing) mergeAddressBlock(order.billingAddress, patch.billing, 'billing', errors);
+  if (errors.length) throw new ValidationError(errors);
+  touched(order);
+  const hasAddress = (await em.count(CustomerAddress, { customer: order.customer })) > 0;
+  if (!hasAddress) {
+    em.persist(
+      Object.assign(new CustomerAddress(), {
+        customer: order.customer,
+        position: 0,
+        shipping: Object.assign(new PostalAddress(), order.shippingAddress),
+        billing: Object.assign(new PostalAddress(), order.billingAddress),
+        phone: order.phone,
+      }),
+    );
+  }
+  await em.flush();
+  return order;
+}
+
+/**
+ * Moves the order to another customer (spec rule 3): the new customer's primary address and
+ * e-mail go into the order, and both customers' derived figures follow in the same transaction.
+ * Both customer rows are locked in id order, so two opposite moves cannot deadlock.
+ */
+export async function changeOrderCustomer(em: EntityManager, id: number, customerId: number): Promise<Order> {
+  const order = await lockOrder(em, id);
+  const previous = order.customer.id;
+  const ids = [...new Set([previous, customerId])].sort((a, b) => a - b);
+  const customers = await em.find(Customer, { id: { $in: ids } }, { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' } });
+  const customer = customers.find((c) => c.id === customerId);
+  if (!customer) throw new ValidationError([{ field: 'id', message: `customer ${customerId} does not exist` }]);
+  const primary = await em.findOne(CustomerAddress, { customer }, { orderBy: { position: 'asc', id: 'asc' } });
+  const named = () => Object.assign(new PostalAddress(), { firstName: customer.firstName, lastName: customer.lastName });
+  order.customer = customer;
+  order.email = customer.email;
+  order.shippingAddress = primary ? Object.assign(new PostalAddress(), primary.shipping) : named();
+  order.billingAddress = primary ? Object.assign(new PostalAddress(), primary.billing) : named();
+  order.phone = primary?.phone ?? null;
+  touched(order);
+  await em.flush();
+  await refreshCustomerStatistics(em, ids);
+  return order;
+}

@@ -1,0 +1,20 @@
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { Order } from '../entities/order.entity.js';
+import { StoreSettings } from '../entities/store-settings.entity.js';
+import { NotFoundError } from './errors.js';
+
+/**
+ * Every order mutation starts here: the order row is locked (`FOR UPDATE`) for the rest of the
+ * transaction, so concurrent requests on one order, from any server process, run one at a time.
+ */
+export async function lockOrder(em: EntityManager, id: number): Promise<Order> {
+  const order = await em.findOne(Order, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!order) throw new NotFoundError('Order', id);
+  return order;
+}
+
+/** The display prefix/suffix of order numbers (one settings row; defaults when absent). */
+export async function orderNumberFormat(em: EntityManager): Promise<{ prefix: string; suffix: string }> {
+  const settings = await em.findOne(StoreSettings, { id: 1 });
+  return { prefix: settings?.orderNumberPrefix ?? '', suffix: settings?.orderNumberSuffix ?? '' };
+}

@@ -1,0 +1,21 @@
+import { FieldResolver, Int, Resolver, Root } from 'type-graphql';
+import { LineItem } from '../entities/line-item.entity.js';
+import { LineItemCounters, LineItemVariant } from '../schema/types/order-parts.type.js';
+
+@Resolver(() => LineItem)
+export class LineItemFieldsResolver {
+  @FieldResolver(() => Int, { description: 'the product bought (kept even if the product was deleted since)' })
+  productId(@Root() item: LineItem): number {
+    return item.productRef;
+  }
+
+  @FieldResolver(() => LineItemVariant)
+  variant(@Root() item: LineItem): LineItemVariant {
+    return { id: item.variantRef, variant: item.variantValues };
+  }
+
+  @FieldResolver(() => LineItemCounters)
+  counters(@Root() item: LineItem): LineItemCounters {
+    return { quantity: item.quantity, notFulfilled: item.notFulfilled, fulfilled: item.fulfilled, shipped: item.shipped, restocked: item.restocked };
+  }
+}

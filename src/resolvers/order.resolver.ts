@@ -1,0 +1,110 @@
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Max, Min } from 'class-validator';
+import { NotFoundError } from '../domain/errors.js';
+import { findPage } from '../domain/listing.js';
+import { changeOrderCustomer, updateOrderAddress, updateOrderNotes } from '../domain/order-edit.js';
+import { orderNumberFormat } from '../domain/order-lock.js';
+import { pageOfOrder } from '../domain/order-page.js';
+import { placeOrder } from '../domain/order-placement.js';
+import { orderWhere } from '../domain/order-search.js';
+import { inTransaction } from '../domain/transaction.js';
+import { Order } from '../entities/order.entity.js';
+import type { GraphQLContext } from '../schema/context.js';
+import { OrderAddressPatch, OrderCreate, OrderCustomerChange, OrderFilter, OrderPatch } from '../schema/inputs/order.inputs.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+
+/** Every scalar field of the spec's Order table, by column. */
+export const orderSort = sortableFields('Order', {
+  id: 'id',
+  displayNumber: 'id',
+  email: 'email',
+  status: 'status',
+  paid: 'paid',
+  shippingDescription: 'shippingDescription',
+  shippingPrice: 'shippingPrice',
+  tax: 'tax',
+  cartPrice: 'cartPrice',
+  total: 'total',
+  ip: 'ip',
+  customerId: 'customer',
+  paymentMethod: 'paymentType',
+  refunded: 'refunded',
+  refundPossible: 'refundPossible',
+  orderDate: 'orderDate',
+  updatedAt: 'updatedAt',
+  notes: 'notes',
+});
+
+@ObjectType()
+export class OrderPage extends PageOf(Order) {}
+
+@ArgsType()
+export class OrderListArgs extends PageArgs {
+  @Field(() => [orderSort.SortInput], { nullable: true })
+  sort?: InstanceType<typeof orderSort.SortInput>[];
+
+  @Field(() => OrderFilter, { nullable: true })
+  filter?: OrderFilter;
+}
+
+@ArgsType()
+export class OrderPageArgs {
+  @Field(() => Int)
+  id!: number;
+
+  @Field(() => Int, { defaultValue: DEFAULT_PAGE_SIZE })
+  @Min(1, { message: `size must be an integer from 1 to ${MAX_PAGE_SIZE}` })
+  @Max(MAX_PAGE_SIZE, { message: `size must be an integer from 1 to ${MAX_PAGE_SIZE}` })
+  size: number = DEFAULT_PAGE_SIZE;
+
+  @Field(() => [orderSort.SortInput], { nullable: true })
+  sort?: InstanceType<typeof orderSort.SortInput>[];
+}
+
+@Resolver(() => Order)
+export class OrderResolver {
+  @Authorized('read_orders')
+  @Query(() => OrderPage, { nullable: true, description: 'Orders, optionally filtered' })
+  async orders(@Args(() => OrderListArgs) args: OrderListArgs, @Ctx() { em }: GraphQLContext) {
+    const where = args.filter ? orderWhere(args.filter, await orderNumberFormat(em)) : {};
+    return findPage(em, Order, where, args, orderSort.columns);
+  }
+
+  @Authorized('read_orders')
+  @Query(() => Order, { nullable: true })
+  async order(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext) {
+    const order = await em.findOne(Order, { id });
+    if (!order) throw new NotFoundError('Order', id);
+    return order;
+  }
+
+  @Authorized('read_orders')
+  @Query(() => Int, { nullable: true, description: 'the page on which the order lies in the list with this sort and size' })
+  orderPage(@Args(() => OrderPageArgs) args: OrderPageArgs, @Ctx() { em }: GraphQLContext) {
+    return pageOfOrder(em, args.id, args.size, args.sort, orderSort.columns);
+  }
+
+  @Authorized('write_orders')
+  @Mutation(() => Order, { description: 'Places an order (line items snapshot the products; status starts at 0)' })
+  createOrder(@Arg('input', () => OrderCreate) input: OrderCreate, @Ctx() { em }: GraphQLContext) {
+    return inTransaction(em, (tx) => placeOrder(tx, input));
+  }
+
+  @Authorized('write_orders')
+  @Mutation(() => Order, { description: 'Edits the notes of an order' })
+  updateOrder(@Arg('id', () => Int) id: number, @Arg('input', () => OrderPatch) input: OrderPatch, @Ctx() { em }: GraphQLContext) {
+    return inTransaction(em, (tx) => updateOrderNotes(tx, id, input));
+  }
+
+  @Authorized('write_orders')
+  @Mutation(() => Order, { description: "Merges shipping/billing fields into the order's address" })
+  updateOrderAddress(@Arg('id', () => Int) id: number, @Arg('input', () => OrderAddressPatch) input: OrderAddressPatch, @Ctx() { em }: GraphQLContext) {
+    return inTransaction(em, (tx) => updateOrderAddress(tx, id, input));
+  }
+
+  @Authorized('write_orders')
+  @Mutation(() => Order, { description: "Moves the order to another customer, copying that customer's primary address" })
+  changeOrderCustomer(@Arg('id', () => Int) id: number, @Arg('input', () => OrderCustomerChange) input: OrderCustomerChange, @Ctx() { em }: GraphQLContext) {
+    return inTransaction(em, (tx) => changeOrderCustomer(tx, id, input.id));
+  }
+}

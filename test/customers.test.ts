@@ -157,6 +157,26 @@ describe('POST /customers/search', () => {
     }
     expect((await search([1, 2])).status).toBe(422);
   });
+
+  it('refuses keys that are names of built-in object properties as unknown filters', async () => {
+    for (const key of ['constructor', 'toString', '__defineGetter__', 'hasOwnProperty', 'valueOf']) {
+      const res = await search({ [key]: 5 });
+      expect(res.status).toBe(422);
+      expect(res.body.errors[0]).toEqual({ field: key, message: expect.stringContaining('is not a filter') });
+    }
+  });
+
+  it('refuses NUL characters, overlong lists and a filter given in both spellings', async () => {
+    const nul = await search({ email: 'a\u0000b' });
+    expect(nul.status).toBe(422);
+    expect(nul.body.errors[0].field).toBe('email');
+    const long = await search({ email: Array.from({ length: 101 }, () => 'a') });
+    expect(long.status).toBe(422);
+    expect(long.body.errors[0].message).toContain('at most 100');
+    const twice = await search({ 'address.shipping.city': 'york', address: { shipping: { city: 'zzzz' } } });
+    expect(twice.status).toBe(422);
+    expect(twice.body.errors[0].field).toBe('address.shipping.city');
+  });
 });
 
 describe('PATCH /customers/{id}', () => {
@@ -207,6 +227,9 @@ describe('PATCH /customers/{id}', () => {
     [{ statistics: {} }, 'statistics'],
     [{ address: { shipping: { planet: 'Mars' } } }, 'address.shipping.planet'],
     [{ address: { phone: 5 } }, 'address.phone'],
+    [{ address: { billing: { company: 'Hidden Co' } } }, 'address.billing.company'],
+    [{ first_name: 'a\u0000b' }, 'first_name'],
+    [{ address: { shipping: { city: '\u0000' } } }, 'address.shipping.city'],
   ])('refuses %j with 422 naming %s and changes nothing', async (body, field) => {
     const before = await snapshot(9);
     const res = await service.send('PATCH', '/api/v1/customers/9', body);
@@ -264,6 +287,15 @@ describe('GraphQL customers', () => {
     const refused = await service.graphql(`mutation { deleteCustomer(id: ${buyer.customer_id}) }`);
     expect(refused.body.errors[0].extensions.code).toBe('CONFLICT');
     expect((await service.get(`/api/v1/customers/${buyer.customer_id}`)).status).toBe(200);
+  });
+
+  it('refuses NUL characters and huge lists in any argument before running', async () => {
+    const nul = await service.graphql('query ($f: CustomerFilter) { customers(filter: $f) { totalCount } }', { f: { email: ['a\u0000'] } });
+    expect(nul.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: [{ field: 'email[0]', message: expect.any(String) }] });
+    const huge = await service.graphql('query ($f: CustomerFilter) { customers(filter: $f) { totalCount } }', { f: { email: Array.from({ length: 5000 }, () => 'a') } });
+    expect(huge.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    const update = await service.graphql('mutation { updateCustomer(id: 3, input: { firstName: "x\\u0000" }) { id } }');
+    expect(update.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
   });
 
   it('reports field errors in GraphQL names', async () => {

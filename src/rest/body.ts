@@ -49,6 +49,18 @@ function describe(error: ErrorObject, readOnly: readonly string[]): ProblemField
   }
 }
 
+/** Paths of strings holding NUL, which PostgreSQL text cannot store. */
+function nulPaths(value: unknown, path: string, out: string[]): string[] {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) out.push(path || 'body');
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => nulPaths(v, `${path}[${i}]`, out));
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) nulPaths(v, path ? `${path}.${k}` : k, out);
+  }
+  return out;
+}
+
 /** Checks a body against its map: 422 naming every offending field. `readOnly` keys get their own message. */
 export function checkBody(map: FieldMap, body: unknown, readOnly: readonly string[] = []): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -66,6 +78,10 @@ export function checkBody(map: FieldMap, body: unknown, readOnly: readonly strin
       .map((e) => describe(e, readOnly))
       .filter((e) => !seen.has(`${e.field}|${e.message}`) && seen.add(`${e.field}|${e.message}`));
     throw new Problem(422, `Invalid request body: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
+  }
+  const withNul = nulPaths(body, '', []);
+  if (withNul.length) {
+    throw new Problem(422, 'Text must not contain the NUL character', withNul.map((field) => ({ field, message: 'must not contain the NUL character' })));
   }
   return body as Record<string, unknown>;
 }

@@ -17,13 +17,16 @@ export interface FilterSpec {
 export type FilterMap = Record<string, FilterSpec>;
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** Most values one filter may list ("any of"); more is a 422, never an unbounded query. */
+export const MAX_FILTER_VALUES = 100;
 const MONEY = /^-?\d{1,10}(\.\d{1,2})?$/;
 const INT_MAX = 2_147_483_647;
 
 function scalar(kind: FilterKind, value: unknown): unknown {
   switch (kind) {
     case 'text':
-      return typeof value === 'string' ? value : undefined;
+      // PostgreSQL text cannot hold NUL; 1000 characters is far beyond any real search term.
+      return typeof value === 'string' && !value.includes('\u0000') && value.length <= 1000 ? value : undefined;
     case 'bool':
       return typeof value === 'boolean' ? value : undefined;
     case 'money': {
@@ -36,7 +39,7 @@ function scalar(kind: FilterKind, value: unknown): unknown {
 }
 
 const EXPECTED: Record<FilterKind, string> = {
-  text: 'a string or an array of strings',
+  text: 'a string (at most 1000 characters, no NUL) or an array of strings',
   bool: 'a boolean or an array of booleans',
   id: 'an integer id or an array of them',
   int: 'an integer, an array of integers or a range {"gte": a, "lte": b}',
@@ -63,6 +66,10 @@ function convert(key: string, spec: FilterSpec, value: unknown, errors: ProblemF
   }
   const list = Array.isArray(value) ? value : [value];
   if (!list.length) return fail();
+  if (list.length > MAX_FILTER_VALUES) {
+    errors.push({ field: key, message: `may list at most ${MAX_FILTER_VALUES} values` });
+    return undefined;
+  }
   const converted = list.map((v) => scalar(spec.kind, v));
   if (converted.some((v) => v === undefined)) return fail();
   return spec.kind === 'text' || spec.kind === 'bool' || spec.kind === 'id' ? converted : { eq: converted };
@@ -82,11 +89,15 @@ export function toFilter(map: FilterMap, body: unknown): Record<string, unknown>
   const errors: ProblemFieldError[] = [];
   const filter: Record<string, unknown> = {};
   const keys = Object.keys(map);
+  const given = new Set<string>();
   const visit = (object: Record<string, unknown>, prefix: string) => {
     for (const [name, value] of Object.entries(object)) {
       const key = prefix ? `${prefix}.${name}` : name;
-      const spec = map[key];
-      if (spec) {
+      const spec = Object.hasOwn(map, key) ? map[key] : undefined;
+      if (spec && given.has(key)) {
+        errors.push({ field: key, message: 'is given twice (as a nested object and a dotted key)' });
+      } else if (spec) {
+        given.add(key);
         const converted = convert(key, spec, value, errors);
         if (converted !== undefined) setPath(filter, spec.gql, converted);
       } else if (isPlainObject(value) && keys.some((k) => k.startsWith(`${key}.`))) {

@@ -17,6 +17,7 @@ import { VariantFieldsResolver } from '../resolvers/variant-fields.resolver.js';
 import { InventoryLevelFieldsResolver, WarehouseFieldsResolver } from '../resolvers/warehouse-fields.resolver.js';
 import { WarehouseResolver } from '../resolvers/warehouse.resolver.js';
 import { authChecker } from './auth-checker.js';
+import { inputGuard } from './input-guard.middleware.js';
 
 export const resolvers = [
   ProductResolver, ProductFieldsResolver, VariantFieldsResolver, OptionFieldsResolver, ThumbnailFieldsResolver,
@@ -32,6 +33,7 @@ export async function buildStoreSchema(): Promise<GraphQLSchema> {
   return buildSchema({
     resolvers: resolvers as unknown as [Function, ...Function[]],
     authChecker,
+    globalMiddlewares: [inputGuard],
     validate: { forbidUnknownValues: false },
   });
 }

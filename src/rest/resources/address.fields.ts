@@ -20,3 +20,6 @@ export const billingBlockFields: FieldMap = Object.fromEntries(Object.entries(ad
 
 /** In a request: any of the block's fields, null to clear one. */
 export const addressBlockPatch: FieldMap = addressBlockFields;
+
+/** The customers' billing block in a request: no company, as it is never shown. */
+export const billingBlockPatch: FieldMap = billingBlockFields;

@@ -1,7 +1,7 @@
 import { field, type FieldMap } from '../fields.js';
 import type { FilterMap } from '../filters.js';
 import type { RestResource } from '../resource.js';
-import { addressBlockFields, addressBlockPatch, billingBlockFields } from './address.fields.js';
+import { addressBlockFields, addressBlockPatch, billingBlockFields, billingBlockPatch } from './address.fields.js';
 
 const sortable = { sortable: true } as const;
 
@@ -77,7 +77,7 @@ export const customerPatchBody: FieldMap = {
   notes: field.nullable(field.string()),
   address: field.object({
     shipping: field.object(addressBlockPatch),
-    billing: field.object(addressBlockPatch),
+    billing: field.object(billingBlockPatch),
     phone: field.nullable(field.string()),
   }),
 };

@@ -8,15 +8,19 @@ import { Problem, type ProblemFieldError } from './problem.js';
  * anything runs, so a typo never reaches the domain as a silently dropped field. Meaning (valid
  * e-mail, existing ids, domain rules) is the resolvers' job.
  */
-export function inputSchema(map: FieldMap): JsonSchema {
+export function inputSchema(map: FieldMap, validating = false): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const [key, spec] of Object.entries(map)) {
     let schema = spec.schema;
     if (spec.sub) {
-      const nested = inputSchema(spec.sub);
+      const nested = inputSchema(spec.sub, validating);
       const nullable = Array.isArray(schema.type) && schema.type.includes('null');
-      const shape = schema.type === 'array' || (Array.isArray(schema.type) && schema.type.includes('array')) ? { type: 'array', items: nested } : nested;
+      const isList = schema.type === 'array' || (Array.isArray(schema.type) && schema.type.includes('array'));
+      // Validation sees one-or-many fields as lists (checkBody wraps a single object first), so
+      // errors name the real field instead of both branches of an anyOf.
+      const many = { type: 'array', items: nested, minItems: 1 };
+      const shape = spec.oneOrMany ? (validating ? many : { anyOf: [nested, many] }) : isList ? { type: 'array', items: nested } : nested;
       schema = nullable ? { anyOf: [shape, { type: 'null' }] } : shape;
     }
     properties[key] = spec.description ? { ...schema, description: spec.description } : schema;
@@ -26,7 +30,9 @@ export function inputSchema(map: FieldMap): JsonSchema {
 }
 
 const ajv = new Ajv({ allErrors: true, strict: false });
+const isObjectValue = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
 const validators = new WeakMap<FieldMap, ValidateFunction>();
+const listValidators = new WeakMap<FieldMap, ValidateFunction>();
 
 function pathOf(instancePath: string, extra?: string): string {
   const segments = instancePath.split('/').slice(1);
@@ -39,7 +45,7 @@ function describe(error: ErrorObject, readOnly: readonly string[]): ProblemField
     case 'additionalProperties': {
       const key = (error.params as { additionalProperty: string }).additionalProperty;
       const field = pathOf(error.instancePath, key);
-      const top = error.instancePath === '';
+      const top = error.instancePath === '' || /^\/\d+$/.test(error.instancePath);
       return { field, message: top && readOnly.includes(key) ? 'is read-only' : 'is not a field of this request' };
     }
     case 'required':
@@ -61,21 +67,42 @@ function nulPaths(value: unknown, path: string, out: string[]): string[] {
   return out;
 }
 
-/** Checks a body against its map: 422 naming every offending field. `readOnly` keys get their own message. */
-export function checkBody(map: FieldMap, body: unknown, readOnly: readonly string[] = []): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new Problem(422, 'The request body must be a JSON object', [{ field: 'body', message: 'must be a JSON object' }]);
+/** The JSON schema of a body: one object of the map, or (`list`) a non-empty array of them. */
+export function bodySchema(map: FieldMap, list = false, validating = false): JsonSchema {
+  return list ? { type: 'array', items: inputSchema(map, validating), minItems: 1 } : inputSchema(map, validating);
+}
+
+/**
+ * Checks a body against its map: 422 naming every offending field. `readOnly` keys get their own
+ * message. `list` bodies are a top-level array of such objects (fields named `[0].items…`).
+ */
+export interface CheckedBody {
+  value: Record<string, unknown> | Record<string, unknown>[];
+  /** Maps a field path of the list form (`data[0].x`) back to the single form the client sent (`data.x`). */
+  unwrap: (field: string) => string;
+}
+
+export function checkBody(map: FieldMap, body: unknown, readOnly: readonly string[] = [], list = false): CheckedBody {
+  const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
+  if (list ? !Array.isArray(body) : !isObject) {
+    const shape = list ? 'a JSON array of objects' : 'a JSON object';
+    throw new Problem(422, `The request body must be ${shape}`, [{ field: 'body', message: `must be ${shape}` }]);
   }
-  let validate = validators.get(map);
+  const cache = list ? listValidators : validators;
+  let validate = cache.get(map);
   if (!validate) {
-    validate = ajv.compile(inputSchema(map));
-    validators.set(map, validate);
+    validate = ajv.compile(bodySchema(map, list, true));
+    cache.set(map, validate);
   }
-  if (!validate(body)) {
+  const single = !list ? Object.keys(map).filter((k) => map[k].oneOrMany && isObjectValue((body as Record<string, unknown>)[k])) : [];
+  const checked = single.length ? { ...(body as Record<string, unknown>), ...Object.fromEntries(single.map((k) => [k, [(body as Record<string, unknown>)[k]]])) } : body;
+  const unwrap = (field: string) => single.reduce((f, k) => (f === `${k}[0]` || f.startsWith(`${k}[0].`) ? k + f.slice(k.length + 3) : f), field);
+  if (!validate(checked)) {
     const seen = new Set<string>();
     const errors = (validate.errors ?? [])
       .filter((e) => e.keyword !== 'anyOf')
       .map((e) => describe(e, readOnly))
+      .map((e) => ({ ...e, field: unwrap(e.field) }))
       .filter((e) => !seen.has(`${e.field}|${e.message}`) && seen.add(`${e.field}|${e.message}`));
     throw new Problem(422, `Invalid request body: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
   }
@@ -83,7 +110,7 @@ export function checkBody(map: FieldMap, body: unknown, readOnly: readonly strin
   if (withNul.length) {
     throw new Problem(422, 'Text must not contain the NUL character', withNul.map((field) => ({ field, message: 'must not contain the NUL character' })));
   }
-  return body as Record<string, unknown>;
+  return { value: body as Record<string, unknown> | Record<string, unknown>[], unwrap };
 }
 
 /** REST body (snake_case keys) → GraphQL input (the mapped names), recursively. */
@@ -94,7 +121,8 @@ export function toInput(map: FieldMap, body: Record<string, unknown>): Record<st
     let converted = value;
     if (spec.sub && value !== null) {
       const sub = spec.sub;
-      converted = Array.isArray(value) ? value.map((v) => toInput(sub, v as Record<string, unknown>)) : toInput(sub, value as Record<string, unknown>);
+      const given = spec.oneOrMany && !Array.isArray(value) ? [value] : value;
+      converted = Array.isArray(given) ? given.map((v) => toInput(sub, v as Record<string, unknown>)) : toInput(sub, given as Record<string, unknown>);
     }
     input[gqlNameOf(key, spec)] = converted;
   }

@@ -17,6 +17,8 @@ export interface FieldSpec {
   out?: (value: any) => unknown;
   /** In a request body: must be present. */
   required?: boolean;
+  /** In a request body: one object or an array of them (the GraphQL input always gets a list). */
+  oneOrMany?: boolean;
   /** The REST value's JSON schema (OpenAPI 3.1). */
   schema: JsonSchema;
   /** Whether `sort` may name this key (its GraphQL name is then a sort enum value). */
@@ -60,6 +62,8 @@ export const field = {
   required: (spec: FieldSpec): FieldSpec => ({ ...spec, required: true }),
   object: (sub: FieldMap, o: Options = {}): FieldSpec => ({ schema: objectSchema(sub), sub, ...o }),
   list: (sub: FieldMap, o: Options = {}): FieldSpec => ({ schema: { type: 'array', items: objectSchema(sub) }, sub, ...o }),
+  /** A body field taking one object or an array of them. */
+  oneOrMany: (sub: FieldMap, o: Options = {}): FieldSpec => ({ schema: { type: 'array', items: objectSchema(sub) }, sub, oneOrMany: true, ...o }),
   /** Related records shown by id only: selects `{ id }` and flattens. */
   ids: (o: Options = {}): FieldSpec => ({
     schema: { type: 'array', items: { type: 'integer' } },

@@ -9,11 +9,13 @@ export function shapeOf(resource: RestResource, params: ReadParams): { map: Fiel
 }
 
 /** `query { result: products(page:…, size:…, sort:…[, filter:…]) { totalCount items { … } } }` */
-export function listDocument(resource: RestResource, queryField: string, params: ReadParams, filtered = false): string {
+export function listDocument(resource: RestResource, queryField: string, params: ReadParams, options: { filtered?: boolean; intArgs?: string[] } = {}): string {
   const { map, keys } = shapeOf(resource, params);
-  const filter = filtered ? { declare: `, $filter: ${resource.filterInput}`, pass: ', filter: $filter' } : { declare: '', pass: '' };
-  return `query RestList($page: Int!, $size: Int!, $sort: [${resource.sortInput}!]${filter.declare}) {
-  result: ${queryField}(page: $page, size: $size, sort: $sort${filter.pass}) { totalCount items { ${selectionOf(map, keys)} } }
+  const ints = options.intArgs ?? [];
+  const declare = [...ints.map((a) => `, $${a}: Int!`), options.filtered ? `, $filter: ${resource.filterInput}` : ''].join('');
+  const pass = [...ints.map((a) => `, ${a}: $${a}`), options.filtered ? ', filter: $filter' : ''].join('');
+  return `query RestList($page: Int!, $size: Int!, $sort: [${resource.sortInput}!]${declare}) {
+  result: ${queryField}(page: $page, size: $size, sort: $sort${pass}) { totalCount items { ${selectionOf(map, keys)} } }
 }`;
 }
 
@@ -26,16 +28,16 @@ export function listVariables(params: ListParams, filter?: Record<string, unknow
   };
 }
 
-/** `mutation { result: updateCustomer(id: …, input: …) { … } }` (id and input as the route needs). */
+/** `mutation { result: updateCustomer(id: …, input: …) { … } }` (Int arguments from the path, input from the body). */
 export function mutationDocument(
   resource: RestResource,
   mutationField: string,
   params: ReadParams,
-  args: { id?: boolean; input?: string },
+  args: { intArgs: string[]; input?: string },
 ): string {
   const { map, keys } = shapeOf(resource, params);
-  const declare = [args.id ? '$id: Int!' : '', args.input ? `$input: ${args.input}!` : ''].filter(Boolean).join(', ');
-  const pass = [args.id ? 'id: $id' : '', args.input ? 'input: $input' : ''].filter(Boolean).join(', ');
+  const declare = [...args.intArgs.map((a) => `$${a}: Int!`), args.input ? `$input: ${args.input}!` : ''].filter(Boolean).join(', ');
+  const pass = [...args.intArgs.map((a) => `${a}: $${a}`), args.input ? 'input: $input' : ''].filter(Boolean).join(', ');
   return `mutation RestWrite(${declare}) {
   result: ${mutationField}(${pass}) { ${selectionOf(map, keys)} }
 }`;

@@ -3,7 +3,6 @@ import { getNamedType, isEnumType, isInputObjectType, parse, validate, type Grap
 import type { Context } from 'koa';
 import type { GraphQLGateway, OperationResult, Session } from '../graphql/gateway.js';
 import { checkBody, restFieldPath, toInput } from './body.js';
-import type { FieldMap } from './fields.js';
 import { toFilter } from './filters.js';
 import { listPage } from './list-wrapper.js';
 import { getDocument, listDocument, listVariables, mutationDocument, positionDocument, reshapeRecord } from './operations.js';
@@ -30,8 +29,8 @@ function idParam(raw: string | undefined): number {
 }
 
 /** The operation's result, or the problem its errors stand for (field paths in the body's names). */
-function dataOf(result: OperationResult, body?: FieldMap): Record<string, any> {
-  if (result.errors?.length) throw Problem.fromGraphQL(result.errors, (field) => restFieldPath(body, field));
+function dataOf(result: OperationResult): Record<string, any> {
+  if (result.errors?.length) throw Problem.fromGraphQL(result.errors);
   if (result.data?.result == null) throw new Problem(500, 'Internal server error');
   return result.data.result as Record<string, any>;
 }
@@ -66,8 +65,8 @@ async function handleList(ctx: Context, route: ListRoute | SearchRoute, options:
     filter[route.idFilter] = asked ? asked.filter((id) => id === pathId) : [pathId];
   }
   const result = await session.run({
-    document: listDocument(route.resource, route.operation, params, filter !== undefined),
-    variables: listVariables(params, filter),
+    document: listDocument(route.resource, route.operation, params, { filtered: filter !== undefined, intArgs: Object.values(route.kind === 'list' ? route.pathArgs ?? {} : {}) }),
+    variables: { ...listVariables(params, filter), ...(route.kind === 'list' ? pathVariables(ctx, route.pathArgs) : {}) },
   });
   const data = dataOf(result);
   const items = (data.items as Record<string, unknown>[]).map((node) => reshapeRecord(route.resource, params, node));
@@ -96,22 +95,36 @@ async function handlePosition(ctx: Context, route: PositionRoute, options: RestO
   ctx.body = { page: dataOf(result) as unknown as number };
 }
 
+/** Path parameters as GraphQL Int arguments (`{id}` → `orderId`), each a positive id or a 404. */
+function pathVariables(ctx: Context, pathArgs: Record<string, string> | undefined): Record<string, number> {
+  return Object.fromEntries(Object.entries(pathArgs ?? {}).map(([param, arg]) => [arg, idParam(ctx.params[param])]));
+}
+
 async function handleWrite(ctx: Context, route: WriteRoute, options: RestOptions) {
   const session = await sessionOf(ctx, options);
-  const id = route.byId ? idParam(ctx.params.id) : undefined;
+  const variables: Record<string, unknown> = pathVariables(ctx, route.pathArgs);
   const params = parseReadParams(ctx.query, route.resource);
-  const variables: Record<string, unknown> = {};
-  if (id !== undefined) variables.id = id;
+  let fieldName = (field: string) => restFieldPath(route.body, field);
   if (route.body) {
-    const body = checkBody(route.body, requestBody(ctx) ?? {}, Object.keys(route.resource.fields));
-    variables.input = toInput(route.body, body);
+    const readOnly = Object.keys(route.resource.fields).filter((k) => !(k in route.body!));
+    const checked = checkBody(route.body, requestBody(ctx) ?? (route.listBody ? undefined : {}), route.listBody ? [] : readOnly, Boolean(route.listBody));
+    const body = route.body;
+    if (route.listBody) {
+      const prefix = new RegExp(`^${route.listBody}(?=\\[)`);
+      variables.input = { [route.listBody]: (checked.value as Record<string, unknown>[]).map((item) => toInput(body, item)) };
+      fieldName = (field) => restFieldPath(body, field.replace(prefix, ''));
+    } else {
+      variables.input = toInput(body, checked.value as Record<string, unknown>);
+      fieldName = (field) => checked.unwrap(restFieldPath(body, field));
+    }
   }
   const result = await session.run({
-    document: mutationDocument(route.resource, route.operation, params, { id: route.byId, input: route.input }),
+    document: mutationDocument(route.resource, route.operation, params, { intArgs: Object.values(route.pathArgs), input: route.input }),
     variables,
   });
+  if (result.errors?.length) throw Problem.fromGraphQL(result.errors, fieldName);
   ctx.status = route.status;
-  ctx.body = reshapeRecord(route.resource, params, dataOf(result, route.body));
+  ctx.body = reshapeRecord(route.resource, params, dataOf(result));
 }
 
 function everything(route: RouteSpec) {
@@ -128,12 +141,12 @@ export function checkRoutesAgainstSchema(schema: GraphQLSchema, routes: RouteSpe
     const all = everything(route);
     const document =
       route.kind === 'list' || route.kind === 'search'
-        ? listDocument(route.resource, route.operation, all, route.kind === 'search')
+        ? listDocument(route.resource, route.operation, all, { filtered: route.kind === 'search', intArgs: Object.values(route.kind === 'list' ? route.pathArgs ?? {} : {}) })
         : route.kind === 'get'
           ? getDocument(route.resource, route.operation, all)
           : route.kind === 'position'
             ? positionDocument(route.resource, route.operation)
-            : mutationDocument(route.resource, route.operation, all, { id: route.byId, input: route.input });
+            : mutationDocument(route.resource, route.operation, all, { intArgs: Object.values(route.pathArgs), input: route.input });
     const errors = validate(schema, parse(document));
     if (errors.length) throw new Error(`REST route ${route.method} ${route.path} does not fit the schema: ${errors.map((e) => e.message).join('; ')}`);
     if (route.kind === 'list' || route.kind === 'search') {

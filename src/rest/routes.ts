@@ -2,6 +2,7 @@ import type { FieldMap } from './fields.js';
 import type { RestResource } from './resource.js';
 import { collectionResource } from './resources/collection.resource.js';
 import { customerPatchBody, customerResource } from './resources/customer.resource.js';
+import { fulfilmentRoutes } from './fulfilment-routes.js';
 import { orderAddressBody, orderCustomerBody, orderNotesBody, orderResource } from './resources/order.resource.js';
 import { productResource } from './resources/product.resource.js';
 import { shippingCarrierResource } from './resources/shipping-carrier.resource.js';
@@ -24,6 +25,8 @@ interface RouteBase {
 /** A paginated list: `page`, `size`, `sort`, `fields`, `expand` → the list wrapper. */
 export interface ListRoute extends RouteBase {
   kind: 'list';
+  /** Path parameters passed as GraphQL Int arguments: `{ id: 'orderId' }`. */
+  pathArgs?: Record<string, string>;
 }
 
 /** A list narrowed by the filters in the body; answers the wrapper, or a bare array (`bare`). */
@@ -49,10 +52,12 @@ export interface WriteRoute extends RouteBase {
   kind: 'write';
   /** The body's fields; omitted for writes without a body. */
   body?: FieldMap;
+  /** The body is a JSON array of `body` objects, given to the input field of this name. */
+  listBody?: string;
   /** GraphQL input type of `body`. */
   input?: string;
-  /** Whether the path carries the record id as `{id}`. */
-  byId: boolean;
+  /** Path parameters passed as GraphQL Int arguments: `{ id: 'orderId', fulfilmentId: 'fulfilmentId' }`. */
+  pathArgs: Record<string, string>;
   /** 201 for a POST that creates. */
   status: 200 | 201;
 }
@@ -71,15 +76,15 @@ export const routes: RouteSpec[] = [
   { kind: 'position', method: 'GET', path: '/orders/{id}/page', resource: orderResource, operation: 'orderPage', scope: 'read_orders', summary: 'The page on which the order lies in the list' },
   {
     kind: 'write', method: 'PATCH', path: '/orders/{id}', resource: orderResource, operation: 'updateOrder', scope: 'write_orders',
-    summary: 'Edit the notes of an order', body: orderNotesBody, input: 'OrderPatch', byId: true, status: 200,
+    summary: 'Edit the notes of an order', body: orderNotesBody, input: 'OrderPatch', pathArgs: { id: 'id' }, status: 200,
   },
   {
     kind: 'write', method: 'PATCH', path: '/orders/{id}/address', resource: orderResource, operation: 'updateOrderAddress', scope: 'write_orders',
-    summary: 'Edit the shipping and billing address of an order', body: orderAddressBody, input: 'OrderAddressPatch', byId: true, status: 200,
+    summary: 'Edit the shipping and billing address of an order', body: orderAddressBody, input: 'OrderAddressPatch', pathArgs: { id: 'id' }, status: 200,
   },
   {
     kind: 'write', method: 'PATCH', path: '/orders/{id}/customer', resource: orderResource, operation: 'changeOrderCustomer', scope: 'write_orders',
-    summary: "Move an order to another customer (copies that customer's primary address)", body: orderCustomerBody, input: 'OrderCustomerChange', byId: true, status: 200,
+    summary: "Move an order to another customer (copies that customer's primary address)", body: orderCustomerBody, input: 'OrderCustomerChange', pathArgs: { id: 'id' }, status: 200,
   },
   { kind: 'list', method: 'GET', path: '/products', resource: productResource, operation: 'products', scope: 'read_products', summary: 'List products' },
   { kind: 'get', method: 'GET', path: '/products/{id}', resource: productResource, operation: 'product', scope: 'read_products', summary: 'Read a product' },
@@ -90,8 +95,9 @@ export const routes: RouteSpec[] = [
   { kind: 'list', method: 'GET', path: '/customers', resource: customerResource, operation: 'customers', scope: 'read_customers', summary: 'List customers' },
   { kind: 'search', method: 'POST', path: '/customers/search', resource: customerResource, operation: 'customers', scope: 'read_customers', summary: 'Search customers' },
   { kind: 'get', method: 'GET', path: '/customers/{id}', resource: customerResource, operation: 'customer', scope: 'read_customers', summary: 'Read a customer' },
+  ...fulfilmentRoutes,
   {
     kind: 'write', method: 'PATCH', path: '/customers/{id}', resource: customerResource, operation: 'updateCustomer', scope: 'write_customers',
-    summary: 'Update a customer', body: customerPatchBody, input: 'CustomerPatch', byId: true, status: 200,
+    summary: 'Update a customer', body: customerPatchBody, input: 'CustomerPatch', pathArgs: { id: 'id' }, status: 200,
   },
 ];

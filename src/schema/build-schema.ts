@@ -7,6 +7,9 @@ import { FulfilmentFieldsResolver, RestockFieldsResolver, ShipmentFieldsResolver
 import { LineItemFieldsResolver } from '../resolvers/line-item-fields.resolver.js';
 import { OrderFieldsResolver } from '../resolvers/order-fields.resolver.js';
 import { OrderResolver } from '../resolvers/order.resolver.js';
+import { FulfilmentResolver } from '../resolvers/fulfilment.resolver.js';
+import { InventoryResolver } from '../resolvers/inventory.resolver.js';
+import { ShipmentResolver } from '../resolvers/shipment.resolver.js';
 import { CollectionFieldsResolver } from '../resolvers/collection-fields.resolver.js';
 import { CollectionResolver } from '../resolvers/collection.resolver.js';
 import { OptionFieldsResolver, ThumbnailFieldsResolver } from '../resolvers/option-fields.resolver.js';
@@ -24,6 +27,7 @@ export const resolvers = [
   CollectionResolver, CollectionFieldsResolver,
   ShippingCarrierResolver,
   CustomerResolver, CustomerFieldsResolver,
+  FulfilmentResolver, ShipmentResolver, InventoryResolver,
   OrderResolver, OrderFieldsResolver, LineItemFieldsResolver, FulfilmentFieldsResolver, ShipmentFieldsResolver, RestockFieldsResolver,
   WarehouseResolver, WarehouseFieldsResolver, InventoryLevelFieldsResolver,
 ] as const;

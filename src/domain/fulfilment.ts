@@ -1,0 +1,185 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { FulfilmentItem } from '../entities/fulfilment-item.entity.js';
+import { Fulfilment } from '../entities/fulfilment.entity.js';
+import type { LineItem } from '../entities/line-item.entity.js';
+import type { Order } from '../entities/order.entity.js';
+import { Warehouse } from '../entities/warehouse.entity.js';
+import type { FulfilmentChange, FulfilmentCreate, FulfilmentPatch, RecordItemInput } from '../schema/inputs/fulfilment.inputs.js';
+import { ConflictError, NotFoundError, type FieldError } from './errors.js';
+import { moveStock, type StockMove } from './inventory.js';
+import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
+
+/** A stock move for a tracked line (untracked lines move no stock). */
+function stockMove(line: LineItem, warehouseId: number | null | undefined, quantity: number, label: string): StockMove[] {
+  if (!line.trackInventory || quantity === 0) return [];
+  if (!line.variant || !warehouseId) {
+    if (quantity > 0) throw new ConflictError(`${label}: the variant bought is no longer in the catalogue, so no stock can be taken`);
+    return []; // nothing to put back into a variant that no longer exists
+  }
+  return [{ warehouseId, variantId: line.variant.id, quantity, label }];
+}
+
+async function warehouseExists(em: EntityManager, id: number, field: string, errors: FieldError[]) {
+  if (!(await em.findOne(Warehouse, { id }))) errors.push({ field, message: `warehouse ${id} does not exist` });
+}
+
+/**
+ * Sends units to fulfilment: not_fulfilled → fulfilled, and, for products that track inventory,
+ * the warehouse's stock drops by the same amount in the same transaction (409 when short).
+ * One fulfilment comes from one warehouse.
+ */
+export async function createFulfilment(em: EntityManager, orderId: number, input: FulfilmentCreate): Promise<Order> {
+  const state = await OrderState.load(em, orderId);
+  const errors: FieldError[] = [];
+  if (!input.items.length) errors.push({ field: 'items', message: 'a fulfilment needs at least one item' });
+  const warehouses = [...new Set(input.items.map((i) => i.warehouse).filter((w): w is number => w != null))];
+  if (warehouses.length > 1) errors.push({ field: 'items', message: 'all items of one fulfilment come from one warehouse' });
+  const warehouseId = warehouses[0] ?? null;
+  if (warehouseId !== null) await warehouseExists(em, warehouseId, `items[${input.items.findIndex((i) => i.warehouse != null)}].warehouse`, errors);
+  const seen = new Set<number>();
+  const planned: { line: LineItem; quantity: number; index: number }[] = [];
+  input.items.forEach((item, i) => {
+    const line = state.line(item.id, `items[${i}].id`, errors);
+    const quantityOk = checkQuantity(item.quantity, `items[${i}].quantity`, errors);
+    if (seen.has(item.id)) errors.push({ field: `items[${i}].id`, message: 'each line item may appear once' });
+    seen.add(item.id);
+    if (line?.trackInventory && item.warehouse == null) errors.push({ field: `items[${i}].warehouse`, message: 'is required: the product tracks inventory' });
+    if (line && quantityOk) planned.push({ line, quantity: item.quantity, index: i });
+  });
+  throwIfAny(errors);
+  for (const { line, quantity, index } of planned) {
+    if (quantity > line.notFulfilled) {
+      throw new ConflictError(`items[${index}]: only ${line.notFulfilled} unit(s) of line item ${line.id} are left to fulfil`);
+    }
+  }
+  await moveStock(em, planned.flatMap(({ line, quantity, index }) => stockMove(line, warehouseId, quantity, `items[${index}]`)));
+  const fulfilment = Object.assign(new Fulfilment(), { order: state.order, warehouse: warehouseId ? em.getReference(Warehouse, warehouseId) : null });
+  em.persist(fulfilment);
+  for (const { line, quantity } of planned) {
+    line.notFulfilled -= quantity;
+    line.fulfilled += quantity;
+    em.persist(Object.assign(new FulfilmentItem(), { fulfilment, lineItem: line, quantity }));
+  }
+  return state.settle();
+}
+
+function fulfilmentOf(state: OrderState, id: number, field: string | null, errors: FieldError[]): Fulfilment | undefined {
+  const fulfilment = state.fulfilments.get(id);
+  if (!fulfilment) {
+    if (field === null) throw new NotFoundError('Fulfilment', id);
+    errors.push({ field, message: `fulfilment ${id} is not in order ${state.order.id}` });
+  }
+  return fulfilment;
+}
+
+/**
+ * Sets absolute quantities on the listed lines of a fulfilment (0 removes a line, unlisted lines
+ * stay). Growing takes units (and stock), shrinking gives them back; never below what the
+ * fulfilment has shipped (409), never to no line at all (422: delete it instead).
+ */
+async function resize(state: OrderState, fulfilment: Fulfilment, items: RecordItemInput[], path: string, moves: StockMove[]): Promise<void> {
+  const { em } = state;
+  const errors: FieldError[] = [];
+  const seen = new Set<number>();
+  const planned: { line: LineItem; target: number; index: number }[] = [];
+  items.forEach((item, i) => {
+    const line = state.line(item.id, `${path}items[${i}].id`, errors);
+    const ok = checkQuantity(item.quantity, `${path}items[${i}].quantity`, errors, true);
+    if (seen.has(item.id)) errors.push({ field: `${path}items[${i}].id`, message: 'each line item may appear once' });
+    seen.add(item.id);
+    if (line && ok) planned.push({ line, target: item.quantity, index: i });
+  });
+  const current = new Map(state.itemsOf(fulfilment).map((i) => [i.lineItem.id, i]));
+  const remaining = new Set([...current.keys()].filter((id) => !planned.some((p) => p.line.id === id && p.target === 0)));
+  for (const p of planned) if (p.target > 0) remaining.add(p.line.id);
+  if (!remaining.size) errors.push({ field: `${path}items`, message: 'a fulfilment cannot be left without lines; delete it instead' });
+  for (const p of planned) {
+    if (p.line.trackInventory && p.target > 0 && !fulfilment.warehouse) {
+      errors.push({ field: `${path}items[${p.index}].id`, message: 'the product tracks inventory but this fulfilment has no warehouse' });
+    }
+  }
+  throwIfAny(errors);
+  for (const { line, target, index } of planned) {
+    const item = current.get(line.id);
+    const held = item?.quantity ?? 0;
+    const shipped = state.shippedFrom(fulfilment, line.id);
+    if (target < shipped) throw new ConflictError(`${path}items[${index}]: ${shipped} unit(s) of line item ${line.id} are shipped from this fulfilment`);
+    const delta = target - held;
+    if (delta > line.notFulfilled) throw new ConflictError(`${path}items[${index}]: only ${line.notFulfilled} more unit(s) of line item ${line.id} can be fulfilled`);
+    moves.push(...stockMove(line, fulfilment.warehouse?.id, delta, `${path}items[${index}]`));
+    line.notFulfilled -= delta;
+    line.fulfilled += delta;
+    if (item && target === 0) {
+      em.remove(item);
+      state.fulfilmentItems.splice(state.fulfilmentItems.indexOf(item), 1);
+    } else if (item) {
+      item.quantity = target;
+    } else if (target > 0) {
+      const created = Object.assign(new FulfilmentItem(), { fulfilment, lineItem: line, quantity: target });
+      em.persist(created);
+      state.fulfilmentItems.push(created);
+    }
+  }
+  fulfilment.updatedAt = new Date();
+}
+
+export async function updateFulfilment(em: EntityManager, orderId: number, fulfilmentId: number, patch: FulfilmentPatch): Promise<Order> {
+  const state = await OrderState.load(em, orderId);
+  const fulfilment = fulfilmentOf(state, fulfilmentId, null, [])!;
+  const errors: FieldError[] = [];
+  const moving = patch.warehouse != null && patch.warehouse !== fulfilment.warehouse?.id;
+  if (moving) await warehouseExists(em, patch.warehouse!, 'warehouse', errors);
+  throwIfAny(errors);
+  const moves: StockMove[] = [];
+  if (patch.items) await resize(state, fulfilment, patch.items, '', moves);
+  if (moving) {
+    if (state.shipmentsOf(fulfilment).length) throw new ConflictError(`fulfilment ${fulfilmentId} has shipments: its units already left warehouse ${fulfilment.warehouse?.id}`);
+    for (const item of state.itemsOf(fulfilment)) {
+      const line = item.lineItem as LineItem;
+      moves.push(...stockMove(line, fulfilment.warehouse?.id, -item.quantity, 'warehouse'));
+      moves.push(...stockMove(line, patch.warehouse, item.quantity, 'warehouse'));
+    }
+    fulfilment.warehouse = em.getReference(Warehouse, patch.warehouse!);
+    fulfilment.updatedAt = new Date();
+  }
+  await moveStock(em, moves);
+  return state.settle();
+}
+
+export async function updateFulfilments(em: EntityManager, orderId: number, changes: FulfilmentChange[]): Promise<Order> {
+  const state = await OrderState.load(em, orderId);
+  const errors: FieldError[] = [];
+  if (!changes.length) errors.push({ field: 'fulfilments', message: 'list at least one fulfilment' });
+  const ids = new Set<number>();
+  const found = changes.map((change, i) => {
+    if (ids.has(change.id)) errors.push({ field: `fulfilments[${i}].id`, message: 'each fulfilment may appear once' });
+    ids.add(change.id);
+    return fulfilmentOf(state, change.id, `fulfilments[${i}].id`, errors);
+  });
+  throwIfAny(errors);
+  const moves: StockMove[] = [];
+  for (const [i, change] of changes.entries()) await resize(state, found[i]!, change.items, `fulfilments[${i}].`, moves);
+  await moveStock(em, moves);
+  return state.settle();
+}
+
+/** Unmarks a fulfilment: its units return to not fulfilled and its stock to the warehouse. */
+export async function deleteFulfilment(em: EntityManager, orderId: number, fulfilmentId: number): Promise<Order> {
+  const state = await OrderState.load(em, orderId);
+  const fulfilment = fulfilmentOf(state, fulfilmentId, null, [])!;
+  const shipments = state.shipmentsOf(fulfilment);
+  if (shipments.length) {
+    throw new ConflictError(`fulfilment ${fulfilmentId} has shipment(s) ${shipments.map((s) => s.id).join(', ')}; delete them first`);
+  }
+  const moves: StockMove[] = [];
+  for (const item of state.itemsOf(fulfilment)) {
+    const line = item.lineItem as LineItem;
+    line.fulfilled -= item.quantity;
+    line.notFulfilled += item.quantity;
+    moves.push(...stockMove(line, fulfilment.warehouse?.id, -item.quantity, `line item ${line.id}`));
+    em.remove(item);
+  }
+  em.remove(fulfilment);
+  await moveStock(em, moves);
+  return state.settle();
+}

@@ -1,0 +1,46 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { RestockItem } from '../entities/restock-item.entity.js';
+import { Restock } from '../entities/restock.entity.js';
+import { Warehouse } from '../entities/warehouse.entity.js';
+import type { LineItem } from '../entities/line-item.entity.js';
+import type { Order } from '../entities/order.entity.js';
+import type { RestockInput } from '../schema/inputs/fulfilment.inputs.js';
+import { ConflictError, type FieldError } from './errors.js';
+import { moveStock } from './inventory.js';
+import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
+
+/** Takes shipped units back into a warehouse's stock: shipped → restocked, stock grows. */
+export async function restockOrderItems(em: EntityManager, orderId: number, input: RestockInput): Promise<Order> {
+  const state = await OrderState.load(em, orderId);
+  const errors: FieldError[] = [];
+  const warehouse = await em.findOne(Warehouse, { id: input.warehouse });
+  if (!warehouse) errors.push({ field: 'warehouse', message: `warehouse ${input.warehouse} does not exist` });
+  if (!input.items.length) errors.push({ field: 'items', message: 'list at least one item' });
+  const seen = new Set<number>();
+  const planned: { line: LineItem; quantity: number; index: number }[] = [];
+  input.items.forEach((item, i) => {
+    const line = state.line(item.id, `items[${i}].id`, errors);
+    const ok = checkQuantity(item.quantity, `items[${i}].quantity`, errors);
+    if (seen.has(item.id)) errors.push({ field: `items[${i}].id`, message: 'each line item may appear once' });
+    seen.add(item.id);
+    if (line && ok) planned.push({ line, quantity: item.quantity, index: i });
+  });
+  throwIfAny(errors);
+  for (const { line, quantity, index } of planned) {
+    if (quantity > line.shipped) throw new ConflictError(`items[${index}]: only ${line.shipped} unit(s) of line item ${line.id} are shipped`);
+  }
+  const restock = Object.assign(new Restock(), { order: state.order, warehouse: warehouse! });
+  em.persist(restock);
+  for (const { line, quantity } of planned) {
+    line.shipped -= quantity;
+    line.restocked += quantity;
+    em.persist(Object.assign(new RestockItem(), { restock, lineItem: line, quantity }));
+  }
+  await moveStock(
+    em,
+    planned
+      .filter(({ line }) => line.trackInventory && line.variant)
+      .map(({ line, quantity, index }) => ({ warehouseId: warehouse!.id, variantId: line.variant!.id, quantity: -quantity, label: `items[${index}]` })),
+  );
+  return state.settle();
+}

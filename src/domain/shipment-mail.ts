@@ -1,0 +1,36 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { OutboxMessage } from '../entities/outbox-message.entity.js';
+import type { Order } from '../entities/order.entity.js';
+import type { Shipment } from '../entities/shipment.entity.js';
+import { ShippingCarrier } from '../entities/shipping-carrier.entity.js';
+
+export interface ShipmentMail {
+  to: string;
+  orderId: number;
+  shipmentId: number;
+  trackingNumber: string;
+  trackingUrl: string;
+  carrier: string;
+  event: 'shipped' | 'updated';
+}
+
+/**
+ * Writes the customer's shipment e-mail to the outbox in the caller's transaction: it is sent
+ * after commit by the outbox worker, never while the order row is locked, and never for a change
+ * that rolled back.
+ */
+export async function enqueueShipmentMail(em: EntityManager, order: Order, shipment: Shipment, event: ShipmentMail['event']): Promise<void> {
+  await em.flush();
+  const carrier = await em.findOneOrFail(ShippingCarrier, { id: shipment.carrier.id });
+  const payload: ShipmentMail = {
+    to: order.email,
+    orderId: order.id,
+    shipmentId: shipment.id,
+    trackingNumber: shipment.trackingNumber,
+    trackingUrl: `${carrier.url}${shipment.trackingNumber}`,
+    carrier: carrier.title,
+    event,
+  };
+  em.persist(Object.assign(new OutboxMessage(), { kind: 'shipment_mail', payload: payload as unknown as Record<string, unknown> }));
+  await em.flush();
+}

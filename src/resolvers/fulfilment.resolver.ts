@@ -1,0 +1,70 @@
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { NotFoundError } from '../domain/errors.js';
+import { createFulfilment, deleteFulfilment, updateFulfilment, updateFulfilments } from '../domain/fulfilment.js';
+import { findPage } from '../domain/listing.js';
+import { restockOrderItems } from '../domain/restock.js';
+import { inTransaction } from '../domain/transaction.js';
+import { Fulfilment } from '../entities/fulfilment.entity.js';
+import { Order } from '../entities/order.entity.js';
+import type { GraphQLContext } from '../schema/context.js';
+import { FulfilmentCreate, FulfilmentPatch, FulfilmentsChange, RestockInput } from '../schema/inputs/fulfilment.inputs.js';
+import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+
+export const fulfilmentSort = sortableFields('Fulfilment', { id: 'id', createdAt: 'createdAt', updatedAt: 'updatedAt' });
+
+@ObjectType()
+export class FulfilmentPage extends PageOf(Fulfilment) {}
+
+@ArgsType()
+export class FulfilmentListArgs extends PageArgs {
+  @Field(() => Int) orderId!: number;
+
+  @Field(() => [fulfilmentSort.SortInput], { nullable: true })
+  sort?: InstanceType<typeof fulfilmentSort.SortInput>[];
+}
+
+/** Fulfilments and restocks of an order. Every write locks the order and answers the whole order. */
+@Resolver(() => Fulfilment)
+export class FulfilmentResolver {
+  @Authorized('read_orders')
+  @Query(() => FulfilmentPage, { nullable: true, description: 'The fulfilments of one order' })
+  async orderFulfilments(@Args(() => FulfilmentListArgs) args: FulfilmentListArgs, @Ctx() { em }: GraphQLContext) {
+    if (!(await em.count(Order, { id: args.orderId }))) throw new NotFoundError('Order', args.orderId);
+    return findPage(em, Fulfilment, { order: args.orderId }, args, fulfilmentSort.columns);
+  }
+
+  @Authorized('write_orders')
+  @Mutation(() => Order, { description: 'Sends units to fulfilment (stock of tracked products drops)' })
+  createFulfilment(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => FulfilmentCreate) input: FulfilmentCreate, @Ctx() { em }: GraphQLContext) {
+    return inTransaction(em, (tx) => createFulfilment(tx, orderId, input));
+  }
+
+  @Authorized('write_orders')
+  @Mutation(() => Order, { description: 'Sets absolute quantities of several fulfilments' })
+  updateFulfilments(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => FulfilmentsChange) input: FulfilmentsChange, @Ctx() { em }: GraphQLContext) {
+    return inTransaction(em, (tx) => updateFulfilments(tx, orderId, input.fulfilments));
+  }
+
+  @Authorized('write_orders')
+  @Mutation(() => Order, { description: 'Sets absolute quantities of one fulfilment and/or moves it to another warehouse' })
+  updateFulfilment(
+    @Arg('orderId', () => Int) orderId: number,
+    @Arg('fulfilmentId', () => Int) fulfilmentId: number,
+    @Arg('input', () => FulfilmentPatch) input: FulfilmentPatch,
+    @Ctx() { em }: GraphQLContext,
+  ) {
+    return inTransaction(em, (tx) => updateFulfilment(tx, orderId, fulfilmentId, input));
+  }
+
+  @Authorized('write_orders')
+  @Mutation(() => Order, { description: 'Unmarks a fulfilment without shipments; its stock returns' })
+  deleteFulfilment(@Arg('orderId', () => Int) orderId: number, @Arg('fulfilmentId', () => Int) fulfilmentId: number, @Ctx() { em }: GraphQLContext) {
+    return inTransaction(em, (tx) => deleteFulfilment(tx, orderId, fulfilmentId));
+  }
+
+  @Authorized('write_orders', 'write_inventory')
+  @Mutation(() => Order, { description: 'Takes shipped units back into a warehouse' })
+  restockOrderItems(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => RestockInput) input: RestockInput, @Ctx() { em }: GraphQLContext) {
+    return inTransaction(em, (tx) => restockOrderItems(tx, orderId, input));
+  }
+}

@@ -1,0 +1,34 @@
+import { Arg, Authorized, Ctx, Int, Mutation, Resolver } from 'type-graphql';
+import { createShippingCarrier, createWarehouse, setInventoryLevel } from '../domain/stock-places.js';
+import { inTransaction } from '../domain/transaction.js';
+import { InventoryLevel } from '../entities/inventory-level.entity.js';
+import { ShippingCarrier } from '../entities/shipping-carrier.entity.js';
+import { Warehouse } from '../entities/warehouse.entity.js';
+import type { GraphQLContext } from '../schema/context.js';
+
+/** Warehouses, stock levels and carriers: the places goods are kept and sent by. */
+@Resolver()
+export class InventoryResolver {
+  @Authorized('write_inventory')
+  @Mutation(() => Warehouse)
+  createWarehouse(@Arg('title') title: string, @Ctx() { em }: GraphQLContext) {
+    return inTransaction(em, (tx) => createWarehouse(tx, title));
+  }
+
+  @Authorized('write_inventory')
+  @Mutation(() => InventoryLevel, { description: 'Sets the units of a variant held in a warehouse' })
+  setInventoryLevel(
+    @Arg('warehouseId', () => Int) warehouseId: number,
+    @Arg('variantId', () => Int) variantId: number,
+    @Arg('quantity', () => Int) quantity: number,
+    @Ctx() { em }: GraphQLContext,
+  ) {
+    return inTransaction(em, (tx) => setInventoryLevel(tx, warehouseId, variantId, quantity));
+  }
+
+  @Authorized('write_shipping')
+  @Mutation(() => ShippingCarrier)
+  createShippingCarrier(@Arg('title') title: string, @Arg('url', { description: 'tracking URL prefix' }) url: string, @Ctx() { em }: GraphQLContext) {
+    return inTransaction(em, (tx) => createShippingCarrier(tx, title, url));
+  }
+}

@@ -17,6 +17,12 @@ const schema = z.object({
   SEED_DEMO: bool.default(true),
   SEED: z.coerce.number().int().min(0).default(1),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
+  MAIL_FROM: z.string().min(3).default('Store <store@localhost>'),
+  OUTBOX_WORKER: bool.default(true),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

@@ -4,6 +4,8 @@ import { createApp } from './app.js';
 import { ensureFirstToken } from './auth/api-tokens.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
+import { createMailer } from './notifications/mailer.js';
+import { OutboxWorker } from './notifications/outbox-worker.js';
 import { seedIfEmpty } from './seed/seed-store.js';
 import { DEMO_STORE } from './seed/store-generator.js';
 
@@ -33,6 +35,9 @@ export async function startService(config: Config): Promise<RunningService> {
       server.listen(config.PORT, config.HOST, () => resolve());
     });
     const { port } = server.address() as AddressInfo;
+    const mailer = createMailer(config.SMTP_URL, config.MAIL_FROM);
+    const worker = config.OUTBOX_WORKER ? new OutboxWorker(database.orm, mailer) : undefined;
+    worker?.start();
     const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
     let stopping: Promise<void> | undefined;
     return {
@@ -47,6 +52,8 @@ export async function startService(config: Config): Promise<RunningService> {
             server.close(() => resolve());
             server.closeIdleConnections();
           });
+          await worker?.stop();
+          mailer.close();
           await stopApp();
           await database.close();
         })();

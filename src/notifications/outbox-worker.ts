@@ -1,0 +1,106 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { ShipmentMail } from '../domain/shipment-mail.js';
+import { logger } from '../logger.js';
+import type { Mailer } from './mailer.js';
+import { shipmentMail } from './shipment-mail-text.js';
+
+export interface OutboxWorkerOptions {
+  /** Pause between polls when the outbox is empty. */
+  pollMs?: number;
+  /** Messages claimed per round. */
+  batchSize?: number;
+  /** How long a claim holds a message before another worker may retry it (a crashed worker). */
+  leaseSeconds?: number;
+  /** Attempts before a message is left alone (its last_error says why). */
+  maxAttempts?: number;
+}
+
+interface Claimed {
+  id: number;
+  kind: string;
+  payload: ShipmentMail;
+  attempts: number;
+}
+
+/**
+ * Delivers outbox messages. A round claims due messages in one statement: `FOR UPDATE SKIP LOCKED`
+ * picks rows no other worker is claiming, and the claim pushes `next_attempt_at` past a lease, so
+ * several workers (in one process or many) never take the same message. The mail is sent after the
+ * claim committed (no lock held across network I/O), then the row is marked sent; a failure
+ * schedules a retry with exponential back-off.
+ */
+export class OutboxWorker {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  private readonly options: Required<OutboxWorkerOptions>;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly mailer: Mailer,
+    options: OutboxWorkerOptions = {},
+  ) {
+    this.options = { pollMs: 1000, batchSize: 20, leaseSeconds: 60, maxAttempts: 8, ...options };
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One round: claim, send, record. Returns how many messages were delivered. */
+  async runOnce(): Promise<number> {
+    const claimed = await this.claim();
+    let sent = 0;
+    for (const message of claimed) {
+      try {
+        await this.deliver(message);
+        await this.orm.em.getConnection().execute('update outbox_message set sent_at = now(), last_error = null where id = ?', [message.id], 'run');
+        sent++;
+      } catch (error) {
+        const delay = Math.min(3600, 2 ** message.attempts * 5);
+        logger.warn({ err: error, outboxId: message.id, attempt: message.attempts }, 'outbox delivery failed; will retry');
+        await this.orm.em
+          .getConnection()
+          .execute(`update outbox_message set last_error = ?, next_attempt_at = now() + make_interval(secs => ?) where id = ?`, [String(error).slice(0, 1000), delay, message.id], 'run');
+      }
+    }
+    return sent;
+  }
+
+  private async claim(): Promise<Claimed[]> {
+    return this.orm.em.getConnection().execute<Claimed[]>(
+      `update outbox_message m set attempts = m.attempts + 1, next_attempt_at = now() + make_interval(secs => ?)
+       where m.id in (
+         select id from outbox_message
+         where sent_at is null and next_attempt_at <= now() and attempts < ?
+         order by id limit ? for update skip locked)
+       returning m.id, m.kind, m.payload, m.attempts`,
+      [this.options.leaseSeconds, this.options.maxAttempts, this.options.batchSize],
+    );
+  }
+
+  private async deliver(message: Claimed): Promise<void> {
+    if (message.kind !== 'shipment_mail') throw new Error(`no delivery for outbox kind ${message.kind}`);
+    await this.mailer.send(shipmentMail(message.payload, message.id));
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.runOnce()
+        .catch((error) => {
+          logger.error({ err: error }, 'outbox round failed');
+          return 0;
+        })
+        .then((sent) => this.schedule(sent >= this.options.batchSize ? 0 : this.options.pollMs));
+    }, delay);
+    this.timer.unref();
+  }
+}

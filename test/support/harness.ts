@@ -55,8 +55,8 @@ export async function createDatabase(kind: 'seeded' | 'empty' = 'seeded'): Promi
   return adminUrl().replace(/\/postgres$/, `/${name}`);
 }
 
-export async function startTestService(options: { publicUrl?: string } = {}): Promise<TestService> {
-  const dbUrl = await createDatabase();
+export async function startTestService(options: { publicUrl?: string; databaseUrl?: string } = {}): Promise<TestService> {
+  const dbUrl = options.databaseUrl ?? (await createDatabase());
   const statements = { count: 0, reset() { this.count = 0; } };
   const orm = await MikroORM.init(
     ormConfig(dbUrl, {

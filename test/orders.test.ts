@@ -312,3 +312,55 @@ describe('snapshots and createOrder', () => {
     expect(res.body.errors[0].extensions.fields.map((f: { field: string }) => f.field)).toEqual(['customerId', 'items[0].variantId', 'items[0].quantity']);
   });
 });
+
+describe('review findings', () => {
+  it('keeps a customer’s statistics exact under 25 concurrent createOrder calls', async () => {
+    const [variant] = await service.sql<{ id: number }>('select id from product_variant order by id limit 1');
+    const create = () =>
+      service.graphql('mutation ($input: OrderCreate!) { createOrder(input: $input) { id } }', { input: { customerId: 30, items: [{ variantId: variant.id, quantity: 1 }], tax: '1.00' } });
+    const results = await Promise.all(Array.from({ length: 25 }, create));
+    expect(results.every((r) => !r.body.errors)).toBe(true);
+    const c = (await service.get('/api/v1/customers/30')).body;
+    const [truth] = await service.sql<{ n: number; spent: string }>(
+      'select count(*)::int as n, coalesce(sum(total - refunded) filter (where paid <> 0), 0)::text as spent from orders where customer_id = 30',
+    );
+    expect(c.statistics.order_count).toBe(truth.n);
+    expect(c.orders).toHaveLength(truth.n);
+    expect(c.statistics.lifetime_spent).toBe(Math.round(Number(truth.spent)));
+  });
+
+  it('adds at most one address to a profile without any under concurrent order address edits', async () => {
+    const created = await service.graphql('mutation { createCustomer(input: { email: "no.address@example.com" }) { id } }');
+    const customerId = created.body.data.createCustomer.id;
+    const [variant] = await service.sql<{ id: number }>('select id from product_variant order by id limit 1');
+    const orders = await Promise.all(
+      Array.from({ length: 8 }, () => service.graphql('mutation ($input: OrderCreate!) { createOrder(input: $input) { id } }', { input: { customerId, items: [{ variantId: variant.id, quantity: 1 }] } })),
+    );
+    const ids = orders.map((o) => o.body.data.createOrder.id);
+    const edits = await Promise.all(ids.map((id, i) => service.send('PATCH', `/api/v1/orders/${id}/address`, { shipping: { street: `${i} Main St` } })));
+    expect(edits.every((e) => e.status === 200)).toBe(true);
+    expect((await service.get(`/api/v1/customers/${customerId}`)).body.address).toHaveLength(1);
+  });
+
+  it('refuses integers beyond 32 bits with a 422 naming the field', async () => {
+    const res = await service.send('PATCH', '/api/v1/orders/10/customer', { id: 2147483648 });
+    expect(res.status).toBe(422);
+    expect(res.body.errors[0].field).toBe('id');
+  });
+
+  it('refuses out-of-range timestamps in GraphQL filters as bad input', async () => {
+    const res = await service.graphql('{ orders(filter: { orderDate: { gte: 9999999999999 } }) { totalCount } }');
+    expect(res.body.errors[0].extensions.code).not.toBe('INTERNAL_SERVER_ERROR');
+    expect(res.status).toBeLessThan(500);
+  });
+
+  it('finds an order by the exact updated_at and order_date its answer showed', async () => {
+    const edited = await service.send('PATCH', '/api/v1/orders/33', { notes: 'timestamp check' });
+    const found = await search({ updated_at: edited.body.updated_at, id: 33 });
+    expect(idsOf(found.body)).toEqual([33]);
+    const [variant] = await service.sql<{ id: number }>('select id from product_variant order by id limit 1');
+    const created = await service.graphql('mutation ($input: OrderCreate!) { createOrder(input: $input) { id orderDate } }', { input: { customerId: 4, items: [{ variantId: variant.id, quantity: 1 }] } });
+    const { id, orderDate } = created.body.data.createOrder;
+    expect(idsOf((await search({ order_date: orderDate, id })).body)).toEqual([id]);
+  });
+});

@@ -5,7 +5,9 @@ import { Customer } from '../entities/customer.entity.js';
 import { Order } from '../entities/order.entity.js';
 import type { CustomerAddressPatch, CustomerCreate, CustomerPatch } from '../schema/inputs/customer.inputs.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldError } from './errors.js';
+import { lockCustomers } from './customer-lock.js';
 import { mergeAddressBlock } from './postal-address.js';
+import { now } from './clock.js';
 
 const NAME_LIMIT = 255;
 const NOTES_LIMIT = 10_000;
@@ -59,7 +61,8 @@ async function flushUnique(em: EntityManager, email: string | undefined) {
 
 /** PATCH a customer: names, notes, e-mail (unique, 409 when taken) and the primary address. */
 export async function updateCustomer(em: EntityManager, id: number, patch: CustomerPatch): Promise<Customer> {
-  const customer = await em.findOne(Customer, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  await lockCustomers(em, [id]);
+  const customer = await em.findOne(Customer, { id });
   if (!customer) throw new NotFoundError('Customer', id);
   const errors: FieldError[] = [];
   const email = normaliseEmail(patch.email, errors);
@@ -74,7 +77,7 @@ export async function updateCustomer(em: EntityManager, id: number, patch: Custo
   if (patch.firstName !== undefined) customer.firstName = patch.firstName;
   if (patch.lastName !== undefined) customer.lastName = patch.lastName;
   if (patch.notes !== undefined) customer.notes = patch.notes;
-  customer.updatedAt = new Date();
+  customer.updatedAt = now();
   await flushUnique(em, email);
   return customer;
 }

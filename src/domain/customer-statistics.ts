@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { lockCustomers } from './customer-lock.js';
 
 /**
  * Recomputes the derived columns of these customers from their orders, in the caller's
@@ -6,9 +7,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * last_purchase = the latest order date. Called by every change that moves an order.
  */
 export async function refreshCustomerStatistics(em: EntityManager, customerIds: number[]): Promise<void> {
-  const ids = [...new Set(customerIds)];
+  const ids = [...new Set(customerIds)].sort((a, b) => a - b);
   if (!ids.length) return;
-  await em.getConnection().execute(
+  const connection = em.getConnection();
+  const ctx = em.getTransactionContext();
+  // Lock the customers first, in a statement of its own: the UPDATE below then takes its snapshot
+  // after any concurrent order change for them has committed, so no sum is stale.
+  await lockCustomers(em, ids);
+  await connection.execute(
     `update customer c set
        order_count = s.order_count,
        lifetime_spent = s.lifetime_spent,
@@ -25,6 +31,6 @@ export async function refreshCustomerStatistics(em: EntityManager, customerIds: 
      where c.id = s.id`,
     ids,
     'run',
-    em.getTransactionContext(),
+    ctx,
   );
 }

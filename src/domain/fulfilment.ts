@@ -8,6 +8,7 @@ import type { FulfilmentChange, FulfilmentCreate, FulfilmentPatch, RecordItemInp
 import { ConflictError, NotFoundError, type FieldError } from './errors.js';
 import { moveStock, type StockMove } from './inventory.js';
 import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
+import { now } from './clock.js';
 
 /** A stock move for a tracked line (untracked lines move no stock). */
 function stockMove(line: LineItem, warehouseId: number | null | undefined, quantity: number, label: string): StockMove[] {
@@ -120,7 +121,7 @@ async function resize(state: OrderState, fulfilment: Fulfilment, items: RecordIt
       state.fulfilmentItems.push(created);
     }
   }
-  fulfilment.updatedAt = new Date();
+  fulfilment.updatedAt = now();
 }
 
 export async function updateFulfilment(em: EntityManager, orderId: number, fulfilmentId: number, patch: FulfilmentPatch): Promise<Order> {
@@ -140,7 +141,7 @@ export async function updateFulfilment(em: EntityManager, orderId: number, fulfi
       moves.push(...stockMove(line, patch.warehouse, item.quantity, 'warehouse'));
     }
     fulfilment.warehouse = em.getReference(Warehouse, patch.warehouse!);
-    fulfilment.updatedAt = new Date();
+    fulfilment.updatedAt = now();
   }
   await moveStock(em, moves);
   return state.settle();

@@ -1,18 +1,20 @@
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { CustomerAddress } from '../entities/customer-address.entity.js';
 import { Customer } from '../entities/customer.entity.js';
 import type { Order } from '../entities/order.entity.js';
 import { PostalAddress } from '../entities/postal-address.embeddable.js';
 import type { OrderAddressPatch, OrderPatch } from '../schema/inputs/order.inputs.js';
+import { lockCustomers } from './customer-lock.js';
 import { refreshCustomerStatistics } from './customer-statistics.js';
 import { ValidationError, type FieldError } from './errors.js';
 import { lockOrder } from './order-lock.js';
 import { mergeAddressBlock } from './postal-address.js';
+import { now } from './clock.js';
 
 const NOTES_LIMIT = 10_000;
 
 function touched(order: Order): Order {
-  order.updatedAt = new Date();
+  order.updatedAt = now();
   return order;
 }
 
@@ -41,6 +43,8 @@ export async function updateOrderAddress(em: EntityManager, id: number, patch: O
   if (patch.billing) mergeAddressBlock(order.billingAddress, patch.billing, 'billing', errors);
   if (errors.length) throw new ValidationError(errors);
   touched(order);
+  // Lock the customer so that concurrent edits of several of its orders add at most one address.
+  await lockCustomers(em, [order.customer.id]);
   const hasAddress = (await em.count(CustomerAddress, { customer: order.customer })) > 0;
   if (!hasAddress) {
     em.persist(
@@ -66,7 +70,8 @@ export async function changeOrderCustomer(em: EntityManager, id: number, custome
   const order = await lockOrder(em, id);
   const previous = order.customer.id;
   const ids = [...new Set([previous, customerId])].sort((a, b) => a - b);
-  const customers = await em.find(Customer, { id: { $in: ids } }, { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' } });
+  await lockCustomers(em, ids);
+  const customers = await em.find(Customer, { id: { $in: ids } });
   const customer = customers.find((c) => c.id === customerId);
   if (!customer) throw new ValidationError([{ field: 'id', message: `customer ${customerId} does not exist` }]);
   const primary = await em.findOne(CustomerAddress, { customer }, { orderBy: { position: 'asc', id: 'asc' } });

@@ -7,6 +7,7 @@ import { PostalAddress } from '../entities/postal-address.embeddable.js';
 import { ProductImage } from '../entities/product-image.entity.js';
 import { ProductVariant } from '../entities/product-variant.entity.js';
 import type { OrderCreate } from '../schema/inputs/order.inputs.js';
+import { lockCustomers } from './customer-lock.js';
 import { refreshCustomerStatistics } from './customer-statistics.js';
 import { ValidationError, type FieldError } from './errors.js';
 import { fromCents, MAX_AMOUNT_CENTS, toCents } from './money.js';
@@ -22,6 +23,8 @@ const MAX_QUANTITY = 100_000;
  */
 export async function placeOrder(em: EntityManager, input: OrderCreate): Promise<Order> {
   const errors: FieldError[] = [];
+  // The customer's figures change with this order: take its lock before anything else.
+  await lockCustomers(em, [input.customerId]);
   const customer = await em.findOne(Customer, { id: input.customerId });
   if (!customer) errors.push({ field: 'customerId', message: `customer ${input.customerId} does not exist` });
   if (!input.items.length) errors.push({ field: 'items', message: 'an order needs at least one item' });

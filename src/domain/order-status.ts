@@ -1,5 +1,6 @@
 import type { LineItem } from '../entities/line-item.entity.js';
 import type { Order } from '../entities/order.entity.js';
+import { now } from './clock.js';
 
 type Counters = Pick<LineItem, 'quantity' | 'notFulfilled' | 'fulfilled' | 'shipped' | 'restocked'>;
 
@@ -30,5 +31,5 @@ export function deriveStatus(items: readonly Counters[]): number {
 /** Stores the derived status and marks the order updated; called by every counter move. */
 export function settleOrder(order: Order, items: readonly Counters[]): void {
   order.status = deriveStatus(items);
-  order.updatedAt = new Date();
+  order.updatedAt = now();
 }

@@ -8,6 +8,7 @@ import type { ShipmentChange, ShipmentCreate } from '../schema/inputs/fulfilment
 import { ConflictError, NotFoundError, type FieldError } from './errors.js';
 import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
 import { enqueueShipmentMail } from './shipment-mail.js';
+import { now } from './clock.js';
 
 const TRACKING_LIMIT = 100;
 
@@ -113,7 +114,7 @@ export async function updateShipments(em: EntityManager, orderId: number, change
     const shipment = shipments[i]!;
     if (c.trackingNumber !== undefined) shipment.trackingNumber = c.trackingNumber.trim();
     if (carriers[i]) shipment.carrier = carriers[i]!;
-    shipment.updatedAt = new Date();
+    shipment.updatedAt = now();
     if (notify) shipment.notify = true;
   });
   const order = await state.settle();

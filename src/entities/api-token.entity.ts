@@ -1,4 +1,5 @@
 import { Entity, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
+import { now } from '../domain/clock.js';
 
 /**
  * An API token. Only the SHA-256 of the secret is stored: secrets are 256-bit random, so a fast
@@ -19,8 +20,8 @@ export class ApiToken {
   @Property({ type: 'text[]' })
   scopes: string[] = [];
 
-  @Property({ type: 'timestamptz', onCreate: () => new Date() })
-  createdAt: Date = new Date();
+  @Property({ type: 'timestamptz', onCreate: () => now() })
+  createdAt: Date = now();
 
   @Property({ type: 'timestamptz', nullable: true })
   revokedAt: Date | null = null;

@@ -5,6 +5,7 @@ import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { CustomerAddress } from './customer-address.entity.js';
 import { CustomerPaymentMethod } from './customer-payment-method.entity.js';
 import { Order } from './order.entity.js';
+import { now } from '../domain/clock.js';
 
 /**
  * A customer. `orderCount`, `lifetimeSpent` and `lastPurchase` are derived from the customer's
@@ -45,8 +46,8 @@ export class Customer {
   lastPurchase: Date | null = null;
 
   @Field(() => TimestampScalar)
-  @Property({ type: 'timestamptz', onCreate: () => new Date() })
-  createdAt: Date = new Date();
+  @Property({ type: 'timestamptz', onCreate: () => now() })
+  createdAt: Date = now();
 
   @Field(() => TimestampScalar, { nullable: true, description: 'null when never updated' })
   @Property({ type: 'timestamptz', nullable: true })

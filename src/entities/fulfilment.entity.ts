@@ -5,6 +5,7 @@ import { Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property } from '@mikr
 import { FulfilmentItem } from './fulfilment-item.entity.js';
 import { Order } from './order.entity.js';
 import { Warehouse } from './warehouse.entity.js';
+import { now } from '../domain/clock.js';
 
 /** Units of an order sent to fulfilment, drawn from one warehouse when the products track stock. */
 @ObjectType({ description: 'Units of an order sent to fulfilment' })
@@ -22,8 +23,8 @@ export class Fulfilment {
   warehouse: Rel<Warehouse> | null = null;
 
   @Field(() => TimestampScalar)
-  @Property({ type: 'timestamptz', onCreate: () => new Date() })
-  createdAt: Date = new Date();
+  @Property({ type: 'timestamptz', onCreate: () => now() })
+  createdAt: Date = now();
 
   @Field(() => TimestampScalar, { nullable: true })
   @Property({ type: 'timestamptz', nullable: true })

@@ -1,5 +1,6 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType } from 'type-graphql';
+import { now } from '../domain/clock.js';
 
 /** An uploaded image; products, variants, option thumbnails and collections refer to it by id. */
 @ObjectType({ description: 'An uploaded image' })
@@ -17,6 +18,6 @@ export class Image {
   @Property({ type: 'integer' })
   maxSize!: number;
 
-  @Property({ type: 'timestamptz', onCreate: () => new Date() })
-  createdAt: Date = new Date();
+  @Property({ type: 'timestamptz', onCreate: () => now() })
+  createdAt: Date = now();
 }

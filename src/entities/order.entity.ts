@@ -10,6 +10,7 @@ import { LineItem } from './line-item.entity.js';
 import { PostalAddress } from './postal-address.embeddable.js';
 import { Restock } from './restock.entity.js';
 import { Shipment } from './shipment.entity.js';
+import { now } from '../domain/clock.js';
 
 /**
  * An order. `status` is derived from the line items' counters and stored by the transaction that
@@ -113,8 +114,8 @@ export class Order {
   refundPossible: boolean = true;
 
   @Field(() => TimestampScalar)
-  @Property({ type: 'timestamptz', onCreate: () => new Date() })
-  orderDate: Date = new Date();
+  @Property({ type: 'timestamptz', onCreate: () => now() })
+  orderDate: Date = now();
 
   @Field(() => TimestampScalar, { nullable: true, description: 'null when never updated' })
   @Property({ type: 'timestamptz', nullable: true })

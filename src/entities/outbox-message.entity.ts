@@ -1,4 +1,5 @@
 import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { now } from '../domain/clock.js';
 
 /**
  * A notification written in the same transaction as the change it announces, and delivered
@@ -20,7 +21,7 @@ export class OutboxMessage {
   attempts: number = 0;
 
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  nextAttemptAt: Date = new Date();
+  nextAttemptAt: Date = now();
 
   @Property({ type: 'timestamptz', nullable: true })
   sentAt: Date | null = null;
@@ -28,6 +29,6 @@ export class OutboxMessage {
   @Property({ type: 'text', nullable: true })
   lastError: string | null = null;
 
-  @Property({ type: 'timestamptz', onCreate: () => new Date() })
-  createdAt: Date = new Date();
+  @Property({ type: 'timestamptz', onCreate: () => now() })
+  createdAt: Date = now();
 }

@@ -7,6 +7,7 @@ import { ProductImage } from './product-image.entity.js';
 import { ProductOption } from './product-option.entity.js';
 import { ProductTextarea } from './product-textarea.entity.js';
 import { ProductVariant } from './product-variant.entity.js';
+import { now } from '../domain/clock.js';
 
 /**
  * A catalogue product. Every product has at least one variant: a single-variant product has one
@@ -94,8 +95,8 @@ export class Product {
   comparePrice: string | null = null;
 
   @Field(() => TimestampScalar)
-  @Property({ type: 'timestamptz', onCreate: () => new Date() })
-  createdAt: Date = new Date();
+  @Property({ type: 'timestamptz', onCreate: () => now() })
+  createdAt: Date = now();
 
   @Field(() => TimestampScalar, { nullable: true, description: 'null when never updated' })
   @Property({ type: 'timestamptz', nullable: true })

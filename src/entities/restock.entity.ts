@@ -5,6 +5,7 @@ import { Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property } from '@mikr
 import { Order } from './order.entity.js';
 import { RestockItem } from './restock-item.entity.js';
 import { Warehouse } from './warehouse.entity.js';
+import { now } from '../domain/clock.js';
 
 /** Shipped units taken back into a warehouse's stock. */
 @ObjectType({ description: 'Shipped units taken back into stock' })
@@ -22,8 +23,8 @@ export class Restock {
   warehouse!: Rel<Warehouse>;
 
   @Field(() => TimestampScalar)
-  @Property({ type: 'timestamptz', onCreate: () => new Date() })
-  createdAt: Date = new Date();
+  @Property({ type: 'timestamptz', onCreate: () => now() })
+  createdAt: Date = now();
 
   @OneToMany({ entity: () => RestockItem, mappedBy: 'restock', orderBy: { lineItem: 'asc' } })
   items = new Collection<Rel<RestockItem>>(this);

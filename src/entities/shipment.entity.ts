@@ -6,6 +6,7 @@ import { Fulfilment } from './fulfilment.entity.js';
 import { Order } from './order.entity.js';
 import { ShipmentItem } from './shipment-item.entity.js';
 import { ShippingCarrier } from './shipping-carrier.entity.js';
+import { now } from '../domain/clock.js';
 
 /** A parcel sent from a fulfilment; a fulfilment with shipments cannot be deleted. */
 @ObjectType({ description: 'A parcel sent from a fulfilment' })
@@ -35,8 +36,8 @@ export class Shipment {
   notify: boolean = false;
 
   @Field(() => TimestampScalar)
-  @Property({ type: 'timestamptz', onCreate: () => new Date() })
-  createdAt: Date = new Date();
+  @Property({ type: 'timestamptz', onCreate: () => now() })
+  createdAt: Date = now();
 
   @Field(() => TimestampScalar, { nullable: true })
   @Property({ type: 'timestamptz', nullable: true })

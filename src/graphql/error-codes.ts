@@ -4,6 +4,7 @@
  */
 export const HTTP_STATUS_BY_CODE: Record<string, number> = {
   BAD_USER_INPUT: 422,
+  BAD_REQUEST: 400,
   NOT_FOUND: 404,
   CONFLICT: 409,
   UNAUTHENTICATED: 401,

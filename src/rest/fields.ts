@@ -40,7 +40,8 @@ const nullableSchema = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [
 
 /** Field constructors: the REST type and how the GraphQL value becomes it. */
 export const field = {
-  integer: (o: Options = {}): FieldSpec => ({ schema: { type: 'integer' }, ...o }),
+  /** 32-bit, as GraphQL's Int: a larger number is a 422 naming the field, not a failed operation. */
+  integer: (o: Options = {}): FieldSpec => ({ schema: { type: 'integer', minimum: -2147483648, maximum: 2147483647 }, ...o }),
   string: (o: Options = {}): FieldSpec => ({ schema: { type: 'string' }, ...o }),
   boolean: (o: Options = {}): FieldSpec => ({ schema: { type: 'boolean' }, ...o }),
   number: (o: Options = {}): FieldSpec => ({ schema: { type: 'number' }, ...o }),

@@ -5,6 +5,7 @@ import Koa from 'koa';
 import { startApollo } from './graphql/apollo.js';
 import { createGateway } from './graphql/gateway.js';
 import { graphiqlMiddleware } from './graphql/graphiql.js';
+import { apiDocsMiddleware } from './rest/api-docs.js';
 import { notFoundMiddleware, problemMiddleware } from './rest/middleware.js';
 import { checkRoutesAgainstSchema, restRouter } from './rest/router.js';
 import { routes } from './rest/routes.js';
@@ -31,6 +32,7 @@ export async function createApp({ orm, publicUrl }: AppOptions) {
   app.use(problemMiddleware);
   app.use(notFoundMiddleware);
   app.use(graphiqlMiddleware);
+  app.use(apiDocsMiddleware(routes, publicUrl));
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' }));
   app.use((ctx, next) => (ctx.path === '/graphql' ? graphql(ctx, next) : next()));
   app.use(router.routes());

@@ -10,6 +10,7 @@ import { ormConfig } from '../../mikro-orm.config.js';
 import { createApp } from '../../src/app.js';
 import { createApiToken } from '../../src/auth/api-tokens.js';
 import { SCOPES } from '../../src/auth/scopes.js';
+import { checkAgainstOpenApi } from './openapi-check.js';
 
 export interface TestService {
   url: string;
@@ -87,6 +88,7 @@ export async function startTestService(options: { publicUrl?: string; databaseUr
     } catch {
       parsed = undefined;
     }
+    checkAgainstOpenApi(method, path, response.status, response.headers.get('content-type'), parsed);
     return { status: response.status, headers: response.headers, body: parsed, text };
   }
 

@@ -1,0 +1,244 @@
+import { bodySchema } from './body.js';
+import { objectSchema, type FieldMap, type JsonSchema } from './fields.js';
+import type { FilterKind, FilterMap } from './filters.js';
+import { PAGE_SIZE } from './query-params.js';
+import { sortKeys, type RestResource } from './resource.js';
+import { API_PREFIX } from './router.js';
+import type { RouteSpec } from './routes.js';
+
+/**
+ * The OpenAPI 3.1 document of /api/v1, generated from the route table and the resources' field
+ * maps that the REST layer runs on, so the reference cannot drift from the behaviour. Response
+ * schemas are strict (no unknown keys) and the test suite checks every REST answer against them.
+ */
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const problemRef = { content: { 'application/problem+json': { schema: ref('Problem') } } };
+
+const PROBLEMS: Record<number, string> = {
+  400: 'Malformed JSON or an invalid query parameter (named in `errors`)',
+  401: 'Missing or unknown bearer token',
+  403: 'The token lacks the scope of this operation',
+  404: 'No such record or route',
+  405: 'Method not allowed (see the Allow header)',
+  409: 'The request conflicts with the current state (e.g. more than is left to fulfil)',
+  413: 'The body is larger than 1 MiB',
+  415: 'The body is not application/json',
+  422: 'Invalid values, unknown or read-only fields, or references to records that do not exist (named in `errors`)',
+  500: 'Internal error (never shows details)',
+};
+
+function recordSchema(map: FieldMap): JsonSchema {
+  const schema = objectSchema(map);
+  return { ...strict(schema) };
+}
+
+/** Response objects: no keys beyond the declared ones (nested too). */
+function strict(schema: JsonSchema): JsonSchema {
+  if (Array.isArray(schema.type) ? schema.type.includes('object') : schema.type === 'object') {
+    const properties = Object.fromEntries(Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>).map(([k, v]) => [k, strict(v)]));
+    return { ...schema, properties, additionalProperties: false };
+  }
+  if (schema.items) return { ...schema, items: strict(schema.items as JsonSchema) };
+  return schema;
+}
+
+const FILTER_VALUE: Record<FilterKind, JsonSchema> = {
+  text: { type: 'string' },
+  bool: { type: 'boolean' },
+  id: { type: 'integer' },
+  int: { type: 'integer' },
+  money: { type: ['number', 'string'], pattern: '^-?\\d+(\\.\\d{1,2})?$' },
+  timestamp: { type: 'integer', description: 'Unix seconds' },
+};
+
+function filterSchema(kind: FilterKind, description?: string): JsonSchema {
+  const one = FILTER_VALUE[kind];
+  const variants: JsonSchema[] = [one, { type: 'array', items: one, minItems: 1, maxItems: 100 }];
+  if (kind === 'int' || kind === 'money' || kind === 'timestamp') {
+    variants.push({ type: 'object', properties: { gte: one, lte: one }, additionalProperties: false, minProperties: 1 });
+  }
+  return { anyOf: variants, ...(description ? { description } : {}) };
+}
+
+/** Search body: dotted keys and the same filters as nested objects. */
+function searchBodySchema(filters: FilterMap): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const tree: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(filters)) {
+    properties[key] = filterSchema(spec.kind, spec.description);
+    if (key.includes('.')) {
+      const parts = key.split('.');
+      let node = tree;
+      for (const part of parts.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
+      node[parts[parts.length - 1]] = properties[key];
+    }
+  }
+  const nested = (node: Record<string, unknown>): JsonSchema => ({
+    type: 'object',
+    properties: Object.fromEntries(Object.entries(node).map(([k, v]) => [k, (v as JsonSchema).anyOf ? (v as JsonSchema) : nested(v as Record<string, unknown>)])),
+    additionalProperties: false,
+  });
+  for (const [key, node] of Object.entries(tree)) {
+    if (!properties[key]) properties[key] = { ...nested(node as Record<string, unknown>), description: `the ${key}.* filters as a nested object` };
+  }
+  return { type: 'object', properties, additionalProperties: false, description: 'All filters are optional and combine with AND.' };
+}
+
+function queryParameters(route: RouteSpec): JsonSchema[] {
+  const resource = route.resource;
+  const params: JsonSchema[] = [];
+  const fields = Object.keys(resource.fields);
+  const relations = Object.keys(resource.expand);
+  if (route.kind === 'list' || route.kind === 'search' || route.kind === 'position') {
+    if (route.kind !== 'position') params.push({ name: 'page', in: 'query', schema: { type: 'integer', minimum: 1, default: 1 }, description: 'page number' });
+    params.push(
+      { name: 'size', in: 'query', schema: { type: 'integer', minimum: PAGE_SIZE.min, maximum: PAGE_SIZE.max, default: PAGE_SIZE.default }, description: 'page size' },
+      {
+        name: 'sort',
+        in: 'query',
+        schema: { type: 'string' },
+        description: `comma-separated; \`!field\` or \`-field\` descending; default \`!id\`; id always breaks ties. Sortable: ${Object.keys(sortKeys(resource)).join(', ')}`,
+      },
+    );
+  }
+  if (route.kind !== 'position') {
+    params.push({ name: 'fields', in: 'query', schema: { type: 'string' }, description: `comma-separated subset of: ${fields.join(', ')}` });
+    if (relations.length) params.push({ name: 'expand', in: 'query', schema: { type: 'string' }, description: `comma-separated relations to add: ${relations.join(', ')}, or all` });
+  }
+  return params;
+}
+
+function pathParameters(route: RouteSpec): JsonSchema[] {
+  return [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'integer', minimum: 1, maximum: 2147483647 },
+  }));
+}
+
+const PAGINATION_HEADERS = {
+  'X-Pagination-Total-Count': { schema: { type: 'integer' }, description: 'records in the whole set' },
+  'X-Pagination-Page-Count': { schema: { type: 'integer' }, description: 'pages of this size' },
+  'X-Pagination-Current-Page': { schema: { type: 'integer' } },
+  'X-Pagination-Per-Page': { schema: { type: 'integer' } },
+  Link: { schema: { type: 'string' }, description: 'RFC 8288 links: self, first, last, prev, next' },
+};
+
+function operation(route: RouteSpec): JsonSchema {
+  const resource = route.resource;
+  const responses: Record<string, JsonSchema> = {};
+  const problems = [400, 401, 403, 500];
+  let requestBody: JsonSchema | undefined;
+  switch (route.kind) {
+    case 'list':
+      responses['200'] = { description: 'a page of records in the list wrapper', headers: PAGINATION_HEADERS, content: { 'application/json': { schema: ref(`${resource.name}List`) } } };
+      if (route.pathArgs) problems.push(404);
+      break;
+    case 'search':
+      requestBody = { required: false, content: { 'application/json': { schema: searchBodySchema(resource.filters ?? {}) } } };
+      responses['200'] = {
+        description: route.bare ? 'the matching records, a bare array (pagination in the headers)' : 'the matching records in the list wrapper',
+        headers: PAGINATION_HEADERS,
+        content: { 'application/json': { schema: route.bare ? { type: 'array', items: ref(resource.name) } : ref(`${resource.name}List`) } },
+      };
+      problems.push(413, 415, 422);
+      if (route.idFilter) problems.push(404);
+      break;
+    case 'get':
+      responses['200'] = { description: `the ${resource.name}`, content: { 'application/json': { schema: ref(resource.name) } } };
+      problems.push(404);
+      break;
+    case 'position':
+      responses['200'] = {
+        description: 'the page on which the record lies in the list with the same sort and size',
+        content: { 'application/json': { schema: { type: 'object', properties: { page: { type: 'integer', minimum: 1 } }, required: ['page'], additionalProperties: false } } },
+      };
+      problems.push(404);
+      break;
+    case 'write':
+      if (route.body) requestBody = { required: true, content: { 'application/json': { schema: bodySchema(route.body, Boolean(route.listBody)) } } };
+      responses[String(route.status)] = { description: `the ${resource.name} as it is now`, content: { 'application/json': { schema: ref(resource.name) } } };
+      problems.push(404, 409, 413, 415, 422);
+      break;
+  }
+  for (const status of problems.sort()) responses[String(status)] = { description: PROBLEMS[status], ...problemRef };
+  return {
+    operationId: `${route.method.toLowerCase()}${route.path.replace(/\{(\w+)\}/g, 'By_$1').replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+    summary: route.summary,
+    description: `Requires the scope \`${route.scope}\`.${route.extension ? ' Not in the original specification (decisions §2 extension).' : ''}`,
+    tags: [resource.name],
+    security: [{ bearerAuth: [route.scope] }],
+    parameters: [...pathParameters(route), ...queryParameters(route)],
+    ...(requestBody ? { requestBody } : {}),
+    responses,
+  };
+}
+
+export function openApiDocument(routes: RouteSpec[], serverUrl = ''): JsonSchema {
+  const resources = new Map<string, RestResource>();
+  for (const route of routes) resources.set(route.resource.name, route.resource);
+  const schemas: Record<string, JsonSchema> = {
+    Problem: {
+      type: 'object',
+      description: 'RFC 9457 problem details',
+      properties: {
+        type: { type: 'string' },
+        title: { type: 'string' },
+        status: { type: 'integer' },
+        detail: { type: 'string' },
+        errors: {
+          type: 'array',
+          items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } }, required: ['field', 'message'], additionalProperties: false },
+        },
+      },
+      required: ['type', 'title', 'status', 'detail'],
+      additionalProperties: false,
+    },
+    Link: { type: 'object', properties: { href: { type: 'string', format: 'uri' } }, required: ['href'], additionalProperties: false },
+  };
+  for (const resource of resources.values()) {
+    schemas[resource.name] = recordSchema({ ...resource.fields, ...resource.expand });
+    schemas[`${resource.name}List`] = {
+      type: 'object',
+      properties: {
+        items: { type: 'array', items: ref(resource.name) },
+        _links: {
+          type: 'object',
+          properties: Object.fromEntries(['self', 'first', 'last', 'prev', 'next'].map((k) => [k, ref('Link')])),
+          required: ['self', 'first', 'last'],
+          additionalProperties: false,
+        },
+        _meta: {
+          type: 'object',
+          properties: { totalCount: { type: 'integer' }, perPage: { type: 'integer' }, currentPage: { type: 'integer' }, pageCount: { type: 'integer' } },
+          required: ['totalCount', 'perPage', 'currentPage', 'pageCount'],
+          additionalProperties: false,
+        },
+      },
+      required: ['items', '_links', '_meta'],
+      additionalProperties: false,
+    };
+  }
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const route of routes) (paths[`${API_PREFIX}${route.path}`] ??= {})[route.method.toLowerCase()] = operation(route);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Store API',
+      version: '1.0.0',
+      description:
+        'REST v1 of the store-management service. Lists take `page`, `size` (1–250), `sort`, `fields` and `expand`; errors are RFC 9457 problem+json. ' +
+        'Every operation needs `Authorization: Bearer <token>`; the scope each needs is named on it.',
+    },
+    servers: [{ url: serverUrl || '/' }],
+    security: [{ bearerAuth: [] }],
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'API token (`npm run token -- create …`); scopes are listed per operation.' },
+      },
+      schemas,
+    },
+    paths,
+  };
+}

@@ -1,0 +1,52 @@
+// Every REST answer of the test suite is checked against the OpenAPI document the service serves:
+// the documented status for that operation, and a body matching its (strict) schema.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
+import { openApiDocument } from '../../src/rest/openapi.js';
+import { routes } from '../../src/rest/routes.js';
+
+const doc = openApiDocument(routes) as { paths: Record<string, Record<string, { responses: Record<string, any> }>> };
+const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
+ajv.addSchema(doc, 'openapi');
+const compiled = new Map<string, ValidateFunction>();
+
+const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+const templates = Object.keys(doc.paths)
+  .map((template) => ({ template, regex: new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`), params: (template.match(/\{/g) ?? []).length }))
+  .sort((a, b) => a.params - b.params);
+
+function validatorFor(ref: string): ValidateFunction {
+  let validate = compiled.get(ref);
+  if (!validate) {
+    validate = ajv.compile({ $ref: `openapi#/${ref}` });
+    compiled.set(ref, validate);
+  }
+  return validate;
+}
+
+export function checkAgainstOpenApi(method: string, url: string, status: number, contentType: string | null, body: unknown): void {
+  const path = new URL(url, 'http://x').pathname;
+  if (!path.startsWith('/api/v1/') || path === '/api/v1/openapi.json') return;
+  const where = `${method} ${path} → ${status}`;
+  if (status === 304 || method === 'HEAD') return;
+  const match = templates.find((t) => t.regex.test(path) && doc.paths[t.template][method.toLowerCase()]);
+  if (!match) {
+    // No such operation: only a problem (404/405) may answer.
+    if (![404, 405].includes(status)) throw new Error(`${where}: undocumented operation answered ${status}`);
+    check(pointer('components', 'schemas', 'Problem'), body, where);
+    return;
+  }
+  const responses = doc.paths[match.template][method.toLowerCase()].responses;
+  const response = responses[String(status)];
+  if (!response) throw new Error(`${where}: status ${status} is not documented for ${method} ${match.template} (documented: ${Object.keys(responses).join(', ')})`);
+  const [type] = Object.keys(response.content ?? {});
+  if (type && !contentType?.startsWith(type)) throw new Error(`${where}: content-type ${contentType}, documented ${type}`);
+  if (type) check(pointer('paths', match.template, method.toLowerCase(), 'responses', String(status), 'content', type, 'schema'), body, where);
+}
+
+function check(ref: string, body: unknown, where: string) {
+  const validate = validatorFor(ref);
+  if (!validate(body)) {
+    throw new Error(`${where}: body does not match the OpenAPI document: ${ajv.errorsText(validate.errors?.slice(0, 5))}\n${JSON.stringify(body).slice(0, 500)}`);
+  }
+}

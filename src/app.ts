@@ -2,6 +2,10 @@ import { bodyParser } from '@koa/bodyparser';
 import { koaMiddleware } from '@as-integrations/koa';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import Koa from 'koa';
+import type { Logger } from 'pino';
+import { logger } from './logger.js';
+import { operationsMiddleware } from './observability/health.js';
+import { requestLog } from './observability/request-log.js';
 import { startApollo } from './graphql/apollo.js';
 import { createGateway } from './graphql/gateway.js';
 import { graphiqlMiddleware } from './graphql/graphiql.js';
@@ -14,13 +18,15 @@ import { buildStoreSchema } from './schema/build-schema.js';
 export interface AppOptions {
   orm: MikroORM;
   publicUrl?: string;
+  /** Where request lines go (the service's logger unless a test captures them). */
+  requestLogger?: Logger;
 }
 
 /**
  * The Koa application: GraphiQL, `/graphql` (Apollo) and `/api/v1` (the REST mapping onto the same
  * schema). Every middleware is registered before `app.callback()` is taken (Koa 3 fixes the list).
  */
-export async function createApp({ orm, publicUrl }: AppOptions) {
+export async function createApp({ orm, publicUrl, requestLogger = logger }: AppOptions) {
   const schema = await buildStoreSchema();
   checkRoutesAgainstSchema(schema, routes);
   const gateway = createGateway(schema, orm);
@@ -29,7 +35,9 @@ export async function createApp({ orm, publicUrl }: AppOptions) {
   const router = restRouter({ gateway, publicUrl, routes });
 
   const app = new Koa();
+  app.use(requestLog(requestLogger));
   app.use(problemMiddleware);
+  app.use(operationsMiddleware(orm, (authorization) => gateway.hasScope(authorization, 'read_metrics')));
   app.use(notFoundMiddleware);
   app.use(graphiqlMiddleware);
   app.use(apiDocsMiddleware(routes, publicUrl));

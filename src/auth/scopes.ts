@@ -7,6 +7,8 @@ export const SCOPES = [
   'read_shipping', 'write_shipping',
   'read_inventory', 'write_inventory',
   'manage_tokens',
+  // Not in decisions §2's list: lets a Prometheus scraper read /metrics and nothing else.
+  'read_metrics',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

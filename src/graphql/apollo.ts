@@ -3,6 +3,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { GraphQLError } from 'graphql';
 import { UnauthenticatedError } from '../domain/errors.js';
 import type { GraphQLContext } from '../schema/context.js';
+import { graphqlOperations } from '../observability/metrics.js';
 import { HTTP_STATUS_BY_CODE } from './error-codes.js';
 import { formatError } from './format-error.js';
 import type { createGateway } from './gateway.js';
@@ -11,6 +12,9 @@ import type { createGateway } from './gateway.js';
 const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
   async requestDidStart() {
     return {
+      async didResolveOperation({ operation }) {
+        graphqlOperations.inc({ type: operation?.operation ?? 'unknown', via: 'graphql' });
+      },
       async willSendResponse({ response }) {
         if (response.body.kind !== 'single') return;
         const { data, errors } = response.body.singleResult;

@@ -10,6 +10,8 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { authenticate } from '../auth/api-tokens.js';
+import type { Scope } from '../auth/scopes.js';
+import { graphqlOperations } from '../observability/metrics.js';
 import { UnauthenticatedError } from '../domain/errors.js';
 import { Loaders } from '../resolvers/loaders.js';
 import type { GraphQLContext } from '../schema/context.js';
@@ -83,6 +85,8 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM) {
     if (!(document as DocumentNode).kind) {
       return { errors: (document as readonly GraphQLError[]).map((e) => ({ ...formatError(e.toJSON(), e), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) };
     }
+    const operation = (document as DocumentNode).definitions.find((d) => d.kind === 'OperationDefinition');
+    graphqlOperations.inc({ type: operation && 'operation' in operation ? operation.operation : 'unknown', via: 'rest' });
     const result = await execute({ schema, document: document as DocumentNode, variableValues: request.variables, contextValue });
     return { data: result.data as Record<string, unknown> | null, errors: result.errors?.map((e) => formatError(e.toJSON(), e)) };
   }
@@ -97,5 +101,12 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM) {
     }
   }
 
-  return { schema, contextFor, session } satisfies GraphQLGateway & { contextFor: typeof contextFor };
+  /** Whether the bearer token holds the scope (for endpoints outside GraphQL, e.g. /metrics). */
+  async function hasScope(authorization: string | undefined, scope: Scope): Promise<boolean> {
+    const secret = bearerOf(authorization);
+    const principal = secret ? await authenticate(orm.em.fork(), secret) : null;
+    return Boolean(principal?.scopes.has(scope));
+  }
+
+  return { schema, contextFor, session, hasScope } satisfies GraphQLGateway & { contextFor: typeof contextFor; hasScope: typeof hasScope };
 }

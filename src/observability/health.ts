@@ -1,0 +1,81 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Context, Next } from 'koa';
+import type { Pool } from 'pg';
+import { logger } from '../logger.js';
+import { registerServiceGauges, registry } from './metrics.js';
+
+const READY_TIMEOUT_MS = 1500;
+
+function within<T>(ms: number, work: Promise<T>): Promise<T> {
+  return Promise.race([work, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);
+}
+
+/**
+ * Operations endpoints: `GET /healthz` (the process answers), `GET /readyz` (the database answers
+ * within 1.5 s and every migration is applied; 503 otherwise), and `GET /metrics` (Prometheus
+ * text), which needs a token with the `read_metrics` scope.
+ */
+export function operationsMiddleware(orm: MikroORM, canReadMetrics: (authorization: string | undefined) => Promise<boolean>) {
+  let migrated = false;
+  const pool = async () => (await orm.em.getConnection().getNativeClient()) as unknown as Pool;
+  registerServiceGauges({
+    pool: async () => {
+      const p = await pool();
+      return { total: p.totalCount, idle: p.idleCount, waiting: p.waitingCount };
+    },
+    outboxBacklog: async () => {
+      const [row] = await orm.em.getConnection().execute<{ n: number }[]>('select count(*)::int as n from outbox_message where sent_at is null');
+      return row.n;
+    },
+  });
+
+  async function ready(): Promise<string | null> {
+    try {
+      await within(READY_TIMEOUT_MS, orm.em.getConnection().execute('select 1'));
+      if (!migrated) migrated = (await within(READY_TIMEOUT_MS, orm.migrator.getPending())).length === 0;
+      return migrated ? null : 'migrations are pending';
+    } catch (error) {
+      return `database unreachable: ${(error as Error).message}`;
+    }
+  }
+
+  return async (ctx: Context, next: Next) => {
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
+    switch (ctx.path) {
+      case '/healthz':
+        ctx.body = { status: 'ok' };
+        return;
+      case '/readyz': {
+        const problem = await ready();
+        ctx.status = problem ? 503 : 200;
+        if (problem) {
+          ctx.type = 'application/problem+json';
+          ctx.body = { type: '/problems/service-unavailable', title: 'Service Unavailable', status: 503, detail: problem };
+        } else {
+          ctx.body = { status: 'ready' };
+        }
+        return;
+      }
+      case '/metrics': {
+        if (!(await canReadMetrics(ctx.get('authorization') || undefined))) {
+          ctx.status = 401;
+          ctx.set('WWW-Authenticate', 'Bearer realm="store-api"');
+          ctx.type = 'application/problem+json';
+          ctx.body = { type: '/problems/unauthenticated', title: 'Unauthorized', status: 401, detail: 'A token with the read_metrics scope is required' };
+          return;
+        }
+        try {
+          ctx.type = registry.contentType;
+          ctx.body = await registry.metrics();
+        } catch (error) {
+          logger.warn({ err: error }, 'metrics collection failed');
+          ctx.status = 503;
+          ctx.body = 'metrics unavailable';
+        }
+        return;
+      }
+      default:
+        return next();
+    }
+  };
+}

@@ -1,5 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { camelCase, gqlNameOf, type FieldMap, type JsonSchema } from './fields.js';
+import { Ajv, type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
+import { camelCase, DECIMAL_KEYWORD, gqlNameOf, type FieldMap, type JsonSchema } from './fields.js';
 import { Problem, type ProblemFieldError } from './problem.js';
 
 /**
@@ -28,19 +28,38 @@ export function inputSchema(map: FieldMap): JsonSchema {
 const ajv = new Ajv({ allErrors: true, strict: false });
 const validators = new WeakMap<FieldMap, ValidateFunction>();
 
+// numeric(12,2): at most 10 digits before the point, 2 after; a JSON number is checked on its
+// shortest text form (12.5 → "12.5"), so 0.125 or 1e21 are refused without float arithmetic.
+const AMOUNT = /^\d{1,10}(\.\d{1,2})?$/;
+const checkAmount: SchemaValidateFunction = (_schema: boolean, data: number | string) => {
+  const ok = AMOUNT.test(typeof data === 'number' ? String(data) : data.trim());
+  checkAmount.errors = ok ? [] : [{ keyword: DECIMAL_KEYWORD, message: 'must be an amount ≥ 0 with at most 2 decimals and 10 digits before the point', params: {} }];
+  return ok;
+};
+ajv.addKeyword({ keyword: DECIMAL_KEYWORD, type: ['number', 'string'], schemaType: 'boolean', errors: true, validate: checkAmount });
+
 function pathOf(instancePath: string, extra?: string): string {
   const segments = instancePath.split('/').slice(1);
   if (extra !== undefined) segments.push(extra);
   return segments.reduce((path, seg) => (/^\d+$/.test(seg) ? `${path}[${seg}]` : path ? `${path}.${seg}` : seg), '');
 }
 
-function describe(error: ErrorObject, readOnly: readonly string[]): ProblemFieldError {
+/** Whether the record as the resource shows it has `key` at this place: then the key is read-only. */
+function isShown(shown: FieldMap, instancePath: string, key: string): boolean {
+  let map: FieldMap | undefined = shown;
+  for (const segment of instancePath.split('/').slice(1)) {
+    if (/^\d+$/.test(segment)) continue;
+    map = map?.[segment]?.sub;
+  }
+  return map !== undefined && Object.hasOwn(map, key);
+}
+
+function describe(error: ErrorObject, shown: FieldMap): ProblemFieldError {
   switch (error.keyword) {
     case 'additionalProperties': {
       const key = (error.params as { additionalProperty: string }).additionalProperty;
       const field = pathOf(error.instancePath, key);
-      const top = error.instancePath === '';
-      return { field, message: top && readOnly.includes(key) ? 'is read-only' : 'is not a field of this request' };
+      return { field, message: isShown(shown, error.instancePath, key) ? 'is read-only' : 'is not a field of this request' };
     }
     case 'required':
       return { field: pathOf(error.instancePath, (error.params as { missingProperty: string }).missingProperty), message: 'is required' };
@@ -61,8 +80,12 @@ function nulPaths(value: unknown, path: string, out: string[]): string[] {
   return out;
 }
 
-/** Checks a body against its map: 422 naming every offending field. `readOnly` keys get their own message. */
-export function checkBody(map: FieldMap, body: unknown, readOnly: readonly string[] = []): Record<string, unknown> {
+/**
+ * Checks a body against its map: 422 naming every offending field. Keys the record shows (`shown`,
+ * the resource's fields and relations) but the body cannot set are called read-only, at any depth
+ * (`id`, `variants[0].id`).
+ */
+export function checkBody(map: FieldMap, body: unknown, shown: FieldMap = {}): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new Problem(422, 'The request body must be a JSON object', [{ field: 'body', message: 'must be a JSON object' }]);
   }
@@ -75,7 +98,7 @@ export function checkBody(map: FieldMap, body: unknown, readOnly: readonly strin
     const seen = new Set<string>();
     const errors = (validate.errors ?? [])
       .filter((e) => e.keyword !== 'anyOf')
-      .map((e) => describe(e, readOnly))
+      .map((e) => describe(e, shown))
       .filter((e) => !seen.has(`${e.field}|${e.message}`) && seen.add(`${e.field}|${e.message}`));
     throw new Problem(422, `Invalid request body: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
   }
@@ -96,6 +119,7 @@ export function toInput(map: FieldMap, body: Record<string, unknown>): Record<st
       const sub = spec.sub;
       converted = Array.isArray(value) ? value.map((v) => toInput(sub, v as Record<string, unknown>)) : toInput(sub, value as Record<string, unknown>);
     }
+    if (spec.in && converted !== null) converted = spec.in(converted);
     input[gqlNameOf(key, spec)] = converted;
   }
   return input;

@@ -103,7 +103,7 @@ async function handleWrite(ctx: Context, route: WriteRoute, options: RestOptions
   const variables: Record<string, unknown> = {};
   if (id !== undefined) variables.id = id;
   if (route.body) {
-    const body = checkBody(route.body, requestBody(ctx) ?? {}, Object.keys(route.resource.fields));
+    const body = checkBody(route.body, requestBody(ctx) ?? {}, { ...route.resource.fields, ...route.resource.expand });
     variables.input = toInput(route.body, body);
   }
   const result = await session.run({

@@ -3,7 +3,7 @@ import type { RestResource } from './resource.js';
 import { collectionResource } from './resources/collection.resource.js';
 import { customerPatchBody, customerResource } from './resources/customer.resource.js';
 import { orderAddressBody, orderCustomerBody, orderNotesBody, orderResource } from './resources/order.resource.js';
-import { productResource } from './resources/product.resource.js';
+import { productPatchBody, productResource } from './resources/product.resource.js';
 import { shippingCarrierResource } from './resources/shipping-carrier.resource.js';
 import { warehouseResource } from './resources/warehouse.resource.js';
 
@@ -83,6 +83,11 @@ export const routes: RouteSpec[] = [
   },
   { kind: 'list', method: 'GET', path: '/products', resource: productResource, operation: 'products', scope: 'read_products', summary: 'List products' },
   { kind: 'get', method: 'GET', path: '/products/{id}', resource: productResource, operation: 'product', scope: 'read_products', summary: 'Read a product' },
+  {
+    kind: 'write', method: 'PATCH', path: '/products/{id}', resource: productResource, operation: 'updateProduct', scope: 'write_products',
+    summary: 'Update a product: scalars, and options, variants, textareas, images, collections, tags replacing the set',
+    body: productPatchBody, input: 'ProductPatch', byId: true, status: 200,
+  },
   { kind: 'list', method: 'GET', path: '/collections', resource: collectionResource, operation: 'collections', scope: 'read_collections', summary: 'List collections', extension: true },
   { kind: 'get', method: 'GET', path: '/collections/{id}', resource: collectionResource, operation: 'collection', scope: 'read_collections', summary: 'Read a collection', extension: true },
   { kind: 'list', method: 'GET', path: '/shipping-carriers', resource: shippingCarrierResource, operation: 'shippingCarriers', scope: 'read_shipping', summary: 'List shipping carriers' },

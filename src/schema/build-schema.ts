@@ -9,6 +9,7 @@ import { OrderFieldsResolver } from '../resolvers/order-fields.resolver.js';
 import { OrderResolver } from '../resolvers/order.resolver.js';
 import { CollectionFieldsResolver } from '../resolvers/collection-fields.resolver.js';
 import { CollectionResolver } from '../resolvers/collection.resolver.js';
+import { ImageResolver } from '../resolvers/image.resolver.js';
 import { OptionFieldsResolver, ThumbnailFieldsResolver } from '../resolvers/option-fields.resolver.js';
 import { ProductFieldsResolver } from '../resolvers/product-fields.resolver.js';
 import { ProductResolver } from '../resolvers/product.resolver.js';
@@ -22,6 +23,7 @@ import { inputGuard } from './input-guard.middleware.js';
 export const resolvers = [
   ProductResolver, ProductFieldsResolver, VariantFieldsResolver, OptionFieldsResolver, ThumbnailFieldsResolver,
   CollectionResolver, CollectionFieldsResolver,
+  ImageResolver,
   ShippingCarrierResolver,
   CustomerResolver, CustomerFieldsResolver,
   OrderResolver, OrderFieldsResolver, LineItemFieldsResolver, FulfilmentFieldsResolver, ShipmentFieldsResolver, RestockFieldsResolver,

@@ -32,7 +32,7 @@ const validators = new WeakMap<FieldMap, ValidateFunction>();
 // shortest text form (12.5 → "12.5"), so 0.125 or 1e21 are refused without float arithmetic.
 const AMOUNT = /^\d{1,10}(\.\d{1,2})?$/;
 const checkAmount: SchemaValidateFunction = (_schema: boolean, data: number | string) => {
-  const ok = AMOUNT.test(typeof data === 'number' ? String(data) : data.trim());
+  const ok = AMOUNT.test(typeof data === 'number' ? String(data) : data);
   checkAmount.errors = ok ? [] : [{ keyword: DECIMAL_KEYWORD, message: 'must be an amount ≥ 0 with at most 2 decimals and 10 digits before the point', params: {} }];
   return ok;
 };

@@ -46,13 +46,16 @@ const nullableSchema = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [
 export const DECIMAL_KEYWORD = 'x-decimal-amount';
 
 /** Field constructors: the REST type and how the GraphQL value becomes it. */
+/** GraphQL `Int` is 32-bit: a body value outside it must be a 422 naming the field, not a failed operation. */
+const INT32 = { type: 'integer', minimum: -2_147_483_648, maximum: 2_147_483_647 } as const;
+
 export const field = {
-  integer: (o: Options = {}): FieldSpec => ({ schema: { type: 'integer' }, ...o }),
+  integer: (o: Options = {}): FieldSpec => ({ schema: { ...INT32 }, ...o }),
   string: (o: Options = {}): FieldSpec => ({ schema: { type: 'string' }, ...o }),
   boolean: (o: Options = {}): FieldSpec => ({ schema: { type: 'boolean' }, ...o }),
   number: (o: Options = {}): FieldSpec => ({ schema: { type: 'number' }, ...o }),
   strings: (o: Options = {}): FieldSpec => ({ schema: { type: 'array', items: { type: 'string' } }, ...o }),
-  integers: (o: Options = {}): FieldSpec => ({ schema: { type: 'array', items: { type: 'integer' } }, ...o }),
+  integers: (o: Options = {}): FieldSpec => ({ schema: { type: 'array', items: { ...INT32 } }, ...o }),
   /** Unix seconds (the GraphQL Timestamp scalar already is). */
   timestamp: (o: Options = {}): FieldSpec => ({ schema: { type: 'integer', description: 'Unix seconds' }, ...o }),
   /** Unix seconds, 0 for "never" (the spec's products and customers). */

@@ -287,6 +287,16 @@ describe('PATCH /collections/{id}', () => {
     expect(back.body).toMatchObject({ type: 0, match_products: [products[4].id], rules: [], rules_match_condition: null });
   });
 
+  it('takes back a collection as read, without its read-only fields', async () => {
+    for (const c of [await read(id), (await service.get('/api/v1/collections?sort=id&size=250')).body.items.find((x: any) => x.type === 1)]) {
+      const { products: _members, ...shown } = c;
+      const { id: cid, created_at: _created, updated_at: _updated, ...body } = shown;
+      const res = await patch(cid, body);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ ...shown, updated_at: expect.any(Number) });
+    }
+  });
+
   it('refuses bad bodies with 422 and leaves the collection unchanged', async () => {
     const before = await read(id);
     for (const [body, field] of [

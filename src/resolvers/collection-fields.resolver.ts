@@ -1,11 +1,14 @@
-import { Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
+import { Args, Authorized, Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import { memberProductIds } from '../domain/collection-membership.js';
 import { CollectionProduct } from '../entities/collection-product.entity.js';
 import { CollectionImage } from '../entities/collection-image.entity.js';
 import { CollectionRule } from '../entities/collection-rule.entity.js';
 import { Collection } from '../entities/collection.entity.js';
 import { Image } from '../entities/image.entity.js';
+import { Product } from '../entities/product.entity.js';
 import type { GraphQLContext } from '../schema/context.js';
+import { PageArgs } from '../schema/pagination.js';
+import { ProductPage } from './product.resolver.js';
 
 @Resolver(() => Collection)
 export class CollectionFieldsResolver {
@@ -61,5 +64,16 @@ export class CollectionFieldsResolver {
       (row) => row.collectionId,
     );
     return (await loader.load(collection.id)).map((row) => row.productId);
+  }
+
+  // Whole products are product data: they need read_products, not just read_collections.
+  @Authorized('read_products')
+  @FieldResolver(() => ProductPage, { description: 'the member products, a page at a time, in the order of productIds' })
+  async products(@Root() collection: Collection, @Args(() => PageArgs) { page, size }: PageArgs, @Ctx() ctx: GraphQLContext): Promise<ProductPage> {
+    const ids = await this.productIds(collection, ctx);
+    const pageIds = ids.slice((page - 1) * size, page * size);
+    const loader = ctx.loaders.byId('product.byId', (em, keys) => em.find(Product, { id: { $in: keys } }));
+    const items = (await loader.loadMany(pageIds)).filter((p): p is Product => p instanceof Product);
+    return { items, totalCount: ids.length, page, size, pageCount: Math.ceil(ids.length / size) };
   }
 }

@@ -1,8 +1,11 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { createCollection, deleteCollection, updateCollection } from '../domain/collection-edit.js';
 import { NotFoundError } from '../domain/errors.js';
 import { findPage } from '../domain/listing.js';
+import { inTransaction } from '../domain/transaction.js';
 import { Collection } from '../entities/collection.entity.js';
 import type { GraphQLContext } from '../schema/context.js';
+import { CollectionInput } from '../schema/inputs/collection.inputs.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 
 export const collectionSort = sortableFields('Collection', {
@@ -39,5 +42,23 @@ export class CollectionResolver {
     const collection = await em.findOne(Collection, { id });
     if (!collection) throw new NotFoundError('Collection', id);
     return collection;
+  }
+
+  @Authorized('write_collections')
+  @Mutation(() => Collection)
+  createCollection(@Arg('input', () => CollectionInput) input: CollectionInput, @Ctx() { em }: GraphQLContext) {
+    return inTransaction(em, (tx) => createCollection(tx, input));
+  }
+
+  @Authorized('write_collections')
+  @Mutation(() => Collection, { description: 'Rewrites the collection; omitted optional fields are kept, lists given replace the set' })
+  updateCollection(@Arg('id', () => Int) id: number, @Arg('input', () => CollectionInput) input: CollectionInput, @Ctx() { em }: GraphQLContext) {
+    return inTransaction(em, (tx) => updateCollection(tx, id, input));
+  }
+
+  @Authorized('write_collections')
+  @Mutation(() => Int, { description: 'Deletes a collection (its products stay); returns its id' })
+  deleteCollection(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext) {
+    return inTransaction(em, (tx) => deleteCollection(tx, id));
   }
 }

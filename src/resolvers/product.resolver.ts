@@ -1,8 +1,11 @@
-import { Args, Arg, Authorized, Ctx, Field, Int, ObjectType, Query, Resolver, ArgsType } from 'type-graphql';
+import { Args, Arg, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver, ArgsType } from 'type-graphql';
 import { NotFoundError } from '../domain/errors.js';
 import { findPage } from '../domain/listing.js';
+import { createProduct, deleteProduct, updateProduct } from '../domain/product-edit.js';
+import { inTransaction } from '../domain/transaction.js';
 import { Product } from '../entities/product.entity.js';
 import type { GraphQLContext } from '../schema/context.js';
+import { ProductCreate, ProductPatch } from '../schema/inputs/product.inputs.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 
 export const productSort = sortableFields('Product', {
@@ -45,5 +48,23 @@ export class ProductResolver {
     const product = await em.findOne(Product, { id });
     if (!product) throw new NotFoundError('Product', id);
     return product;
+  }
+
+  @Authorized('write_products')
+  @Mutation(() => Product, { description: 'A new product; a single-variant one gets its one variant, seoUrl is derived when not given' })
+  createProduct(@Arg('input', () => ProductCreate) input: ProductCreate, @Ctx() { em }: GraphQLContext) {
+    return inTransaction(em, (tx) => createProduct(tx, input));
+  }
+
+  @Authorized('write_products')
+  @Mutation(() => Product, { description: 'Changes the given fields; lists given replace the set; a variant keeps its id while its combination stays' })
+  updateProduct(@Arg('id', () => Int) id: number, @Arg('input', () => ProductPatch) input: ProductPatch, @Ctx() { em }: GraphQLContext) {
+    return inTransaction(em, (tx) => updateProduct(tx, id, input));
+  }
+
+  @Authorized('write_products')
+  @Mutation(() => Int, { description: 'Deletes a product with its variants and stock; orders keep their line items; returns its id' })
+  deleteProduct(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext) {
+    return inTransaction(em, (tx) => deleteProduct(tx, id));
   }
 }

@@ -1,5 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { camelCase, gqlNameOf, type FieldMap, type JsonSchema } from './fields.js';
+import { Ajv, type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
+import { camelCase, DECIMAL_KEYWORD, gqlNameOf, type FieldMap, type JsonSchema } from './fields.js';
 import { Problem, type ProblemFieldError } from './problem.js';
 
 /**
@@ -31,6 +31,16 @@ export function inputSchema(map: FieldMap, validating = false): JsonSchema {
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 const isObjectValue = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+// numeric(12,2): at most 10 digits before the point, 2 after; a JSON number is checked on its
+// shortest text form (12.5 → "12.5"), so 0.125 or 1e21 are refused without float arithmetic.
+const AMOUNT = /^\d{1,10}(\.\d{1,2})?$/;
+const checkAmount: SchemaValidateFunction = (_schema: boolean, data: number | string) => {
+  const ok = AMOUNT.test(typeof data === 'number' ? String(data) : data);
+  checkAmount.errors = ok ? [] : [{ keyword: DECIMAL_KEYWORD, message: 'must be an amount ≥ 0 with at most 2 decimals and 10 digits before the point', params: {} }];
+  return ok;
+};
+ajv.addKeyword({ keyword: DECIMAL_KEYWORD, type: ['number', 'string'], schemaType: 'boolean', errors: true, validate: checkAmount });
 const validators = new WeakMap<FieldMap, ValidateFunction>();
 const listValidators = new WeakMap<FieldMap, ValidateFunction>();
 
@@ -40,13 +50,22 @@ function pathOf(instancePath: string, extra?: string): string {
   return segments.reduce((path, seg) => (/^\d+$/.test(seg) ? `${path}[${seg}]` : path ? `${path}.${seg}` : seg), '');
 }
 
-function describe(error: ErrorObject, readOnly: readonly string[]): ProblemFieldError {
+/** Whether the record as the resource shows it has `key` at this place: then the key is read-only. */
+function isShown(shown: FieldMap, instancePath: string, key: string): boolean {
+  let map: FieldMap | undefined = shown;
+  for (const segment of instancePath.split('/').slice(1)) {
+    if (/^\d+$/.test(segment)) continue;
+    map = map?.[segment]?.sub;
+  }
+  return map !== undefined && Object.hasOwn(map, key);
+}
+
+function describe(error: ErrorObject, shown: FieldMap): ProblemFieldError {
   switch (error.keyword) {
     case 'additionalProperties': {
       const key = (error.params as { additionalProperty: string }).additionalProperty;
       const field = pathOf(error.instancePath, key);
-      const top = error.instancePath === '' || /^\/\d+$/.test(error.instancePath);
-      return { field, message: top && readOnly.includes(key) ? 'is read-only' : 'is not a field of this request' };
+      return { field, message: isShown(shown, error.instancePath, key) ? 'is read-only' : 'is not a field of this request' };
     }
     case 'required':
       return { field: pathOf(error.instancePath, (error.params as { missingProperty: string }).missingProperty), message: 'is required' };
@@ -73,8 +92,9 @@ export function bodySchema(map: FieldMap, list = false, validating = false): Jso
 }
 
 /**
- * Checks a body against its map: 422 naming every offending field. `readOnly` keys get their own
- * message. `list` bodies are a top-level array of such objects (fields named `[0].items…`).
+ * Checks a body against its map: 422 naming every offending field. Keys the record shows (`shown`,
+ * the resource's fields and relations) but the body cannot set are called read-only, at any depth
+ * (`id`, `variants[0].id`). `list` bodies are a top-level array of such objects (`[0].items…`).
  */
 export interface CheckedBody {
   value: Record<string, unknown> | Record<string, unknown>[];
@@ -82,7 +102,7 @@ export interface CheckedBody {
   unwrap: (field: string) => string;
 }
 
-export function checkBody(map: FieldMap, body: unknown, readOnly: readonly string[] = [], list = false): CheckedBody {
+export function checkBody(map: FieldMap, body: unknown, shown: FieldMap = {}, list = false): CheckedBody {
   const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
   if (list ? !Array.isArray(body) : !isObject) {
     const shape = list ? 'a JSON array of objects' : 'a JSON object';
@@ -101,7 +121,7 @@ export function checkBody(map: FieldMap, body: unknown, readOnly: readonly strin
     const seen = new Set<string>();
     const errors = (validate.errors ?? [])
       .filter((e) => e.keyword !== 'anyOf')
-      .map((e) => describe(e, readOnly))
+      .map((e) => describe(e, shown))
       .map((e) => ({ ...e, field: unwrap(e.field) }))
       .filter((e) => !seen.has(`${e.field}|${e.message}`) && seen.add(`${e.field}|${e.message}`));
     throw new Problem(422, `Invalid request body: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
@@ -124,6 +144,7 @@ export function toInput(map: FieldMap, body: Record<string, unknown>): Record<st
       const given = spec.oneOrMany && !Array.isArray(value) ? [value] : value;
       converted = Array.isArray(given) ? given.map((v) => toInput(sub, v as Record<string, unknown>)) : toInput(sub, given as Record<string, unknown>);
     }
+    if (spec.in && converted !== null) converted = spec.in(converted);
     input[gqlNameOf(key, spec)] = converted;
   }
   return input;

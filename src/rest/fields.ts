@@ -15,6 +15,8 @@ export interface FieldSpec {
   sub?: FieldMap;
   /** Converts the GraphQL value (after nesting) into the REST value. */
   out?: (value: any) => unknown;
+  /** In a request body: converts the REST value (after its schema passed) into the GraphQL input value. */
+  in?: (value: any) => unknown;
   /** In a request body: must be present. */
   required?: boolean;
   /** In a request body: one object or an array of them (the GraphQL input always gets a list). */
@@ -36,17 +38,27 @@ export const gqlNameOf = (key: string, spec: FieldSpec) => spec.gql ?? camelCase
 
 type Options = Partial<Omit<FieldSpec, 'schema' | 'sub'>>;
 
-const nullableSchema = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type, 'null'] });
+const nullableSchema = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [...[schema.type].flat(), 'null'] });
+
+/**
+ * JSON schema keyword (checked by the body validator) for money in request bodies: a number or a
+ * numeric string, ≥ 0, at most 2 decimals, fitting numeric(12,2). Checked on the text, never by
+ * float arithmetic.
+ */
+export const DECIMAL_KEYWORD = 'x-decimal-amount';
 
 /** Field constructors: the REST type and how the GraphQL value becomes it. */
+/** GraphQL `Int` is 32-bit: a body value outside it must be a 422 naming the field, not a failed operation. */
+const INT32 = { type: 'integer', minimum: -2_147_483_648, maximum: 2_147_483_647 } as const;
+
 export const field = {
   /** 32-bit, as GraphQL's Int: a larger number is a 422 naming the field, not a failed operation. */
-  integer: (o: Options = {}): FieldSpec => ({ schema: { type: 'integer', minimum: -2147483648, maximum: 2147483647 }, ...o }),
+  integer: (o: Options = {}): FieldSpec => ({ schema: { ...INT32 }, ...o }),
   string: (o: Options = {}): FieldSpec => ({ schema: { type: 'string' }, ...o }),
   boolean: (o: Options = {}): FieldSpec => ({ schema: { type: 'boolean' }, ...o }),
   number: (o: Options = {}): FieldSpec => ({ schema: { type: 'number' }, ...o }),
   strings: (o: Options = {}): FieldSpec => ({ schema: { type: 'array', items: { type: 'string' } }, ...o }),
-  integers: (o: Options = {}): FieldSpec => ({ schema: { type: 'array', items: { type: 'integer' } }, ...o }),
+  integers: (o: Options = {}): FieldSpec => ({ schema: { type: 'array', items: { ...INT32 } }, ...o }),
   /** Unix seconds (the GraphQL Timestamp scalar already is). */
   timestamp: (o: Options = {}): FieldSpec => ({ schema: { type: 'integer', description: 'Unix seconds' }, ...o }),
   /** Unix seconds, 0 for "never" (the spec's products and customers). */
@@ -59,6 +71,11 @@ export const field = {
   decimalNumber: (o: Options = {}): FieldSpec => ({ schema: { type: 'number' }, out: (v: string | null) => (v == null ? null : Number(v)), ...o }),
   /** A GraphQL Decimal shown as a string with two decimals (order money). */
   decimalString: (o: Options = {}): FieldSpec => ({ schema: { type: 'string', pattern: '^-?\\d+\\.\\d{2}$' }, ...o }),
+  /** Money in a request body: a JSON number or numeric string (`12.5`, `"12.50"`), ≥ 0, two decimals at most. */
+  money: (o: Options = {}): FieldSpec => ({
+    schema: { type: ['number', 'string'], [DECIMAL_KEYWORD]: true, description: 'an amount ≥ 0 with at most 2 decimals' },
+    ...o,
+  }),
   nullable: (spec: FieldSpec): FieldSpec => ({ ...spec, schema: nullableSchema(spec.schema) }),
   required: (spec: FieldSpec): FieldSpec => ({ ...spec, required: true }),
   object: (sub: FieldMap, o: Options = {}): FieldSpec => ({ schema: objectSchema(sub), sub, ...o }),

@@ -106,8 +106,8 @@ async function handleWrite(ctx: Context, route: WriteRoute, options: RestOptions
   const params = parseReadParams(ctx.query, route.resource);
   let fieldName = (field: string) => restFieldPath(route.body, field);
   if (route.body) {
-    const readOnly = Object.keys(route.resource.fields).filter((k) => !(k in route.body!));
-    const checked = checkBody(route.body, requestBody(ctx) ?? (route.listBody ? undefined : {}), route.listBody ? [] : readOnly, Boolean(route.listBody));
+    const shown = { ...route.resource.fields, ...route.resource.expand };
+    const checked = checkBody(route.body, requestBody(ctx) ?? (route.listBody ? undefined : {}), route.listBody ? {} : shown, Boolean(route.listBody));
     const body = route.body;
     if (route.listBody) {
       const prefix = new RegExp(`^${route.listBody}(?=\\[)`);

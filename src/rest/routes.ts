@@ -1,10 +1,10 @@
 import type { FieldMap } from './fields.js';
 import type { RestResource } from './resource.js';
-import { collectionResource } from './resources/collection.resource.js';
+import { collectionBody, collectionResource } from './resources/collection.resource.js';
 import { customerPatchBody, customerResource } from './resources/customer.resource.js';
 import { fulfilmentRoutes } from './fulfilment-routes.js';
 import { orderAddressBody, orderCustomerBody, orderNotesBody, orderResource } from './resources/order.resource.js';
-import { productResource } from './resources/product.resource.js';
+import { productPatchBody, productResource } from './resources/product.resource.js';
 import { shippingCarrierResource } from './resources/shipping-carrier.resource.js';
 import { warehouseResource } from './resources/warehouse.resource.js';
 
@@ -88,8 +88,21 @@ export const routes: RouteSpec[] = [
   },
   { kind: 'list', method: 'GET', path: '/products', resource: productResource, operation: 'products', scope: 'read_products', summary: 'List products' },
   { kind: 'get', method: 'GET', path: '/products/{id}', resource: productResource, operation: 'product', scope: 'read_products', summary: 'Read a product' },
+  {
+    kind: 'write', method: 'PATCH', path: '/products/{id}', resource: productResource, operation: 'updateProduct', scope: 'write_products',
+    summary: 'Update a product: scalars, and options, variants, textareas, images, collections, tags replacing the set',
+    body: productPatchBody, input: 'ProductPatch', pathArgs: { id: 'id' }, status: 200,
+  },
   { kind: 'list', method: 'GET', path: '/collections', resource: collectionResource, operation: 'collections', scope: 'read_collections', summary: 'List collections', extension: true },
   { kind: 'get', method: 'GET', path: '/collections/{id}', resource: collectionResource, operation: 'collection', scope: 'read_collections', summary: 'Read a collection', extension: true },
+  {
+    kind: 'write', method: 'POST', path: '/collections', resource: collectionResource, operation: 'createCollection', scope: 'write_collections',
+    summary: 'Create a collection, manual (type 0) or rule-based (type 1)', body: collectionBody, input: 'CollectionInput', pathArgs: {}, status: 201,
+  },
+  {
+    kind: 'write', method: 'PATCH', path: '/collections/{id}', resource: collectionResource, operation: 'updateCollection', scope: 'write_collections',
+    summary: 'Update a collection', body: collectionBody, input: 'CollectionInput', pathArgs: { id: 'id' }, status: 200,
+  },
   { kind: 'list', method: 'GET', path: '/shipping-carriers', resource: shippingCarrierResource, operation: 'shippingCarriers', scope: 'read_shipping', summary: 'List shipping carriers' },
   { kind: 'list', method: 'GET', path: '/warehouses', resource: warehouseResource, operation: 'warehouses', scope: 'read_inventory', summary: 'List warehouses', extension: true },
   { kind: 'list', method: 'GET', path: '/customers', resource: customerResource, operation: 'customers', scope: 'read_customers', summary: 'List customers' },

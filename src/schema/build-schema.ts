@@ -12,6 +12,7 @@ import { InventoryResolver } from '../resolvers/inventory.resolver.js';
 import { ShipmentResolver } from '../resolvers/shipment.resolver.js';
 import { CollectionFieldsResolver } from '../resolvers/collection-fields.resolver.js';
 import { CollectionResolver } from '../resolvers/collection.resolver.js';
+import { ImageResolver } from '../resolvers/image.resolver.js';
 import { OptionFieldsResolver, ThumbnailFieldsResolver } from '../resolvers/option-fields.resolver.js';
 import { ProductFieldsResolver } from '../resolvers/product-fields.resolver.js';
 import { ProductResolver } from '../resolvers/product.resolver.js';
@@ -25,6 +26,7 @@ import { inputGuard } from './input-guard.middleware.js';
 export const resolvers = [
   ProductResolver, ProductFieldsResolver, VariantFieldsResolver, OptionFieldsResolver, ThumbnailFieldsResolver,
   CollectionResolver, CollectionFieldsResolver,
+  ImageResolver,
   ShippingCarrierResolver,
   CustomerResolver, CustomerFieldsResolver,
   FulfilmentResolver, ShipmentResolver, InventoryResolver,

@@ -1,4 +1,4 @@
-import { field } from '../fields.js';
+import { field, type FieldMap } from '../fields.js';
 import type { RestResource } from '../resource.js';
 
 const sortable = { sortable: true } as const;
@@ -30,4 +30,27 @@ export const collectionResource: RestResource = {
   expand: {
     products: field.integers({ gql: 'productIds', description: 'member product ids, of either kind of collection' }),
   },
+};
+
+/**
+ * POST /collections and PATCH /collections/{id} (spec "Collection"): title, type, seo_title and
+ * seo_url always; match_products for type 0; rules_match_condition and rules for type 1.
+ */
+export const collectionBody: FieldMap = {
+  title: field.required(field.string()),
+  is_draft: field.boolean(),
+  description: field.string(),
+  images: field.integers({ gql: 'imageIds', description: 'uploaded image ids' }),
+  type: field.required(field.integer({ description: '0 manually added products; 1 rules based' })),
+  seo_title: field.required(field.string()),
+  seo_url: field.required(field.string({ description: 'unique URL slug; empty derives it from the title' })),
+  seo_meta: field.string(),
+  match_products: field.integers({ gql: 'manualProductIds', description: 'type 0: product ids' }),
+  rules_match_condition: field.nullable(field.integer({ description: 'type 1: 0 match at least one rule; 1 match all' })),
+  rules: field.list({
+    type: field.required(field.integer()),
+    condition: field.required(field.integer()),
+    // The spec allows a string or an int; GraphQL takes the text.
+    value: field.required({ schema: { type: ['string', 'number'] }, in: (v: string | number) => String(v) }),
+  }),
 };

@@ -1,4 +1,4 @@
-import { field } from '../fields.js';
+import { field, type FieldMap } from '../fields.js';
 import type { RestResource } from '../resource.js';
 import { imageFields } from './image.fields.js';
 
@@ -64,4 +64,56 @@ export const productResource: RestResource = {
       images: field.list(imageFields, { description: "the variant's own images, if it changes the look" }),
     }),
   },
+};
+
+const text = () => field.string();
+const required = field.required;
+
+/**
+ * PATCH /products/{id} (spec "PATCH /products/{id} body details"): all optional; lists given
+ * replace the set. Images, thumbnails' images and collections are given by id. Types and keys are
+ * checked here; meaning (existing ids, option values, one default, …) by the domain.
+ */
+export const productPatchBody: FieldMap = {
+  title: text(),
+  is_multi: field.boolean({ description: 'true needs options' }),
+  type: text(),
+  collections: field.integers({ gql: 'collectionIds', description: 'ids of manual collections' }),
+  tags: field.strings(),
+  shipping_weight: field.number(),
+  auto_fulfilment: field.boolean(),
+  track_inventory: field.boolean(),
+  vendor: field.nullable(text()),
+  sku: text(),
+  seo_meta: text(),
+  seo_title: text(),
+  seo_url: field.string({ description: 'unique URL slug; empty derives it from the title' }),
+  is_template: field.boolean(),
+  is_draft: field.boolean(),
+  price: field.money(),
+  compare_price: field.nullable(field.money()),
+  textareas: field.list({ name: required(text()), text: required(text()) }, { description: 'name: a textarea preset' }),
+  images: field.integers({ gql: 'imageIds', description: 'image ids' }),
+  options: field.list({
+    title: required(text()),
+    changes_look: field.boolean(),
+    values: required(field.strings()),
+    thumbnails: field.list(
+      {
+        value: required(text()),
+        color: field.nullable(field.string({ description: 'HEX colour' })),
+        image: field.nullable(field.integer({ gql: 'imageId', description: 'image id' })),
+      },
+      { description: 'each: value and either color or image' },
+    ),
+  }),
+  variants: field.list({
+    variant: required(field.strings({ description: 'one value per option' })),
+    price: required(field.money()),
+    compare_price: field.nullable(field.money()),
+    sku: text(),
+    default: field.boolean(),
+    ignore: field.boolean(),
+    images: field.integers({ gql: 'imageIds', description: 'image ids' }),
+  }),
 };

@@ -1,0 +1,167 @@
+import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
+import { CollectionImage } from '../entities/collection-image.entity.js';
+import { CollectionProduct } from '../entities/collection-product.entity.js';
+import { CollectionRule } from '../entities/collection-rule.entity.js';
+import { Collection, CollectionType } from '../entities/collection.entity.js';
+import { Image } from '../entities/image.entity.js';
+import { Product } from '../entities/product.entity.js';
+import type { CollectionInput, CollectionRuleInput } from '../schema/inputs/collection.inputs.js';
+import { CONDITIONS_BY_FIELD, RuleField } from './collection-membership.js';
+import { ConflictError, NotFoundError, ValidationError, type FieldError } from './errors.js';
+import { checkDistinct, checkText, missingIds, reportMissing } from './input-checks.js';
+import { replaceOrdered } from './ordered-links.js';
+import { freeSlug, SLUG, slugTaken } from './slug.js';
+
+/**
+ * Collections written (spec "Collection", decisions §3): title, type, seo_title and seo_url are
+ * always sent; a manual collection (type 0) lists its products, a rule-based one (type 1) its
+ * rules and whether any or all must match. On update the other fields are kept when omitted; a
+ * change of type needs the new type's fields and drops the old type's.
+ */
+
+const FIELD_NAMES = ['title', 'vendor', 'type', 'price', 'tag', 'weight', 'variant title'];
+const NUMBER = /^-?\d+(\.\d+)?$/;
+const TEXT_FIELDS_LIMIT = 10_000;
+
+function checkRules(rules: CollectionRuleInput[], errors: FieldError[]): void {
+  if (rules.length === 0) errors.push({ field: 'rules', message: 'must hold at least one rule' });
+  rules.forEach((rule, i) => {
+    const at = `rules[${i}]`;
+    const allowed = CONDITIONS_BY_FIELD[rule.type];
+    if (!allowed) {
+      errors.push({ field: `${at}.type`, message: `must be one of ${FIELD_NAMES.map((name, code) => `${code} (${name})`).join(', ')}` });
+    } else if (!allowed.includes(rule.condition)) {
+      errors.push({ field: `${at}.condition`, message: `is not a condition for ${FIELD_NAMES[rule.type]} rules (allowed: ${allowed.join(', ')})` });
+    }
+    checkText(rule.value, `${at}.value`, errors, { required: true });
+    const numeric = rule.type === RuleField.Price || rule.type === RuleField.Weight;
+    if (numeric && rule.value.trim() && !NUMBER.test(rule.value)) {
+      errors.push({ field: `${at}.value`, message: `must be a number for ${FIELD_NAMES[rule.type]} rules` });
+    }
+  });
+}
+
+function checkKind(collection: Collection, input: CollectionInput, isNew: boolean, errors: FieldError[]): void {
+  const needsAll = isNew || input.type !== collection.type;
+  if (input.type === CollectionType.Manual) {
+    if (input.manualProductIds === undefined && needsAll) errors.push({ field: 'manualProductIds', message: 'is required for a manual collection (type 0)' });
+    if (input.rules?.length) errors.push({ field: 'rules', message: 'only a rule-based collection (type 1) has rules' });
+    if (input.rulesMatchCondition != null) errors.push({ field: 'rulesMatchCondition', message: 'only a rule-based collection (type 1) has it' });
+  } else if (input.type === CollectionType.RuleBased) {
+    if (input.manualProductIds?.length) errors.push({ field: 'manualProductIds', message: 'only a manual collection (type 0) lists its products' });
+    if (input.rulesMatchCondition === null || (input.rulesMatchCondition === undefined && needsAll)) {
+      errors.push({ field: 'rulesMatchCondition', message: 'is required for a rule-based collection (type 1)' });
+    } else if (input.rulesMatchCondition !== undefined && input.rulesMatchCondition !== 0 && input.rulesMatchCondition !== 1) {
+      errors.push({ field: 'rulesMatchCondition', message: 'must be 0 (match at least one rule) or 1 (match all)' });
+    }
+    if (input.rules === undefined && needsAll) errors.push({ field: 'rules', message: 'is required for a rule-based collection (type 1)' });
+    if (input.rules) checkRules(input.rules, errors);
+  } else {
+    errors.push({ field: 'type', message: 'must be 0 (manually added products) or 1 (rules based)' });
+  }
+}
+
+async function checkRefs(em: EntityManager, input: CollectionInput, errors: FieldError[]): Promise<void> {
+  if (input.imageIds) {
+    checkDistinct(input.imageIds, 'imageIds', errors);
+    reportMissing(input.imageIds, 'imageIds', await missingIds(em, Image, input.imageIds), 'image', errors);
+  }
+  if (input.manualProductIds) {
+    checkDistinct(input.manualProductIds, 'manualProductIds', errors);
+    reportMissing(input.manualProductIds, 'manualProductIds', await missingIds(em, Product, input.manualProductIds), 'product', errors);
+  }
+}
+
+async function seoUrlOf(em: EntityManager, collection: Collection, input: CollectionInput, isNew: boolean, errors: FieldError[]): Promise<string | undefined> {
+  const given = input.seoUrl.trim();
+  if (given === '') return freeSlug(em, 'collection', input.title, isNew ? 0 : collection.id);
+  if (given === collection.seoUrl) return undefined;
+  if (!SLUG.test(given)) {
+    errors.push({ field: 'seoUrl', message: `"${given}" is not a URL slug: lower-case letters and digits in words joined by single hyphens` });
+    return undefined;
+  }
+  return given;
+}
+
+async function writeCollection(em: EntityManager, collection: Collection, input: CollectionInput, isNew: boolean): Promise<Collection> {
+  const errors: FieldError[] = [];
+  checkText(input.title, 'title', errors, { required: true });
+  checkText(input.seoTitle, 'seoTitle', errors);
+  checkText(input.seoUrl, 'seoUrl', errors);
+  checkText(input.seoMeta, 'seoMeta', errors, { limit: 1000 });
+  checkText(input.description, 'description', errors, { limit: TEXT_FIELDS_LIMIT });
+  checkKind(collection, input, isNew, errors);
+  await checkRefs(em, input, errors);
+  const seoUrl = await seoUrlOf(em, collection, input, isNew, errors);
+  if (errors.length) throw new ValidationError(errors);
+  if (seoUrl !== undefined && (await slugTaken(em, 'collection', seoUrl, isNew ? 0 : collection.id))) {
+    throw new ConflictError(`The seo_url ${seoUrl} is already used by another collection`);
+  }
+
+  // Current rows are read before anything changes (a query would flush pending changes first).
+  const rules = isNew ? [] : await em.find(CollectionRule, { collection });
+  const links = isNew ? [] : await em.find(CollectionProduct, { collection });
+  const images = isNew || !input.imageIds ? [] : await em.find(CollectionImage, { collection });
+
+  collection.title = input.title;
+  collection.seoTitle = input.seoTitle;
+  if (seoUrl !== undefined) collection.seoUrl = seoUrl;
+  if (input.isDraft !== undefined) collection.isDraft = input.isDraft;
+  if (input.description !== undefined) collection.description = input.description;
+  if (input.seoMeta !== undefined) collection.seoMeta = input.seoMeta;
+  collection.type = input.type;
+  if (isNew) em.persist(collection);
+  else collection.updatedAt = new Date();
+
+  if (input.type === CollectionType.Manual) {
+    collection.rulesMatchCondition = null;
+    for (const rule of rules) em.remove(rule);
+    if (input.manualProductIds) {
+      replaceOrdered(em, links, (link) => link.product.id, input.manualProductIds, (productId) =>
+        Object.assign(new CollectionProduct(), { collection, product: em.getReference(Product, productId) }),
+      );
+    }
+  } else {
+    if (input.rulesMatchCondition != null) collection.rulesMatchCondition = input.rulesMatchCondition;
+    for (const link of links) em.remove(link);
+    if (input.rules) {
+      for (const rule of rules) em.remove(rule);
+      input.rules.forEach((rule, position) =>
+        em.persist(Object.assign(new CollectionRule(), { collection, position, field: rule.type, condition: rule.condition, value: rule.value })),
+      );
+    }
+  }
+  if (input.imageIds) {
+    replaceOrdered(em, images, (link) => link.image.id, input.imageIds, (imageId) =>
+      Object.assign(new CollectionImage(), { collection, image: em.getReference(Image, imageId) }),
+    );
+  }
+  try {
+    await em.flush();
+  } catch (error) {
+    if (error instanceof UniqueConstraintViolationException) throw new ConflictError(`The seo_url ${collection.seoUrl} is already used by another collection`);
+    throw error;
+  }
+  return collection;
+}
+
+async function lockCollection(em: EntityManager, id: number): Promise<Collection> {
+  const collection = await em.findOne(Collection, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!collection) throw new NotFoundError('Collection', id);
+  return collection;
+}
+
+export async function createCollection(em: EntityManager, input: CollectionInput): Promise<Collection> {
+  return writeCollection(em, new Collection(), input, true);
+}
+
+export async function updateCollection(em: EntityManager, id: number, input: CollectionInput): Promise<Collection> {
+  return writeCollection(em, await lockCollection(em, id), input, false);
+}
+
+/** Deletes a collection with its rules, links and image links (cascades); products stay. */
+export async function deleteCollection(em: EntityManager, id: number): Promise<number> {
+  em.remove(await lockCollection(em, id));
+  await em.flush();
+  return id;
+}

@@ -1,0 +1,128 @@
+import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
+import { Product } from '../entities/product.entity.js';
+import type { ProductCreate, ProductFields, ProductPatch } from '../schema/inputs/product.inputs.js';
+import { ConflictError, NotFoundError, ValidationError, type FieldError } from './errors.js';
+import { checkAmount, checkText } from './input-checks.js';
+import {
+  checkImageRefs, checkManualCollections, checkTags, checkTextareas, replaceImages, replaceManualCollections, replaceTextareas,
+} from './product-relations.js';
+import { applyOptions, applyVariants, loadVariantState, planVariants, type VariantState } from './product-variants.js';
+import { freeSlug, SLUG, slugTaken } from './slug.js';
+
+const SEO_META_LIMIT = 1000;
+
+function checkScalars(input: ProductFields & { title?: string }, errors: FieldError[]): void {
+  checkText(input.title, 'title', errors, { required: true });
+  checkText(input.type, 'type', errors);
+  checkText(input.vendor, 'vendor', errors);
+  checkText(input.sku, 'sku', errors);
+  checkText(input.seoTitle, 'seoTitle', errors);
+  checkText(input.seoMeta, 'seoMeta', errors, { limit: SEO_META_LIMIT });
+  checkText(input.seoUrl, 'seoUrl', errors);
+  if (input.shippingWeight !== undefined && input.shippingWeight < 0) errors.push({ field: 'shippingWeight', message: 'must not be negative' });
+  checkAmount(input.price, 'price', errors);
+  checkAmount(input.comparePrice, 'comparePrice', errors);
+}
+
+/**
+ * `seo_url` (decisions §3): derived from the title when a product is created without one or a
+ * write sends it empty, made unique by a suffix; a title change alone keeps the URL. An explicit
+ * URL must be a slug and free (409 otherwise); an unchanged one is not re-checked.
+ */
+async function seoUrlOf(em: EntityManager, product: Product, input: ProductFields, isNew: boolean, errors: FieldError[]): Promise<string | undefined> {
+  const given = input.seoUrl?.trim();
+  if (given === '' || (isNew && given === undefined)) return freeSlug(em, 'product', product.title, isNew ? 0 : product.id);
+  if (given === undefined || given === product.seoUrl) return undefined;
+  if (!SLUG.test(given)) {
+    errors.push({ field: 'seoUrl', message: `"${given}" is not a URL slug: lower-case letters and digits in words joined by single hyphens` });
+    return undefined;
+  }
+  return given;
+}
+
+function assignScalars(product: Product, input: ProductFields & { title?: string }): void {
+  if (input.title !== undefined) product.title = input.title;
+  if (input.type !== undefined) product.type = input.type;
+  if (input.tags !== undefined) product.tags = input.tags;
+  if (input.shippingWeight !== undefined) product.shippingWeight = input.shippingWeight;
+  if (input.autoFulfilment !== undefined) product.autoFulfilment = input.autoFulfilment;
+  if (input.trackInventory !== undefined) product.trackInventory = input.trackInventory;
+  if (input.vendor !== undefined) product.vendor = input.vendor;
+  if (input.seoMeta !== undefined) product.seoMeta = input.seoMeta;
+  if (input.seoTitle !== undefined) product.seoTitle = input.seoTitle;
+  if (input.isTemplate !== undefined) product.isTemplate = input.isTemplate;
+  if (input.isDraft !== undefined) product.isDraft = input.isDraft;
+}
+
+async function flushProduct(em: EntityManager, seoUrl: string): Promise<void> {
+  try {
+    await em.flush();
+  } catch (error) {
+    // A concurrent write took the URL between our check and ours.
+    if (error instanceof UniqueConstraintViolationException) throw new ConflictError(`The seo_url ${seoUrl} is already used by another product`);
+    throw error;
+  }
+}
+
+/**
+ * Checks everything first (every bad value named at once), then writes scalars, options,
+ * variants and the set-valued relations. Runs in the caller's transaction: a refusal changes nothing.
+ */
+async function writeProduct(em: EntityManager, product: Product, input: ProductFields & { title?: string }, isNew: boolean): Promise<Product> {
+  const errors: FieldError[] = [];
+  checkScalars(input, errors);
+  checkTags(input.tags, errors);
+  await checkImageRefs(em, input, errors);
+  await checkTextareas(em, input, errors);
+  await checkManualCollections(em, input.collectionIds, errors);
+  const state: VariantState = isNew ? { options: [], thumbnails: [], variants: [] } : await loadVariantState(em, product);
+  const plan = planVariants(product, input, state, isNew, errors);
+  if (input.title !== undefined) product.title = input.title;
+  const seoUrl = await seoUrlOf(em, product, input, isNew, errors);
+  if (errors.length) throw new ValidationError(errors);
+  if (seoUrl !== undefined && (await slugTaken(em, 'product', seoUrl, isNew ? 0 : product.id))) {
+    throw new ConflictError(`The seo_url ${seoUrl} is already used by another product`);
+  }
+
+  assignScalars(product, input);
+  if (seoUrl !== undefined) product.seoUrl = seoUrl;
+  product.isMulti = plan.isMulti;
+  product.price = plan.price;
+  product.comparePrice = plan.comparePrice;
+  product.sku = plan.sku;
+  if (isNew) em.persist(product);
+  else product.updatedAt = new Date();
+
+  if (input.options) applyOptions(em, product, input.options, state);
+  await applyVariants(em, product, plan);
+  await replaceTextareas(em, product, input);
+  await replaceImages(em, product, input);
+  await replaceManualCollections(em, product, input);
+  await flushProduct(em, product.seoUrl);
+  return product;
+}
+
+async function lockProduct(em: EntityManager, id: number): Promise<Product> {
+  const product = await em.findOne(Product, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!product) throw new NotFoundError('Product', id);
+  return product;
+}
+
+/** PATCH a product (decisions §3 "Product PATCH"); the row is locked for the whole transaction. */
+export async function updateProduct(em: EntityManager, id: number, patch: ProductPatch): Promise<Product> {
+  return writeProduct(em, await lockProduct(em, id), patch, false);
+}
+
+export async function createProduct(em: EntityManager, input: ProductCreate): Promise<Product> {
+  return writeProduct(em, new Product(), input, true);
+}
+
+/**
+ * Deletes a product with its options, variants and stock (cascades); orders keep their line
+ * items, which are snapshots (their product and variant links become null).
+ */
+export async function deleteProduct(em: EntityManager, id: number): Promise<number> {
+  em.remove(await lockProduct(em, id));
+  await em.flush();
+  return id;
+}

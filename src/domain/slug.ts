@@ -1,0 +1,55 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/**
+ * URL slugs for `seo_url`. No slug package is installed (the README names the one to prefer), so
+ * this is the small subset a store needs: Latin letters folded to ASCII, everything else a hyphen.
+ */
+const FOLDS: Record<string, string> = {
+  ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ð: 'd', þ: 'th', ł: 'l', ı: 'i', '&': ' and ',
+};
+const MAX_SLUG = 80;
+
+/** A slug is lower-case ASCII letters and digits in hyphen-separated words. */
+export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+export function slugify(text: string): string {
+  const folded = text
+    .toLowerCase()
+    .replace(/[ßæœøđðþłı&]/g, (c) => FOLDS[c])
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(/['’]/g, '');
+  let slug = folded.replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  if (slug.length > MAX_SLUG) slug = slug.slice(0, MAX_SLUG).replace(/-[^-]*$/, '') || slug.slice(0, MAX_SLUG);
+  return slug;
+}
+
+/**
+ * The slug of `title` made unique in `table.seo_url` by the first free suffix (`-2`, `-3`, …);
+ * `exceptId` is the record being edited (its own URL does not count as taken).
+ */
+export async function freeSlug(em: EntityManager, table: 'product' | 'collection', title: string, exceptId = 0, fallback = table): Promise<string> {
+  const base = slugify(title) || fallback;
+  // `base` is [a-z0-9-] only, so it is safe inside the regular expression.
+  const rows = await em
+    .getConnection()
+    .execute<{ seo_url: string }[]>(
+      `select seo_url from ${table} where (seo_url = ? or seo_url ~ ?) and id <> ?`,
+      [base, `^${base}-[0-9]+$`, exceptId],
+      'all',
+      em.getTransactionContext(),
+    );
+  const taken = new Set(rows.map((r) => r.seo_url));
+  if (!taken.has(base)) return base;
+  let n = 2;
+  while (taken.has(`${base}-${n}`)) n++;
+  return `${base}-${n}`;
+}
+
+/** Whether another record of `table` already has this URL. */
+export async function slugTaken(em: EntityManager, table: 'product' | 'collection', slug: string, exceptId = 0): Promise<boolean> {
+  const rows = await em
+    .getConnection()
+    .execute<unknown[]>(`select 1 from ${table} where seo_url = ? and id <> ?`, [slug, exceptId], 'all', em.getTransactionContext());
+  return rows.length > 0;
+}

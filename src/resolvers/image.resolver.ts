@@ -1,0 +1,19 @@
+import { Arg, Authorized, Ctx, Int, Mutation, Resolver } from 'type-graphql';
+import { createImage } from '../domain/image-registry.js';
+import { inTransaction } from '../domain/transaction.js';
+import { Image } from '../entities/image.entity.js';
+import type { GraphQLContext } from '../schema/context.js';
+
+@Resolver(() => Image)
+export class ImageResolver {
+  // Images serve products and collections alike: either write scope may register one.
+  @Authorized('write_products', 'write_collections')
+  @Mutation(() => Image, { description: 'Registers an image by its absolute http(s) URL, so products and collections can refer to its id' })
+  createImage(
+    @Arg('url', () => String) url: string,
+    @Arg('maxSize', () => Int, { description: 'largest rendition size in pixels' }) maxSize: number,
+    @Ctx() { em }: GraphQLContext,
+  ) {
+    return inTransaction(em, (tx) => createImage(tx, url, maxSize));
+  }
+}

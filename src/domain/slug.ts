@@ -1,25 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-
-/**
- * URL slugs for `seo_url`. No slug package is installed (the README names the one to prefer), so
- * this is the small subset a store needs: Latin letters folded to ASCII, everything else a hyphen.
- */
-const FOLDS: Record<string, string> = {
-  ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ð: 'd', þ: 'th', ł: 'l', ı: 'i', '&': ' and ',
-};
-const MAX_SLUG = 80;
+import slugifyText from '@sindresorhus/slugify';
 
 /** A slug is lower-case ASCII letters and digits in hyphen-separated words. */
 export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const MAX_SLUG = 80;
 
+/**
+ * URL slug of a title for `seo_url`, by @sindresorhus/slugify (transliterates Latin and other
+ * scripts to ASCII), cut at a word boundary to 80 characters.
+ */
 export function slugify(text: string): string {
-  const folded = text
-    .toLowerCase()
-    .replace(/[ßæœøđðþłı&]/g, (c) => FOLDS[c])
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .replace(/['’]/g, '');
-  let slug = folded.replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  let slug = slugifyText(text, { decamelize: false });
   if (slug.length > MAX_SLUG) slug = slug.slice(0, MAX_SLUG).replace(/-[^-]*$/, '') || slug.slice(0, MAX_SLUG);
   return slug;
 }

@@ -243,3 +243,33 @@ describe('shipment edits, lists and restocks', () => {
     expect(message.payload).toMatchObject({ to: order.email, orderId: order.id, trackingNumber: 'Q2', event: 'shipped' });
   });
 });
+
+describe('conflicts name the part of the request, as the client sent it', () => {
+  it('in a single-object shipment, a bulk fulfilment PATCH, and for quantities far beyond what is left', async () => {
+    const order = await placeOrder(service, [{ variantId: variants.untracked, quantity: 2 }]);
+    const line = order.items[0].data.id;
+    const f = (await service.send('POST', api(order.id, '/fulfilments'), { items: [{ id: line, quantity: 1 }] })).body.fulfilments[0];
+    const ship = await service.send('POST', api(order.id, '/shipments'), { data: { fulfilment_id: f.id, tracking_number: 'Z', shipping_carrier: 1, items: [{ id: line, quantity: 2 }] } });
+    expect(ship.status).toBe(409);
+    expect(ship.body.errors).toEqual([{ field: 'data.items[0]', message: expect.stringContaining('holds 1 unshipped') }]);
+    const bulk = await service.send('PATCH', api(order.id, '/fulfilments'), [{ id: f.id, items: [{ id: line, quantity: 5 }] }]);
+    expect(bulk.status).toBe(409);
+    expect(bulk.body.errors[0].field).toBe('[0].items[0]');
+    const huge = await service.send('POST', api(order.id, '/fulfilments'), { items: [{ id: line, quantity: 1_000_001 }] });
+    expect(huge.status).toBe(409);
+    expect(huge.body.errors[0].field).toBe('items[0]');
+  });
+
+  it('refuses returning stock beyond what a level can hold with a 409, not a 500', async () => {
+    await setStock(service, WAREHOUSE, variants.tracked, 5);
+    const order = await placeOrder(service, [{ variantId: variants.tracked, quantity: 2 }]);
+    const line = order.items[0].data.id;
+    const f = (await service.send('POST', api(order.id, '/fulfilments'), { items: [{ id: line, quantity: 2, warehouse: WAREHOUSE }] })).body.fulfilments[0];
+    await service.sql('update inventory_level set quantity = 2147483646 where warehouse_id = ? and variant_id = ?', [WAREHOUSE, variants.tracked]);
+    const res = await service.send('DELETE', api(order.id, `/fulfilments/${f.id}`));
+    expect(res.status).toBe(409);
+    expect(await stockOf(service, WAREHOUSE, variants.tracked)).toBe(2147483646);
+    const tooMuch = await service.graphql(`mutation { setInventoryLevel(warehouseId: 1, variantId: ${variants.tracked}, quantity: 2147483647) { quantity } }`);
+    expect(tooMuch.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+  });
+});

@@ -28,6 +28,10 @@ export class NotFoundError extends DomainError {
 
 export class ConflictError extends DomainError {
   readonly code = 'CONFLICT' as const;
+  /** `field`: the part of the input that conflicts (`items[2]`), named in the answer like a 422's. */
+  constructor(message: string, readonly field?: string) {
+    super(message);
+  }
 }
 
 export class UnauthenticatedError extends DomainError {

@@ -14,7 +14,7 @@ import { now } from './clock.js';
 function stockMove(line: LineItem, warehouseId: number | null | undefined, quantity: number, label: string): StockMove[] {
   if (!line.trackInventory || quantity === 0) return [];
   if (!line.variant || !warehouseId) {
-    if (quantity > 0) throw new ConflictError(`${label}: the variant bought is no longer in the catalogue, so no stock can be taken`);
+    if (quantity > 0) throw new ConflictError(`the variant bought is no longer in the catalogue, so no stock can be taken`, `${label}`);
     return []; // nothing to put back into a variant that no longer exists
   }
   return [{ warehouseId, variantId: line.variant.id, quantity, label }];
@@ -50,7 +50,7 @@ export async function createFulfilment(em: EntityManager, orderId: number, input
   throwIfAny(errors);
   for (const { line, quantity, index } of planned) {
     if (quantity > line.notFulfilled) {
-      throw new ConflictError(`items[${index}]: only ${line.notFulfilled} unit(s) of line item ${line.id} are left to fulfil`);
+      throw new ConflictError(`only ${line.notFulfilled} unit(s) of line item ${line.id} are left to fulfil`, `items[${index}]`);
     }
   }
   await moveStock(em, planned.flatMap(({ line, quantity, index }) => stockMove(line, warehouseId, quantity, `items[${index}]`)));
@@ -104,9 +104,9 @@ async function resize(state: OrderState, fulfilment: Fulfilment, items: RecordIt
     const item = current.get(line.id);
     const held = item?.quantity ?? 0;
     const shipped = state.shippedFrom(fulfilment, line.id);
-    if (target < shipped) throw new ConflictError(`${path}items[${index}]: ${shipped} unit(s) of line item ${line.id} are shipped from this fulfilment`);
+    if (target < shipped) throw new ConflictError(`${shipped} unit(s) of line item ${line.id} are shipped from this fulfilment`, `${path}items[${index}]`);
     const delta = target - held;
-    if (delta > line.notFulfilled) throw new ConflictError(`${path}items[${index}]: only ${line.notFulfilled} more unit(s) of line item ${line.id} can be fulfilled`);
+    if (delta > line.notFulfilled) throw new ConflictError(`only ${line.notFulfilled} more unit(s) of line item ${line.id} can be fulfilled`, `${path}items[${index}]`);
     moves.push(...stockMove(line, fulfilment.warehouse?.id, delta, `${path}items[${index}]`));
     line.notFulfilled -= delta;
     line.fulfilled += delta;
@@ -177,7 +177,7 @@ export async function deleteFulfilment(em: EntityManager, orderId: number, fulfi
     const line = item.lineItem as LineItem;
     line.fulfilled -= item.quantity;
     line.notFulfilled += item.quantity;
-    moves.push(...stockMove(line, fulfilment.warehouse?.id, -item.quantity, `line item ${line.id}`));
+    moves.push(...stockMove(line, fulfilment.warehouse?.id, -item.quantity, ''));
     em.remove(item);
   }
   em.remove(fulfilment);

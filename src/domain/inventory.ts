@@ -1,6 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConflictError } from './errors.js';
 
+/** The most units one inventory level holds (the column is a 32-bit integer). */
+export const MAX_STOCK = 2_147_483_647;
+
 export interface StockMove {
   warehouseId: number;
   variantId: number;
@@ -36,16 +39,21 @@ export async function moveStock(em: EntityManager, moves: StockMove[]): Promise<
         ctx,
       );
       if (!result.affectedRows) {
-        throw new ConflictError(`${move.label}: warehouse ${move.warehouseId} has fewer than ${move.quantity} units of variant ${move.variantId} in stock`);
+        throw new ConflictError(`warehouse ${move.warehouseId} has fewer than ${move.quantity} units of variant ${move.variantId} in stock`, move.label || undefined);
       }
     } else {
-      await connection.execute(
+      // Returning units must not overflow the integer column (a 500 otherwise): refuse instead.
+      const result = await connection.execute<{ affectedRows: number }>(
         `insert into inventory_level (warehouse_id, variant_id, quantity) values (?, ?, ?)
-         on conflict (warehouse_id, variant_id) do update set quantity = inventory_level.quantity + excluded.quantity`,
+         on conflict (warehouse_id, variant_id) do update set quantity = inventory_level.quantity + excluded.quantity
+         where inventory_level.quantity <= ${MAX_STOCK} - excluded.quantity`,
         [move.warehouseId, move.variantId, -move.quantity],
         'run',
         ctx,
       );
+      if (!result.affectedRows) {
+        throw new ConflictError(`warehouse ${move.warehouseId} cannot hold ${-move.quantity} more units of variant ${move.variantId}`, move.label || undefined);
+      }
     }
   }
 }

@@ -86,7 +86,8 @@ export class OrderState {
 
 /** Positive whole quantities only (decisions §2: anything else is a 422). */
 export function checkQuantity(quantity: number, field: string, errors: FieldError[], allowZero = false): boolean {
-  const ok = Number.isInteger(quantity) && (allowZero ? quantity >= 0 : quantity > 0) && quantity <= 1_000_000;
+  // No upper cap beyond 32 bits: a positive quantity over what the state allows is a 409, not a 422.
+  const ok = Number.isInteger(quantity) && (allowZero ? quantity >= 0 : quantity > 0) && quantity <= 2_147_483_647;
   if (!ok) errors.push({ field, message: allowZero ? 'must be a whole number ≥ 0' : 'must be a positive whole number' });
   return ok;
 }

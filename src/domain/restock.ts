@@ -27,7 +27,7 @@ export async function restockOrderItems(em: EntityManager, orderId: number, inpu
   });
   throwIfAny(errors);
   for (const { line, quantity, index } of planned) {
-    if (quantity > line.shipped) throw new ConflictError(`items[${index}]: only ${line.shipped} unit(s) of line item ${line.id} are shipped`);
+    if (quantity > line.shipped) throw new ConflictError(`only ${line.shipped} unit(s) of line item ${line.id} are shipped`, `items[${index}]`);
   }
   const restock = Object.assign(new Restock(), { order: state.order, warehouse: warehouse! });
   em.persist(restock);

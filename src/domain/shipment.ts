@@ -58,7 +58,7 @@ export async function createShipments(em: EntityManager, orderId: number, data: 
   for (const [i, s] of data.entries()) {
     const fulfilment = state.fulfilments.get(s.fulfilmentId)!;
     const wanted = s.items ?? state.itemsOf(fulfilment).map((fi) => ({ id: fi.lineItem.id, quantity: state.unshipped(fulfilment, fi.lineItem.id) })).filter((x) => x.quantity > 0);
-    if (!wanted.length) throw new ConflictError(`data[${i}]: fulfilment ${fulfilment.id} has nothing left to ship`);
+    if (!wanted.length) throw new ConflictError(`fulfilment ${fulfilment.id} has nothing left to ship`, `data[${i}]`);
     const shipment = Object.assign(new Shipment(), {
       order: state.order,
       fulfilment,
@@ -70,7 +70,7 @@ export async function createShipments(em: EntityManager, orderId: number, data: 
     state.shipments.set(-(i + 1), shipment); // visible to the next entries' unshipped counts
     for (const [j, item] of wanted.entries()) {
       const left = state.unshipped(fulfilment, item.id);
-      if (item.quantity > left) throw new ConflictError(`data[${i}].items[${j}]: fulfilment ${fulfilment.id} holds ${left} unshipped unit(s) of line item ${item.id}`);
+      if (item.quantity > left) throw new ConflictError(`fulfilment ${fulfilment.id} holds ${left} unshipped unit(s) of line item ${item.id}`, `data[${i}].items[${j}]`);
       const line = state.lines.get(item.id) as LineItem;
       line.fulfilled -= item.quantity;
       line.shipped += item.quantity;

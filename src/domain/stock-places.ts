@@ -32,7 +32,9 @@ export async function createShippingCarrier(em: EntityManager, name: string, url
 /** Sets (not adds) the stock of one variant in one warehouse. */
 export async function setInventoryLevel(em: EntityManager, warehouseId: number, variantId: number, quantity: number): Promise<InventoryLevel> {
   const errors: FieldError[] = [];
-  if (!Number.isInteger(quantity) || quantity < 0) errors.push({ field: 'quantity', message: 'must be a whole number ≥ 0' });
+  if (!Number.isInteger(quantity) || quantity < 0 || quantity > 1_000_000_000) {
+    errors.push({ field: 'quantity', message: 'must be a whole number from 0 to 1000000000' });
+  }
   const [warehouse, variant] = await Promise.all([em.findOne(Warehouse, { id: warehouseId }), em.findOne(ProductVariant, { id: variantId })]);
   if (!warehouse) errors.push({ field: 'warehouseId', message: `warehouse ${warehouseId} does not exist` });
   if (!variant) errors.push({ field: 'variantId', message: `variant ${variantId} does not exist` });

@@ -1,6 +1,6 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { ArgumentValidationError } from 'type-graphql';
-import { DomainError, ValidationError, type FieldError } from '../domain/errors.js';
+import { ConflictError, DomainError, ValidationError, type FieldError } from '../domain/errors.js';
 import { logger } from '../logger.js';
 
 function fieldsOfValidation(error: ArgumentValidationError): FieldError[] {
@@ -26,6 +26,9 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   const base = { message: formatted.message, locations: formatted.locations, path: formatted.path };
   if (original instanceof ValidationError) {
     return { ...base, message: original.message, extensions: { code: original.code, fields: original.fields } };
+  }
+  if (original instanceof ConflictError && original.field) {
+    return { ...base, message: original.message, extensions: { code: original.code, fields: [{ field: original.field, message: original.message }] } };
   }
   if (original instanceof DomainError) {
     return { ...base, message: original.message, extensions: { code: original.code } };

@@ -62,7 +62,7 @@ export class FulfilmentResolver {
     return inTransaction(em, (tx) => deleteFulfilment(tx, orderId, fulfilmentId));
   }
 
-  @Authorized('write_orders', 'write_inventory')
+  @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Takes shipped units back into a warehouse' })
   restockOrderItems(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => RestockInput) input: RestockInput, @Ctx() { em }: GraphQLContext) {
     return inTransaction(em, (tx) => restockOrderItems(tx, orderId, input));

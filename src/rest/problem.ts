@@ -61,7 +61,8 @@ export class Problem extends Error {
     const fields = errors
       .flatMap((e) => (e.extensions?.fields as ProblemFieldError[] | undefined) ?? [])
       .map((f) => ({ field: fieldName(f.field), message: f.message }));
-    const detail = fields.length ? `Invalid input: ${fields.map((f) => `${f.field} ${f.message}`).join('; ')}` : errors.map((e) => e.message).join('; ');
+    const lead = status === 422 ? 'Invalid input' : 'Conflict';
+    const detail = fields.length ? `${lead}: ${fields.map((f) => `${f.field}: ${f.message}`).join('; ')}` : errors.map((e) => e.message).join('; ');
     return new Problem(status, detail, fields);
   }
 }

@@ -17,6 +17,9 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): 
     migrations: { migrationsList, tableName: 'mikro_orm_migrations', snapshot: false, silent: true },
     forceUtcTimezone: true,
     pool: { min: 0, max: 10 },
+    // Bounded waits: a request fails fast (503) when PostgreSQL is unreachable or a query hangs,
+    // instead of holding the client until its own timeout.
+    driverOptions: { connectionTimeoutMillis: 3000, statement_timeout: 30_000, query_timeout: 35_000, idle_in_transaction_session_timeout: 60_000 },
     debug: false,
     allowGlobalContext: false,
     ...overrides,

@@ -1,6 +1,7 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { GraphQLError } from 'graphql';
+import { isDatabaseUnavailable } from '../db/database-errors.js';
 import { UnauthenticatedError } from '../domain/errors.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { graphqlOperations } from '../observability/metrics.js';
@@ -20,7 +21,7 @@ const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
         const { data, errors } = response.body.singleResult;
         if (!errors?.length || (data && Object.values(data).some((v) => v != null))) return;
         const code = String(errors[0].extensions?.code ?? '');
-        if (['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED'].includes(code)) response.http.status = HTTP_STATUS_BY_CODE[code];
+        if (['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE'].includes(code)) response.http.status = HTTP_STATUS_BY_CODE[code];
       },
     };
   },
@@ -42,6 +43,9 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
     try {
       return await gateway.contextFor(authorization);
     } catch (error) {
+      if (isDatabaseUnavailable(error)) {
+        throw new GraphQLError('The database is unavailable; try again shortly', { extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503 } } });
+      }
       if (!(error instanceof UnauthenticatedError)) throw error;
       throw new GraphQLError(error.message, {
         extensions: { code: error.code, http: { status: 401, headers: new Map([['WWW-Authenticate', 'Bearer realm="store-api"']]) } },

@@ -1,6 +1,7 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { ArgumentValidationError } from 'type-graphql';
 import { ConflictError, DomainError, ValidationError, type FieldError } from '../domain/errors.js';
+import { isDatabaseUnavailable } from '../db/database-errors.js';
 import { logger } from '../logger.js';
 
 function fieldsOfValidation(error: ArgumentValidationError): FieldError[] {
@@ -42,6 +43,10 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     const given = formatted.extensions?.code as string | undefined;
     const code = !given || given === 'INTERNAL_SERVER_ERROR' ? 'BAD_REQUEST' : given;
     return { ...base, extensions: { code } };
+  }
+  if (isDatabaseUnavailable(original)) {
+    logger.warn({ err: original }, 'database unavailable');
+    return { ...base, message: 'The database is unavailable; try again shortly', extensions: { code: 'SERVICE_UNAVAILABLE' } };
   }
   logger.error({ err: original }, 'unexpected error in a GraphQL operation');
   return { ...base, message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };

@@ -57,6 +57,7 @@ export class Problem extends Error {
     const code = String(errors[0]?.extensions?.code ?? 'INTERNAL_SERVER_ERROR');
     const status = HTTP_STATUS_BY_CODE[code] ?? 500;
     if (status === 500) return new Problem(500, 'Internal server error');
+    if (status === 503) return new Problem(503, errors[0].message, undefined, { 'Retry-After': '2' });
     if (status === 401) return new Problem(401, errors[0].message, undefined, { 'WWW-Authenticate': 'Bearer realm="store-api"' });
     const fields = errors
       .flatMap((e) => (e.extensions?.fields as ProblemFieldError[] | undefined) ?? [])

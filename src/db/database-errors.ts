@@ -1,0 +1,16 @@
+import { ConnectionException } from '@mikro-orm/core';
+
+// PostgreSQL SQLSTATEs of a server going away or refusing connections, and the driver's own
+// connection failures: the request itself was fine, the database is not there right now.
+const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
+const UNAVAILABLE_MESSAGE = /Connection terminated|connection timeout|timeout exceeded when trying to connect|ECONNREFUSED|Client has encountered a connection error|terminating connection|the database system is (starting up|shutting down)/i;
+
+/** Whether an error means "PostgreSQL is unreachable now" (answered 503), walking causes. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e: any = error, depth = 0; e && depth < 5; e = e.cause ?? e.originalError, depth++) {
+    if (e instanceof ConnectionException) return true;
+    if (typeof e.code === 'string' && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+    if (typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message)) return true;
+  }
+  return false;
+}

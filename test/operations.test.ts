@@ -32,7 +32,7 @@ it('serves Prometheus metrics to a token with read_metrics only', async () => {
   await service.get('/api/v1/products?size=1');
   await service.graphql('{ warehouses { totalCount } }');
   expect((await service.get('/metrics', null)).status).toBe(401);
-  expect((await service.get('/metrics', await service.tokenWith(['read_products']))).status).toBe(401);
+  expect((await service.get('/metrics', await service.tokenWith(['read_products']))).status).toBe(403);
   const res = await service.get('/metrics', await service.tokenWith(['read_metrics']));
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/text\/plain/);

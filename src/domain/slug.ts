@@ -21,6 +21,9 @@ export function slugify(text: string): string {
  */
 export async function freeSlug(em: EntityManager, table: 'product' | 'collection', title: string, exceptId = 0, fallback = table): Promise<string> {
   const base = slugify(title) || fallback;
+  // Serialise derivations per table: two concurrent writes deriving the same slug would both see
+  // it free and one would then fail on the unique index; the lock makes the second see the first.
+  await em.getConnection().execute('select pg_advisory_xact_lock(hashtext(?))', [`seo_url:${table}`], 'all', em.getTransactionContext());
   // `base` is [a-z0-9-] only, so it is safe inside the regular expression.
   const rows = await em
     .getConnection()

@@ -1,5 +1,6 @@
 import { Entity, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
 import { now } from '../domain/clock.js';
+import { TextArrayType } from './text-array.type.js';
 
 /**
  * An API token. Only the SHA-256 of the secret is stored: secrets are 256-bit random, so a fast
@@ -17,7 +18,7 @@ export class ApiToken {
   @Property({ type: 'string', columnType: 'char(64)' })
   secretHash!: string;
 
-  @Property({ type: 'text[]' })
+  @Property({ type: TextArrayType })
   scopes: string[] = [];
 
   @Property({ type: 'timestamptz', onCreate: () => now() })

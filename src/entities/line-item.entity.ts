@@ -5,6 +5,7 @@ import { Check, Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-or
 import { Order } from './order.entity.js';
 import { Product } from './product.entity.js';
 import { ProductVariant } from './product-variant.entity.js';
+import { TextArrayType } from './text-array.type.js';
 
 /**
  * A line of an order: a snapshot of the product as it was bought (later product edits never
@@ -97,7 +98,7 @@ export class LineItem {
   @Property({ type: 'integer', default: 0 })
   imageMaxSize: number = 0;
 
-  @Property({ type: 'text[]', defaultRaw: "'{}'" })
+  @Property({ type: TextArrayType, defaultRaw: "'{}'" })
   variantValues: string[] = [];
 
   @Property({ type: 'integer' })

@@ -3,6 +3,7 @@ import { Entity, ManyToOne, OneToMany, PrimaryKey, Property, Unique } from '@mik
 import { Field, ObjectType } from 'type-graphql';
 import { OptionThumbnail } from './option-thumbnail.entity.js';
 import { Product } from './product.entity.js';
+import { TextArrayType } from './text-array.type.js';
 
 /** An option of a multi-variant product (e.g. Size) with its allowed values in display order. */
 @ObjectType({ description: 'An option of a multi-variant product' })
@@ -27,7 +28,7 @@ export class ProductOption {
   changesLook: boolean = false;
 
   @Field(() => [String])
-  @Property({ type: 'text[]' })
+  @Property({ type: TextArrayType })
   values: string[] = [];
 
   @OneToMany({ entity: () => OptionThumbnail, mappedBy: 'option', orderBy: { position: 'asc', id: 'asc' } })

@@ -4,6 +4,7 @@ import { Field, Int, ObjectType } from 'type-graphql';
 import { DecimalScalar } from '../schema/scalars/decimal.scalar.js';
 import { Product } from './product.entity.js';
 import { VariantImage } from './variant-image.entity.js';
+import { TextArrayType } from './text-array.type.js';
 
 /**
  * One purchasable combination of option values. Its id is stable while its combination exists
@@ -24,7 +25,7 @@ export class ProductVariant {
   position!: number;
 
   @Field(() => [String], { name: 'variant', description: 'the combination: one value per option, in option order' })
-  @Property({ type: 'text[]' })
+  @Property({ type: TextArrayType })
   optionValues: string[] = [];
 
   @Field(() => DecimalScalar)

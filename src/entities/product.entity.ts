@@ -8,6 +8,7 @@ import { ProductOption } from './product-option.entity.js';
 import { ProductTextarea } from './product-textarea.entity.js';
 import { ProductVariant } from './product-variant.entity.js';
 import { now } from '../domain/clock.js';
+import { TextArrayType } from './text-array.type.js';
 
 /**
  * A catalogue product. Every product has at least one variant: a single-variant product has one
@@ -41,7 +42,7 @@ export class Product {
 
   @Field(() => [String])
   @Index({ type: 'gin' })
-  @Property({ type: 'text[]', defaultRaw: "'{}'" })
+  @Property({ type: TextArrayType, defaultRaw: "'{}'" })
   tags: string[] = [];
 
   @Field(() => Float)

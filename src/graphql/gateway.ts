@@ -102,10 +102,11 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM) {
   }
 
   /** Whether the bearer token holds the scope (for endpoints outside GraphQL, e.g. /metrics). */
-  async function hasScope(authorization: string | undefined, scope: Scope): Promise<boolean> {
+  async function hasScope(authorization: string | undefined, scope: Scope): Promise<'ok' | 'unauthenticated' | 'forbidden'> {
     const secret = bearerOf(authorization);
     const principal = secret ? await authenticate(orm.em.fork(), secret) : null;
-    return Boolean(principal?.scopes.has(scope));
+    if (!principal) return 'unauthenticated';
+    return principal.scopes.has(scope) ? 'ok' : 'forbidden';
   }
 
   return { schema, contextFor, session, hasScope } satisfies GraphQLGateway & { contextFor: typeof contextFor; hasScope: typeof hasScope };

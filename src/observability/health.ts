@@ -15,7 +15,7 @@ function within<T>(ms: number, work: Promise<T>): Promise<T> {
  * within 1.5 s and every migration is applied; 503 otherwise), and `GET /metrics` (Prometheus
  * text), which needs a token with the `read_metrics` scope.
  */
-export function operationsMiddleware(orm: MikroORM, canReadMetrics: (authorization: string | undefined) => Promise<boolean>) {
+export function operationsMiddleware(orm: MikroORM, canReadMetrics: (authorization: string | undefined) => Promise<'ok' | 'unauthenticated' | 'forbidden'>) {
   let migrated = false;
   const pool = async () => (await orm.em.getConnection().getNativeClient()) as unknown as Pool;
   registerServiceGauges({
@@ -57,11 +57,22 @@ export function operationsMiddleware(orm: MikroORM, canReadMetrics: (authorizati
         return;
       }
       case '/metrics': {
-        if (!(await canReadMetrics(ctx.get('authorization') || undefined))) {
-          ctx.status = 401;
-          ctx.set('WWW-Authenticate', 'Bearer realm="store-api"');
+        let access: 'ok' | 'unauthenticated' | 'forbidden' | 'unavailable';
+        try {
+          access = await within(READY_TIMEOUT_MS, canReadMetrics(ctx.get('authorization') || undefined));
+        } catch {
+          access = 'unavailable'; // the token cannot be checked while the database is away
+        }
+        if (access !== 'ok') {
+          const [status, type, title, detail] = {
+            unauthenticated: [401, 'unauthenticated', 'Unauthorized', 'A valid API token is required'],
+            forbidden: [403, 'forbidden', 'Forbidden', 'This token lacks the scope read_metrics'],
+            unavailable: [503, 'service-unavailable', 'Service Unavailable', 'The database is unavailable; try again shortly'],
+          }[access] as [number, string, string, string];
+          ctx.status = status;
+          if (status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="store-api"');
           ctx.type = 'application/problem+json';
-          ctx.body = { type: '/problems/unauthenticated', title: 'Unauthorized', status: 401, detail: 'A token with the read_metrics scope is required' };
+          ctx.body = { type: `/problems/${type}`, title, status, detail };
           return;
         }
         try {

@@ -10,7 +10,8 @@ export function routeTemplate(ctx: Context): string {
   const matched = (ctx as Context & { _matchedRoute?: string })._matchedRoute;
   if (matched) return String(matched);
   if (ctx.path === '/graphql' || ctx.path.startsWith('/graphql/')) return '/graphql';
-  if (ctx.path === '/docs' || ctx.path.startsWith('/docs/') || ctx.path.endsWith('/openapi.json')) return ctx.path.startsWith('/docs') ? '/docs' : ctx.path;
+  if (ctx.path === '/docs' || ctx.path.startsWith('/docs/')) return '/docs';
+  if (ctx.path === '/api/v1/openapi.json') return ctx.path;
   if (['/healthz', '/readyz', '/metrics'].includes(ctx.path)) return ctx.path;
   return 'unmatched';
 }

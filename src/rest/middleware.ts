@@ -22,7 +22,7 @@ export async function problemMiddleware(ctx: Context, next: Next) {
     if (status === 400) return send(ctx, new Problem(400, 'The request body is not valid JSON'));
     if (status === 413) return send(ctx, new Problem(413, 'The request body is larger than 1 MiB'));
     if (status === 415) return send(ctx, new Problem(415, 'Send the request body as application/json'));
-    logger.error({ err: error, method: ctx.method, path: ctx.path }, 'unhandled error');
+    logger.error({ err: error, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'unhandled error');
     send(ctx, new Problem(500, 'Internal server error'));
   }
 }

@@ -39,14 +39,15 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }, 60_000);
 
+/** Teardown steps are bounded: a connection left over from the outage must not hang the suite. */
+const bounded = (work: Promise<unknown>, ms = 10_000) => Promise.race([work.catch(() => undefined), new Promise((r) => setTimeout(r, ms).unref())]);
+
 afterAll(async () => {
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-  await stopApp();
-  await orm.close().catch(() => undefined);
-  await pg.stop().catch(() => undefined);
+  server.closeAllConnections();
+  await bounded(new Promise<void>((resolve) => server.close(() => resolve())));
+  await bounded(stopApp());
+  await bounded(orm.close(true));
+  await bounded(pg.stop());
   await rm(dir, { recursive: true, force: true });
 }, 60_000);
 

@@ -11,6 +11,7 @@ import { ConflictError, NotFoundError, ValidationError, type FieldError } from '
 import { checkDistinct, checkText, missingIds, reportMissing } from './input-checks.js';
 import { replaceOrdered } from './ordered-links.js';
 import { freeSlug, SLUG, slugTaken } from './slug.js';
+import { checkPrecondition } from './preconditions.js';
 
 /**
  * Collections written (spec "Collection", decisions §3): title, type, seo_title and seo_url are
@@ -148,6 +149,7 @@ async function writeCollection(em: EntityManager, collection: Collection, input:
 async function lockCollection(em: EntityManager, id: number): Promise<Collection> {
   const collection = await em.findOne(Collection, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!collection) throw new NotFoundError('Collection', id);
+  checkPrecondition('Collection', id, collection.version);
   return collection;
 }
 

@@ -8,6 +8,7 @@ import { ConflictError, NotFoundError, ValidationError, type FieldError } from '
 import { lockCustomers } from './customer-lock.js';
 import { mergeAddressBlock } from './postal-address.js';
 import { now } from './clock.js';
+import { checkPrecondition } from './preconditions.js';
 
 const NAME_LIMIT = 255;
 const NOTES_LIMIT = 10_000;
@@ -64,6 +65,7 @@ export async function updateCustomer(em: EntityManager, id: number, patch: Custo
   await lockCustomers(em, [id]);
   const customer = await em.findOne(Customer, { id });
   if (!customer) throw new NotFoundError('Customer', id);
+  checkPrecondition('Customer', id, customer.version);
   const errors: FieldError[] = [];
   const email = normaliseEmail(patch.email, errors);
   checkText(patch.firstName, 'firstName', NAME_LIMIT, errors);

@@ -18,7 +18,8 @@ export async function refreshCustomerStatistics(em: EntityManager, customerIds: 
     `update customer c set
        order_count = s.order_count,
        lifetime_spent = s.lifetime_spent,
-       last_purchase = s.last_purchase
+       last_purchase = s.last_purchase,
+       version = c.version + 1
      from (
        select c2.id,
          count(o.id)::int as order_count,

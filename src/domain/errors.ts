@@ -47,3 +47,7 @@ export class ForbiddenError extends DomainError {
     super(`This token lacks the scope ${missingScopes.join(' or ')}`);
   }
 }
+
+export class PreconditionFailedError extends DomainError {
+  readonly code = 'PRECONDITION_FAILED' as const;
+}

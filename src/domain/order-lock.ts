@@ -2,6 +2,7 @@ import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { Order } from '../entities/order.entity.js';
 import { StoreSettings } from '../entities/store-settings.entity.js';
 import { NotFoundError } from './errors.js';
+import { checkPrecondition } from './preconditions.js';
 
 /**
  * Every order mutation starts here: the order row is locked (`FOR UPDATE`) for the rest of the
@@ -10,6 +11,7 @@ import { NotFoundError } from './errors.js';
 export async function lockOrder(em: EntityManager, id: number): Promise<Order> {
   const order = await em.findOne(Order, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!order) throw new NotFoundError('Order', id);
+  checkPrecondition('Order', id, order.version);
   return order;
 }
 

@@ -8,6 +8,7 @@ import {
 } from './product-relations.js';
 import { applyOptions, applyVariants, loadVariantState, planVariants, type VariantState } from './product-variants.js';
 import { freeSlug, SLUG, slugTaken } from './slug.js';
+import { checkPrecondition } from './preconditions.js';
 
 const SEO_META_LIMIT = 1000;
 
@@ -105,6 +106,7 @@ async function writeProduct(em: EntityManager, product: Product, input: ProductF
 async function lockProduct(em: EntityManager, id: number): Promise<Product> {
   const product = await em.findOne(Product, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!product) throw new NotFoundError('Product', id);
+  checkPrecondition('Product', id, product.version);
   return product;
 }
 

@@ -64,6 +64,7 @@ export class Collection {
   @Property({ type: 'timestamptz', nullable: true })
   updatedAt: Date | null = null;
 
+  @Field(() => Int, { description: 'increases with every change (the REST ETag)' })
   @Property({ type: 'integer', version: true })
   version!: number;
 

@@ -125,6 +125,7 @@ export class Order {
   @Property({ type: 'text', nullable: true })
   notes: string | null = null;
 
+  @Field(() => Int, { description: 'increases with every change (the REST ETag)' })
   @Property({ type: 'integer', version: true })
   version!: number;
 

@@ -13,6 +13,7 @@ import { authenticate } from '../auth/api-tokens.js';
 import type { Scope } from '../auth/scopes.js';
 import { graphqlOperations } from '../observability/metrics.js';
 import { UnauthenticatedError } from '../domain/errors.js';
+import { withPrecondition, type Precondition } from '../domain/preconditions.js';
 import { Loaders } from '../resolvers/loaders.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { formatError } from './format-error.js';
@@ -20,6 +21,8 @@ import { formatError } from './format-error.js';
 export interface OperationRequest {
   document: string;
   variables?: Record<string, unknown>;
+  /** The caller's If-Match for the record the operation writes. */
+  precondition?: Precondition;
 }
 
 export interface OperationResult {
@@ -87,7 +90,9 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM) {
     }
     const operation = (document as DocumentNode).definitions.find((d) => d.kind === 'OperationDefinition');
     graphqlOperations.inc({ type: operation && 'operation' in operation ? operation.operation : 'unknown', via: 'rest' });
-    const result = await execute({ schema, document: document as DocumentNode, variableValues: request.variables, contextValue });
+    const result = await withPrecondition(request.precondition, async () =>
+      execute({ schema, document: document as DocumentNode, variableValues: request.variables, contextValue }),
+    );
     return { data: result.data as Record<string, unknown> | null, errors: result.errors?.map((e) => formatError(e.toJSON(), e)) };
   }
 

@@ -20,11 +20,13 @@ const PROBLEMS: Record<number, string> = {
   403: 'The token lacks the scope of this operation',
   404: 'No such record or route',
   405: 'Method not allowed (see the Allow header)',
+  412: 'If-Match names an ETag the record no longer has: nothing was changed',
   409: 'The request conflicts with the current state (e.g. more than is left to fulfil)',
   413: 'The body is larger than 1 MiB',
   415: 'The body is not application/json',
   422: 'Invalid values, unknown or read-only fields, or references to records that do not exist (named in `errors`)',
   500: 'Internal error (never shows details)',
+  503: 'The database is unreachable right now; retry (see Retry-After)',
 };
 
 function recordSchema(map: FieldMap): JsonSchema {
@@ -117,6 +119,8 @@ function pathParameters(route: RouteSpec): JsonSchema[] {
   }));
 }
 
+const ETAG_HEADER = { schema: { type: 'string' }, description: 'strong ETag of the record version; fields/expand do not change it' };
+
 const PAGINATION_HEADERS = {
   'X-Pagination-Total-Count': { schema: { type: 'integer' }, description: 'records in the whole set' },
   'X-Pagination-Page-Count': { schema: { type: 'integer' }, description: 'pages of this size' },
@@ -128,7 +132,8 @@ const PAGINATION_HEADERS = {
 function operation(route: RouteSpec): JsonSchema {
   const resource = route.resource;
   const responses: Record<string, JsonSchema> = {};
-  const problems = [400, 401, 403, 500];
+  const problems = [400, 401, 403, 500, 503];
+  const extraParameters: JsonSchema[] = [];
   let requestBody: JsonSchema | undefined;
   switch (route.kind) {
     case 'list':
@@ -147,6 +152,11 @@ function operation(route: RouteSpec): JsonSchema {
       break;
     case 'get':
       responses['200'] = { description: `the ${resource.name}`, content: { 'application/json': { schema: ref(resource.name) } } };
+      if (resource.versioned) {
+        responses['200'].headers = { ETag: ETAG_HEADER };
+        responses['304'] = { description: 'If-None-Match named the current ETag', headers: { ETag: ETAG_HEADER } };
+        extraParameters.push({ name: 'If-None-Match', in: 'header', schema: { type: 'string' }, description: 'answer 304 when the record still has this ETag' });
+      }
       problems.push(404);
       break;
     case 'position':
@@ -159,6 +169,11 @@ function operation(route: RouteSpec): JsonSchema {
     case 'write':
       if (route.body) requestBody = { required: true, content: { 'application/json': { schema: bodySchema(route.body, Boolean(route.listBody)) } } };
       responses[String(route.status)] = { description: `the ${resource.name} as it is now`, content: { 'application/json': { schema: ref(resource.name) } } };
+      if (resource.versioned) responses[String(route.status)].headers = { ETag: ETAG_HEADER };
+      if (resource.versioned && route.pathArgs.id) {
+        extraParameters.push({ name: 'If-Match', in: 'header', schema: { type: 'string' }, description: `write only while the ${resource.name} still has this ETag (else 412)` });
+        problems.push(412);
+      }
       problems.push(404, 409, 413, 415, 422);
       break;
   }
@@ -169,7 +184,7 @@ function operation(route: RouteSpec): JsonSchema {
     description: `Requires the scope \`${route.scope}\`.${route.extension ? ' Not in the original specification (decisions §2 extension).' : ''}`,
     tags: [resource.name],
     security: [{ bearerAuth: [route.scope] }],
-    parameters: [...pathParameters(route), ...queryParameters(route)],
+    parameters: [...pathParameters(route), ...queryParameters(route), ...extraParameters],
     ...(requestBody ? { requestBody } : {}),
     responses,
   };

@@ -8,6 +8,9 @@ export function shapeOf(resource: RestResource, params: ReadParams): { map: Fiel
   return { map, keys: [...params.keys, ...params.expand] };
 }
 
+/** Single records of versioned resources also select `version`, for the ETag (not shown). */
+const versionOf = (resource: RestResource) => (resource.versioned ? ' version' : '');
+
 /** `query { result: products(page:…, size:…, sort:…[, filter:…]) { totalCount items { … } } }` */
 export function listDocument(resource: RestResource, queryField: string, params: ReadParams, options: { filtered?: boolean; intArgs?: string[] } = {}): string {
   const { map, keys } = shapeOf(resource, params);
@@ -39,7 +42,7 @@ export function mutationDocument(
   const declare = [...args.intArgs.map((a) => `$${a}: Int!`), args.input ? `$input: ${args.input}!` : ''].filter(Boolean).join(', ');
   const pass = [...args.intArgs.map((a) => `${a}: $${a}`), args.input ? 'input: $input' : ''].filter(Boolean).join(', ');
   return `mutation RestWrite(${declare}) {
-  result: ${mutationField}(${pass}) { ${selectionOf(map, keys)} }
+  result: ${mutationField}(${pass}) { ${selectionOf(map, keys)}${versionOf(resource)} }
 }`;
 }
 
@@ -47,7 +50,7 @@ export function mutationDocument(
 export function getDocument(resource: RestResource, queryField: string, params: ReadParams): string {
   const { map, keys } = shapeOf(resource, params);
   return `query RestGet($id: Int!) {
-  result: ${queryField}(id: $id) { ${selectionOf(map, keys)} }
+  result: ${queryField}(id: $id) { ${selectionOf(map, keys)}${versionOf(resource)} }
 }`;
 }
 

@@ -19,6 +19,8 @@ export interface RestResource {
   /** Search filters (REST key → GraphQL filter field) and the GraphQL filter input type. */
   filters?: FilterMap;
   filterInput?: string;
+  /** Records carry a version: single reads and writes answer a strong ETag and honour If-Match. */
+  versioned?: 'Order' | 'Customer' | 'Product' | 'Collection';
 }
 
 /** Every key `sort` accepts, with the GraphQL sort enum value it stands for. */

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { getNamedType, isEnumType, isInputObjectType, parse, validate, type GraphQLSchema } from 'graphql';
 import type { Context } from 'koa';
 import type { GraphQLGateway, OperationResult, Session } from '../graphql/gateway.js';
+import { etagOf } from '../domain/preconditions.js';
 import { checkBody, restFieldPath, toInput } from './body.js';
 import { toFilter } from './filters.js';
 import { listPage } from './list-wrapper.js';
@@ -83,7 +84,28 @@ async function handleGet(ctx: Context, route: GetRoute, options: RestOptions) {
     document: getDocument(route.resource, route.operation, params),
     variables: { id },
   });
-  ctx.body = reshapeRecord(route.resource, params, dataOf(result));
+  const data = dataOf(result);
+  const etag = typeof data.version === 'number' ? etagOf(data.version) : undefined;
+  if (etag) {
+    ctx.set('ETag', etag);
+    if (matches(ctx.get('if-none-match'), etag)) {
+      ctx.status = 304;
+      return;
+    }
+  }
+  ctx.body = reshapeRecord(route.resource, params, data);
+}
+
+/** The entity tags of an If-Match / If-None-Match header ('*' for any); weak tags never match. */
+function entityTags(header: string): string[] | '*' {
+  if (header.trim() === '*') return '*';
+  return header.split(',').map((t) => t.trim()).filter((t) => t.startsWith('"'));
+}
+
+function matches(header: string, etag: string): boolean {
+  if (!header) return false;
+  const tags = entityTags(header);
+  return tags === '*' || tags.includes(etag);
 }
 
 async function handlePosition(ctx: Context, route: PositionRoute, options: RestOptions) {
@@ -118,13 +140,20 @@ async function handleWrite(ctx: Context, route: WriteRoute, options: RestOptions
       fieldName = (field) => checked.unwrap(restFieldPath(body, field));
     }
   }
+  // If-Match guards the record of the path (writes under an order compare with the order's ETag).
+  const ifMatch = ctx.get('if-match');
+  const precondition =
+    ifMatch && route.resource.versioned && route.pathArgs.id ? { entity: route.resource.versioned, id: variables[route.pathArgs.id] as number, etags: entityTags(ifMatch) } : undefined;
   const result = await session.run({
     document: mutationDocument(route.resource, route.operation, params, { intArgs: Object.values(route.pathArgs), input: route.input }),
     variables,
+    precondition,
   });
   if (result.errors?.length) throw Problem.fromGraphQL(result.errors, fieldName);
+  const data = dataOf(result);
+  if (typeof data.version === 'number') ctx.set('ETag', etagOf(data.version));
   ctx.status = route.status;
-  ctx.body = reshapeRecord(route.resource, params, dataOf(result));
+  ctx.body = reshapeRecord(route.resource, params, data);
 }
 
 function everything(route: RouteSpec) {

@@ -6,6 +6,7 @@ const sortable = { sortable: true } as const;
 /** The spec's Collection, read back as written, plus `expand=products` (decisions §2 extensions). */
 export const collectionResource: RestResource = {
   name: 'Collection',
+  versioned: 'Collection',
   sortInput: 'CollectionSort',
   fields: {
     id: field.integer(sortable),

@@ -21,6 +21,7 @@ const blockFilters = (kind: 'shipping' | 'billing', keys: string[]): FilterMap =
 /** The spec's Customer; `orders`, `statistics` and `tags` are derived from the customer's orders. */
 export const customerResource: RestResource = {
   name: 'Customer',
+  versioned: 'Customer',
   sortInput: 'CustomerSort',
   filterInput: 'CustomerFilter',
   fields: {

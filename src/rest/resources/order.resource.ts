@@ -36,6 +36,7 @@ const counters: FieldMap = {
 /** The spec's Order, with the fulfilment, shipment and restock records of decisions §3. */
 export const orderResource: RestResource = {
   name: 'Order',
+  versioned: 'Order',
   sortInput: 'OrderSort',
   filterInput: 'OrderFilter',
   fields: {

@@ -7,6 +7,7 @@ const sortable = { sortable: true } as const;
 /** The spec's Product (store-api.md "Product"), expandable relations included. */
 export const productResource: RestResource = {
   name: 'Product',
+  versioned: 'Product',
   sortInput: 'ProductSort',
   fields: {
     id: field.integer(sortable),

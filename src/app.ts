@@ -3,6 +3,7 @@ import { koaMiddleware } from '@as-integrations/koa';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import Koa from 'koa';
 import type { Logger } from 'pino';
+import { RateLimiter, type RateLimitSettings } from './auth/rate-limit.js';
 import { logger } from './logger.js';
 import { operationsMiddleware } from './observability/health.js';
 import { requestLog } from './observability/request-log.js';
@@ -20,16 +21,18 @@ export interface AppOptions {
   publicUrl?: string;
   /** Where request lines go (the service's logger unless a test captures them). */
   requestLogger?: Logger;
+  /** Per-token bucket (RATE_LIMIT_BURST, RATE_LIMIT_RPS); absent or 0 → no limiting. */
+  rateLimit?: RateLimitSettings;
 }
 
 /**
  * The Koa application: GraphiQL, `/graphql` (Apollo) and `/api/v1` (the REST mapping onto the same
  * schema). Every middleware is registered before `app.callback()` is taken (Koa 3 fixes the list).
  */
-export async function createApp({ orm, publicUrl, requestLogger = logger }: AppOptions) {
+export async function createApp({ orm, publicUrl, requestLogger = logger, rateLimit }: AppOptions) {
   const schema = await buildStoreSchema();
   checkRoutesAgainstSchema(schema, routes);
-  const gateway = createGateway(schema, orm);
+  const gateway = createGateway(schema, orm, RateLimiter.create(orm, rateLimit));
   const apollo = await startApollo(gateway);
   const graphql = koaMiddleware(apollo.server, { context: ({ ctx }) => apollo.context(ctx.get('authorization') || undefined) });
   const router = restRouter({ gateway, publicUrl, routes });

@@ -25,6 +25,10 @@ const schema = z.object({
   OUTBOX_WORKER: bool.default(true),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Per-token bucket (decisions §2 "Limits"): refill in requests per second; 0 turns limiting off. */
+  RATE_LIMIT_RPS: z.coerce.number().min(0).max(1_000_000).default(50),
+  /** Per-token bucket size (the burst a token may spend at once); 0 turns limiting off. */
+  RATE_LIMIT_BURST: z.coerce.number().int().min(0).max(1_000_000).default(100),
 });
 
 export type Config = z.infer<typeof schema>;

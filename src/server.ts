@@ -28,7 +28,11 @@ export async function startService(config: Config): Promise<RunningService> {
   try {
     const seeded = config.SEED_DEMO ? await seedIfEmpty(database.orm, { ...DEMO_STORE, seed: config.SEED }) : false;
     const firstToken = await ensureFirstToken(database.orm.em.fork(), config.ADMIN_TOKEN);
-    const { app, stop: stopApp } = await createApp({ orm: database.orm, publicUrl: config.PUBLIC_URL });
+    const { app, stop: stopApp } = await createApp({
+      orm: database.orm,
+      publicUrl: config.PUBLIC_URL,
+      rateLimit: { burst: config.RATE_LIMIT_BURST, rps: config.RATE_LIMIT_RPS },
+    });
     const server = createServer(app.callback());
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -20,19 +20,23 @@ it('serves a valid OpenAPI 3.1 document without a token', async () => {
   expect(result.valid).toBe(true);
 });
 
-it('documents every route with its scope, parameters, bodies, problems and pagination headers', async () => {
+it('documents every route with its scope, parameters, bodies, problems, pagination and rate-limit headers', async () => {
   const doc = (await service.get('/api/v1/openapi.json', null)).body;
   for (const route of routes) {
     const op = doc.paths[`/api/v1${route.path}`]?.[route.method.toLowerCase()];
     expect({ route: `${route.method} ${route.path}`, documented: Boolean(op) }).toEqual({ route: `${route.method} ${route.path}`, documented: true });
     expect(op.security).toEqual([{ bearerAuth: [route.scope] }]);
     expect(op.responses['401'].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
+    expect(Object.keys(op.responses['429'].headers)).toEqual(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After']);
     for (const name of route.path.match(/\{(\w+)\}/g) ?? []) {
       expect(op.parameters.map((p: any) => p.name)).toContain(name.slice(1, -1));
     }
     if (route.kind === 'write' && route.body) expect(op.requestBody.content['application/json'].schema).toBeDefined();
     if (route.kind === 'list' || route.kind === 'search') {
-      expect(Object.keys(op.responses['200'].headers)).toEqual(['X-Pagination-Total-Count', 'X-Pagination-Page-Count', 'X-Pagination-Current-Page', 'X-Pagination-Per-Page', 'Link']);
+      expect(Object.keys(op.responses['200'].headers)).toEqual([
+        'X-Pagination-Total-Count', 'X-Pagination-Page-Count', 'X-Pagination-Current-Page', 'X-Pagination-Per-Page', 'Link',
+        'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset',
+      ]);
       expect(op.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['page', 'size', 'sort', 'fields']));
     }
   }

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiToken } from '../entities/api-token.entity.js';
 import { ValidationError } from '../domain/errors.js';
@@ -61,15 +61,23 @@ export async function createApiToken(
  */
 export async function ensureFirstToken(em: EntityManager, adminToken: string | undefined): Promise<string | null> {
   if (adminToken) {
-    const existing = await em.findOne(ApiToken, { secretHash: hashSecret(adminToken) });
-    if (existing) {
-      existing.scopes = [...SCOPES];
-      existing.revokedAt = null;
-      await em.flush();
-    } else {
-      await createApiToken(em, 'admin (ADMIN_TOKEN)', [...SCOPES], adminToken);
+    for (let attempt = 1; ; attempt++) {
+      const existing = await em.findOne(ApiToken, { secretHash: hashSecret(adminToken) });
+      if (existing) {
+        existing.scopes = [...SCOPES];
+        existing.revokedAt = null;
+        await em.flush();
+        return null;
+      }
+      try {
+        await createApiToken(em, 'admin (ADMIN_TOKEN)', [...SCOPES], adminToken);
+        return null;
+      } catch (error) {
+        // Several processes starting at once against one database: another one created it first.
+        if (!(error instanceof UniqueConstraintViolationException) || attempt > 1) throw error;
+        em.clear();
+      }
     }
-    return null;
   }
   if ((await em.count(ApiToken, {})) > 0) return null;
   const { secret } = await createApiToken(em, 'first token', [...SCOPES]);

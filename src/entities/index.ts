@@ -21,6 +21,7 @@ import { ProductImage } from './product-image.entity.js';
 import { ProductOption } from './product-option.entity.js';
 import { ProductTextarea } from './product-textarea.entity.js';
 import { ProductVariant } from './product-variant.entity.js';
+import { RateLimitBucket } from './rate-limit-bucket.entity.js';
 import { Restock } from './restock.entity.js';
 import { RestockItem } from './restock-item.entity.js';
 import { Shipment } from './shipment.entity.js';
@@ -35,7 +36,7 @@ export const entities = [
   ApiToken, Collection, CollectionImage, CollectionProduct, CollectionRule, Customer, CustomerAddress,
   CustomerPaymentMethod, Fulfilment, FulfilmentItem, Image, InventoryLevel, LineItem, OptionThumbnail,
   Order, OutboxMessage, PostalAddress, Product, ProductImage, ProductOption, ProductTextarea,
-  ProductVariant, Restock, RestockItem, Shipment, ShipmentItem, ShippingCarrier, StoreSettings,
+  ProductVariant, RateLimitBucket, Restock, RestockItem, Shipment, ShipmentItem, ShippingCarrier, StoreSettings,
   TextareaPreset, VariantImage, Warehouse,
 ];
 
@@ -43,6 +44,6 @@ export {
   ApiToken, Collection, CollectionImage, CollectionProduct, CollectionRule, Customer, CustomerAddress,
   CustomerPaymentMethod, Fulfilment, FulfilmentItem, Image, InventoryLevel, LineItem, OptionThumbnail,
   Order, OutboxMessage, PostalAddress, Product, ProductImage, ProductOption, ProductTextarea,
-  ProductVariant, Restock, RestockItem, Shipment, ShipmentItem, ShippingCarrier, StoreSettings,
+  ProductVariant, RateLimitBucket, Restock, RestockItem, Shipment, ShipmentItem, ShippingCarrier, StoreSettings,
   TextareaPreset, VariantImage, Warehouse,
 };

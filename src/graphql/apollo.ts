@@ -1,6 +1,7 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { RATE_LIMITED, rateLimitedMessage, rateLimitHeaders, type RateLimiter, type RateLimitState } from '../auth/rate-limit.js';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
 import { UnauthenticatedError } from '../domain/errors.js';
 import type { GraphQLContext } from '../schema/context.js';
@@ -8,6 +9,7 @@ import { graphqlOperations } from '../observability/metrics.js';
 import { HTTP_STATUS_BY_CODE } from './error-codes.js';
 import { formatError } from './format-error.js';
 import type { createGateway } from './gateway.js';
+import { measureOperation, QueryLimitError } from './query-limits.js';
 
 /** A refused operation (no data at all) answers with the status of its refusal: 401, 403, 429. */
 const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
@@ -27,13 +29,63 @@ const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
   },
 };
 
+/**
+ * Limits of `/graphql` (decisions §2 "Limits", §4): after validation and before execution the
+ * operation is measured (src/graphql/query-limits.ts); one over the depth or complexity limit is
+ * refused with 400 QUERY_TOO_DEEP / QUERY_TOO_COMPLEX, and the token's bucket is charged the
+ * operation's cost (a refused or unparsable operation costs 1), one statement per request. An
+ * empty bucket is a 429 RATE_LIMITED before anything runs. Every answer to a valid token carries
+ * the `RateLimit-*` headers (`Retry-After` on a 429).
+ */
+function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      let charged = false;
+      let state: RateLimitState | undefined;
+      const charge = async (context: GraphQLContext, cost: number) => {
+        charged = true;
+        if (limiter) state = await limiter.charge(context.principal.tokenId, cost);
+      };
+      return {
+        async didResolveOperation({ document, operationName, request, contextValue }) {
+          let cost = 1;
+          let refusal: QueryLimitError | undefined;
+          try {
+            cost = measureOperation(schema, document, operationName, request.variables).cost;
+          } catch (error) {
+            if (!(error instanceof QueryLimitError)) throw error;
+            refusal = error;
+          }
+          await charge(contextValue, cost);
+          if (state && !state.allowed) {
+            throw new GraphQLError(rateLimitedMessage(state), { extensions: { code: RATE_LIMITED, http: { status: 429 } } });
+          }
+          if (refusal) throw refusal;
+        },
+        async willSendResponse({ contextValue, response }) {
+          if (!contextValue?.principal) return;
+          // Refused before an operation was resolved (syntax, validation, GET for a mutation): cost 1.
+          if (!charged) {
+            await charge(contextValue, 1);
+            if (state && !state.allowed) {
+              response.body = { kind: 'single', singleResult: { errors: [{ message: rateLimitedMessage(state), extensions: { code: RATE_LIMITED } }] } };
+              response.http.status = HTTP_STATUS_BY_CODE[RATE_LIMITED];
+            }
+          }
+          if (state) for (const [name, value] of Object.entries(rateLimitHeaders(state))) response.http.headers.set(name.toLowerCase(), value);
+        },
+      };
+    },
+  };
+}
+
 export async function startApollo(gateway: ReturnType<typeof createGateway>) {
   const server = new ApolloServer<GraphQLContext>({
     schema: gateway.schema,
     formatError,
     introspection: true,
     includeStacktraceInErrorResponses: false,
-    plugins: [ApolloServerPluginLandingPageDisabled(), refusalStatusPlugin],
+    plugins: [ApolloServerPluginLandingPageDisabled(), limitsPlugin(gateway.schema, gateway.limiter), refusalStatusPlugin],
     // Every operation needs an Authorization header, which a cross-site form or <img> cannot send,
     // so Apollo's CSRF guard would only refuse legitimate GET queries (decisions §4 allows GET).
     csrfPrevention: false,

@@ -10,6 +10,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { authenticate } from '../auth/api-tokens.js';
+import { RATE_LIMITED, rateLimitedMessage, rateLimitHeaders, type RateLimiter } from '../auth/rate-limit.js';
 import type { Scope } from '../auth/scopes.js';
 import { graphqlOperations } from '../observability/metrics.js';
 import { UnauthenticatedError } from '../domain/errors.js';
@@ -35,13 +36,20 @@ export interface Session {
   run(request: OperationRequest): Promise<OperationResult>;
 }
 
+/** What opening a session answers besides the session: the caller's rate-limit headers, if counted. */
+export interface SessionHeaders {
+  /** `RateLimit-*` (and `Retry-After` when refused) for the response; absent when not counted. */
+  headers?: Record<string, string>;
+}
+
 /**
- * What the REST layer sees of GraphQL: authenticate the caller (a refusal comes back as errors,
- * so the caller learns nothing else first), then run operations as them. Nothing of the ORM.
+ * What the REST layer sees of GraphQL: authenticate the caller and spend one request from their
+ * rate-limit bucket (a refusal comes back as errors, so the caller learns nothing else first),
+ * then run operations as them. Nothing of the ORM.
  */
 export interface GraphQLGateway {
   schema: GraphQLSchema;
-  session(authorization: string | undefined): Promise<Session | { errors: readonly GraphQLFormattedError[] }>;
+  session(authorization: string | undefined): Promise<(Session | { errors: readonly GraphQLFormattedError[] }) & SessionHeaders>;
 }
 
 const CACHE_LIMIT = 1000;
@@ -56,7 +64,7 @@ function bearerOf(header: string | undefined): string | null {
  * and gives resolvers a fresh EntityManager; `run` executes a document in-process, parsing and
  * validating each distinct document only once.
  */
-export function createGateway(schema: GraphQLSchema, orm: MikroORM) {
+export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: RateLimiter) {
   const documents = new Map<string, DocumentNode>();
 
   async function contextFor(authorization: string | undefined): Promise<GraphQLContext> {
@@ -96,14 +104,19 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM) {
     return { data: result.data as Record<string, unknown> | null, errors: result.errors?.map((e) => formatError(e.toJSON(), e)) };
   }
 
-  async function session(authorization: string | undefined): Promise<Session | { errors: readonly GraphQLFormattedError[] }> {
+  /** A REST request: authenticated once, then one request from the token's bucket (its operations are the service's own). */
+  async function session(authorization: string | undefined): Promise<(Session | { errors: readonly GraphQLFormattedError[] }) & SessionHeaders> {
+    let context: GraphQLContext;
     try {
-      const context = await contextFor(authorization);
-      return { run: (request) => run(context, request) };
+      context = await contextFor(authorization);
     } catch (error) {
       const wrapped = new GraphQLError((error as Error).message, { originalError: error as Error });
       return { errors: [formatError(wrapped.toJSON(), wrapped)] };
     }
+    const limit = limiter ? await limiter.charge(context.principal.tokenId, 1) : undefined;
+    const headers = limit ? rateLimitHeaders(limit) : undefined;
+    if (limit && !limit.allowed) return { errors: [{ message: rateLimitedMessage(limit), extensions: { code: RATE_LIMITED } }], headers };
+    return { run: (request) => run(context, request), headers };
   }
 
   /** Whether the bearer token holds the scope (for endpoints outside GraphQL, e.g. /metrics). */
@@ -114,5 +127,9 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM) {
     return principal.scopes.has(scope) ? 'ok' : 'forbidden';
   }
 
-  return { schema, contextFor, session, hasScope } satisfies GraphQLGateway & { contextFor: typeof contextFor; hasScope: typeof hasScope };
+  return { schema, limiter, contextFor, session, hasScope } satisfies GraphQLGateway & {
+    limiter: RateLimiter | undefined;
+    contextFor: typeof contextFor;
+    hasScope: typeof hasScope;
+  };
 }

@@ -25,6 +25,7 @@ const PROBLEMS: Record<number, string> = {
   413: 'The body is larger than 1 MiB',
   415: 'The body is not application/json',
   422: 'Invalid values, unknown or read-only fields, or references to records that do not exist (named in `errors`)',
+  429: "The token's rate-limit bucket is empty: retry after `Retry-After` seconds",
   500: 'Internal error (never shows details)',
   503: 'The database is unreachable right now; retry (see Retry-After)',
 };
@@ -129,10 +130,18 @@ const PAGINATION_HEADERS = {
   Link: { schema: { type: 'string' }, description: 'RFC 8288 links: self, first, last, prev, next' },
 };
 
+/** On every answer to a valid token (decisions §2 "Limits"); not sent when limiting is off. */
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': { schema: { type: 'integer' }, description: "the token's bucket size (requests)" },
+  'RateLimit-Remaining': { schema: { type: 'integer' }, description: 'requests left in the bucket now' },
+  'RateLimit-Reset': { schema: { type: 'integer' }, description: 'seconds until the bucket is full again' },
+};
+const RETRY_AFTER = { 'Retry-After': { schema: { type: 'integer' }, description: 'whole seconds until the request would be allowed' } };
+
 function operation(route: RouteSpec): JsonSchema {
   const resource = route.resource;
   const responses: Record<string, JsonSchema> = {};
-  const problems = [400, 401, 403, 500, 503];
+  const problems = [400, 401, 403, 429, 500, 503];
   const extraParameters: JsonSchema[] = [];
   let requestBody: JsonSchema | undefined;
   switch (route.kind) {
@@ -178,6 +187,11 @@ function operation(route: RouteSpec): JsonSchema {
       break;
   }
   for (const status of problems.sort()) responses[String(status)] = { description: PROBLEMS[status], ...problemRef };
+  // Every answer after authentication carries the rate-limit headers (a 401 comes before it).
+  for (const [status, response] of Object.entries(responses)) {
+    if (status === '401') continue;
+    response.headers = { ...(response.headers as object | undefined), ...RATE_LIMIT_HEADERS, ...(status === '429' ? RETRY_AFTER : {}) };
+  }
   return {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/\{(\w+)\}/g, 'By_$1').replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
     summary: route.summary,

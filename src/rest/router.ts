@@ -44,9 +44,14 @@ function requestBody(ctx: Context): unknown {
   return hasBody ? (ctx.request as unknown as { body: unknown }).body : undefined;
 }
 
-/** Authentication comes first: without a valid token nothing else is checked or revealed. */
+/**
+ * Authentication comes first: without a valid token nothing else is checked or revealed. A valid
+ * token spends one request of its rate limit; every answer from here on (problems included)
+ * carries the `RateLimit-*` headers, and an empty bucket is a 429 with `Retry-After`.
+ */
 async function sessionOf(ctx: Context, options: RestOptions): Promise<Session> {
   const session = await options.gateway.session(ctx.get('authorization') || undefined);
+  if (session.headers) ctx.set(session.headers);
   if ('errors' in session) throw Problem.fromGraphQL(session.errors);
   return session;
 }

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { ormConfig } from '../../mikro-orm.config.js';
 import { createApp } from '../../src/app.js';
 import { createApiToken } from '../../src/auth/api-tokens.js';
+import type { RateLimitSettings } from '../../src/auth/rate-limit.js';
 import { SCOPES } from '../../src/auth/scopes.js';
 import { checkAgainstOpenApi } from './openapi-check.js';
 
@@ -56,7 +57,11 @@ export async function createDatabase(kind: 'seeded' | 'empty' = 'seeded'): Promi
   return adminUrl().replace(/\/postgres$/, `/${name}`);
 }
 
-export async function startTestService(options: { publicUrl?: string; databaseUrl?: string } = {}): Promise<TestService> {
+/**
+ * `rateLimit`: off unless given (suites fire hundreds of requests per token at once); the
+ * rate-limit suites switch it on with small buckets.
+ */
+export async function startTestService(options: { publicUrl?: string; databaseUrl?: string; rateLimit?: RateLimitSettings } = {}): Promise<TestService> {
   const dbUrl = options.databaseUrl ?? (await createDatabase());
   const statements = { count: 0, reset() { this.count = 0; } };
   const orm = await MikroORM.init(
@@ -67,7 +72,7 @@ export async function startTestService(options: { publicUrl?: string; databaseUr
       },
     }),
   );
-  const { app, stop } = await createApp({ orm, publicUrl: options.publicUrl });
+  const { app, stop } = await createApp({ orm, publicUrl: options.publicUrl, rateLimit: options.rateLimit });
   const server: Server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -31,7 +31,8 @@ export async function startServerProcess(databaseUrl: string, adminToken: string
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
-    child.once('exit', (code) => {
+    // 'close' (not 'exit'): by then the output the process wrote has been read, so the error shows it.
+    child.once('close', (code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code}:\n${output}`));
     });

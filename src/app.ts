@@ -12,6 +12,7 @@ import { createGateway } from './graphql/gateway.js';
 import { graphiqlMiddleware } from './graphql/graphiql.js';
 import { apiDocsMiddleware } from './rest/api-docs.js';
 import { notFoundMiddleware, problemMiddleware } from './rest/middleware.js';
+import { postgresIdempotencyStore } from './db/idempotency-store.js';
 import { checkRoutesAgainstSchema, restRouter } from './rest/router.js';
 import { routes } from './rest/routes.js';
 import { buildStoreSchema } from './schema/build-schema.js';
@@ -35,7 +36,7 @@ export async function createApp({ orm, publicUrl, requestLogger = logger, rateLi
   const gateway = createGateway(schema, orm, RateLimiter.create(orm, rateLimit));
   const apollo = await startApollo(gateway);
   const graphql = koaMiddleware(apollo.server, { context: ({ ctx }) => apollo.context(ctx.get('authorization') || undefined) });
-  const router = restRouter({ gateway, publicUrl, routes });
+  const router = restRouter({ gateway, publicUrl, routes, idempotency: postgresIdempotencyStore(orm) });
 
   const app = new Koa();
   app.use(requestLog(requestLogger));

@@ -9,6 +9,7 @@ import { CustomerAddress } from './customer-address.entity.js';
 import { CustomerPaymentMethod } from './customer-payment-method.entity.js';
 import { Fulfilment } from './fulfilment.entity.js';
 import { FulfilmentItem } from './fulfilment-item.entity.js';
+import { IdempotencyKey } from './idempotency-key.entity.js';
 import { Image } from './image.entity.js';
 import { InventoryLevel } from './inventory-level.entity.js';
 import { LineItem } from './line-item.entity.js';
@@ -34,7 +35,7 @@ import { Warehouse } from './warehouse.entity.js';
 
 export const entities = [
   ApiToken, Collection, CollectionImage, CollectionProduct, CollectionRule, Customer, CustomerAddress,
-  CustomerPaymentMethod, Fulfilment, FulfilmentItem, Image, InventoryLevel, LineItem, OptionThumbnail,
+  CustomerPaymentMethod, Fulfilment, FulfilmentItem, IdempotencyKey, Image, InventoryLevel, LineItem, OptionThumbnail,
   Order, OutboxMessage, PostalAddress, Product, ProductImage, ProductOption, ProductTextarea,
   ProductVariant, RateLimitBucket, Restock, RestockItem, Shipment, ShipmentItem, ShippingCarrier, StoreSettings,
   TextareaPreset, VariantImage, Warehouse,
@@ -42,7 +43,7 @@ export const entities = [
 
 export {
   ApiToken, Collection, CollectionImage, CollectionProduct, CollectionRule, Customer, CustomerAddress,
-  CustomerPaymentMethod, Fulfilment, FulfilmentItem, Image, InventoryLevel, LineItem, OptionThumbnail,
+  CustomerPaymentMethod, Fulfilment, FulfilmentItem, IdempotencyKey, Image, InventoryLevel, LineItem, OptionThumbnail,
   Order, OutboxMessage, PostalAddress, Product, ProductImage, ProductOption, ProductTextarea,
   ProductVariant, RateLimitBucket, Restock, RestockItem, Shipment, ShipmentItem, ShippingCarrier, StoreSettings,
   TextareaPreset, VariantImage, Warehouse,

@@ -33,6 +33,8 @@ export interface OperationResult {
 
 /** Operations run as one authenticated caller. */
 export interface Session {
+  /** The caller's token (idempotency keys are scoped to it). */
+  tokenId: number;
   run(request: OperationRequest): Promise<OperationResult>;
 }
 
@@ -116,7 +118,7 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     const limit = limiter ? await limiter.charge(context.principal.tokenId, 1) : undefined;
     const headers = limit ? rateLimitHeaders(limit) : undefined;
     if (limit && !limit.allowed) return { errors: [{ message: rateLimitedMessage(limit), extensions: { code: RATE_LIMITED } }], headers };
-    return { run: (request) => run(context, request), headers };
+    return { tokenId: context.principal.tokenId, run: (request) => run(context, request), headers };
   }
 
   /** Whether the bearer token holds the scope (for endpoints outside GraphQL, e.g. /metrics). */

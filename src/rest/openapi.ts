@@ -179,6 +179,12 @@ function operation(route: RouteSpec): JsonSchema {
       if (route.body) requestBody = { required: true, content: { 'application/json': { schema: bodySchema(route.body, Boolean(route.listBody)) } } };
       responses[String(route.status)] = { description: `the ${resource.name} as it is now`, content: { 'application/json': { schema: ref(resource.name) } } };
       if (resource.versioned) responses[String(route.status)].headers = { ETag: ETAG_HEADER };
+      extraParameters.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+        description: 'a retry with the same key and body answers the first answer again (kept 24 h); another body → 422',
+      });
       if (resource.versioned && route.pathArgs.id) {
         extraParameters.push({ name: 'If-Match', in: 'header', schema: { type: 'string' }, description: `write only while the ${resource.name} still has this ETag (else 412)` });
         problems.push(412);

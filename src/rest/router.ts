@@ -4,6 +4,7 @@ import type { Context } from 'koa';
 import type { GraphQLGateway, OperationResult, Session } from '../graphql/gateway.js';
 import { etagOf } from '../domain/preconditions.js';
 import { checkBody, restFieldPath, toInput } from './body.js';
+import { idempotent, type IdempotencyStore } from './idempotency.js';
 import { toFilter } from './filters.js';
 import { listPage } from './list-wrapper.js';
 import { getDocument, listDocument, listVariables, mutationDocument, positionDocument, reshapeRecord } from './operations.js';
@@ -17,6 +18,8 @@ const MAX_ID = 2_147_483_647;
 
 export interface RestOptions {
   gateway: GraphQLGateway;
+  /** Where Idempotency-Key answers are kept (writes ignore the header without one). */
+  idempotency?: IdempotencyStore;
   /** PUBLIC_URL: base of absolute links; otherwise the request's own origin. */
   publicUrl?: string;
   routes?: RouteSpec[];
@@ -129,6 +132,11 @@ function pathVariables(ctx: Context, pathArgs: Record<string, string> | undefine
 
 async function handleWrite(ctx: Context, route: WriteRoute, options: RestOptions) {
   const session = await sessionOf(ctx, options);
+  const raw = (ctx.request as unknown as { body?: unknown }).body;
+  await idempotent(ctx, options.idempotency, session.tokenId, route.body ? raw : null, () => write(ctx, route, options, session));
+}
+
+async function write(ctx: Context, route: WriteRoute, options: RestOptions, session: Session) {
   const variables: Record<string, unknown> = pathVariables(ctx, route.pathArgs);
   const params = parseReadParams(ctx.query, route.resource);
   let fieldName = (field: string) => restFieldPath(route.body, field);

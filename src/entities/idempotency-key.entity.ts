@@ -1,0 +1,39 @@
+import { Entity, Index, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
+import { now } from '../domain/clock.js';
+
+/**
+ * The first answer to a write sent with an `Idempotency-Key`, per token, method and path: a retry
+ * with the same key and body gets it again instead of doing the work twice. `status` is null while
+ * the first request is still running. Kept 24 h.
+ */
+@Entity()
+@Unique({ properties: ['tokenId', 'key', 'method', 'path'] })
+@Index({ properties: ['createdAt'] })
+export class IdempotencyKey {
+  @PrimaryKey({ type: 'integer' })
+  id!: number;
+
+  @Property({ type: 'integer' })
+  tokenId!: number;
+
+  @Property({ type: 'text' })
+  key!: string;
+
+  @Property({ type: 'text' })
+  method!: string;
+
+  @Property({ type: 'text' })
+  path!: string;
+
+  @Property({ type: 'string', columnType: 'char(64)' })
+  bodyHash!: string;
+
+  @Property({ type: 'integer', nullable: true })
+  status: number | null = null;
+
+  @Property({ type: 'jsonb', nullable: true })
+  response: Record<string, unknown> | null = null;
+
+  @Property({ type: 'timestamptz', onCreate: () => now() })
+  createdAt: Date = now();
+}

@@ -52,8 +52,18 @@ export async function startService(config: Config): Promise<RunningService> {
       seeded,
       stop() {
         stopping ??= (async () => {
+          // Stop accepting, let in-flight requests finish (idle keep-alive sockets close now), and
+          // cut whatever is still open after the grace period so shutdown is bounded.
           await new Promise<void>((resolve) => {
-            server.close(() => resolve());
+            const force = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
+            // A keep-alive socket turns idle once its last answer is sent: close it then, not at its timeout.
+            const sweep = setInterval(() => server.closeIdleConnections(), 100);
+            force.unref();
+            server.close(() => {
+              clearTimeout(force);
+              clearInterval(sweep);
+              resolve();
+            });
             server.closeIdleConnections();
           });
           await worker?.stop();

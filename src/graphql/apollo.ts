@@ -89,6 +89,8 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
     // Every operation needs an Authorization header, which a cross-site form or <img> cannot send,
     // so Apollo's CSRF guard would only refuse legitimate GET queries (decisions §4 allows GET).
     csrfPrevention: false,
+    // Shutdown is the server's: finish in-flight requests first (Apollo would exit on the signal).
+    stopOnTerminationSignals: false,
   });
   await server.start();
   const context = async (authorization: string | undefined) => {

@@ -4,6 +4,8 @@ import path from 'node:path';
 export interface ServerProcess {
   url: string;
   stop(): Promise<void>;
+  /** Sends a signal; resolves with the exit code. */
+  signal(name: NodeJS.Signals): Promise<number | null>;
 }
 
 /**
@@ -44,6 +46,12 @@ export async function startServerProcess(databaseUrl: string, adminToken: string
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
+      }),
+    signal: (name) =>
+      new Promise<number | null>((resolve) => {
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
+        child.kill(name);
       }),
   };
 }

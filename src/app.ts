@@ -1,7 +1,9 @@
 import { bodyParser } from '@koa/bodyparser';
 import { koaMiddleware } from '@as-integrations/koa';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import cors from '@koa/cors';
 import Koa from 'koa';
+import helmet from 'koa-helmet';
 import type { Logger } from 'pino';
 import { RateLimiter, type RateLimitSettings } from './auth/rate-limit.js';
 import { logger } from './logger.js';
@@ -20,17 +22,24 @@ import { buildStoreSchema } from './schema/build-schema.js';
 export interface AppOptions {
   orm: MikroORM;
   publicUrl?: string;
+  /** Origins allowed to call from browsers (CORS); none unless configured. */
+  corsOrigins?: string[];
   /** Where request lines go (the service's logger unless a test captures them). */
   requestLogger?: Logger;
   /** Per-token bucket (RATE_LIMIT_BURST, RATE_LIMIT_RPS); absent or 0 → no limiting. */
   rateLimit?: RateLimitSettings;
 }
 
+const EXPOSED_HEADERS = [
+  'ETag', 'Link', 'X-Request-Id', 'X-Pagination-Total-Count', 'X-Pagination-Page-Count', 'X-Pagination-Current-Page', 'X-Pagination-Per-Page',
+  'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed',
+];
+
 /**
  * The Koa application: GraphiQL, `/graphql` (Apollo) and `/api/v1` (the REST mapping onto the same
  * schema). Every middleware is registered before `app.callback()` is taken (Koa 3 fixes the list).
  */
-export async function createApp({ orm, publicUrl, requestLogger = logger, rateLimit }: AppOptions) {
+export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogger = logger, rateLimit }: AppOptions) {
   const schema = await buildStoreSchema();
   checkRoutesAgainstSchema(schema, routes);
   const gateway = createGateway(schema, orm, RateLimiter.create(orm, rateLimit));
@@ -40,6 +49,27 @@ export async function createApp({ orm, publicUrl, requestLogger = logger, rateLi
 
   const app = new Koa();
   app.use(requestLog(requestLogger));
+  // Security headers on every answer; pages (GraphiQL, /docs) load only their own assets, and API
+  // answers may load nothing at all.
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        directives: {
+          defaultSrc: ["'self'"],
+          scriptSrc: ["'self'", "'unsafe-eval'"],
+          styleSrc: ["'self'", "'unsafe-inline'"],
+          imgSrc: ["'self'", 'data:'],
+          fontSrc: ["'self'", 'data:'],
+          connectSrc: ["'self'"],
+          frameAncestors: ["'none'"],
+        },
+      },
+    }),
+  );
+  // CORS is off unless CORS_ORIGINS lists the origins allowed to call from a browser.
+  if (corsOrigins.length) {
+    app.use(cors({ origin: (ctx) => (corsOrigins.includes(ctx.get('origin')) ? ctx.get('origin') : ''), exposeHeaders: EXPOSED_HEADERS, maxAge: 600 }));
+  }
   app.use(problemMiddleware);
   app.use(operationsMiddleware(orm, (authorization) => gateway.hasScope(authorization, 'read_metrics')));
   app.use(notFoundMiddleware);

@@ -23,6 +23,7 @@ const schema = z.object({
     .optional(),
   MAIL_FROM: z.string().min(3).default('Store <store@localhost>'),
   OUTBOX_WORKER: bool.default(true),
+  CORS_ORIGINS: z.string().optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

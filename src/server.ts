@@ -31,6 +31,7 @@ export async function startService(config: Config): Promise<RunningService> {
     const { app, stop: stopApp } = await createApp({
       orm: database.orm,
       publicUrl: config.PUBLIC_URL,
+      corsOrigins: config.CORS_ORIGINS?.split(',').map((o) => o.trim()).filter(Boolean),
       rateLimit: { burst: config.RATE_LIMIT_BURST, rps: config.RATE_LIMIT_RPS },
     });
     const server = createServer(app.callback());

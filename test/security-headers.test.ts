@@ -1,0 +1,42 @@
+// Issue 9 security review: security headers on every answer, CORS only for configured origins.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../src/app.js';
+import { startTestService, type TestService } from './support/harness.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(() => service.stop());
+
+it('sends security headers on API answers, problems and pages', async () => {
+  for (const [path, token] of [['/api/v1/products?size=1', undefined], ['/api/v1/nope', undefined], ['/docs', null]] as const) {
+    const res = await service.get(path, token);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(res.headers.get('strict-transport-security')).toBeTruthy();
+    expect(res.headers.get('x-powered-by')).toBeNull();
+  }
+});
+
+it('sends no CORS headers unless origins are configured, then only for those', async () => {
+  const plain = await service.get('/api/v1/products?size=1', undefined, { origin: 'https://evil.example' });
+  expect(plain.headers.get('access-control-allow-origin')).toBeNull();
+
+  const { app, stop } = await createApp({ orm: service.orm, corsOrigins: ['https://admin.example'] });
+  const server: Server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const allowed = await fetch(`${base}/api/v1/products?size=1`, { headers: { origin: 'https://admin.example', authorization: `Bearer ${service.token}` } });
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://admin.example');
+    expect(allowed.headers.get('access-control-expose-headers')).toContain('X-Pagination-Total-Count');
+    const other = await fetch(`${base}/api/v1/products?size=1`, { headers: { origin: 'https://evil.example', authorization: `Bearer ${service.token}` } });
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await stop();
+  }
+});

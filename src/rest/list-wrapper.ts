@@ -13,11 +13,15 @@ export function pageCountOf({ size, totalCount }: PageFacts): number {
   return Math.ceil(totalCount / size);
 }
 
+const LIST_PARAMS = ['size', 'sort', 'fields', 'expand', 'page'];
+
 export function pageLinks(baseUrl: string, querystring: string, facts: PageFacts): Record<string, { href: string }> {
   const pageCount = pageCountOf(facts);
   const last = Math.max(pageCount, 1);
   const href = (page: number) => {
-    const params = new URLSearchParams(querystring);
+    // The list's own parameters only (all whitelisted or bounded), so a link never echoes junk.
+    const given = new URLSearchParams(querystring);
+    const params = new URLSearchParams([...given].filter(([name]) => LIST_PARAMS.includes(name)));
     params.set('page', String(page));
     return { href: `${baseUrl}?${params.toString()}` };
   };

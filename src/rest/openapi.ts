@@ -23,6 +23,7 @@ const PROBLEMS: Record<number, string> = {
   412: 'If-Match names an ETag the record no longer has: nothing was changed',
   409: 'The request conflicts with the current state (e.g. more than is left to fulfil)',
   413: 'The body is larger than 1 MiB',
+  414: 'The query string is longer than 4096 characters',
   415: 'The body is not application/json',
   422: 'Invalid values, unknown or read-only fields, or references to records that do not exist (named in `errors`)',
   429: "The token's rate-limit bucket is empty: retry after `Retry-After` seconds",
@@ -141,7 +142,7 @@ const RETRY_AFTER = { 'Retry-After': { schema: { type: 'integer' }, description:
 function operation(route: RouteSpec): JsonSchema {
   const resource = route.resource;
   const responses: Record<string, JsonSchema> = {};
-  const problems = [400, 401, 403, 429, 500, 503];
+  const problems = [400, 401, 403, 414, 429, 500, 503];
   const extraParameters: JsonSchema[] = [];
   let requestBody: JsonSchema | undefined;
   switch (route.kind) {

@@ -16,6 +16,7 @@ const TYPE_BY_STATUS: Record<number, string> = {
   409: 'conflict',
   412: 'precondition-failed',
   413: 'payload-too-large',
+  414: 'uri-too-long',
   415: 'unsupported-media-type',
   422: 'validation-failed',
   429: 'rate-limited',

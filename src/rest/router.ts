@@ -52,7 +52,10 @@ function requestBody(ctx: Context): unknown {
  * token spends one request of its rate limit; every answer from here on (problems included)
  * carries the `RateLimit-*` headers, and an empty bucket is a 429 with `Retry-After`.
  */
+const MAX_QUERY = 4096;
+
 async function sessionOf(ctx: Context, options: RestOptions): Promise<Session> {
+  if (ctx.querystring.length > MAX_QUERY) throw new Problem(414, `The query string is longer than ${MAX_QUERY} characters`);
   const session = await options.gateway.session(ctx.get('authorization') || undefined);
   if (session.headers) ctx.set(session.headers);
   if ('errors' in session) throw Problem.fromGraphQL(session.errors);

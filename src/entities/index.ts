@@ -23,6 +23,7 @@ import { ProductTextarea } from './product-textarea.entity.js';
 import { ProductVariant } from './product-variant.entity.js';
 import { Restock } from './restock.entity.js';
 import { RestockItem } from './restock-item.entity.js';
+import { RowCount } from './row-count.entity.js';
 import { Shipment } from './shipment.entity.js';
 import { ShipmentItem } from './shipment-item.entity.js';
 import { ShippingCarrier } from './shipping-carrier.entity.js';
@@ -35,7 +36,7 @@ export const entities = [
   ApiToken, Collection, CollectionImage, CollectionProduct, CollectionRule, Customer, CustomerAddress,
   CustomerPaymentMethod, Fulfilment, FulfilmentItem, Image, InventoryLevel, LineItem, OptionThumbnail,
   Order, OutboxMessage, PostalAddress, Product, ProductImage, ProductOption, ProductTextarea,
-  ProductVariant, Restock, RestockItem, Shipment, ShipmentItem, ShippingCarrier, StoreSettings,
+  ProductVariant, Restock, RestockItem, RowCount, Shipment, ShipmentItem, ShippingCarrier, StoreSettings,
   TextareaPreset, VariantImage, Warehouse,
 ];
 
@@ -43,6 +44,6 @@ export {
   ApiToken, Collection, CollectionImage, CollectionProduct, CollectionRule, Customer, CustomerAddress,
   CustomerPaymentMethod, Fulfilment, FulfilmentItem, Image, InventoryLevel, LineItem, OptionThumbnail,
   Order, OutboxMessage, PostalAddress, Product, ProductImage, ProductOption, ProductTextarea,
-  ProductVariant, Restock, RestockItem, Shipment, ShipmentItem, ShippingCarrier, StoreSettings,
+  ProductVariant, Restock, RestockItem, RowCount, Shipment, ShipmentItem, ShippingCarrier, StoreSettings,
   TextareaPreset, VariantImage, Warehouse,
 };

@@ -16,14 +16,15 @@ import { now } from '../domain/clock.js';
  */
 @ObjectType({ description: 'A catalogue product' })
 @Entity()
-@Index({ properties: ['createdAt'] })
+@Index({ properties: ['createdAt', 'id'] })
+@Index({ properties: ['title', 'id'] })
+@Index({ properties: ['price', 'id'] })
 export class Product {
   @Field(() => Int)
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
   @Field()
-  @Index()
   @Property({ type: 'text' })
   title!: string;
 
@@ -86,7 +87,6 @@ export class Product {
   isDraft: boolean = false;
 
   @Field(() => DecimalScalar)
-  @Index()
   @Property({ type: 'decimal', precision: 12, scale: 2, default: 0 })
   price: string = '0.00';
 

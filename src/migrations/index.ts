@@ -1,5 +1,6 @@
 // Committed migrations, in order. `npm run migration:create -- name` writes the next one;
 // append it here (the list is explicit so src and dist never discover each other's files).
 import { Migration20261122024227_initial } from './Migration20261122024227_initial.js';
+import { Migration20261122041119_big_store_indexes_and_row_counts } from './Migration20261122041119_big_store_indexes_and_row_counts.js';
 
-export const migrationsList = [Migration20261122024227_initial];
+export const migrationsList = [Migration20261122024227_initial, Migration20261122041119_big_store_indexes_and_row_counts];

@@ -133,8 +133,8 @@ const listRoutes: Record<string, { path: () => string; body?: unknown; fullPage:
   // token, order exists, page, count, then items (joined) / items (joined) + carrier
   'GET /orders/{id}/fulfilments': { path: () => `/api/v1/orders/${recordsOrder}/fulfilments`, fullPage: 4, statements: 5 },
   'GET /orders/{id}/shipments': { path: () => `/api/v1/orders/${recordsOrder}/shipments`, fullPage: 4, statements: 6 },
-  // token, page, count, collections, textareas, images, options, thumbnails, variants, variant images
-  'GET /products': { path: () => '/api/v1/products?expand=all', fullPage: 200, statements: 10 },
+  // token, page, count, collections, textareas, images, options (+ thumbnails, joined), variants (+ images, joined)
+  'GET /products': { path: () => '/api/v1/products?expand=all', fullPage: 200, statements: 8 },
   // token, page, count, then one batched query each for rules, images, manual links, members and member products
   'GET /collections': { path: () => '/api/v1/collections?expand=products', fullPage: 8, statements: 8 },
   'GET /shipping-carriers': { path: () => '/api/v1/shipping-carriers', fullPage: 6, statements: 3 },

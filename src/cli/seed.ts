@@ -29,7 +29,7 @@ for (const key of ['products', 'customers', 'orders', 'warehouses', 'seed'] as c
 const database = await openDatabase(loadConfig());
 // Progress counts the records asked for (products, customers, orders); rows counts every row written.
 const bar = new cliProgress.SingleBar(
-  { format: 'seeding [{bar}] {percentage}% | {value}/{total} records | {rows} rows | {duration}s', etaBuffer: 50 },
+  { format: 'seeding [{bar}] {percentage}% | {value}/{total} records | {rows} rows | {duration}s', etaBuffer: 50, noTTYOutput: true, notTTYSchedule: 5000 },
   cliProgress.Presets.shades_classic,
 );
 const records: Record<string, true> = { product: true, customer: true, orders: true };

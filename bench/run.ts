@@ -11,6 +11,7 @@ import autocannon from 'autocannon';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { isDeepStrictEqual } from 'node:util';
+import { createWriteStream } from 'node:fs';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -83,6 +84,11 @@ async function startChild(entry: string, env: Record<string, string>): Promise<{
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
+  // Everything the child prints goes to a log beside the store, to tell why a child stopped.
+  const logFile = createWriteStream(path.join(dataDir, `${path.basename(entry, '.js')}.log`));
+  child.stdout!.pipe(logFile);
+  child.stderr!.pipe(logFile);
+  child.once('exit', (code, signal) => logFile.write(`\n[exited: code ${code}, signal ${signal}]\n`));
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${output}`)), 60_000);
@@ -115,7 +121,9 @@ async function stopChild(child: ChildProcess) {
 
 /** Peak resident memory of a process since the last reset (Linux: VmHWM; writing 5 to clear_refs resets it). */
 async function peakRssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => {
+    throw new Error(`the service (pid ${pid}) is gone; see ${path.relative(root, dataDir)}/main.log`);
+  });
   return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 async function resetPeakRss(pid: number) {

@@ -1,4 +1,4 @@
-// `npm run bench [-- --orders N --products N --customers N --duration S --connections N --reads-only]`
+// `npm run bench [-- --orders N --products N --customers N --duration S --connections N --reads-only | --report-only]`
 //
 // Seeds (or reuses) a store in its own embedded PostgreSQL under .bench-data/, starts the service
 // and the hand-written baseline (bench/baseline-server.ts) as child processes on 127.0.0.1, checks
@@ -37,6 +37,7 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '4' },
     'reads-only': { type: 'boolean', default: false },
+    'report-only': { type: 'boolean', default: false },
   },
 });
 const size = { orders: Number(args.orders), products: Number(args.products), customers: Number(args.customers), warehouses: 3, seed: 1 };
@@ -57,6 +58,8 @@ interface Scenario {
   path(i: number): string;
   body?: unknown;
 }
+
+const WRITE_MIX = 'write mix: POST + DELETE /orders/{id}/fulfilments';
 
 /** Deterministic spread of ids over 1..n (the same sequence for service and baseline). */
 const idAt = (i: number, n: number) => ((i * 7919 + 17) % n) + 1;
@@ -150,7 +153,7 @@ async function call(url: string, scenario: Scenario, i: number) {
  * Statements per request and same-JSON check, on in-process instances of the service (MikroORM's
  * onQuery counter, as the tests use) and of the baseline (a counting query function).
  */
-async function countAndCompare(databaseUrl: string): Promise<Map<string, { service: number; baseline: number; sameJson: boolean; items: number }>> {
+async function countAndCompare(databaseUrl: string, writeTarget?: { order: number; line: number }): Promise<Map<string, { service: number | null; baseline: number | null; sameJson: boolean | null; items: number | null }>> {
   let serviceCount = 0;
   const orm = await MikroORM.init(ormConfig(databaseUrl, { onQuery: (sql: string) => (serviceCount++, sql) }));
   const { app, stop } = await createApp({ orm, requestLogger: pino({ enabled: false }) });
@@ -158,7 +161,7 @@ async function countAndCompare(databaseUrl: string): Promise<Map<string, { servi
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   let baselineCount = 0;
   const baseline = await listen(baselineApp((text, params) => (baselineCount++, pool.query(text, params))).callback());
-  const out = new Map<string, { service: number; baseline: number; sameJson: boolean; items: number }>();
+  const out = new Map<string, { service: number | null; baseline: number | null; sameJson: boolean | null; items: number | null }>();
   try {
     for (const scenario of scenarios.filter((s) => s.read)) {
       await call(service.url, scenario, 0); // warm: document cache, token row in shared buffers
@@ -175,6 +178,17 @@ async function countAndCompare(databaseUrl: string): Promise<Map<string, { servi
         log(`  ! ${scenario.name}: the baseline's JSON differs from the service's (both written to ${dataDir})`);
       }
       out.set(scenario.name, { service: serviceStatements, baseline: baselineStatements, sameJson, items: s.body.items?.length ?? 1 });
+    }
+    if (writeTarget) {
+      // One create + delete pair (the database ends as it was); statements per request = half.
+      const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+      serviceCount = 0;
+      const created = await fetch(`${service.url}/api/v1/orders/${writeTarget.order}/fulfilments`, {
+        method: 'POST', headers, body: JSON.stringify({ items: [{ id: writeTarget.line, quantity: 1, warehouse: 1 }] }),
+      });
+      const fulfilment = created.status === 201 ? ((await created.json()) as { fulfilments: { id: number }[] }).fulfilments.at(-1)!.id : null;
+      if (fulfilment) await (await fetch(`${service.url}/api/v1/orders/${writeTarget.order}/fulfilments/${fulfilment}`, { method: 'DELETE', headers })).text();
+      out.set(WRITE_MIX, { service: fulfilment ? serviceCount / 2 : null, baseline: null, sameJson: null, items: null });
     }
   } finally {
     service.server.close();
@@ -268,21 +282,21 @@ async function main() {
     } else log('  reusing the store already there');
     await ensureFirstToken(database.orm.em.fork(), ADMIN_TOKEN);
     const connection = database.orm.em.getConnection();
-    const [{ version }] = await connection.execute<{ version: string }[]>('show server_version');
+    const [{ version }] = await connection.execute<{ version: string }[]>("select current_setting('server_version') as version");
     const lines = await connection.execute<{ order: number; line: number }[]>(
       `select distinct on (o.id) o.id as "order", li.id as line from orders o join line_item li on li.order_id = o.id
        where o.status = 0 and li.track_inventory and li.not_fulfilled > 0 and li.variant_id is not null order by o.id, li.id limit 256`,
     );
 
     log('Counting statements and comparing JSON (in-process instances)…');
-    const counts = await countAndCompare(database.url);
+    const counts = await countAndCompare(database.url, args['reads-only'] ? undefined : lines[0]);
 
     const env = { DATABASE_URL: database.url, DB_POOL_MAX: '10' };
     const service = await startChild('dist/src/main.js', { ...env, ADMIN_TOKEN, SEED_DEMO: 'false', OUTBOX_WORKER: 'false', LOG_LEVEL: 'silent' });
     const baseline = await startChild('dist/bench/baseline-server.js', env);
     const results: ScenarioResult[] = [];
     try {
-      const all = args['reads-only'] ? scenarios : [...scenarios, { name: 'write mix: POST + DELETE /orders/{id}/fulfilments', read: false } as Scenario];
+      const all = args['reads-only'] ? scenarios : [...scenarios, { name: WRITE_MIX, read: false } as Scenario];
       for (const scenario of all) {
         const requests = scenario.read ? readRequests(scenario) : writeRequests(lines);
         log(`${scenario.name}: service…`);
@@ -342,4 +356,10 @@ async function main() {
   }
 }
 
-await main().finally(stopChildren);
+if (args['report-only']) {
+  // Re-render BENCHMARKS.md from the results already there (e.g. after editing bench/analysis.md).
+  await writeFile(path.join(root, 'BENCHMARKS.md'), await renderBenchmarks(path.join(root, 'bench', 'results')));
+  log('Wrote BENCHMARKS.md');
+} else {
+  await main().finally(stopChildren);
+}

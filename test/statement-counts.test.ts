@@ -1,6 +1,8 @@
 // Load only what was selected, batched: the number of SQL statements of a list request does not
 // grow with the page size or with how many records have relations (no N+1).
+import { routes } from '../src/rest/routes.js';
 import { startTestService, type TestService } from './support/harness.js';
+import { placeOrder, pickVariants, setStock } from './support/orders.js';
 
 let service: TestService;
 
@@ -30,9 +32,28 @@ async function growCatalogue() {
     select l.collection_id, c.id, l.position from product c join product o on ${copyOf} join collection_product l on l.product_id = o.id`);
 }
 
+/** An order with four fulfilments of one unit, each shipped: full pages for its record lists. */
+async function orderWithRecords(): Promise<number> {
+  const { tracked } = await pickVariants(service);
+  await setStock(service, 1, tracked, 50);
+  const order = await placeOrder(service, [{ variantId: tracked, quantity: 4 }]);
+  const line = order.items[0].data.id;
+  for (let i = 0; i < 4; i++) {
+    const res = await service.send('POST', `/api/v1/orders/${order.id}/fulfilments`, { items: [{ id: line, quantity: 1, warehouse: 1 }] });
+    expect(res.status).toBe(201);
+    const fulfilment = res.body.fulfilments.at(-1).id;
+    const shipped = await service.send('POST', `/api/v1/orders/${order.id}/shipments`, { data: { fulfilment_id: fulfilment, tracking_number: `T${i}`, shipping_carrier: 1 } });
+    expect(shipped.status).toBe(201);
+  }
+  return order.id;
+}
+
+let recordsOrder: number;
+
 beforeAll(async () => {
   service = await startTestService();
   await growCatalogue();
+  recordsOrder = await orderWithRecords();
 });
 afterAll(() => service.stop());
 
@@ -97,4 +118,55 @@ it('GET /orders costs as many statements for 200 orders with every record as for
     return service.statements.count;
   };
   expect(await search(200)).toBe(await search(1));
+});
+
+/**
+ * Every list and search route of the route table, with the statements one request costs: the same
+ * for a page of 1 as for a full page (no N+1), and pinned, so a new statement is a conscious change.
+ * The token lookup is one of them; lists are page + count, then one batched query per relation.
+ */
+const listRoutes: Record<string, { path: () => string; body?: unknown; fullPage: number; statements: number }> = {
+  // token, page, count, store settings, customers, line items, fulfilments+items, shipments+items+carrier, restocks+items
+  'GET /orders': { path: () => '/api/v1/orders', fullPage: 200, statements: 9 },
+  'POST /orders/search': { path: () => '/api/v1/orders/search', body: { status: [0, 1, 2, 3, 4, 5] }, fullPage: 200, statements: 10 },
+  'POST /orders/{id}/search': { path: () => `/api/v1/orders/${recordsOrder}/search`, body: {}, fullPage: 1, statements: 10 },
+  // token, order exists, page, count, then items (joined) / items (joined) + carrier
+  'GET /orders/{id}/fulfilments': { path: () => `/api/v1/orders/${recordsOrder}/fulfilments`, fullPage: 4, statements: 5 },
+  'GET /orders/{id}/shipments': { path: () => `/api/v1/orders/${recordsOrder}/shipments`, fullPage: 4, statements: 6 },
+  // token, page, count, collections, textareas, images, options (+ thumbnails, joined), variants (+ images, joined)
+  'GET /products': { path: () => '/api/v1/products?expand=all', fullPage: 200, statements: 8 },
+  // token, page, count, then one batched query each for rules, images, manual links, members and member products
+  'GET /collections': { path: () => '/api/v1/collections?expand=products', fullPage: 8, statements: 8 },
+  'GET /shipping-carriers': { path: () => '/api/v1/shipping-carriers', fullPage: 6, statements: 3 },
+  // token, page, count, stock levels
+  'GET /warehouses': { path: () => '/api/v1/warehouses?expand=stock', fullPage: 3, statements: 4 },
+  // token, page, count, addresses, payment methods, order ids, tags
+  'GET /customers': { path: () => '/api/v1/customers', fullPage: 120, statements: 7 },
+  'POST /customers/search': { path: () => '/api/v1/customers/search', body: { last_name: 'o' }, fullPage: 20, statements: 7 },
+};
+
+it('pins every list and search route of the route table', () => {
+  const listed = routes.filter((r) => r.kind === 'list' || r.kind === 'search').map((r) => `${r.method} ${r.path}`);
+  expect(Object.keys(listRoutes).sort()).toEqual(listed.sort());
+});
+
+describe.each(Object.entries(listRoutes))('%s', (_route, spec) => {
+  async function run(size: number) {
+    const path = spec.path();
+    const url = `${path}${path.includes('?') ? '&' : '?'}size=${size}`;
+    service.statements.reset();
+    const res = spec.body === undefined ? await service.get(url) : await service.send('POST', url, spec.body);
+    expect(res.status).toBe(200);
+    const items = Array.isArray(res.body) ? res.body : res.body.items;
+    return { count: service.statements.count, items: items.length as number };
+  }
+
+  it('costs as many statements for a full page as for one record, and no more than pinned', async () => {
+    const one = await run(1);
+    const many = await run(spec.fullPage);
+    expect(one.items).toBe(1);
+    expect(many.items).toBe(spec.fullPage);
+    expect(many.count).toBe(one.count);
+    expect({ statements: one.count }).toEqual({ statements: spec.statements });
+  });
 });

@@ -13,16 +13,26 @@ export async function pageOfOrder(em: EntityManager, id: number, size: number, s
   const meta = em.getMetadata().get(Order);
   const keys = orderByOf(sort, columns).map((term) => {
     const [property, direction] = Object.entries(term)[0];
-    return { column: `"${meta.properties[property as keyof Order].fieldNames[0]}"`, desc: direction === 'desc' };
+    const prop = meta.properties[property as keyof Order];
+    return { column: `"${prop.fieldNames[0]}"`, desc: direction === 'desc', nullable: Boolean(prop.nullable) };
   });
-  const before = (k: (typeof keys)[number]) =>
-    k.desc ? `(o.${k.column} is null and t.${k.column} is not null) or o.${k.column} > t.${k.column}` : `(t.${k.column} is null and o.${k.column} is not null) or o.${k.column} < t.${k.column}`;
-  const clauses = keys.map((k, i) => [...keys.slice(0, i).map((p) => `o.${p.column} is not distinct from t.${p.column}`), `(${before(k)})`].join(' and '));
+  const before = (k: (typeof keys)[number]) => {
+    const compare = `o.${k.column} ${k.desc ? '>' : '<'} t.${k.column}`;
+    if (!k.nullable) return compare;
+    return k.desc ? `(o.${k.column} is null and t.${k.column} is not null) or ${compare}` : `(t.${k.column} is null and o.${k.column} is not null) or ${compare}`;
+  };
+  // NOT NULL keys in one direction (the common case, e.g. `!total` then the id): one row comparison,
+  // which PostgreSQL answers with a range scan of the composite sort index. Otherwise key by key.
+  const simple = keys.every((k) => !k.nullable && k.desc === keys[0].desc);
+  const counted = simple
+    ? `select count(*) from orders o where (${keys.map((k) => `o.${k.column}`).join(', ')}) ${keys[0].desc ? '>' : '<'} (select ${keys.map((k) => `t.${k.column}`).join(', ')} from orders t where t.id = ?)`
+    : `select count(*) from orders o, (select * from orders where id = ?) t where ${keys
+        .map((k, i) => [...keys.slice(0, i).map((p) => `o.${p.column} is not distinct from t.${p.column}`), `(${before(k)})`].join(' and '))
+        .map((c) => `(${c})`)
+        .join(' or ')}`;
   const [row] = await em.getConnection().execute<{ found: number; before: number }[]>(
-    `with t as (select * from orders where id = ?)
-     select (select count(*) from t)::int as found,
-            (select count(*) from orders o, t where ${clauses.map((c) => `(${c})`).join(' or ')})::int as before`,
-    [id],
+    `select (select count(*) from orders where id = ?)::int as found, (${counted})::int as before`,
+    [id, id],
   );
   if (!row.found) throw new NotFoundError('Order', id);
   return Math.floor(row.before / size) + 1;

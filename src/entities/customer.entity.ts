@@ -14,7 +14,11 @@ import { now } from '../domain/clock.js';
  */
 @ObjectType({ description: 'A customer of the store' })
 @Entity()
-@Index({ properties: ['lastName'] })
+@Index({ properties: ['lastName', 'id'] })
+// Substring search (ILIKE '%…%') on names and e-mail: trigram indexes (pg_trgm, created in the migration).
+@Index({ name: 'customer_last_name_trgm', expression: 'create index "customer_last_name_trgm" on "customer" using gin ("last_name" gin_trgm_ops)' })
+@Index({ name: 'customer_first_name_trgm', expression: 'create index "customer_first_name_trgm" on "customer" using gin ("first_name" gin_trgm_ops)' })
+@Index({ name: 'customer_email_trgm', expression: 'create index "customer_email_trgm" on "customer" using gin ("email" gin_trgm_ops)' })
 export class Customer {
   @Field(() => Int)
   @PrimaryKey({ type: 'integer' })

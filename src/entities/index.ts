@@ -25,6 +25,7 @@ import { ProductVariant } from './product-variant.entity.js';
 import { RateLimitBucket } from './rate-limit-bucket.entity.js';
 import { Restock } from './restock.entity.js';
 import { RestockItem } from './restock-item.entity.js';
+import { RowCount } from './row-count.entity.js';
 import { Shipment } from './shipment.entity.js';
 import { ShipmentItem } from './shipment-item.entity.js';
 import { ShippingCarrier } from './shipping-carrier.entity.js';
@@ -37,7 +38,7 @@ export const entities = [
   ApiToken, Collection, CollectionImage, CollectionProduct, CollectionRule, Customer, CustomerAddress,
   CustomerPaymentMethod, Fulfilment, FulfilmentItem, IdempotencyKey, Image, InventoryLevel, LineItem, OptionThumbnail,
   Order, OutboxMessage, PostalAddress, Product, ProductImage, ProductOption, ProductTextarea,
-  ProductVariant, RateLimitBucket, Restock, RestockItem, Shipment, ShipmentItem, ShippingCarrier, StoreSettings,
+  ProductVariant, RateLimitBucket, Restock, RestockItem, RowCount, Shipment, ShipmentItem, ShippingCarrier, StoreSettings,
   TextareaPreset, VariantImage, Warehouse,
 ];
 
@@ -45,6 +46,6 @@ export {
   ApiToken, Collection, CollectionImage, CollectionProduct, CollectionRule, Customer, CustomerAddress,
   CustomerPaymentMethod, Fulfilment, FulfilmentItem, IdempotencyKey, Image, InventoryLevel, LineItem, OptionThumbnail,
   Order, OutboxMessage, PostalAddress, Product, ProductImage, ProductOption, ProductTextarea,
-  ProductVariant, RateLimitBucket, Restock, RestockItem, Shipment, ShipmentItem, ShippingCarrier, StoreSettings,
+  ProductVariant, RateLimitBucket, Restock, RestockItem, RowCount, Shipment, ShipmentItem, ShippingCarrier, StoreSettings,
   TextareaPreset, VariantImage, Warehouse,
 };

@@ -17,14 +17,15 @@ import { TextArrayType } from './text-array.type.js';
  */
 @ObjectType({ description: 'A catalogue product' })
 @Entity()
-@Index({ properties: ['createdAt'] })
+@Index({ properties: ['createdAt', 'id'] })
+@Index({ properties: ['title', 'id'] })
+@Index({ properties: ['price', 'id'] })
 export class Product {
   @Field(() => Int)
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
   @Field()
-  @Index()
   @Property({ type: 'text' })
   title!: string;
 
@@ -87,7 +88,6 @@ export class Product {
   isDraft: boolean = false;
 
   @Field(() => DecimalScalar)
-  @Index()
   @Property({ type: 'decimal', precision: 12, scale: 2, default: 0 })
   price: string = '0.00';
 

@@ -2,6 +2,12 @@
 // append it here (the list is explicit so src and dist never discover each other's files).
 import { Migration20261122024227_initial } from './Migration20261122024227_initial.js';
 import { Migration20261122040050_rate_limit } from './Migration20261122040050_rate_limit.js';
+import { Migration20261122041119_big_store_indexes_and_row_counts } from './Migration20261122041119_big_store_indexes_and_row_counts.js';
 import { Migration20261122043141_idempotency_keys } from './Migration20261122043141_idempotency_keys.js';
 
-export const migrationsList = [Migration20261122024227_initial, Migration20261122040050_rate_limit, Migration20261122043141_idempotency_keys];
+export const migrationsList = [
+  Migration20261122024227_initial,
+  Migration20261122040050_rate_limit,
+  Migration20261122041119_big_store_indexes_and_row_counts,
+  Migration20261122043141_idempotency_keys,
+];

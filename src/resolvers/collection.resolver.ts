@@ -1,4 +1,4 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { createCollection, deleteCollection, updateCollection } from '../domain/collection-edit.js';
 import { NotFoundError } from '../domain/errors.js';
 import { findPage } from '../domain/listing.js';
@@ -7,6 +7,7 @@ import { Collection } from '../entities/collection.entity.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { CollectionInput } from '../schema/inputs/collection.inputs.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { inputGuard } from '../schema/input-guard.middleware.js';
 
 export const collectionSort = sortableFields('Collection', {
   id: 'id',
@@ -29,6 +30,7 @@ export class CollectionListArgs extends PageArgs {
 }
 
 @Resolver(() => Collection)
+@UseMiddleware(inputGuard)
 export class CollectionResolver {
   @Authorized('read_collections')
   @Query(() => CollectionPage, { nullable: true })

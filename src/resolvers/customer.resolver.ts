@@ -1,4 +1,4 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { createCustomer, deleteCustomer, updateCustomer } from '../domain/customer-profile.js';
 import { customerWhere } from '../domain/customer-search.js';
 import { NotFoundError } from '../domain/errors.js';
@@ -8,6 +8,7 @@ import { Customer } from '../entities/customer.entity.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { CustomerCreate, CustomerFilter, CustomerPatch } from '../schema/inputs/customer.inputs.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { inputGuard } from '../schema/input-guard.middleware.js';
 
 export const customerSort = sortableFields('Customer', {
   id: 'id',
@@ -35,6 +36,7 @@ export class CustomerListArgs extends PageArgs {
 }
 
 @Resolver(() => Customer)
+@UseMiddleware(inputGuard)
 export class CustomerResolver {
   @Authorized('read_customers')
   @Query(() => CustomerPage, { nullable: true, description: 'Customers, optionally filtered' })

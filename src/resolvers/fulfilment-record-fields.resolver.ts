@@ -1,3 +1,4 @@
+import { wrap, type Collection } from '@mikro-orm/core';
 import { Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import { FulfilmentItem } from '../entities/fulfilment-item.entity.js';
 import { Fulfilment } from '../entities/fulfilment.entity.js';
@@ -12,6 +13,10 @@ import { RecordItem } from '../schema/types/order-parts.type.js';
 const toRecordItems = (items: { lineItem: { id: number }; quantity: number }[]): RecordItem[] =>
   items.map((i) => ({ id: i.lineItem.id, quantity: i.quantity }));
 
+/** The items when the record was loaded with them (the order's record loaders join them), else null. */
+const loadedItems = <T extends { lineItem: { id: number }; quantity: number }>(items: Collection<T>): RecordItem[] | null =>
+  items.isInitialized() ? toRecordItems(items.getItems()) : null;
+
 /** Fulfilment, shipment and restock records as decisions §3 shapes them; items batched. */
 @Resolver(() => Fulfilment)
 export class FulfilmentFieldsResolver {
@@ -22,6 +27,8 @@ export class FulfilmentFieldsResolver {
 
   @FieldResolver(() => [RecordItem])
   async items(@Root() fulfilment: Fulfilment, @Ctx() { loaders }: GraphQLContext): Promise<RecordItem[]> {
+    const loaded = loadedItems(fulfilment.items);
+    if (loaded) return loaded;
     const items = await loaders
       .children('fulfilment.items', (em, ids) => em.find(FulfilmentItem, { fulfilment: { $in: ids } }, { orderBy: [{ fulfilment: 'asc' }, { lineItem: 'asc' }] }), (i) => i.fulfilment.id)
       .load(fulfilment.id);
@@ -43,12 +50,15 @@ export class ShipmentFieldsResolver {
 
   @FieldResolver(() => String, { description: "the carrier's URL followed by the tracking number" })
   async trackingUrl(@Root() shipment: Shipment, @Ctx() { loaders }: GraphQLContext): Promise<string> {
+    if (wrap(shipment.carrier).isInitialized()) return `${shipment.carrier.url}${shipment.trackingNumber}`;
     const carrier = await loaders.byId('shipment.carrier', (em, ids) => em.find(ShippingCarrier, { id: { $in: ids } })).load(shipment.carrier.id);
     return `${carrier?.url ?? ''}${shipment.trackingNumber}`;
   }
 
   @FieldResolver(() => [RecordItem])
   async items(@Root() shipment: Shipment, @Ctx() { loaders }: GraphQLContext): Promise<RecordItem[]> {
+    const loaded = loadedItems(shipment.items);
+    if (loaded) return loaded;
     const items = await loaders
       .children('shipment.items', (em, ids) => em.find(ShipmentItem, { shipment: { $in: ids } }, { orderBy: [{ shipment: 'asc' }, { lineItem: 'asc' }] }), (i) => i.shipment.id)
       .load(shipment.id);
@@ -65,6 +75,8 @@ export class RestockFieldsResolver {
 
   @FieldResolver(() => [RecordItem])
   async items(@Root() restock: Restock, @Ctx() { loaders }: GraphQLContext): Promise<RecordItem[]> {
+    const loaded = loadedItems(restock.items);
+    if (loaded) return loaded;
     const items = await loaders
       .children('restock.items', (em, ids) => em.find(RestockItem, { restock: { $in: ids } }, { orderBy: [{ restock: 'asc' }, { lineItem: 'asc' }] }), (i) => i.restock.id)
       .load(restock.id);

@@ -1,4 +1,4 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { NotFoundError } from '../domain/errors.js';
 import { createFulfilment, deleteFulfilment, updateFulfilment, updateFulfilments } from '../domain/fulfilment.js';
 import { findPage } from '../domain/listing.js';
@@ -9,6 +9,7 @@ import { Order } from '../entities/order.entity.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { FulfilmentCreate, FulfilmentPatch, FulfilmentsChange, RestockInput } from '../schema/inputs/fulfilment.inputs.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { inputGuard } from '../schema/input-guard.middleware.js';
 
 export const fulfilmentSort = sortableFields('Fulfilment', { id: 'id', createdAt: 'createdAt', updatedAt: 'updatedAt' });
 
@@ -25,6 +26,7 @@ export class FulfilmentListArgs extends PageArgs {
 
 /** Fulfilments and restocks of an order. Every write locks the order and answers the whole order. */
 @Resolver(() => Fulfilment)
+@UseMiddleware(inputGuard)
 export class FulfilmentResolver {
   @Authorized('read_orders')
   @Query(() => FulfilmentPage, { nullable: true, description: 'The fulfilments of one order' })

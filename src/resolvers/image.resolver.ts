@@ -1,10 +1,12 @@
-import { Arg, Authorized, Ctx, Int, Mutation, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, Int, Mutation, Resolver, UseMiddleware } from 'type-graphql';
 import { createImage } from '../domain/image-registry.js';
 import { inTransaction } from '../domain/transaction.js';
 import { Image } from '../entities/image.entity.js';
 import type { GraphQLContext } from '../schema/context.js';
+import { inputGuard } from '../schema/input-guard.middleware.js';
 
 @Resolver(() => Image)
+@UseMiddleware(inputGuard)
 export class ImageResolver {
   // Images serve products and collections alike: either write scope may register one.
   @Authorized('write_products', 'write_collections')

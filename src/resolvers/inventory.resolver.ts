@@ -1,13 +1,15 @@
-import { Arg, Authorized, Ctx, Int, Mutation, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, Int, Mutation, Resolver, UseMiddleware } from 'type-graphql';
 import { createShippingCarrier, createWarehouse, setInventoryLevel } from '../domain/stock-places.js';
 import { inTransaction } from '../domain/transaction.js';
 import { InventoryLevel } from '../entities/inventory-level.entity.js';
 import { ShippingCarrier } from '../entities/shipping-carrier.entity.js';
 import { Warehouse } from '../entities/warehouse.entity.js';
 import type { GraphQLContext } from '../schema/context.js';
+import { inputGuard } from '../schema/input-guard.middleware.js';
 
 /** Warehouses, stock levels and carriers: the places goods are kept and sent by. */
 @Resolver()
+@UseMiddleware(inputGuard)
 export class InventoryResolver {
   @Authorized('write_inventory')
   @Mutation(() => Warehouse)

@@ -8,6 +8,8 @@ import type { GraphQLContext } from '../schema/context.js';
 export class OptionFieldsResolver {
   @FieldResolver(() => [OptionThumbnail])
   thumbnails(@Root() option: ProductOption, @Ctx() { loaders }: GraphQLContext) {
+    // Options read by the product's loader come with their thumbnails; others load them batched.
+    if (option.thumbnails.isInitialized()) return option.thumbnails.getItems();
     return loaders
       .children(
         'option.thumbnails',

@@ -1,4 +1,4 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { Max, Min } from 'class-validator';
 import { NotFoundError } from '../domain/errors.js';
 import { findPage } from '../domain/listing.js';
@@ -12,6 +12,7 @@ import { Order } from '../entities/order.entity.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { OrderAddressPatch, OrderCreate, OrderCustomerChange, OrderFilter, OrderPatch } from '../schema/inputs/order.inputs.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { inputGuard } from '../schema/input-guard.middleware.js';
 
 /** Every scalar field of the spec's Order table, by column. */
 export const orderSort = sortableFields('Order', {
@@ -62,6 +63,7 @@ export class OrderPageArgs {
 }
 
 @Resolver(() => Order)
+@UseMiddleware(inputGuard)
 export class OrderResolver {
   @Authorized('read_orders')
   @Query(() => OrderPage, { nullable: true, description: 'Orders, optionally filtered' })

@@ -1,4 +1,4 @@
-import { Args, Arg, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver, ArgsType } from 'type-graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { NotFoundError } from '../domain/errors.js';
 import { findPage } from '../domain/listing.js';
 import { createProduct, deleteProduct, updateProduct } from '../domain/product-edit.js';
@@ -7,6 +7,7 @@ import { Product } from '../entities/product.entity.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { ProductCreate, ProductPatch } from '../schema/inputs/product.inputs.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { inputGuard } from '../schema/input-guard.middleware.js';
 
 export const productSort = sortableFields('Product', {
   id: 'id',
@@ -35,6 +36,7 @@ export class ProductListArgs extends PageArgs {
 }
 
 @Resolver(() => Product)
+@UseMiddleware(inputGuard)
 export class ProductResolver {
   @Authorized('read_products')
   @Query(() => ProductPage, { nullable: true, description: 'Products, a page at a time' })

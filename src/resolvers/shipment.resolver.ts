@@ -1,4 +1,4 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { NotFoundError } from '../domain/errors.js';
 import { findPage } from '../domain/listing.js';
 import { createShipments, deleteShipment, updateShipments } from '../domain/shipment.js';
@@ -8,6 +8,7 @@ import { Shipment } from '../entities/shipment.entity.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { ShipmentPatch, ShipmentsChange, ShipmentsCreate } from '../schema/inputs/fulfilment.inputs.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { inputGuard } from '../schema/input-guard.middleware.js';
 
 export const shipmentSort = sortableFields('Shipment', { id: 'id', trackingNumber: 'trackingNumber', createdAt: 'createdAt', updatedAt: 'updatedAt' });
 
@@ -24,6 +25,7 @@ export class ShipmentListArgs extends PageArgs {
 
 /** Shipments of an order. Every write locks the order and answers the whole order. */
 @Resolver(() => Shipment)
+@UseMiddleware(inputGuard)
 export class ShipmentResolver {
   @Authorized('read_orders')
   @Query(() => ShipmentPage, { nullable: true, description: 'The shipments of one order' })

@@ -1,8 +1,9 @@
-import { Args, ArgsType, Authorized, Ctx, Field, ObjectType, Query, Resolver } from 'type-graphql';
+import { Args, ArgsType, Authorized, Ctx, Field, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { findPage } from '../domain/listing.js';
 import { ShippingCarrier } from '../entities/shipping-carrier.entity.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { inputGuard } from '../schema/input-guard.middleware.js';
 
 export const shippingCarrierSort = sortableFields('ShippingCarrier', {
   id: 'id',
@@ -21,6 +22,7 @@ export class ShippingCarrierListArgs extends PageArgs {
 }
 
 @Resolver(() => ShippingCarrier)
+@UseMiddleware(inputGuard)
 export class ShippingCarrierResolver {
   @Authorized('read_shipping')
   @Query(() => ShippingCarrierPage, { nullable: true, description: 'Shipping carriers, deleted ones included (see isDeleted)' })

@@ -13,6 +13,8 @@ export class VariantFieldsResolver {
 
   @FieldResolver(() => [Image], { description: "the variant's own images, used when it changes the look" })
   async images(@Root() variant: ProductVariant, @Ctx() { loaders }: GraphQLContext): Promise<Image[]> {
+    // Variants read by the product's loader come with their images; others load them batched.
+    if (variant.images.isInitialized()) return variant.images.getItems().map((link) => link.image);
     const links = await loaders
       .children(
         'variant.images',

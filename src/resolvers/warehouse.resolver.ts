@@ -1,9 +1,10 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { NotFoundError } from '../domain/errors.js';
 import { findPage } from '../domain/listing.js';
 import { Warehouse } from '../entities/warehouse.entity.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { inputGuard } from '../schema/input-guard.middleware.js';
 
 export const warehouseSort = sortableFields('Warehouse', { id: 'id', title: 'title' });
 
@@ -17,6 +18,7 @@ export class WarehouseListArgs extends PageArgs {
 }
 
 @Resolver(() => Warehouse)
+@UseMiddleware(inputGuard)
 export class WarehouseResolver {
   @Authorized('read_inventory')
   @Query(() => WarehousePage, { nullable: true })

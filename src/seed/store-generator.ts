@@ -46,18 +46,38 @@ const EPOCH = Date.UTC(2025, 0, 1) / 1000;
 const at = (seconds: number) => new Date((EPOCH + seconds) * 1000);
 const DAY = 86_400;
 
+/** The table the last chunk carries: each customer's derived statistics, applied after the orders. */
+export const CUSTOMER_STATISTICS = 'customer_statistics';
+
 /**
- * Builds a consistent store as plain rows with explicit ids, in foreign-key order: products with
- * options, variants and stock; customers with addresses; orders whose line items snapshot the
- * products and whose fulfilments and shipments match their counters and status.
+ * Builds a consistent store as plain rows with explicit ids: products with options, variants and
+ * stock; customers with addresses; orders whose line items snapshot the products and whose
+ * fulfilments and shipments match their counters and status.
+ *
+ * The rows come in chunks of about `chunkRows` rows, cut only between two records, so a chunk
+ * written table by table in foreign-key order only references rows of itself or of earlier
+ * chunks, and a store of a million orders never sits in memory. Products and customers are kept
+ * (orders draw from them); customers are written with empty statistics, which the last chunk
+ * (`customer_statistics`) sets once every order is known. The random sequence does not depend on
+ * `chunkRows`: any chunking yields the same store.
  */
-export function generateStore(size: StoreSize): Tables {
+export function* storeChunks(size: StoreSize, chunkRows = 20_000): Generator<Tables> {
   const rng = new Random(size.seed);
-  const tables: Tables = new Map();
+  let tables: Tables = new Map();
+  let pending = 0;
   const add = (table: string, row: Row) => {
     let rows = tables.get(table);
     if (!rows) tables.set(table, (rows = []));
     rows.push(row);
+    pending++;
+  };
+  /** The chunk so far when it is big enough (or `force`), else nothing. */
+  const cut = (force = false): Tables | null => {
+    if (!pending || (!force && pending < chunkRows)) return null;
+    const full = tables;
+    tables = new Map();
+    pending = 0;
+    return full;
   };
   const ids: Record<string, number> = {};
   const nextId = (table: string) => (ids[table] = (ids[table] ?? 0) + 1);
@@ -177,6 +197,8 @@ export function generateStore(size: StoreSize): Tables {
       }
     });
     products.push(info);
+    const chunk = cut();
+    if (chunk) yield chunk;
   }
 
   // Collections: manual ones and one rule-based per rule kind family.
@@ -238,6 +260,8 @@ export function generateStore(size: StoreSize): Tables {
       updated_at: rng.chance(0.3) ? at(created + DAY) : null, version: 1,
     });
     customers.push(customer);
+    const chunk = cut();
+    if (chunk) yield chunk;
   }
 
   // Orders: status cycles 0..5 so every status is present; status-0 orders mostly use tracked products.
@@ -339,14 +363,16 @@ export function generateStore(size: StoreSize): Tables {
     customer.orderCount += 1;
     if (paid !== 0) customer.spentCents += totalCents - refundedCents;
     if (!customer.lastPurchase || customer.lastPurchase < orderDate) customer.lastPurchase = orderDate;
+    const chunk = cut();
+    if (chunk) yield chunk;
   }
 
   // Derived customer statistics, as the order transactions would have kept them.
-  const customerRows = tables.get('customer') ?? [];
-  customers.forEach((c, i) => {
-    Object.assign(customerRows[i], { order_count: c.orderCount, lifetime_spent: money(c.spentCents), last_purchase: c.lastPurchase });
-  });
-  return tables;
+  for (const c of customers) {
+    if (c.orderCount) add(CUSTOMER_STATISTICS, { id: c.id, order_count: c.orderCount, lifetime_spent: money(c.spentCents), last_purchase: c.lastPurchase });
+  }
+  const last = cut(true);
+  if (last) yield last;
 }
 
 function collectionRow(id: number, title: string, type: number, match: number | null): Row {

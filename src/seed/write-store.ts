@@ -1,5 +1,8 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Row, Tables } from './store-generator.js';
+import type { PoolClient } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CUSTOMER_STATISTICS, type Row, type Tables } from './store-generator.js';
 
 /** Table order that satisfies every foreign key. */
 const ORDER = [
@@ -8,40 +11,73 @@ const ORDER = [
   'collection_image', 'collection_rule', 'customer', 'customer_address', 'customer_payment_method', 'orders', 'line_item',
   'fulfilment', 'fulfilment_item', 'shipment', 'shipment_item', 'restock', 'restock_item',
 ];
-const MAX_PARAMS = 30_000;
+/** Rows per COPY text buffer handed to the stream (keeps one string well below V8's limits). */
+const ROWS_PER_BUFFER = 5_000;
 
 /**
- * Inserts generated rows in batched multi-row INSERTs inside the caller's transaction, then moves
- * every id sequence past the ids used. Table and column names come from the generator (our
- * code), values always travel as parameters.
+ * Writes generated chunks with `COPY … FROM STDIN` on the caller's connection (inside its
+ * transaction): each chunk table by table in foreign-key order, then the customer statistics of
+ * the last chunk through a temporary table, then every id sequence past the ids used. Table and
+ * column names come from the generator (our code); values are encoded in COPY's text format.
  */
-export async function writeStore(em: EntityManager, tables: Tables, onProgress?: (rows: number) => void): Promise<void> {
-  const connection = em.getConnection();
-  const ctx = em.getTransactionContext();
-  for (const table of ORDER) {
-    const rows = tables.get(table);
-    if (!rows?.length) continue;
-    const columns = Object.keys(rows[0]);
-    const perBatch = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
-    for (let start = 0; start < rows.length; start += perBatch) {
-      const batch = rows.slice(start, start + perBatch);
-      const params: unknown[] = [];
-      const tuple = `(${columns.map(() => '?').join(', ')})`;
-      for (const row of batch) for (const column of columns) params.push(toParam(row, column));
-      await connection.execute(
-        `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values ${batch.map(() => tuple).join(', ')}`,
-        params,
-        'run',
-        ctx,
-      );
-      onProgress?.(batch.length);
+export async function writeStore(client: PoolClient, chunks: Iterable<Tables>, onProgress?: (table: string, rows: number) => void): Promise<void> {
+  const written = new Set<string>();
+  for (const chunk of chunks) {
+    for (const table of chunk.keys()) {
+      if (table !== CUSTOMER_STATISTICS && !ORDER.includes(table)) throw new Error(`the generator made rows for an unknown table ${table}`);
     }
-    await connection.execute(`select setval(pg_get_serial_sequence('"${table}"', 'id'), (select max(id) from "${table}"))`, [], 'all', ctx);
+    for (const table of ORDER) {
+      const rows = chunk.get(table);
+      if (!rows?.length) continue;
+      await copyRows(client, table, rows);
+      written.add(table);
+      onProgress?.(table, rows.length);
+    }
+    const statistics = chunk.get(CUSTOMER_STATISTICS);
+    if (statistics?.length) {
+      await client.query(`create temporary table ${CUSTOMER_STATISTICS} (id int primary key, order_count int, lifetime_spent numeric(12,2), last_purchase timestamptz) on commit drop`);
+      await copyRows(client, CUSTOMER_STATISTICS, statistics);
+      await client.query(`update customer c set order_count = s.order_count, lifetime_spent = s.lifetime_spent, last_purchase = s.last_purchase
+        from ${CUSTOMER_STATISTICS} s where s.id = c.id`);
+      onProgress?.(CUSTOMER_STATISTICS, statistics.length);
+    }
+  }
+  for (const table of written) {
+    await client.query(`select setval(pg_get_serial_sequence('"${table}"', 'id'), (select max(id) from "${table}"))`);
   }
 }
 
-function toParam(row: Row, column: string): unknown {
-  const value = row[column];
-  if (Array.isArray(value)) return `{${value.map((v) => `"${String(v).replace(/(["\\])/g, '\\$1')}"`).join(',')}}`;
-  return value;
+async function copyRows(client: PoolClient, table: string, rows: Row[]): Promise<void> {
+  const columns = Object.keys(rows[0]);
+  const stream = client.query(copyFrom(`copy "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) from stdin`));
+  await pipeline(Readable.from(buffers(rows, columns)), stream);
+}
+
+function* buffers(rows: Row[], columns: string[]): Generator<string> {
+  for (let start = 0; start < rows.length; start += ROWS_PER_BUFFER) {
+    let text = '';
+    const end = Math.min(rows.length, start + ROWS_PER_BUFFER);
+    for (let i = start; i < end; i++) {
+      const row = rows[i];
+      for (let c = 0; c < columns.length; c++) text += (c ? '\t' : '') + copyValue(row[columns[c]]);
+      text += '\n';
+    }
+    yield text;
+  }
+}
+
+/** One value in COPY's text format: `\N` for null, backslash escapes, arrays as array literals. */
+function copyValue(value: unknown): string {
+  if (value === null || value === undefined) return '\\N';
+  if (typeof value === 'string') return escapeText(value);
+  if (typeof value === 'boolean') return value ? 't' : 'f';
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return escapeText(`{${value.map((v) => `"${String(v).replace(/(["\\])/g, '\\$1')}"`).join(',')}}`);
+  return escapeText(String(value));
+}
+
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+function escapeText(text: string): string {
+  return /[\\\t\n\r]/.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c]) : text;
 }

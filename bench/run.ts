@@ -1,0 +1,365 @@
+// `npm run bench [-- --orders N --products N --customers N --duration S --connections N --reads-only | --report-only]`
+//
+// Seeds (or reuses) a store in its own embedded PostgreSQL under .bench-data/, starts the service
+// and the hand-written baseline (bench/baseline-server.ts) as child processes on 127.0.0.1, checks
+// that both answer every read scenario with the same JSON, counts the SQL statements of one
+// request of each scenario (in-process instances with a statement counter), then drives both with
+// autocannon for a bounded time per scenario. Results go to bench/results/orders-N.json, and
+// BENCHMARKS.md is rendered from every results file there.
+import 'reflect-metadata';
+import autocannon from 'autocannon';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { isDeepStrictEqual } from 'node:util';
+import { createWriteStream } from 'node:fs';
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { pino } from 'pino';
+import { ormConfig } from '../mikro-orm.config.js';
+import { createApp } from '../src/app.js';
+import { ensureFirstToken } from '../src/auth/api-tokens.js';
+import { openDatabase } from '../src/db/database.js';
+import { seedIfEmpty } from '../src/seed/seed-store.js';
+import { baselineApp } from './baseline-server.js';
+import { renderBenchmarks, type BenchResults, type ScenarioResult } from './report.js';
+
+const { values: args } = parseArgs({
+  options: {
+    orders: { type: 'string', default: '100000' },
+    products: { type: 'string', default: '10000' },
+    customers: { type: 'string', default: '50000' },
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '4' },
+    'reads-only': { type: 'boolean', default: false },
+    'report-only': { type: 'boolean', default: false },
+  },
+});
+const size = { orders: Number(args.orders), products: Number(args.products), customers: Number(args.customers), warehouses: 3, seed: 1 };
+const duration = Math.min(60, Number(args.duration));
+const warmup = Math.min(10, Number(args.warmup));
+const connections = Math.min(32, Number(args.connections));
+const ADMIN_TOKEN = 'sk_bench_admin_token_not_a_secret_000000000';
+const root = path.resolve(import.meta.dirname, '../..');
+const dataDir = path.join(root, '.bench-data', `o${size.orders}-p${size.products}-c${size.customers}`);
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+interface Scenario {
+  name: string;
+  /** Reads run against the baseline too; writes only against the service. */
+  read: boolean;
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Path for request number i (ids vary so the cache of one row does not decide). */
+  path(i: number): string;
+  body?: unknown;
+}
+
+const WRITE_MIX = 'write mix: POST + DELETE /orders/{id}/fulfilments';
+
+/** Deterministic spread of ids over 1..n (the same sequence for service and baseline). */
+const idAt = (i: number, n: number) => ((i * 7919 + 17) % n) + 1;
+
+const scenarios: Scenario[] = [
+  { name: 'GET /orders?size=20', read: true, method: 'GET', path: () => '/api/v1/orders?size=20' },
+  { name: 'GET /orders/{id}', read: true, method: 'GET', path: (i) => `/api/v1/orders/${idAt(i, size.orders)}` },
+  { name: 'GET /products?expand=all&size=50', read: true, method: 'GET', path: () => '/api/v1/products?expand=all&size=50' },
+  { name: 'POST /customers/search (last name)', read: true, method: 'POST', path: () => '/api/v1/customers/search', body: { last_name: 'ove' } },
+  { name: 'GET /orders?sort=!total&page=2000', read: true, method: 'GET', path: () => '/api/v1/orders?sort=!total&page=2000' },
+  { name: 'GET /orders/{id}/page', read: true, method: 'GET', path: (i) => `/api/v1/orders/${idAt(i, size.orders)}/page` },
+];
+
+const children: ChildProcess[] = [];
+function stopChildren() {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+}
+process.on('exit', stopChildren);
+process.on('SIGINT', () => process.exit(130));
+
+/** Starts a built entry point as a child and resolves with its URL once it prints "listening on". */
+async function startChild(entry: string, env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [path.join(root, entry)], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', NODE_OPTIONS: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  // Everything the child prints goes to a log beside the store, to tell why a child stopped.
+  const logFile = createWriteStream(path.join(dataDir, `${path.basename(entry, '.js')}.log`));
+  child.stdout!.pipe(logFile);
+  child.stderr!.pipe(logFile);
+  child.once('exit', (code, signal) => logFile.write(`\n[exited: code ${code}, signal ${signal}]\n`));
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${entry} exited with ${code}:\n${output}`)));
+  });
+  return { url, child };
+}
+
+async function stopChild(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Peak resident memory of a process since the last reset (Linux: VmHWM; writing 5 to clear_refs resets it). */
+async function peakRssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => {
+    throw new Error(`the service (pid ${pid}) is gone; see ${path.relative(root, dataDir)}/main.log`);
+  });
+  return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+async function resetPeakRss(pid: number) {
+  await writeFile(`/proc/${pid}/clear_refs`, '5').catch(() => undefined);
+}
+
+async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+async function call(url: string, scenario: Scenario, i: number) {
+  const res = await fetch(url + scenario.path(i), {
+    method: scenario.method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: scenario.body === undefined ? undefined : JSON.stringify(scenario.body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text.replaceAll(url, 'http://HOST')) : undefined };
+}
+
+/**
+ * Statements per request and same-JSON check, on in-process instances of the service (MikroORM's
+ * onQuery counter, as the tests use) and of the baseline (a counting query function).
+ */
+async function countAndCompare(databaseUrl: string, writeTarget?: { order: number; line: number }): Promise<Map<string, { service: number | null; baseline: number | null; sameJson: boolean | null; items: number | null }>> {
+  let serviceCount = 0;
+  const orm = await MikroORM.init(ormConfig(databaseUrl, { onQuery: (sql: string) => (serviceCount++, sql) }));
+  const { app, stop } = await createApp({ orm, requestLogger: pino({ enabled: false }) });
+  const service = await listen(app.callback());
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  let baselineCount = 0;
+  const baseline = await listen(baselineApp((text, params) => (baselineCount++, pool.query(text, params))).callback());
+  const out = new Map<string, { service: number | null; baseline: number | null; sameJson: boolean | null; items: number | null }>();
+  try {
+    for (const scenario of scenarios.filter((s) => s.read)) {
+      await call(service.url, scenario, 0); // warm: document cache, token row in shared buffers
+      serviceCount = 0;
+      const s = await call(service.url, scenario, 1);
+      const serviceStatements = serviceCount;
+      baselineCount = 0;
+      const b = await call(baseline.url, scenario, 1);
+      const baselineStatements = baselineCount;
+      if (s.status !== 200) throw new Error(`${scenario.name}: the service answered ${s.status}: ${JSON.stringify(s.body)}`);
+      const sameJson = isDeepStrictEqual(s.body, b.body);
+      if (!sameJson) {
+        await writeFile(path.join(dataDir, `diff-${scenario.name.replace(/\W+/g, '_')}.json`), JSON.stringify({ service: s.body, baseline: b.body }, null, 1));
+        log(`  ! ${scenario.name}: the baseline's JSON differs from the service's (both written to ${dataDir})`);
+      }
+      out.set(scenario.name, { service: serviceStatements, baseline: baselineStatements, sameJson, items: s.body.items?.length ?? 1 });
+    }
+    if (writeTarget) {
+      // One create + delete pair (the database ends as it was); statements per request = half.
+      const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+      serviceCount = 0;
+      const created = await fetch(`${service.url}/api/v1/orders/${writeTarget.order}/fulfilments`, {
+        method: 'POST', headers, body: JSON.stringify({ items: [{ id: writeTarget.line, quantity: 1, warehouse: 1 }] }),
+      });
+      const fulfilment = created.status === 201 ? ((await created.json()) as { fulfilments: { id: number }[] }).fulfilments.at(-1)!.id : null;
+      if (fulfilment) await (await fetch(`${service.url}/api/v1/orders/${writeTarget.order}/fulfilments/${fulfilment}`, { method: 'DELETE', headers })).text();
+      out.set(WRITE_MIX, { service: fulfilment ? serviceCount / 2 : null, baseline: null, sameJson: null, items: null });
+    }
+  } finally {
+    service.server.close();
+    baseline.server.close();
+    await stop();
+    await orm.close();
+    await pool.end();
+  }
+  return out;
+}
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function drive(url: string, requests: autocannon.Request[], seconds: number): Promise<Load> {
+  const result = await autocannon({
+    url,
+    connections,
+    duration: seconds,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    requests,
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+function readRequests(scenario: Scenario): autocannon.Request[] {
+  let i = 0;
+  return [
+    {
+      method: scenario.method,
+      body: scenario.body === undefined ? undefined : JSON.stringify(scenario.body),
+      setupRequest: (req) => ({ ...req, path: scenario.path(i++) }),
+    },
+  ];
+}
+
+/** Create a fulfilment of one unit, then delete it, on orders with status 0 (round robin, so connections rarely meet). */
+function writeRequests(lines: { order: number; line: number }[]): autocannon.Request[] {
+  let next = 0;
+  return [
+    {
+      method: 'POST',
+      setupRequest: (req, context) => {
+        const target = lines[next++ % lines.length];
+        context.target = target;
+        return { ...req, path: `/api/v1/orders/${target.order}/fulfilments`, body: JSON.stringify({ items: [{ id: target.line, quantity: 1, warehouse: 1 }] }) };
+      },
+      onResponse: (status, body, context) => {
+        context.fulfilment = status === 201 ? JSON.parse(body).fulfilments.at(-1)?.id : undefined;
+      },
+    },
+    {
+      method: 'DELETE',
+      setupRequest: (req, context) => {
+        if (!context.fulfilment) return undefined; // the create failed: start over
+        return { ...req, path: `/api/v1/orders/${(context.target as { order: number }).order}/fulfilments/${context.fulfilment}` };
+      },
+    },
+  ];
+}
+
+async function main() {
+  await mkdir(dataDir, { recursive: true });
+  log(`Store: ${size.orders} orders, ${size.products} products, ${size.customers} customers in ${path.relative(root, dataDir)}`);
+  const database = await openDatabase({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: 0, DB_POOL_MAX: 4 });
+  let seedSeconds: number | null = null;
+  try {
+    const started = Date.now();
+    let rows = 0;
+    let shown = 0;
+    const seeded = await seedIfEmpty(database.orm, size, (_table, n) => {
+      rows += n;
+      if (rows - shown >= 250_000) log(`  seeding… ${(shown = rows)} rows`);
+    });
+    if (seeded) {
+      seedSeconds = (Date.now() - started) / 1000;
+      log(`  seeded ${rows} rows in ${seedSeconds.toFixed(1)} s`);
+    } else log('  reusing the store already there');
+    await ensureFirstToken(database.orm.em.fork(), ADMIN_TOKEN);
+    const connection = database.orm.em.getConnection();
+    const [{ version }] = await connection.execute<{ version: string }[]>("select current_setting('server_version') as version");
+    const lines = await connection.execute<{ order: number; line: number }[]>(
+      `select distinct on (o.id) o.id as "order", li.id as line from orders o join line_item li on li.order_id = o.id
+       where o.status = 0 and li.track_inventory and li.not_fulfilled > 0 and li.variant_id is not null order by o.id, li.id limit 256`,
+    );
+
+    log('Counting statements and comparing JSON (in-process instances)…');
+    const counts = await countAndCompare(database.url, args['reads-only'] ? undefined : lines[0]);
+
+    const env = { DATABASE_URL: database.url, DB_POOL_MAX: '10' };
+    const service = await startChild('dist/src/main.js', { ...env, ADMIN_TOKEN, SEED_DEMO: 'false', OUTBOX_WORKER: 'false', LOG_LEVEL: 'silent' });
+    const baseline = await startChild('dist/bench/baseline-server.js', env);
+    const results: ScenarioResult[] = [];
+    try {
+      const all = args['reads-only'] ? scenarios : [...scenarios, { name: WRITE_MIX, read: false } as Scenario];
+      for (const scenario of all) {
+        const requests = scenario.read ? readRequests(scenario) : writeRequests(lines);
+        log(`${scenario.name}: service…`);
+        await drive(service.url, requests, warmup);
+        await resetPeakRss(service.child.pid!);
+        const s = await drive(service.url, scenario.read ? readRequests(scenario) : writeRequests(lines), duration);
+        const rss = await peakRssMb(service.child.pid!);
+        let b: Load | null = null;
+        if (scenario.read) {
+          log(`${scenario.name}: baseline…`);
+          await drive(baseline.url, readRequests(scenario), warmup);
+          b = await drive(baseline.url, readRequests(scenario), duration);
+        }
+        const count = counts.get(scenario.name);
+        results.push({
+          name: scenario.name,
+          service: { ...s, statements: count?.service ?? null, peakRssMb: Math.round(rss) },
+          baseline: b && { ...b, statements: count?.baseline ?? null },
+          sameJson: count?.sameJson ?? null,
+          items: count?.items ?? null,
+        });
+        const r = results.at(-1)!;
+        log(
+          `  service ${s.rps.toFixed(0)} req/s p50 ${s.p50} ms p99 ${s.p99} ms, ${r.service.statements ?? '?'} statements, RSS ${r.service.peakRssMb} MB` +
+            (b ? ` | baseline ${b.rps.toFixed(0)} req/s p50 ${b.p50} ms, ${r.baseline!.statements} statements | ratio ${(s.rps / b.rps).toFixed(2)}` : '') +
+            (s.non2xx || s.errors ? ` | service non-2xx ${s.non2xx}, errors ${s.errors}` : ''),
+        );
+      }
+    } finally {
+      await stopChild(service.child);
+      await stopChild(baseline.child);
+    }
+
+    const out: BenchResults = {
+      command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, ''),
+      date: new Date().toISOString(),
+      machine: {
+        cpus: os.availableParallelism(),
+        cpuModel: os.cpus()[0]?.model ?? 'unknown',
+        memoryGb: Math.round(os.totalmem() / 2 ** 30),
+        node: process.version,
+        postgres: version,
+      },
+      store: size,
+      seedSeconds,
+      duration,
+      connections,
+      scenarios: results,
+    };
+    const resultsDir = path.join(root, 'bench', 'results');
+    await mkdir(resultsDir, { recursive: true });
+    await writeFile(path.join(resultsDir, `orders-${size.orders}.json`), `${JSON.stringify(out, null, 2)}\n`);
+    await writeFile(path.join(root, 'BENCHMARKS.md'), await renderBenchmarks(resultsDir));
+    log(`Wrote bench/results/orders-${size.orders}.json and BENCHMARKS.md`);
+  } finally {
+    await database.close();
+  }
+}
+
+if (args['report-only']) {
+  // Re-render BENCHMARKS.md from the results already there (e.g. after editing bench/analysis.md).
+  await writeFile(path.join(root, 'BENCHMARKS.md'), await renderBenchmarks(path.join(root, 'bench', 'results')));
+  log('Wrote BENCHMARKS.md');
+} else {
+  await main().finally(stopChildren);
+}

@@ -39,7 +39,7 @@ export const resolvers = [
  *
  * The input guard is put on the root resolver classes (`@UseMiddleware(inputGuard)`), not given
  * as a global middleware: type-graphql wraps every field of every type in the global middlewares,
- * which turned each scalar of each row into a chain of promises (a third of a list request's CPU).
+ * which turned each scalar of each row into a chain of promises (measurable CPU on every list).
  * Without it, plain fields resolve synchronously. The check below keeps every root operation guarded.
  */
 export async function buildStoreSchema(): Promise<GraphQLSchema> {

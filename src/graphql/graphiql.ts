@@ -1,15 +1,8 @@
 import type { Context, Next } from 'koa';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-
-const require = createRequire(import.meta.url);
-
-/** A file inside an installed package (these bundles are outside the packages' `exports`). */
-const packageFile = (pkg: string, file: string) => path.join(path.dirname(require.resolve(`${pkg}/package.json`)), file);
+import { packageAssets, packageFile, type Asset } from '../http/package-assets.js';
 
 /** GraphiQL and its React runtime, served from installed packages: no CDN, works offline. */
-const ASSETS: Record<string, { file: string; type: string }> = {
+const ASSETS: Record<string, Asset> = {
   'react.js': { file: packageFile('react', 'umd/react.production.min.js'), type: 'application/javascript' },
   'react-dom.js': { file: packageFile('react-dom', 'umd/react-dom.production.min.js'), type: 'application/javascript' },
   'graphiql.js': { file: packageFile('graphiql', 'graphiql.min.js'), type: 'application/javascript' },
@@ -48,7 +41,7 @@ const PAGE = `<!doctype html>
 </body>
 </html>`;
 
-const cache = new Map<string, Buffer>();
+const assets = packageAssets('/graphql/assets', ASSETS, INIT);
 
 /**
  * A browser's `GET /graphql` (Accept: text/html) gets the GraphiQL page; the page itself is public
@@ -61,22 +54,5 @@ export async function graphiqlMiddleware(ctx: Context, next: Next) {
     ctx.body = PAGE;
     return;
   }
-  const match = /^\/graphql\/assets\/([\w.-]+)$/.exec(ctx.path);
-  if (!match) return next();
-  const name = match[1];
-  if (name === 'init.js') {
-    ctx.type = 'application/javascript';
-    ctx.body = INIT;
-    return;
-  }
-  const asset = ASSETS[name];
-  if (!asset) return next();
-  let content = cache.get(name);
-  if (!content) {
-    content = await readFile(asset.file);
-    cache.set(name, content);
-  }
-  ctx.type = asset.type;
-  ctx.set('Cache-Control', 'public, max-age=86400');
-  ctx.body = content;
+  if (!(await assets(ctx))) return next();
 }

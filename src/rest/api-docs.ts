@@ -1,17 +1,13 @@
 import type { Context, Next } from 'koa';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import path from 'node:path';
+import { packageAssets, packageFile } from '../http/package-assets.js';
 import { openApiDocument } from './openapi.js';
 import { API_PREFIX } from './router.js';
 import type { RouteSpec } from './routes.js';
 
-const require = createRequire(import.meta.url);
-const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-const ASSETS: Record<string, string> = {
-  'swagger-ui.css': 'text/css',
-  'swagger-ui-bundle.js': 'application/javascript',
-  'swagger-ui-standalone-preset.js': 'application/javascript',
+const ASSETS = {
+  'swagger-ui.css': { file: packageFile('swagger-ui-dist', 'swagger-ui.css'), type: 'text/css' },
+  'swagger-ui-bundle.js': { file: packageFile('swagger-ui-dist', 'swagger-ui-bundle.js'), type: 'application/javascript' },
+  'swagger-ui-standalone-preset.js': { file: packageFile('swagger-ui-dist', 'swagger-ui-standalone-preset.js'), type: 'application/javascript' },
 };
 
 const PAGE = `<!doctype html>
@@ -44,7 +40,7 @@ const INIT = `window.ui = SwaggerUIBundle({
  */
 export function apiDocsMiddleware(routes: RouteSpec[], publicUrl?: string) {
   const document = JSON.stringify(openApiDocument(routes, publicUrl?.replace(/\/$/, '')));
-  const cache = new Map<string, Buffer>();
+  const assets = packageAssets('/docs/assets', ASSETS, INIT);
   return async (ctx: Context, next: Next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     if (ctx.path === `${API_PREFIX}/openapi.json`) {
@@ -57,20 +53,6 @@ export function apiDocsMiddleware(routes: RouteSpec[], publicUrl?: string) {
       ctx.body = PAGE;
       return;
     }
-    const asset = /^\/docs\/assets\/([\w.-]+)$/.exec(ctx.path)?.[1];
-    if (asset === 'init.js') {
-      ctx.type = 'application/javascript';
-      ctx.body = INIT;
-      return;
-    }
-    if (!asset || !ASSETS[asset]) return next();
-    let content = cache.get(asset);
-    if (!content) {
-      content = await readFile(path.join(swaggerDir, asset));
-      cache.set(asset, content);
-    }
-    ctx.type = ASSETS[asset];
-    ctx.set('Cache-Control', 'public, max-age=86400');
-    ctx.body = content;
+    if (!(await assets(ctx))) return next();
   };
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CollectionType } from '../entities/collection.entity.js';
+import { likeEscape } from './text-match.js';
 
 /** Rule fields and conditions of the spec, by code. */
 export const RuleField = { Title: 0, Vendor: 1, Type: 2, Price: 3, Tag: 4, Weight: 5, VariantTitle: 6 } as const;
@@ -39,10 +40,6 @@ const TEXT_COLUMNS: Record<number, string> = {
   [RuleField.Type]: 'p.type',
 };
 const COMPARISONS: Record<number, string> = { 5: '=', 6: '<>', 7: '>', 8: '<' };
-
-function likeEscape(value: string): string {
-  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
 
 /**
  * SQL predicate on product `p` for one rule. Only fixed SQL fragments are concatenated; the rule's

@@ -7,6 +7,7 @@ import type { CustomerAddressPatch, CustomerCreate, CustomerPatch } from '../sch
 import { ConflictError, NotFoundError, ValidationError, type FieldError } from './errors.js';
 import { lockCustomers } from './customer-lock.js';
 import { mergeAddressBlock } from './postal-address.js';
+import { likeEscape } from './text-match.js';
 import { now } from './clock.js';
 import { checkPrecondition } from './preconditions.js';
 
@@ -46,7 +47,7 @@ async function applyAddress(em: EntityManager, customer: Customer, patch: Custom
 }
 
 async function ensureEmailFree(em: EntityManager, email: string, except?: number) {
-  const clash = await em.findOne(Customer, { email: { $ilike: email.replace(/[\\%_]/g, (c) => `\\${c}`) }, ...(except ? { id: { $ne: except } } : {}) });
+  const clash = await em.findOne(Customer, { email: { $ilike: likeEscape(email) }, ...(except ? { id: { $ne: except } } : {}) });
   if (clash) throw new ConflictError(`The e-mail ${email} belongs to customer ${clash.id}`);
 }
 

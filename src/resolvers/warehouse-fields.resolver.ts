@@ -1,19 +1,13 @@
-import { Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
+import { FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import { InventoryLevel } from '../entities/inventory-level.entity.js';
 import { Warehouse } from '../entities/warehouse.entity.js';
-import type { GraphQLContext } from '../schema/context.js';
+import { loaded } from '../reads/read-model.js';
 
 @Resolver(() => Warehouse)
 export class WarehouseFieldsResolver {
   @FieldResolver(() => [InventoryLevel], { description: 'units held, per variant' })
-  stock(@Root() warehouse: Warehouse, @Ctx() { loaders }: GraphQLContext) {
-    return loaders
-      .children(
-        'warehouse.stock',
-        (em, ids) => em.find(InventoryLevel, { warehouse: { $in: ids } }, { orderBy: [{ warehouse: 'asc' }, { variant: 'asc' }] }),
-        (level) => level.warehouse.id,
-      )
-      .load(warehouse.id);
+  stock(@Root() warehouse: Warehouse): InventoryLevel[] {
+    return loaded(warehouse, 'stock');
   }
 }
 

@@ -69,12 +69,17 @@ function bearerOf(header: string | undefined): string | null {
 export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: RateLimiter) {
   const documents = new Map<string, DocumentNode>();
 
+  /**
+   * The caller's context, one statement: the token is checked and its bucket charged one request
+   * together (every request, REST or GraphQL, costs at least one; a GraphQL operation that costs
+   * more is charged the rest once it is measured). A refused charge is in `limit.allowed`.
+   */
   async function contextFor(authorization: string | undefined): Promise<GraphQLContext> {
     const em = orm.em.fork();
     const secret = bearerOf(authorization);
-    const principal = secret ? await authenticate(em, secret) : null;
-    if (!principal) throw new UnauthenticatedError();
-    return { em, principal, loaders: new Loaders(em) };
+    const authentication = secret ? await authenticate(em, secret, limiter) : null;
+    if (!authentication) throw new UnauthenticatedError();
+    return { em, principal: authentication.principal, loaders: new Loaders(em), limit: authentication.limit };
   }
 
   function prepared(source: string): DocumentNode | readonly GraphQLError[] {
@@ -106,7 +111,7 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     return { data: result.data as Record<string, unknown> | null, errors: result.errors?.map((e) => formatError(e.toJSON(), e)) };
   }
 
-  /** A REST request: authenticated once, then one request from the token's bucket (its operations are the service's own). */
+  /** A REST request: authenticated and charged one request at once (its operations are the service's own). */
   async function session(authorization: string | undefined): Promise<(Session | { errors: readonly GraphQLFormattedError[] }) & SessionHeaders> {
     let context: GraphQLContext;
     try {
@@ -115,7 +120,7 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
       const wrapped = new GraphQLError((error as Error).message, { originalError: error as Error });
       return { errors: [formatError(wrapped.toJSON(), wrapped)] };
     }
-    const limit = limiter ? await limiter.charge(context.principal.tokenId, 1) : undefined;
+    const limit = context.limit;
     const headers = limit ? rateLimitHeaders(limit) : undefined;
     if (limit && !limit.allowed) return { errors: [{ message: rateLimitedMessage(limit), extensions: { code: RATE_LIMITED } }], headers };
     return { tokenId: context.principal.tokenId, run: (request) => run(context, request), headers };
@@ -124,9 +129,9 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
   /** Whether the bearer token holds the scope (for endpoints outside GraphQL, e.g. /metrics). */
   async function hasScope(authorization: string | undefined, scope: Scope): Promise<'ok' | 'unauthenticated' | 'forbidden'> {
     const secret = bearerOf(authorization);
-    const principal = secret ? await authenticate(orm.em.fork(), secret) : null;
-    if (!principal) return 'unauthenticated';
-    return principal.scopes.has(scope) ? 'ok' : 'forbidden';
+    const authentication = secret ? await authenticate(orm.em.fork(), secret) : null;
+    if (!authentication) return 'unauthenticated';
+    return authentication.principal.scopes.has(scope) ? 'ok' : 'forbidden';
   }
 
   return { schema, limiter, contextFor, session, hasScope } satisfies GraphQLGateway & {

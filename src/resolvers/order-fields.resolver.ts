@@ -5,9 +5,10 @@ import { LineItem } from '../entities/line-item.entity.js';
 import { Order } from '../entities/order.entity.js';
 import { Restock } from '../entities/restock.entity.js';
 import { Shipment } from '../entities/shipment.entity.js';
-import { StoreSettings } from '../entities/store-settings.entity.js';
+import { displayNumber } from '../domain/order-number.js';
 import { loaded } from '../reads/read-model.js';
 import type { GraphQLContext } from '../schema/context.js';
+import { requestOrderNumberFormat } from './order-number-format.js';
 import {
   OrderAddress, OrderConversion, OrderCustomer, OrderPayment, OrderRiskLevel, OrderShipping,
 } from '../schema/types/order-parts.type.js';
@@ -16,9 +17,8 @@ import {
 @Resolver(() => Order)
 export class OrderFieldsResolver {
   @FieldResolver(() => String, { description: 'order number with the display prefix/suffix of the store settings' })
-  async displayNumber(@Root() order: Order, @Ctx() { loaders }: GraphQLContext): Promise<string> {
-    const settings = await loaders.byId('storeSettings', (em, ids) => em.find(StoreSettings, { id: { $in: ids } })).load(1);
-    return `${settings?.orderNumberPrefix ?? ''}${order.id}${settings?.orderNumberSuffix ?? ''}`;
+  async displayNumber(@Root() order: Order, @Ctx() ctx: GraphQLContext): Promise<string> {
+    return displayNumber(order.id, await requestOrderNumberFormat(ctx));
   }
 
   @FieldResolver(() => OrderShipping)

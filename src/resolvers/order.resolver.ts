@@ -2,7 +2,6 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, ArgsType, Authorized, Ctx, Field, Info, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { Max, Min } from 'class-validator';
 import { changeOrderCustomer, updateOrderAddress, updateOrderNotes } from '../domain/order-edit.js';
-import { orderNumberFormat } from '../domain/order-lock.js';
 import { pageOfOrder } from '../domain/order-page.js';
 import { placeOrder } from '../domain/order-placement.js';
 import { orderWhere } from '../domain/order-search.js';
@@ -11,6 +10,7 @@ import { Order } from '../entities/order.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from '../schema/context.js';
+import { requestOrderNumberFormat } from './order-number-format.js';
 import { OrderAddressPatch, OrderCreate, OrderCustomerChange, OrderFilter, OrderPatch } from '../schema/inputs/order.inputs.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 import { inputGuard } from '../schema/input-guard.middleware.js';
@@ -68,9 +68,9 @@ export class OrderPageArgs {
 export class OrderResolver {
   @Authorized('read_orders')
   @Query(() => OrderPage, { nullable: true, description: 'Orders, optionally filtered' })
-  async orders(@Args(() => OrderListArgs) args: OrderListArgs, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const where = args.filter ? orderWhere(args.filter, await orderNumberFormat(em)) : {};
-    return readPage(em, 'Order', selectionOf(info), where, args, orderSort.columns);
+  async orders(@Args(() => OrderListArgs) args: OrderListArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const where = args.filter ? orderWhere(args.filter, await requestOrderNumberFormat(ctx)) : {};
+    return readPage(ctx.em, 'Order', selectionOf(info), where, args, orderSort.columns);
   }
 
   @Authorized('read_orders')

@@ -117,3 +117,11 @@ export function loaded<T>(row: object, relation: string): T {
   if (value === undefined) throw new Error(`The read model did not load ${relation} for this row`);
   return value as T;
 }
+
+/**
+ * A row of the read model, typed as its entity. Field resolvers declare `@Root()` with it: for a
+ * parameter declared as a class, type-graphql builds an instance of that class from the row on
+ * every call (an entity constructor per field per record); a mapped type reflects as Object,
+ * so the row is passed as it is.
+ */
+export type ReadRow<T extends object> = Readonly<T>;

@@ -5,7 +5,7 @@ import { CollectionRule } from '../entities/collection-rule.entity.js';
 import { Collection } from '../entities/collection.entity.js';
 import { Image } from '../entities/image.entity.js';
 import type { Product } from '../entities/product.entity.js';
-import { loaded } from '../reads/read-model.js';
+import { loaded, type ReadRow } from '../reads/read-model.js';
 import { readByIds } from '../reads/read-query.js';
 import { below, selectionOf, type SelectionTree } from '../reads/selection.js';
 import type { GraphQLContext } from '../schema/context.js';
@@ -26,22 +26,22 @@ const asked = new WeakMap<GraphQLContext['loaders'], Map<number, Collection>>();
 @Resolver(() => Collection)
 export class CollectionFieldsResolver {
   @FieldResolver(() => [CollectionRule])
-  rules(@Root() collection: Collection): CollectionRule[] {
+  rules(@Root() collection: ReadRow<Collection>): CollectionRule[] {
     return loaded(collection, 'rules');
   }
 
   @FieldResolver(() => [Image])
-  images(@Root() collection: Collection): Image[] {
+  images(@Root() collection: ReadRow<Collection>): Image[] {
     return loaded(collection, 'images');
   }
 
   @FieldResolver(() => [Int], { description: 'product ids added by hand (empty for a rule-based collection)' })
-  manualProductIds(@Root() collection: Collection): number[] {
+  manualProductIds(@Root() collection: ReadRow<Collection>): number[] {
     return loaded(collection, 'manualProductIds');
   }
 
   @FieldResolver(() => [Int], { description: 'ids of the member products: manual links, or the rules evaluated now' })
-  async productIds(@Root() collection: Collection, @Ctx() { loaders }: GraphQLContext): Promise<number[]> {
+  async productIds(@Root() collection: ReadRow<Collection>, @Ctx() { loaders }: GraphQLContext): Promise<number[]> {
     // The read model brings each collection with its rules; the memberships of every collection
     // of the response are then computed in one statement.
     let definitions = asked.get(loaders);
@@ -71,7 +71,7 @@ export class CollectionFieldsResolver {
   @Authorized('read_products')
   @FieldResolver(() => ProductPage, { description: 'the member products, a page at a time, in the order of productIds' })
   async products(
-    @Root() collection: Collection,
+    @Root() collection: ReadRow<Collection>,
     @Args(() => PageArgs) { page, size }: PageArgs,
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,

@@ -2,34 +2,34 @@ import { FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import { CustomerAddress } from '../entities/customer-address.entity.js';
 import { CustomerPaymentMethod } from '../entities/customer-payment-method.entity.js';
 import { Customer } from '../entities/customer.entity.js';
-import { loaded } from '../reads/read-model.js';
+import { loaded, type ReadRow } from '../reads/read-model.js';
 import { CustomerStatistics } from '../schema/types/customer-statistics.type.js';
 
 /** A customer's relations and derived figures, aggregated into the customer's statement by the read model. */
 @Resolver(() => Customer)
 export class CustomerFieldsResolver {
   @FieldResolver(() => [CustomerAddress], { description: 'the first is the primary address' })
-  addresses(@Root() customer: Customer): CustomerAddress[] {
+  addresses(@Root() customer: ReadRow<Customer>): CustomerAddress[] {
     return loaded(customer, 'addresses');
   }
 
   @FieldResolver(() => [CustomerPaymentMethod])
-  paymentMethods(@Root() customer: Customer): CustomerPaymentMethod[] {
+  paymentMethods(@Root() customer: ReadRow<Customer>): CustomerPaymentMethod[] {
     return loaded(customer, 'paymentMethods');
   }
 
   @FieldResolver(() => CustomerStatistics)
-  statistics(@Root() customer: Customer): CustomerStatistics {
+  statistics(@Root() customer: ReadRow<Customer>): CustomerStatistics {
     return { lastPurchase: customer.lastPurchase, orderCount: customer.orderCount, lifetimeSpent: customer.lifetimeSpent };
   }
 
   @FieldResolver(() => [Int], { description: "ids of the customer's orders, oldest first" })
-  orderIds(@Root() customer: Customer): number[] {
+  orderIds(@Root() customer: ReadRow<Customer>): number[] {
     return loaded(customer, 'orderIds');
   }
 
   @FieldResolver(() => [String], { description: 'current tags of every product the customer bought, distinct, sorted' })
-  tags(@Root() customer: Customer): string[] {
+  tags(@Root() customer: ReadRow<Customer>): string[] {
     return loaded(customer, 'tags');
   }
 }

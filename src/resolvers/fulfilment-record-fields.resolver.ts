@@ -3,7 +3,7 @@ import { Fulfilment } from '../entities/fulfilment.entity.js';
 import { Restock } from '../entities/restock.entity.js';
 import { Shipment } from '../entities/shipment.entity.js';
 import type { ShippingCarrier } from '../entities/shipping-carrier.entity.js';
-import { loaded } from '../reads/read-model.js';
+import { loaded, type ReadRow } from '../reads/read-model.js';
 import { RecordItem } from '../schema/types/order-parts.type.js';
 
 type ItemRow = { lineItem: { id: number }; quantity: number };
@@ -14,12 +14,12 @@ const recordItems = (record: object): RecordItem[] => loaded<ItemRow[]>(record, 
 @Resolver(() => Fulfilment)
 export class FulfilmentFieldsResolver {
   @FieldResolver(() => Int, { nullable: true, description: 'the warehouse the units came from' })
-  warehouse(@Root() fulfilment: Fulfilment): number | null {
+  warehouse(@Root() fulfilment: ReadRow<Fulfilment>): number | null {
     return fulfilment.warehouse?.id ?? null;
   }
 
   @FieldResolver(() => [RecordItem])
-  items(@Root() fulfilment: Fulfilment): RecordItem[] {
+  items(@Root() fulfilment: ReadRow<Fulfilment>): RecordItem[] {
     return recordItems(fulfilment);
   }
 }
@@ -27,22 +27,22 @@ export class FulfilmentFieldsResolver {
 @Resolver(() => Shipment)
 export class ShipmentFieldsResolver {
   @FieldResolver(() => Int)
-  fulfilmentId(@Root() shipment: Shipment): number {
+  fulfilmentId(@Root() shipment: ReadRow<Shipment>): number {
     return shipment.fulfilment.id;
   }
 
   @FieldResolver(() => Int, { description: 'the carrier id' })
-  shippingCarrier(@Root() shipment: Shipment): number {
+  shippingCarrier(@Root() shipment: ReadRow<Shipment>): number {
     return shipment.carrier.id;
   }
 
   @FieldResolver(() => String, { description: "the carrier's URL followed by the tracking number" })
-  trackingUrl(@Root() shipment: Shipment): string {
+  trackingUrl(@Root() shipment: ReadRow<Shipment>): string {
     return `${loaded<ShippingCarrier | null>(shipment, 'carrier')?.url ?? ''}${shipment.trackingNumber}`;
   }
 
   @FieldResolver(() => [RecordItem])
-  items(@Root() shipment: Shipment): RecordItem[] {
+  items(@Root() shipment: ReadRow<Shipment>): RecordItem[] {
     return recordItems(shipment);
   }
 }
@@ -50,12 +50,12 @@ export class ShipmentFieldsResolver {
 @Resolver(() => Restock)
 export class RestockFieldsResolver {
   @FieldResolver(() => Int)
-  warehouse(@Root() restock: Restock): number {
+  warehouse(@Root() restock: ReadRow<Restock>): number {
     return restock.warehouse.id;
   }
 
   @FieldResolver(() => [RecordItem])
-  items(@Root() restock: Restock): RecordItem[] {
+  items(@Root() restock: ReadRow<Restock>): RecordItem[] {
     return recordItems(restock);
   }
 }

@@ -2,12 +2,12 @@ import { FieldResolver, Resolver, Root } from 'type-graphql';
 import { Image } from '../entities/image.entity.js';
 import { OptionThumbnail } from '../entities/option-thumbnail.entity.js';
 import { ProductOption } from '../entities/product-option.entity.js';
-import { loaded } from '../reads/read-model.js';
+import { loaded, type ReadRow } from '../reads/read-model.js';
 
 @Resolver(() => ProductOption)
 export class OptionFieldsResolver {
   @FieldResolver(() => [OptionThumbnail])
-  thumbnails(@Root() option: ProductOption): OptionThumbnail[] {
+  thumbnails(@Root() option: ReadRow<ProductOption>): OptionThumbnail[] {
     return loaded(option, 'thumbnails');
   }
 }
@@ -15,7 +15,7 @@ export class OptionFieldsResolver {
 @Resolver(() => OptionThumbnail)
 export class ThumbnailFieldsResolver {
   @FieldResolver(() => Image, { nullable: true, description: 'the swatch image, when the value is pictured by one' })
-  image(@Root() thumbnail: OptionThumbnail): Image | null {
+  image(@Root() thumbnail: ReadRow<OptionThumbnail>): Image | null {
     return loaded(thumbnail, 'image');
   }
 }

@@ -6,7 +6,7 @@ import { Order } from '../entities/order.entity.js';
 import { Restock } from '../entities/restock.entity.js';
 import { Shipment } from '../entities/shipment.entity.js';
 import { displayNumber } from '../domain/order-number.js';
-import { loaded } from '../reads/read-model.js';
+import { loaded, type ReadRow } from '../reads/read-model.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { requestOrderNumberFormat } from './order-number-format.js';
 import {
@@ -17,58 +17,58 @@ import {
 @Resolver(() => Order)
 export class OrderFieldsResolver {
   @FieldResolver(() => String, { description: 'order number with the display prefix/suffix of the store settings' })
-  async displayNumber(@Root() order: Order, @Ctx() ctx: GraphQLContext): Promise<string> {
+  async displayNumber(@Root() order: ReadRow<Order>, @Ctx() ctx: GraphQLContext): Promise<string> {
     return displayNumber(order.id, await requestOrderNumberFormat(ctx));
   }
 
   @FieldResolver(() => OrderShipping)
-  shipping(@Root() order: Order): OrderShipping {
+  shipping(@Root() order: ReadRow<Order>): OrderShipping {
     return { description: order.shippingDescription, price: order.shippingPrice };
   }
 
   @FieldResolver(() => OrderAddress)
-  address(@Root() order: Order): OrderAddress {
+  address(@Root() order: ReadRow<Order>): OrderAddress {
     return { shipping: order.shippingAddress, billing: order.billingAddress, phone: order.phone };
   }
 
   @FieldResolver(() => OrderPayment)
-  payment(@Root() order: Order): OrderPayment {
+  payment(@Root() order: ReadRow<Order>): OrderPayment {
     return { type: order.paymentType, last4: order.paymentLast4 };
   }
 
   @FieldResolver(() => OrderConversion)
-  conversion(@Root() order: Order): OrderConversion {
+  conversion(@Root() order: ReadRow<Order>): OrderConversion {
     return { landingPage: order.landingPage, referrer: order.referrer };
   }
 
   @FieldResolver(() => OrderRiskLevel)
-  riskLevel(@Root() order: Order): OrderRiskLevel {
+  riskLevel(@Root() order: ReadRow<Order>): OrderRiskLevel {
     return { ipFail: order.ipFail, addressFail: order.addressFail, zipFail: order.zipFail, cvcFail: order.cvcFail };
   }
 
   @FieldResolver(() => OrderCustomer)
-  customer(@Root() order: Order): OrderCustomer {
+  customer(@Root() order: ReadRow<Order>): OrderCustomer {
     const customer = loaded<Customer | null>(order, 'customer');
     return { id: order.customer.id, email: customer?.email ?? order.email, firstName: customer?.firstName ?? '', lastName: customer?.lastName ?? '' };
   }
 
   @FieldResolver(() => [LineItem])
-  lineItems(@Root() order: Order): LineItem[] {
+  lineItems(@Root() order: ReadRow<Order>): LineItem[] {
     return loaded(order, 'lineItems');
   }
 
   @FieldResolver(() => [Fulfilment])
-  fulfilments(@Root() order: Order): Fulfilment[] {
+  fulfilments(@Root() order: ReadRow<Order>): Fulfilment[] {
     return loaded(order, 'fulfilments');
   }
 
   @FieldResolver(() => [Shipment])
-  shipments(@Root() order: Order): Shipment[] {
+  shipments(@Root() order: ReadRow<Order>): Shipment[] {
     return loaded(order, 'shipments');
   }
 
   @FieldResolver(() => [Restock])
-  restocks(@Root() order: Order): Restock[] {
+  restocks(@Root() order: ReadRow<Order>): Restock[] {
     return loaded(order, 'restocks');
   }
 }

@@ -10,7 +10,7 @@ afterAll(() => service.stop());
 
 it('pages and sorts products with variants, options, images and textareas', async () => {
   const res = await service.graphql(`{
-    products(page: 2, size: 5, sort: [{ field: price, direction: DESC }]) {
+    products(page: 2, size: 5, sort: [{ field: PRICE, direction: DESC }]) {
       totalCount page size pageCount
       items { id title price comparePrice createdAt updatedAt collections { id }
         variants { id variant price default images { id } } options { title values thumbnails { value color image { path } } }
@@ -45,7 +45,7 @@ it.each([
 
 it('reads collections, carriers and warehouses with their relations', async () => {
   const res = await service.graphql(`{
-    collections(size: 2, sort: [{ field: id }]) { items { id title type rules { type condition value } manualProductIds productIds images { id } } }
+    collections(size: 2, sort: [{ field: ID }]) { items { id title type rules { type condition value } manualProductIds productIds images { id } } }
     shippingCarriers { totalCount items { id title url isDeleted } }
     warehouses { items { id title stock { variantId warehouseId quantity } } }
   }`);

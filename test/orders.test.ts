@@ -196,7 +196,8 @@ describe('order edits', () => {
     ['/api/v1/orders/21/address', { shipping: { country: 'QQ' } }, 'shipping.country'],
     ['/api/v1/orders/21/address', { billing: { country: 'US', state: 'XX' } }, 'billing.state'],
     ['/api/v1/orders/21/address', { shipping: { moon: 'x' } }, 'shipping.moon'],
-    ['/api/v1/orders/21/address', { phone: '555' }, 'phone'],
+    ['/api/v1/orders/21/address', { phone: '5'.repeat(51) }, 'phone'],
+    ['/api/v1/orders/21/address', { phone: 555 }, 'phone'],
     ['/api/v1/orders/21/customer', { id: 99999 }, 'id'],
     ['/api/v1/orders/21/customer', { id: 'seven' }, 'id'],
     ['/api/v1/orders/21/customer', {}, 'id'],
@@ -214,6 +215,15 @@ describe('order edits', () => {
     expect(res.status).toBe(200);
     expect(res.body.address.shipping).toEqual({ ...before.address.shipping, city: 'Munich', country: 'DE', state: 'BY' });
     expect(res.body.address.billing).toEqual({ ...before.address.billing, suite: null });
+  });
+
+  it('PATCH /orders/{id}/address sets and clears the phone of the order', async () => {
+    const set = await service.send('PATCH', '/api/v1/orders/22/address', { phone: '+49 89 1234567' });
+    expect(set.status).toBe(200);
+    expect(set.body.address.phone).toBe('+49 89 1234567');
+    expect((await service.get('/api/v1/orders/22')).body.address.phone).toBe('+49 89 1234567');
+    const cleared = await service.send('PATCH', '/api/v1/orders/22/address', { phone: null });
+    expect(cleared.body.address.phone).toBeNull();
   });
 
   it("adds an edited order address to the customer's profile only when the profile has none", async () => {
@@ -297,7 +307,7 @@ describe('snapshots and createOrder', () => {
     const cart = cents(variants[0].price) * 3 + cents(variants[1].price);
     expect(cents(order.cartPrice)).toBe(cart);
     expect(cents(order.total)).toBe(cart + 710 + 20);
-    expect(order.status).toBe(0);
+    expect(order.status).toBe('NOT_FULFILLED');
     expect(order.lineItems[0]).toMatchObject({ title: variants[0].title, price: variants[0].price, counters: { quantity: 3, notFulfilled: 3 } });
     const after = (await service.get('/api/v1/customers/3')).body;
     expect(after.orders).toContain(order.id);

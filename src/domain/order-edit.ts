@@ -7,6 +7,7 @@ import type { OrderAddressPatch, OrderPatch } from '../schema/inputs/order.input
 import { lockCustomers } from './customer-lock.js';
 import { refreshCustomerStatistics } from './customer-statistics.js';
 import { ValidationError, type FieldError } from './errors.js';
+import { checkText } from './input-checks.js';
 import { lockOrder } from './order-lock.js';
 import { mergeAddressBlock } from './postal-address.js';
 import { now } from './clock.js';
@@ -41,6 +42,10 @@ export async function updateOrderAddress(em: EntityManager, id: number, patch: O
   const errors: FieldError[] = [];
   if (patch.shipping) mergeAddressBlock(order.shippingAddress, patch.shipping, 'shipping', errors);
   if (patch.billing) mergeAddressBlock(order.billingAddress, patch.billing, 'billing', errors);
+  if (patch.phone !== undefined) {
+    checkText(patch.phone, 'phone', errors, { limit: 50 });
+    order.phone = patch.phone;
+  }
   if (errors.length) throw new ValidationError(errors);
   touched(order);
   // Lock the customer so that concurrent edits of several of its orders add at most one address.

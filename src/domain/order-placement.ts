@@ -37,7 +37,7 @@ export async function placeOrder(em: EntityManager, input: OrderCreate): Promise
     }
   });
   if (new Set(variantIds).size !== variantIds.length) errors.push({ field: 'items', message: 'each variant may appear once' });
-  if (![0, 1].includes(input.paid)) errors.push({ field: 'paid', message: 'a new order is 0 (not paid) or 1 (paid)' });
+  if (![0, 1].includes(input.paid)) errors.push({ field: 'paid', message: 'a new order is NOT_PAID or PAID' });
   const payment = input.payment ?? {};
   if (payment.type != null && !PAYMENT_TYPES.includes(payment.type)) errors.push({ field: 'payment.type', message: `must be one of ${PAYMENT_TYPES.join(', ')}` });
   if (payment.last4 != null && !/^\d{4}$/.test(payment.last4)) errors.push({ field: 'payment.last4', message: 'must be 4 digits' });

@@ -12,11 +12,13 @@ const TEXT: [keyof OrderFilter, string][] = [
   ['paymentMethod', 'paymentType'], ['last4', 'paymentLast4'], ['notes', 'notes'],
 ];
 const RANGES: [keyof OrderFilter, string][] = [
-  ['status', 'status'], ['paid', 'paid'], ['shippingPrice', 'shippingPrice'], ['tax', 'tax'], ['cartPrice', 'cartPrice'],
+  ['shippingPrice', 'shippingPrice'], ['tax', 'tax'], ['cartPrice', 'cartPrice'],
   ['total', 'total'], ['refunded', 'refunded'], ['orderDate', 'orderDate'], ['updatedAt', 'updatedAt'],
 ];
+/** Any-of lists matched exactly: flags and the two status enums (numeric, as stored). */
 const FLAGS: [keyof OrderFilter, string][] = [
   ['ipFail', 'ipFail'], ['addressFail', 'addressFail'], ['zipFail', 'zipFail'], ['cvcFail', 'cvcFail'], ['refundPossible', 'refundPossible'],
+  ['status', 'status'], ['paid', 'paid'],
 ];
 
 const anyOf = (values: Condition[]): Condition => ({ $or: values });
@@ -41,7 +43,7 @@ export function orderWhere(filter: OrderFilter | undefined, display: OrderNumber
     if (range) all.push({ [column]: rangeCondition(range) });
   }
   for (const [key, column] of FLAGS) {
-    const values = filter[key] as boolean[] | undefined;
+    const values = filter[key] as (boolean | number)[] | undefined;
     if (values) all.push({ [column]: { $in: values } });
   }
   if (filter.displayNumber) {

@@ -2,6 +2,24 @@ import type { LineItem } from '../entities/line-item.entity.js';
 import type { Order } from '../entities/order.entity.js';
 import { now } from './clock.js';
 
+/** An order's fulfilment status as stored (the spec's integers 0–5); GraphQL shows the names. */
+export enum FulfilmentStatus {
+  NOT_FULFILLED = 0,
+  PARTIALLY_FULFILLED = 1,
+  PARTIALLY_FULFILLED_AND_SHIPPED = 2,
+  FULFILLED = 3,
+  PARTIALLY_SHIPPED = 4,
+  SHIPPED = 5,
+}
+
+/** An order's payment status as stored (the spec's integers); GraphQL shows the names. */
+export enum PaymentStatus {
+  FULLY_REFUNDED = -2,
+  PARTIALLY_REFUNDED = -1,
+  NOT_PAID = 0,
+  PAID = 1,
+}
+
 type Counters = Pick<LineItem, 'quantity' | 'notFulfilled' | 'fulfilled' | 'shipped' | 'restocked'>;
 
 /**
@@ -11,7 +29,7 @@ type Counters = Pick<LineItem, 'quantity' | 'notFulfilled' | 'fulfilled' | 'ship
  *   1 some fulfilled, not all, none shipped  4 every unit fulfilled or shipped, some not shipped
  *   2 not all fulfilled-or-shipped, some shipped   5 every unit shipped
  */
-export function deriveStatus(items: readonly Counters[]): number {
+export function deriveStatus(items: readonly Counters[]): FulfilmentStatus {
   let notFulfilled = 0;
   let fulfilled = 0;
   let shipped = 0;

@@ -36,7 +36,7 @@ export class CollectionRule {
   @Property({ type: 'smallint' })
   condition!: number;
 
-  @Field()
+  @Field({ description: 'Value compared with the product field' })
   @Property({ type: 'text' })
   value!: string;
 }

@@ -19,19 +19,19 @@ export const CollectionType = { Manual: 0, RuleBased: 1 } as const;
   expression: 'rules_match_condition is null or rules_match_condition in (0, 1)',
 })
 export class Collection {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Collection id' })
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
-  @Field()
+  @Field({ description: 'Title' })
   @Property({ type: 'text' })
   title!: string;
 
-  @Field()
+  @Field({ description: 'Whether the collection is a draft (not shown)' })
   @Property({ type: 'boolean', default: false })
   isDraft: boolean = false;
 
-  @Field()
+  @Field({ description: 'Description' })
   @Property({ type: 'text', default: '' })
   description: string = '';
 
@@ -39,16 +39,16 @@ export class Collection {
   @Property({ type: 'smallint' })
   type!: number;
 
-  @Field()
+  @Field({ description: 'SEO title' })
   @Property({ type: 'text' })
   seoTitle!: string;
 
-  @Field()
+  @Field({ description: 'SEO URL handle' })
   @Unique()
   @Property({ type: 'text' })
   seoUrl!: string;
 
-  @Field()
+  @Field({ description: 'SEO meta description' })
   @Property({ type: 'text', default: '' })
   seoMeta: string = '';
 
@@ -56,15 +56,15 @@ export class Collection {
   @Property({ type: 'smallint', nullable: true })
   rulesMatchCondition: number | null = null;
 
-  @Field(() => TimestampScalar)
+  @Field(() => TimestampScalar, { description: 'When the collection was created' })
   @Property({ type: 'timestamptz', onCreate: () => now() })
   createdAt: Date = now();
 
-  @Field(() => TimestampScalar, { nullable: true })
+  @Field(() => TimestampScalar, { nullable: true, description: 'When the collection last changed, or null' })
   @Property({ type: 'timestamptz', nullable: true })
   updatedAt: Date | null = null;
 
-  @Field(() => Int, { description: 'increases with every change (the REST ETag)' })
+  @Field(() => Int, { description: 'Increases with every change (the REST ETag)' })
   @Property({ type: 'integer', version: true })
   version!: number;
 

@@ -9,7 +9,7 @@ import { PostalAddress } from './postal-address.embeddable.js';
 @Entity()
 @Index({ properties: ['customer'] })
 export class CustomerAddress {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Address id' })
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
@@ -19,15 +19,15 @@ export class CustomerAddress {
   @Property({ type: 'smallint', default: 0 })
   position: number = 0;
 
-  @Field(() => PostalAddress)
+  @Field(() => PostalAddress, { description: 'Shipping address block' })
   @Embedded({ entity: () => PostalAddress, prefix: 'shipping_' })
   shipping: PostalAddress = new PostalAddress();
 
-  @Field(() => PostalAddress)
+  @Field(() => PostalAddress, { description: 'Billing address block' })
   @Embedded({ entity: () => PostalAddress, prefix: 'billing_' })
   billing: PostalAddress = new PostalAddress();
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Phone number, or null' })
   @Property({ type: 'text', nullable: true })
   phone: string | null = null;
 }

@@ -22,7 +22,7 @@ export class CustomerPaymentMethod {
   @Property({ type: 'text' })
   type!: string;
 
-  @Field(() => String, { nullable: true, description: 'last 4 card digits, if paid by card' })
+  @Field(() => String, { nullable: true, description: 'Last 4 card digits, if paid by card' })
   @Property({ type: 'string', columnType: 'varchar(4)', nullable: true })
   last4: string | null = null;
 }

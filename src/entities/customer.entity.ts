@@ -20,23 +20,23 @@ import { now } from '../domain/clock.js';
 @Index({ name: 'customer_first_name_trgm', expression: 'create index "customer_first_name_trgm" on "customer" using gin ("first_name" gin_trgm_ops)' })
 @Index({ name: 'customer_email_trgm', expression: 'create index "customer_email_trgm" on "customer" using gin ("email" gin_trgm_ops)' })
 export class Customer {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Customer id' })
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
-  @Field()
+  @Field({ description: 'E-mail address, unique in the store' })
   @Property({ type: 'text' })
   email!: string;
 
-  @Field()
+  @Field({ description: 'First name' })
   @Property({ type: 'text', default: '' })
   firstName: string = '';
 
-  @Field()
+  @Field({ description: 'Last name' })
   @Property({ type: 'text', default: '' })
   lastName: string = '';
 
-  @Field(() => String, { nullable: true, description: 'set by the store owner' })
+  @Field(() => String, { nullable: true, description: 'Set by the store owner' })
   @Property({ type: 'text', nullable: true })
   notes: string | null = null;
 
@@ -49,15 +49,15 @@ export class Customer {
   @Property({ type: 'timestamptz', nullable: true })
   lastPurchase: Date | null = null;
 
-  @Field(() => TimestampScalar)
+  @Field(() => TimestampScalar, { description: 'When the customer was created' })
   @Property({ type: 'timestamptz', onCreate: () => now() })
   createdAt: Date = now();
 
-  @Field(() => TimestampScalar, { nullable: true, description: 'null when never updated' })
+  @Field(() => TimestampScalar, { nullable: true, description: 'Null when never updated' })
   @Property({ type: 'timestamptz', nullable: true })
   updatedAt: Date | null = null;
 
-  @Field(() => Int, { description: 'increases with every change (the REST ETag)' })
+  @Field(() => Int, { description: 'Increases with every change (the REST ETag)' })
   @Property({ type: 'integer', version: true })
   version!: number;
 

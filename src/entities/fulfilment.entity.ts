@@ -12,7 +12,7 @@ import { now } from '../domain/clock.js';
 @Entity()
 @Index({ properties: ['order'] })
 export class Fulfilment {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Fulfilment id' })
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
@@ -22,11 +22,11 @@ export class Fulfilment {
   @ManyToOne({ entity: () => Warehouse, nullable: true, deleteRule: 'restrict' })
   warehouse: Rel<Warehouse> | null = null;
 
-  @Field(() => TimestampScalar)
+  @Field(() => TimestampScalar, { description: 'When the fulfilment was created' })
   @Property({ type: 'timestamptz', onCreate: () => now() })
   createdAt: Date = now();
 
-  @Field(() => TimestampScalar, { nullable: true })
+  @Field(() => TimestampScalar, { nullable: true, description: 'When the fulfilment last changed, or null' })
   @Property({ type: 'timestamptz', nullable: true })
   updatedAt: Date | null = null;
 

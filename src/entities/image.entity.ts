@@ -6,15 +6,15 @@ import { now } from '../domain/clock.js';
 @ObjectType({ description: 'An uploaded image' })
 @Entity()
 export class Image {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Image id' })
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
-  @Field({ description: 'absolute URL of the image' })
+  @Field({ description: 'Absolute URL of the image' })
   @Property({ type: 'text' })
   path!: string;
 
-  @Field(() => Int, { description: 'largest rendition size in pixels (internal use)' })
+  @Field(() => Int, { description: 'Largest rendition size in pixels (internal use)' })
   @Property({ type: 'integer' })
   maxSize!: number;
 

@@ -20,7 +20,7 @@ export class InventoryLevel {
   @ManyToOne({ entity: () => ProductVariant, deleteRule: 'cascade' })
   variant!: Rel<ProductVariant>;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Units in stock' })
   @Property({ type: 'integer', default: 0 })
   quantity: number = 0;
 }

@@ -25,7 +25,7 @@ import { TextArrayType } from './text-array.type.js';
   expression: 'quantity > 0 and not_fulfilled >= 0 and fulfilled >= 0 and shipped >= 0 and restocked >= 0',
 })
 export class LineItem {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Line item id' })
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
@@ -46,55 +46,55 @@ export class LineItem {
   @Property({ type: 'integer' })
   variantRef!: number;
 
-  @Field()
+  @Field({ description: 'Product title' })
   @Property({ type: 'text' })
   title!: string;
 
-  @Field()
+  @Field({ description: 'Whether the product has several variants' })
   @Property({ type: 'boolean', default: false })
   isMulti: boolean = false;
 
-  @Field()
+  @Field({ description: 'Product type' })
   @Property({ type: 'text', default: '' })
   type: string = '';
 
-  @Field()
+  @Field({ description: 'Whether the product is a gift card' })
   @Property({ type: 'boolean', default: false })
   isGiftcard: boolean = false;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: 'Shipping weight of one unit' })
   @Property({ type: 'double', default: 0 })
   shippingWeight: number = 0;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Vendor, or null' })
   @Property({ type: 'text', nullable: true })
   vendor: string | null = null;
 
-  @Field()
+  @Field({ description: 'Whether the product is fulfilled automatically' })
   @Property({ type: 'boolean', default: false })
   autoFulfilment: boolean = false;
 
-  @Field()
+  @Field({ description: 'Whether stock is tracked for the product' })
   @Property({ type: 'boolean', default: false })
   trackInventory: boolean = false;
 
-  @Field()
+  @Field({ description: 'Variant SKU' })
   @Property({ type: 'text', default: '' })
   sku: string = '';
 
-  @Field(() => DecimalScalar)
+  @Field(() => DecimalScalar, { description: 'Price of one unit' })
   @Property({ type: 'decimal', precision: 12, scale: 2 })
   price!: string;
 
-  @Field(() => DecimalScalar, { nullable: true })
+  @Field(() => DecimalScalar, { nullable: true, description: 'Compare-at price of one unit, or null' })
   @Property({ type: 'decimal', precision: 12, scale: 2, nullable: true })
   comparePrice: string | null = null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Image URL, or null' })
   @Property({ type: 'text', nullable: true })
   image: string | null = null;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Largest edge in pixels the image may be served at' })
   @Property({ type: 'integer', default: 0 })
   imageMaxSize: number = 0;
 

@@ -19,7 +19,7 @@ export class OptionThumbnail {
   @Property({ type: 'smallint' })
   position!: number;
 
-  @Field()
+  @Field({ description: 'The option value' })
   @Property({ type: 'text' })
   value!: string;
 

@@ -11,6 +11,7 @@ import { PostalAddress } from './postal-address.embeddable.js';
 import { Restock } from './restock.entity.js';
 import { Shipment } from './shipment.entity.js';
 import { now } from '../domain/clock.js';
+import { FulfilmentStatus, PaymentStatus } from '../schema/enums/order-status.enums.js';
 
 /**
  * An order. `status` is derived from the line items' counters and stored by the transaction that
@@ -28,26 +29,26 @@ import { now } from '../domain/clock.js';
 @Check({ name: 'orders_status_valid', expression: 'status between 0 and 5' })
 @Check({ name: 'orders_paid_valid', expression: 'paid between -2 and 1' })
 export class Order {
-  @Field(() => Int, { description: 'same as the order number' })
+  @Field(() => Int, { description: 'Same as the order number' })
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
   @ManyToOne({ entity: () => Customer, deleteRule: 'restrict' })
   customer!: Rel<Customer>;
 
-  @Field({ description: 'customer e-mail' })
+  @Field({ description: 'Customer e-mail' })
   @Property({ type: 'text' })
   email!: string;
 
-  @Field(() => Int, { description: 'fulfilment status 0–5, derived from the line item counters' })
+  @Field(() => FulfilmentStatus, { description: 'Fulfilment status, derived from the line item counters' })
   @Property({ type: 'smallint', default: 0 })
-  status: number = 0;
+  status: FulfilmentStatus = FulfilmentStatus.NOT_FULFILLED;
 
-  @Field(() => Int, { description: '0 not paid; 1 paid; -1 partially refunded; -2 fully refunded' })
+  @Field(() => PaymentStatus, { description: 'Payment status' })
   @Property({ type: 'smallint', default: 0 })
-  paid: number = 0;
+  paid: PaymentStatus = PaymentStatus.NOT_PAID;
 
-  @Field(() => GraphQLJSON)
+  @Field(() => GraphQLJSON, { description: 'Discounts applied, as the shop recorded them (a JSON array)' })
   @Property({ type: 'jsonb', defaultRaw: "'[]'" })
   discounts: unknown = [];
 
@@ -57,7 +58,7 @@ export class Order {
   @Property({ type: 'decimal', precision: 12, scale: 2, default: 0 })
   shippingPrice: string = '0.00';
 
-  @Field(() => DecimalScalar)
+  @Field(() => DecimalScalar, { description: 'Tax paid' })
   @Property({ type: 'decimal', precision: 12, scale: 2, default: 0 })
   tax: string = '0.00';
 
@@ -65,7 +66,7 @@ export class Order {
   @Property({ type: 'decimal', precision: 12, scale: 2, default: 0 })
   cartPrice: string = '0.00';
 
-  @Field(() => DecimalScalar)
+  @Field(() => DecimalScalar, { description: 'Amount charged for the order' })
   @Property({ type: 'decimal', precision: 12, scale: 2, default: 0 })
   total: string = '0.00';
 
@@ -106,27 +107,27 @@ export class Order {
   @Property({ type: 'boolean', default: false })
   cvcFail: boolean = false;
 
-  @Field(() => DecimalScalar)
+  @Field(() => DecimalScalar, { description: 'Amount refunded so far' })
   @Property({ type: 'decimal', precision: 12, scale: 2, default: 0 })
   refunded: string = '0.00';
 
-  @Field()
+  @Field({ description: 'Whether a refund can still be made' })
   @Property({ type: 'boolean', default: true })
   refundPossible: boolean = true;
 
-  @Field(() => TimestampScalar)
+  @Field(() => TimestampScalar, { description: 'When the order was placed' })
   @Property({ type: 'timestamptz', onCreate: () => now() })
   orderDate: Date = now();
 
-  @Field(() => TimestampScalar, { nullable: true, description: 'null when never updated' })
+  @Field(() => TimestampScalar, { nullable: true, description: 'Null when never updated' })
   @Property({ type: 'timestamptz', nullable: true })
   updatedAt: Date | null = null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Merchant notes, or null' })
   @Property({ type: 'text', nullable: true })
   notes: string | null = null;
 
-  @Field(() => Int, { description: 'increases with every change (the REST ETag)' })
+  @Field(() => Int, { description: 'Increases with every change (the REST ETag)' })
   @Property({ type: 'integer', version: true })
   version!: number;
 

@@ -5,27 +5,27 @@ import { Field, ObjectType } from 'type-graphql';
 @ObjectType({ description: 'A postal address block' })
 @Embeddable()
 export class PostalAddress {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'First name' })
   @Property({ type: 'text', nullable: true })
   firstName: string | null = null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Last name' })
   @Property({ type: 'text', nullable: true })
   lastName: string | null = null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Company' })
   @Property({ type: 'text', nullable: true })
   company: string | null = null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Street and number' })
   @Property({ type: 'text', nullable: true })
   street: string | null = null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Suite, floor or apartment' })
   @Property({ type: 'text', nullable: true })
   suite: string | null = null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'City' })
   @Property({ type: 'text', nullable: true })
   city: string | null = null;
 
@@ -33,11 +33,11 @@ export class PostalAddress {
   @Property({ type: 'string', columnType: 'varchar(2)', nullable: true })
   country: string | null = null;
 
-  @Field(() => String, { nullable: true, description: 'subdivision part of an ISO 3166-2 code' })
+  @Field(() => String, { nullable: true, description: 'Subdivision part of an ISO 3166-2 code' })
   @Property({ type: 'string', columnType: 'varchar(3)', nullable: true })
   state: string | null = null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Postal code' })
   @Property({ type: 'text', nullable: true })
   zip: string | null = null;
 }

@@ -19,15 +19,15 @@ export class ProductOption {
   @Property({ type: 'smallint' })
   position!: number;
 
-  @Field()
+  @Field({ description: 'Option name' })
   @Property({ type: 'text' })
   title!: string;
 
-  @Field({ description: 'whether choosing a value of this option changes how the product looks' })
+  @Field({ description: 'Whether choosing a value of this option changes how the product looks' })
   @Property({ type: 'boolean', default: false })
   changesLook: boolean = false;
 
-  @Field(() => [String])
+  @Field(() => [String], { description: 'Values, in order' })
   @Property({ type: TextArrayType })
   values: string[] = [];
 

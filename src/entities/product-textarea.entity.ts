@@ -17,11 +17,11 @@ export class ProductTextarea {
   @Property({ type: 'smallint' })
   position!: number;
 
-  @Field()
+  @Field({ description: 'Textarea preset name' })
   @Property({ type: 'text' })
   name!: string;
 
-  @Field()
+  @Field({ description: 'Text' })
   @Property({ type: 'text' })
   text!: string;
 }

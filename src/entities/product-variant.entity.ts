@@ -14,7 +14,7 @@ import { TextArrayType } from './text-array.type.js';
 @Entity()
 @Unique({ properties: ['product', 'optionValues'] })
 export class ProductVariant {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Variant id' })
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
@@ -24,27 +24,27 @@ export class ProductVariant {
   @Property({ type: 'smallint' })
   position!: number;
 
-  @Field(() => [String], { name: 'variant', description: 'the combination: one value per option, in option order' })
+  @Field(() => [String], { name: 'variant', description: 'The combination: one value per option, in option order' })
   @Property({ type: TextArrayType })
   optionValues: string[] = [];
 
-  @Field(() => DecimalScalar)
+  @Field(() => DecimalScalar, { description: 'Price' })
   @Property({ type: 'decimal', precision: 12, scale: 2 })
   price!: string;
 
-  @Field(() => DecimalScalar, { nullable: true })
+  @Field(() => DecimalScalar, { nullable: true, description: 'Compare-at price, or null' })
   @Property({ type: 'decimal', precision: 12, scale: 2, nullable: true })
   comparePrice: string | null = null;
 
-  @Field()
+  @Field({ description: 'SKU' })
   @Property({ type: 'text', default: '' })
   sku: string = '';
 
-  @Field({ name: 'default' })
+  @Field({ name: 'default', description: "Whether this is the product's default variant" })
   @Property({ type: 'boolean', default: false })
   isDefault: boolean = false;
 
-  @Field({ description: 'the variant should not be used' })
+  @Field({ description: 'The variant should not be used' })
   @Property({ type: 'boolean', default: false })
   ignore: boolean = false;
 

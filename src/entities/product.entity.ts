@@ -21,89 +21,89 @@ import { TextArrayType } from './text-array.type.js';
 @Index({ properties: ['title', 'id'] })
 @Index({ properties: ['price', 'id'] })
 export class Product {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Product id' })
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
-  @Field()
+  @Field({ description: 'Title' })
   @Property({ type: 'text' })
   title!: string;
 
-  @Field({ description: 'multi-variant as opposed to single-variant' })
+  @Field({ description: 'Multi-variant as opposed to single-variant' })
   @Property({ type: 'boolean', default: false })
   isMulti: boolean = false;
 
-  @Field({ description: 'product type' })
+  @Field({ description: 'Product type' })
   @Property({ type: 'text', default: '' })
   type: string = '';
 
-  @Field()
+  @Field({ description: 'Whether the product is a gift card' })
   @Property({ type: 'boolean', default: false })
   isGiftcard: boolean = false;
 
-  @Field(() => [String])
+  @Field(() => [String], { description: 'Tags' })
   @Index({ type: 'gin' })
   @Property({ type: TextArrayType, defaultRaw: "'{}'" })
   tags: string[] = [];
 
-  @Field(() => Float)
+  @Field(() => Float, { description: 'Shipping weight of one unit' })
   @Property({ type: 'double', default: 0 })
   shippingWeight: number = 0;
 
-  @Field()
+  @Field({ description: 'Whether orders of it are fulfilled automatically' })
   @Property({ type: 'boolean', default: false })
   autoFulfilment: boolean = false;
 
-  @Field()
+  @Field({ description: 'Whether stock is tracked' })
   @Property({ type: 'boolean', default: false })
   trackInventory: boolean = false;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Vendor, or null' })
   @Property({ type: 'text', nullable: true })
   vendor: string | null = null;
 
-  @Field()
+  @Field({ description: 'SKU of the default variant' })
   @Property({ type: 'text', default: '' })
   sku: string = '';
 
-  @Field()
+  @Field({ description: 'SEO meta description' })
   @Property({ type: 'text', default: '' })
   seoMeta: string = '';
 
-  @Field()
+  @Field({ description: 'SEO title' })
   @Property({ type: 'text', default: '' })
   seoTitle: string = '';
 
-  @Field({ description: 'unique; derived from the title when created without one' })
+  @Field({ description: 'Unique; derived from the title when created without one' })
   @Unique()
   @Property({ type: 'text' })
   seoUrl!: string;
 
-  @Field()
+  @Field({ description: 'Whether the product is a template for new ones' })
   @Property({ type: 'boolean', default: false })
   isTemplate: boolean = false;
 
-  @Field()
+  @Field({ description: 'Whether the product is a draft (not for sale)' })
   @Property({ type: 'boolean', default: false })
   isDraft: boolean = false;
 
-  @Field(() => DecimalScalar)
+  @Field(() => DecimalScalar, { description: 'Price of the default variant' })
   @Property({ type: 'decimal', precision: 12, scale: 2, default: 0 })
   price: string = '0.00';
 
-  @Field(() => DecimalScalar, { nullable: true })
+  @Field(() => DecimalScalar, { nullable: true, description: 'Compare-at price of the default variant, or null' })
   @Property({ type: 'decimal', precision: 12, scale: 2, nullable: true })
   comparePrice: string | null = null;
 
-  @Field(() => TimestampScalar)
+  @Field(() => TimestampScalar, { description: 'When the product was created' })
   @Property({ type: 'timestamptz', onCreate: () => now() })
   createdAt: Date = now();
 
-  @Field(() => TimestampScalar, { nullable: true, description: 'null when never updated' })
+  @Field(() => TimestampScalar, { nullable: true, description: 'Null when never updated' })
   @Property({ type: 'timestamptz', nullable: true })
   updatedAt: Date | null = null;
 
-  @Field(() => Int, { description: 'increases with every change (the REST ETag)' })
+  @Field(() => Int, { description: 'Increases with every change (the REST ETag)' })
   @Property({ type: 'integer', version: true })
   version!: number;
 

@@ -12,7 +12,7 @@ import { now } from '../domain/clock.js';
 @Entity()
 @Index({ properties: ['order'] })
 export class Restock {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Restock id' })
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
@@ -22,7 +22,7 @@ export class Restock {
   @ManyToOne({ entity: () => Warehouse, deleteRule: 'restrict' })
   warehouse!: Rel<Warehouse>;
 
-  @Field(() => TimestampScalar)
+  @Field(() => TimestampScalar, { description: 'When the units were restocked' })
   @Property({ type: 'timestamptz', onCreate: () => now() })
   createdAt: Date = now();
 

@@ -14,7 +14,7 @@ import { now } from '../domain/clock.js';
 @Index({ properties: ['order'] })
 @Index({ properties: ['fulfilment'] })
 export class Shipment {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Shipment id' })
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
@@ -27,19 +27,19 @@ export class Shipment {
   @ManyToOne({ entity: () => ShippingCarrier, deleteRule: 'restrict' })
   carrier!: Rel<ShippingCarrier>;
 
-  @Field()
+  @Field({ description: 'Carrier tracking number' })
   @Property({ type: 'text' })
   trackingNumber!: string;
 
-  @Field({ description: 'whether the customer was e-mailed about it' })
+  @Field({ description: 'Whether the customer was e-mailed about it' })
   @Property({ type: 'boolean', default: false })
   notify: boolean = false;
 
-  @Field(() => TimestampScalar)
+  @Field(() => TimestampScalar, { description: 'When the shipment was created' })
   @Property({ type: 'timestamptz', onCreate: () => now() })
   createdAt: Date = now();
 
-  @Field(() => TimestampScalar, { nullable: true })
+  @Field(() => TimestampScalar, { nullable: true, description: 'When the shipment last changed, or null' })
   @Property({ type: 'timestamptz', nullable: true })
   updatedAt: Date | null = null;
 

@@ -5,19 +5,19 @@ import { Field, Int, ObjectType } from 'type-graphql';
 @ObjectType({ description: 'A shipping carrier' })
 @Entity()
 export class ShippingCarrier {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Carrier id' })
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
-  @Field()
+  @Field({ description: 'Name' })
   @Property({ type: 'text' })
   title!: string;
 
-  @Field({ description: 'website URL, used as the tracking URL prefix' })
+  @Field({ description: 'Website URL, used as the tracking URL prefix' })
   @Property({ type: 'text' })
   url!: string;
 
-  @Field({ description: 'deleted carriers stay for old shipments but take no new ones' })
+  @Field({ description: 'Deleted carriers stay for old shipments but take no new ones' })
   @Property({ type: 'boolean', default: false })
   isDeleted: boolean = false;
 }

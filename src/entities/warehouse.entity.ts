@@ -7,11 +7,11 @@ import { InventoryLevel } from './inventory-level.entity.js';
 @ObjectType({ description: 'A warehouse holding stock' })
 @Entity()
 export class Warehouse {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Warehouse id' })
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
-  @Field()
+  @Field({ description: 'Name' })
   @Property({ type: 'text' })
   title!: string;
 

@@ -25,22 +25,22 @@ const asked = new WeakMap<GraphQLContext['loaders'], Map<number, Collection>>();
 
 @Resolver(() => Collection)
 export class CollectionFieldsResolver {
-  @FieldResolver(() => [CollectionRule])
+  @FieldResolver(() => [CollectionRule], { description: 'Membership rules (rule-based collections)' })
   rules(@Root() collection: ReadRow<Collection>): CollectionRule[] {
     return loaded(collection, 'rules');
   }
 
-  @FieldResolver(() => [Image])
+  @FieldResolver(() => [Image], { description: 'Images' })
   images(@Root() collection: ReadRow<Collection>): Image[] {
     return loaded(collection, 'images');
   }
 
-  @FieldResolver(() => [Int], { description: 'product ids added by hand (empty for a rule-based collection)' })
+  @FieldResolver(() => [Int], { description: 'Product ids added by hand (empty for a rule-based collection)' })
   manualProductIds(@Root() collection: ReadRow<Collection>): number[] {
     return loaded(collection, 'manualProductIds');
   }
 
-  @FieldResolver(() => [Int], { description: 'ids of the member products: manual links, or the rules evaluated now' })
+  @FieldResolver(() => [Int], { description: 'Ids of the member products: manual links, or the rules evaluated now' })
   async productIds(@Root() collection: ReadRow<Collection>, @Ctx() { loaders }: GraphQLContext): Promise<number[]> {
     // The read model brings each collection with its rules; the memberships of every collection
     // of the response are then computed in one statement.
@@ -69,7 +69,7 @@ export class CollectionFieldsResolver {
 
   // Whole products are product data: they need read_products, not just read_collections.
   @Authorized('read_products')
-  @FieldResolver(() => ProductPage, { description: 'the member products, a page at a time, in the order of productIds' })
+  @FieldResolver(() => ProductPage, { description: 'The member products, a page at a time, in the order of productIds' })
   async products(
     @Root() collection: ReadRow<Collection>,
     @Args(() => PageArgs) { page, size }: PageArgs,

@@ -21,12 +21,12 @@ export const collectionSort = sortableFields('Collection', {
   updatedAt: 'updatedAt',
 });
 
-@ObjectType()
+@ObjectType({ description: 'A page of collections' })
 export class CollectionPage extends PageOf(Collection) {}
 
 @ArgsType()
 export class CollectionListArgs extends PageArgs {
-  @Field(() => [collectionSort.SortInput], { nullable: true })
+  @Field(() => [collectionSort.SortInput], { nullable: true, description: 'Sort terms, applied in order; id always breaks ties' })
   sort?: InstanceType<typeof collectionSort.SortInput>[];
 }
 
@@ -34,34 +34,34 @@ export class CollectionListArgs extends PageArgs {
 @UseMiddleware(inputGuard)
 export class CollectionResolver {
   @Authorized('read_collections')
-  @Query(() => CollectionPage, { nullable: true })
+  @Query(() => CollectionPage, { nullable: true, description: 'Collections, one page at a time' })
   collections(@Args(() => CollectionListArgs) args: CollectionListArgs, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     return readPage(em, 'Collection', selectionOf(info), {}, args, collectionSort.columns);
   }
 
   @Authorized('read_collections')
-  @Query(() => Collection, { nullable: true })
-  collection(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  @Query(() => Collection, { nullable: true, description: 'One collection by id, or null' })
+  collection(@Arg('id', () => Int, { description: 'Collection id' }) id: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     return readRecord(em, info, 'Collection', id);
   }
 
   @Authorized('write_collections')
-  @Mutation(() => Collection)
-  async createCollection(@Arg('input', () => CollectionInput) input: CollectionInput, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  @Mutation(() => Collection, { description: 'Creates a manual (type 0) or rule-based (type 1) collection' })
+  async createCollection(@Arg('input', () => CollectionInput, { description: 'The new collection' }) input: CollectionInput, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const result = await inTransaction(em, (tx) => createCollection(tx, input));
     return readRecord(em, info, 'Collection', result.id);
   }
 
   @Authorized('write_collections')
   @Mutation(() => Collection, { description: 'Rewrites the collection; omitted optional fields are kept, lists given replace the set' })
-  async updateCollection(@Arg('id', () => Int) id: number, @Arg('input', () => CollectionInput) input: CollectionInput, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  async updateCollection(@Arg('id', () => Int, { description: 'Collection id' }) id: number, @Arg('input', () => CollectionInput, { description: 'The collection as it should be' }) input: CollectionInput, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const result = await inTransaction(em, (tx) => updateCollection(tx, id, input));
     return readRecord(em, info, 'Collection', result.id);
   }
 
   @Authorized('write_collections')
   @Mutation(() => Int, { description: 'Deletes a collection (its products stay); returns its id' })
-  deleteCollection(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext) {
+  deleteCollection(@Arg('id', () => Int, { description: 'Collection id' }) id: number, @Ctx() { em }: GraphQLContext) {
     return inTransaction(em, (tx) => deleteCollection(tx, id));
   }
 }

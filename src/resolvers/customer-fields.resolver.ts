@@ -8,27 +8,27 @@ import { CustomerStatistics } from '../schema/types/customer-statistics.type.js'
 /** A customer's relations and derived figures, aggregated into the customer's statement by the read model. */
 @Resolver(() => Customer)
 export class CustomerFieldsResolver {
-  @FieldResolver(() => [CustomerAddress], { description: 'the first is the primary address' })
+  @FieldResolver(() => [CustomerAddress], { description: 'The first is the primary address' })
   addresses(@Root() customer: ReadRow<Customer>): CustomerAddress[] {
     return loaded(customer, 'addresses');
   }
 
-  @FieldResolver(() => [CustomerPaymentMethod])
+  @FieldResolver(() => [CustomerPaymentMethod], { description: 'Payment methods the customer has used' })
   paymentMethods(@Root() customer: ReadRow<Customer>): CustomerPaymentMethod[] {
     return loaded(customer, 'paymentMethods');
   }
 
-  @FieldResolver(() => CustomerStatistics)
+  @FieldResolver(() => CustomerStatistics, { description: 'Order count, lifetime spend and last purchase' })
   statistics(@Root() customer: ReadRow<Customer>): CustomerStatistics {
     return { lastPurchase: customer.lastPurchase, orderCount: customer.orderCount, lifetimeSpent: customer.lifetimeSpent };
   }
 
-  @FieldResolver(() => [Int], { description: "ids of the customer's orders, oldest first" })
+  @FieldResolver(() => [Int], { description: "Ids of the customer's orders, oldest first" })
   orderIds(@Root() customer: ReadRow<Customer>): number[] {
     return loaded(customer, 'orderIds');
   }
 
-  @FieldResolver(() => [String], { description: 'current tags of every product the customer bought, distinct, sorted' })
+  @FieldResolver(() => [String], { description: 'Current tags of every product the customer bought, distinct, sorted' })
   tags(@Root() customer: ReadRow<Customer>): string[] {
     return loaded(customer, 'tags');
   }

@@ -24,15 +24,15 @@ export const customerSort = sortableFields('Customer', {
   updatedAt: 'updatedAt',
 });
 
-@ObjectType()
+@ObjectType({ description: 'A page of customers' })
 export class CustomerPage extends PageOf(Customer) {}
 
 @ArgsType()
 export class CustomerListArgs extends PageArgs {
-  @Field(() => [customerSort.SortInput], { nullable: true })
+  @Field(() => [customerSort.SortInput], { nullable: true, description: 'Sort terms, applied in order; id always breaks ties (default id descending)' })
   sort?: InstanceType<typeof customerSort.SortInput>[];
 
-  @Field(() => CustomerFilter, { nullable: true })
+  @Field(() => CustomerFilter, { nullable: true, description: 'Only customers matching every given filter' })
   filter?: CustomerFilter;
 }
 
@@ -46,28 +46,28 @@ export class CustomerResolver {
   }
 
   @Authorized('read_customers')
-  @Query(() => Customer, { nullable: true })
-  customer(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  @Query(() => Customer, { nullable: true, description: 'One customer by id, or null' })
+  customer(@Arg('id', () => Int, { description: 'Customer id' }) id: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     return readRecord(em, info, 'Customer', id);
   }
 
   @Authorized('write_customers')
-  @Mutation(() => Customer)
-  async createCustomer(@Arg('input', () => CustomerCreate) input: CustomerCreate, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  @Mutation(() => Customer, { description: 'Creates a customer' })
+  async createCustomer(@Arg('input', () => CustomerCreate, { description: 'The new customer' }) input: CustomerCreate, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const result = await inTransaction(em, (tx) => createCustomer(tx, input));
     return readRecord(em, info, 'Customer', result.id);
   }
 
   @Authorized('write_customers')
   @Mutation(() => Customer, { description: 'Changes the given fields; `address` is merged into the primary address' })
-  async updateCustomer(@Arg('id', () => Int) id: number, @Arg('input', () => CustomerPatch) input: CustomerPatch, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  async updateCustomer(@Arg('id', () => Int, { description: 'Customer id' }) id: number, @Arg('input', () => CustomerPatch, { description: 'Fields to change' }) input: CustomerPatch, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const result = await inTransaction(em, (tx) => updateCustomer(tx, id, input));
     return readRecord(em, info, 'Customer', result.id);
   }
 
   @Authorized('write_customers')
   @Mutation(() => Int, { description: 'Deletes a customer without orders; returns its id (CONFLICT while it has orders)' })
-  deleteCustomer(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext) {
+  deleteCustomer(@Arg('id', () => Int, { description: 'Customer id' }) id: number, @Ctx() { em }: GraphQLContext) {
     return inTransaction(em, (tx) => deleteCustomer(tx, id));
   }
 }

@@ -13,12 +13,12 @@ const recordItems = (record: object): RecordItem[] => loaded<ItemRow[]>(record, 
 /** Fulfilment, shipment and restock records as decisions §3 shapes them; items come with the record. */
 @Resolver(() => Fulfilment)
 export class FulfilmentFieldsResolver {
-  @FieldResolver(() => Int, { nullable: true, description: 'the warehouse the units came from' })
+  @FieldResolver(() => Int, { nullable: true, description: 'The warehouse the units came from' })
   warehouse(@Root() fulfilment: ReadRow<Fulfilment>): number | null {
     return fulfilment.warehouse?.id ?? null;
   }
 
-  @FieldResolver(() => [RecordItem])
+  @FieldResolver(() => [RecordItem], { description: 'Line items and units in the fulfilment' })
   items(@Root() fulfilment: ReadRow<Fulfilment>): RecordItem[] {
     return recordItems(fulfilment);
   }
@@ -26,22 +26,22 @@ export class FulfilmentFieldsResolver {
 
 @Resolver(() => Shipment)
 export class ShipmentFieldsResolver {
-  @FieldResolver(() => Int)
+  @FieldResolver(() => Int, { description: 'The fulfilment shipped from' })
   fulfilmentId(@Root() shipment: ReadRow<Shipment>): number {
     return shipment.fulfilment.id;
   }
 
-  @FieldResolver(() => Int, { description: 'the carrier id' })
+  @FieldResolver(() => Int, { description: 'The carrier id' })
   shippingCarrier(@Root() shipment: ReadRow<Shipment>): number {
     return shipment.carrier.id;
   }
 
-  @FieldResolver(() => String, { description: "the carrier's URL followed by the tracking number" })
+  @FieldResolver(() => String, { description: "The carrier's URL followed by the tracking number" })
   trackingUrl(@Root() shipment: ReadRow<Shipment>): string {
     return `${loaded<ShippingCarrier | null>(shipment, 'carrier')?.url ?? ''}${shipment.trackingNumber}`;
   }
 
-  @FieldResolver(() => [RecordItem])
+  @FieldResolver(() => [RecordItem], { description: 'Line items and units shipped' })
   items(@Root() shipment: ReadRow<Shipment>): RecordItem[] {
     return recordItems(shipment);
   }
@@ -49,12 +49,12 @@ export class ShipmentFieldsResolver {
 
 @Resolver(() => Restock)
 export class RestockFieldsResolver {
-  @FieldResolver(() => Int)
+  @FieldResolver(() => Int, { description: 'Warehouse id the units went back to' })
   warehouse(@Root() restock: ReadRow<Restock>): number {
     return restock.warehouse.id;
   }
 
-  @FieldResolver(() => [RecordItem])
+  @FieldResolver(() => [RecordItem], { description: 'Line items and units restocked' })
   items(@Root() restock: ReadRow<Restock>): RecordItem[] {
     return recordItems(restock);
   }

@@ -15,14 +15,14 @@ import { inputGuard } from '../schema/input-guard.middleware.js';
 
 export const fulfilmentSort = sortableFields('Fulfilment', { id: 'id', createdAt: 'createdAt', updatedAt: 'updatedAt' });
 
-@ObjectType()
+@ObjectType({ description: 'A page of fulfilments' })
 export class FulfilmentPage extends PageOf(Fulfilment) {}
 
 @ArgsType()
 export class FulfilmentListArgs extends PageArgs {
-  @Field(() => Int) orderId!: number;
+  @Field(() => Int, { description: 'Order id' }) orderId!: number;
 
-  @Field(() => [fulfilmentSort.SortInput], { nullable: true })
+  @Field(() => [fulfilmentSort.SortInput], { nullable: true, description: 'Sort terms, applied in order; id always breaks ties' })
   sort?: InstanceType<typeof fulfilmentSort.SortInput>[];
 }
 
@@ -39,14 +39,14 @@ export class FulfilmentResolver {
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Sends units to fulfilment (stock of tracked products drops)' })
-  async createFulfilment(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => FulfilmentCreate) input: FulfilmentCreate, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  async createFulfilment(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => FulfilmentCreate, { description: 'Line items and quantities to fulfil' }) input: FulfilmentCreate, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const result = await inTransaction(em, (tx) => createFulfilment(tx, orderId, input));
     return readRecord(em, info, 'Order', result.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Sets absolute quantities of several fulfilments' })
-  async updateFulfilments(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => FulfilmentsChange) input: FulfilmentsChange, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  async updateFulfilments(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => FulfilmentsChange, { description: 'The fulfilments to change' }) input: FulfilmentsChange, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const result = await inTransaction(em, (tx) => updateFulfilments(tx, orderId, input.fulfilments));
     return readRecord(em, info, 'Order', result.id);
   }
@@ -54,9 +54,9 @@ export class FulfilmentResolver {
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Sets absolute quantities of one fulfilment and/or moves it to another warehouse' })
   async updateFulfilment(
-    @Arg('orderId', () => Int) orderId: number,
-    @Arg('fulfilmentId', () => Int) fulfilmentId: number,
-    @Arg('input', () => FulfilmentPatch) input: FulfilmentPatch,
+    @Arg('orderId', () => Int, { description: 'Order id' }) orderId: number,
+    @Arg('fulfilmentId', () => Int, { description: 'Fulfilment id' }) fulfilmentId: number,
+    @Arg('input', () => FulfilmentPatch, { description: 'Quantities and/or warehouse to set' }) input: FulfilmentPatch,
     @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo,
   ) {
     const result = await inTransaction(em, (tx) => updateFulfilment(tx, orderId, fulfilmentId, input));
@@ -65,14 +65,14 @@ export class FulfilmentResolver {
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Unmarks a fulfilment without shipments; its stock returns' })
-  async deleteFulfilment(@Arg('orderId', () => Int) orderId: number, @Arg('fulfilmentId', () => Int) fulfilmentId: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  async deleteFulfilment(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('fulfilmentId', () => Int, { description: 'Fulfilment id' }) fulfilmentId: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const result = await inTransaction(em, (tx) => deleteFulfilment(tx, orderId, fulfilmentId));
     return readRecord(em, info, 'Order', result.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Takes shipped units back into a warehouse' })
-  async restockOrderItems(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => RestockInput) input: RestockInput, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  async restockOrderItems(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => RestockInput, { description: 'The warehouse and the units to take back' }) input: RestockInput, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const result = await inTransaction(em, (tx) => restockOrderItems(tx, orderId, input));
     return readRecord(em, info, 'Order', result.id);
   }

@@ -12,8 +12,8 @@ export class ImageResolver {
   @Authorized('write_products', 'write_collections')
   @Mutation(() => Image, { description: 'Registers an image by its absolute http(s) URL, so products and collections can refer to its id' })
   createImage(
-    @Arg('url', () => String) url: string,
-    @Arg('maxSize', () => Int, { description: 'largest rendition size in pixels' }) maxSize: number,
+    @Arg('url', () => String, { description: 'Absolute http(s) URL of the image' }) url: string,
+    @Arg('maxSize', () => Int, { description: 'Largest rendition size in pixels' }) maxSize: number,
     @Ctx() { em }: GraphQLContext,
   ) {
     return inTransaction(em, (tx) => createImage(tx, url, maxSize));

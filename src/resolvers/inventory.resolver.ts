@@ -14,8 +14,8 @@ import { inputGuard } from '../schema/input-guard.middleware.js';
 @UseMiddleware(inputGuard)
 export class InventoryResolver {
   @Authorized('write_inventory')
-  @Mutation(() => Warehouse)
-  async createWarehouse(@Arg('title') title: string, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  @Mutation(() => Warehouse, { description: 'Creates a warehouse' })
+  async createWarehouse(@Arg('title', { description: 'Name of the warehouse' }) title: string, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const result = await inTransaction(em, (tx) => createWarehouse(tx, title));
     return readRecord(em, info, 'Warehouse', result.id);
   }
@@ -23,17 +23,17 @@ export class InventoryResolver {
   @Authorized('write_inventory')
   @Mutation(() => InventoryLevel, { description: 'Sets the units of a variant held in a warehouse' })
   setInventoryLevel(
-    @Arg('warehouseId', () => Int) warehouseId: number,
-    @Arg('variantId', () => Int) variantId: number,
-    @Arg('quantity', () => Int) quantity: number,
+    @Arg('warehouseId', () => Int, { description: 'Warehouse id' }) warehouseId: number,
+    @Arg('variantId', () => Int, { description: 'Product variant id' }) variantId: number,
+    @Arg('quantity', () => Int, { description: 'Units in stock, ≥ 0' }) quantity: number,
     @Ctx() { em }: GraphQLContext,
   ) {
     return inTransaction(em, (tx) => setInventoryLevel(tx, warehouseId, variantId, quantity));
   }
 
   @Authorized('write_shipping')
-  @Mutation(() => ShippingCarrier)
-  createShippingCarrier(@Arg('title') title: string, @Arg('url', { description: 'tracking URL prefix' }) url: string, @Ctx() { em }: GraphQLContext) {
+  @Mutation(() => ShippingCarrier, { description: 'Creates a shipping carrier' })
+  createShippingCarrier(@Arg('title', { description: 'Name of the carrier' }) title: string, @Arg('url', { description: 'Tracking URL prefix' }) url: string, @Ctx() { em }: GraphQLContext) {
     return inTransaction(em, (tx) => createShippingCarrier(tx, title, url));
   }
 }

@@ -5,17 +5,17 @@ import { LineItemCounters, LineItemVariant } from '../schema/types/order-parts.t
 
 @Resolver(() => LineItem)
 export class LineItemFieldsResolver {
-  @FieldResolver(() => Int, { description: 'the product bought (kept even if the product was deleted since)' })
+  @FieldResolver(() => Int, { description: 'The product bought (kept even if the product was deleted since)' })
   productId(@Root() item: ReadRow<LineItem>): number {
     return item.productRef;
   }
 
-  @FieldResolver(() => LineItemVariant)
+  @FieldResolver(() => LineItemVariant, { description: 'The variant bought' })
   variant(@Root() item: ReadRow<LineItem>): LineItemVariant {
     return { id: item.variantRef, variant: item.variantValues };
   }
 
-  @FieldResolver(() => LineItemCounters)
+  @FieldResolver(() => LineItemCounters, { description: 'Where the units of this line are now' })
   counters(@Root() item: ReadRow<LineItem>): LineItemCounters {
     return { quantity: item.quantity, notFulfilled: item.notFulfilled, fulfilled: item.fulfilled, shipped: item.shipped, restocked: item.restocked };
   }

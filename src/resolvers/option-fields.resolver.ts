@@ -6,7 +6,7 @@ import { loaded, type ReadRow } from '../reads/read-model.js';
 
 @Resolver(() => ProductOption)
 export class OptionFieldsResolver {
-  @FieldResolver(() => [OptionThumbnail])
+  @FieldResolver(() => [OptionThumbnail], { description: 'How each value is pictured' })
   thumbnails(@Root() option: ReadRow<ProductOption>): OptionThumbnail[] {
     return loaded(option, 'thumbnails');
   }
@@ -14,7 +14,7 @@ export class OptionFieldsResolver {
 
 @Resolver(() => OptionThumbnail)
 export class ThumbnailFieldsResolver {
-  @FieldResolver(() => Image, { nullable: true, description: 'the swatch image, when the value is pictured by one' })
+  @FieldResolver(() => Image, { nullable: true, description: 'The swatch image, when the value is pictured by one' })
   image(@Root() thumbnail: ReadRow<OptionThumbnail>): Image | null {
     return loaded(thumbnail, 'image');
   }

@@ -16,58 +16,58 @@ import {
 /** An order's grouped fields (from its own row) and its relations (aggregated into the order's statement by the read model). */
 @Resolver(() => Order)
 export class OrderFieldsResolver {
-  @FieldResolver(() => String, { description: 'order number with the display prefix/suffix of the store settings' })
+  @FieldResolver(() => String, { description: 'Order number with the display prefix/suffix of the store settings' })
   async displayNumber(@Root() order: ReadRow<Order>, @Ctx() ctx: GraphQLContext): Promise<string> {
     return displayNumber(order.id, await requestOrderNumberFormat(ctx));
   }
 
-  @FieldResolver(() => OrderShipping)
+  @FieldResolver(() => OrderShipping, { description: 'Shipping method and its price' })
   shipping(@Root() order: ReadRow<Order>): OrderShipping {
     return { description: order.shippingDescription, price: order.shippingPrice };
   }
 
-  @FieldResolver(() => OrderAddress)
+  @FieldResolver(() => OrderAddress, { description: 'Shipping and billing address and phone' })
   address(@Root() order: ReadRow<Order>): OrderAddress {
     return { shipping: order.shippingAddress, billing: order.billingAddress, phone: order.phone };
   }
 
-  @FieldResolver(() => OrderPayment)
+  @FieldResolver(() => OrderPayment, { description: 'How the order was paid' })
   payment(@Root() order: ReadRow<Order>): OrderPayment {
     return { type: order.paymentType, last4: order.paymentLast4 };
   }
 
-  @FieldResolver(() => OrderConversion)
+  @FieldResolver(() => OrderConversion, { description: 'Where the buyer came from' })
   conversion(@Root() order: ReadRow<Order>): OrderConversion {
     return { landingPage: order.landingPage, referrer: order.referrer };
   }
 
-  @FieldResolver(() => OrderRiskLevel)
+  @FieldResolver(() => OrderRiskLevel, { description: 'Fraud checks that failed' })
   riskLevel(@Root() order: ReadRow<Order>): OrderRiskLevel {
     return { ipFail: order.ipFail, addressFail: order.addressFail, zipFail: order.zipFail, cvcFail: order.cvcFail };
   }
 
-  @FieldResolver(() => OrderCustomer)
+  @FieldResolver(() => OrderCustomer, { description: 'The customer who placed the order' })
   customer(@Root() order: ReadRow<Order>): OrderCustomer {
     const customer = loaded<Customer | null>(order, 'customer');
     return { id: order.customer.id, email: customer?.email ?? order.email, firstName: customer?.firstName ?? '', lastName: customer?.lastName ?? '' };
   }
 
-  @FieldResolver(() => [LineItem])
+  @FieldResolver(() => [LineItem], { description: 'Line items, in the order they were added' })
   lineItems(@Root() order: ReadRow<Order>): LineItem[] {
     return loaded(order, 'lineItems');
   }
 
-  @FieldResolver(() => [Fulfilment])
+  @FieldResolver(() => [Fulfilment], { description: 'Fulfilments, oldest first' })
   fulfilments(@Root() order: ReadRow<Order>): Fulfilment[] {
     return loaded(order, 'fulfilments');
   }
 
-  @FieldResolver(() => [Shipment])
+  @FieldResolver(() => [Shipment], { description: 'Shipments, oldest first' })
   shipments(@Root() order: ReadRow<Order>): Shipment[] {
     return loaded(order, 'shipments');
   }
 
-  @FieldResolver(() => [Restock])
+  @FieldResolver(() => [Restock], { description: 'Restocks, oldest first' })
   restocks(@Root() order: ReadRow<Order>): Restock[] {
     return loaded(order, 'restocks');
   }

@@ -37,29 +37,29 @@ export const orderSort = sortableFields('Order', {
   notes: 'notes',
 });
 
-@ObjectType()
+@ObjectType({ description: 'A page of orders' })
 export class OrderPage extends PageOf(Order) {}
 
 @ArgsType()
 export class OrderListArgs extends PageArgs {
-  @Field(() => [orderSort.SortInput], { nullable: true })
+  @Field(() => [orderSort.SortInput], { nullable: true, description: 'Sort terms, applied in order; id always breaks ties (default id descending)' })
   sort?: InstanceType<typeof orderSort.SortInput>[];
 
-  @Field(() => OrderFilter, { nullable: true })
+  @Field(() => OrderFilter, { nullable: true, description: 'Only orders matching every given filter' })
   filter?: OrderFilter;
 }
 
 @ArgsType()
 export class OrderPageArgs {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Order id' })
   id!: number;
 
-  @Field(() => Int, { defaultValue: DEFAULT_PAGE_SIZE })
+  @Field(() => Int, { defaultValue: DEFAULT_PAGE_SIZE, description: 'Page size, 1..250' })
   @Min(1, { message: `size must be an integer from 1 to ${MAX_PAGE_SIZE}` })
   @Max(MAX_PAGE_SIZE, { message: `size must be an integer from 1 to ${MAX_PAGE_SIZE}` })
   size: number = DEFAULT_PAGE_SIZE;
 
-  @Field(() => [orderSort.SortInput], { nullable: true })
+  @Field(() => [orderSort.SortInput], { nullable: true, description: "The list's sort terms" })
   sort?: InstanceType<typeof orderSort.SortInput>[];
 }
 
@@ -74,41 +74,41 @@ export class OrderResolver {
   }
 
   @Authorized('read_orders')
-  @Query(() => Order, { nullable: true })
-  order(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  @Query(() => Order, { nullable: true, description: 'One order by id, or null' })
+  order(@Arg('id', () => Int, { description: 'Order id (the order number)' }) id: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     return readRecord(em, info, 'Order', id);
   }
 
   @Authorized('read_orders')
-  @Query(() => Int, { nullable: true, description: 'the page on which the order lies in the list with this sort and size' })
+  @Query(() => Int, { nullable: true, description: 'The page on which the order lies in the list with this sort and size' })
   orderPage(@Args(() => OrderPageArgs) args: OrderPageArgs, @Ctx() { em }: GraphQLContext) {
     return pageOfOrder(em, args.id, args.size, args.sort, orderSort.columns);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Places an order (line items snapshot the products; status starts at 0)' })
-  async createOrder(@Arg('input', () => OrderCreate) input: OrderCreate, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  async createOrder(@Arg('input', () => OrderCreate, { description: 'The new order' }) input: OrderCreate, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const order = await inTransaction(em, (tx) => placeOrder(tx, input));
     return readRecord(em, info, 'Order', order.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Edits the notes of an order' })
-  async updateOrder(@Arg('id', () => Int) id: number, @Arg('input', () => OrderPatch) input: OrderPatch, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  async updateOrder(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderPatch, { description: 'Fields to change' }) input: OrderPatch, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const order = await inTransaction(em, (tx) => updateOrderNotes(tx, id, input));
     return readRecord(em, info, 'Order', order.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: "Merges shipping/billing fields into the order's address" })
-  async updateOrderAddress(@Arg('id', () => Int) id: number, @Arg('input', () => OrderAddressPatch) input: OrderAddressPatch, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  async updateOrderAddress(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderAddressPatch, { description: 'Address parts to change' }) input: OrderAddressPatch, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const order = await inTransaction(em, (tx) => updateOrderAddress(tx, id, input));
     return readRecord(em, info, 'Order', order.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: "Moves the order to another customer, copying that customer's primary address" })
-  async changeOrderCustomer(@Arg('id', () => Int) id: number, @Arg('input', () => OrderCustomerChange) input: OrderCustomerChange, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  async changeOrderCustomer(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderCustomerChange, { description: 'The new customer' }) input: OrderCustomerChange, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const order = await inTransaction(em, (tx) => changeOrderCustomer(tx, id, input.id));
     return readRecord(em, info, 'Order', order.id);
   }

@@ -10,34 +10,34 @@ import { loaded, type ReadRow } from '../reads/read-model.js';
 /** A product's relations, aggregated into the product's own statement by the read model. */
 @Resolver(() => Product)
 export class ProductFieldsResolver {
-  @FieldResolver(() => [ProductVariant])
+  @FieldResolver(() => [ProductVariant], { description: 'Variants, one per combination of option values' })
   variants(@Root() product: ReadRow<Product>): ProductVariant[] {
     return loaded(product, 'variants');
   }
 
-  @FieldResolver(() => [ProductOption])
+  @FieldResolver(() => [ProductOption], { description: 'Options (e.g. size, colour), in order' })
   options(@Root() product: ReadRow<Product>): ProductOption[] {
     return loaded(product, 'options');
   }
 
-  @FieldResolver(() => [ProductTextarea])
+  @FieldResolver(() => [ProductTextarea], { description: 'Named blocks of product text' })
   textareas(@Root() product: ReadRow<Product>): ProductTextarea[] {
     return loaded(product, 'textareas');
   }
 
-  @FieldResolver(() => [Image], { description: 'used when no option changes the look' })
+  @FieldResolver(() => [Image], { description: 'Used when no option changes the look' })
   images(@Root() product: ReadRow<Product>): Image[] {
     return loaded(product, 'images');
   }
 
-  @FieldResolver(() => [Int], { description: 'ids of the manual collections holding the product (rule-based ones are not listed)' })
+  @FieldResolver(() => [Int], { description: 'Ids of the manual collections holding the product (rule-based ones are not listed)' })
   collectionIds(@Root() product: ReadRow<Product>): number[] {
     return loaded(product, 'collectionIds');
   }
 
   // Whole collections are collection data: they need read_collections, not just read_products.
   @Authorized('read_collections')
-  @FieldResolver(() => [Collection], { description: 'manual collections holding the product (rule-based ones are not listed)' })
+  @FieldResolver(() => [Collection], { description: 'Manual collections holding the product (rule-based ones are not listed)' })
   collections(@Root() product: ReadRow<Product>): Collection[] {
     return loaded(product, 'collections');
   }

@@ -27,12 +27,12 @@ export const productSort = sortableFields('Product', {
   updatedAt: 'updatedAt',
 });
 
-@ObjectType()
+@ObjectType({ description: 'A page of products' })
 export class ProductPage extends PageOf(Product) {}
 
 @ArgsType()
 export class ProductListArgs extends PageArgs {
-  @Field(() => [productSort.SortInput], { nullable: true, description: 'earlier terms take precedence; id closes the order' })
+  @Field(() => [productSort.SortInput], { nullable: true, description: 'Earlier terms take precedence; id closes the order' })
   sort?: InstanceType<typeof productSort.SortInput>[];
 }
 
@@ -46,28 +46,28 @@ export class ProductResolver {
   }
 
   @Authorized('read_products')
-  @Query(() => Product, { nullable: true })
-  product(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  @Query(() => Product, { nullable: true, description: 'One product by id, or null' })
+  product(@Arg('id', () => Int, { description: 'Product id' }) id: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     return readRecord(em, info, 'Product', id);
   }
 
   @Authorized('write_products')
   @Mutation(() => Product, { description: 'A new product; a single-variant one gets its one variant, seoUrl is derived when not given' })
-  async createProduct(@Arg('input', () => ProductCreate) input: ProductCreate, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  async createProduct(@Arg('input', () => ProductCreate, { description: 'The new product' }) input: ProductCreate, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const result = await inTransaction(em, (tx) => createProduct(tx, input));
     return readRecord(em, info, 'Product', result.id);
   }
 
   @Authorized('write_products')
   @Mutation(() => Product, { description: 'Changes the given fields; lists given replace the set; a variant keeps its id while its combination stays' })
-  async updateProduct(@Arg('id', () => Int) id: number, @Arg('input', () => ProductPatch) input: ProductPatch, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  async updateProduct(@Arg('id', () => Int, { description: 'Product id' }) id: number, @Arg('input', () => ProductPatch, { description: 'Fields to change' }) input: ProductPatch, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const result = await inTransaction(em, (tx) => updateProduct(tx, id, input));
     return readRecord(em, info, 'Product', result.id);
   }
 
   @Authorized('write_products')
   @Mutation(() => Int, { description: 'Deletes a product with its variants and stock; orders keep their line items; returns its id' })
-  deleteProduct(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext) {
+  deleteProduct(@Arg('id', () => Int, { description: 'Product id' }) id: number, @Ctx() { em }: GraphQLContext) {
     return inTransaction(em, (tx) => deleteProduct(tx, id));
   }
 }

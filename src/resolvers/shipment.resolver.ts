@@ -14,14 +14,14 @@ import { inputGuard } from '../schema/input-guard.middleware.js';
 
 export const shipmentSort = sortableFields('Shipment', { id: 'id', trackingNumber: 'trackingNumber', createdAt: 'createdAt', updatedAt: 'updatedAt' });
 
-@ObjectType()
+@ObjectType({ description: 'A page of shipments' })
 export class ShipmentPage extends PageOf(Shipment) {}
 
 @ArgsType()
 export class ShipmentListArgs extends PageArgs {
-  @Field(() => Int) orderId!: number;
+  @Field(() => Int, { description: 'Order id' }) orderId!: number;
 
-  @Field(() => [shipmentSort.SortInput], { nullable: true })
+  @Field(() => [shipmentSort.SortInput], { nullable: true, description: 'Sort terms, applied in order; id always breaks ties' })
   sort?: InstanceType<typeof shipmentSort.SortInput>[];
 }
 
@@ -38,14 +38,14 @@ export class ShipmentResolver {
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Ships units of existing fulfilments; notify e-mails the customer' })
-  async createShipments(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => ShipmentsCreate) input: ShipmentsCreate, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  async createShipments(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => ShipmentsCreate, { description: 'The shipments to create' }) input: ShipmentsCreate, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const result = await inTransaction(em, (tx) => createShipments(tx, orderId, input.data, input.notify));
     return readRecord(em, info, 'Order', result.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Changes tracking numbers and/or carriers of several shipments' })
-  async updateShipments(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => ShipmentsChange) input: ShipmentsChange, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  async updateShipments(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => ShipmentsChange, { description: 'The shipments to change' }) input: ShipmentsChange, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const result = await inTransaction(em, (tx) => updateShipments(tx, orderId, input.data, input.notify));
     return readRecord(em, info, 'Order', result.id);
   }
@@ -53,9 +53,9 @@ export class ShipmentResolver {
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Changes the tracking number and/or carrier of one shipment' })
   async updateShipment(
-    @Arg('orderId', () => Int) orderId: number,
-    @Arg('shipmentId', () => Int) shipmentId: number,
-    @Arg('input', () => ShipmentPatch) input: ShipmentPatch,
+    @Arg('orderId', () => Int, { description: 'Order id' }) orderId: number,
+    @Arg('shipmentId', () => Int, { description: 'Shipment id' }) shipmentId: number,
+    @Arg('input', () => ShipmentPatch, { description: 'Tracking data to set' }) input: ShipmentPatch,
     @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo,
   ) {
     const result = await inTransaction(em, (tx) => updateShipments(tx, orderId, [{ id: shipmentId, ...input.data }], input.notify, shipmentId));
@@ -64,7 +64,7 @@ export class ShipmentResolver {
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Unmarks a shipment; its units return to fulfilled' })
-  async deleteShipment(@Arg('orderId', () => Int) orderId: number, @Arg('shipmentId', () => Int) shipmentId: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  async deleteShipment(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('shipmentId', () => Int, { description: 'Shipment id' }) shipmentId: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const result = await inTransaction(em, (tx) => deleteShipment(tx, orderId, shipmentId));
     return readRecord(em, info, 'Order', result.id);
   }

@@ -14,12 +14,12 @@ export const shippingCarrierSort = sortableFields('ShippingCarrier', {
   isDeleted: 'isDeleted',
 });
 
-@ObjectType()
+@ObjectType({ description: 'A page of shipping carriers' })
 export class ShippingCarrierPage extends PageOf(ShippingCarrier) {}
 
 @ArgsType()
 export class ShippingCarrierListArgs extends PageArgs {
-  @Field(() => [shippingCarrierSort.SortInput], { nullable: true })
+  @Field(() => [shippingCarrierSort.SortInput], { nullable: true, description: 'Sort terms, applied in order; id always breaks ties' })
   sort?: InstanceType<typeof shippingCarrierSort.SortInput>[];
 }
 

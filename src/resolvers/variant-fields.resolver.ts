@@ -5,12 +5,12 @@ import { loaded, type ReadRow } from '../reads/read-model.js';
 
 @Resolver(() => ProductVariant)
 export class VariantFieldsResolver {
-  @FieldResolver(() => Int)
+  @FieldResolver(() => Int, { description: 'Product id' })
   productId(@Root() variant: ReadRow<ProductVariant>): number {
     return variant.product.id;
   }
 
-  @FieldResolver(() => [Image], { description: "the variant's own images, used when it changes the look" })
+  @FieldResolver(() => [Image], { description: "The variant's own images, used when it changes the look" })
   images(@Root() variant: ReadRow<ProductVariant>): Image[] {
     return loaded(variant, 'images');
   }

@@ -5,7 +5,7 @@ import { loaded, type ReadRow } from '../reads/read-model.js';
 
 @Resolver(() => Warehouse)
 export class WarehouseFieldsResolver {
-  @FieldResolver(() => [InventoryLevel], { description: 'units held, per variant' })
+  @FieldResolver(() => [InventoryLevel], { description: 'Units held, per variant' })
   stock(@Root() warehouse: ReadRow<Warehouse>): InventoryLevel[] {
     return loaded(warehouse, 'stock');
   }
@@ -13,12 +13,12 @@ export class WarehouseFieldsResolver {
 
 @Resolver(() => InventoryLevel)
 export class InventoryLevelFieldsResolver {
-  @FieldResolver(() => Int)
+  @FieldResolver(() => Int, { description: 'Product variant id' })
   variantId(@Root() level: ReadRow<InventoryLevel>): number {
     return level.variant.id;
   }
 
-  @FieldResolver(() => Int)
+  @FieldResolver(() => Int, { description: 'Warehouse id' })
   warehouseId(@Root() level: ReadRow<InventoryLevel>): number {
     return level.warehouse.id;
   }

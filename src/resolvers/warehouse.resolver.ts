@@ -9,12 +9,12 @@ import { inputGuard } from '../schema/input-guard.middleware.js';
 
 export const warehouseSort = sortableFields('Warehouse', { id: 'id', title: 'title' });
 
-@ObjectType()
+@ObjectType({ description: 'A page of warehouses' })
 export class WarehousePage extends PageOf(Warehouse) {}
 
 @ArgsType()
 export class WarehouseListArgs extends PageArgs {
-  @Field(() => [warehouseSort.SortInput], { nullable: true })
+  @Field(() => [warehouseSort.SortInput], { nullable: true, description: 'Sort terms, applied in order; id always breaks ties' })
   sort?: InstanceType<typeof warehouseSort.SortInput>[];
 }
 
@@ -22,14 +22,14 @@ export class WarehouseListArgs extends PageArgs {
 @UseMiddleware(inputGuard)
 export class WarehouseResolver {
   @Authorized('read_inventory')
-  @Query(() => WarehousePage, { nullable: true })
+  @Query(() => WarehousePage, { nullable: true, description: 'Warehouses, one page at a time' })
   warehouses(@Args(() => WarehouseListArgs) args: WarehouseListArgs, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     return readPage(em, 'Warehouse', selectionOf(info), {}, args, warehouseSort.columns);
   }
 
   @Authorized('read_inventory')
-  @Query(() => Warehouse, { nullable: true })
-  warehouse(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  @Query(() => Warehouse, { nullable: true, description: 'One warehouse by id, or null' })
+  warehouse(@Arg('id', () => Int, { description: 'Warehouse id' }) id: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     return readRecord(em, info, 'Warehouse', id);
   }
 }

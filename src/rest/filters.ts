@@ -11,6 +11,8 @@ export interface FilterSpec {
   /** Dotted path in the GraphQL filter input, e.g. `shipping.city`. */
   gql: string;
   kind: FilterKind;
+  /** An `int` filter over a GraphQL enum: the numeric TS enum that maps the REST integers to its names. */
+  enumOf?: Record<string, string | number>;
   description?: string;
 }
 
@@ -62,7 +64,7 @@ function convert(key: string, spec: FilterSpec, value: unknown, errors: ProblemF
       if (bound === undefined) return fail();
       range[k] = bound;
     }
-    return range;
+    return spec.enumOf ? enumNames(key, spec.enumOf, range as { gte?: number; lte?: number }, errors) : range;
   }
   const list = Array.isArray(value) ? value : [value];
   if (!list.length) return fail();
@@ -72,7 +74,22 @@ function convert(key: string, spec: FilterSpec, value: unknown, errors: ProblemF
   }
   const converted = list.map((v) => scalar(spec.kind, v));
   if (converted.some((v) => v === undefined)) return fail();
+  if (spec.enumOf) return enumNames(key, spec.enumOf, { eq: converted as number[] }, errors);
   return spec.kind === 'text' || spec.kind === 'bool' || spec.kind === 'id' ? converted : { eq: converted };
+}
+
+/** REST integers (a list or a range) → the GraphQL enum names they stand for (any of). */
+function enumNames(key: string, enumOf: Record<string, string | number>, match: { eq?: number[]; gte?: number; lte?: number }, errors: ProblemFieldError[]) {
+  const codes = new Map(Object.entries(enumOf).filter((e): e is [string, number] => typeof e[1] === 'number').map(([name, code]) => [code, name]));
+  if (match.eq) {
+    const unknown = match.eq.filter((code) => !codes.has(code));
+    if (unknown.length) {
+      errors.push({ field: key, message: `must be one of ${[...codes.keys()].join(', ')}` });
+      return undefined;
+    }
+    return match.eq.map((code) => codes.get(code));
+  }
+  return [...codes].filter(([code]) => (match.gte ?? code) <= code && code <= (match.lte ?? code)).map(([, name]) => name);
 }
 
 function setPath(target: Record<string, unknown>, path: string, value: unknown) {

@@ -1,5 +1,6 @@
 import { gqlNameOf, type FieldMap } from './fields.js';
 import type { FilterMap } from './filters.js';
+import { screamingCase } from '../schema/enum-names.js';
 
 /**
  * A REST resource as data: its record fields, the relations `expand` may add, and the GraphQL
@@ -14,7 +15,7 @@ export interface RestResource {
   expand: FieldMap;
   /** GraphQL input type of one sort term, e.g. `ProductSort`, for resources with lists. */
   sortInput?: string;
-  /** Sort keys that are not top-level fields (e.g. `statistics.order_count`) → sort enum value. */
+  /** Sort keys that are not top-level fields (e.g. `statistics.order_count`) → sort field (camelCase, as the GraphQL field). */
   extraSorts?: Record<string, string>;
   /** Search filters (REST key → GraphQL filter field) and the GraphQL filter input type. */
   filters?: FilterMap;
@@ -26,6 +27,7 @@ export interface RestResource {
 /** Every key `sort` accepts, with the GraphQL sort enum value it stands for. */
 export function sortKeys(resource: RestResource): Record<string, string> {
   const keys: Record<string, string> = {};
-  for (const [key, spec] of Object.entries(resource.fields)) if (spec.sortable) keys[key] = gqlNameOf(key, spec);
-  return { ...keys, ...resource.extraSorts };
+  for (const [key, spec] of Object.entries(resource.fields)) if (spec.sortable) keys[key] = screamingCase(gqlNameOf(key, spec));
+  for (const [key, name] of Object.entries(resource.extraSorts ?? {})) keys[key] = screamingCase(name);
+  return keys;
 }

@@ -51,5 +51,28 @@ export async function buildStoreSchema(): Promise<GraphQLSchema> {
   const storage = getMetadataStorage();
   const unguarded = [...storage.queries, ...storage.mutations].filter((def) => !def.middlewares?.includes(inputGuard));
   if (unguarded.length) throw new Error(`root operations without @UseMiddleware(inputGuard): ${unguarded.map((d) => d.schemaName).join(', ')}`);
+  describeRootOperations(schema);
   return schema;
+}
+
+/**
+ * The root types get their descriptions here (type-graphql has no place to write them), and every
+ * root field's description names the scope its `@Authorized` asks for, taken from the same metadata
+ * the auth checker runs on, so the reference cannot promise another scope than the one enforced.
+ */
+function describeRootOperations(schema: GraphQLSchema) {
+  const storage = getMetadataStorage();
+  const query = schema.getQueryType()!;
+  const mutation = schema.getMutationType()!;
+  query.description = 'Reads. Every request needs a bearer token; each field names the scope it needs.';
+  mutation.description = 'Writes, each in one transaction. Every request needs a bearer token; each field names the scope it needs.';
+  for (const [type, defs] of [[query, storage.queries], [mutation, storage.mutations]] as const) {
+    for (const def of defs) {
+      const scopes = storage.authorizedFields.find((a) => a.target === def.target && a.fieldName === def.methodName)?.roles ?? [];
+      const field = type.getFields()[def.schemaName];
+      if (!field || !scopes.length || field.description?.includes('Scope:')) continue;
+      const text = field.description?.replace(/\.$/, '');
+      field.description = `${text ? `${text}. ` : ''}Scope: ${scopes.map((s) => `\`${s}\``).join(' or ')}.`;
+    }
+  }
 }

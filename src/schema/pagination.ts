@@ -1,5 +1,6 @@
 import { Max, Min } from 'class-validator';
 import { ArgsType, Field, InputType, Int, ObjectType, registerEnumType, type ClassType } from 'type-graphql';
+import { screamingCase } from './enum-names.js';
 
 /** Largest page a list returns, for GraphQL as for REST `size` (decisions §2). */
 export const MAX_PAGE_SIZE = 250;
@@ -9,15 +10,19 @@ export enum SortDirection {
   ASC = 'ASC',
   DESC = 'DESC',
 }
-registerEnumType(SortDirection, { name: 'SortDirection' });
+registerEnumType(SortDirection, {
+  name: 'SortDirection',
+  description: 'Order of a sort term',
+  valuesConfig: { ASC: { description: 'Smallest first (A to Z, oldest first)' }, DESC: { description: 'Largest first (Z to A, newest first)' } },
+});
 
 @ArgsType()
 export class PageArgs {
-  @Field(() => Int, { defaultValue: 1, description: 'page number, from 1' })
+  @Field(() => Int, { defaultValue: 1, description: 'Page number, from 1' })
   @Min(1, { message: 'page must be an integer ≥ 1' })
   page: number = 1;
 
-  @Field(() => Int, { defaultValue: DEFAULT_PAGE_SIZE, description: `page size, 1..${MAX_PAGE_SIZE}` })
+  @Field(() => Int, { defaultValue: DEFAULT_PAGE_SIZE, description: `Page size, 1..${MAX_PAGE_SIZE}` })
   @Min(1, { message: `size must be an integer from 1 to ${MAX_PAGE_SIZE}` })
   @Max(MAX_PAGE_SIZE, { message: `size must be an integer from 1 to ${MAX_PAGE_SIZE}` })
   size: number = DEFAULT_PAGE_SIZE;
@@ -29,19 +34,25 @@ export interface SortTerm<F extends string = string> {
 }
 
 /**
- * A resource's sort whitelist as data: GraphQL enum value → entity property. The enum is the only
- * way a client names a sort field, so nothing else can reach ORDER BY.
+ * A resource's sort whitelist as data: sort field → entity property. The enum is the only way a
+ * client names a sort field, so nothing else can reach ORDER BY. Its GraphQL values are the keys in
+ * SCREAMING_CASE (`ORDER_DATE`); resolvers receive the camelCase key (`orderDate`).
  */
 export function sortableFields<const F extends Record<string, string>>(name: string, fields: F) {
-  const values = Object.fromEntries(Object.keys(fields).map((k) => [k, k])) as { [K in keyof F]: K };
-  registerEnumType(values, { name: `${name}SortField`, description: `Fields a ${name} list can be sorted by` });
+  const keys = Object.keys(fields);
+  const values = Object.fromEntries(keys.map((k) => [screamingCase(k), k])) as Record<string, Extract<keyof F, string>>;
+  registerEnumType(values, {
+    name: `${name}SortField`,
+    description: `Fields a ${name} list can be sorted by`,
+    valuesConfig: Object.fromEntries(keys.map((k) => [screamingCase(k), { description: `Sort by \`${k}\`` }])),
+  });
 
-  @InputType(`${name}Sort`)
+  @InputType(`${name}Sort`, { description: `One sort term of a ${name} list` })
   class SortInput implements SortTerm<Extract<keyof F, string>> {
-    @Field(() => values)
+    @Field(() => values, { description: 'The field to sort by' })
     field!: Extract<keyof F, string>;
 
-    @Field(() => SortDirection, { defaultValue: SortDirection.ASC })
+    @Field(() => SortDirection, { defaultValue: SortDirection.ASC, description: 'Ascending or descending' })
     direction: SortDirection = SortDirection.ASC;
   }
   return { columns: fields, SortInput };
@@ -51,19 +62,19 @@ export function sortableFields<const F extends Record<string, string>>(name: str
 export function PageOf<T extends object>(itemType: ClassType<T>) {
   @ObjectType() // never emitted itself: only reachable subclasses (ProductPage, …) are
   abstract class Page {
-    @Field(() => [itemType])
+    @Field(() => [itemType], { description: 'The records on this page' })
     items!: T[];
 
-    @Field(() => Int, { description: 'number of records in the whole set' })
+    @Field(() => Int, { description: 'Number of records in the whole set' })
     totalCount!: number;
 
-    @Field(() => Int)
+    @Field(() => Int, { description: 'This page number, from 1' })
     page!: number;
 
-    @Field(() => Int)
+    @Field(() => Int, { description: 'Page size asked for' })
     size!: number;
 
-    @Field(() => Int, { description: 'number of pages of this size' })
+    @Field(() => Int, { description: 'Number of pages of this size' })
     pageCount!: number;
   }
   return Page;

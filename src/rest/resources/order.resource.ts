@@ -1,3 +1,4 @@
+import { FulfilmentStatus, PaymentStatus } from '../../domain/order-status.js';
 import { field, INLINE, type FieldMap } from '../fields.js';
 import type { RestResource } from '../resource.js';
 import { addressBlockFields, addressBlockPatch } from './address.fields.js';
@@ -43,9 +44,13 @@ export const orderResource: RestResource = {
     id: field.integer({ ...sortable, description: 'same as the order number' }),
     display_number: field.string({ ...sortable, description: 'order number with the display prefix/suffix' }),
     email: field.string(sortable),
-    status: field.integer({ ...sortable, description: 'fulfilment status 0–5, derived from the counters' }),
-    paid: field.integer({ ...sortable, description: '0 not paid; 1 paid; -1 partially refunded; -2 fully refunded' }),
-    discounts: { schema: { type: ['array', 'object'] } },
+    status: field.integer({
+      ...sortable,
+      description: 'fulfilment status, derived from the counters: 0 not sent to fulfilment; 1 partially sent to fulfilment; 2 partially sent to fulfilment and shipped; 3 sent to fulfilment; 4 partially shipped; 5 shipped',
+      out: (name: keyof typeof FulfilmentStatus) => FulfilmentStatus[name],
+    }),
+    paid: field.integer({ ...sortable, description: '0 not paid; 1 paid; -1 partially refunded; -2 fully refunded', out: (name: keyof typeof PaymentStatus) => PaymentStatus[name] }),
+    discounts: { schema: { type: 'array', items: { type: 'object', description: 'a discount as the shop recorded it' } }, description: 'discounts applied to the order' },
     shipping: field.object({ description: field.string(), price: field.decimalString() }),
     tax: field.decimalString(sortable),
     total: field.decimalString(sortable),
@@ -93,8 +98,8 @@ export const orderResource: RestResource = {
     id: { gql: 'id', kind: 'id' },
     display_number: { gql: 'displayNumber', kind: 'text' },
     email: { gql: 'email', kind: 'text' },
-    status: { gql: 'status', kind: 'int' },
-    paid: { gql: 'paid', kind: 'int' },
+    status: { gql: 'status', kind: 'int', enumOf: FulfilmentStatus },
+    paid: { gql: 'paid', kind: 'int', enumOf: PaymentStatus },
     shipping_description: { gql: 'shippingDescription', kind: 'text' },
     shipping_price: { gql: 'shippingPrice', kind: 'money' },
     tax: { gql: 'tax', kind: 'money' },
@@ -118,5 +123,9 @@ export const orderResource: RestResource = {
 };
 
 export const orderNotesBody: FieldMap = { notes: field.nullable(field.string()) };
-export const orderAddressBody: FieldMap = { shipping: field.object(addressBlockPatch), billing: field.object(addressBlockPatch) };
+export const orderAddressBody: FieldMap = {
+  shipping: field.object(addressBlockPatch),
+  billing: field.object(addressBlockPatch),
+  phone: field.nullable(field.string({ description: "the order's phone number; null clears it" })),
+};
 export const orderCustomerBody: FieldMap = { id: field.required(field.integer({ description: 'the new customer' })) };

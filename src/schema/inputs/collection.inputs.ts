@@ -7,7 +7,7 @@ export class CollectionRuleInput {
     description: '0 is exactly; 1 starts with; 2 ends with; 3 contains; 4 does not contain (text fields, tag: 0, 3, 4); 5 equal; 6 not equal; 7 greater; 8 less (price, weight)',
   })
   condition!: number;
-  @Field({ description: 'a number for price and weight rules' }) value!: string;
+  @Field({ description: 'A number for price and weight rules' }) value!: string;
 }
 
 // No property initialisers: an omitted field stays `undefined` ("keep" on update).
@@ -15,15 +15,15 @@ export class CollectionRuleInput {
   description: 'A collection as the spec writes it: title, type, seoTitle and seoUrl always; manualProductIds for type 0, rulesMatchCondition and rules for type 1',
 })
 export class CollectionInput {
-  @Field() title!: string;
-  @Field(() => Boolean, { nullable: true }) isDraft?: boolean;
-  @Field(() => String, { nullable: true }) description?: string;
-  @Field(() => [Int], { nullable: true, description: 'ids of uploaded images, in display order' }) imageIds?: number[];
+  @Field({ description: 'Title' }) title!: string;
+  @Field(() => Boolean, { nullable: true, description: 'Whether the collection is a draft' }) isDraft?: boolean;
+  @Field(() => String, { nullable: true, description: 'Description' }) description?: string;
+  @Field(() => [Int], { nullable: true, description: 'Ids of uploaded images, in display order' }) imageIds?: number[];
   @Field(() => Int, { description: '0 manually added products; 1 rules based' }) type!: number;
-  @Field() seoTitle!: string;
-  @Field({ description: 'unique; empty derives it from the title' }) seoUrl!: string;
-  @Field(() => String, { nullable: true }) seoMeta?: string;
-  @Field(() => [Int], { nullable: true, description: 'type 0: the member product ids, in order (replace the set)' }) manualProductIds?: number[];
-  @Field(() => Int, { nullable: true, description: 'type 1: 0 match at least one rule; 1 match all' }) rulesMatchCondition?: number | null;
-  @Field(() => [CollectionRuleInput], { nullable: true, description: 'type 1: the rules (replace the set)' }) rules?: CollectionRuleInput[];
+  @Field({ description: 'SEO title' }) seoTitle!: string;
+  @Field({ description: 'Unique; empty derives it from the title' }) seoUrl!: string;
+  @Field(() => String, { nullable: true, description: 'SEO meta description' }) seoMeta?: string;
+  @Field(() => [Int], { nullable: true, description: 'Type 0: the member product ids, in order (replace the set)' }) manualProductIds?: number[];
+  @Field(() => Int, { nullable: true, description: 'Type 1: 0 match at least one rule; 1 match all' }) rulesMatchCondition?: number | null;
+  @Field(() => [CollectionRuleInput], { nullable: true, description: 'Type 1: the rules (replace the set)' }) rules?: CollectionRuleInput[];
 }

@@ -2,80 +2,80 @@ import { Field, InputType, Int } from 'type-graphql';
 
 @InputType({ description: 'Units of one line item' })
 export class RecordItemInput {
-  @Field(() => Int, { description: 'line item id of the order' }) id!: number;
-  @Field(() => Int) quantity!: number;
+  @Field(() => Int, { description: 'Line item id of the order' }) id!: number;
+  @Field(() => Int, { description: 'Units' }) quantity!: number;
 }
 
-@InputType()
+@InputType({ description: 'Units of one line item to fulfil, optionally from a given warehouse' })
 export class FulfilmentItemInput {
-  @Field(() => Int, { description: 'line item id of the order' }) id!: number;
-  @Field(() => Int) quantity!: number;
-  @Field(() => Int, { nullable: true, description: 'required when the product tracks inventory' }) warehouse?: number;
+  @Field(() => Int, { description: 'Line item id of the order' }) id!: number;
+  @Field(() => Int, { description: 'Units, ≥ 1' }) quantity!: number;
+  @Field(() => Int, { nullable: true, description: 'Required when the product tracks inventory' }) warehouse?: number;
 }
 
-@InputType()
+@InputType({ description: 'Units to send to fulfilment' })
 export class FulfilmentCreate {
-  @Field(() => [FulfilmentItemInput]) items!: FulfilmentItemInput[];
+  @Field(() => [FulfilmentItemInput], { description: 'Line items and units' }) items!: FulfilmentItemInput[];
 }
 
 @InputType({ description: 'Absolute quantities for the listed lines; 0 removes a line; unlisted lines stay' })
 export class FulfilmentPatch {
-  @Field(() => [RecordItemInput], { nullable: true }) items?: RecordItemInput[];
-  @Field(() => Int, { nullable: true, description: 'move the fulfilment (and its stock) to another warehouse' }) warehouse?: number;
+  @Field(() => [RecordItemInput], { nullable: true, description: 'Absolute quantities for the listed lines' }) items?: RecordItemInput[];
+  @Field(() => Int, { nullable: true, description: 'Move the fulfilment (and its stock) to another warehouse' }) warehouse?: number;
 }
 
-@InputType()
+@InputType({ description: 'New quantities of one fulfilment' })
 export class FulfilmentChange {
-  @Field(() => Int, { description: 'the fulfilment' }) id!: number;
-  @Field(() => [RecordItemInput]) items!: RecordItemInput[];
+  @Field(() => Int, { description: 'The fulfilment' }) id!: number;
+  @Field(() => [RecordItemInput], { description: 'Absolute quantities; 0 removes a line' }) items!: RecordItemInput[];
 }
 
-@InputType()
+@InputType({ description: 'Changes to several fulfilments of one order' })
 export class FulfilmentsChange {
-  @Field(() => [FulfilmentChange]) fulfilments!: FulfilmentChange[];
+  @Field(() => [FulfilmentChange], { description: 'The fulfilments to change' }) fulfilments!: FulfilmentChange[];
 }
 
-@InputType()
+@InputType({ description: 'A shipment of (units of) one fulfilment' })
 export class ShipmentCreate {
-  @Field(() => Int) fulfilmentId!: number;
-  @Field() trackingNumber!: string;
-  @Field(() => Int, { description: 'carrier id' }) shippingCarrier!: number;
-  @Field(() => [RecordItemInput], { nullable: true, description: 'omitted: everything the fulfilment holds unshipped' }) items?: RecordItemInput[];
+  @Field(() => Int, { description: 'The fulfilment to ship from' }) fulfilmentId!: number;
+  @Field({ description: 'Tracking number' }) trackingNumber!: string;
+  @Field(() => Int, { description: 'Carrier id' }) shippingCarrier!: number;
+  @Field(() => [RecordItemInput], { nullable: true, description: 'Omitted: everything the fulfilment holds unshipped' }) items?: RecordItemInput[];
 }
 
-@InputType()
+@InputType({ description: 'Shipments to create for one order' })
 export class ShipmentsCreate {
-  @Field(() => [ShipmentCreate]) data!: ShipmentCreate[];
-  @Field({ defaultValue: false, description: 'e-mail the customer about each shipment' }) notify!: boolean;
+  @Field(() => [ShipmentCreate], { description: 'The shipments' }) data!: ShipmentCreate[];
+  @Field({ defaultValue: false, description: 'E-mail the customer about each shipment' }) notify!: boolean;
 }
 
-@InputType()
+@InputType({ description: 'New tracking data of one shipment' })
 export class ShipmentChange {
-  @Field(() => Int) id!: number;
-  @Field(() => String, { nullable: true }) trackingNumber?: string;
-  @Field(() => Int, { nullable: true }) shippingCarrier?: number;
+  @Field(() => Int, { description: 'Shipment id' }) id!: number;
+  @Field(() => String, { nullable: true, description: 'Tracking number' }) trackingNumber?: string;
+  @Field(() => Int, { nullable: true, description: 'Shipping carrier id' }) shippingCarrier?: number;
 }
 
-@InputType()
+@InputType({ description: 'New tracking data of several shipments' })
 export class ShipmentsChange {
-  @Field(() => [ShipmentChange]) data!: ShipmentChange[];
-  @Field({ defaultValue: false }) notify!: boolean;
+  @Field(() => [ShipmentChange], { description: 'The shipments to change' }) data!: ShipmentChange[];
+  @Field({ defaultValue: false, description: 'E-mail the customer about the change' }) notify!: boolean;
 }
 
-@InputType()
+@InputType({ description: 'Tracking data of a shipment; omitted fields are kept' })
 export class ShipmentPatchData {
-  @Field(() => String, { nullable: true }) trackingNumber?: string;
-  @Field(() => Int, { nullable: true }) shippingCarrier?: number;
+  @Field(() => String, { nullable: true, description: 'Tracking number' }) trackingNumber?: string;
+  @Field(() => Int, { nullable: true, description: 'Shipping carrier id' }) shippingCarrier?: number;
 }
 
-@InputType()
+@InputType({ description: 'New tracking data of one shipment' })
 export class ShipmentPatch {
-  @Field(() => ShipmentPatchData) data!: ShipmentPatchData;
-  @Field({ defaultValue: false }) notify!: boolean;
+  @Field(() => ShipmentPatchData, { description: 'Tracking data to set' }) data!: ShipmentPatchData;
+  @Field({ defaultValue: false, description: 'E-mail the customer about the change' }) notify!: boolean;
 }
 
 @InputType({ description: 'Shipped units to take back into a warehouse' })
 export class RestockInput {
-  @Field(() => Int) warehouse!: number;
-  @Field(() => [RecordItemInput]) items!: RecordItemInput[];
+  @Field(() => Int, { description: 'Warehouse id the units go back to' }) warehouse!: number;
+  @Field(() => [RecordItemInput], { description: 'Line items and units to take back' }) items!: RecordItemInput[];
 }

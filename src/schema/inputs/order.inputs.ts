@@ -1,97 +1,99 @@
 import { Field, InputType, Int } from 'type-graphql';
 import { DecimalScalar } from '../scalars/decimal.scalar.js';
 import { AddressBlockPatch } from './customer.inputs.js';
-import { DecimalFilter, IntFilter, TimestampFilter } from './range-filters.js';
+import { FulfilmentStatus, PaymentStatus } from '../enums/order-status.enums.js';
+import { DecimalFilter, TimestampFilter } from './range-filters.js';
 
 @InputType({ description: 'Order search: strings match any of the given substrings case-insensitively; lists mean any of' })
 export class OrderFilter {
-  @Field(() => [Int], { nullable: true }) id?: number[];
-  @Field(() => [String], { nullable: true, description: 'the number with its display prefix/suffix' }) displayNumber?: string[];
-  @Field(() => [String], { nullable: true }) email?: string[];
-  @Field(() => IntFilter, { nullable: true }) status?: IntFilter;
-  @Field(() => IntFilter, { nullable: true }) paid?: IntFilter;
-  @Field(() => [String], { nullable: true }) shippingDescription?: string[];
-  @Field(() => DecimalFilter, { nullable: true }) shippingPrice?: DecimalFilter;
-  @Field(() => DecimalFilter, { nullable: true }) tax?: DecimalFilter;
+  @Field(() => [Int], { nullable: true, description: 'Any of these order ids' }) id?: number[];
+  @Field(() => [String], { nullable: true, description: 'The number with its display prefix/suffix' }) displayNumber?: string[];
+  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the e-mail' }) email?: string[];
+  @Field(() => [FulfilmentStatus], { nullable: true, description: 'Any of these fulfilment statuses' }) status?: FulfilmentStatus[];
+  @Field(() => [PaymentStatus], { nullable: true, description: 'Any of these payment statuses' }) paid?: PaymentStatus[];
+  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the shipping method' }) shippingDescription?: string[];
+  @Field(() => DecimalFilter, { nullable: true, description: 'Shipping price' }) shippingPrice?: DecimalFilter;
+  @Field(() => DecimalFilter, { nullable: true, description: 'Tax' }) tax?: DecimalFilter;
   @Field(() => DecimalFilter, { nullable: true, description: 'Σ item price × quantity' }) cartPrice?: DecimalFilter;
-  @Field(() => DecimalFilter, { nullable: true }) total?: DecimalFilter;
-  @Field(() => [String], { nullable: true }) ip?: string[];
-  @Field(() => [Int], { nullable: true }) customerId?: number[];
-  @Field(() => [String], { nullable: true }) paymentMethod?: string[];
-  @Field(() => [String], { nullable: true }) last4?: string[];
-  @Field(() => [Boolean], { nullable: true }) ipFail?: boolean[];
-  @Field(() => [Boolean], { nullable: true }) addressFail?: boolean[];
-  @Field(() => [Boolean], { nullable: true }) zipFail?: boolean[];
-  @Field(() => [Boolean], { nullable: true }) cvcFail?: boolean[];
-  @Field(() => DecimalFilter, { nullable: true }) refunded?: DecimalFilter;
-  @Field(() => [Boolean], { nullable: true }) refundPossible?: boolean[];
-  @Field(() => TimestampFilter, { nullable: true }) orderDate?: TimestampFilter;
-  @Field(() => TimestampFilter, { nullable: true }) updatedAt?: TimestampFilter;
-  @Field(() => [String], { nullable: true }) notes?: string[];
+  @Field(() => DecimalFilter, { nullable: true, description: 'Total' }) total?: DecimalFilter;
+  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the IP' }) ip?: string[];
+  @Field(() => [Int], { nullable: true, description: 'Any of these customer ids' }) customerId?: number[];
+  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the payment type' }) paymentMethod?: string[];
+  @Field(() => [String], { nullable: true, description: "Any of these substrings of the card's last 4 digits" }) last4?: string[];
+  @Field(() => [Boolean], { nullable: true, description: 'Any of these IP check results' }) ipFail?: boolean[];
+  @Field(() => [Boolean], { nullable: true, description: 'Any of these address check results' }) addressFail?: boolean[];
+  @Field(() => [Boolean], { nullable: true, description: 'Any of these postal code check results' }) zipFail?: boolean[];
+  @Field(() => [Boolean], { nullable: true, description: 'Any of these card security code check results' }) cvcFail?: boolean[];
+  @Field(() => DecimalFilter, { nullable: true, description: 'Amount refunded' }) refunded?: DecimalFilter;
+  @Field(() => [Boolean], { nullable: true, description: 'Any of these refund-possible flags' }) refundPossible?: boolean[];
+  @Field(() => TimestampFilter, { nullable: true, description: 'When the order was placed' }) orderDate?: TimestampFilter;
+  @Field(() => TimestampFilter, { nullable: true, description: 'When the order last changed' }) updatedAt?: TimestampFilter;
+  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the notes' }) notes?: string[];
   @Field(() => [String], { nullable: true, description: '"first last" of the customer, shipping or billing name' }) fullName?: string[];
 }
 
-@InputType()
+@InputType({ description: 'Order fields to change' })
 export class OrderPatch {
-  @Field(() => String, { nullable: true, description: 'null clears' }) notes?: string | null;
+  @Field(() => String, { nullable: true, description: 'Null clears' }) notes?: string | null;
 }
 
 @InputType({ description: 'Parts of the order address to change; omitted fields are kept' })
 export class OrderAddressPatch {
-  @Field(() => AddressBlockPatch, { nullable: true }) shipping?: AddressBlockPatch;
-  @Field(() => AddressBlockPatch, { nullable: true }) billing?: AddressBlockPatch;
+  @Field(() => AddressBlockPatch, { nullable: true, description: 'Shipping address fields to set' }) shipping?: AddressBlockPatch;
+  @Field(() => AddressBlockPatch, { nullable: true, description: 'Billing address fields to set' }) billing?: AddressBlockPatch;
+  @Field(() => String, { nullable: true, description: 'Phone number of the order; null clears, omitted keeps it' }) phone?: string | null;
 }
 
-@InputType()
+@InputType({ description: 'The customer an order moves to' })
 export class OrderCustomerChange {
-  @Field(() => Int, { description: 'the new customer' }) id!: number;
+  @Field(() => Int, { description: 'The new customer' }) id!: number;
 }
 
-@InputType()
+@InputType({ description: 'A variant and the quantity ordered' })
 export class OrderLineInput {
-  @Field(() => Int) variantId!: number;
-  @Field(() => Int) quantity!: number;
+  @Field(() => Int, { description: 'Product variant id' }) variantId!: number;
+  @Field(() => Int, { description: 'Units, ≥ 1' }) quantity!: number;
 }
 
-@InputType()
+@InputType({ description: 'Shipping method and price' })
 export class OrderShippingInput {
-  @Field({ defaultValue: '' }) description!: string;
-  @Field(() => DecimalScalar, { defaultValue: '0.00' }) price!: string;
+  @Field({ defaultValue: '', description: 'Shipping method' }) description!: string;
+  @Field(() => DecimalScalar, { defaultValue: '0.00', description: 'Shipping price' }) price!: string;
 }
 
-@InputType()
+@InputType({ description: 'How the order was paid' })
 export class OrderPaymentInput {
-  @Field(() => String, { nullable: true }) type?: string | null;
-  @Field(() => String, { nullable: true }) last4?: string | null;
+  @Field(() => String, { nullable: true, description: 'Visa, American Express, MasterCard, Discover, JCB, Diners Club or PayPal' }) type?: string | null;
+  @Field(() => String, { nullable: true, description: 'Last 4 card digits' }) last4?: string | null;
 }
 
-@InputType()
+@InputType({ description: 'Where the buyer came from' })
 export class OrderConversionInput {
-  @Field({ defaultValue: '' }) landingPage!: string;
-  @Field({ defaultValue: '' }) referrer!: string;
+  @Field({ defaultValue: '', description: 'First page the buyer visited' }) landingPage!: string;
+  @Field({ defaultValue: '', description: 'Page that referred the buyer' }) referrer!: string;
 }
 
-@InputType()
+@InputType({ description: 'Fraud checks that failed' })
 export class OrderRiskInput {
-  @Field({ defaultValue: false }) ipFail!: boolean;
-  @Field({ defaultValue: false }) addressFail!: boolean;
-  @Field({ defaultValue: false }) zipFail!: boolean;
-  @Field({ defaultValue: false }) cvcFail!: boolean;
+  @Field({ defaultValue: false, description: 'The IP check failed' }) ipFail!: boolean;
+  @Field({ defaultValue: false, description: 'The address check failed' }) addressFail!: boolean;
+  @Field({ defaultValue: false, description: 'The postal code check failed' }) zipFail!: boolean;
+  @Field({ defaultValue: false, description: 'The card security code check failed' }) cvcFail!: boolean;
 }
 
 @InputType({ description: "A new order; addresses default to the customer's primary address" })
 export class OrderCreate {
-  @Field(() => Int) customerId!: number;
-  @Field(() => [OrderLineInput]) items!: OrderLineInput[];
-  @Field(() => AddressBlockPatch, { nullable: true }) shippingAddress?: AddressBlockPatch;
-  @Field(() => AddressBlockPatch, { nullable: true }) billingAddress?: AddressBlockPatch;
-  @Field(() => String, { nullable: true }) phone?: string | null;
-  @Field(() => OrderShippingInput, { nullable: true }) shipping?: OrderShippingInput;
-  @Field(() => DecimalScalar, { defaultValue: '0.00' }) tax!: string;
-  @Field(() => Int, { defaultValue: 1, description: 'payment status: 0 not paid; 1 paid' }) paid!: number;
-  @Field(() => OrderPaymentInput, { nullable: true }) payment?: OrderPaymentInput;
-  @Field(() => OrderConversionInput, { nullable: true }) conversion?: OrderConversionInput;
-  @Field(() => OrderRiskInput, { nullable: true }) riskLevel?: OrderRiskInput;
-  @Field({ defaultValue: '' }) ip!: string;
-  @Field(() => String, { nullable: true }) notes?: string | null;
+  @Field(() => Int, { description: 'The customer placing the order' }) customerId!: number;
+  @Field(() => [OrderLineInput], { description: 'Variants and quantities' }) items!: OrderLineInput[];
+  @Field(() => AddressBlockPatch, { nullable: true, description: "Shipping address; defaults to the customer's" }) shippingAddress?: AddressBlockPatch;
+  @Field(() => AddressBlockPatch, { nullable: true, description: "Billing address; defaults to the customer's" }) billingAddress?: AddressBlockPatch;
+  @Field(() => String, { nullable: true, description: "Phone number; defaults to the customer's" }) phone?: string | null;
+  @Field(() => OrderShippingInput, { nullable: true, description: 'Shipping method and price' }) shipping?: OrderShippingInput;
+  @Field(() => DecimalScalar, { defaultValue: '0.00', description: 'Tax paid' }) tax!: string;
+  @Field(() => PaymentStatus, { defaultValue: PaymentStatus.PAID, description: 'Payment status: NOT_PAID or PAID' }) paid!: PaymentStatus;
+  @Field(() => OrderPaymentInput, { nullable: true, description: 'How the order was paid' }) payment?: OrderPaymentInput;
+  @Field(() => OrderConversionInput, { nullable: true, description: 'Where the buyer came from' }) conversion?: OrderConversionInput;
+  @Field(() => OrderRiskInput, { nullable: true, description: 'Fraud checks that failed' }) riskLevel?: OrderRiskInput;
+  @Field({ defaultValue: '', description: 'IP the order was placed from' }) ip!: string;
+  @Field(() => String, { nullable: true, description: 'Merchant notes' }) notes?: string | null;
 }

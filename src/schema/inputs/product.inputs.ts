@@ -6,71 +6,71 @@ import { DecimalScalar } from '../scalars/decimal.scalar.js';
 
 @InputType({ description: 'A named block of product text; `name` must be a textarea preset' })
 export class TextareaInput {
-  @Field() name!: string;
-  @Field() text!: string;
+  @Field({ description: 'Textarea preset name' }) name!: string;
+  @Field({ description: 'Text' }) text!: string;
 }
 
 @InputType({ description: 'How one option value is pictured: exactly one of `color` (HEX) and `imageId`' })
 export class ThumbnailInput {
-  @Field({ description: 'a value of the option' }) value!: string;
+  @Field({ description: 'A value of the option' }) value!: string;
   @Field(() => String, { nullable: true, description: 'HEX colour, #rgb or #rrggbb' }) color?: string | null;
-  @Field(() => Int, { nullable: true, description: 'id of an uploaded image' }) imageId?: number | null;
+  @Field(() => Int, { nullable: true, description: 'Id of an uploaded image' }) imageId?: number | null;
 }
 
-@InputType()
+@InputType({ description: 'A product option and its values' })
 export class OptionInput {
-  @Field() title!: string;
-  @Field(() => Boolean, { nullable: true, description: 'omitted: kept for an existing option (by title), false for a new one' })
+  @Field({ description: 'Option name' }) title!: string;
+  @Field(() => Boolean, { nullable: true, description: 'Omitted: kept for an existing option (by title), false for a new one' })
   changesLook?: boolean;
-  @Field(() => [String], { description: 'allowed values, in display order' }) values!: string[];
-  @Field(() => [ThumbnailInput], { nullable: true, description: 'replace the swatches; omitted: kept for values that remain' })
+  @Field(() => [String], { description: 'Allowed values, in display order' }) values!: string[];
+  @Field(() => [ThumbnailInput], { nullable: true, description: 'Replace the swatches; omitted: kept for values that remain' })
   thumbnails?: ThumbnailInput[];
 }
 
 @InputType({ description: 'A variant by its combination: an existing combination keeps its id; omitted fields are kept (or defaulted for a new one)' })
 export class VariantInput {
-  @Field(() => [String], { description: 'one value per option, in option order ([] for a single-variant product)' })
+  @Field(() => [String], { description: 'One value per option, in option order ([] for a single-variant product)' })
   variant!: string[];
-  @Field(() => DecimalScalar) price!: string;
-  @Field(() => DecimalScalar, { nullable: true }) comparePrice?: string | null;
-  @Field(() => String, { nullable: true }) sku?: string;
-  @Field(() => Boolean, { nullable: true, description: 'at most one; naming one makes every other variant not the default' })
+  @Field(() => DecimalScalar, { description: 'Price' }) price!: string;
+  @Field(() => DecimalScalar, { nullable: true, description: 'Compare-at price' }) comparePrice?: string | null;
+  @Field(() => String, { nullable: true, description: 'SKU' }) sku?: string;
+  @Field(() => Boolean, { nullable: true, description: 'At most one; naming one makes every other variant not the default' })
   default?: boolean;
-  @Field(() => Boolean, { nullable: true }) ignore?: boolean;
-  @Field(() => [Int], { nullable: true, description: "ids of the variant's own images (replace them)" }) imageIds?: number[];
+  @Field(() => Boolean, { nullable: true, description: 'Whether the combination is not for sale' }) ignore?: boolean;
+  @Field(() => [Int], { nullable: true, description: "Ids of the variant's own images (replace them)" }) imageIds?: number[];
 }
 
 /** Every writable product field but the title, shared by ProductPatch and ProductCreate. */
 @InputType() // never emitted itself: only the subclasses are reachable
 export abstract class ProductFields {
-  @Field(() => Boolean, { nullable: true, description: 'true needs options' }) isMulti?: boolean;
-  @Field(() => String, { nullable: true }) type?: string;
-  @Field(() => [Int], { nullable: true, description: 'ids of manual collections holding the product' }) collectionIds?: number[];
-  @Field(() => [String], { nullable: true }) tags?: string[];
-  @Field(() => Float, { nullable: true }) shippingWeight?: number;
-  @Field(() => Boolean, { nullable: true }) autoFulfilment?: boolean;
-  @Field(() => Boolean, { nullable: true }) trackInventory?: boolean;
-  @Field(() => String, { nullable: true, description: 'null clears' }) vendor?: string | null;
-  @Field(() => String, { nullable: true, description: 'single-variant products: also the variant’s' }) sku?: string;
-  @Field(() => String, { nullable: true }) seoMeta?: string;
-  @Field(() => String, { nullable: true }) seoTitle?: string;
-  @Field(() => String, { nullable: true, description: 'unique; empty derives it from the title' }) seoUrl?: string;
-  @Field(() => Boolean, { nullable: true }) isTemplate?: boolean;
-  @Field(() => Boolean, { nullable: true }) isDraft?: boolean;
-  @Field(() => DecimalScalar, { nullable: true, description: 'single-variant products: also the variant’s' }) price?: string;
-  @Field(() => DecimalScalar, { nullable: true, description: 'null clears' }) comparePrice?: string | null;
-  @Field(() => [TextareaInput], { nullable: true }) textareas?: TextareaInput[];
-  @Field(() => [Int], { nullable: true, description: 'ids of uploaded images, in display order' }) imageIds?: number[];
-  @Field(() => [OptionInput], { nullable: true }) options?: OptionInput[];
-  @Field(() => [VariantInput], { nullable: true }) variants?: VariantInput[];
+  @Field(() => Boolean, { nullable: true, description: 'True needs options' }) isMulti?: boolean;
+  @Field(() => String, { nullable: true, description: 'Product type' }) type?: string;
+  @Field(() => [Int], { nullable: true, description: 'Ids of manual collections holding the product' }) collectionIds?: number[];
+  @Field(() => [String], { nullable: true, description: 'Tags' }) tags?: string[];
+  @Field(() => Float, { nullable: true, description: 'Shipping weight of one unit' }) shippingWeight?: number;
+  @Field(() => Boolean, { nullable: true, description: 'Whether orders of it are fulfilled automatically' }) autoFulfilment?: boolean;
+  @Field(() => Boolean, { nullable: true, description: 'Whether stock is tracked' }) trackInventory?: boolean;
+  @Field(() => String, { nullable: true, description: 'Null clears' }) vendor?: string | null;
+  @Field(() => String, { nullable: true, description: 'Single-variant products: also the variant’s' }) sku?: string;
+  @Field(() => String, { nullable: true, description: 'SEO meta description' }) seoMeta?: string;
+  @Field(() => String, { nullable: true, description: 'SEO title' }) seoTitle?: string;
+  @Field(() => String, { nullable: true, description: 'Unique; empty derives it from the title' }) seoUrl?: string;
+  @Field(() => Boolean, { nullable: true, description: 'Whether the product is a template for new ones' }) isTemplate?: boolean;
+  @Field(() => Boolean, { nullable: true, description: 'Whether the product is a draft (not for sale)' }) isDraft?: boolean;
+  @Field(() => DecimalScalar, { nullable: true, description: 'Single-variant products: also the variant’s' }) price?: string;
+  @Field(() => DecimalScalar, { nullable: true, description: 'Null clears' }) comparePrice?: string | null;
+  @Field(() => [TextareaInput], { nullable: true, description: 'Named blocks of product text' }) textareas?: TextareaInput[];
+  @Field(() => [Int], { nullable: true, description: 'Ids of uploaded images, in display order' }) imageIds?: number[];
+  @Field(() => [OptionInput], { nullable: true, description: 'Options with their values (multi-variant products)' }) options?: OptionInput[];
+  @Field(() => [VariantInput], { nullable: true, description: 'Variants by combination' }) variants?: VariantInput[];
 }
 
 @InputType({ description: 'Product fields to change; omitted ones are kept; lists given replace the set' })
 export class ProductPatch extends ProductFields {
-  @Field(() => String, { nullable: true }) title?: string;
+  @Field(() => String, { nullable: true, description: 'Title' }) title?: string;
 }
 
 @InputType({ description: 'A new product: a title, and for a multi-variant product options and variants' })
 export class ProductCreate extends ProductFields {
-  @Field() title!: string;
+  @Field({ description: 'Title' }) title!: string;
 }

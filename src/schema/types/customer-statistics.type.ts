@@ -3,12 +3,12 @@ import { DecimalScalar } from '../scalars/decimal.scalar.js';
 import { TimestampScalar } from '../scalars/timestamp.scalar.js';
 
 /** Figures derived from a customer's orders, kept in columns by the order transactions. */
-@ObjectType()
+@ObjectType({ description: "Figures over a customer's orders" })
 export class CustomerStatistics {
-  @Field(() => TimestampScalar, { nullable: true, description: 'date of the last order' })
+  @Field(() => TimestampScalar, { nullable: true, description: 'Date of the last order' })
   lastPurchase!: Date | null;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Number of orders' })
   orderCount!: number;
 
   @Field(() => DecimalScalar, { description: 'Σ(total − refunded) over paid orders' })

@@ -1,5 +1,8 @@
+import { SCOPES } from '../auth/scopes.js';
 import { bodySchema } from './body.js';
-import { objectSchema, type FieldMap, type JsonSchema } from './fields.js';
+import { EXAMPLES } from './examples/examples.generated.js';
+import { CONVENTIONS, OPERATIONAL_PATHS, TAGS } from './openapi-prose.js';
+import type { FieldMap, FieldSpec, JsonSchema } from './fields.js';
 import type { FilterKind, FilterMap } from './filters.js';
 import { PAGE_SIZE } from './query-params.js';
 import { sortKeys, type RestResource } from './resource.js';
@@ -31,19 +34,49 @@ const PROBLEMS: Record<number, string> = {
   503: 'The database is unreachable right now; retry (see Retry-After)',
 };
 
-function recordSchema(map: FieldMap): JsonSchema {
-  const schema = objectSchema(map);
-  return { ...strict(schema) };
+/**
+ * A record: every key of `fields` is always there (null where nullable) unless the request names a
+ * subset with `fields`; the `expand` relations only when asked for. See `narrowedByFields`.
+ */
+function recordSchema(resource: RestResource): JsonSchema {
+  return { ...responseObject({ ...resource.fields, ...resource.expand }), required: Object.keys(resource.fields) };
+}
+
+/** A nested response object: reshaping always writes every declared key, so all are required. */
+function responseObject(map: FieldMap): JsonSchema {
+  const properties = Object.fromEntries(Object.entries(map).map(([key, spec]) => [key, responseProperty(spec)]));
+  return { type: 'object', properties, required: Object.keys(map), additionalProperties: false };
+}
+
+function responseProperty(spec: FieldSpec): JsonSchema {
+  const described = (schema: JsonSchema) => (spec.description ? { ...schema, description: spec.description } : schema);
+  // An `out` conversion may reshape the value (e.g. a thumbnail has a colour or an image): only strict.
+  if (!spec.sub || spec.out) return described(strict(spec.schema));
+  const object = responseObject(spec.sub);
+  if (spec.schema.items) return described({ ...spec.schema, items: object });
+  return described({ ...spec.schema, properties: object.properties, required: object.required, additionalProperties: false });
 }
 
 /** Response objects: no keys beyond the declared ones (nested too). */
 function strict(schema: JsonSchema): JsonSchema {
   if (Array.isArray(schema.type) ? schema.type.includes('object') : schema.type === 'object') {
-    const properties = Object.fromEntries(Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>).map(([k, v]) => [k, strict(v)]));
+    if (!schema.properties) return schema; // a free-form object (e.g. a discount as the shop recorded it)
+    const properties = Object.fromEntries(Object.entries(schema.properties as Record<string, JsonSchema>).map(([k, v]) => [k, strict(v)]));
     return { ...schema, properties, additionalProperties: false };
   }
   if (schema.items) return { ...schema, items: strict(schema.items as JsonSchema) };
   return schema;
+}
+
+/**
+ * The document as it holds for an answer to a request with `fields`: the records' top-level
+ * `required` lists do not apply (only the named keys are sent). The test suite checks such answers
+ * against this; clients that use `fields` should treat the record's keys as optional.
+ */
+export function narrowedByFields(document: JsonSchema, routes: RouteSpec[]): JsonSchema {
+  const copy = structuredClone(document) as { components: { schemas: Record<string, JsonSchema> } };
+  for (const route of routes) delete copy.components.schemas[route.resource.name].required;
+  return copy as JsonSchema;
 }
 
 const FILTER_VALUE: Record<FilterKind, JsonSchema> = {
@@ -106,8 +139,22 @@ function queryParameters(route: RouteSpec): JsonSchema[] {
     );
   }
   if (route.kind !== 'position') {
-    params.push({ name: 'fields', in: 'query', schema: { type: 'string' }, description: `comma-separated subset of: ${fields.join(', ')}` });
-    if (relations.length) params.push({ name: 'expand', in: 'query', schema: { type: 'string' }, description: `comma-separated relations to add: ${relations.join(', ')}, or all` });
+    params.push({
+      name: 'fields',
+      in: 'query',
+      schema: { type: 'string' },
+      example: fields.slice(0, 2).join(','),
+      description: `Comma-separated subset of: ${fields.join(', ')}. Only these keys are sent, so the record's \`required\` list then holds for these keys only.`,
+    });
+    params.push({
+      name: 'expand',
+      in: 'query',
+      schema: { type: 'string' },
+      example: relations.length ? relations[0] : 'all',
+      description: relations.length
+        ? `Comma-separated relations to add: ${relations.join(', ')}, or \`all\``
+        : `\`all\` is accepted (and adds nothing): a ${resource.name} has no relations to expand; its related records are always included`,
+    });
   }
   return params;
 }
@@ -199,16 +246,40 @@ function operation(route: RouteSpec): JsonSchema {
     if (status === '401') continue;
     response.headers = { ...(response.headers as object | undefined), ...RATE_LIMIT_HEADERS, ...(status === '429' ? RETRY_AFTER : {}) };
   }
+  const parameters = [...pathParameters(route), ...queryParameters(route), ...extraParameters];
+  withExample(route, parameters, requestBody, responses);
   return {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/\{(\w+)\}/g, 'By_$1').replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
     summary: route.summary,
     description: `Requires the scope \`${route.scope}\`.${route.extension ? ' Not in the original specification (decisions §2 extension).' : ''}`,
     tags: [resource.name],
-    security: [{ bearerAuth: [route.scope] }],
-    parameters: [...pathParameters(route), ...queryParameters(route), ...extraParameters],
+    // A bearer scheme has no scopes in OpenAPI (only OAuth2 flows do): the one scope the operation
+    // needs is in x-scopes and the description; the document-wide security requirement applies.
+    'x-scopes': [route.scope],
+    parameters,
     ...(requestBody ? { requestBody } : {}),
     responses,
   };
+}
+
+/**
+ * Puts the operation's example from the demo store (examples.generated.ts) into the document: the
+ * path and query values as parameter examples, the body as the request example, the answer as the
+ * example of its status.
+ */
+function withExample(route: RouteSpec, parameters: JsonSchema[], requestBody: JsonSchema | undefined, responses: Record<string, JsonSchema>) {
+  const example = EXAMPLES[`${route.method} ${route.path}`];
+  if (!example) return;
+  const url = new URL(example.request.path, 'http://example');
+  const names = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name);
+  const values = url.pathname.match(new RegExp(`^${API_PREFIX}${route.path.replace(/\{\w+\}/g, '([^/]+)')}$`))?.slice(1) ?? [];
+  const given: Record<string, unknown> = Object.fromEntries(names.map((name, i) => [name, Number(values[i])]));
+  for (const [name, value] of url.searchParams) given[name] = /^\d+$/.test(value) ? Number(value) : value;
+  for (const parameter of parameters) if (parameter.in !== 'header' && given[parameter.name as string] !== undefined) parameter.example = given[parameter.name as string];
+  const bodyContent = (requestBody?.content as Record<string, JsonSchema> | undefined)?.['application/json'];
+  if (bodyContent && example.request.body !== undefined) bodyContent.example = example.request.body;
+  const answer = (responses[String(example.status)]?.content as Record<string, JsonSchema> | undefined)?.['application/json'];
+  if (answer) answer.example = example.response;
 }
 
 export function openApiDocument(routes: RouteSpec[], serverUrl = ''): JsonSchema {
@@ -234,7 +305,7 @@ export function openApiDocument(routes: RouteSpec[], serverUrl = ''): JsonSchema
     Link: { type: 'object', properties: { href: { type: 'string', format: 'uri' } }, required: ['href'], additionalProperties: false },
   };
   for (const resource of resources.values()) {
-    schemas[resource.name] = recordSchema({ ...resource.fields, ...resource.expand });
+    schemas[resource.name] = recordSchema(resource);
     schemas[`${resource.name}List`] = {
       type: 'object',
       properties: {
@@ -258,23 +329,29 @@ export function openApiDocument(routes: RouteSpec[], serverUrl = ''): JsonSchema
   }
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) (paths[`${API_PREFIX}${route.path}`] ??= {})[route.method.toLowerCase()] = operation(route);
+  const used = new Set(routes.map((r) => r.resource.name));
   return {
     openapi: '3.1.0',
     info: {
       title: 'Store API',
       version: '1.0.0',
-      description:
-        'REST v1 of the store-management service. Lists take `page`, `size` (1–250), `sort`, `fields` and `expand`; errors are RFC 9457 problem+json. ' +
-        'Every operation needs `Authorization: Bearer <token>`; the scope each needs is named on it.',
+      description: CONVENTIONS,
+      contact: { name: 'Store API maintainers', url: 'https://github.com/store-api/store-api/issues' },
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [{ url: serverUrl || '/' }],
+    servers: [{ url: serverUrl || '/', description: 'this service' }],
     security: [{ bearerAuth: [] }],
+    tags: TAGS.filter((t) => used.has(t.name) || t.name === 'Operations'),
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'API token (`npm run token -- create …`); scopes are listed per operation.' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: `An API token (\`npm run token -- create <name> <scope…>\`). Scopes: ${SCOPES.map((s) => `\`${s}\``).join(', ')}; each operation names the one it needs in \`x-scopes\`.`,
+        },
       },
       schemas,
     },
-    paths,
+    paths: { ...paths, ...OPERATIONAL_PATHS },
   };
 }

@@ -1,0 +1,105 @@
+import { API_PREFIX } from '../router.js';
+
+/**
+ * The OpenAPI examples, taken from the demo store: every operation is called once against a fresh
+ * demo store (`npm run openapi:examples` writes them to examples.generated.ts; a test calls them
+ * again and compares), so the examples are real answers and cannot drift from the behaviour.
+ * Requests find their records through the API itself (an order in the right status, a fulfilment
+ * not yet shipped, …); writes use different orders so they do not depend on each other.
+ */
+/** The public URL the examples are taken under (their `Link`s and `_links` show it). */
+export const EXAMPLE_BASE_URL = 'http://localhost:3000';
+
+export interface OperationExample {
+  /** The request as sent: path with ids filled in (query included), and the body. */
+  request: { path: string; body?: unknown };
+  status: number;
+  response: unknown;
+}
+
+export type CallApi = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
+
+/** Keyed `METHOD /path/{template}` as in the route table. */
+export type Examples = Record<string, OperationExample>;
+
+export async function collectExamples(call: CallApi): Promise<Examples> {
+  const examples: Examples = {};
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await call(method, `${API_PREFIX}${path}`, body);
+    if (res.status >= 300) throw new Error(`example ${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    return res;
+  };
+  const record = async (key: string, path: string, body?: unknown) => {
+    const [method] = key.split(' ');
+    const res = await api(method, path, body);
+    examples[key] = { request: { path: `${API_PREFIX}${path}`, ...(body === undefined ? {} : { body }) }, status: res.status, response: res.body };
+    return res.body;
+  };
+  const ordersIn = async (status: number, size = 10) => (await api('POST', `/orders/search?size=${size}&sort=id`, { status })).body as any[];
+
+  // Reads.
+  await record('GET /orders', '/orders?size=2&sort=-order_date');
+  await record('POST /orders/search', '/orders/search?size=1', { status: [3, 4], total: { gte: 50 } });
+  const [someOrder] = await ordersIn(2, 1);
+  await record('POST /orders/{id}/search', `/orders/${someOrder.id}/search`, { status: 2 });
+  await record('GET /orders/{id}', `/orders/${someOrder.id}`);
+  await record('GET /orders/{id}/page', `/orders/${someOrder.id}/page?size=20&sort=-total`);
+  await record('GET /orders/{id}/fulfilments', `/orders/${someOrder.id}/fulfilments`);
+  await record('GET /orders/{id}/shipments', `/orders/${someOrder.id}/shipments`);
+  const [product] = (await record('GET /products', '/products?size=2&sort=-price')).items;
+  await record('GET /products/{id}', `/products/${product.id}`);
+  const [collection] = (await record('GET /collections', '/collections?size=2')).items;
+  await record('GET /collections/{id}', `/collections/${collection.id}?expand=products`);
+  const carriers = (await record('GET /shipping-carriers', '/shipping-carriers?size=3')).items;
+  await record('GET /warehouses', '/warehouses');
+  const [customer, otherCustomer] = (await record('GET /customers', '/customers?size=2')).items;
+  await record('POST /customers/search', '/customers/search?size=1', { last_name: customer.last_name });
+  await record('GET /customers/{id}', `/customers/${customer.id}`);
+
+  // Writes, each on records of its own.
+  const carrier = carriers.find((c: any) => !c.is_deleted);
+  const [open] = await ordersIn(0, 1);
+  await record('PATCH /orders/{id}', `/orders/${open.id}`, { notes: 'Gift wrap, please' });
+  await record('PATCH /orders/{id}/address', `/orders/${open.id}/address`, { shipping: { street: '12 Harbour Road', suite: 'Flat 3' }, phone: '+44 117 496 0000' });
+  await record('PATCH /orders/{id}/customer', `/orders/${open.id}/customer`, { id: otherCustomer.id === open.customer.id ? customer.id : otherCustomer.id });
+
+  const unfulfilled = (await ordersIn(0, 20)).find((o) => o.id !== open.id && o.items.some((i: any) => !i.data.track_inventory)) ?? (await ordersIn(0, 2))[1];
+  const line = unfulfilled.items.find((i: any) => !i.data.track_inventory) ?? unfulfilled.items[0];
+  const stocked = line.data.track_inventory ? await warehouseWithStock(api, line.data.variant.id) : undefined;
+  await record('POST /orders/{id}/fulfilments', `/orders/${unfulfilled.id}/fulfilments`, {
+    items: [{ id: line.data.id, quantity: 1, ...(stocked ? { warehouse: stocked } : {}) }],
+  });
+
+  const fulfilled = await ordersIn(3, 4); // every unit in a fulfilment, none shipped
+  const fulfilmentOf = (order: any) => order.fulfilments[0];
+  const f0 = fulfilmentOf(fulfilled[0]);
+  await record('PATCH /orders/{id}/fulfilments', `/orders/${fulfilled[0].id}/fulfilments`, [{ id: f0.id, items: [{ id: f0.items[0].id, quantity: 1 }] }]);
+  const f1 = fulfilmentOf(fulfilled[1]);
+  await record('PATCH /orders/{id}/fulfilments/{fulfilmentId}', `/orders/${fulfilled[1].id}/fulfilments/${f1.id}`, { items: [{ id: f1.items[0].id, quantity: 1 }] });
+  await record('DELETE /orders/{id}/fulfilments/{fulfilmentId}', `/orders/${fulfilled[2].id}/fulfilments/${fulfilmentOf(fulfilled[2]).id}`);
+  await record('POST /orders/{id}/shipments', `/orders/${fulfilled[3].id}/shipments`, {
+    data: { fulfilment_id: fulfilmentOf(fulfilled[3]).id, tracking_number: '1Z999AA10123456784', shipping_carrier: carrier.id },
+    notify: false,
+  });
+
+  const shipped = await ordersIn(5, 3);
+  await record('PATCH /orders/{id}/shipments', `/orders/${shipped[0].id}/shipments`, { data: [{ id: shipped[0].shipments[0].id, tracking_number: '1Z999AA10123456785' }] });
+  await record('PATCH /orders/{id}/shipments/{shipmentId}', `/orders/${shipped[1].id}/shipments/${shipped[1].shipments[0].id}`, {
+    data: { tracking_number: '1Z999AA10123456786', shipping_carrier: carrier.id },
+  });
+  const [unrestocked] = (await ordersIn(4, 10)).filter((o) => o.shipments.length && !o.restocks.length);
+  await record('DELETE /orders/{id}/shipments/{shipmentId}', `/orders/${unrestocked.id}/shipments/${unrestocked.shipments[0].id}`);
+
+  await record('PATCH /products/{id}', `/products/${product.id}`, { title: `${product.title} (2nd edition)`, tags: ['new', 'featured'] });
+  await record('POST /collections', '/collections', { title: 'Summer picks', type: 0, seo_title: 'Summer picks', seo_url: 'summer-picks', match_products: [product.id] });
+  await record('PATCH /collections/{id}', `/collections/${collection.id}`, {
+    title: collection.title, type: collection.type, seo_title: collection.seo_title, seo_url: collection.seo_url, description: 'Hand-picked by the team',
+  });
+  await record('PATCH /customers/{id}', `/customers/${customer.id}`, { notes: 'Prefers e-mail' });
+  return examples;
+}
+
+async function warehouseWithStock(api: (m: string, p: string) => Promise<{ body: any }>, variantId: number): Promise<number | undefined> {
+  const warehouses = (await api('GET', '/warehouses?expand=stock')).body.items as { id: number; stock: { variant_id: number; quantity: number }[] }[];
+  return warehouses.find((w) => w.stock.some((s) => s.variant_id === variantId && s.quantity > 0))?.id;
+}

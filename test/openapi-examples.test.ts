@@ -1,0 +1,37 @@
+// The OpenAPI examples are answers of the demo store: calling every operation again on a fresh copy
+// of it gives what examples.generated.ts holds (`npm run openapi:examples` refreshes it), and the
+// served document shows them on every operation.
+import { collectExamples, EXAMPLE_BASE_URL } from '../src/rest/examples/collect-examples.js';
+import { EXAMPLES } from '../src/rest/examples/examples.generated.js';
+import { routes } from '../src/rest/routes.js';
+import { startTestService, type TestService } from './support/harness.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService({ publicUrl: EXAMPLE_BASE_URL });
+});
+afterAll(() => service.stop());
+
+/** The demo store's times all lie in 2025; a later one was written by the example request itself (now). */
+const WRITTEN_AFTER = Date.UTC(2026, 0, 1) / 1000;
+const withoutRunTimes = (value: unknown): unknown =>
+  JSON.parse(JSON.stringify(value), (key, v) => ((key.endsWith('_at') || key === 'order_date') && typeof v === 'number' && v > WRITTEN_AFTER ? 'written at run time' : v));
+
+it('examples.generated.ts holds what the demo store answers now', async () => {
+  const fresh = await collectExamples((method, path, body) => service.send(method, path, body));
+  expect(withoutRunTimes(EXAMPLES)).toEqual(withoutRunTimes(fresh));
+}, 60_000);
+
+it('every operation of the served document has a response example, and a request example when it takes a body', async () => {
+  const doc = (await service.get('/api/v1/openapi.json', null)).body;
+  for (const route of routes) {
+    const op = doc.paths[`/api/v1${route.path}`][route.method.toLowerCase()];
+    const example = EXAMPLES[`${route.method} ${route.path}`];
+    expect({ route: `${route.method} ${route.path}`, example: Boolean(example) }).toEqual({ route: `${route.method} ${route.path}`, example: true });
+    expect(op.responses[String(example.status)].content['application/json'].example).toEqual(example.response);
+    if (op.requestBody && example.request.body !== undefined) expect(op.requestBody.content['application/json'].example).toEqual(example.request.body);
+    for (const name of route.path.match(/\{(\w+)\}/g) ?? []) {
+      expect(op.parameters.find((p: { name: string }) => p.name === name.slice(1, -1)).example).toEqual(expect.any(Number));
+    }
+  }
+});

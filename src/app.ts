@@ -13,6 +13,7 @@ import { startApollo } from './graphql/apollo.js';
 import { createGateway } from './graphql/gateway.js';
 import { graphiqlMiddleware } from './graphql/graphiql.js';
 import { apiDocsMiddleware } from './rest/api-docs.js';
+import { graphqlReferenceMiddleware } from './graphql/reference-page.js';
 import { notFoundMiddleware, problemMiddleware } from './rest/middleware.js';
 import { postgresIdempotencyStore } from './db/idempotency-store.js';
 import { checkRoutesAgainstSchema, restRouter } from './rest/router.js';
@@ -75,6 +76,7 @@ export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogge
   app.use(notFoundMiddleware);
   app.use(graphiqlMiddleware);
   app.use(apiDocsMiddleware(routes, publicUrl));
+  app.use(graphqlReferenceMiddleware(schema));
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' }));
   app.use((ctx, next) => (ctx.path === '/graphql' ? graphql(ctx, next) : next()));
   app.use(router.routes());

@@ -1,7 +1,8 @@
 // Issue 8: the OpenAPI 3.1 document is valid, covers every route of the table, is public, and the
-// /docs reference renders it in headless Chromium with no network at all.
+// /docs reference (Scalar) renders it in headless Chromium with no network at all.
 import { validate, compileErrors } from '@readme/openapi-parser';
 import { chromium, type Browser } from 'playwright-core';
+import { EXAMPLES } from '../src/rest/examples/examples.generated.js';
 import { routes } from '../src/rest/routes.js';
 import { startTestService, type TestService } from './support/harness.js';
 
@@ -55,7 +56,7 @@ describe('the /docs reference in headless Chromium', () => {
   });
   afterAll(() => browser?.close());
 
-  it('renders the routes from installed assets only, with no request leaving the service', async () => {
+  it('renders each operation with its demo-store example and code samples, from installed assets only', async () => {
     const page = await browser.newPage();
     const foreign: string[] = [];
     await page.route('**/*', (route) => {
@@ -66,12 +67,41 @@ describe('the /docs reference in headless Chromium', () => {
       }
       return route.continue();
     });
-    await page.goto(`${service.url}/docs`, { waitUntil: 'networkidle' });
-    await page.waitForSelector('.opblock-summary-path', { timeout: 15_000 });
-    const paths = await page.$$eval('.opblock-summary-path', (nodes) => nodes.map((n) => n.getAttribute('data-path') ?? n.textContent ?? ''));
-    expect(paths).toEqual(expect.arrayContaining(['/api/v1/orders', '/api/v1/orders/{id}/fulfilments/{fulfilmentId}', '/api/v1/customers/search', '/api/v1/products/{id}']));
+    await page.goto(`${service.url}/docs#tag/order/GET/api/v1/orders`, { waitUntil: 'networkidle' });
+    const operation = page.locator('[id$="tag/order/GET/api/v1/orders"]').first();
+    await operation.getByText('curl', { exact: false }).first().waitFor({ timeout: 20_000 });
+    const text = await operation.innerText();
+    expect(text).toContain('List orders');
+    expect(text).toContain('Requires the scope read_orders');
+    // The response example is the demo store's answer; the code sample calls this operation.
+    const example = EXAMPLES['GET /orders'].response as { items: { display_number: string; email: string }[] };
+    expect(text).toContain(example.items[0].display_number);
+    expect(text).toContain(example.items[0].email);
+    expect(text).toMatch(/curl .*\/api\/v1\/orders/);
+    // A JavaScript (Node.js) sample of the same operation, one click away.
+    await page.getByRole('tab', { name: 'Node.js' }).first().click();
+    await operation.getByText('Node.js', { exact: false }).first().waitFor({ timeout: 10_000 });
+    expect(await operation.innerText()).toMatch(/import .*request\('http:\/\/[^']+\/api\/v1\/orders/s);
     expect(await page.title()).toContain('Store API');
+    // The conventions are explained once, in the introduction.
+    expect(await page.locator('body').innerText()).toContain('Idempotency');
     expect(foreign).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('renders the GraphQL reference, generated from the schema, with Order and its enums', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${service.url}/docs/graphql#Order`, { waitUntil: 'load' });
+    const order = page.locator('section#Order');
+    await order.waitFor({ timeout: 10_000 });
+    const text = await order.innerText();
+    expect(text).toContain('An order');
+    expect(text).toMatch(/status\s+FulfilmentStatus!\s+Fulfilment status, derived from the line item counters/);
+    expect(text).toMatch(/lineItems\s+\[LineItem!\]!/);
+    await order.getByRole('link', { name: 'FulfilmentStatus' }).click();
+    await page.waitForURL(/#FulfilmentStatus$/);
+    expect(await page.locator('section#FulfilmentStatus').innerText()).toContain('PARTIALLY_SHIPPED');
+    expect(await page.locator('section#Query').innerText()).toContain('Scope: read_orders');
     await page.close();
   });
 });

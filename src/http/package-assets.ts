@@ -6,7 +6,17 @@ import path from 'node:path';
 const require = createRequire(import.meta.url);
 
 /** A file inside an installed package (browser bundles sit outside the packages' `exports`). */
-export const packageFile = (pkg: string, file: string) => path.join(path.dirname(require.resolve(`${pkg}/package.json`)), file);
+export const packageFile = (pkg: string, file: string) => path.join(packageDir(pkg), file);
+
+/** The package's folder: from its package.json, or (when `exports` hides that) from its main entry. */
+function packageDir(pkg: string): string {
+  try {
+    return path.dirname(require.resolve(`${pkg}/package.json`));
+  } catch {
+    const entry = require.resolve(pkg);
+    return entry.slice(0, entry.lastIndexOf(`${path.sep}node_modules${path.sep}${pkg.split('/').join(path.sep)}${path.sep}`)) + path.join(path.sep, 'node_modules', pkg);
+  }
+}
 
 export interface Asset {
   file: string;

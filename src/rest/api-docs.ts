@@ -5,38 +5,42 @@ import { API_PREFIX } from './router.js';
 import type { RouteSpec } from './routes.js';
 
 const ASSETS = {
-  'swagger-ui.css': { file: packageFile('swagger-ui-dist', 'swagger-ui.css'), type: 'text/css' },
-  'swagger-ui-bundle.js': { file: packageFile('swagger-ui-dist', 'swagger-ui-bundle.js'), type: 'application/javascript' },
-  'swagger-ui-standalone-preset.js': { file: packageFile('swagger-ui-dist', 'swagger-ui-standalone-preset.js'), type: 'application/javascript' },
+  'scalar.js': { file: packageFile('@scalar/api-reference', 'dist/browser/standalone.js'), type: 'application/javascript' },
 };
 
 const PAGE = `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
-  <title>Store API · reference</title>
-  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Store API · REST reference</title>
 </head>
 <body>
-  <div id="swagger-ui"></div>
-  <script src="/docs/assets/swagger-ui-bundle.js"></script>
-  <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
+  <div id="reference"></div>
+  <script src="/docs/assets/scalar.js"></script>
   <script src="/docs/assets/init.js"></script>
 </body>
 </html>`;
 
-const INIT = `window.ui = SwaggerUIBundle({
+// Everything Scalar could fetch from its vendor is off: fonts, telemetry, the AI agent and MCP
+// buttons, the developer tools; "Try it" sends requests straight to this service (no proxy).
+const INIT = `Scalar.createApiReference('#reference', {
   url: '${API_PREFIX}/openapi.json',
-  dom_id: '#swagger-ui',
-  deepLinking: true,
-  validatorUrl: null,
-  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-  layout: 'StandaloneLayout',
+  withDefaultFonts: false,
+  telemetry: false,
+  showDeveloperTools: 'never',
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  documentDownloadType: 'json',
+  defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
+  authentication: { preferredSecurityScheme: 'bearerAuth' },
 });`;
 
 /**
- * The API reference, public: `GET /api/v1/openapi.json` (generated from the route table) and
- * `/docs`, Swagger UI served from the installed swagger-ui-dist package (no CDN, works offline).
+ * The REST reference, public: `GET /api/v1/openapi.json` (generated from the route table, with the
+ * demo store's examples) and `/docs`, rendered by Scalar from the installed
+ * @scalar/api-reference bundle (no CDN, works offline): every operation with its parameters,
+ * examples and code samples (curl, JavaScript and more), the conventions in the introduction.
  */
 export function apiDocsMiddleware(routes: RouteSpec[], publicUrl?: string) {
   const document = JSON.stringify(openApiDocument(routes, publicUrl?.replace(/\/$/, '')));

@@ -143,14 +143,12 @@ function queryParameters(route: RouteSpec): JsonSchema[] {
       name: 'fields',
       in: 'query',
       schema: { type: 'string' },
-      example: fields.slice(0, 2).join(','),
       description: `Comma-separated subset of: ${fields.join(', ')}. Only these keys are sent, so the record's \`required\` list then holds for these keys only.`,
     });
     params.push({
       name: 'expand',
       in: 'query',
       schema: { type: 'string' },
-      example: relations.length ? relations[0] : 'all',
       description: relations.length
         ? `Comma-separated relations to add: ${relations.join(', ')}, or \`all\``
         : `\`all\` is accepted (and adds nothing): a ${resource.name} has no relations to expand; its related records are always included`,

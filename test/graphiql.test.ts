@@ -1,4 +1,10 @@
-// decisions §4: a browser's GET /graphql gets GraphiQL, served from installed packages only.
+// decisions §4: a browser's GET /graphql gets GraphiQL, served from installed packages only; issue 17:
+// it works on first paste (no error before a token, the schema fetched when the token is set) and
+// offers store-specific example tabs.
+import { parse, validate } from 'graphql';
+import { chromium, type Browser } from 'playwright-core';
+import { GRAPHIQL_EXAMPLES } from '../src/graphql/graphiql-examples.js';
+import { buildStoreSchema } from '../src/schema/build-schema.js';
 import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService;
@@ -30,6 +36,7 @@ it('loads no external script or stylesheet, and every asset it names is served',
 it('lets the page set the bearer header (headers editor on, with a placeholder), kept out of localStorage', async () => {
   const init = await service.get('/graphql/assets/init.js', null);
   expect(init.text).toContain('isHeadersEditorEnabled: true');
+  expect(init.text).toContain('onEditHeaders');
   expect(init.text).toContain('shouldPersistHeaders: false');
   expect(init.text).toContain('Authorization');
 });
@@ -40,4 +47,60 @@ it('still answers JSON clients at GET /graphql with a query (no preflight header
   });
   expect(res.status).toBe(200);
   expect(res.body.data.warehouses.totalCount).toBeGreaterThanOrEqual(3);
+});
+
+it('offers example tabs that are valid operations of the schema: orders with fulfilments, a product with variants, a customer search, a mutation with variables', async () => {
+  const schema = await buildStoreSchema();
+  const names = GRAPHIQL_EXAMPLES.map((tab) => {
+    const document = parse(tab.query);
+    expect(validate(schema, document)).toEqual([]);
+    const operation = document.definitions[0] as { operation: string; name: { value: string } };
+    return `${operation.operation} ${operation.name.value}`;
+  });
+  expect(names).toEqual(['query OrdersWithFulfilments', 'query ProductWithVariants', 'query CustomerSearch', 'mutation UpdateOrderNotes']);
+  expect(JSON.parse(GRAPHIQL_EXAMPLES[3].variables ?? '{}')).toMatchObject({ id: expect.any(Number), notes: expect.any(String) });
+});
+
+describe('GraphiQL in headless Chromium', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(() => browser?.close());
+
+  it('shows no error before a token, fetches the schema once one is pasted (Docs shows Query), and runs an example tab', async () => {
+    const page = await browser.newPage();
+    const posts: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST') posts.push(r.url());
+    });
+    await page.goto(`${service.url}/graphql`, { waitUntil: 'networkidle' });
+    await page.getByText('ProductWithVariants').first().waitFor({ timeout: 15_000 });
+    await page.waitForTimeout(500);
+    expect(posts).toEqual([]);
+    expect(await page.locator('body').innerText()).not.toMatch(/UNAUTHENTICATED|Error fetching schema/);
+
+    // Paste a token into the headers editor, as a user would.
+    await page.evaluate((token) => {
+      const editor = [...(globalThis as any).document.querySelectorAll('.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror')][0] as unknown as { CodeMirror: { setValue(v: string): void } };
+      editor.CodeMirror.setValue(JSON.stringify({ Authorization: `Bearer ${token}` }, null, 2));
+    }, service.token);
+    await page.getByRole('button', { name: /Show Documentation Explorer/i }).click();
+    const docs = page.locator('.graphiql-doc-explorer');
+    await docs.getByText('Query', { exact: true }).first().waitFor({ timeout: 15_000 });
+    expect(await docs.innerText()).toMatch(/Mutation/);
+
+    // Another example tab runs with the pasted token.
+    await page.getByText('ProductWithVariants').first().click();
+    await page.locator('.graphiql-execute-button').click();
+    const result = page.locator('.result-window');
+    await result.getByText('"variants"', { exact: false }).first().waitFor({ timeout: 15_000 });
+    const text = await result.innerText();
+    expect(text).not.toContain('"errors"');
+    expect(text).toContain('"sku"');
+    await page.close();
+  }, 60_000);
 });

@@ -1,4 +1,6 @@
+import { getIntrospectionQuery } from 'graphql';
 import type { Context, Next } from 'koa';
+import { GRAPHIQL_EXAMPLES } from './graphiql-examples.js';
 import { packageAssets, packageFile, type Asset } from '../http/package-assets.js';
 
 /** GraphiQL and its React runtime, served from installed packages: no CDN, works offline. */
@@ -9,19 +11,72 @@ const ASSETS: Record<string, Asset> = {
   'graphiql.css': { file: packageFile('graphiql', 'graphiql.min.css'), type: 'text/css' },
 };
 
+/**
+ * The page works on first paste: nothing is sent until the headers name a token (so no
+ * UNAUTHENTICATED error greets the user); when they do, the schema is fetched with that token and
+ * handed to GraphiQL (Docs and autocomplete appear without the re-fetch button), and again whenever
+ * the token changes. A token pasted in one tab is used by the others (tabs keep their own headers).
+ */
 const INIT = `
-const headers = JSON.stringify({ Authorization: 'Bearer <paste your API token here>' }, null, 2);
-const fetcher = GraphiQL.createFetcher({ url: new URL('/graphql', location.href).toString() });
-ReactDOM.createRoot(document.getElementById('graphiql')).render(
-  React.createElement(GraphiQL, {
+const PLACEHOLDER = 'Bearer <paste your API token here>';
+const headers = JSON.stringify({ Authorization: PLACEHOLDER }, null, 2);
+const endpoint = new URL('/graphql', location.href).toString();
+const INTROSPECTION = ${JSON.stringify(getIntrospectionQuery())};
+const EXAMPLES = ${JSON.stringify(GRAPHIQL_EXAMPLES)};
+let token = null;
+
+function tokenIn(text) {
+  try {
+    const parsed = JSON.parse(text || '{}');
+    const value = parsed.Authorization ?? parsed.authorization;
+    return typeof value === 'string' && value !== PLACEHOLDER && /^Bearer\\s+\\S+$/.test(value.trim()) ? value.trim() : null;
+  } catch {
+    return null;
+  }
+}
+
+async function post(body, extraHeaders) {
+  const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', ...extraHeaders }, body: JSON.stringify(body) });
+  return res.json();
+}
+
+function fetcher(params, options) {
+  const own = { ...((options && options.headers) || {}) };
+  for (const name of ['Authorization', 'authorization']) if (own[name] === PLACEHOLDER) delete own[name];
+  const auth = own.Authorization || own.authorization || !token ? {} : { Authorization: token };
+  // GraphiQL can keep the operation name of the tab shown before: send it only if this document has it.
+  const name = params.operationName;
+  const named = name && new RegExp('(query|mutation|subscription)\\\\s+' + name + '\\\\b').test(params.query || '');
+  return post(named || !name ? params : { ...params, operationName: undefined }, { ...own, ...auth });
+}
+
+function StoreGraphiQL() {
+  const [schema, setSchema] = React.useState(null);
+  const timer = React.useRef(null);
+  const onEditHeaders = React.useCallback((text) => {
+    clearTimeout(timer.current);
+    timer.current = setTimeout(async () => {
+      const next = tokenIn(text);
+      if (!next || next === token) return;
+      token = next;
+      const result = await post({ query: INTROSPECTION, operationName: 'IntrospectionQuery' }, { Authorization: next }).catch(() => null);
+      if (result && result.data) setSchema(result.data);
+    }, 300);
+  }, []);
+  return React.createElement(GraphiQL, {
     fetcher,
+    schema,
+    onEditHeaders,
     defaultHeaders: headers,
+    defaultTabs: EXAMPLES.map((tab) => ({ ...tab, headers })),
     // The token stays in this tab only, never in localStorage.
     shouldPersistHeaders: false,
     defaultEditorToolsVisibility: 'headers',
     isHeadersEditorEnabled: true,
-  }),
-);
+  });
+}
+
+ReactDOM.createRoot(document.getElementById('graphiql')).render(React.createElement(StoreGraphiQL));
 `;
 
 const PAGE = `<!doctype html>

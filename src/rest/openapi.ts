@@ -345,7 +345,7 @@ export function openApiDocument(routes: RouteSpec[], serverUrl = ''): JsonSchema
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          description: `An API token (\`npm run token -- create <name> <scope…>\`). Scopes: ${SCOPES.map((s) => `\`${s}\``).join(', ')}; each operation names the one it needs in \`x-scopes\`.`,
+          description: `An API token (\`npm run token -- create --name <name> --scopes <scope,…>\`). Scopes: ${SCOPES.map((s) => `\`${s}\``).join(', ')}; each operation names the one it needs in \`x-scopes\`.`,
         },
       },
       schemas,

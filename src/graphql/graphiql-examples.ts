@@ -1,0 +1,63 @@
+/**
+ * The GraphiQL page's example tabs: store-specific operations a new user can run as soon as a
+ * token is set. test/graphiql.test.ts validates each against the schema.
+ */
+export const GRAPHIQL_EXAMPLES: { query: string; variables?: string }[] = [
+  {
+    query: `# Orders partly or fully sent to fulfilment, newest first, with their fulfilments
+query OrdersWithFulfilments {
+  orders(size: 5, sort: [{ field: ORDER_DATE, direction: DESC }], filter: { status: [PARTIALLY_FULFILLED, FULFILLED] }) {
+    totalCount
+    items {
+      id
+      displayNumber
+      status
+      paid
+      total
+      lineItems { id title counters { quantity notFulfilled fulfilled shipped } }
+      fulfilments { id warehouse createdAt items { id quantity } }
+    }
+  }
+}
+`,
+  },
+  {
+    query: `# One product with its options, variants and images
+query ProductWithVariants($id: Int!) {
+  product(id: $id) {
+    id
+    title
+    price
+    options { title values }
+    variants { id variant sku price default }
+    images { id path }
+  }
+}
+`,
+    variables: JSON.stringify({ id: 2 }, null, 2),
+  },
+  {
+    query: `# Customers whose last name contains any of the given strings, with their statistics
+query CustomerSearch($lastName: [String!]) {
+  customers(size: 10, filter: { lastName: $lastName }, sort: [{ field: LIFETIME_SPENT, direction: DESC }]) {
+    totalCount
+    items { id email firstName lastName statistics { orderCount lifetimeSpent lastPurchase } }
+  }
+}
+`,
+    variables: JSON.stringify({ lastName: ['son'] }, null, 2),
+  },
+  {
+    query: `# A mutation with variables: set the notes of an order
+mutation UpdateOrderNotes($id: Int!, $notes: String) {
+  updateOrder(id: $id, input: { notes: $notes }) {
+    id
+    notes
+    updatedAt
+    version
+  }
+}
+`,
+    variables: JSON.stringify({ id: 1, notes: 'Gift wrap, please' }, null, 2),
+  },
+];

@@ -14,6 +14,7 @@ import { createGateway } from './graphql/gateway.js';
 import { graphiqlMiddleware } from './graphql/graphiql.js';
 import { apiDocsMiddleware } from './rest/api-docs.js';
 import { graphqlReferenceMiddleware } from './graphql/reference-page.js';
+import { landingPageMiddleware } from './http/landing-page.js';
 import { notFoundMiddleware, problemMiddleware } from './rest/middleware.js';
 import { postgresIdempotencyStore } from './db/idempotency-store.js';
 import { checkRoutesAgainstSchema, restRouter } from './rest/router.js';
@@ -77,6 +78,7 @@ export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogge
   app.use(graphiqlMiddleware);
   app.use(apiDocsMiddleware(routes, publicUrl));
   app.use(graphqlReferenceMiddleware(schema));
+  app.use(landingPageMiddleware);
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' }));
   app.use((ctx, next) => (ctx.path === '/graphql' ? graphql(ctx, next) : next()));
   app.use(router.routes());

@@ -2,26 +2,13 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig } from './config.js';
 import { logger } from './logger.js';
 import { startService } from './server.js';
+import { startBanner } from './start-banner.js';
 
 try {
   const config = loadConfig();
   const service = await startService(config);
   const base = config.PUBLIC_URL?.replace(/\/$/, '') ?? service.url;
-  const lines = [
-    `Store API listening on ${service.url}`,
-    `  REST     ${base}/api/v1/products`,
-    `  GraphQL  ${base}/graphql (open it in a browser for GraphiQL)`,
-  ];
-  if (service.seeded) lines.push('  Seeded the demo store.');
-  if (service.firstToken) {
-    lines.push(
-      '',
-      `  First API token (all scopes; shown once, store it now):`,
-      `    ${service.firstToken}`,
-      `  Try: curl -H "Authorization: Bearer ${service.firstToken}" ${base}/api/v1/products?size=2`,
-    );
-  }
-  process.stdout.write(`${lines.join('\n')}\n`);
+  process.stdout.write(startBanner(service, base));
 
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');

@@ -8,7 +8,7 @@ import type { JsonSchema } from './fields.js';
 export const CONVENTIONS = `REST v1 of the store-management service. Every \`/api/v1\` operation maps onto the GraphQL service at \`/graphql\`, which offers more (see the GraphQL reference at \`/docs/graphql\`).
 
 ## Authentication
-Send an API token as \`Authorization: Bearer <token>\`. Create one with \`npm run token -- create <name> <scope…>\` (or the \`createApiToken\` GraphQL mutation with \`manage_tokens\`). Each operation names the one scope it needs (\`x-scopes\` and its description); a missing or unknown token is a 401, a token without the scope a 403.
+Send an API token as \`Authorization: Bearer <token>\`. Create one with \`npm run token -- create --name <name> --scopes <scope,…>\` (\`--scopes all\` for every scope); \`npm start\` prints one on the first start. Each operation names the one scope it needs (\`x-scopes\` and its description); a missing or unknown token is a 401, a token without the scope a 403.
 
 ## Lists and pagination
 Lists take \`page\` (from 1), \`size\` (1–250, default 20) and \`sort\` (comma-separated keys, \`!key\` or \`-key\` for descending; \`id\` breaks ties). The answer carries \`X-Pagination-Total-Count\`, \`X-Pagination-Page-Count\`, \`X-Pagination-Current-Page\`, \`X-Pagination-Per-Page\` and an RFC 8288 \`Link\` header (\`self\`, \`first\`, \`last\`, \`prev\`, \`next\`); wrapped lists repeat them in \`_links\` and \`_meta\`.

@@ -114,6 +114,8 @@ describe('POST /orders/search', () => {
     [{ email: 'LOVELACE' }, "o.email ilike '%lovelace%'"],
     [{ status: [1, 2] }, 'o.status in (1, 2)'],
     [{ paid: -1 }, 'o.paid = -1'],
+    [{ status: { gte: 2, lte: 4 } }, 'o.status between 2 and 4'],
+    [{ paid: { lte: -1 } }, 'o.paid <= -1'],
     [{ shipping_description: 'express' }, "o.shipping_description ilike '%express%'"],
     [{ shipping_price: '12.99' }, 'o.shipping_price = 12.99'],
     [{ shipping_price: 0 }, 'o.shipping_price = 0'],
@@ -168,6 +170,15 @@ describe('POST /orders/search', () => {
     const res = await service.send('POST', '/api/v1/orders/7/search', { status: [0, 1, 2, 3, 4, 5] });
     expect(idsOf(res.body)).toEqual([7]);
     expect((await service.send('POST', '/api/v1/orders/7/search', { id: [8, 9] })).body).toEqual([]);
+  });
+
+  it('refuses a status or payment status the spec does not define, naming the values it has', async () => {
+    const res = await search({ status: [1, 9], paid: 2 });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual([
+      { field: 'status', message: 'must be one of 0, 1, 2, 3, 4, 5' },
+      { field: 'paid', message: 'must be one of -2, -1, 0, 1' },
+    ]);
   });
 
   it('refuses unknown keys and bad values with 422 naming them', async () => {

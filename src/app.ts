@@ -12,6 +12,8 @@ import { requestLog } from './observability/request-log.js';
 import { startApollo } from './graphql/apollo.js';
 import { createGateway } from './graphql/gateway.js';
 import { graphiqlMiddleware } from './graphql/graphiql.js';
+import { documentGuard } from './graphql/document-guard.js';
+import { bodyTimeout, DEFAULT_TIMEOUTS } from './http/timeouts.js';
 import { apiDocsMiddleware } from './rest/api-docs.js';
 import { notFoundMiddleware, problemMiddleware } from './rest/middleware.js';
 import { postgresIdempotencyStore } from './db/idempotency-store.js';
@@ -28,6 +30,10 @@ export interface AppOptions {
   requestLogger?: Logger;
   /** Per-token bucket (RATE_LIMIT_BURST, RATE_LIMIT_RPS); absent or 0 → no limiting. */
   rateLimit?: RateLimitSettings;
+  /** ALLOWED_HOSTS: Host headers that may appear in links when PUBLIC_URL is unset. */
+  allowedHosts?: string[];
+  /** BODY_TIMEOUT_MS: how long reading a request body may take (408 after). */
+  bodyTimeoutMs?: number;
 }
 
 const EXPOSED_HEADERS = [
@@ -39,13 +45,13 @@ const EXPOSED_HEADERS = [
  * The Koa application: GraphiQL, `/graphql` (Apollo) and `/api/v1` (the REST mapping onto the same
  * schema). Every middleware is registered before `app.callback()` is taken (Koa 3 fixes the list).
  */
-export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogger = logger, rateLimit }: AppOptions) {
+export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogger = logger, rateLimit, allowedHosts = [], bodyTimeoutMs = DEFAULT_TIMEOUTS.bodyMs }: AppOptions) {
   const schema = await buildStoreSchema();
   checkRoutesAgainstSchema(schema, routes);
   const gateway = createGateway(schema, orm, RateLimiter.create(orm, rateLimit));
   const apollo = await startApollo(gateway);
   const graphql = koaMiddleware(apollo.server, { context: ({ ctx }) => apollo.context(ctx.get('authorization') || undefined) });
-  const router = restRouter({ gateway, publicUrl, routes, idempotency: postgresIdempotencyStore(orm) });
+  const router = restRouter({ gateway, publicUrl, allowedHosts, routes, idempotency: postgresIdempotencyStore(orm) });
 
   const app = new Koa();
   app.use(requestLog(requestLogger));
@@ -75,7 +81,8 @@ export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogge
   app.use(notFoundMiddleware);
   app.use(graphiqlMiddleware);
   app.use(apiDocsMiddleware(routes, publicUrl));
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' }));
+  app.use(bodyTimeout(bodyTimeoutMs, bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' })));
+  app.use(documentGuard);
   app.use((ctx, next) => (ctx.path === '/graphql' ? graphql(ctx, next) : next()));
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -8,6 +8,15 @@ const schema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(3000),
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Host headers (host[:port], lower-case) that may be echoed into links when PUBLIC_URL is unset. */
+  ALLOWED_HOSTS: z
+    .string()
+    .optional()
+    .transform((v) => (v ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)),
+  /** Slow clients: headers, the whole request, and a body must arrive within these (ms). */
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { ensureFirstToken } from './auth/api-tokens.js';
@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { createMailer } from './notifications/mailer.js';
 import { OutboxWorker } from './notifications/outbox-worker.js';
+import { createHttpServer } from './http/timeouts.js';
 import { seedIfEmpty } from './seed/seed-store.js';
 import { DEMO_STORE } from './seed/store-generator.js';
 
@@ -33,8 +34,10 @@ export async function startService(config: Config): Promise<RunningService> {
       publicUrl: config.PUBLIC_URL,
       corsOrigins: config.CORS_ORIGINS?.split(',').map((o) => o.trim()).filter(Boolean),
       rateLimit: { burst: config.RATE_LIMIT_BURST, rps: config.RATE_LIMIT_RPS },
+      allowedHosts: config.ALLOWED_HOSTS,
+      bodyTimeoutMs: config.BODY_TIMEOUT_MS,
     });
-    const server = createServer(app.callback());
+    const server = createHttpServer(app.callback(), { headersMs: config.HEADERS_TIMEOUT_MS, requestMs: config.REQUEST_TIMEOUT_MS, bodyMs: config.BODY_TIMEOUT_MS });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.PORT, config.HOST, () => resolve());

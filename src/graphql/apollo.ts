@@ -10,6 +10,7 @@ import { HTTP_STATUS_BY_CODE } from './error-codes.js';
 import { formatError } from './format-error.js';
 import type { createGateway } from './gateway.js';
 import { measureOperation, QueryLimitError } from './query-limits.js';
+import { MAX_DOCUMENT_TOKENS } from './document-guard.js';
 
 /** A refused operation (no data at all) answers with the status of its refusal: 401, 403, 429. */
 const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
@@ -85,6 +86,8 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
     formatError,
     introspection: true,
     includeStacktraceInErrorResponses: false,
+    // Parse and validation CPU is bounded before any limit below is measured (src/graphql/document-guard.ts).
+    parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
     plugins: [ApolloServerPluginLandingPageDisabled(), limitsPlugin(gateway.schema, gateway.limiter), refusalStatusPlugin],
     // Every operation needs an Authorization header, which a cross-site form or <img> cannot send,
     // so Apollo's CSRF guard would only refuse legitimate GET queries (decisions §4 allows GET).

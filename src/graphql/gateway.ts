@@ -35,6 +35,8 @@ export interface OperationResult {
 export interface Session {
   /** The caller's token (idempotency keys are scoped to it). */
   tokenId: number;
+  /** The caller's scopes (REST checks a route's scope before reading its body). */
+  scopes: ReadonlySet<string>;
   run(request: OperationRequest): Promise<OperationResult>;
 }
 
@@ -118,7 +120,7 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     const limit = limiter ? await limiter.charge(context.principal.tokenId, 1) : undefined;
     const headers = limit ? rateLimitHeaders(limit) : undefined;
     if (limit && !limit.allowed) return { errors: [{ message: rateLimitedMessage(limit), extensions: { code: RATE_LIMITED } }], headers };
-    return { tokenId: context.principal.tokenId, run: (request) => run(context, request), headers };
+    return { tokenId: context.principal.tokenId, scopes: context.principal.scopes, run: (request) => run(context, request), headers };
   }
 
   /** Whether the bearer token holds the scope (for endpoints outside GraphQL, e.g. /metrics). */

@@ -3,7 +3,7 @@
 import 'reflect-metadata';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { ormConfig } from '../../mikro-orm.config.js';
@@ -11,6 +11,7 @@ import { createApp } from '../../src/app.js';
 import { createApiToken } from '../../src/auth/api-tokens.js';
 import type { RateLimitSettings } from '../../src/auth/rate-limit.js';
 import { SCOPES } from '../../src/auth/scopes.js';
+import { createHttpServer, DEFAULT_TIMEOUTS, type HttpTimeouts } from '../../src/http/timeouts.js';
 import { checkAgainstOpenApi } from './openapi-check.js';
 
 export interface TestService {
@@ -61,7 +62,9 @@ export async function createDatabase(kind: 'seeded' | 'empty' = 'seeded'): Promi
  * `rateLimit`: off unless given (suites fire hundreds of requests per token at once); the
  * rate-limit suites switch it on with small buckets.
  */
-export async function startTestService(options: { publicUrl?: string; databaseUrl?: string; rateLimit?: RateLimitSettings } = {}): Promise<TestService> {
+export async function startTestService(
+  options: { publicUrl?: string; databaseUrl?: string; rateLimit?: RateLimitSettings; allowedHosts?: string[]; timeouts?: Partial<HttpTimeouts> } = {},
+): Promise<TestService> {
   const dbUrl = options.databaseUrl ?? (await createDatabase());
   const statements = { count: 0, reset() { this.count = 0; } };
   const orm = await MikroORM.init(
@@ -72,8 +75,9 @@ export async function startTestService(options: { publicUrl?: string; databaseUr
       },
     }),
   );
-  const { app, stop } = await createApp({ orm, publicUrl: options.publicUrl, rateLimit: options.rateLimit });
-  const server: Server = createServer(app.callback());
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const { app, stop } = await createApp({ orm, publicUrl: options.publicUrl, rateLimit: options.rateLimit, allowedHosts: options.allowedHosts, bodyTimeoutMs: timeouts.bodyMs });
+  const server: Server = createHttpServer(app.callback(), timeouts);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { secret: token } = await createApiToken(orm.em.fork(), 'test (all scopes)', [...SCOPES]);

@@ -9,7 +9,8 @@ import { graphqlOperations } from '../observability/metrics.js';
 import { HTTP_STATUS_BY_CODE } from './error-codes.js';
 import { formatError } from './format-error.js';
 import type { createGateway } from './gateway.js';
-import { measureOperation, QueryLimitError } from './query-limits.js';
+import { QueryLimitError } from './query-limits.js';
+import { operationCost } from './operation-cost.js';
 import { MAX_DOCUMENT_TOKENS } from './document-guard.js';
 
 /** A refused operation (no data at all) answers with the status of its refusal: 401, 403, 429. */
@@ -42,9 +43,11 @@ function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): 
   return {
     async requestDidStart() {
       let charged = false;
+      let spent = 0;
       let state: RateLimitState | undefined;
       const charge = async (context: GraphQLContext, cost: number) => {
         charged = true;
+        spent = cost;
         if (limiter) state = await limiter.charge(context.principal.tokenId, cost);
       };
       return {
@@ -52,7 +55,7 @@ function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): 
           let cost = 1;
           let refusal: QueryLimitError | undefined;
           try {
-            cost = measureOperation(schema, document, operationName, request.variables).cost;
+            cost = operationCost(schema, document, operationName, request.variables).cost;
           } catch (error) {
             if (!(error instanceof QueryLimitError)) throw error;
             refusal = error;
@@ -64,7 +67,11 @@ function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): 
           if (refusal) throw refusal;
         },
         async willSendResponse({ contextValue, response }) {
-          if (!contextValue?.principal) return;
+          // Every answer says what it cost (0 when nothing was charged: no valid token).
+          const reportCost = () => {
+            if (response.body.kind === 'single') response.body.singleResult.extensions = { ...response.body.singleResult.extensions, cost: spent };
+          };
+          if (!contextValue?.principal) return reportCost();
           // Refused before an operation was resolved (syntax, validation, GET for a mutation): cost 1.
           if (!charged) {
             await charge(contextValue, 1);
@@ -74,6 +81,7 @@ function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): 
             }
           }
           if (state) for (const [name, value] of Object.entries(rateLimitHeaders(state))) response.http.headers.set(name.toLowerCase(), value);
+          reportCost();
         },
       };
     },

@@ -38,7 +38,7 @@ export function documentNesting(source: string, limit = MAX_DOCUMENT_NESTING): n
 function refuse(ctx: Context, message: string, extensions: Record<string, unknown>) {
   ctx.status = 400;
   ctx.type = 'application/json';
-  ctx.body = { errors: [{ message, extensions }] };
+  ctx.body = { errors: [{ message, extensions }], extensions: { cost: 0 } }; // refused before any charge
 }
 
 /**

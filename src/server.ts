@@ -25,7 +25,7 @@ export interface RunningService {
  * store on an empty database → first token → listen. `stop` drains in-flight requests first.
  */
 export async function startService(config: Config): Promise<RunningService> {
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, { readTimeoutMs: config.DB_READ_TIMEOUT_MS });
   try {
     const seeded = config.SEED_DEMO ? await seedIfEmpty(database.orm, { ...DEMO_STORE, seed: config.SEED }) : false;
     const firstToken = await ensureFirstToken(database.orm.em.fork(), config.ADMIN_TOKEN);

@@ -14,3 +14,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/** Whether PostgreSQL cancelled a statement for running past its statement timeout (57014). */
+export function isStatementTimeout(error: unknown): boolean {
+  for (let e: any = error, depth = 0; e && depth < 5; e = e.cause ?? e.originalError, depth++) {
+    if (e.code === '57014') return true;
+  }
+  return false;
+}

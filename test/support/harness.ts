@@ -63,7 +63,7 @@ export async function createDatabase(kind: 'seeded' | 'empty' = 'seeded'): Promi
  * rate-limit suites switch it on with small buckets.
  */
 export async function startTestService(
-  options: { publicUrl?: string; databaseUrl?: string; rateLimit?: RateLimitSettings; allowedHosts?: string[]; timeouts?: Partial<HttpTimeouts> } = {},
+  options: { publicUrl?: string; databaseUrl?: string; rateLimit?: RateLimitSettings; allowedHosts?: string[]; timeouts?: Partial<HttpTimeouts>; readTimeoutMs?: number } = {},
 ): Promise<TestService> {
   const dbUrl = options.databaseUrl ?? (await createDatabase());
   const statements = { count: 0, reset() { this.count = 0; } };
@@ -73,7 +73,7 @@ export async function startTestService(
         statements.count++;
         return sql;
       },
-    }),
+    }, options.readTimeoutMs),
   );
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const { app, stop } = await createApp({ orm, publicUrl: options.publicUrl, rateLimit: options.rateLimit, allowedHosts: options.allowedHosts, bodyTimeoutMs: timeouts.bodyMs });

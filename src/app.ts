@@ -34,6 +34,8 @@ export interface AppOptions {
   allowedHosts?: string[];
   /** BODY_TIMEOUT_MS: how long reading a request body may take (408 after). */
   bodyTimeoutMs?: number;
+  /** IDEMPOTENCY_LEASE_MS: how long a crashed holder's Idempotency-Key stays blocked. */
+  idempotencyLeaseMs?: number;
 }
 
 const EXPOSED_HEADERS = [
@@ -45,13 +47,13 @@ const EXPOSED_HEADERS = [
  * The Koa application: GraphiQL, `/graphql` (Apollo) and `/api/v1` (the REST mapping onto the same
  * schema). Every middleware is registered before `app.callback()` is taken (Koa 3 fixes the list).
  */
-export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogger = logger, rateLimit, allowedHosts = [], bodyTimeoutMs = DEFAULT_TIMEOUTS.bodyMs }: AppOptions) {
+export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogger = logger, rateLimit, allowedHosts = [], bodyTimeoutMs = DEFAULT_TIMEOUTS.bodyMs, idempotencyLeaseMs = 10_000 }: AppOptions) {
   const schema = await buildStoreSchema();
   checkRoutesAgainstSchema(schema, routes);
   const gateway = createGateway(schema, orm, RateLimiter.create(orm, rateLimit));
   const apollo = await startApollo(gateway);
   const graphql = koaMiddleware(apollo.server, { context: ({ ctx }) => apollo.context(ctx.get('authorization') || undefined) });
-  const router = restRouter({ gateway, publicUrl, allowedHosts, routes, idempotency: postgresIdempotencyStore(orm) });
+  const router = restRouter({ gateway, publicUrl, allowedHosts, routes, idempotency: postgresIdempotencyStore(orm, idempotencyLeaseMs) });
 
   const app = new Koa();
   app.use(requestLog(requestLogger));

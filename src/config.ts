@@ -35,6 +35,8 @@ const schema = z.object({
   CORS_ORIGINS: z.string().optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /** How long an Idempotency-Key claim outlives a holder that stopped renewing it (crashed). */
+  IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(200).max(600_000).default(10_000),
   /** Statement timeout of reads (writes raise theirs to 30 s inside their transaction). */
   DB_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

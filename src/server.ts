@@ -36,6 +36,7 @@ export async function startService(config: Config): Promise<RunningService> {
       rateLimit: { burst: config.RATE_LIMIT_BURST, rps: config.RATE_LIMIT_RPS },
       allowedHosts: config.ALLOWED_HOSTS,
       bodyTimeoutMs: config.BODY_TIMEOUT_MS,
+      idempotencyLeaseMs: config.IDEMPOTENCY_LEASE_MS,
     });
     const server = createHttpServer(app.callback(), { headersMs: config.HEADERS_TIMEOUT_MS, requestMs: config.REQUEST_TIMEOUT_MS, bodyMs: config.BODY_TIMEOUT_MS });
     await new Promise<void>((resolve, reject) => {

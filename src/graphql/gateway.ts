@@ -24,6 +24,12 @@ export interface OperationRequest {
   variables?: Record<string, unknown>;
   /** The caller's If-Match for the record the operation writes. */
   precondition?: Precondition;
+  /**
+   * Runs the operation inside one transaction and calls this with its result before COMMIT
+   * (the mutation's own transaction becomes a savepoint of it): the REST edge stores its
+   * Idempotency-Key answer there, so the answer exists exactly when the write committed.
+   */
+  beforeCommit?: (result: OperationResult, sql: (text: string, params: unknown[]) => Promise<unknown>) => Promise<void>;
 }
 
 export interface OperationResult {
@@ -102,10 +108,25 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     }
     const operation = (document as DocumentNode).definitions.find((d) => d.kind === 'OperationDefinition');
     graphqlOperations.inc({ type: operation && 'operation' in operation ? operation.operation : 'unknown', via: 'rest' });
-    const result = await withPrecondition(request.precondition, async () =>
-      execute({ schema, document: document as DocumentNode, variableValues: request.variables, contextValue }),
-    );
-    return { data: result.data as Record<string, unknown> | null, errors: result.errors?.map((e) => formatError(e.toJSON(), e)) };
+    const executeAs = async (context: GraphQLContext): Promise<OperationResult> => {
+      const result = await withPrecondition(request.precondition, async () =>
+        execute({ schema, document: document as DocumentNode, variableValues: request.variables, contextValue: context }),
+      );
+      return { data: result.data as Record<string, unknown> | null, errors: result.errors?.map((e) => formatError(e.toJSON(), e)) };
+    };
+    const { beforeCommit } = request;
+    if (!beforeCommit) return executeAs(contextValue);
+    try {
+      return await contextValue.em.transactional(async (tx) => {
+        const result = await executeAs({ ...contextValue, em: tx, loaders: new Loaders(tx) });
+        await beforeCommit(result, (text, params) => tx.execute(text, params));
+        return result;
+      });
+    } catch (error) {
+      if ((error as { status?: unknown }).status !== undefined) throw error; // the caller's own refusal
+      const wrapped = new GraphQLError('transaction failed', { originalError: error as Error });
+      return { data: null, errors: [formatError(wrapped.toJSON(), wrapped)] };
+    }
   }
 
   /** A REST request: authenticated once, then one request from the token's bucket (its operations are the service's own). */

@@ -6,7 +6,7 @@ import { etagOf } from '../domain/preconditions.js';
 import { inputProblems } from '../domain/input-limits.js';
 import { publicOrigin } from '../http/public-origin.js';
 import { checkBody, restFieldPath, toInput } from './body.js';
-import { idempotent, type IdempotencyStore } from './idempotency.js';
+import { idempotent, type CommitAnswer, type IdempotencyStore } from './idempotency.js';
 import { toFilter } from './filters.js';
 import { listPage } from './list-wrapper.js';
 import { getDocument, listDocument, listVariables, mutationDocument, positionDocument, reshapeRecord } from './operations.js';
@@ -160,10 +160,18 @@ async function handleWrite(ctx: Context, route: WriteRoute, options: RestOptions
   const session = await sessionOf(ctx, options);
   requireScope(session, route);
   const body = route.body ? requestBody(ctx) : null;
-  await idempotent(ctx, options.idempotency, session.tokenId, body ?? null, () => write(ctx, route, options, session, body));
+  await idempotent(ctx, options.idempotency, session.tokenId, body ?? null, (commit) => write(ctx, route, options, session, body, commit));
 }
 
-async function write(ctx: Context, route: WriteRoute, options: RestOptions, session: Session, body: unknown) {
+function renderProblem(ctx: Context, problem: Problem) {
+  ctx.status = problem.status;
+  ctx.set(problem.headers);
+  ctx.type = 'application/problem+json';
+  ctx.body = problem.body;
+}
+
+/** `commit`: with an Idempotency-Key, the answer is stored inside the write's transaction. */
+async function write(ctx: Context, route: WriteRoute, options: RestOptions, session: Session, body: unknown, commit?: CommitAnswer) {
   const variables: Record<string, unknown> = pathVariables(ctx, route.pathArgs);
   const params = parseReadParams(ctx.query, route.resource);
   let fieldName = (field: string) => restFieldPath(route.body, field);
@@ -184,16 +192,33 @@ async function write(ctx: Context, route: WriteRoute, options: RestOptions, sess
   const ifMatch = ctx.get('if-match');
   const precondition =
     ifMatch && route.resource.versioned && route.pathArgs.id ? { entity: route.resource.versioned, id: variables[route.pathArgs.id] as number, etags: entityTags(ifMatch) } : undefined;
+  const respond = (result: OperationResult) => {
+    if (result.errors?.length) throw Problem.fromGraphQL(result.errors, fieldName);
+    const data = dataOf(result);
+    if (typeof data.version === 'number') ctx.set('ETag', etagOf(data.version));
+    ctx.status = route.status;
+    ctx.body = reshapeRecord(route.resource, params, data);
+  };
+  let answered: OperationResult | undefined;
   const result = await session.run({
     document: mutationDocument(route.resource, route.operation, params, { intArgs: Object.values(route.pathArgs), input: route.input }),
     variables,
     precondition,
+    beforeCommit: commit
+      ? async (outcome, sql) => {
+          try {
+            respond(outcome);
+          } catch (error) {
+            if (!(error instanceof Problem) || error.status >= 500) throw error; // rolls back; nothing kept
+            renderProblem(ctx, error);
+          }
+          await commit(sql);
+          answered = outcome;
+        }
+      : undefined,
   });
-  if (result.errors?.length) throw Problem.fromGraphQL(result.errors, fieldName);
-  const data = dataOf(result);
-  if (typeof data.version === 'number') ctx.set('ETag', etagOf(data.version));
-  ctx.status = route.status;
-  ctx.body = reshapeRecord(route.resource, params, data);
+  // Answered inside the transaction unless it failed (then `result` is the failure).
+  if (result !== answered) respond(result);
 }
 
 function everything(route: RouteSpec) {

@@ -14,6 +14,8 @@ import { createGateway } from './graphql/gateway.js';
 import { graphiqlMiddleware } from './graphql/graphiql.js';
 import { documentGuard } from './graphql/document-guard.js';
 import { bodyTimeout, DEFAULT_TIMEOUTS } from './http/timeouts.js';
+import { admission, DEFAULT_ADMISSION, type AdmissionLimits } from './http/admission.js';
+import { measurePoolWait } from './observability/pool-wait.js';
 import { apiDocsMiddleware } from './rest/api-docs.js';
 import { notFoundMiddleware, problemMiddleware } from './rest/middleware.js';
 import { postgresIdempotencyStore } from './db/idempotency-store.js';
@@ -36,6 +38,8 @@ export interface AppOptions {
   bodyTimeoutMs?: number;
   /** IDEMPOTENCY_LEASE_MS: how long a crashed holder's Idempotency-Key stays blocked. */
   idempotencyLeaseMs?: number;
+  /** MAX_IN_FLIGHT, MAX_IN_FLIGHT_PER_TOKEN, ADMISSION_QUEUE_MS, ADMISSION_QUEUE_MAX. */
+  admission?: Partial<AdmissionLimits>;
 }
 
 const EXPOSED_HEADERS = [
@@ -47,12 +51,13 @@ const EXPOSED_HEADERS = [
  * The Koa application: GraphiQL, `/graphql` (Apollo) and `/api/v1` (the REST mapping onto the same
  * schema). Every middleware is registered before `app.callback()` is taken (Koa 3 fixes the list).
  */
-export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogger = logger, rateLimit, allowedHosts = [], bodyTimeoutMs = DEFAULT_TIMEOUTS.bodyMs, idempotencyLeaseMs = 10_000 }: AppOptions) {
+export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogger = logger, rateLimit, allowedHosts = [], bodyTimeoutMs = DEFAULT_TIMEOUTS.bodyMs, idempotencyLeaseMs = 10_000, admission: admissionLimits }: AppOptions) {
   const schema = await buildStoreSchema();
   checkRoutesAgainstSchema(schema, routes);
   const gateway = createGateway(schema, orm, RateLimiter.create(orm, rateLimit));
   const apollo = await startApollo(gateway);
   const graphql = koaMiddleware(apollo.server, { context: ({ ctx }) => apollo.context(ctx.get('authorization') || undefined) });
+  await measurePoolWait(orm);
   const router = restRouter({ gateway, publicUrl, allowedHosts, routes, idempotency: postgresIdempotencyStore(orm, idempotencyLeaseMs) });
 
   const app = new Koa();
@@ -79,6 +84,7 @@ export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogge
     app.use(cors({ origin: (ctx) => (corsOrigins.includes(ctx.get('origin')) ? ctx.get('origin') : ''), exposeHeaders: EXPOSED_HEADERS, maxAge: 600 }));
   }
   app.use(problemMiddleware);
+  app.use(admission({ ...DEFAULT_ADMISSION, ...admissionLimits }));
   app.use(operationsMiddleware(orm, (authorization) => gateway.hasScope(authorization, 'read_metrics')));
   app.use(notFoundMiddleware);
   app.use(graphiqlMiddleware);

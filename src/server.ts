@@ -37,6 +37,12 @@ export async function startService(config: Config): Promise<RunningService> {
       allowedHosts: config.ALLOWED_HOSTS,
       bodyTimeoutMs: config.BODY_TIMEOUT_MS,
       idempotencyLeaseMs: config.IDEMPOTENCY_LEASE_MS,
+      admission: {
+        maxInFlight: config.MAX_IN_FLIGHT ?? 4 * config.DB_POOL_MAX,
+        maxPerToken: config.MAX_IN_FLIGHT_PER_TOKEN,
+        queueMs: config.ADMISSION_QUEUE_MS,
+        maxQueue: config.ADMISSION_QUEUE_MAX,
+      },
     });
     const server = createHttpServer(app.callback(), { headersMs: config.HEADERS_TIMEOUT_MS, requestMs: config.REQUEST_TIMEOUT_MS, bodyMs: config.BODY_TIMEOUT_MS });
     await new Promise<void>((resolve, reject) => {

@@ -2,7 +2,7 @@ import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { RATE_LIMITED, rateLimitedMessage, rateLimitHeaders, type RateLimiter, type RateLimitState } from '../auth/rate-limit.js';
-import { isDatabaseUnavailable } from '../db/database-errors.js';
+import { isDatabaseUnavailable, isPoolExhausted } from '../db/database-errors.js';
 import { UnauthenticatedError } from '../domain/errors.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { graphqlOperations } from '../observability/metrics.js';
@@ -25,7 +25,8 @@ const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
         const { data, errors } = response.body.singleResult;
         if (!errors?.length || (data && Object.values(data).some((v) => v != null))) return;
         const code = String(errors[0].extensions?.code ?? '');
-        if (['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE'].includes(code)) response.http.status = HTTP_STATUS_BY_CODE[code];
+        if (['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'OVERLOADED'].includes(code)) response.http.status = HTTP_STATUS_BY_CODE[code];
+        if (code === 'SERVICE_UNAVAILABLE' || code === 'OVERLOADED') response.http.headers.set('retry-after', code === 'OVERLOADED' ? '1' : '2');
       },
     };
   },
@@ -108,6 +109,9 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
     try {
       return await gateway.contextFor(authorization);
     } catch (error) {
+      if (isPoolExhausted(error)) {
+        throw new GraphQLError('The service is busy; retry shortly', { extensions: { code: 'OVERLOADED', http: { status: 503, headers: new Map([['Retry-After', '1']]) } } });
+      }
       if (isDatabaseUnavailable(error)) {
         throw new GraphQLError('The database is unavailable; try again shortly', { extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503 } } });
       }

@@ -138,7 +138,13 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
       const wrapped = new GraphQLError((error as Error).message, { originalError: error as Error });
       return { errors: [formatError(wrapped.toJSON(), wrapped)] };
     }
-    const limit = limiter ? await limiter.charge(context.principal.tokenId, 1) : undefined;
+    let limit;
+    try {
+      limit = limiter ? await limiter.charge(context.principal.tokenId, 1) : undefined;
+    } catch (error) {
+      const wrapped = new GraphQLError((error as Error).message, { originalError: error as Error });
+      return { errors: [formatError(wrapped.toJSON(), wrapped)] }; // 503 (unavailable or busy), never a 500
+    }
     const headers = limit ? rateLimitHeaders(limit) : undefined;
     if (limit && !limit.allowed) return { errors: [{ message: rateLimitedMessage(limit), extensions: { code: RATE_LIMITED } }], headers };
     return { tokenId: context.principal.tokenId, scopes: context.principal.scopes, run: (request) => run(context, request), headers };

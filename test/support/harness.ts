@@ -12,6 +12,7 @@ import { createApiToken } from '../../src/auth/api-tokens.js';
 import type { RateLimitSettings } from '../../src/auth/rate-limit.js';
 import { SCOPES } from '../../src/auth/scopes.js';
 import { createHttpServer, DEFAULT_TIMEOUTS, type HttpTimeouts } from '../../src/http/timeouts.js';
+import type { AdmissionLimits } from '../../src/http/admission.js';
 import { checkAgainstOpenApi } from './openapi-check.js';
 
 export interface TestService {
@@ -58,12 +59,15 @@ export async function createDatabase(kind: 'seeded' | 'empty' = 'seeded'): Promi
   return adminUrl().replace(/\/postgres$/, `/${name}`);
 }
 
+/** Suites fire hundreds of requests at once; the admission suites set small limits themselves. */
+const UNLIMITED_ADMISSION = { maxInFlight: 100_000, maxPerToken: 100_000 };
+
 /**
  * `rateLimit`: off unless given (suites fire hundreds of requests per token at once); the
  * rate-limit suites switch it on with small buckets.
  */
 export async function startTestService(
-  options: { publicUrl?: string; databaseUrl?: string; rateLimit?: RateLimitSettings; allowedHosts?: string[]; timeouts?: Partial<HttpTimeouts>; readTimeoutMs?: number } = {},
+  options: { publicUrl?: string; databaseUrl?: string; rateLimit?: RateLimitSettings; allowedHosts?: string[]; timeouts?: Partial<HttpTimeouts>; readTimeoutMs?: number; admission?: Partial<AdmissionLimits>; poolMax?: number } = {},
 ): Promise<TestService> {
   const dbUrl = options.databaseUrl ?? (await createDatabase());
   const statements = { count: 0, reset() { this.count = 0; } };
@@ -73,10 +77,11 @@ export async function startTestService(
         statements.count++;
         return sql;
       },
+      ...(options.poolMax ? { pool: { min: 0, max: options.poolMax } } : {}),
     }, options.readTimeoutMs),
   );
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-  const { app, stop } = await createApp({ orm, publicUrl: options.publicUrl, rateLimit: options.rateLimit, allowedHosts: options.allowedHosts, bodyTimeoutMs: timeouts.bodyMs });
+  const { app, stop } = await createApp({ orm, publicUrl: options.publicUrl, rateLimit: options.rateLimit, allowedHosts: options.allowedHosts, bodyTimeoutMs: timeouts.bodyMs, admission: options.admission ?? UNLIMITED_ADMISSION });
   const server: Server = createHttpServer(app.callback(), timeouts);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

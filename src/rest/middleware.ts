@@ -19,8 +19,10 @@ export async function problemMiddleware(ctx: Context, next: Next) {
   } catch (error) {
     if (error instanceof Problem) return send(ctx, error);
     const { status, type, code } = error as { status?: number; type?: string; code?: unknown };
-    // zlib refused the body under its Content-Encoding (not gzip/deflate/br at all, or truncated).
-    if (typeof code === 'string' && code.startsWith('Z_')) {
+    // zlib (or brotli) refused the body under its Content-Encoding (not gzip/deflate/br at all, or truncated).
+    const encoding = ctx.get('content-encoding').toLowerCase();
+    const zlibFailure = typeof code === 'string' && (code.startsWith('Z_') || (encoding === 'br' && typeof (error as { errno?: unknown }).errno === 'number'));
+    if (zlibFailure) {
       return send(ctx, new Problem(400, `The request body is not valid ${ctx.get('content-encoding') || 'compressed'} data`, [{ field: 'Content-Encoding', message: 'does not match the body' }]));
     }
     if (type === 'encoding.unsupported' || (status === 415 && /Content-Encoding/.test((error as Error).message))) {

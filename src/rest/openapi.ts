@@ -20,6 +20,7 @@ const PROBLEMS: Record<number, string> = {
   403: 'The token lacks the scope of this operation',
   404: 'No such record or route',
   405: 'Method not allowed (see the Allow header)',
+  408: 'The body did not arrive within BODY_TIMEOUT_MS of the headers: the connection is closed',
   412: 'If-Match names an ETag the record no longer has: nothing was changed',
   409: 'The request conflicts with the current state (e.g. more than is left to fulfil)',
   413: 'The body is larger than 1 MiB',
@@ -28,7 +29,7 @@ const PROBLEMS: Record<number, string> = {
   422: 'Invalid values, unknown or read-only fields, or references to records that do not exist (named in `errors`)',
   429: "The token's rate-limit bucket is empty: retry after `Retry-After` seconds",
   500: 'Internal error (never shows details)',
-  503: 'The database is unreachable right now; retry (see Retry-After)',
+  503: 'The database is unreachable right now (`/problems/service-unavailable`), or the service is at its limit of concurrent requests (`/problems/overloaded`); retry after `Retry-After` seconds',
 };
 
 function recordSchema(map: FieldMap): JsonSchema {
@@ -157,7 +158,7 @@ function operation(route: RouteSpec): JsonSchema {
         headers: PAGINATION_HEADERS,
         content: { 'application/json': { schema: route.bare ? { type: 'array', items: ref(resource.name) } : ref(`${resource.name}List`) } },
       };
-      problems.push(413, 415, 422);
+      problems.push(408, 413, 415, 422);
       if (route.idFilter) problems.push(404);
       break;
     case 'get':
@@ -190,7 +191,7 @@ function operation(route: RouteSpec): JsonSchema {
         extraParameters.push({ name: 'If-Match', in: 'header', schema: { type: 'string' }, description: `write only while the ${resource.name} still has this ETag (else 412)` });
         problems.push(412);
       }
-      problems.push(404, 409, 413, 415, 422);
+      problems.push(404, 408, 409, 413, 415, 422);
       break;
   }
   for (const status of problems.sort()) responses[String(status)] = { description: PROBLEMS[status], ...problemRef };

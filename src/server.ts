@@ -38,7 +38,7 @@ export async function startService(config: Config): Promise<RunningService> {
       bodyTimeoutMs: config.BODY_TIMEOUT_MS,
       idempotencyLeaseMs: config.IDEMPOTENCY_LEASE_MS,
       admission: {
-        maxInFlight: config.MAX_IN_FLIGHT ?? 4 * config.DB_POOL_MAX,
+        maxInFlight: config.MAX_IN_FLIGHT ?? 2 * config.DB_POOL_MAX,
         maxPerToken: config.MAX_IN_FLIGHT_PER_TOKEN,
         queueMs: config.ADMISSION_QUEUE_MS,
         maxQueue: config.ADMISSION_QUEUE_MAX,

@@ -15,7 +15,7 @@ export interface AdmissionLimits {
   maxQueue: number;
 }
 
-export const DEFAULT_ADMISSION: AdmissionLimits = { maxInFlight: 40, maxPerToken: 16, queueMs: 1000, maxQueue: 200 };
+export const DEFAULT_ADMISSION: AdmissionLimits = { maxInFlight: 20, maxPerToken: 16, queueMs: 1000, maxQueue: 200 };
 
 function metric<T>(name: string, make: () => T): T {
   registry.removeSingleMetric(name);

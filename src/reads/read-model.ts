@@ -48,7 +48,10 @@ export const READ_MODEL: Record<string, TypeModel> = {
       shipments: childrenOf('Shipment', 'shipment', 'order_id'),
       restocks: childrenOf('Restock', 'restock', 'order_id'),
       customer: { kind: 'one', type: 'Customer', from: (c, p) => `customer ${c} where ${c}.id = ${p}.customer_id` },
+      // The store's one settings row, for the display number (a one-row probe per order, no extra statement).
+      numberFormat: { kind: 'one', type: 'StoreSettings', from: (c) => `store_settings ${c} where ${c}.id = 1` },
     },
+    needs: { displayNumber: ['numberFormat'] },
   },
   Fulfilment: { relations: { items: childrenOf('FulfilmentItem', 'fulfilment_item', 'fulfilment_id', (c) => `${c}.line_item_id`) } },
   Shipment: {

@@ -1,7 +1,7 @@
-import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import { raw, type EntityManager, type EntityMetadata, type FilterQuery } from '@mikro-orm/postgresql';
 import type { GraphQLResolveInfo } from 'graphql';
 import { NotFoundError } from '../domain/errors.js';
-import { countRows, orderByOf, type Page } from '../domain/listing.js';
+import { countQuery, orderByOf, type Page } from '../domain/listing.js';
 import type { SortTerm } from '../schema/pagination.js';
 import { READ_MODEL, type Relation } from './read-model.js';
 import { entityPairs, jsonObject, type JsonPairs } from './row-json.js';
@@ -52,9 +52,18 @@ function rowSql(em: EntityManager, type: string, tree: SelectionTree): string {
 /** From this offset on, a page is read through its ids (a deferred join). */
 const DEFERRED_JOIN_OFFSET = 1000;
 
+/** ORDER BY in SQL for whitelisted sort terms (entity properties → their columns on `alias`). */
+function orderSql(meta: EntityMetadata, orderBy: Record<string, 'asc' | 'desc'>[], alias: string): string {
+  return orderBy
+    .flatMap((term) => Object.entries(term))
+    .map(([property, direction]) => `${alias}."${meta.properties[property as never].fieldNames[0]}" ${direction}`)
+    .join(', ');
+}
+
 /**
- * One page of `type` as plain rows with the relations `items` selects, in one statement, and its
- * total in a second one sent alongside, only when the selection asks for it.
+ * One page of `type` as plain rows with the relations `items` selects, and its total when the
+ * selection asks for it, in one statement: the page's rows are numbered in the sort order and
+ * aggregated in that order, the count rides along as a scalar subquery.
  */
 export async function readPage(
   em: EntityManager,
@@ -64,24 +73,30 @@ export async function readPage(
   args: { page: number; size: number; sort?: readonly SortTerm[] },
   columns: Record<string, string>,
 ): Promise<Page<Row>> {
-  const entity = em.getMetadata().getByClassName(type).class;
+  const meta = em.getMetadata().getByClassName(type);
   const orderBy = orderByOf(args.sort, columns);
   const offset = (args.page - 1) * args.size;
-  const qb = em.createQueryBuilder(entity, 'r0').select(raw(rowSql(em, type, below(selection, 'items'))));
+  // The filter is applied once (its raw fragments are single-use) and the builder cloned from it.
+  const filtered = em.createQueryBuilder(meta.class, 'r0').where(where as never);
+  const qb = filtered.clone().select(raw(`${rowSql(em, type, below(selection, 'items'))}, row_number() over (order by ${orderSql(meta, orderBy, 'r0')}) as n`));
   if (offset < DEFERRED_JOIN_OFFSET) {
-    qb.where(where as never).orderBy(orderBy as never).limit(args.size).offset(offset);
+    qb.orderBy(orderBy as never).limit(args.size).offset(offset);
   } else {
     // Deep page: the page's ids come from the sort index (an index-only scan past the offset
     // rows), then just those rows are read, instead of reading and discarding every earlier row.
-    const ids = em.createQueryBuilder(entity, 'k').select('id').where(where as never).orderBy(orderBy as never).limit(args.size).offset(offset);
+    const ids = filtered.clone().select('id').orderBy(orderBy as never).limit(args.size).offset(offset);
     qb.where({ id: { $in: ids } }).orderBy(orderBy as never);
   }
-  const counted = selection.has('totalCount') || selection.has('pageCount');
-  const [rows, totalCount] = await Promise.all([
-    qb.execute<{ r: Row }[]>('all', false),
-    counted ? countRows(em, entity, where) : Promise.resolve(Number.NaN),
-  ]);
-  return { items: rows.map((row) => row.r), totalCount, page: args.page, size: args.size, pageCount: Math.ceil(totalCount / args.size) };
+  const page = qb.toQuery();
+  const count = selection.has('totalCount') || selection.has('pageCount') ? countQuery(em, filtered, where) : { sql: 'select null', params: [] };
+  const [row] = await em
+    .getConnection()
+    .execute<{ items: Row[]; total: string | null }[]>(
+      `select coalesce((select json_agg(p.r order by p.n) from (${page.sql}) p), '[]'::json) as items, (${count.sql}) as total`,
+      [...page.params, ...count.params],
+    );
+  const totalCount = row.total === null ? Number.NaN : Number(row.total);
+  return { items: row.items, totalCount, page: args.page, size: args.size, pageCount: Math.ceil(totalCount / args.size) };
 }
 
 /** Rows of `type` by id, in the order of `ids` (missing ones left out), in one statement. */

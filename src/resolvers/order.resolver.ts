@@ -69,7 +69,9 @@ export class OrderResolver {
   @Authorized('read_orders')
   @Query(() => OrderPage, { nullable: true, description: 'Orders, optionally filtered' })
   async orders(@Args(() => OrderListArgs) args: OrderListArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const where = args.filter ? orderWhere(args.filter, await requestOrderNumberFormat(ctx)) : {};
+    // Only a display-number filter needs the store's number format (a statement of its own).
+    const format = args.filter?.displayNumber ? await requestOrderNumberFormat(ctx) : { prefix: '', suffix: '' };
+    const where = orderWhere(args.filter, format);
     return readPage(ctx.em, 'Order', selectionOf(info), where, args, orderSort.columns);
   }
 

@@ -1,4 +1,5 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import type { GatewayInterface } from '@apollo/server-gateway-interface';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { RATE_LIMITED, rateLimitedMessage, rateLimitHeaders, type RateLimiter, type RateLimitState } from '../auth/rate-limit.js';
@@ -67,9 +68,29 @@ function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): 
   };
 }
 
+/**
+ * `/graphql` executes through the same compiled executor as the REST layer (compiled-execution.ts).
+ * Apollo's one way to hand execution over is its gateway interface (made for federation): Apollo
+ * keeps parsing, validation, its document cache, plugins and HTTP; the executor runs the operation.
+ */
+function compiledExecution(gateway: ReturnType<typeof createGateway>): GatewayInterface {
+  return {
+    async load() {
+      return {
+        executor: async (request) => gateway.execute(request.document, request.operationName, request.context, request.request.variables),
+      };
+    },
+    onSchemaLoadOrUpdate(callback) {
+      callback({ apiSchema: gateway.schema, coreSupergraphSdl: '' });
+      return () => {};
+    },
+    async stop() {},
+  };
+}
+
 export async function startApollo(gateway: ReturnType<typeof createGateway>) {
   const server = new ApolloServer<GraphQLContext>({
-    schema: gateway.schema,
+    gateway: compiledExecution(gateway),
     formatError,
     introspection: true,
     includeStacktraceInErrorResponses: false,

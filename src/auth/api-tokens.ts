@@ -21,12 +21,25 @@ function newSecret(): string {
 }
 
 /**
+ * The lookup, and `last_used_at` in the same statement: the UPDATE runs only when the stored value
+ * is over a minute old, so a busy token is written once a minute, not on every request, and no
+ * request pays a second round trip. Never cached: a revocation holds for every process at once.
+ */
+const AUTHENTICATE_SQL = `
+with t as (select id, name, scopes, last_used_at from api_token where secret_hash = ? and revoked_at is null),
+touched as (
+  update api_token a set last_used_at = date_trunc('second', now()) from t
+  where a.id = t.id and (t.last_used_at is null or t.last_used_at < now() - interval '1 minute')
+)
+select id, name, scopes from t`;
+
+/**
  * Looks a bearer secret up by its hash. The comparison happens inside a unique-index probe on
  * the hash, so no timing difference reveals how much of a guessed secret was right.
  */
 export async function authenticate(em: EntityManager, secret: string): Promise<Principal | null> {
   if (!secret) return null;
-  const token = await em.findOne(ApiToken, { secretHash: hashSecret(secret), revokedAt: null });
+  const [token] = await em.getConnection().execute<{ id: number; name: string; scopes: string[] }[]>(AUTHENTICATE_SQL, [hashSecret(secret)]);
   if (!token) return null;
   return { tokenId: token.id, name: token.name, scopes: new Set(token.scopes.filter(isScope)) };
 }

@@ -1,25 +1,38 @@
 // `npm run worker`: delivers outbox e-mails without serving HTTP (the server runs one too, unless
-// OUTBOX_WORKER=false). Any number of workers may run against one database.
+// OUTBOX_WORKER=false). Any number of workers may run against one database; beside a running
+// `npm start` it uses that server's database.
 import 'reflect-metadata';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { logger } from '../logger.js';
 import { createMailer } from '../notifications/mailer.js';
 import { OutboxWorker } from '../notifications/outbox-worker.js';
+import { parseCommandLine, runCommand } from './command-line.js';
 
-const config = loadConfig();
-const database = await openDatabase(config);
-const mailer = createMailer(config.SMTP_URL, config.MAIL_FROM);
-const worker = new OutboxWorker(database.orm, mailer);
-worker.start();
-logger.info('outbox worker running');
-const keepAlive = setInterval(() => undefined, 60_000);
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, async () => {
-    clearInterval(keepAlive);
-    await worker.stop();
-    mailer.close();
-    await database.close();
-    process.exit(0);
-  });
-}
+const usage = `
+usage: npm run worker
+Delivers what the store queued (shipment e-mails) until SIGTERM/SIGINT. Any number of workers
+may run beside the servers; none sends a message another one took.
+Uses DATABASE_URL, or the embedded PostgreSQL of DATA_DIR (the running store's, when it runs);
+SMTP_URL and MAIL_FROM as the server does.
+  -h, --help   this text`;
+
+parseCommandLine({ usage, options: {} });
+await runCommand(async () => {
+  const config = loadConfig();
+  const database = await openDatabase(config, { shareRunning: true });
+  const mailer = createMailer(config.SMTP_URL, config.MAIL_FROM);
+  const worker = new OutboxWorker(database.orm, mailer);
+  worker.start();
+  logger.info('outbox worker running');
+  const keepAlive = setInterval(() => undefined, 60_000);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, async () => {
+      clearInterval(keepAlive);
+      await worker.stop();
+      mailer.close();
+      await database.close();
+      process.exit(0);
+    });
+  }
+}, usage);

@@ -133,6 +133,8 @@ const listRoutes: Record<string, { path: () => string; body?: unknown; fullPage:
   // token, order exists, page, count, then items (joined) / items (joined) + carrier
   'GET /orders/{id}/fulfilments': { path: () => `/api/v1/orders/${recordsOrder}/fulfilments`, fullPage: 4, statements: 5 },
   'GET /orders/{id}/shipments': { path: () => `/api/v1/orders/${recordsOrder}/shipments`, fullPage: 4, statements: 6 },
+  // token, order exists, page, count (the order was placed, then 4 fulfilments and 4 shipments: 9 events)
+  'GET /orders/{id}/events': { path: () => `/api/v1/orders/${recordsOrder}/events`, fullPage: 9, statements: 4 },
   // token, page, count, collections, textareas, images, options (+ thumbnails, joined), variants (+ images, joined)
   'GET /products': { path: () => '/api/v1/products?expand=all', fullPage: 200, statements: 8 },
   // token, page, count, then one batched query each for rules, images, manual links, members and member products

@@ -29,6 +29,7 @@ import { RowCount } from './row-count.entity.js';
 import { Shipment } from './shipment.entity.js';
 import { ShipmentItem } from './shipment-item.entity.js';
 import { ShippingCarrier } from './shipping-carrier.entity.js';
+import { StoreEvent } from './store-event.entity.js';
 import { StoreSettings } from './store-settings.entity.js';
 import { TextareaPreset } from './textarea-preset.entity.js';
 import { VariantImage } from './variant-image.entity.js';
@@ -38,7 +39,7 @@ export const entities = [
   ApiToken, Collection, CollectionImage, CollectionProduct, CollectionRule, Customer, CustomerAddress,
   CustomerPaymentMethod, Fulfilment, FulfilmentItem, IdempotencyKey, Image, InventoryLevel, LineItem, OptionThumbnail,
   Order, OutboxMessage, PostalAddress, Product, ProductImage, ProductOption, ProductTextarea,
-  ProductVariant, RateLimitBucket, Restock, RestockItem, RowCount, Shipment, ShipmentItem, ShippingCarrier, StoreSettings,
+  ProductVariant, RateLimitBucket, Restock, RestockItem, RowCount, Shipment, ShipmentItem, ShippingCarrier, StoreEvent, StoreSettings,
   TextareaPreset, VariantImage, Warehouse,
 ];
 
@@ -46,6 +47,6 @@ export {
   ApiToken, Collection, CollectionImage, CollectionProduct, CollectionRule, Customer, CustomerAddress,
   CustomerPaymentMethod, Fulfilment, FulfilmentItem, IdempotencyKey, Image, InventoryLevel, LineItem, OptionThumbnail,
   Order, OutboxMessage, PostalAddress, Product, ProductImage, ProductOption, ProductTextarea,
-  ProductVariant, RateLimitBucket, Restock, RestockItem, RowCount, Shipment, ShipmentItem, ShippingCarrier, StoreSettings,
+  ProductVariant, RateLimitBucket, Restock, RestockItem, RowCount, Shipment, ShipmentItem, ShippingCarrier, StoreEvent, StoreSettings,
   TextareaPreset, VariantImage, Warehouse,
 };

@@ -48,19 +48,19 @@ export class CollectionResolver {
 
   @Authorized('write_collections')
   @Mutation(() => Collection)
-  createCollection(@Arg('input', () => CollectionInput) input: CollectionInput, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => createCollection(tx, input));
+  createCollection(@Arg('input', () => CollectionInput) input: CollectionInput, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => createCollection(tx, principal, input));
   }
 
   @Authorized('write_collections')
   @Mutation(() => Collection, { description: 'Rewrites the collection; omitted optional fields are kept, lists given replace the set' })
-  updateCollection(@Arg('id', () => Int) id: number, @Arg('input', () => CollectionInput) input: CollectionInput, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => updateCollection(tx, id, input));
+  updateCollection(@Arg('id', () => Int) id: number, @Arg('input', () => CollectionInput) input: CollectionInput, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => updateCollection(tx, principal, id, input));
   }
 
   @Authorized('write_collections')
   @Mutation(() => Int, { description: 'Deletes a collection (its products stay); returns its id' })
-  deleteCollection(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => deleteCollection(tx, id));
+  deleteCollection(@Arg('id', () => Int) id: number, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => deleteCollection(tx, principal, id));
   }
 }

@@ -54,19 +54,19 @@ export class CustomerResolver {
 
   @Authorized('write_customers')
   @Mutation(() => Customer)
-  createCustomer(@Arg('input', () => CustomerCreate) input: CustomerCreate, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => createCustomer(tx, input));
+  createCustomer(@Arg('input', () => CustomerCreate) input: CustomerCreate, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => createCustomer(tx, principal, input));
   }
 
   @Authorized('write_customers')
   @Mutation(() => Customer, { description: 'Changes the given fields; `address` is merged into the primary address' })
-  updateCustomer(@Arg('id', () => Int) id: number, @Arg('input', () => CustomerPatch) input: CustomerPatch, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => updateCustomer(tx, id, input));
+  updateCustomer(@Arg('id', () => Int) id: number, @Arg('input', () => CustomerPatch) input: CustomerPatch, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => updateCustomer(tx, principal, id, input));
   }
 
   @Authorized('write_customers')
   @Mutation(() => Int, { description: 'Deletes a customer without orders; returns its id (CONFLICT while it has orders)' })
-  deleteCustomer(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => deleteCustomer(tx, id));
+  deleteCustomer(@Arg('id', () => Int) id: number, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => deleteCustomer(tx, principal, id));
   }
 }

@@ -37,14 +37,14 @@ export class FulfilmentResolver {
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Sends units to fulfilment (stock of tracked products drops)' })
-  createFulfilment(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => FulfilmentCreate) input: FulfilmentCreate, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => createFulfilment(tx, orderId, input));
+  createFulfilment(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => FulfilmentCreate) input: FulfilmentCreate, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => createFulfilment(tx, principal, orderId, input));
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Sets absolute quantities of several fulfilments' })
-  updateFulfilments(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => FulfilmentsChange) input: FulfilmentsChange, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => updateFulfilments(tx, orderId, input.fulfilments));
+  updateFulfilments(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => FulfilmentsChange) input: FulfilmentsChange, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => updateFulfilments(tx, principal, orderId, input.fulfilments));
   }
 
   @Authorized('write_orders')
@@ -53,20 +53,20 @@ export class FulfilmentResolver {
     @Arg('orderId', () => Int) orderId: number,
     @Arg('fulfilmentId', () => Int) fulfilmentId: number,
     @Arg('input', () => FulfilmentPatch) input: FulfilmentPatch,
-    @Ctx() { em }: GraphQLContext,
+    @Ctx() { em, principal }: GraphQLContext,
   ) {
-    return inTransaction(em, (tx) => updateFulfilment(tx, orderId, fulfilmentId, input));
+    return inTransaction(em, (tx) => updateFulfilment(tx, principal, orderId, fulfilmentId, input));
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Unmarks a fulfilment without shipments; its stock returns' })
-  deleteFulfilment(@Arg('orderId', () => Int) orderId: number, @Arg('fulfilmentId', () => Int) fulfilmentId: number, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => deleteFulfilment(tx, orderId, fulfilmentId));
+  deleteFulfilment(@Arg('orderId', () => Int) orderId: number, @Arg('fulfilmentId', () => Int) fulfilmentId: number, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => deleteFulfilment(tx, principal, orderId, fulfilmentId));
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Takes shipped units back into a warehouse' })
-  restockOrderItems(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => RestockInput) input: RestockInput, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => restockOrderItems(tx, orderId, input));
+  restockOrderItems(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => RestockInput) input: RestockInput, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => restockOrderItems(tx, principal, orderId, input));
   }
 }

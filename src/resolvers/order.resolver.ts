@@ -88,25 +88,25 @@ export class OrderResolver {
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Places an order (line items snapshot the products; status starts at 0)' })
-  createOrder(@Arg('input', () => OrderCreate) input: OrderCreate, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => placeOrder(tx, input));
+  createOrder(@Arg('input', () => OrderCreate) input: OrderCreate, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => placeOrder(tx, principal, input));
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Edits the notes of an order' })
-  updateOrder(@Arg('id', () => Int) id: number, @Arg('input', () => OrderPatch) input: OrderPatch, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => updateOrderNotes(tx, id, input));
+  updateOrder(@Arg('id', () => Int) id: number, @Arg('input', () => OrderPatch) input: OrderPatch, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => updateOrderNotes(tx, principal, id, input));
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: "Merges shipping/billing fields into the order's address" })
-  updateOrderAddress(@Arg('id', () => Int) id: number, @Arg('input', () => OrderAddressPatch) input: OrderAddressPatch, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => updateOrderAddress(tx, id, input));
+  updateOrderAddress(@Arg('id', () => Int) id: number, @Arg('input', () => OrderAddressPatch) input: OrderAddressPatch, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => updateOrderAddress(tx, principal, id, input));
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: "Moves the order to another customer, copying that customer's primary address" })
-  changeOrderCustomer(@Arg('id', () => Int) id: number, @Arg('input', () => OrderCustomerChange) input: OrderCustomerChange, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => changeOrderCustomer(tx, id, input.id));
+  changeOrderCustomer(@Arg('id', () => Int) id: number, @Arg('input', () => OrderCustomerChange) input: OrderCustomerChange, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => changeOrderCustomer(tx, principal, id, input.id));
   }
 }

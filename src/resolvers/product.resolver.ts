@@ -54,19 +54,19 @@ export class ProductResolver {
 
   @Authorized('write_products')
   @Mutation(() => Product, { description: 'A new product; a single-variant one gets its one variant, seoUrl is derived when not given' })
-  createProduct(@Arg('input', () => ProductCreate) input: ProductCreate, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => createProduct(tx, input));
+  createProduct(@Arg('input', () => ProductCreate) input: ProductCreate, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => createProduct(tx, principal, input));
   }
 
   @Authorized('write_products')
   @Mutation(() => Product, { description: 'Changes the given fields; lists given replace the set; a variant keeps its id while its combination stays' })
-  updateProduct(@Arg('id', () => Int) id: number, @Arg('input', () => ProductPatch) input: ProductPatch, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => updateProduct(tx, id, input));
+  updateProduct(@Arg('id', () => Int) id: number, @Arg('input', () => ProductPatch) input: ProductPatch, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => updateProduct(tx, principal, id, input));
   }
 
   @Authorized('write_products')
   @Mutation(() => Int, { description: 'Deletes a product with its variants and stock; orders keep their line items; returns its id' })
-  deleteProduct(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => deleteProduct(tx, id));
+  deleteProduct(@Arg('id', () => Int) id: number, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => deleteProduct(tx, principal, id));
   }
 }

@@ -36,14 +36,14 @@ export class ShipmentResolver {
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Ships units of existing fulfilments; notify e-mails the customer' })
-  createShipments(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => ShipmentsCreate) input: ShipmentsCreate, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => createShipments(tx, orderId, input.data, input.notify));
+  createShipments(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => ShipmentsCreate) input: ShipmentsCreate, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => createShipments(tx, principal, orderId, input.data, input.notify));
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Changes tracking numbers and/or carriers of several shipments' })
-  updateShipments(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => ShipmentsChange) input: ShipmentsChange, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => updateShipments(tx, orderId, input.data, input.notify));
+  updateShipments(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => ShipmentsChange) input: ShipmentsChange, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => updateShipments(tx, principal, orderId, input.data, input.notify));
   }
 
   @Authorized('write_orders')
@@ -52,14 +52,14 @@ export class ShipmentResolver {
     @Arg('orderId', () => Int) orderId: number,
     @Arg('shipmentId', () => Int) shipmentId: number,
     @Arg('input', () => ShipmentPatch) input: ShipmentPatch,
-    @Ctx() { em }: GraphQLContext,
+    @Ctx() { em, principal }: GraphQLContext,
   ) {
-    return inTransaction(em, (tx) => updateShipments(tx, orderId, [{ id: shipmentId, ...input.data }], input.notify, shipmentId));
+    return inTransaction(em, (tx) => updateShipments(tx, principal, orderId, [{ id: shipmentId, ...input.data }], input.notify, shipmentId));
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Unmarks a shipment; its units return to fulfilled' })
-  deleteShipment(@Arg('orderId', () => Int) orderId: number, @Arg('shipmentId', () => Int) shipmentId: number, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => deleteShipment(tx, orderId, shipmentId));
+  deleteShipment(@Arg('orderId', () => Int) orderId: number, @Arg('shipmentId', () => Int) shipmentId: number, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => deleteShipment(tx, principal, orderId, shipmentId));
   }
 }

@@ -36,8 +36,9 @@ function recordSchema(map: FieldMap): JsonSchema {
   return { ...strict(schema) };
 }
 
-/** Response objects: no keys beyond the declared ones (nested too). */
+/** Response objects: no keys beyond the declared ones (nested too), unless a field declares open content. */
 function strict(schema: JsonSchema): JsonSchema {
+  if (schema.additionalProperties === true) return schema;
   if (Array.isArray(schema.type) ? schema.type.includes('object') : schema.type === 'object') {
     const properties = Object.fromEntries(Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>).map(([k, v]) => [k, strict(v)]));
     return { ...schema, properties, additionalProperties: false };

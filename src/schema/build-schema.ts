@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema, getMetadataStorage } from 'type-graphql';
 import { ApiTokenResolver } from '../resolvers/api-token.resolver.js';
+import { EventFieldsResolver, EventResolver, OrderEventsFieldResolver } from '../resolvers/event.resolver.js';
 import { CustomerFieldsResolver } from '../resolvers/customer-fields.resolver.js';
 import { CustomerResolver } from '../resolvers/customer.resolver.js';
 import { FulfilmentFieldsResolver, RestockFieldsResolver, ShipmentFieldsResolver } from '../resolvers/fulfilment-record-fields.resolver.js';
@@ -34,6 +35,7 @@ export const resolvers = [
   OrderResolver, OrderFieldsResolver, LineItemFieldsResolver, FulfilmentFieldsResolver, ShipmentFieldsResolver, RestockFieldsResolver,
   WarehouseResolver, WarehouseFieldsResolver, InventoryLevelFieldsResolver,
   ApiTokenResolver,
+  EventResolver, EventFieldsResolver, OrderEventsFieldResolver,
 ] as const;
 
 /**

@@ -1,0 +1,50 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { StoreEvent } from '../entities/store-event.entity.js';
+
+/**
+ * Who makes a change: the caller's API token (the resolver passes its principal in explicitly).
+ * `null` for the service's own changes (none so far: seeding writes no events).
+ */
+export interface Actor {
+  tokenId: number;
+  name: string;
+}
+
+/** Every event type, by the record it belongs to. Webhook subscriptions choose among these. */
+export const EVENT_TYPES = [
+  'order.created', 'order.notes_changed', 'order.address_changed', 'order.customer_changed',
+  'fulfilment.created', 'fulfilment.updated', 'fulfilment.deleted',
+  'shipment.created', 'shipment.updated', 'shipment.deleted',
+  'restock.created',
+  'product.created', 'product.updated', 'product.deleted',
+  'customer.created', 'customer.updated', 'customer.deleted',
+  'collection.created', 'collection.updated', 'collection.deleted',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface EventSubject {
+  subject: 'order' | 'product' | 'customer' | 'collection';
+  subjectId: number;
+  /** The order a change belongs to (its timeline), for every change under an order. */
+  orderId?: number;
+}
+
+/**
+ * Adds an event to the caller's unit of work: it is inserted by the same flush, in the same
+ * transaction, as the change it records (the edge's transaction flushes before it commits). Events
+ * of one transaction get increasing ids in the order they were recorded.
+ */
+export function recordEvent(em: EntityManager, actor: Actor | null, type: EventType, subject: EventSubject, data: Record<string, unknown>): void {
+  em.persist(
+    Object.assign(new StoreEvent(), {
+      type,
+      actorTokenId: actor?.tokenId ?? null,
+      actorName: actor?.name ?? null,
+      subject: subject.subject,
+      subjectId: subject.subjectId,
+      orderId: subject.orderId ?? null,
+      data,
+    }),
+  );
+}

@@ -34,13 +34,16 @@ import { StoreSettings } from './store-settings.entity.js';
 import { TextareaPreset } from './textarea-preset.entity.js';
 import { VariantImage } from './variant-image.entity.js';
 import { Warehouse } from './warehouse.entity.js';
+import { WebhookAttempt } from './webhook-attempt.entity.js';
+import { WebhookDelivery } from './webhook-delivery.entity.js';
+import { WebhookSubscription } from './webhook-subscription.entity.js';
 
 export const entities = [
   ApiToken, Collection, CollectionImage, CollectionProduct, CollectionRule, Customer, CustomerAddress,
   CustomerPaymentMethod, Fulfilment, FulfilmentItem, IdempotencyKey, Image, InventoryLevel, LineItem, OptionThumbnail,
   Order, OutboxMessage, PostalAddress, Product, ProductImage, ProductOption, ProductTextarea,
   ProductVariant, RateLimitBucket, Restock, RestockItem, RowCount, Shipment, ShipmentItem, ShippingCarrier, StoreEvent, StoreSettings,
-  TextareaPreset, VariantImage, Warehouse,
+  TextareaPreset, VariantImage, Warehouse, WebhookAttempt, WebhookDelivery, WebhookSubscription,
 ];
 
 export {
@@ -48,5 +51,5 @@ export {
   CustomerPaymentMethod, Fulfilment, FulfilmentItem, IdempotencyKey, Image, InventoryLevel, LineItem, OptionThumbnail,
   Order, OutboxMessage, PostalAddress, Product, ProductImage, ProductOption, ProductTextarea,
   ProductVariant, RateLimitBucket, Restock, RestockItem, RowCount, Shipment, ShipmentItem, ShippingCarrier, StoreEvent, StoreSettings,
-  TextareaPreset, VariantImage, Warehouse,
+  TextareaPreset, VariantImage, Warehouse, WebhookAttempt, WebhookDelivery, WebhookSubscription,
 };

@@ -134,3 +134,13 @@ it('records product, customer and collection changes too', async () => {
   expect(rows[1].data).toEqual({ id: 4, first_name: 'Ada' });
   expect(rows.every((r) => r.actor_name === 'test (all scopes)')).toBe(true);
 });
+
+it('is documented in the OpenAPI document, with the webhooks it feeds', async () => {
+  const doc = (await service.get('/api/v1/openapi.json', null)).body;
+  const events = doc.paths['/api/v1/orders/{id}/events'].get;
+  expect(events.security).toEqual([{ bearerAuth: ['read_orders'] }]);
+  expect(events.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['id', 'page', 'size', 'sort']));
+  expect(doc.components.schemas.Event.properties).toHaveProperty('actor');
+  expect(Object.keys(doc.webhooks)).toEqual(expect.arrayContaining(['fulfilment.created', 'shipment.created', 'order.address_changed']));
+  expect(doc.webhooks['shipment.created'].post.parameters.map((p: any) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+});

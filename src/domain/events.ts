@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { StoreEvent } from '../entities/store-event.entity.js';
+import type { EventType } from './event-types.js';
 
 /**
  * Who makes a change: the caller's API token (the resolver passes its principal in explicitly).
@@ -10,18 +11,7 @@ export interface Actor {
   name: string;
 }
 
-/** Every event type, by the record it belongs to. Webhook subscriptions choose among these. */
-export const EVENT_TYPES = [
-  'order.created', 'order.notes_changed', 'order.address_changed', 'order.customer_changed',
-  'fulfilment.created', 'fulfilment.updated', 'fulfilment.deleted',
-  'shipment.created', 'shipment.updated', 'shipment.deleted',
-  'restock.created',
-  'product.created', 'product.updated', 'product.deleted',
-  'customer.created', 'customer.updated', 'customer.deleted',
-  'collection.created', 'collection.updated', 'collection.deleted',
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType } from './event-types.js';
 
 export interface EventSubject {
   subject: 'order' | 'product' | 'customer' | 'collection';

@@ -23,13 +23,19 @@ function newSecret(): string {
 /**
  * The lookup, and `last_used_at` in the same statement: the UPDATE runs only when the stored value
  * is over a minute old, so a busy token is written once a minute, not on every request, and no
- * request pays a second round trip. Never cached: a revocation holds for every process at once.
+ * request pays a second round trip. `skip locked`: a request never waits for the row (another
+ * request touching it, a revocation in progress); it just leaves the touch to that one.
+ * Never cached: a revocation holds for every process at once.
  */
 const AUTHENTICATE_SQL = `
 with t as (select id, name, scopes, last_used_at from api_token where secret_hash = ? and revoked_at is null),
 touched as (
-  update api_token a set last_used_at = date_trunc('second', now()) from t
-  where a.id = t.id and (t.last_used_at is null or t.last_used_at < now() - interval '1 minute')
+  update api_token a set last_used_at = date_trunc('second', now())
+  where a.id = (
+    select x.id from api_token x join t on x.id = t.id
+    where t.last_used_at is null or t.last_used_at < now() - interval '1 minute'
+    for update of x skip locked
+  )
 )
 select id, name, scopes from t`;
 

@@ -20,6 +20,11 @@ export interface EventSubject {
   orderId?: number;
 }
 
+/** The subject of every change under an order: the order's timeline. */
+export function orderEventSubject(order: { id: number }): EventSubject {
+  return { subject: 'order', subjectId: order.id, orderId: order.id };
+}
+
 /**
  * Adds an event to the caller's unit of work: it is inserted by the same flush, in the same
  * transaction, as the change it records (the edge's transaction flushes before it commits). Events

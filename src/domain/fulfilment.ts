@@ -10,7 +10,7 @@ import { moveStock, type StockMove } from './inventory.js';
 import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
 import { now } from './clock.js';
 import { fulfilmentData } from './event-data.js';
-import { recordEvent, type Actor } from './events.js';
+import { orderEventSubject, recordEvent, type Actor } from './events.js';
 
 /** A stock move for a tracked line (untracked lines move no stock). */
 function stockMove(line: LineItem, warehouseId: number | null | undefined, quantity: number, label: string): StockMove[] {
@@ -67,16 +67,14 @@ export async function createFulfilment(em: EntityManager, actor: Actor, orderId:
     items.push(item);
   }
   const order = await state.settle();
-  recordEvent(em, actor, 'fulfilment.created', orderSubject(order), fulfilmentData(order, fulfilment, items));
+  recordEvent(em, actor, 'fulfilment.created', orderEventSubject(order), fulfilmentData(order, fulfilment, items));
   return order;
 }
-
-const orderSubject = (order: Order) => ({ subject: 'order' as const, subjectId: order.id, orderId: order.id });
 
 /** After the change settled: one `fulfilment.updated` per fulfilment changed, with its items now. */
 function recordUpdated(state: OrderState, actor: Actor, fulfilments: Fulfilment[]): void {
   for (const fulfilment of new Set(fulfilments)) {
-    recordEvent(state.em, actor, 'fulfilment.updated', orderSubject(state.order), fulfilmentData(state.order, fulfilment, state.itemsOf(fulfilment)));
+    recordEvent(state.em, actor, 'fulfilment.updated', orderEventSubject(state.order), fulfilmentData(state.order, fulfilment, state.itemsOf(fulfilment)));
   }
 }
 
@@ -205,6 +203,6 @@ export async function deleteFulfilment(em: EntityManager, actor: Actor, orderId:
   await moveStock(em, moves);
   const order = await state.settle();
   // The record as it was, with the order's status after the deletion.
-  recordEvent(em, actor, 'fulfilment.deleted', orderSubject(order), { ...fulfilmentData(order, fulfilment, held), id: fulfilmentId });
+  recordEvent(em, actor, 'fulfilment.deleted', orderEventSubject(order), { ...fulfilmentData(order, fulfilment, held), id: fulfilmentId });
   return order;
 }

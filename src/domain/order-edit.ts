@@ -11,7 +11,7 @@ import { lockOrder } from './order-lock.js';
 import { mergeAddressBlock } from './postal-address.js';
 import { now } from './clock.js';
 import { orderAddressData } from './event-data.js';
-import { recordEvent, type Actor } from './events.js';
+import { orderEventSubject, recordEvent, type Actor } from './events.js';
 
 const NOTES_LIMIT = 10_000;
 
@@ -19,8 +19,6 @@ function touched(order: Order): Order {
   order.updatedAt = now();
   return order;
 }
-
-const orderSubject = (order: Order) => ({ subject: 'order' as const, subjectId: order.id, orderId: order.id });
 
 /** Only notes, address and customer of an order can be edited (spec); this is notes. */
 export async function updateOrderNotes(em: EntityManager, actor: Actor, id: number, patch: OrderPatch): Promise<Order> {
@@ -32,7 +30,7 @@ export async function updateOrderNotes(em: EntityManager, actor: Actor, id: numb
     order.notes = patch.notes;
   }
   touched(order);
-  recordEvent(em, actor, 'order.notes_changed', orderSubject(order), { id: order.id, notes: order.notes });
+  recordEvent(em, actor, 'order.notes_changed', orderEventSubject(order), { id: order.id, notes: order.notes });
   await em.flush();
   return order;
 }
@@ -48,7 +46,7 @@ export async function updateOrderAddress(em: EntityManager, actor: Actor, id: nu
   if (patch.billing) mergeAddressBlock(order.billingAddress, patch.billing, 'billing', errors);
   if (errors.length) throw new ValidationError(errors);
   touched(order);
-  recordEvent(em, actor, 'order.address_changed', orderSubject(order), orderAddressData(order));
+  recordEvent(em, actor, 'order.address_changed', orderEventSubject(order), orderAddressData(order));
   // Lock the customer so that concurrent edits of several of its orders add at most one address.
   await lockCustomers(em, [order.customer.id]);
   const hasAddress = (await em.count(CustomerAddress, { customer: order.customer })) > 0;
@@ -88,7 +86,7 @@ export async function changeOrderCustomer(em: EntityManager, actor: Actor, id: n
   order.billingAddress = primary ? Object.assign(new PostalAddress(), primary.billing) : named();
   order.phone = primary?.phone ?? null;
   touched(order);
-  recordEvent(em, actor, 'order.customer_changed', orderSubject(order), {
+  recordEvent(em, actor, 'order.customer_changed', orderEventSubject(order), {
     ...orderAddressData(order),
     email: order.email,
     customer: { id: customer.id, email: customer.email, first_name: customer.firstName, last_name: customer.lastName },

@@ -11,7 +11,7 @@ import { lockCustomers } from './customer-lock.js';
 import { refreshCustomerStatistics } from './customer-statistics.js';
 import { ValidationError, type FieldError } from './errors.js';
 import { orderAddressData, seconds } from './event-data.js';
-import { recordEvent, type Actor } from './events.js';
+import { orderEventSubject, recordEvent, type Actor } from './events.js';
 import { fromCents, MAX_AMOUNT_CENTS, toCents } from './money.js';
 import { mergeAddressBlock } from './postal-address.js';
 
@@ -121,7 +121,7 @@ export async function placeOrder(em: EntityManager, actor: Actor, input: OrderCr
   em.persist(order);
   await em.flush();
   await refreshCustomerStatistics(em, [customer.id]);
-  recordEvent(em, actor, 'order.created', { subject: 'order', subjectId: order.id, orderId: order.id }, orderCreatedData(order));
+  recordEvent(em, actor, 'order.created', orderEventSubject(order), orderCreatedData(order));
   return order;
 }
 

@@ -9,7 +9,7 @@ import { ConflictError, type FieldError } from './errors.js';
 import { moveStock } from './inventory.js';
 import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
 import { restockData } from './event-data.js';
-import { recordEvent, type Actor } from './events.js';
+import { orderEventSubject, recordEvent, type Actor } from './events.js';
 
 /** Takes shipped units back into a warehouse's stock: shipped → restocked, stock grows. */
 export async function restockOrderItems(em: EntityManager, actor: Actor, orderId: number, input: RestockInput): Promise<Order> {
@@ -48,6 +48,6 @@ export async function restockOrderItems(em: EntityManager, actor: Actor, orderId
       .map(({ line, quantity, index }) => ({ warehouseId: warehouse!.id, variantId: line.variant!.id, quantity: -quantity, label: `items[${index}]` })),
   );
   const order = await state.settle();
-  recordEvent(em, actor, 'restock.created', { subject: 'order', subjectId: order.id, orderId: order.id }, restockData(order, restock, items));
+  recordEvent(em, actor, 'restock.created', orderEventSubject(order), restockData(order, restock, items));
   return order;
 }

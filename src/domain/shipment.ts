@@ -10,7 +10,7 @@ import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
 import { enqueueShipmentMail } from './shipment-mail.js';
 import { now } from './clock.js';
 import { shipmentData } from './event-data.js';
-import { recordEvent, type Actor, type EventType } from './events.js';
+import { orderEventSubject, recordEvent, type Actor, type EventType } from './events.js';
 
 const TRACKING_LIMIT = 100;
 
@@ -92,7 +92,7 @@ export async function createShipments(em: EntityManager, actor: Actor, orderId: 
 async function recordShipmentEvent(state: OrderState, actor: Actor, type: EventType, shipment: Shipment, items = state.shipmentItemsOf(shipment), id = shipment.id): Promise<void> {
   const carrier = await state.em.findOne(ShippingCarrier, { id: shipment.carrier.id });
   const data = shipmentData(state.order, shipment, items, `${carrier?.url ?? ''}${shipment.trackingNumber}`);
-  recordEvent(state.em, actor, type, { subject: 'order', subjectId: state.order.id, orderId: state.order.id }, { ...data, id });
+  recordEvent(state.em, actor, type, orderEventSubject(state.order), { ...data, id });
 }
 
 function shipmentOf(state: OrderState, id: number, field: string | null, errors: FieldError[]): Shipment | undefined {

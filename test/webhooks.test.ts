@@ -165,10 +165,18 @@ it('retries a receiver answering 500 with back-off, once per attempt, and disabl
   expect(subscription.disabledAt).toEqual(expect.any(Number));
   expect(subscription.disabledReason).toMatch(/failed 3 attempts \(last: 500\)/);
   expect(subscription.consecutiveFailures).toBe(3);
-  // A disabled subscription gets nothing new.
+  // A disabled subscription gets nothing new…
   await service.send('PATCH', `/api/v1/orders/${order.id}`, { notes: 'after disabling' });
   expect(await worker.runOnce()).toBe(0);
   expect(at('/failing')).toHaveLength(3);
+  // …until it is enabled again: then new events are sent.
+  const enabled = await service.graphql('mutation ($id: Int!) { enableWebhookSubscription(id: $id) { disabledAt disabledReason consecutiveFailures } }', { id });
+  expect(enabled.body.data.enableWebhookSubscription).toEqual({ disabledAt: null, disabledReason: null, consecutiveFailures: 0 });
+  behaviour['/failing'] = { status: 200 };
+  await service.send('PATCH', `/api/v1/orders/${order.id}`, { notes: 'after enabling' });
+  expect(await worker.runOnce()).toBe(1);
+  expect(at('/failing')).toHaveLength(4);
+  expect(JSON.parse(at('/failing')[3].body).data.notes).toBe('after enabling');
   await unsubscribe(id);
 }, 30_000);
 

@@ -8,7 +8,7 @@ import { WebhookSubscription } from '../entities/webhook-subscription.entity.js'
 import type { GraphQLContext } from '../schema/context.js';
 import { inputGuard } from '../schema/input-guard.middleware.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
-import { createWebhookSubscription, deleteWebhookSubscription } from '../webhooks/subscriptions.js';
+import { createWebhookSubscription, deleteWebhookSubscription, enableWebhookSubscription } from '../webhooks/subscriptions.js';
 
 const subscriptionSort = sortableFields('WebhookSubscription', { id: 'id', createdAt: 'createdAt' });
 const deliverySort = sortableFields('WebhookDelivery', { id: 'id', createdAt: 'createdAt', nextAttemptAt: 'nextAttemptAt' });
@@ -63,6 +63,12 @@ export class WebhookResolver {
     @Ctx() { em, principal }: GraphQLContext,
   ): Promise<CreatedWebhookSubscription> {
     return inTransaction(em, (tx) => createWebhookSubscription(tx, principal, url, events));
+  }
+
+  @Authorized('manage_webhooks')
+  @Mutation(() => WebhookSubscription, { description: 'Re-enables a subscription disabled after repeated failure; failed deliveries and events made while it was disabled are not sent' })
+  enableWebhookSubscription(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext) {
+    return inTransaction(em, (tx) => enableWebhookSubscription(tx, id));
   }
 
   @Authorized('manage_webhooks')

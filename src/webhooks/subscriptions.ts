@@ -50,3 +50,16 @@ export async function deleteWebhookSubscription(em: EntityManager, id: number): 
   await em.remove(subscription).flush();
   return id;
 }
+
+/**
+ * Re-enables a subscription disabled after repeated failure: new events are queued for it again
+ * and its pending deliveries resume. Deliveries that failed, and events made while it was
+ * disabled, are not sent (the receiver can read the order timeline for what it missed).
+ */
+export async function enableWebhookSubscription(em: EntityManager, id: number): Promise<WebhookSubscription> {
+  const subscription = await em.findOne(WebhookSubscription, { id });
+  if (!subscription) throw new NotFoundError('WebhookSubscription', id);
+  Object.assign(subscription, { disabledAt: null, disabledReason: null, consecutiveFailures: 0 });
+  await em.flush();
+  return subscription;
+}

@@ -62,7 +62,7 @@ it('says in one line that a non-empty store is not seeded', async () => {
   expect(seeded.stdout).toBe('The database already holds a store; nothing seeded (seed needs an empty database).\n');
 });
 
-it.each(['token', 'seed', 'outbox-worker', 'migrate', 'emit-schema'])('%s --help prints its usage', async (script) => {
+it.each(['token', 'seed', 'outbox-worker', 'migrate', 'emit-schema', 'make-migration'])('%s --help prints its usage', async (script) => {
   const res = await cli(script, '--help');
   expect(res.code).toBe(0);
   expect(res.stdout).toMatch(/^usage: npm run /);

@@ -1,5 +1,6 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import type { GatewayInterface } from '@apollo/server-gateway-interface';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { RATE_LIMITED, rateLimitedMessage, rateLimitHeaders, type RateLimiter, type RateLimitState } from '../auth/rate-limit.js';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
@@ -30,22 +31,18 @@ const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
 };
 
 /**
- * Limits of `/graphql` (decisions §2 "Limits", §4): after validation and before execution the
+ * Limits of `/graphql` (decisions §2 "Limits", §4): the token check already took one request from
+ * the bucket (src/graphql/gateway.ts `contextFor`); after validation and before execution the
  * operation is measured (src/graphql/query-limits.ts); one over the depth or complexity limit is
- * refused with 400 QUERY_TOO_DEEP / QUERY_TOO_COMPLEX, and the token's bucket is charged the
- * operation's cost (a refused or unparsable operation costs 1), one statement per request. An
- * empty bucket is a 429 RATE_LIMITED before anything runs. Every answer to a valid token carries
- * the `RateLimit-*` headers (`Retry-After` on a 429).
+ * refused with 400 QUERY_TOO_DEEP / QUERY_TOO_COMPLEX, and an operation that costs more than one
+ * request is charged the rest, a second statement only for such operations. An empty bucket is a
+ * 429 RATE_LIMITED before anything runs. Every answer to a valid token carries the `RateLimit-*`
+ * headers (`Retry-After` on a 429).
  */
 function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
-      let charged = false;
       let state: RateLimitState | undefined;
-      const charge = async (context: GraphQLContext, cost: number) => {
-        charged = true;
-        if (limiter) state = await limiter.charge(context.principal.tokenId, cost);
-      };
       return {
         async didResolveOperation({ document, operationName, request, contextValue }) {
           let cost = 1;
@@ -56,36 +53,50 @@ function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): 
             if (!(error instanceof QueryLimitError)) throw error;
             refusal = error;
           }
-          await charge(contextValue, cost);
+          if (limiter && cost > 1) state = await limiter.charge(contextValue.principal.tokenId, cost - 1);
           if (state && !state.allowed) {
             throw new GraphQLError(rateLimitedMessage(state), { extensions: { code: RATE_LIMITED, http: { status: 429 } } });
           }
           if (refusal) throw refusal;
         },
         async willSendResponse({ contextValue, response }) {
-          if (!contextValue?.principal) return;
-          // Refused before an operation was resolved (syntax, validation, GET for a mutation): cost 1.
-          if (!charged) {
-            await charge(contextValue, 1);
-            if (state && !state.allowed) {
-              response.body = { kind: 'single', singleResult: { errors: [{ message: rateLimitedMessage(state), extensions: { code: RATE_LIMITED } }] } };
-              response.http.status = HTTP_STATUS_BY_CODE[RATE_LIMITED];
-            }
-          }
-          if (state) for (const [name, value] of Object.entries(rateLimitHeaders(state))) response.http.headers.set(name.toLowerCase(), value);
+          const latest = state ?? contextValue?.limit;
+          if (latest) for (const [name, value] of Object.entries(rateLimitHeaders(latest))) response.http.headers.set(name.toLowerCase(), value);
         },
       };
     },
   };
 }
 
+/**
+ * `/graphql` executes through the same compiled executor as the REST layer (compiled-execution.ts).
+ * Apollo's one way to hand execution over is its gateway interface (made for federation): Apollo
+ * keeps parsing, validation, its document cache, plugins and HTTP; the executor runs the operation.
+ */
+function compiledExecution(gateway: ReturnType<typeof createGateway>): GatewayInterface {
+  return {
+    async load() {
+      return {
+        executor: async (request) => gateway.execute(request.document, request.operationName, request.context, request.request.variables),
+      };
+    },
+    onSchemaLoadOrUpdate(callback) {
+      callback({ apiSchema: gateway.schema, coreSupergraphSdl: '' });
+      return () => {};
+    },
+    async stop() {},
+  };
+}
+
 export async function startApollo(gateway: ReturnType<typeof createGateway>) {
   const server = new ApolloServer<GraphQLContext>({
-    schema: gateway.schema,
+    gateway: compiledExecution(gateway),
     formatError,
     introspection: true,
     includeStacktraceInErrorResponses: false,
-    plugins: [ApolloServerPluginLandingPageDisabled(), limitsPlugin(gateway.schema, gateway.limiter), refusalStatusPlugin],
+    // No HTTP caching of answers (every one is per token), so no cache-control bookkeeping, which
+    // Apollo would otherwise do around every field of every answer.
+    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), limitsPlugin(gateway.schema, gateway.limiter), refusalStatusPlugin],
     // Every operation needs an Authorization header, which a cross-site form or <img> cannot send,
     // so Apollo's CSRF guard would only refuse legitimate GET queries (decisions §4 allows GET).
     csrfPrevention: false,
@@ -94,8 +105,9 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
   });
   await server.start();
   const context = async (authorization: string | undefined) => {
+    let context: GraphQLContext;
     try {
-      return await gateway.contextFor(authorization);
+      context = await gateway.contextFor(authorization);
     } catch (error) {
       if (isDatabaseUnavailable(error)) {
         throw new GraphQLError('The database is unavailable; try again shortly', { extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503 } } });
@@ -105,6 +117,12 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
         extensions: { code: error.code, http: { status: 401, headers: new Map([['WWW-Authenticate', 'Bearer realm="store-api"']]) } },
       });
     }
+    if (context.limit && !context.limit.allowed) {
+      throw new GraphQLError(rateLimitedMessage(context.limit), {
+        extensions: { code: RATE_LIMITED, http: { status: 429, headers: new Map(Object.entries(rateLimitHeaders(context.limit))) } },
+      });
+    }
+    return context;
   };
   return { server, context };
 }

@@ -1,9 +1,11 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware, Info } from 'type-graphql';
 import { SCOPES } from '../auth/scopes.js';
 import { issueApiToken, revokeApiToken } from '../auth/token-management.js';
-import { findPage } from '../domain/listing.js';
 import { inTransaction } from '../domain/transaction.js';
 import { ApiToken } from '../entities/api-token.entity.js';
+import { readPage } from '../reads/read-query.js';
+import { selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { inputGuard } from '../schema/input-guard.middleware.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
@@ -34,8 +36,8 @@ export class CreatedApiToken {
 export class ApiTokenResolver {
   @Authorized('manage_tokens')
   @Query(() => ApiTokenPage, { description: 'Every API token, revoked ones included (see revokedAt); never a secret' })
-  apiTokens(@Args(() => ApiTokenListArgs) args: ApiTokenListArgs, @Ctx() { em }: GraphQLContext) {
-    return findPage(em, ApiToken, {}, args, apiTokenSort.columns);
+  apiTokens(@Args(() => ApiTokenListArgs) args: ApiTokenListArgs, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    return readPage(em, 'ApiToken', selectionOf(info), {}, args, apiTokenSort.columns);
   }
 
   @Authorized('manage_tokens')

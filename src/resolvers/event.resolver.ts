@@ -1,8 +1,11 @@
-import { Args, ArgsType, Authorized, Ctx, Field, FieldResolver, Int, ObjectType, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Args, ArgsType, Authorized, Ctx, Field, FieldResolver, Info, Int, ObjectType, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
 import { NotFoundError } from '../domain/errors.js';
-import { findPage } from '../domain/listing.js';
 import { Order } from '../entities/order.entity.js';
 import { StoreEvent } from '../entities/store-event.entity.js';
+import { loaded, type ReadRow } from '../reads/read-model.js';
+import { readPage } from '../reads/read-query.js';
+import { selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { inputGuard } from '../schema/input-guard.middleware.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
@@ -35,28 +38,26 @@ export class OrderEventListArgs extends PageArgs {
 export class EventResolver {
   @Authorized('read_orders')
   @Query(() => EventPage, { nullable: true, description: 'The timeline of one order: every change to it, with who made it' })
-  async orderEvents(@Args(() => OrderEventListArgs) args: OrderEventListArgs, @Ctx() { em }: GraphQLContext) {
+  async orderEvents(@Args(() => OrderEventListArgs) args: OrderEventListArgs, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     if (!(await em.count(Order, { id: args.orderId }))) throw new NotFoundError('Order', args.orderId);
-    return findPage(em, StoreEvent, { orderId: args.orderId }, args, eventSort.columns);
+    return readPage(em, 'StoreEvent', selectionOf(info), { orderId: args.orderId }, args, eventSort.columns);
   }
 }
 
 @Resolver(() => StoreEvent)
 export class EventFieldsResolver {
   @FieldResolver(() => EventActor, { nullable: true, description: 'the token that made the change; null for the service itself' })
-  actor(@Root() event: StoreEvent): EventActor | null {
+  actor(@Root() event: ReadRow<StoreEvent>): EventActor | null {
     return event.actorTokenId == null ? null : { tokenId: event.actorTokenId, name: event.actorName ?? '' };
   }
 }
 
-/** `Order.events`: the whole timeline of an order, oldest first, batched over a page of orders. */
+/** `Order.events`: the whole timeline of an order, oldest first, aggregated into the order's statement. */
 @Resolver(() => Order)
 export class OrderEventsFieldResolver {
   @Authorized('read_orders')
   @FieldResolver(() => [StoreEvent], { description: 'every change to this order, oldest first (GET /orders/{id}/events pages them)' })
-  events(@Root() order: Order, @Ctx() { loaders }: GraphQLContext): Promise<StoreEvent[]> {
-    return loaders
-      .children('order.events', (em, ids) => em.find(StoreEvent, { orderId: { $in: ids } }, { orderBy: [{ orderId: 'asc' }, { id: 'asc' }] }), (e) => e.orderId!)
-      .load(order.id);
+  events(@Root() order: ReadRow<Order>): StoreEvent[] {
+    return loaded(order, 'events');
   }
 }

@@ -1,10 +1,13 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, Int, Mutation, ObjectType, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, Int, Mutation, ObjectType, Query, Resolver, Root, UseMiddleware, Info } from 'type-graphql';
 import { EVENT_TYPES } from '../domain/events.js';
-import { findPage } from '../domain/listing.js';
 import { inTransaction } from '../domain/transaction.js';
 import { WebhookAttempt } from '../entities/webhook-attempt.entity.js';
 import { DeliveryStatus, WebhookDelivery } from '../entities/webhook-delivery.entity.js';
 import { WebhookSubscription } from '../entities/webhook-subscription.entity.js';
+import { loaded, type ReadRow } from '../reads/read-model.js';
+import { readPage } from '../reads/read-query.js';
+import { selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { inputGuard } from '../schema/input-guard.middleware.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
@@ -49,8 +52,8 @@ export class CreatedWebhookSubscription {
 export class WebhookResolver {
   @Authorized('manage_webhooks')
   @Query(() => WebhookSubscriptionPage, { description: 'Webhook subscriptions, disabled ones included (see disabledAt)' })
-  webhookSubscriptions(@Args(() => WebhookSubscriptionListArgs) args: WebhookSubscriptionListArgs, @Ctx() { em }: GraphQLContext) {
-    return findPage(em, WebhookSubscription, {}, args, subscriptionSort.columns);
+  webhookSubscriptions(@Args(() => WebhookSubscriptionListArgs) args: WebhookSubscriptionListArgs, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    return readPage(em, 'WebhookSubscription', selectionOf(info), {}, args, subscriptionSort.columns);
   }
 
   @Authorized('manage_webhooks')
@@ -82,17 +85,21 @@ export class WebhookResolver {
 export class WebhookSubscriptionFieldsResolver {
   @Authorized('manage_webhooks')
   @FieldResolver(() => WebhookDeliveryPage, { description: 'The delivery log: each event sent or to be sent, its attempts, status codes and next retry (default newest first)' })
-  deliveries(@Root() subscription: WebhookSubscription, @Args(() => WebhookDeliveryListArgs) args: WebhookDeliveryListArgs, @Ctx() { em }: GraphQLContext) {
-    return findPage(em, WebhookDelivery, { subscriptionId: subscription.id, ...(args.status ? { status: args.status } : {}) }, args, deliverySort.columns);
+  deliveries(
+    @Root() subscription: ReadRow<WebhookSubscription>,
+    @Args(() => WebhookDeliveryListArgs) args: WebhookDeliveryListArgs,
+    @Ctx() { em }: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
+    const where = { subscriptionId: subscription.id, ...(args.status ? { status: args.status } : {}) };
+    return readPage(em, 'WebhookDelivery', selectionOf(info), where, args, deliverySort.columns);
   }
 }
 
 @Resolver(() => WebhookDelivery)
 export class WebhookDeliveryFieldsResolver {
   @FieldResolver(() => [WebhookAttempt], { description: 'every attempt, first to last' })
-  attemptLog(@Root() delivery: WebhookDelivery, @Ctx() { loaders }: GraphQLContext): Promise<WebhookAttempt[]> {
-    return loaders
-      .children('webhook.attempts', (em, ids) => em.find(WebhookAttempt, { deliveryId: { $in: ids } }, { orderBy: [{ deliveryId: 'asc' }, { attempt: 'asc' }] }), (a) => a.deliveryId)
-      .load(delivery.id);
+  attemptLog(@Root() delivery: ReadRow<WebhookDelivery>): WebhookAttempt[] {
+    return loaded(delivery, 'attemptLog');
   }
 }

@@ -133,6 +133,8 @@ const listRoutes: Record<string, { path: () => string; body?: unknown; fullPage:
   // token, order exists, page with items (and carrier) and count
   'GET /orders/{id}/fulfilments': { path: () => `/api/v1/orders/${recordsOrder}/fulfilments`, fullPage: 4, statements: 3 },
   'GET /orders/{id}/shipments': { path: () => `/api/v1/orders/${recordsOrder}/shipments`, fullPage: 4, statements: 3 },
+  // token, order exists, page and count (the order was placed, then 4 fulfilments and 4 shipments: 9 events)
+  'GET /orders/{id}/events': { path: () => `/api/v1/orders/${recordsOrder}/events`, fullPage: 9, statements: 3 },
   // token, page with every relation and count
   'GET /products': { path: () => '/api/v1/products?expand=all', fullPage: 200, statements: 2 },
   // token, page with rules, images and manual links and count, the members of every collection of the page

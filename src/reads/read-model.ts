@@ -48,6 +48,7 @@ export const READ_MODEL: Record<string, TypeModel> = {
       shipments: childrenOf('Shipment', 'shipment', 'order_id'),
       restocks: childrenOf('Restock', 'restock', 'order_id'),
       customer: { kind: 'one', type: 'Customer', from: (c, p) => `customer ${c} where ${c}.id = ${p}.customer_id` },
+      events: childrenOf('StoreEvent', 'event', 'order_id'),
       // The store's one settings row, for the display number (a one-row probe per order, no extra statement).
       numberFormat: { kind: 'one', type: 'StoreSettings', from: (c) => `store_settings ${c} where ${c}.id = 1` },
     },
@@ -111,6 +112,7 @@ export const READ_MODEL: Record<string, TypeModel> = {
     // Membership is computed from the rules when read (collection-membership.ts).
     needs: { productIds: ['rules'], products: ['rules'] },
   },
+  WebhookDelivery: { relations: { attemptLog: childrenOf('WebhookAttempt', 'webhook_attempt', 'delivery_id', (c) => `${c}.attempt`) } },
   Warehouse: { relations: { stock: childrenOf('InventoryLevel', 'inventory_level', 'warehouse_id', (c) => `${c}.variant_id`) } },
 };
 

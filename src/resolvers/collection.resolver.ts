@@ -47,21 +47,21 @@ export class CollectionResolver {
 
   @Authorized('write_collections')
   @Mutation(() => Collection)
-  async createCollection(@Arg('input', () => CollectionInput) input: CollectionInput, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => createCollection(tx, input));
+  async createCollection(@Arg('input', () => CollectionInput) input: CollectionInput, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => createCollection(tx, principal, input));
     return readRecord(em, info, 'Collection', result.id);
   }
 
   @Authorized('write_collections')
   @Mutation(() => Collection, { description: 'Rewrites the collection; omitted optional fields are kept, lists given replace the set' })
-  async updateCollection(@Arg('id', () => Int) id: number, @Arg('input', () => CollectionInput) input: CollectionInput, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => updateCollection(tx, id, input));
+  async updateCollection(@Arg('id', () => Int) id: number, @Arg('input', () => CollectionInput) input: CollectionInput, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => updateCollection(tx, principal, id, input));
     return readRecord(em, info, 'Collection', result.id);
   }
 
   @Authorized('write_collections')
   @Mutation(() => Int, { description: 'Deletes a collection (its products stay); returns its id' })
-  deleteCollection(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => deleteCollection(tx, id));
+  deleteCollection(@Arg('id', () => Int) id: number, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => deleteCollection(tx, principal, id));
   }
 }

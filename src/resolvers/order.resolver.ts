@@ -89,29 +89,29 @@ export class OrderResolver {
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Places an order (line items snapshot the products; status starts at 0)' })
-  async createOrder(@Arg('input', () => OrderCreate) input: OrderCreate, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const order = await inTransaction(em, (tx) => placeOrder(tx, input));
+  async createOrder(@Arg('input', () => OrderCreate) input: OrderCreate, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const order = await inTransaction(em, (tx) => placeOrder(tx, principal, input));
     return readRecord(em, info, 'Order', order.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Edits the notes of an order' })
-  async updateOrder(@Arg('id', () => Int) id: number, @Arg('input', () => OrderPatch) input: OrderPatch, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const order = await inTransaction(em, (tx) => updateOrderNotes(tx, id, input));
+  async updateOrder(@Arg('id', () => Int) id: number, @Arg('input', () => OrderPatch) input: OrderPatch, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const order = await inTransaction(em, (tx) => updateOrderNotes(tx, principal, id, input));
     return readRecord(em, info, 'Order', order.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: "Merges shipping/billing fields into the order's address" })
-  async updateOrderAddress(@Arg('id', () => Int) id: number, @Arg('input', () => OrderAddressPatch) input: OrderAddressPatch, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const order = await inTransaction(em, (tx) => updateOrderAddress(tx, id, input));
+  async updateOrderAddress(@Arg('id', () => Int) id: number, @Arg('input', () => OrderAddressPatch) input: OrderAddressPatch, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const order = await inTransaction(em, (tx) => updateOrderAddress(tx, principal, id, input));
     return readRecord(em, info, 'Order', order.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: "Moves the order to another customer, copying that customer's primary address" })
-  async changeOrderCustomer(@Arg('id', () => Int) id: number, @Arg('input', () => OrderCustomerChange) input: OrderCustomerChange, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const order = await inTransaction(em, (tx) => changeOrderCustomer(tx, id, input.id));
+  async changeOrderCustomer(@Arg('id', () => Int) id: number, @Arg('input', () => OrderCustomerChange) input: OrderCustomerChange, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const order = await inTransaction(em, (tx) => changeOrderCustomer(tx, principal, id, input.id));
     return readRecord(em, info, 'Order', order.id);
   }
 }

@@ -1,4 +1,4 @@
-import type { EntityManager, QueryBuilder } from '@mikro-orm/postgresql';
+import type { EntityManager, EntityName, QueryBuilder } from '@mikro-orm/postgresql';
 import { SortDirection, type SortTerm } from '../schema/pagination.js';
 
 export interface Page<T> {
@@ -30,18 +30,21 @@ export function orderByOf(terms: readonly SortTerm[] | undefined, columns: Recor
 /** Tables whose row count the `row_count` triggers keep (migration big_store_indexes_and_row_counts). */
 const COUNTED_TABLES = new Set(['orders', 'product', 'customer']);
 
-const isEmptyWhere = (where: unknown) => !where || (typeof where === 'object' && Object.keys(where).length === 0);
+/** A WHERE that filters nothing (an unfiltered list). */
+export const isEmptyWhere = (where: unknown) => !where || (typeof where === 'object' && Object.keys(where).length === 0);
 
 /**
- * The statement counting the rows of `filtered` (a query builder holding the list's WHERE), to be
- * nested into the page's statement: for an unfiltered list of a counted table, the sum of its
- * `row_count` deltas (a few rows, exact, however big the table); otherwise `COUNT(*)` with the
- * filter, which PostgreSQL answers from the filter's indexes.
+ * The statement counting the rows that match `where`, to be nested into the page's statement: for
+ * an unfiltered list of a counted table, the sum of its `row_count` deltas (a few rows, exact,
+ * however big the table); otherwise `COUNT(*)`, with the filter of `filtered` (a query builder
+ * holding the list's WHERE) which PostgreSQL answers from the filter's indexes.
  */
-export function countQuery(em: EntityManager, filtered: QueryBuilder<object>, where: unknown): { sql: string; params: readonly unknown[] } {
-  const table = em.getMetadata().get(filtered.mainAlias.entityName).tableName;
-  if (isEmptyWhere(where) && COUNTED_TABLES.has(table)) {
-    return { sql: 'select coalesce(sum(delta), 0) from row_count where table_name = ?', params: [table] };
+export function countQuery(em: EntityManager, entity: EntityName<object>, where: unknown, filtered?: QueryBuilder<object>): { sql: string; params: readonly unknown[] } {
+  const table = em.getMetadata().get(entity).tableName;
+  if (isEmptyWhere(where)) {
+    return COUNTED_TABLES.has(table)
+      ? { sql: 'select coalesce(sum(delta), 0) from row_count where table_name = ?', params: [table] }
+      : { sql: `select count(*) from "${table}"`, params: [] };
   }
-  return filtered.clone().count().toQuery();
+  return filtered!.clone().count().toQuery();
 }

@@ -1,3 +1,4 @@
+import { now } from './clock.js';
 import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
 import { CollectionImage } from '../entities/collection-image.entity.js';
 import { CollectionProduct } from '../entities/collection-product.entity.js';
@@ -114,7 +115,7 @@ async function writeCollection(em: EntityManager, collection: Collection, input:
   if (input.seoMeta !== undefined) collection.seoMeta = input.seoMeta;
   collection.type = input.type;
   if (isNew) em.persist(collection);
-  else collection.updatedAt = new Date();
+  else collection.updatedAt = now();
 
   if (input.type === CollectionType.Manual) {
     collection.rulesMatchCondition = null;

@@ -1,3 +1,4 @@
+import { now } from './clock.js';
 import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
 import { Product } from '../entities/product.entity.js';
 import type { ProductCreate, ProductFields, ProductPatch } from '../schema/inputs/product.inputs.js';
@@ -94,7 +95,7 @@ async function writeProduct(em: EntityManager, product: Product, input: ProductF
   product.comparePrice = plan.comparePrice;
   product.sku = plan.sku;
   if (isNew) em.persist(product);
-  else product.updatedAt = new Date();
+  else product.updatedAt = now();
 
   if (input.options) applyOptions(em, product, input.options, state);
   await applyVariants(em, product, plan);

@@ -7,6 +7,7 @@ import { Migration20261122043141_idempotency_keys } from './Migration20261122043
 import { Migration20261123200000_api_token_last_used } from './Migration20261123200000_api_token_last_used.js';
 import { Migration20261123201000_events } from './Migration20261123201000_events.js';
 import { Migration20261123202000_webhooks } from './Migration20261123202000_webhooks.js';
+import { Migration20261123210000_rate_limit_bucket_unlogged } from './Migration20261123210000_rate_limit_bucket_unlogged.js';
 
 export const migrationsList = [
   Migration20261122024227_initial,
@@ -16,4 +17,5 @@ export const migrationsList = [
   Migration20261123200000_api_token_last_used,
   Migration20261123201000_events,
   Migration20261123202000_webhooks,
+  Migration20261123210000_rate_limit_bucket_unlogged,
 ];

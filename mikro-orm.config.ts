@@ -1,6 +1,7 @@
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
+import { preparePooledStatements } from './src/db/prepared-statements.js';
 import { entities } from './src/entities/index.js';
 import { migrationsList } from './src/migrations/index.js';
 
@@ -19,7 +20,13 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): 
     pool: { min: 0, max: 10 },
     // Bounded waits: a request fails fast (503) when PostgreSQL is unreachable or a query hangs,
     // instead of holding the client until its own timeout.
-    driverOptions: { connectionTimeoutMillis: 3000, statement_timeout: 30_000, query_timeout: 35_000, idle_in_transaction_session_timeout: 60_000 },
+    driverOptions: {
+      connectionTimeoutMillis: 3000,
+      statement_timeout: 30_000,
+      query_timeout: 35_000,
+      idle_in_transaction_session_timeout: 60_000,
+      onPoolCreated: preparePooledStatements,
+    },
     debug: false,
     allowGlobalContext: false,
     ...overrides,

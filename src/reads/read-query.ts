@@ -1,6 +1,7 @@
 import { raw, type EntityManager, type EntityMetadata, type FilterQuery } from '@mikro-orm/postgresql';
 import type { GraphQLResolveInfo } from 'graphql';
 import { NotFoundError } from '../domain/errors.js';
+import { PREPARED } from '../db/prepared-statements.js';
 import { countQuery, isEmptyWhere, orderByOf, type Page } from '../domain/listing.js';
 import type { SortTerm } from '../schema/pagination.js';
 import { READ_MODEL, type Relation } from './read-model.js';
@@ -117,7 +118,7 @@ export async function readPage(
   const [row] = await em
     .getConnection()
     .execute<{ items: Row[]; total: string | null }[]>(
-      `select coalesce((select json_agg(p.r order by p.n) from (${page.sql}) p), '[]'::json) as items, (${count.sql}) as total`,
+      `${PREPARED}select coalesce((select json_agg(p.r order by p.n) from (${page.sql}) p), '[]'::json) as items, (${count.sql}) as total`,
       [...page.params, ...count.params],
     );
   const totalCount = row.total === null ? Number.NaN : Number(row.total);
@@ -130,7 +131,7 @@ export async function readByIds(em: EntityManager, type: string, selection: Sele
   const meta = em.getMetadata().getByClassName(type);
   const rows = await em
     .getConnection()
-    .execute<{ r: Row }[]>(`select ${rowSql(em, type, selection)} from "${meta.tableName}" r0 where r0.id in (${ids.map(() => '?').join(', ')})`, [...ids]);
+    .execute<{ r: Row }[]>(`${PREPARED}select ${rowSql(em, type, selection)} from "${meta.tableName}" r0 where r0.id in (${ids.map(() => '?').join(', ')})`, [...ids]);
   const byId = new Map(rows.map((row) => [row.r.id as number, row.r]));
   return ids.map((id) => byId.get(id)).filter((row): row is Row => row !== undefined);
 }

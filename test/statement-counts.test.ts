@@ -192,3 +192,23 @@ describe.each(Object.entries(listRoutes))('%s', (_route, spec) => {
     expect({ statements: one.count }).toEqual({ statements: spec.statements });
   });
 });
+
+/**
+ * The bench's write mix, pinned: a fulfilment created and deleted. Each is one transaction (lock,
+ * read the order's state, write the record, counters, stock and event) and then the answer, the
+ * whole order, read back through the read model in one statement.
+ */
+it('pins the statements of a fulfilment created and deleted', async () => {
+  const { tracked } = await pickVariants(service);
+  await setStock(service, 1, tracked, 10);
+  const order = await placeOrder(service, [{ variantId: tracked, quantity: 2 }]);
+  const line = order.items[0].data.id;
+  service.statements.reset();
+  const created = await service.send('POST', `/api/v1/orders/${order.id}/fulfilments`, { items: [{ id: line, quantity: 1, warehouse: 1 }] });
+  expect(created.status).toBe(201);
+  const create = service.statements.count;
+  service.statements.reset();
+  const deleted = await service.send('DELETE', `/api/v1/orders/${order.id}/fulfilments/${created.body.fulfilments.at(-1).id}`);
+  expect(deleted.status).toBe(200);
+  expect({ create, delete: service.statements.count }).toEqual({ create: 13, delete: 13 });
+});

@@ -1,6 +1,7 @@
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
+import { preparePooledStatements } from './src/db/prepared-statements.js';
 import { entities } from './src/entities/index.js';
 import { migrationsList } from './src/migrations/index.js';
 import { READ_STATEMENT_TIMEOUT_MS, WRITE_STATEMENT_TIMEOUT_MS } from './src/db/statement-timeouts.js';
@@ -27,6 +28,7 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}, s
       statement_timeout: statementTimeoutMs,
       query_timeout: Math.max(statementTimeoutMs, WRITE_STATEMENT_TIMEOUT_MS) + 5000,
       idle_in_transaction_session_timeout: 60_000,
+      onPoolCreated: preparePooledStatements,
     },
     debug: false,
     allowGlobalContext: false,

@@ -1,18 +1,22 @@
 // The benchmark's baseline: a minimal hand-written Koa + `pg` server answering the benchmarked
 // reads with the same JSON as the service, each through one hand-tuned SQL statement that builds
-// the JSON in PostgreSQL (plus the token lookup, as the service does). Bench code only: no
-// validation beyond what the scenarios send, no GraphQL, no ORM. Run as a child process by
-// bench/run.ts (`node dist/bench/baseline-server.js`, DATABASE_URL, PORT=0, ADMIN_TOKEN).
+// the JSON in PostgreSQL (plus the token lookup, as the service does). `POST /graphql` answers
+// the benchmark's GraphQL operations (bench/graphql-queries.ts), recognised by their exact text,
+// each with one statement that builds the whole `{"data": …}` answer. Bench code only: no
+// validation beyond what the scenarios send, no GraphQL execution, no ORM. Run as a child process
+// by bench/run.ts (`node dist/bench/baseline-server.js`, DATABASE_URL, PORT=0, ADMIN_TOKEN).
 import Koa from 'koa';
 import pg from 'pg';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
+import { Q1, Q1_WITHOUT_COUNT, Q2, Q3, Q4 } from './graphql-queries.js';
 
 type Query = (text: string, params?: unknown[]) => Promise<pg.QueryResult>;
 
-const epoch = (column: string) => `extract(epoch from ${column})::bigint`;
+// Whole seconds, rounded down as the service's Timestamp scalar does (a cast to bigint would round).
+const epoch = (column: string) => `floor(extract(epoch from ${column}))::bigint`;
 const addressBlock = (prefix: string, company = true) =>
   `json_build_object('first_name', ${prefix}_first_name, 'last_name', ${prefix}_last_name,${company ? ` 'company', ${prefix}_company,` : ''}
     'street', ${prefix}_street, 'suite', ${prefix}_suite, 'city', ${prefix}_city, 'country', ${prefix}_country, 'state', ${prefix}_state, 'zip', ${prefix}_zip)`;
@@ -81,6 +85,72 @@ const CUSTOMER_JSON = `json_build_object(
   'tags', coalesce((select json_agg(distinct t.tag order by t.tag) from orders o join line_item li on li.order_id = o.id join product p on p.id = li.product_id
     cross join lateral unnest(p.tags) t(tag) where o.customer_id = c.id), '[]'),
   'created_at', ${epoch('c.created_at')}, 'updated_at', coalesce(${epoch('c.updated_at')}, 0))`;
+
+/** Line items as the GraphQL scenarios select them (`id title price counters { quantity }`), of order row `o`. */
+const GQL_LINE_ITEMS = `coalesce((select json_agg(json_build_object('id', li.id, 'title', li.title, 'price', li.price::text,
+    'counters', json_build_object('quantity', li.quantity)) order by li.id) from line_item li where li.order_id = o.id), '[]')`;
+
+/** Q1's items: the 20 newest orders, each with its line items. */
+const GQL_NEWEST_ORDERS = `coalesce((select json_agg(json_build_object('id', o.id, 'total', o.total::text, 'email', o.email, 'status', o.status,
+    'lineItems', ${GQL_LINE_ITEMS}) order by o.id desc) from (select * from orders order by id desc limit 20) o), '[]')`;
+
+interface GraphQLBaseline {
+  scope: string;
+  /** One statement returning the whole answer as text in column `json`. */
+  sql: string;
+  params(variables: Record<string, unknown>): unknown[];
+}
+
+/**
+ * The benchmark's GraphQL operations by their exact text, each answered by one statement. The
+ * customer of an order falls back to the order's e-mail and empty names when the customer row is
+ * gone, as `Order.customer` does.
+ */
+const GRAPHQL_BASELINES = new Map<string, GraphQLBaseline>([
+  [Q1, {
+    scope: 'read_orders',
+    sql: `select json_build_object('data', json_build_object('orders', json_build_object(
+        'totalCount', (select count(*) from orders)::int, 'items', ${GQL_NEWEST_ORDERS})))::text as json`,
+    params: () => [],
+  }],
+  [Q1_WITHOUT_COUNT, {
+    scope: 'read_orders',
+    sql: `select json_build_object('data', json_build_object('orders', json_build_object('items', ${GQL_NEWEST_ORDERS})))::text as json`,
+    params: () => [],
+  }],
+  [Q2, {
+    scope: 'read_orders',
+    sql: `select json_build_object('data', json_build_object('order', (select json_build_object(
+        'id', o.id, 'email', o.email, 'status', o.status, 'total', o.total::text, 'lineItems', ${GQL_LINE_ITEMS},
+        'customer', json_build_object('id', o.customer_id, 'email', coalesce(cu.email, o.email), 'firstName', coalesce(cu.first_name, ''), 'lastName', coalesce(cu.last_name, '')),
+        'fulfilments', coalesce((select json_agg(json_build_object('id', f.id, 'createdAt', ${epoch('f.created_at')}, 'warehouse', f.warehouse_id,
+            'items', coalesce((select json_agg(json_build_object('id', x.line_item_id, 'quantity', x.quantity) order by x.line_item_id) from fulfilment_item x where x.fulfilment_id = f.id), '[]'))
+          order by f.id) from fulfilment f where f.order_id = o.id), '[]'))
+      from orders o left join customer cu on cu.id = o.customer_id where o.id = $1)))::text as json`,
+    params: (variables) => [Number(variables.id)],
+  }],
+  [Q3, {
+    scope: 'read_products',
+    sql: `select json_build_object('data', json_build_object('products', json_build_object('items', coalesce((select json_agg(json_build_object(
+        'id', p.id, 'title', p.title,
+        'variants', coalesce((select json_agg(json_build_object('id', v.id, 'price', v.price::text, 'sku', v.sku) order by v.position, v.id)
+          from product_variant v where v.product_id = p.id), '[]'),
+        'options', coalesce((select json_agg(json_build_object('title', po.title, 'values', to_json(po.values)) order by po.position, po.id)
+          from product_option po where po.product_id = p.id), '[]'),
+        'images', coalesce((select json_agg(json_build_object('id', i.id, 'path', i.path, 'maxSize', i.max_size) order by pi.position, pi.id)
+          from product_image pi join image i on i.id = pi.image_id where pi.product_id = p.id), '[]'))
+      order by p.id desc) from (select * from product order by id desc limit 50) p), '[]'))))::text as json`,
+    params: () => [],
+  }],
+  [Q4, {
+    scope: 'read_customers',
+    sql: `select json_build_object('data', json_build_object('customers', json_build_object(
+        'totalCount', (select count(*) from customer c where c.last_name ilike any($1))::int,
+        'items', coalesce((select json_agg(json_build_object('id', c.id, 'email', c.email, 'firstName', c.first_name, 'lastName', c.last_name) order by c.id desc)
+          from (select * from customer c where c.last_name ilike any($1) order by id desc limit 20) c), '[]'))))::text as json`,
+    params: () => [['%ove%']],
+  }],
+]);
 
 /** Sort keys the scenarios use, mapped to ORDER BY (the id tie-breaker follows the last term's direction). */
 const ORDER_SORTS: Record<string, string> = { '': 'o.id desc', '!total': 'o.total desc, o.id desc', total: 'o.total asc, o.id asc', '!id': 'o.id desc', id: 'o.id asc' };
@@ -201,6 +271,16 @@ export function baselineApp(query: Query): Koa {
           patterns.length ? [size, (page - 1) * size, patterns] : [size, (page - 1) * size],
         );
         return sendList(ctx, rows[0].items, page, size, rows[0].total);
+      }
+      if (ctx.method === 'POST' && ctx.path === '/graphql') {
+        const body = await readJson(ctx);
+        const operation = GRAPHQL_BASELINES.get(String(body.query));
+        if (!operation) throw new HttpError(400);
+        need(operation.scope);
+        const { rows } = await query(operation.sql, operation.params((body.variables ?? {}) as Record<string, unknown>));
+        ctx.type = 'application/json';
+        ctx.body = rows[0].json;
+        return;
       }
       throw new HttpError(404);
     } catch (error) {

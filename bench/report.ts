@@ -1,5 +1,7 @@
-// Renders BENCHMARKS.md from the results files of bench/run.ts (bench/results/orders-N.json) and
-// the hand-written analysis in bench/analysis.md.
+// Renders BENCHMARKS.md from the results files of bench/run.ts (bench/results/orders-N.json), the
+// "before" figures of the read-path work (bench/results/before/: the 100k results file of the run
+// before it, and the GraphQL figures measured in issue 13) and the hand-written analysis in
+// bench/analysis.md.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -29,7 +31,25 @@ export interface BenchResults {
   seedSeconds: number | null;
   duration: number;
   connections: number;
+  /** The service's rate limit during the run (absent in runs before the bench set it itself). */
+  rateLimit?: { burst: number; rps: number };
   scenarios: ScenarioResult[];
+}
+
+/** GraphQL figures measured before the read-path work (bench/results/before/graphql-issue-13.json). */
+interface GraphQLBefore {
+  source: string;
+  reference: string;
+  scenarios: {
+    name: string;
+    serviceRps: [number, number];
+    referenceRps: [number, number];
+    ratio: number | null;
+    statements: number | null;
+    referenceStatements: number | null;
+    cpuMsPerRequest: string | null;
+    referenceCpuMsPerRequest: string | null;
+  }[];
 }
 
 const MAIN_ORDERS = 100_000;
@@ -65,6 +85,53 @@ function machine(r: BenchResults): string {
   return `${m.cpus} cores (${m.cpuModel}), ${m.memoryGb} GiB memory, Node ${m.node}, PostgreSQL ${m.postgres} (embedded)`;
 }
 
+async function readJson<T>(file: string): Promise<T | undefined> {
+  return readFile(file, 'utf8').then((text) => JSON.parse(text) as T, () => undefined);
+}
+
+/**
+ * Per scenario: the run before the read-path work against the 100k run now. REST "before" is
+ * that run's results file; GraphQL "before" is issue 13's measurement, whose reference was
+ * PostGraphile (the hand-written GraphQL baselines came with the read-path work).
+ */
+function beforeAfterTable(before: BenchResults | undefined, graphqlBefore: GraphQLBefore | undefined, after: BenchResults | undefined): string {
+  // Until the next 100k run, "after" is the before file itself: show no after figures then.
+  const afterRun = before && before.date === after?.date ? undefined : after;
+  const names = [...new Set([...(before?.scenarios ?? []).map((s) => s.name), ...(graphqlBefore?.scenarios ?? []).map((s) => s.name), ...(afterRun?.scenarios ?? []).map((s) => s.name)])];
+  const range = ([low, high]: [number, number]) => (low === high ? n(low) : `${n(low)}–${n(high)}`);
+  const rows = names.map((name) => {
+    const rest = before?.scenarios.find((s) => s.name === name);
+    const gql = graphqlBefore?.scenarios.find((s) => s.name === name);
+    const now = afterRun?.scenarios.find((s) => s.name === name);
+    const ratio = (s: ScenarioResult | undefined) => (s?.baseline ? (s.service.rps / s.baseline.rps).toFixed(2) : '–');
+    return [
+      name,
+      rest ? n(rest.service.rps) : gql ? range(gql.serviceRps) : '–',
+      now ? n(now.service.rps) : '–',
+      rest ? ratio(rest) : gql?.ratio != null ? `${gql.ratio.toFixed(2)} (÷ ${graphqlBefore!.reference})` : '–',
+      ratio(now),
+      rest ? (rest.service.statements ?? '–') : (gql?.statements ?? '–'),
+      now?.service.statements ?? '–',
+      rest ? `${rest.service.peakRssMb} MB` : '–',
+      now ? `${now.service.peakRssMb} MB` : '–',
+      rest ? ms(rest.service.p50) : '–',
+      now ? ms(now.service.p50) : '–',
+      now ? now.service.non2xx + now.service.errors : '–',
+    ];
+  });
+  const peak = (r: BenchResults | undefined) => (r ? Math.max(...r.scenarios.map((s) => s.service.peakRssMb)) : undefined);
+  return [
+    ...(before ? [`- Before, REST: \`${before.command}\`, ${before.date} (bench/results/before/orders-${before.store.orders}.json); the bench then left the service's rate limit to the caller's environment and counted statements without it.`] : []),
+    ...(graphqlBefore ? [`- Before, GraphQL: ${graphqlBefore.source}`] : []),
+    afterRun ? `- After: \`${afterRun.command}\`, ${afterRun.date}, the table above; rate limiting on (never refusing) and counted in SQL / req.` : '- After: no 100,000-order run since the "before" one yet (`npm run bench`).',
+    ...(peak(before) !== undefined ? [`- Peak RSS of the service over the run: ${peak(before)} MB before, ${peak(afterRun) ?? '–'} MB after (goal ≤ 250 MB).`] : []),
+    '',
+    '| scenario | req/s before | req/s after | ratio before | ratio after (÷ baseline) | SQL / req before | SQL / req after | peak RSS before | peak RSS after | p50 before | p50 after | non-2xx after |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    ...rows.map((cells) => `| ${cells.join(' | ')} |`),
+  ].join('\n');
+}
+
 function scaleTable(all: BenchResults[]): string {
   const sizes = all.map((r) => r.store.orders);
   const names = all[0].scenarios.filter((s) => s.baseline).map((s) => s.name);
@@ -98,6 +165,8 @@ export async function renderBenchmarks(resultsDir: string): Promise<string> {
   all.sort((a, b) => a.store.orders - b.store.orders);
   const main = all.find((r) => r.store.orders === MAIN_ORDERS) ?? all.at(-1)!;
   const analysis = await readFile(path.join(resultsDir, '..', 'analysis.md'), 'utf8').catch(() => '');
+  const before = await readJson<BenchResults>(path.join(resultsDir, 'before', `orders-${MAIN_ORDERS}.json`));
+  const graphqlBefore = await readJson<GraphQLBefore>(path.join(resultsDir, 'before', 'graphql-issue-13.json'));
   const parts = [
     '# Benchmarks',
     '',
@@ -110,12 +179,19 @@ export async function renderBenchmarks(resultsDir: string): Promise<string> {
     `- Machine: ${machine(main)}`,
     `- Load: autocannon, ${main.connections} connections, ${main.duration} s per scenario after a short warm-up; service and baseline are child processes on 127.0.0.1 sharing the machine with PostgreSQL and autocannon` +
       (main.seedSeconds ? `; seeding this store took ${main.seedSeconds.toFixed(1)} s` : ''),
-    '- SQL / req: statements of one request, counted on in-process instances (MikroORM `onQuery` for the service, a counting query function for the baseline); the token lookup is one of them.',
+    '- SQL / req: statements of one request, counted on in-process instances (MikroORM `onQuery` for the service, a counting query function for the baseline); the token lookup is one of them' +
+      (main.rateLimit ? ', and so is the service\'s rate-limit charge.' : '.'),
+    main.rateLimit
+      ? `- Service configuration: authentication and rate limiting on (a bucket of ${n(main.rateLimit.burst)} refilled at ${n(main.rateLimit.rps)}/s, so nothing is refused); the run stops without figures if any answer of either side is not a 2xx.`
+      : '- Service configuration: as the caller\'s environment had it (this run predates the bench setting it).',
     '- Peak RSS: VmHWM of the service process during the measured part of the scenario.',
     '',
     mainTable(main),
     '',
   ];
+  if (before || graphqlBefore) {
+    parts.push(`## Before / after the read-path work (${n(MAIN_ORDERS)} orders)`, '', beforeAfterTable(before, graphqlBefore, all.find((r) => r.store.orders === MAIN_ORDERS)), '');
+  }
   if (all.length > 1) {
     parts.push('## Scale: the read scenarios by store size', '', ...all.map((r) => `- ${n(r.store.orders)} orders: \`${r.command}\`, ${r.date}${r.seedSeconds ? `, seeded in ${r.seedSeconds.toFixed(0)} s` : ''}`), '', scaleTable(all), '');
   }

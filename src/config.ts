@@ -50,6 +50,10 @@ const schema = z.object({
   RATE_LIMIT_RPS: z.coerce.number().min(0).max(1_000_000).default(50),
   /** Per-token bucket size (the burst a token may spend at once); 0 turns limiting off. */
   RATE_LIMIT_BURST: z.coerce.number().int().min(0).max(1_000_000).default(100),
+  /** Webhooks to loopback/private addresses are refused (SSRF) unless this is true (local development, tests). */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
+  /** A webhook receiver's whole answer must arrive within this. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -7,6 +7,7 @@ import { openDatabase, type Database } from './db/database.js';
 import { createMailer } from './notifications/mailer.js';
 import { OutboxWorker } from './notifications/outbox-worker.js';
 import { createHttpServer } from './http/timeouts.js';
+import { WebhookWorker } from './webhooks/webhook-worker.js';
 import { seedIfEmpty } from './seed/seed-store.js';
 import { DEMO_STORE } from './seed/store-generator.js';
 
@@ -53,6 +54,9 @@ export async function startService(config: Config): Promise<RunningService> {
     const mailer = createMailer(config.SMTP_URL, config.MAIL_FROM);
     const worker = config.OUTBOX_WORKER ? new OutboxWorker(database.orm, mailer) : undefined;
     worker?.start();
+    // Webhooks share the switch: OUTBOX_WORKER=false leaves all background delivery to `npm run worker`.
+    const webhooks = config.OUTBOX_WORKER ? new WebhookWorker(database.orm, { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }) : undefined;
+    webhooks?.start();
     const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
     let stopping: Promise<void> | undefined;
     return {
@@ -78,6 +82,7 @@ export async function startService(config: Config): Promise<RunningService> {
             server.closeIdleConnections();
           });
           await worker?.stop();
+          await webhooks?.stop();
           mailer.close();
           await stopApp();
           await database.close();

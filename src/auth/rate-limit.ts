@@ -27,17 +27,30 @@ export interface RateLimitState {
  * charge, never above `burst`) and debited when the level covers the cost. A refused charge
  * debits nothing. Concurrent charges from any number of processes serialise on the row lock.
  */
-const CHARGE_SQL = `
-with p as (select ?::int as token_id, ?::float8 as burst, ?::float8 as rps, ?::float8 as cost, now() as at)
+const bucketUpsert = (charges: string) => `
 insert into rate_limit_bucket as b (token_id, tokens, granted, refilled_at)
-select token_id, burst - cost, true, at from p
+select token_id, burst - cost, true, at from ${charges}
 on conflict (token_id) do update set (tokens, granted, refilled_at) = (
   select case when x.level >= p.cost then x.level - p.cost else x.level end, x.level >= p.cost, greatest(b.refilled_at, p.at)
-  from p cross join lateral (
+  from ${charges} p cross join lateral (
     select least(p.burst, b.tokens + p.rps * greatest(0, extract(epoch from p.at - b.refilled_at))::float8) as level
   ) x
 )
 returning tokens, granted`;
+
+/** `p` holds the charge: the token, the bucket's settings, the cost and the database clock. */
+const CHARGE_SQL = `
+with p as (select ?::int as token_id, ?::float8 as burst, ?::float8 as rps, ?::float8 as cost, now() as at)
+${bucketUpsert('p')}`;
+
+/**
+ * The bucket charge as a common table expression over the rows of `tokens` (a CTE with an `id`
+ * column): the token check and its charge then take one statement (src/auth/api-tokens.ts).
+ * Parameters: burst, rps, cost.
+ */
+export const chargeCte = (tokens: string) => `
+charge_of as (select ${tokens}.id as token_id, ?::float8 as burst, ?::float8 as rps, ?::float8 as cost, now() as at from ${tokens}),
+charged as (${bucketUpsert('charge_of')})`;
 
 // Levels are fractional (continuous refill); this keeps 2.9999999 from reading as 2 requests left.
 const EPSILON = 1e-9;
@@ -59,10 +72,21 @@ export class RateLimiter {
    */
   async charge(tokenId: number, cost = 1): Promise<RateLimitState> {
     const { burst, rps } = this.settings;
-    const charged = Math.min(Math.max(1, Math.ceil(cost)), burst);
     const [row] = await this.orm.em
       .getConnection()
-      .execute<{ tokens: number; granted: boolean }[]>(CHARGE_SQL, [tokenId, burst, rps, charged], 'all');
+      .execute<{ tokens: number; granted: boolean }[]>(CHARGE_SQL, [tokenId, burst, rps, this.charged(cost)], 'all');
+    return this.stateOf(row, cost);
+  }
+
+  /** What a cost takes from the bucket: a whole number of requests, at least 1, at most the bucket. */
+  charged(cost: number): number {
+    return Math.min(Math.max(1, Math.ceil(cost)), this.settings.burst);
+  }
+
+  /** The bucket after a charge of `cost`, from what the charge statement returned. */
+  stateOf(row: { tokens: number | string; granted: boolean }, cost: number): RateLimitState {
+    const { burst, rps } = this.settings;
+    const charged = this.charged(cost);
     const level = Number(row.tokens);
     const state: RateLimitState = {
       allowed: row.granted,

@@ -1,6 +1,5 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { Order } from '../entities/order.entity.js';
-import { StoreSettings } from '../entities/store-settings.entity.js';
 import { NotFoundError } from './errors.js';
 import { checkPrecondition } from './preconditions.js';
 
@@ -13,10 +12,4 @@ export async function lockOrder(em: EntityManager, id: number): Promise<Order> {
   if (!order) throw new NotFoundError('Order', id);
   checkPrecondition('Order', id, order.version);
   return order;
-}
-
-/** The display prefix/suffix of order numbers (one settings row; defaults when absent). */
-export async function orderNumberFormat(em: EntityManager): Promise<{ prefix: string; suffix: string }> {
-  const settings = await em.findOne(StoreSettings, { id: 1 });
-  return { prefix: settings?.orderNumberPrefix ?? '', suffix: settings?.orderNumberSuffix ?? '' };
 }

@@ -2,6 +2,7 @@ import { raw, type FilterQuery } from '@mikro-orm/postgresql';
 import type { Order } from '../entities/order.entity.js';
 import type { OrderFilter } from '../schema/inputs/order.inputs.js';
 import { rangeCondition } from '../schema/inputs/range-filters.js';
+import { idPartOf, type OrderNumberFormat } from './order-number.js';
 import { containsPattern } from './text-match.js';
 
 type Condition = Record<string, unknown>;
@@ -26,7 +27,7 @@ const anyOf = (values: Condition[]): Condition => ({ $or: values });
  * prefix and suffix; `fullName` matches "first last" of the customer, the shipping or the billing
  * address. Raw fragments are fixed SQL; every value is a bound parameter.
  */
-export function orderWhere(filter: OrderFilter | undefined, display: { prefix: string; suffix: string }): FilterQuery<Order> {
+export function orderWhere(filter: OrderFilter | undefined, display: OrderNumberFormat): FilterQuery<Order> {
   if (!filter) return {};
   const all: Condition[] = [];
   if (filter.id) all.push({ id: { $in: filter.id } });
@@ -47,9 +48,7 @@ export function orderWhere(filter: OrderFilter | undefined, display: { prefix: s
     all.push(
       anyOf(
         filter.displayNumber.map((v) => {
-          let number = v.trim();
-          if (display.prefix && number.startsWith(display.prefix)) number = number.slice(display.prefix.length);
-          if (display.suffix && number.endsWith(display.suffix)) number = number.slice(0, -display.suffix.length);
+          const number = idPartOf(v, display);
           return { [raw((alias) => `${alias}.id::text`)]: { $ilike: containsPattern(number) } };
         }),
       ),

@@ -1,5 +1,6 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import type { GatewayInterface } from '@apollo/server-gateway-interface';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { RATE_LIMITED, rateLimitedMessage, rateLimitHeaders, type RateLimiter, type RateLimitState } from '../auth/rate-limit.js';
 import { isDatabaseUnavailable, isPoolExhausted } from '../db/database-errors.js';
@@ -33,24 +34,20 @@ const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
 };
 
 /**
- * Limits of `/graphql` (decisions §2 "Limits", §4): after validation and before execution the
- * operation is measured (src/graphql/query-limits.ts); one over the depth or complexity limit is
- * refused with 400 QUERY_TOO_DEEP / QUERY_TOO_COMPLEX, and the token's bucket is charged the
- * operation's cost (a refused or unparsable operation costs 1), one statement per request. An
- * empty bucket is a 429 RATE_LIMITED before anything runs. Every answer to a valid token carries
- * the `RateLimit-*` headers (`Retry-After` on a 429).
+ * Limits of `/graphql` (decisions §2 "Limits", §4): the token check already took one request from
+ * the bucket (src/graphql/gateway.ts `contextFor`); after validation and before execution the
+ * operation is measured (src/graphql/operation-cost.ts); one over the depth or complexity limit is
+ * refused with 400 QUERY_TOO_DEEP / QUERY_TOO_COMPLEX, and an operation that costs more than one
+ * request is charged the rest, a second statement only for such operations. An empty bucket is a
+ * 429 RATE_LIMITED before anything runs. Every answer to a valid token carries the `RateLimit-*`
+ * headers (`Retry-After` on a 429).
  */
 function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
-      let charged = false;
-      let spent = 0;
       let state: RateLimitState | undefined;
-      const charge = async (context: GraphQLContext, cost: number) => {
-        charged = true;
-        spent = cost;
-        if (limiter) state = await limiter.charge(context.principal.tokenId, cost);
-      };
+      // What the request spent: 1 with the token check, the rest of its cost once measured.
+      let spent = 0;
       return {
         async didResolveOperation({ document, operationName, request, contextValue }) {
           let cost = 1;
@@ -61,43 +58,57 @@ function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): 
             if (!(error instanceof QueryLimitError)) throw error;
             refusal = error;
           }
-          await charge(contextValue, cost);
+          spent = 1; // taken with the token check
+          if (limiter && cost > 1) state = await limiter.charge(contextValue.principal.tokenId, cost - 1);
           if (state && !state.allowed) {
             throw new GraphQLError(rateLimitedMessage(state), { extensions: { code: RATE_LIMITED, http: { status: 429 } } });
           }
+          spent = cost;
           if (refusal) throw refusal;
         },
         async willSendResponse({ contextValue, response }) {
           // Every answer says what it cost (0 when nothing was charged: no valid token).
-          const reportCost = () => {
-            if (response.body.kind === 'single') response.body.singleResult.extensions = { ...response.body.singleResult.extensions, cost: spent };
-          };
-          if (!contextValue?.principal) return reportCost();
-          // Refused before an operation was resolved (syntax, validation, GET for a mutation): cost 1.
-          if (!charged) {
-            await charge(contextValue, 1);
-            if (state && !state.allowed) {
-              response.body = { kind: 'single', singleResult: { errors: [{ message: rateLimitedMessage(state), extensions: { code: RATE_LIMITED } }] } };
-              response.http.status = HTTP_STATUS_BY_CODE[RATE_LIMITED];
-            }
-          }
-          if (state) for (const [name, value] of Object.entries(rateLimitHeaders(state))) response.http.headers.set(name.toLowerCase(), value);
-          reportCost();
+          if (contextValue?.principal) spent = Math.max(spent, 1);
+          if (response.body.kind === 'single') response.body.singleResult.extensions = { ...response.body.singleResult.extensions, cost: spent };
+          const latest = state ?? contextValue?.limit;
+          if (latest) for (const [name, value] of Object.entries(rateLimitHeaders(latest))) response.http.headers.set(name.toLowerCase(), value);
         },
       };
     },
   };
 }
 
+/**
+ * `/graphql` executes through the same compiled executor as the REST layer (compiled-execution.ts).
+ * Apollo's one way to hand execution over is its gateway interface (made for federation): Apollo
+ * keeps parsing, validation, its document cache, plugins and HTTP; the executor runs the operation.
+ */
+function compiledExecution(gateway: ReturnType<typeof createGateway>): GatewayInterface {
+  return {
+    async load() {
+      return {
+        executor: async (request) => gateway.execute(request.document, request.operationName, request.context, request.request.variables),
+      };
+    },
+    onSchemaLoadOrUpdate(callback) {
+      callback({ apiSchema: gateway.schema, coreSupergraphSdl: '' });
+      return () => {};
+    },
+    async stop() {},
+  };
+}
+
 export async function startApollo(gateway: ReturnType<typeof createGateway>) {
   const server = new ApolloServer<GraphQLContext>({
-    schema: gateway.schema,
+    gateway: compiledExecution(gateway),
     formatError,
     introspection: true,
     includeStacktraceInErrorResponses: false,
     // Parse and validation CPU is bounded before any limit below is measured (src/graphql/document-guard.ts).
     parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
-    plugins: [ApolloServerPluginLandingPageDisabled(), limitsPlugin(gateway.schema, gateway.limiter), refusalStatusPlugin],
+    // No HTTP caching of answers (every one is per token), so no cache-control bookkeeping, which
+    // Apollo would otherwise do around every field of every answer.
+    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), limitsPlugin(gateway.schema, gateway.limiter), refusalStatusPlugin],
     // Every operation needs an Authorization header, which a cross-site form or <img> cannot send,
     // so Apollo's CSRF guard would only refuse legitimate GET queries (decisions §4 allows GET).
     csrfPrevention: false,
@@ -106,8 +117,9 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
   });
   await server.start();
   const context = async (authorization: string | undefined) => {
+    let context: GraphQLContext;
     try {
-      return await gateway.contextFor(authorization);
+      context = await gateway.contextFor(authorization);
     } catch (error) {
       if (isPoolExhausted(error)) {
         throw new GraphQLError('The service is busy; retry shortly', { extensions: { code: 'OVERLOADED', http: { status: 503, headers: new Map([['Retry-After', '1']]) } } });
@@ -120,6 +132,12 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
         extensions: { code: error.code, http: { status: 401, headers: new Map([['WWW-Authenticate', 'Bearer realm="store-api"']]) } },
       });
     }
+    if (context.limit && !context.limit.allowed) {
+      throw new GraphQLError(rateLimitedMessage(context.limit), {
+        extensions: { code: RATE_LIMITED, http: { status: 429, headers: new Map(Object.entries(rateLimitHeaders(context.limit))) } },
+      });
+    }
+    return context;
   };
   return { server, context };
 }

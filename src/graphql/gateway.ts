@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import {
-  execute,
+  getOperationAST,
   GraphQLError,
   parse,
   specifiedRules,
@@ -17,6 +17,7 @@ import { UnauthenticatedError } from '../domain/errors.js';
 import { withPrecondition, type Precondition } from '../domain/preconditions.js';
 import { Loaders } from '../resolvers/loaders.js';
 import type { GraphQLContext } from '../schema/context.js';
+import { compiledExecutor } from './compiled-execution.js';
 import { formatError } from './format-error.js';
 
 export interface OperationRequest {
@@ -64,6 +65,11 @@ export interface GraphQLGateway {
 
 const CACHE_LIMIT = 1000;
 
+interface Prepared {
+  operation: string;
+  document: DocumentNode;
+}
+
 function bearerOf(header: string | undefined): string | null {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   return match ? match[1] : null;
@@ -75,17 +81,24 @@ function bearerOf(header: string | undefined): string | null {
  * validating each distinct document only once.
  */
 export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: RateLimiter) {
-  const documents = new Map<string, DocumentNode>();
+  const documents = new Map<string, Prepared>();
+  const execute = compiledExecutor(schema);
 
+  /**
+   * The caller's context, one statement: the token is checked and its bucket charged one request
+   * together (every request, REST or GraphQL, costs at least one; a GraphQL operation that costs
+   * more is charged the rest once it is measured). A refused charge is in `limit.allowed`.
+   */
   async function contextFor(authorization: string | undefined): Promise<GraphQLContext> {
     const em = orm.em.fork();
     const secret = bearerOf(authorization);
-    const principal = secret ? await authenticate(em, secret) : null;
-    if (!principal) throw new UnauthenticatedError();
-    return { em, principal, loaders: new Loaders(em) };
+    const authentication = secret ? await authenticate(em, secret, limiter) : null;
+    if (!authentication) throw new UnauthenticatedError();
+    return { em, principal: authentication.principal, loaders: new Loaders(em), limit: authentication.limit };
   }
 
-  function prepared(source: string): DocumentNode | readonly GraphQLError[] {
+  /** A document parsed and validated once, then run as often as REST asks for it (compiled, see compiled-execution.ts). */
+  function prepared(source: string): Prepared | readonly GraphQLError[] {
     const cached = documents.get(source);
     if (cached) return cached;
     let document: DocumentNode;
@@ -97,21 +110,19 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     const errors = validate(schema, document, specifiedRules);
     if (errors.length) return errors;
     if (documents.size >= CACHE_LIMIT) documents.delete(documents.keys().next().value as string);
-    documents.set(source, document);
-    return document;
+    const entry = { operation: getOperationAST(document)?.operation ?? 'unknown', document };
+    documents.set(source, entry);
+    return entry;
   }
 
   async function run(contextValue: GraphQLContext, request: OperationRequest): Promise<OperationResult> {
-    const document = prepared(request.document);
-    if (!(document as DocumentNode).kind) {
-      return { errors: (document as readonly GraphQLError[]).map((e) => ({ ...formatError(e.toJSON(), e), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) };
+    const entry = prepared(request.document);
+    if (!('document' in entry)) {
+      return { errors: entry.map((e) => ({ ...formatError(e.toJSON(), e), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) };
     }
-    const operation = (document as DocumentNode).definitions.find((d) => d.kind === 'OperationDefinition');
-    graphqlOperations.inc({ type: operation && 'operation' in operation ? operation.operation : 'unknown', via: 'rest' });
+    graphqlOperations.inc({ type: entry.operation, via: 'rest' });
     const executeAs = async (context: GraphQLContext): Promise<OperationResult> => {
-      const result = await withPrecondition(request.precondition, async () =>
-        execute({ schema, document: document as DocumentNode, variableValues: request.variables, contextValue: context }),
-      );
+      const result = await withPrecondition(request.precondition, async () => execute(entry.document, undefined, context, request.variables));
       return { data: result.data as Record<string, unknown> | null, errors: result.errors?.map((e) => formatError(e.toJSON(), e)) };
     };
     const { beforeCommit } = request;
@@ -129,7 +140,7 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     }
   }
 
-  /** A REST request: authenticated once, then one request from the token's bucket (its operations are the service's own). */
+  /** A REST request: authenticated and charged one request at once (its operations are the service's own). */
   async function session(authorization: string | undefined): Promise<(Session | { errors: readonly GraphQLFormattedError[] }) & SessionHeaders> {
     let context: GraphQLContext;
     try {
@@ -138,13 +149,7 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
       const wrapped = new GraphQLError((error as Error).message, { originalError: error as Error });
       return { errors: [formatError(wrapped.toJSON(), wrapped)] };
     }
-    let limit;
-    try {
-      limit = limiter ? await limiter.charge(context.principal.tokenId, 1) : undefined;
-    } catch (error) {
-      const wrapped = new GraphQLError((error as Error).message, { originalError: error as Error });
-      return { errors: [formatError(wrapped.toJSON(), wrapped)] }; // 503 (unavailable or busy), never a 500
-    }
+    const limit = context.limit;
     const headers = limit ? rateLimitHeaders(limit) : undefined;
     if (limit && !limit.allowed) return { errors: [{ message: rateLimitedMessage(limit), extensions: { code: RATE_LIMITED } }], headers };
     return { tokenId: context.principal.tokenId, scopes: context.principal.scopes, run: (request) => run(context, request), headers };
@@ -153,13 +158,14 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
   /** Whether the bearer token holds the scope (for endpoints outside GraphQL, e.g. /metrics). */
   async function hasScope(authorization: string | undefined, scope: Scope): Promise<'ok' | 'unauthenticated' | 'forbidden'> {
     const secret = bearerOf(authorization);
-    const principal = secret ? await authenticate(orm.em.fork(), secret) : null;
-    if (!principal) return 'unauthenticated';
-    return principal.scopes.has(scope) ? 'ok' : 'forbidden';
+    const authentication = secret ? await authenticate(orm.em.fork(), secret) : null;
+    if (!authentication) return 'unauthenticated';
+    return authentication.principal.scopes.has(scope) ? 'ok' : 'forbidden';
   }
 
-  return { schema, limiter, contextFor, session, hasScope } satisfies GraphQLGateway & {
+  return { schema, limiter, execute, contextFor, session, hasScope } satisfies GraphQLGateway & {
     limiter: RateLimiter | undefined;
+    execute: typeof execute;
     contextFor: typeof contextFor;
     hasScope: typeof hasScope;
   };

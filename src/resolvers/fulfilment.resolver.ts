@@ -1,11 +1,13 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware, Info } from 'type-graphql';
 import { NotFoundError } from '../domain/errors.js';
 import { createFulfilment, deleteFulfilment, updateFulfilment, updateFulfilments } from '../domain/fulfilment.js';
-import { findPage } from '../domain/listing.js';
 import { restockOrderItems } from '../domain/restock.js';
 import { inTransaction } from '../domain/transaction.js';
 import { Fulfilment } from '../entities/fulfilment.entity.js';
 import { Order } from '../entities/order.entity.js';
+import { readPage, readRecord } from '../reads/read-query.js';
+import { selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { FulfilmentCreate, FulfilmentPatch, FulfilmentsChange, RestockInput } from '../schema/inputs/fulfilment.inputs.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
@@ -30,43 +32,48 @@ export class FulfilmentListArgs extends PageArgs {
 export class FulfilmentResolver {
   @Authorized('read_orders')
   @Query(() => FulfilmentPage, { nullable: true, description: 'The fulfilments of one order' })
-  async orderFulfilments(@Args(() => FulfilmentListArgs) args: FulfilmentListArgs, @Ctx() { em }: GraphQLContext) {
+  async orderFulfilments(@Args(() => FulfilmentListArgs) args: FulfilmentListArgs, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     if (!(await em.count(Order, { id: args.orderId }))) throw new NotFoundError('Order', args.orderId);
-    return findPage(em, Fulfilment, { order: args.orderId }, args, fulfilmentSort.columns);
+    return readPage(em, 'Fulfilment', selectionOf(info), { order: args.orderId }, args, fulfilmentSort.columns);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Sends units to fulfilment (stock of tracked products drops)' })
-  createFulfilment(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => FulfilmentCreate) input: FulfilmentCreate, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => createFulfilment(tx, orderId, input));
+  async createFulfilment(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => FulfilmentCreate) input: FulfilmentCreate, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => createFulfilment(tx, principal, orderId, input));
+    return readRecord(em, info, 'Order', result.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Sets absolute quantities of several fulfilments' })
-  updateFulfilments(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => FulfilmentsChange) input: FulfilmentsChange, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => updateFulfilments(tx, orderId, input.fulfilments));
+  async updateFulfilments(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => FulfilmentsChange) input: FulfilmentsChange, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => updateFulfilments(tx, principal, orderId, input.fulfilments));
+    return readRecord(em, info, 'Order', result.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Sets absolute quantities of one fulfilment and/or moves it to another warehouse' })
-  updateFulfilment(
+  async updateFulfilment(
     @Arg('orderId', () => Int) orderId: number,
     @Arg('fulfilmentId', () => Int) fulfilmentId: number,
     @Arg('input', () => FulfilmentPatch) input: FulfilmentPatch,
-    @Ctx() { em }: GraphQLContext,
+    @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo,
   ) {
-    return inTransaction(em, (tx) => updateFulfilment(tx, orderId, fulfilmentId, input));
+    const result = await inTransaction(em, (tx) => updateFulfilment(tx, principal, orderId, fulfilmentId, input));
+    return readRecord(em, info, 'Order', result.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Unmarks a fulfilment without shipments; its stock returns' })
-  deleteFulfilment(@Arg('orderId', () => Int) orderId: number, @Arg('fulfilmentId', () => Int) fulfilmentId: number, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => deleteFulfilment(tx, orderId, fulfilmentId));
+  async deleteFulfilment(@Arg('orderId', () => Int) orderId: number, @Arg('fulfilmentId', () => Int) fulfilmentId: number, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => deleteFulfilment(tx, principal, orderId, fulfilmentId));
+    return readRecord(em, info, 'Order', result.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Takes shipped units back into a warehouse' })
-  restockOrderItems(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => RestockInput) input: RestockInput, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => restockOrderItems(tx, orderId, input));
+  async restockOrderItems(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => RestockInput) input: RestockInput, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => restockOrderItems(tx, principal, orderId, input));
+    return readRecord(em, info, 'Order', result.id);
   }
 }

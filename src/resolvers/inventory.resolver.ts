@@ -1,9 +1,11 @@
-import { Arg, Authorized, Ctx, Int, Mutation, Resolver, UseMiddleware } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Authorized, Ctx, Int, Mutation, Resolver, UseMiddleware, Info } from 'type-graphql';
 import { createShippingCarrier, createWarehouse, setInventoryLevel } from '../domain/stock-places.js';
 import { inTransaction } from '../domain/transaction.js';
 import { InventoryLevel } from '../entities/inventory-level.entity.js';
 import { ShippingCarrier } from '../entities/shipping-carrier.entity.js';
 import { Warehouse } from '../entities/warehouse.entity.js';
+import { readRecord } from '../reads/read-query.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { inputGuard } from '../schema/input-guard.middleware.js';
 
@@ -13,8 +15,9 @@ import { inputGuard } from '../schema/input-guard.middleware.js';
 export class InventoryResolver {
   @Authorized('write_inventory')
   @Mutation(() => Warehouse)
-  createWarehouse(@Arg('title') title: string, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => createWarehouse(tx, title));
+  async createWarehouse(@Arg('title') title: string, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => createWarehouse(tx, title));
+    return readRecord(em, info, 'Warehouse', result.id);
   }
 
   @Authorized('write_inventory')

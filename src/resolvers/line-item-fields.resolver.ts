@@ -1,3 +1,4 @@
+import type { ReadRow } from '../reads/read-model.js';
 import { FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import { LineItem } from '../entities/line-item.entity.js';
 import { LineItemCounters, LineItemVariant } from '../schema/types/order-parts.type.js';
@@ -5,17 +6,17 @@ import { LineItemCounters, LineItemVariant } from '../schema/types/order-parts.t
 @Resolver(() => LineItem)
 export class LineItemFieldsResolver {
   @FieldResolver(() => Int, { description: 'the product bought (kept even if the product was deleted since)' })
-  productId(@Root() item: LineItem): number {
+  productId(@Root() item: ReadRow<LineItem>): number {
     return item.productRef;
   }
 
   @FieldResolver(() => LineItemVariant)
-  variant(@Root() item: LineItem): LineItemVariant {
+  variant(@Root() item: ReadRow<LineItem>): LineItemVariant {
     return { id: item.variantRef, variant: item.variantValues };
   }
 
   @FieldResolver(() => LineItemCounters)
-  counters(@Root() item: LineItem): LineItemCounters {
+  counters(@Root() item: ReadRow<LineItem>): LineItemCounters {
     return { quantity: item.quantity, notFulfilled: item.notFulfilled, fulfilled: item.fulfilled, shipped: item.shipped, restocked: item.restocked };
   }
 }

@@ -1,15 +1,16 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, Info, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { Max, Min } from 'class-validator';
-import { NotFoundError } from '../domain/errors.js';
-import { findPage } from '../domain/listing.js';
 import { changeOrderCustomer, updateOrderAddress, updateOrderNotes } from '../domain/order-edit.js';
-import { orderNumberFormat } from '../domain/order-lock.js';
 import { pageOfOrder } from '../domain/order-page.js';
 import { placeOrder } from '../domain/order-placement.js';
 import { orderWhere } from '../domain/order-search.js';
 import { inTransaction } from '../domain/transaction.js';
 import { Order } from '../entities/order.entity.js';
+import { readPage, readRecord } from '../reads/read-query.js';
+import { selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from '../schema/context.js';
+import { requestOrderNumberFormat } from './order-number-format.js';
 import { OrderAddressPatch, OrderCreate, OrderCustomerChange, OrderFilter, OrderPatch } from '../schema/inputs/order.inputs.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 import { inputGuard } from '../schema/input-guard.middleware.js';
@@ -67,17 +68,17 @@ export class OrderPageArgs {
 export class OrderResolver {
   @Authorized('read_orders')
   @Query(() => OrderPage, { nullable: true, description: 'Orders, optionally filtered' })
-  async orders(@Args(() => OrderListArgs) args: OrderListArgs, @Ctx() { em }: GraphQLContext) {
-    const where = args.filter ? orderWhere(args.filter, await orderNumberFormat(em)) : {};
-    return findPage(em, Order, where, args, orderSort.columns);
+  async orders(@Args(() => OrderListArgs) args: OrderListArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    // Only a display-number filter needs the store's number format (a statement of its own).
+    const format = args.filter?.displayNumber ? await requestOrderNumberFormat(ctx) : { prefix: '', suffix: '' };
+    const where = orderWhere(args.filter, format);
+    return readPage(ctx.em, 'Order', selectionOf(info), where, args, orderSort.columns);
   }
 
   @Authorized('read_orders')
   @Query(() => Order, { nullable: true })
-  async order(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext) {
-    const order = await em.findOne(Order, { id });
-    if (!order) throw new NotFoundError('Order', id);
-    return order;
+  order(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    return readRecord(em, info, 'Order', id);
   }
 
   @Authorized('read_orders')
@@ -88,25 +89,29 @@ export class OrderResolver {
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Places an order (line items snapshot the products; status starts at 0)' })
-  createOrder(@Arg('input', () => OrderCreate) input: OrderCreate, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => placeOrder(tx, input));
+  async createOrder(@Arg('input', () => OrderCreate) input: OrderCreate, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const order = await inTransaction(em, (tx) => placeOrder(tx, principal, input));
+    return readRecord(em, info, 'Order', order.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Edits the notes of an order' })
-  updateOrder(@Arg('id', () => Int) id: number, @Arg('input', () => OrderPatch) input: OrderPatch, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => updateOrderNotes(tx, id, input));
+  async updateOrder(@Arg('id', () => Int) id: number, @Arg('input', () => OrderPatch) input: OrderPatch, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const order = await inTransaction(em, (tx) => updateOrderNotes(tx, principal, id, input));
+    return readRecord(em, info, 'Order', order.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: "Merges shipping/billing fields into the order's address" })
-  updateOrderAddress(@Arg('id', () => Int) id: number, @Arg('input', () => OrderAddressPatch) input: OrderAddressPatch, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => updateOrderAddress(tx, id, input));
+  async updateOrderAddress(@Arg('id', () => Int) id: number, @Arg('input', () => OrderAddressPatch) input: OrderAddressPatch, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const order = await inTransaction(em, (tx) => updateOrderAddress(tx, principal, id, input));
+    return readRecord(em, info, 'Order', order.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: "Moves the order to another customer, copying that customer's primary address" })
-  changeOrderCustomer(@Arg('id', () => Int) id: number, @Arg('input', () => OrderCustomerChange) input: OrderCustomerChange, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => changeOrderCustomer(tx, id, input.id));
+  async changeOrderCustomer(@Arg('id', () => Int) id: number, @Arg('input', () => OrderCustomerChange) input: OrderCustomerChange, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const order = await inTransaction(em, (tx) => changeOrderCustomer(tx, principal, id, input.id));
+    return readRecord(em, info, 'Order', order.id);
   }
 }

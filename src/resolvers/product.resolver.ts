@@ -1,9 +1,10 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
-import { NotFoundError } from '../domain/errors.js';
-import { findPage } from '../domain/listing.js';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware, Info } from 'type-graphql';
 import { createProduct, deleteProduct, updateProduct } from '../domain/product-edit.js';
 import { inTransaction } from '../domain/transaction.js';
 import { Product } from '../entities/product.entity.js';
+import { readPage, readRecord } from '../reads/read-query.js';
+import { selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { ProductCreate, ProductPatch } from '../schema/inputs/product.inputs.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
@@ -40,33 +41,33 @@ export class ProductListArgs extends PageArgs {
 export class ProductResolver {
   @Authorized('read_products')
   @Query(() => ProductPage, { nullable: true, description: 'Products, a page at a time' })
-  products(@Args(() => ProductListArgs) args: ProductListArgs, @Ctx() { em }: GraphQLContext) {
-    return findPage(em, Product, {}, args, productSort.columns);
+  products(@Args(() => ProductListArgs) args: ProductListArgs, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    return readPage(em, 'Product', selectionOf(info), {}, args, productSort.columns);
   }
 
   @Authorized('read_products')
   @Query(() => Product, { nullable: true })
-  async product(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext) {
-    const product = await em.findOne(Product, { id });
-    if (!product) throw new NotFoundError('Product', id);
-    return product;
+  product(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    return readRecord(em, info, 'Product', id);
   }
 
   @Authorized('write_products')
   @Mutation(() => Product, { description: 'A new product; a single-variant one gets its one variant, seoUrl is derived when not given' })
-  createProduct(@Arg('input', () => ProductCreate) input: ProductCreate, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => createProduct(tx, input));
+  async createProduct(@Arg('input', () => ProductCreate) input: ProductCreate, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => createProduct(tx, principal, input));
+    return readRecord(em, info, 'Product', result.id);
   }
 
   @Authorized('write_products')
   @Mutation(() => Product, { description: 'Changes the given fields; lists given replace the set; a variant keeps its id while its combination stays' })
-  updateProduct(@Arg('id', () => Int) id: number, @Arg('input', () => ProductPatch) input: ProductPatch, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => updateProduct(tx, id, input));
+  async updateProduct(@Arg('id', () => Int) id: number, @Arg('input', () => ProductPatch) input: ProductPatch, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => updateProduct(tx, principal, id, input));
+    return readRecord(em, info, 'Product', result.id);
   }
 
   @Authorized('write_products')
   @Mutation(() => Int, { description: 'Deletes a product with its variants and stock; orders keep their line items; returns its id' })
-  deleteProduct(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => deleteProduct(tx, id));
+  deleteProduct(@Arg('id', () => Int) id: number, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => deleteProduct(tx, principal, id));
   }
 }

@@ -1,10 +1,12 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware, Info } from 'type-graphql';
 import { NotFoundError } from '../domain/errors.js';
-import { findPage } from '../domain/listing.js';
 import { createShipments, deleteShipment, updateShipments } from '../domain/shipment.js';
 import { inTransaction } from '../domain/transaction.js';
 import { Order } from '../entities/order.entity.js';
 import { Shipment } from '../entities/shipment.entity.js';
+import { readPage, readRecord } from '../reads/read-query.js';
+import { selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { ShipmentPatch, ShipmentsChange, ShipmentsCreate } from '../schema/inputs/fulfilment.inputs.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
@@ -29,37 +31,41 @@ export class ShipmentListArgs extends PageArgs {
 export class ShipmentResolver {
   @Authorized('read_orders')
   @Query(() => ShipmentPage, { nullable: true, description: 'The shipments of one order' })
-  async orderShipments(@Args(() => ShipmentListArgs) args: ShipmentListArgs, @Ctx() { em }: GraphQLContext) {
+  async orderShipments(@Args(() => ShipmentListArgs) args: ShipmentListArgs, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     if (!(await em.count(Order, { id: args.orderId }))) throw new NotFoundError('Order', args.orderId);
-    return findPage(em, Shipment, { order: args.orderId }, args, shipmentSort.columns);
+    return readPage(em, 'Shipment', selectionOf(info), { order: args.orderId }, args, shipmentSort.columns);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Ships units of existing fulfilments; notify e-mails the customer' })
-  createShipments(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => ShipmentsCreate) input: ShipmentsCreate, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => createShipments(tx, orderId, input.data, input.notify));
+  async createShipments(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => ShipmentsCreate) input: ShipmentsCreate, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => createShipments(tx, principal, orderId, input.data, input.notify));
+    return readRecord(em, info, 'Order', result.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Changes tracking numbers and/or carriers of several shipments' })
-  updateShipments(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => ShipmentsChange) input: ShipmentsChange, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => updateShipments(tx, orderId, input.data, input.notify));
+  async updateShipments(@Arg('orderId', () => Int) orderId: number, @Arg('input', () => ShipmentsChange) input: ShipmentsChange, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => updateShipments(tx, principal, orderId, input.data, input.notify));
+    return readRecord(em, info, 'Order', result.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Changes the tracking number and/or carrier of one shipment' })
-  updateShipment(
+  async updateShipment(
     @Arg('orderId', () => Int) orderId: number,
     @Arg('shipmentId', () => Int) shipmentId: number,
     @Arg('input', () => ShipmentPatch) input: ShipmentPatch,
-    @Ctx() { em }: GraphQLContext,
+    @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo,
   ) {
-    return inTransaction(em, (tx) => updateShipments(tx, orderId, [{ id: shipmentId, ...input.data }], input.notify, shipmentId));
+    const result = await inTransaction(em, (tx) => updateShipments(tx, principal, orderId, [{ id: shipmentId, ...input.data }], input.notify, shipmentId));
+    return readRecord(em, info, 'Order', result.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Unmarks a shipment; its units return to fulfilled' })
-  deleteShipment(@Arg('orderId', () => Int) orderId: number, @Arg('shipmentId', () => Int) shipmentId: number, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => deleteShipment(tx, orderId, shipmentId));
+  async deleteShipment(@Arg('orderId', () => Int) orderId: number, @Arg('shipmentId', () => Int) shipmentId: number, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => deleteShipment(tx, principal, orderId, shipmentId));
+    return readRecord(em, info, 'Order', result.id);
   }
 }

@@ -1,6 +1,8 @@
-import { Args, ArgsType, Authorized, Ctx, Field, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
-import { findPage } from '../domain/listing.js';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Args, ArgsType, Authorized, Ctx, Field, ObjectType, Query, Resolver, UseMiddleware, Info } from 'type-graphql';
 import { ShippingCarrier } from '../entities/shipping-carrier.entity.js';
+import { readPage, readRecord } from '../reads/read-query.js';
+import { selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 import { inputGuard } from '../schema/input-guard.middleware.js';
@@ -26,7 +28,7 @@ export class ShippingCarrierListArgs extends PageArgs {
 export class ShippingCarrierResolver {
   @Authorized('read_shipping')
   @Query(() => ShippingCarrierPage, { nullable: true, description: 'Shipping carriers, deleted ones included (see isDeleted)' })
-  shippingCarriers(@Args(() => ShippingCarrierListArgs) args: ShippingCarrierListArgs, @Ctx() { em }: GraphQLContext) {
-    return findPage(em, ShippingCarrier, {}, args, shippingCarrierSort.columns);
+  shippingCarriers(@Args(() => ShippingCarrierListArgs) args: ShippingCarrierListArgs, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    return readPage(em, 'ShippingCarrier', selectionOf(info), {}, args, shippingCarrierSort.columns);
   }
 }

@@ -1,31 +1,25 @@
-import { Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
+import { FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import { InventoryLevel } from '../entities/inventory-level.entity.js';
 import { Warehouse } from '../entities/warehouse.entity.js';
-import type { GraphQLContext } from '../schema/context.js';
+import { loaded, type ReadRow } from '../reads/read-model.js';
 
 @Resolver(() => Warehouse)
 export class WarehouseFieldsResolver {
   @FieldResolver(() => [InventoryLevel], { description: 'units held, per variant' })
-  stock(@Root() warehouse: Warehouse, @Ctx() { loaders }: GraphQLContext) {
-    return loaders
-      .children(
-        'warehouse.stock',
-        (em, ids) => em.find(InventoryLevel, { warehouse: { $in: ids } }, { orderBy: [{ warehouse: 'asc' }, { variant: 'asc' }] }),
-        (level) => level.warehouse.id,
-      )
-      .load(warehouse.id);
+  stock(@Root() warehouse: ReadRow<Warehouse>): InventoryLevel[] {
+    return loaded(warehouse, 'stock');
   }
 }
 
 @Resolver(() => InventoryLevel)
 export class InventoryLevelFieldsResolver {
   @FieldResolver(() => Int)
-  variantId(@Root() level: InventoryLevel): number {
+  variantId(@Root() level: ReadRow<InventoryLevel>): number {
     return level.variant.id;
   }
 
   @FieldResolver(() => Int)
-  warehouseId(@Root() level: InventoryLevel): number {
+  warehouseId(@Root() level: ReadRow<InventoryLevel>): number {
     return level.warehouse.id;
   }
 }

@@ -1,7 +1,8 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
-import { NotFoundError } from '../domain/errors.js';
-import { findPage } from '../domain/listing.js';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, ObjectType, Query, Resolver, UseMiddleware, Info } from 'type-graphql';
 import { Warehouse } from '../entities/warehouse.entity.js';
+import { readPage, readRecord } from '../reads/read-query.js';
+import { selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 import { inputGuard } from '../schema/input-guard.middleware.js';
@@ -22,15 +23,13 @@ export class WarehouseListArgs extends PageArgs {
 export class WarehouseResolver {
   @Authorized('read_inventory')
   @Query(() => WarehousePage, { nullable: true })
-  warehouses(@Args(() => WarehouseListArgs) args: WarehouseListArgs, @Ctx() { em }: GraphQLContext) {
-    return findPage(em, Warehouse, {}, args, warehouseSort.columns);
+  warehouses(@Args(() => WarehouseListArgs) args: WarehouseListArgs, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    return readPage(em, 'Warehouse', selectionOf(info), {}, args, warehouseSort.columns);
   }
 
   @Authorized('read_inventory')
   @Query(() => Warehouse, { nullable: true })
-  async warehouse(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext) {
-    const warehouse = await em.findOne(Warehouse, { id });
-    if (!warehouse) throw new NotFoundError('Warehouse', id);
-    return warehouse;
+  warehouse(@Arg('id', () => Int) id: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    return readRecord(em, info, 'Warehouse', id);
   }
 }

@@ -36,6 +36,14 @@ export const INLINE = '.';
 export const camelCase = (key: string) => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 export const gqlNameOf = (key: string, spec: FieldSpec) => spec.gql ?? camelCase(key);
 
+/** A map's keys with their GraphQL names, worked out once per map (reshaping runs per record). */
+const namedKeys = new WeakMap<FieldMap, Map<string, string>>();
+function gqlNames(map: FieldMap): Map<string, string> {
+  let names = namedKeys.get(map);
+  if (!names) namedKeys.set(map, (names = new Map(Object.entries(map).map(([key, spec]) => [key, gqlNameOf(key, spec)]))));
+  return names;
+}
+
 type Options = Partial<Omit<FieldSpec, 'schema' | 'sub'>>;
 
 const nullableSchema = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [...[schema.type].flat(), 'null'] });
@@ -111,11 +119,12 @@ export function selectionOf(map: FieldMap, keys: readonly string[] = Object.keys
 }
 
 /** Turns one GraphQL result object into the REST record with exactly the given keys. */
-export function reshape(map: FieldMap, node: Record<string, unknown>, keys: readonly string[] = Object.keys(map)): Record<string, unknown> {
+export function reshape(map: FieldMap, node: Record<string, unknown>, keys?: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const key of keys) {
+  const names = gqlNames(map);
+  for (const key of keys ?? names.keys()) {
     const spec = map[key];
-    let value = spec.gql === INLINE ? node : node[gqlNameOf(key, spec)];
+    let value = spec.gql === INLINE ? node : node[names.get(key)!];
     if (spec.sub && value != null) {
       const sub = spec.sub;
       value = Array.isArray(value) ? value.map((v) => reshape(sub, v as Record<string, unknown>)) : reshape(sub, value as Record<string, unknown>);

@@ -5,6 +5,7 @@ import { PAGE_SIZE } from './query-params.js';
 import { sortKeys, type RestResource } from './resource.js';
 import { API_PREFIX } from './router.js';
 import type { RouteSpec } from './routes.js';
+import { EVENT_DATA, EVENT_TYPES } from '../domain/event-types.js';
 
 /**
  * The OpenAPI 3.1 document of /api/v1, generated from the route table and the resources' field
@@ -37,8 +38,9 @@ function recordSchema(map: FieldMap): JsonSchema {
   return { ...strict(schema) };
 }
 
-/** Response objects: no keys beyond the declared ones (nested too). */
+/** Response objects: no keys beyond the declared ones (nested too), unless a field declares open content. */
 function strict(schema: JsonSchema): JsonSchema {
+  if (schema.additionalProperties === true) return schema;
   if (Array.isArray(schema.type) ? schema.type.includes('object') : schema.type === 'object') {
     const properties = Object.fromEntries(Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>).map(([k, v]) => [k, strict(v)]));
     return { ...schema, properties, additionalProperties: false };
@@ -212,6 +214,51 @@ function operation(route: RouteSpec): JsonSchema {
   };
 }
 
+/**
+ * OpenAPI 3.1 `webhooks`: what a subscribed endpoint receives (decisions §5), one entry per event
+ * type. Subscriptions are made over GraphQL (`createWebhookSubscription`, scope `manage_webhooks`).
+ */
+function webhookDocs(): Record<string, JsonSchema> {
+  const header = (name: string, description: string) => ({ name, in: 'header', required: true, schema: { type: 'string' }, description });
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          summary: `${type} (webhook)`,
+          description:
+            `Sent to every subscription of \`${type}\` after the change committed, at least once: de-duplicate by \`webhook-id\`. ` +
+            'Answer 2xx within WEBHOOK_TIMEOUT_MS (10 s); anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, after which the subscription is disabled. ' +
+            `\`data\`: ${EVENT_DATA[type.split('.')[0]]}.`,
+          tags: ['Webhooks'],
+          parameters: [
+            header('webhook-id', '`evt_<event id>`: the same on every retry of this event'),
+            header('webhook-timestamp', 'Unix seconds of this attempt'),
+            header('webhook-signature', '`v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the base64-decoded part of the subscription secret `whsec_…` (Standard Webhooks; verify with the `standardwebhooks` package)'),
+          ],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    type: { const: type },
+                    timestamp: { type: 'string', format: 'date-time', description: 'when the change was made' },
+                    data: { type: 'object', additionalProperties: true, description: 'the changed record in its REST shape (snake_case keys, Unix seconds)' },
+                  },
+                  required: ['type', 'timestamp', 'data'],
+                },
+              },
+            },
+          },
+          responses: { '2XX': { description: 'received; any other answer, or none within the timeout, is retried' } },
+        },
+      },
+    ]),
+  );
+}
+
 export function openApiDocument(routes: RouteSpec[], serverUrl = ''): JsonSchema {
   const resources = new Map<string, RestResource>();
   for (const route of routes) resources.set(route.resource.name, route.resource);
@@ -266,7 +313,8 @@ export function openApiDocument(routes: RouteSpec[], serverUrl = ''): JsonSchema
       version: '1.0.0',
       description:
         'REST v1 of the store-management service. Lists take `page`, `size` (1–250), `sort`, `fields` and `expand`; errors are RFC 9457 problem+json. ' +
-        'Every operation needs `Authorization: Bearer <token>`; the scope each needs is named on it.',
+        'Every operation needs `Authorization: Bearer <token>`; the scope each needs is named on it. ' +
+        'Webhooks (the `webhooks` section) are subscribed to over GraphQL with `createWebhookSubscription` (scope `manage_webhooks`).',
     },
     servers: [{ url: serverUrl || '/' }],
     security: [{ bearerAuth: [] }],
@@ -277,5 +325,6 @@ export function openApiDocument(routes: RouteSpec[], serverUrl = ''): JsonSchema
       schemas,
     },
     paths,
+    webhooks: webhookDocs(),
   };
 }

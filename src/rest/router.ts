@@ -9,7 +9,7 @@ import { checkBody, restFieldPath, toInput } from './body.js';
 import { idempotent, type CommitAnswer, type IdempotencyStore } from './idempotency.js';
 import { toFilter } from './filters.js';
 import { listPage } from './list-wrapper.js';
-import { getDocument, listDocument, listVariables, mutationDocument, positionDocument, reshapeRecord } from './operations.js';
+import { getDocument, listDocument, listVariables, mutationDocument, positionDocument, reshapeRecord, reshapeRecords } from './operations.js';
 import { Problem } from './problem.js';
 import { parseListParams, parseReadParams } from './query-params.js';
 import { sortKeys } from './resource.js';
@@ -102,7 +102,7 @@ async function handleList(ctx: Context, route: ListRoute | SearchRoute, options:
     variables: { ...listVariables(params, filter), ...(route.kind === 'list' ? pathVariables(ctx, route.pathArgs) : {}) },
   });
   const data = dataOf(result);
-  const items = (data.items as Record<string, unknown>[]).map((node) => reshapeRecord(route.resource, params, node));
+  const items = reshapeRecords(route.resource, params, data.items as Record<string, unknown>[]);
   const page = listPage(items, { page: params.page, size: params.size, totalCount: data.totalCount }, baseUrl(ctx, options), ctx.querystring);
   ctx.set(page.headers);
   ctx.body = route.kind === 'search' && route.bare ? items : page.body;

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/api-tokens.js';
+import type { RateLimitState } from '../auth/rate-limit.js';
 import type { Loaders } from '../resolvers/loaders.js';
 
 /** What every resolver gets: a request-scoped EntityManager, the caller, and batching loaders. */
@@ -7,4 +8,6 @@ export interface GraphQLContext {
   em: EntityManager;
   principal: Principal;
   loaders: Loaders;
+  /** The caller's bucket after the request's charge, when limits are on (for the `RateLimit-*` headers). */
+  limit?: RateLimitState;
 }

@@ -1,14 +1,16 @@
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
+import { preparePooledStatements } from './src/db/prepared-statements.js';
 import { entities } from './src/entities/index.js';
 import { migrationsList } from './src/migrations/index.js';
+import { READ_STATEMENT_TIMEOUT_MS, WRITE_STATEMENT_TIMEOUT_MS } from './src/db/statement-timeouts.js';
 
 /**
  * The one ORM configuration. Entities and migrations are listed explicitly (no folder discovery),
  * so the same config works from src under Jest and from dist under `npm start`.
  */
-export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): Options {
+export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}, statementTimeoutMs = READ_STATEMENT_TIMEOUT_MS): Options {
   return defineConfig({
     clientUrl,
     entities,
@@ -18,8 +20,16 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): 
     forceUtcTimezone: true,
     pool: { min: 0, max: 10 },
     // Bounded waits: a request fails fast (503) when PostgreSQL is unreachable or a query hangs,
-    // instead of holding the client until its own timeout.
-    driverOptions: { connectionTimeoutMillis: 3000, statement_timeout: 30_000, query_timeout: 35_000, idle_in_transaction_session_timeout: 60_000 },
+    // instead of holding the client until its own timeout. Every statement outside a write
+    // transaction (reads, the rate-limit bucket, idempotency claims) ends within the read timeout;
+    // write transactions raise it for themselves (src/domain/transaction.ts).
+    driverOptions: {
+      connectionTimeoutMillis: 3000,
+      statement_timeout: statementTimeoutMs,
+      query_timeout: Math.max(statementTimeoutMs, WRITE_STATEMENT_TIMEOUT_MS) + 5000,
+      idle_in_transaction_session_timeout: 60_000,
+      onPoolCreated: preparePooledStatements,
+    },
     debug: false,
     allowGlobalContext: false,
     ...overrides,

@@ -25,6 +25,8 @@ declare module 'autocannon' {
       duration?: number;
       headers?: Record<string, string>;
       requests?: Request[];
+      /** Seconds before a request counts as timed out (default 10). */
+      timeout?: number;
     }
     interface Result {
       requests: Histogram;

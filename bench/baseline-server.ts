@@ -91,7 +91,10 @@ const GQL_LINE_ITEMS = `coalesce((select json_agg(json_build_object('id', li.id,
     'counters', json_build_object('quantity', li.quantity)) order by li.id) from line_item li where li.order_id = o.id), '[]')`;
 
 /** Q1's items: the 20 newest orders, each with its line items. */
-const GQL_NEWEST_ORDERS = `coalesce((select json_agg(json_build_object('id', o.id, 'total', o.total::text, 'email', o.email, 'status', o.status,
+/** GraphQL's FulfilmentStatus enum value of the order's stored status (REST shows the integer). */
+const GQL_STATUS = `(array['NOT_FULFILLED', 'PARTIALLY_FULFILLED', 'PARTIALLY_FULFILLED_AND_SHIPPED', 'FULFILLED', 'PARTIALLY_SHIPPED', 'SHIPPED'])[o.status + 1]`;
+
+const GQL_NEWEST_ORDERS = `coalesce((select json_agg(json_build_object('id', o.id, 'total', o.total::text, 'email', o.email, 'status', ${GQL_STATUS},
     'lineItems', ${GQL_LINE_ITEMS}) order by o.id desc) from (select * from orders order by id desc limit 20) o), '[]')`;
 
 interface GraphQLBaseline {
@@ -121,7 +124,7 @@ const GRAPHQL_BASELINES = new Map<string, GraphQLBaseline>([
   [Q2, {
     scope: 'read_orders',
     sql: `select json_build_object('data', json_build_object('order', (select json_build_object(
-        'id', o.id, 'email', o.email, 'status', o.status, 'total', o.total::text, 'lineItems', ${GQL_LINE_ITEMS},
+        'id', o.id, 'email', o.email, 'status', ${GQL_STATUS}, 'total', o.total::text, 'lineItems', ${GQL_LINE_ITEMS},
         'customer', json_build_object('id', o.customer_id, 'email', coalesce(cu.email, o.email), 'firstName', coalesce(cu.first_name, ''), 'lastName', coalesce(cu.last_name, '')),
         'fulfilments', coalesce((select json_agg(json_build_object('id', f.id, 'createdAt', ${epoch('f.created_at')}, 'warehouse', f.warehouse_id,
             'items', coalesce((select json_agg(json_build_object('id', x.line_item_id, 'quantity', x.quantity) order by x.line_item_id) from fulfilment_item x where x.fulfilment_id = f.id), '[]'))

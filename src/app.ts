@@ -12,6 +12,10 @@ import { requestLog } from './observability/request-log.js';
 import { startApollo } from './graphql/apollo.js';
 import { createGateway } from './graphql/gateway.js';
 import { graphiqlMiddleware } from './graphql/graphiql.js';
+import { documentGuard } from './graphql/document-guard.js';
+import { bodyTimeout, DEFAULT_TIMEOUTS } from './http/timeouts.js';
+import { admission, DEFAULT_ADMISSION, type AdmissionLimits } from './http/admission.js';
+import { measurePoolWait } from './observability/pool-wait.js';
 import { apiDocsMiddleware } from './rest/api-docs.js';
 import { graphqlReferenceMiddleware } from './graphql/reference-page.js';
 import { landingPageMiddleware } from './http/landing-page.js';
@@ -30,6 +34,14 @@ export interface AppOptions {
   requestLogger?: Logger;
   /** Per-token bucket (RATE_LIMIT_BURST, RATE_LIMIT_RPS); absent or 0 → no limiting. */
   rateLimit?: RateLimitSettings;
+  /** ALLOWED_HOSTS: Host headers that may appear in links when PUBLIC_URL is unset. */
+  allowedHosts?: string[];
+  /** BODY_TIMEOUT_MS: how long reading a request body may take (408 after). */
+  bodyTimeoutMs?: number;
+  /** IDEMPOTENCY_LEASE_MS: how long a crashed holder's Idempotency-Key stays blocked. */
+  idempotencyLeaseMs?: number;
+  /** MAX_IN_FLIGHT, MAX_IN_FLIGHT_PER_TOKEN, ADMISSION_QUEUE_MS, ADMISSION_QUEUE_MAX. */
+  admission?: Partial<AdmissionLimits>;
 }
 
 const EXPOSED_HEADERS = [
@@ -41,13 +53,14 @@ const EXPOSED_HEADERS = [
  * The Koa application: GraphiQL, `/graphql` (Apollo) and `/api/v1` (the REST mapping onto the same
  * schema). Every middleware is registered before `app.callback()` is taken (Koa 3 fixes the list).
  */
-export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogger = logger, rateLimit }: AppOptions) {
+export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogger = logger, rateLimit, allowedHosts = [], bodyTimeoutMs = DEFAULT_TIMEOUTS.bodyMs, idempotencyLeaseMs = 10_000, admission: admissionLimits }: AppOptions) {
   const schema = await buildStoreSchema();
   checkRoutesAgainstSchema(schema, routes);
   const gateway = createGateway(schema, orm, RateLimiter.create(orm, rateLimit));
   const apollo = await startApollo(gateway);
   const graphql = koaMiddleware(apollo.server, { context: ({ ctx }) => apollo.context(ctx.get('authorization') || undefined) });
-  const router = restRouter({ gateway, publicUrl, routes, idempotency: postgresIdempotencyStore(orm) });
+  await measurePoolWait(orm);
+  const router = restRouter({ gateway, publicUrl, allowedHosts, routes, idempotency: postgresIdempotencyStore(orm, idempotencyLeaseMs) });
 
   const app = new Koa();
   app.use(requestLog(requestLogger));
@@ -73,13 +86,15 @@ export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogge
     app.use(cors({ origin: (ctx) => (corsOrigins.includes(ctx.get('origin')) ? ctx.get('origin') : ''), exposeHeaders: EXPOSED_HEADERS, maxAge: 600 }));
   }
   app.use(problemMiddleware);
+  app.use(admission({ ...DEFAULT_ADMISSION, ...admissionLimits }));
   app.use(operationsMiddleware(orm, (authorization) => gateway.hasScope(authorization, 'read_metrics')));
   app.use(notFoundMiddleware);
   app.use(graphiqlMiddleware);
   app.use(apiDocsMiddleware(routes, publicUrl));
   app.use(graphqlReferenceMiddleware(schema));
   app.use(landingPageMiddleware);
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' }));
+  app.use(bodyTimeout(bodyTimeoutMs, bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' })));
+  app.use(documentGuard);
   app.use((ctx, next) => (ctx.path === '/graphql' ? graphql(ctx, next) : next()));
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -8,6 +8,15 @@ const schema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(3000),
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Host headers (host[:port], lower-case) that may be echoed into links when PUBLIC_URL is unset. */
+  ALLOWED_HOSTS: z
+    .string()
+    .optional()
+    .transform((v) => (v ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)),
+  /** Slow clients: headers, the whole request, and a body must arrive within these (ms). */
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
@@ -26,11 +35,25 @@ const schema = z.object({
   CORS_ORIGINS: z.string().optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /** Admission control: API requests one process works on at once (default 2 × DB_POOL_MAX), and per token. */
+  MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).optional(),
+  MAX_IN_FLIGHT_PER_TOKEN: z.coerce.number().int().min(1).max(100_000).default(16),
+  /** How long a request over those limits waits for a slot, and how many may wait, before a 503 overloaded. */
+  ADMISSION_QUEUE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  ADMISSION_QUEUE_MAX: z.coerce.number().int().min(0).max(100_000).default(200),
+  /** How long an Idempotency-Key claim outlives a holder that stopped renewing it (crashed). */
+  IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(200).max(600_000).default(10_000),
+  /** Statement timeout of reads (writes raise theirs to 30 s inside their transaction). */
+  DB_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Per-token bucket (decisions §2 "Limits"): refill in requests per second; 0 turns limiting off. */
   RATE_LIMIT_RPS: z.coerce.number().min(0).max(1_000_000).default(50),
   /** Per-token bucket size (the burst a token may spend at once); 0 turns limiting off. */
   RATE_LIMIT_BURST: z.coerce.number().int().min(0).max(1_000_000).default(100),
+  /** Webhooks to loopback/private addresses are refused (SSRF) unless this is true (local development, tests). */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
+  /** A webhook receiver's whole answer must arrive within this. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
 });
 
 export type Config = z.infer<typeof schema>;

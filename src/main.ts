@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from './config.js';
+import { DatabaseInUseError } from './db/database.js';
 import { logger } from './logger.js';
 import { startService } from './server.js';
 import { startBanner } from './start-banner.js';
@@ -23,7 +24,7 @@ try {
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 } catch (error) {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof DatabaseInUseError) {
     process.stderr.write(`${error.message}\n`);
     process.exit(2);
   }

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { ensureFirstToken } from './auth/api-tokens.js';
@@ -6,6 +6,8 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { createMailer } from './notifications/mailer.js';
 import { OutboxWorker } from './notifications/outbox-worker.js';
+import { createHttpServer } from './http/timeouts.js';
+import { WebhookWorker } from './webhooks/webhook-worker.js';
 import { seedIfEmpty } from './seed/seed-store.js';
 import { DEMO_STORE } from './seed/store-generator.js';
 
@@ -24,7 +26,7 @@ export interface RunningService {
  * store on an empty database → first token → listen. `stop` drains in-flight requests first.
  */
 export async function startService(config: Config): Promise<RunningService> {
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, { readTimeoutMs: config.DB_READ_TIMEOUT_MS });
   try {
     const seeded = config.SEED_DEMO ? await seedIfEmpty(database.orm, { ...DEMO_STORE, seed: config.SEED }) : false;
     const firstToken = await ensureFirstToken(database.orm.em.fork(), config.ADMIN_TOKEN);
@@ -33,8 +35,17 @@ export async function startService(config: Config): Promise<RunningService> {
       publicUrl: config.PUBLIC_URL,
       corsOrigins: config.CORS_ORIGINS?.split(',').map((o) => o.trim()).filter(Boolean),
       rateLimit: { burst: config.RATE_LIMIT_BURST, rps: config.RATE_LIMIT_RPS },
+      allowedHosts: config.ALLOWED_HOSTS,
+      bodyTimeoutMs: config.BODY_TIMEOUT_MS,
+      idempotencyLeaseMs: config.IDEMPOTENCY_LEASE_MS,
+      admission: {
+        maxInFlight: config.MAX_IN_FLIGHT ?? 2 * config.DB_POOL_MAX,
+        maxPerToken: config.MAX_IN_FLIGHT_PER_TOKEN,
+        queueMs: config.ADMISSION_QUEUE_MS,
+        maxQueue: config.ADMISSION_QUEUE_MAX,
+      },
     });
-    const server = createServer(app.callback());
+    const server = createHttpServer(app.callback(), { headersMs: config.HEADERS_TIMEOUT_MS, requestMs: config.REQUEST_TIMEOUT_MS, bodyMs: config.BODY_TIMEOUT_MS });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.PORT, config.HOST, () => resolve());
@@ -43,6 +54,9 @@ export async function startService(config: Config): Promise<RunningService> {
     const mailer = createMailer(config.SMTP_URL, config.MAIL_FROM);
     const worker = config.OUTBOX_WORKER ? new OutboxWorker(database.orm, mailer) : undefined;
     worker?.start();
+    // Webhooks share the switch: OUTBOX_WORKER=false leaves all background delivery to `npm run worker`.
+    const webhooks = config.OUTBOX_WORKER ? new WebhookWorker(database.orm, { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }) : undefined;
+    webhooks?.start();
     const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
     let stopping: Promise<void> | undefined;
     return {
@@ -68,6 +82,7 @@ export async function startService(config: Config): Promise<RunningService> {
             server.closeIdleConnections();
           });
           await worker?.stop();
+          await webhooks?.stop();
           mailer.close();
           await stopApp();
           await database.close();

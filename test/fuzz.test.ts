@@ -60,3 +60,72 @@ it.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s never answ
     { numRuns: 12, seed: 4242, endOnFailure: true },
   );
 }, 120_000);
+
+// Issue 14: the hostile families of the attack report, against every body route and /graphql:
+// deep nesting, bad encodings, lone surrogates, numbers outside every range, huge GraphQL
+// variables, aliased mutations. Never a 5xx; a refused write changes nothing.
+const bodyRoutes = routes.filter((r) => r.method !== 'GET');
+const hostileText = fc.oneof(
+  fc.integer({ min: 33, max: 20_000 }).map((n) => '['.repeat(n) + ']'.repeat(n)),
+  fc.integer({ min: 33, max: 5_000 }).map((n) => `{"notes":${'{"a":'.repeat(n)}1${'}'.repeat(n)}}`),
+  fc.constantFrom('\\ud800', '\\udfff', 'a\\ud83d', '\\ude00b').map((s) => `{"title":"${s}","email":"${s}@example.com","notes":"${s}","items":[{"id":1,"quantity":1}]}`),
+  fc.constantFrom('1e309', '-1e309', '1e400', '123456789012345678901234567890', '-0', '4.9e-325').map((n) => `{"shipping_weight":${n},"price":${n},"quantity":${n},"items":[{"id":${n},"quantity":${n}}],"id":${n}}`),
+);
+
+it('hostile bodies (deep, bad Unicode, out-of-range numbers, bad encodings) never get a 5xx on any body route', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.constantFrom(...bodyRoutes), hostileText, fc.constantFrom('identity', 'gzip', 'deflate', 'br', 'x-unknown'), async (route, text, encoding) => {
+      const path = `/api/v1${route.path.replace(/\{\w+\}/g, '1')}`;
+      const before = await digest();
+      const headers: Record<string, string> = { authorization: `Bearer ${service.token}`, 'content-type': 'application/json', 'idempotency-key': `fuzz-${Math.random()}` };
+      if (encoding !== 'identity') headers['content-encoding'] = encoding; // the body is not compressed: refused
+      const res = await fetch(service.url + path, { method: route.method, headers, body: text });
+      const answer = await res.text();
+      expect({ path, encoding, status: res.status }).toEqual({ path, encoding, status: expect.any(Number) });
+      expect(res.status).toBeLessThan(500);
+      if (res.status >= 400) {
+        expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+        expect(answer).not.toMatch(/call stack|URIError|Infinity|\$input/);
+        expect(await digest()).toBe(before);
+      }
+    }),
+    { numRuns: 40, seed: 1414, endOnFailure: true },
+  );
+}, 180_000);
+
+const mutationFields = ['createWarehouse(title: "x") { id }', 'updateOrder(id: 1, input: { notes: "x" }) { id }', 'deleteCustomer(id: 99999)', 'createShippingCarrier(input: { title: "c", url: "http://x" }) { id }'];
+/** A /graphql body as JSON text (a label to name it in a failure): deep values stay text here. */
+const request = (label: string, query: string, variables = '{}') => ({ label, body: `{"query":${JSON.stringify(query)},"variables":${variables}}` });
+const graphqlAbuse = fc.oneof(
+  fc.record({ n: fc.integer({ min: 11, max: 600 }), field: fc.constantFrom(...mutationFields) }).map(({ n, field }) =>
+    request(`${n} aliased ${field.slice(0, 20)}`, `mutation { ${Array.from({ length: n }, (_, i) => `m${i}: ${field}`).join(' ')} }`),
+  ),
+  fc.integer({ min: 30, max: 1500 }).map((n) => request(`${n} __schema walks`, `{ ${Array.from({ length: n }, (_, i) => `s${i}: __schema { types { name fields { name args { name } } } }`).join(' ')} }`)),
+  fc.integer({ min: 100_001, max: 900_000 }).map((n) => request(`${n}-character filter`, 'query($e:[String!]){orders(filter:{email:$e}){totalCount}}', JSON.stringify({ e: ['x'.repeat(n)] }))),
+  fc.integer({ min: 1001, max: 60_000 }).map((n) => request(`${n} filter values`, 'query($e:[String!]){customers(filter:{email:$e}){totalCount}}', JSON.stringify({ e: Array.from({ length: n }, () => 'a') }))),
+  fc.integer({ min: 33, max: 10_000 }).map((n) => request(`variables ${n} deep`, 'query($e:[String!]){orders(filter:{email:$e}){totalCount}}', `{"e":${'['.repeat(n)}${']'.repeat(n)}}`)),
+  fc.constantFrom('\\ud800', 'a\\udc00', '\\u0000').map((t) => request(`text ${t}`, 'mutation($t:String!){ createWarehouse(title:$t){ id } }', `{"t":"${t}"}`)),
+  fc.constantFrom('1e309', '-1e400', '99999999999999999999').map((n) => request(`number ${n}`, 'query($s:Int){ products(size:$s){ totalCount } }', `{"s":${n}}`)),
+  fc.integer({ min: 65, max: 30_000 }).map((n) => request(`document ${n} deep`, `{ a${' { a'.repeat(n)}${' }'.repeat(n + 1)}`)),
+);
+
+it('hostile GraphQL (aliased mutations, introspection bombs, huge or deep variables, bad text, deep documents) never gets a 5xx', async () => {
+  await fc.assert(
+    fc.asyncProperty(graphqlAbuse, async ({ label, body }) => {
+      const before = await digest();
+      const res = await fetch(`${service.url}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${service.token}`, 'content-type': 'application/json' },
+        body,
+      });
+      const answer = (await res.json()) as { errors?: { message: string }[]; data?: unknown };
+      expect({ label, status: res.status }).toEqual({ label, status: expect.any(Number) });
+      expect({ label, status: res.status < 500 }).toEqual({ label, status: true });
+      // Refused, or (a few schema walks, within the limits) answered and charged.
+      expect(answer.errors?.length || answer.data).toBeTruthy();
+      expect(JSON.stringify(answer.errors ?? [])).not.toMatch(/call stack|Internal server error/i);
+      expect(await digest()).toBe(before);
+    }),
+    { numRuns: 40, seed: 1415, endOnFailure: true },
+  );
+}, 180_000);

@@ -74,3 +74,39 @@ it('refuses a malformed key with 400', async () => {
   expect(res.status).toBe(400);
   expect(res.body.errors[0].field).toBe('Idempotency-Key');
 });
+
+it('replays the first answer with its JSON keys in the order they were sent', async () => {
+  const first = await service.send('PATCH', '/api/v1/customers/19', { notes: 'ordered' }, undefined, { 'idempotency-key': 'key-order' });
+  expect(first.status).toBe(200);
+  const again = await service.send('PATCH', '/api/v1/customers/19', { notes: 'ordered' }, undefined, { 'idempotency-key': 'key-order' });
+  expect(again.headers.get('idempotent-replayed')).toBe('true');
+  expect(again.text).toBe(first.text);
+  expect(Object.keys(again.body)).toEqual(Object.keys(first.body));
+});
+
+it('D4: a database fault while keeping the answer is a 503 with Retry-After, and the write is rolled back with it', async () => {
+  const order = await placeOrder(service, [{ variantId: variants.untracked, quantity: 5 }]);
+  const body = { items: [{ id: order.items[0].data.id, quantity: 1 }] };
+  await service.sql(`create function test_fail_complete() returns trigger language plpgsql as $$
+    begin if new.status is not null then raise exception 'injected fault'; end if; return new; end $$`);
+  await service.sql('create trigger test_fail_complete before update on idempotency_key for each row execute function test_fail_complete()');
+  try {
+    const failed = await service.send('POST', `/api/v1/orders/${order.id}/fulfilments`, body, undefined, { 'idempotency-key': 'fault-1' });
+    expect(failed.status).toBe(503);
+    expect(failed.headers.get('retry-after')).toBe('2');
+    expect(failed.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect(failed.text).not.toMatch(/injected|trigger|update/i);
+    // A 4xx answered before anything ran is kept by the autocommit path: same fault, same 503.
+    const invalid = await service.send('PATCH', '/api/v1/customers/20', { email: 'nope' }, undefined, { 'idempotency-key': 'fault-2' });
+    expect(invalid.status).toBe(503);
+    expect(await fulfilmentsOf(order.id)).toBe(0);
+  } finally {
+    await service.sql('drop trigger test_fail_complete on idempotency_key');
+    await service.sql('drop function test_fail_complete()');
+  }
+  // The retry runs the write, once.
+  const retried = await service.send('POST', `/api/v1/orders/${order.id}/fulfilments`, body, undefined, { 'idempotency-key': 'fault-1' });
+  expect(retried.status).toBe(201);
+  expect(retried.headers.get('idempotent-replayed')).toBeNull();
+  expect(await fulfilmentsOf(order.id)).toBe(1);
+});

@@ -192,3 +192,17 @@ describe('fields and expand', () => {
     expect(noRelations.body.errors[0].field).toBe('expand');
   });
 });
+
+describe('deep pages', () => {
+  // From offset 1000 a page is read through its ids in the sort index (a deferred join): it must
+  // hold exactly the rows the same sort gives at that position, ties on the sort key included.
+  it('answers a page past offset 1000 with the rows at that position of the sorted set', async () => {
+    await service.sql(`insert into customer (email, first_name, last_name, order_count, created_at)
+      select 'deep' || g || '@example.com', 'Deep', 'Page' || (g % 7), g % 3, now() from generate_series(1, 1100) g`);
+    const expected = await service.sql<{ id: number }>('select id from customer order by order_count desc, id desc offset 1010 limit 10');
+    const res = await service.get('/api/v1/customers?sort=!statistics.order_count&size=10&page=102&fields=id');
+    expect(res.status).toBe(200);
+    expect(res.body.items.map((c: { id: number }) => c.id)).toEqual(expected.map((r) => r.id));
+    expect(res.body._meta.totalCount).toBe(Number((await service.sql<{ n: string }>('select count(*) as n from customer'))[0].n));
+  });
+});

@@ -64,9 +64,11 @@ it('lets exactly a bucket of concurrent requests through across both processes, 
     expect(limitHeaders(a)).toEqual({ limit: String(BURST), remaining: '0', reset: String(BURST / RPS) });
   }
   for (const a of ok) expect(a.headers.get('ratelimit-limit')).toBe(String(BURST));
-  // Every remaining count from BURST - 1 down to 0 was handed out once (the bucket was spent in order).
-  const remaining = ok.map((a) => Number(a.headers.get('ratelimit-remaining'))).sort((x, y) => y - x);
-  expect(remaining.slice(0, BURST)).toEqual(Array.from({ length: BURST }, (_, i) => BURST - 1 - i));
+  // The bucket was spent in order: every remaining count from BURST - 1 down was handed out. What
+  // refilled while the burst was in flight (elapsed × RPS, fractions too) can hand a low count out
+  // twice and keep the bottom ones from being reached, on a loaded machine.
+  const handedOut = new Set(ok.map((a) => Number(a.headers.get('ratelimit-remaining'))));
+  for (let left = Math.ceil(elapsed * RPS); left < BURST; left++) expect({ left, handedOut: handedOut.has(left) }).toEqual({ left, handedOut: true });
 });
 
 it('shows the bucket draining in the headers of REST and GraphQL answers alike; requests without a valid token are not counted', async () => {

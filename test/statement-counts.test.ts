@@ -79,9 +79,9 @@ it.each([
 });
 
 it('pins the statement count of a fully expanded product page', async () => {
-  // token, then the page with every relation aggregated into it, and its count
+  // token, then the page with every relation aggregated into it and its count beside them
   const { count } = await statementsFor('/api/v1/products?expand=all&size=200');
-  expect(count).toBe(3);
+  expect(count).toBe(2);
 });
 
 it('costs the same statements for a single product however much is expanded', async () => {
@@ -126,27 +126,31 @@ it('GET /orders costs as many statements for 200 orders with every record as for
  * selection asks for aggregated into it (src/reads/read-model.ts), and its count beside it.
  */
 const listRoutes: Record<string, { path: () => string; body?: unknown; fullPage: number; statements: number }> = {
-  // token, page with line items, records, customer; count; the store's order number format
-  'GET /orders': { path: () => '/api/v1/orders', fullPage: 200, statements: 4 },
-  'POST /orders/search': { path: () => '/api/v1/orders/search', body: { status: [0, 1, 2, 3, 4, 5] }, fullPage: 200, statements: 4 },
-  'POST /orders/{id}/search': { path: () => `/api/v1/orders/${recordsOrder}/search`, body: {}, fullPage: 1, statements: 4 },
-  // token, order exists, page with items (and carrier), count
-  'GET /orders/{id}/fulfilments': { path: () => `/api/v1/orders/${recordsOrder}/fulfilments`, fullPage: 4, statements: 4 },
-  'GET /orders/{id}/shipments': { path: () => `/api/v1/orders/${recordsOrder}/shipments`, fullPage: 4, statements: 4 },
-  // token, page with every relation, count
-  'GET /products': { path: () => '/api/v1/products?expand=all', fullPage: 200, statements: 3 },
-  // token, page with rules, images and manual links, count, the members of every collection of the page
-  'GET /collections': { path: () => '/api/v1/collections?expand=products', fullPage: 8, statements: 4 },
-  'GET /shipping-carriers': { path: () => '/api/v1/shipping-carriers', fullPage: 6, statements: 3 },
-  'GET /warehouses': { path: () => '/api/v1/warehouses?expand=stock', fullPage: 3, statements: 3 },
-  'GET /customers': { path: () => '/api/v1/customers', fullPage: 120, statements: 3 },
-  'POST /customers/search': { path: () => '/api/v1/customers/search', body: { last_name: 'o' }, fullPage: 20, statements: 3 },
+  // token; the page (line items, records, customer, number format) with its count
+  'GET /orders': { path: () => '/api/v1/orders', fullPage: 200, statements: 2 },
+  'POST /orders/search': { path: () => '/api/v1/orders/search', body: { status: [0, 1, 2, 3, 4, 5] }, fullPage: 200, statements: 2 },
+  'POST /orders/{id}/search': { path: () => `/api/v1/orders/${recordsOrder}/search`, body: {}, fullPage: 1, statements: 2 },
+  // token, order exists, page with items (and carrier) and count
+  'GET /orders/{id}/fulfilments': { path: () => `/api/v1/orders/${recordsOrder}/fulfilments`, fullPage: 4, statements: 3 },
+  'GET /orders/{id}/shipments': { path: () => `/api/v1/orders/${recordsOrder}/shipments`, fullPage: 4, statements: 3 },
+  // token, order exists, page and count (the order was placed, then 4 fulfilments and 4 shipments: 9 events)
+  'GET /orders/{id}/events': { path: () => `/api/v1/orders/${recordsOrder}/events`, fullPage: 9, statements: 3 },
+  // token, page with every relation and count
+  'GET /products': { path: () => '/api/v1/products?expand=all', fullPage: 200, statements: 2 },
+  // token, page with rules, images and manual links and count, the members of every collection of the page
+  'GET /collections': { path: () => '/api/v1/collections?expand=products', fullPage: 8, statements: 3 },
+  'GET /shipping-carriers': { path: () => '/api/v1/shipping-carriers', fullPage: 6, statements: 2 },
+  'GET /warehouses': { path: () => '/api/v1/warehouses?expand=stock', fullPage: 3, statements: 2 },
+  'GET /customers': { path: () => '/api/v1/customers', fullPage: 120, statements: 2 },
+  'POST /customers/search': { path: () => '/api/v1/customers/search', body: { last_name: 'o' }, fullPage: 20, statements: 2 },
+  // a search by display number reads the store's number format first
+  'POST /orders/search (display number)': { path: () => '/api/v1/orders/search', body: { display_number: ['1'] }, fullPage: 20, statements: 3 },
 };
 
 /** Every single read of the route table, fully expanded, with its pinned statements (at most 4). */
 const getRoutes: Record<string, { path: () => string; statements: number }> = {
-  // token, order with every relation, the store's order number format
-  'GET /orders/{id}': { path: () => `/api/v1/orders/${recordsOrder}?expand=all`, statements: 3 },
+  // token, order with every relation (and the store's order number format)
+  'GET /orders/{id}': { path: () => `/api/v1/orders/${recordsOrder}?expand=all`, statements: 2 },
   'GET /products/{id}': { path: () => '/api/v1/products/5?expand=all', statements: 2 },
   // token, collection with rules, images and manual links, its members
   'GET /collections/{id}': { path: () => '/api/v1/collections/1?expand=all', statements: 3 },
@@ -165,7 +169,7 @@ it.each(Object.entries(getRoutes))('%s fully expanded costs no more than pinned'
 
 it('pins every list and search route of the route table', () => {
   const listed = routes.filter((r) => r.kind === 'list' || r.kind === 'search').map((r) => `${r.method} ${r.path}`);
-  expect(Object.keys(listRoutes).sort()).toEqual(listed.sort());
+  expect(Object.keys(listRoutes).filter((k) => !k.includes('(')).sort()).toEqual(listed.sort());
 });
 
 describe.each(Object.entries(listRoutes))('%s', (_route, spec) => {
@@ -187,4 +191,24 @@ describe.each(Object.entries(listRoutes))('%s', (_route, spec) => {
     expect(many.count).toBe(one.count);
     expect({ statements: one.count }).toEqual({ statements: spec.statements });
   });
+});
+
+/**
+ * The bench's write mix, pinned: a fulfilment created and deleted. Each is one transaction (lock,
+ * read the order's state, write the record, counters, stock and event) and then the answer, the
+ * whole order, read back through the read model in one statement.
+ */
+it('pins the statements of a fulfilment created and deleted', async () => {
+  const { tracked } = await pickVariants(service);
+  await setStock(service, 1, tracked, 10);
+  const order = await placeOrder(service, [{ variantId: tracked, quantity: 2 }]);
+  const line = order.items[0].data.id;
+  service.statements.reset();
+  const created = await service.send('POST', `/api/v1/orders/${order.id}/fulfilments`, { items: [{ id: line, quantity: 1, warehouse: 1 }] });
+  expect(created.status).toBe(201);
+  const create = service.statements.count;
+  service.statements.reset();
+  const deleted = await service.send('DELETE', `/api/v1/orders/${order.id}/fulfilments/${created.body.fulfilments.at(-1).id}`);
+  expect(deleted.status).toBe(200);
+  expect({ create, delete: service.statements.count }).toEqual({ create: 14, delete: 14 });
 });

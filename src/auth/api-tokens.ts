@@ -2,6 +2,7 @@ import { UniqueConstraintViolationException, type EntityManager } from '@mikro-o
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiToken } from '../entities/api-token.entity.js';
 import { ValidationError } from '../domain/errors.js';
+import { PREPARED } from '../db/prepared-statements.js';
 import { chargeCte, type RateLimiter, type RateLimitState } from './rate-limit.js';
 import { isScope, SCOPES, type Scope } from './scopes.js';
 
@@ -27,25 +28,40 @@ export interface Authentication {
   limit?: RateLimitState;
 }
 
-const TOKEN_SQL = 'select id, name, scopes from api_token where secret_hash = ? and revoked_at is null';
+/**
+ * The token lookup, and `last_used_at` in the same statement: the UPDATE runs only when the stored
+ * value is over a minute old, so a busy token is written once a minute, not on every request, and
+ * no request pays a second round trip. `skip locked`: a request never waits for the row (another
+ * request touching it, a revocation in progress); it just leaves the touch to that one.
+ */
+const TOKEN_CTES = `
+token as (select id, name, scopes, last_used_at from api_token where secret_hash = ? and revoked_at is null),
+touched as (
+  update api_token a set last_used_at = date_trunc('second', now())
+  where a.id = (
+    select x.id from api_token x join token on x.id = token.id
+    where token.last_used_at is null or token.last_used_at < now() - interval '1 minute'
+    for update of x skip locked
+  )
+)`;
 type TokenRow = { id: number; name: string; scopes: string[]; tokens?: number; granted?: boolean };
 
 /**
  * Looks a bearer secret up by its hash and, with a limiter, charges the token's bucket in the same
  * statement (no second round trip per request). The comparison happens inside a unique-index
  * probe on the hash, so no timing difference reveals how much of a guessed secret was right.
- * Every request reads the token row, so a revocation holds at once in every process.
+ * Never cached: every request reads the token row, so a revocation holds at once in every process.
  */
 export async function authenticate(em: EntityManager, secret: string, limiter?: RateLimiter, cost = 1): Promise<Authentication | null> {
   if (!secret) return null;
   const connection = em.getConnection();
   const [row] = limiter
     ? await connection.execute<TokenRow[]>(
-        `with token as (${TOKEN_SQL}), ${chargeCte('token')}
+        `${PREPARED}with ${TOKEN_CTES}, ${chargeCte('token')}
          select token.id, token.name, token.scopes, charged.tokens, charged.granted from token left join charged on true`,
         [hashSecret(secret), limiter.settings.burst, limiter.settings.rps, limiter.charged(cost)],
       )
-    : await connection.execute<TokenRow[]>(TOKEN_SQL, [hashSecret(secret)]);
+    : await connection.execute<TokenRow[]>(`${PREPARED}with ${TOKEN_CTES} select id, name, scopes from token`, [hashSecret(secret)]);
   if (!row) return null;
   const principal = { tokenId: row.id, name: row.name, scopes: new Set(row.scopes.filter(isScope)) };
   return limiter ? { principal, limit: limiter.stateOf(row as Required<TokenRow>, cost) } : { principal };

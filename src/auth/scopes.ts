@@ -7,6 +7,8 @@ export const SCOPES = [
   'read_shipping', 'write_shipping',
   'read_inventory', 'write_inventory',
   'manage_tokens',
+  // Issue 16 (decisions §5): webhook subscriptions and their delivery logs.
+  'manage_webhooks',
   // Not in decisions §2's list: lets a Prometheus scraper read /metrics and nothing else.
   'read_metrics',
 ] as const;

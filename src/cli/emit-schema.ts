@@ -4,6 +4,9 @@ import 'reflect-metadata';
 import { writeFile } from 'node:fs/promises';
 import { printSchema } from 'graphql';
 import { buildStoreSchema } from '../schema/build-schema.js';
+import { parseCommandLine } from './command-line.js';
+
+parseCommandLine({ usage: 'usage: npm run schema:emit\nWrites the GraphQL schema the service runs to schema.graphql.\n  -h, --help   this text', options: {} });
 
 await writeFile('schema.graphql', `${printSchema(await buildStoreSchema())}\n`);
 process.stdout.write('wrote schema.graphql\n');

@@ -7,6 +7,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { ormConfig } from '../../mikro-orm.config.js';
 import { startEmbeddedPostgres } from '../db/embedded-postgres.js';
+import { parseCommandLine } from './command-line.js';
+
+const { positionals } = parseCommandLine({
+  usage: 'usage: npm run migration:create -- NAME\nDiffs the entities against the committed migrations and writes the next one.\n  -h, --help   this text',
+  options: {},
+  allowPositionals: true,
+});
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'store-migration-'));
 const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
@@ -18,7 +25,7 @@ try {
     }),
   );
   await orm.migrator.up();
-  const result = await orm.migrator.create(path.resolve('src/migrations'), false, false, process.argv[2]);
+  const result = await orm.migrator.create(path.resolve('src/migrations'), false, false, positionals[0]);
   console.log(result.fileName ? `wrote src/migrations/${result.fileName}; add it to src/migrations/index.ts` : 'no changes');
   await orm.close();
 } finally {

@@ -3,7 +3,7 @@ import { ConnectionException } from '@mikro-orm/core';
 // PostgreSQL SQLSTATEs of a server going away or refusing connections, and the driver's own
 // connection failures: the request itself was fine, the database is not there right now.
 const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
-const UNAVAILABLE_MESSAGE = /Connection terminated|connection timeout|timeout exceeded when trying to connect|ECONNREFUSED|Client has encountered a connection error|terminating connection|the database system is (starting up|shutting down)/i;
+const UNAVAILABLE_MESSAGE = /Connection terminated|connection timeout|ECONNREFUSED|Client has encountered a connection error|terminating connection|the database system is (starting up|shutting down)/i;
 
 /** Whether an error means "PostgreSQL is unreachable now" (answered 503), walking causes. */
 export function isDatabaseUnavailable(error: unknown): boolean {
@@ -11,6 +11,25 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (e instanceof ConnectionException) return true;
     if (typeof e.code === 'string' && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
     if (typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message)) return true;
+  }
+  return false;
+}
+
+/** Whether PostgreSQL cancelled a statement for running past its statement timeout (57014). */
+export function isStatementTimeout(error: unknown): boolean {
+  for (let e: any = error, depth = 0; e && depth < 5; e = e.cause ?? e.originalError, depth++) {
+    if (e.code === '57014') return true;
+  }
+  return false;
+}
+
+/**
+ * Whether the pool had no free connection within its timeout (pg-pool's wait in its queue): the
+ * service is busy, the database is fine. Answered 503 `overloaded`, not "database unavailable".
+ */
+export function isPoolExhausted(error: unknown): boolean {
+  for (let e: any = error, depth = 0; e && depth < 5; e = e.cause ?? e.originalError, depth++) {
+    if (e.message === 'timeout exceeded when trying to connect') return true;
   }
   return false;
 }

@@ -3,7 +3,10 @@ import path from 'node:path';
 import { ormConfig } from '../../mikro-orm.config.js';
 import type { Config } from '../config.js';
 import { logger } from '../logger.js';
-import { startEmbeddedPostgres, type EmbeddedServer } from './embedded-postgres.js';
+import { runningEmbeddedPostgres, startEmbeddedPostgres, type EmbeddedServer } from './embedded-postgres.js';
+
+/** The embedded data folder is already served by another process (a second `npm start`). */
+export class DatabaseInUseError extends Error {}
 
 export interface Database {
   url: string;
@@ -15,10 +18,28 @@ export interface Database {
 /**
  * `DATABASE_URL` when given; otherwise a real PostgreSQL from the embedded-postgres binaries with
  * its data under `DATA_DIR` (decisions §1). Either way the committed migrations are applied.
+ * `readTimeoutMs`: the statement timeout of the serving pool (the server's DB_READ_TIMEOUT_MS);
+ * 0, for the CLIs, is none. `shareRunning` (the CLI): when `npm start` already runs the embedded
+ * server of this `DATA_DIR`, connect to it instead of starting a second one on the same folder
+ * (which PostgreSQL refuses).
  */
-export async function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'EMBEDDED_PG_PORT' | 'DB_POOL_MAX'>): Promise<Database> {
+export async function openDatabase(
+  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'EMBEDDED_PG_PORT' | 'DB_POOL_MAX'>,
+  { readTimeoutMs = 0, shareRunning = false }: { readTimeoutMs?: number; shareRunning?: boolean } = {},
+): Promise<Database> {
   let embedded: EmbeddedServer | undefined;
   let url = config.DATABASE_URL;
+  if (!url) {
+    const running = await runningEmbeddedPostgres(path.join(config.DATA_DIR, 'pg'));
+    if (running && shareRunning) {
+      // The CLI beside `npm start`: use the server's PostgreSQL (and leave it running on close).
+      url = running.url('store');
+    } else if (running) {
+      throw new DatabaseInUseError(
+        `DATA_DIR ${path.resolve(config.DATA_DIR)} is in use by a running PostgreSQL (pid ${running.pid}, port ${running.port}): is the store already started? Stop it, or set another DATA_DIR or DATABASE_URL`,
+      );
+    }
+  }
   if (!url) {
     embedded = await startEmbeddedPostgres({
       dataDir: path.join(config.DATA_DIR, 'pg'),
@@ -29,8 +50,17 @@ export async function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DATA_D
     url = embedded.url('store');
   }
   try {
-    const orm = await MikroORM.init(ormConfig(url, { pool: { min: 0, max: config.DB_POOL_MAX } }));
-    await orm.migrator.up();
+    // Migrations (index builds on a big store) run without the serving pool's read timeout.
+    if (readTimeoutMs > 0) {
+      const migrating = await MikroORM.init(ormConfig(url, { pool: { min: 0, max: 1 } }, 0));
+      try {
+        await migrating.migrator.up();
+      } finally {
+        await migrating.close();
+      }
+    }
+    const orm = await MikroORM.init(ormConfig(url, { pool: { min: 0, max: config.DB_POOL_MAX } }, readTimeoutMs));
+    if (readTimeoutMs === 0) await orm.migrator.up();
     return {
       url,
       orm,

@@ -105,6 +105,32 @@ export async function startEmbeddedPostgres(options: {
 }
 
 /**
+ * The embedded PostgreSQL another process (`npm start`) already runs on this data folder, or null.
+ * PostgreSQL's own `postmaster.pid` names the server's process (line 1) and port (line 4); the
+ * password is the one kept beside the cluster. A stale file (the process is gone) counts as none.
+ */
+export async function runningEmbeddedPostgres(dataDirOption: string): Promise<{ pid: number; port: number; url(database: string): string } | null> {
+  const dataDir = path.resolve(dataDirOption);
+  let lines: string[];
+  try {
+    lines = (await readFile(path.join(dataDir, 'postmaster.pid'), 'utf8')).split('\n');
+  } catch {
+    return null;
+  }
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return null;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    // EPERM: alive, but run by another user (PostgreSQL runs as `postgres` when we are root).
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return null;
+  }
+  const password = await clusterPassword(dataDir, true);
+  return { pid, port, url: (database) => `postgres://postgres:${password}@127.0.0.1:${port}/${database}` };
+}
+
+/**
  * The superuser password of a cluster: random per cluster and kept beside it (mode 0600), so no
  * other local user can log in with a well-known password over the loopback port.
  */

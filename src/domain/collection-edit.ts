@@ -1,3 +1,4 @@
+import { now } from './clock.js';
 import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
 import { CollectionImage } from '../entities/collection-image.entity.js';
 import { CollectionProduct } from '../entities/collection-product.entity.js';
@@ -8,6 +9,8 @@ import { Product } from '../entities/product.entity.js';
 import type { CollectionInput, CollectionRuleInput } from '../schema/inputs/collection.inputs.js';
 import { CONDITIONS_BY_FIELD, RuleField } from './collection-membership.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldError } from './errors.js';
+import { restKeys } from './event-data.js';
+import { recordEvent, type Actor } from './events.js';
 import { checkDistinct, checkText, missingIds, reportMissing } from './input-checks.js';
 import { replaceOrdered } from './ordered-links.js';
 import { freeSlug, SLUG, slugTaken } from './slug.js';
@@ -112,7 +115,7 @@ async function writeCollection(em: EntityManager, collection: Collection, input:
   if (input.seoMeta !== undefined) collection.seoMeta = input.seoMeta;
   collection.type = input.type;
   if (isNew) em.persist(collection);
-  else collection.updatedAt = new Date();
+  else collection.updatedAt = now();
 
   if (input.type === CollectionType.Manual) {
     collection.rulesMatchCondition = null;
@@ -153,17 +156,23 @@ async function lockCollection(em: EntityManager, id: number): Promise<Collection
   return collection;
 }
 
-export async function createCollection(em: EntityManager, input: CollectionInput): Promise<Collection> {
-  return writeCollection(em, new Collection(), input, true);
+export async function createCollection(em: EntityManager, actor: Actor, input: CollectionInput): Promise<Collection> {
+  const collection = await writeCollection(em, new Collection(), input, true);
+  recordEvent(em, actor, 'collection.created', { subject: 'collection', subjectId: collection.id }, { id: collection.id, ...(restKeys(input) as object) });
+  return collection;
 }
 
-export async function updateCollection(em: EntityManager, id: number, input: CollectionInput): Promise<Collection> {
-  return writeCollection(em, await lockCollection(em, id), input, false);
+export async function updateCollection(em: EntityManager, actor: Actor, id: number, input: CollectionInput): Promise<Collection> {
+  const collection = await writeCollection(em, await lockCollection(em, id), input, false);
+  recordEvent(em, actor, 'collection.updated', { subject: 'collection', subjectId: id }, { id, ...(restKeys(input) as object) });
+  return collection;
 }
 
 /** Deletes a collection with its rules, links and image links (cascades); products stay. */
-export async function deleteCollection(em: EntityManager, id: number): Promise<number> {
-  em.remove(await lockCollection(em, id));
+export async function deleteCollection(em: EntityManager, actor: Actor, id: number): Promise<number> {
+  const collection = await lockCollection(em, id);
+  em.remove(collection);
   await em.flush();
+  recordEvent(em, actor, 'collection.deleted', { subject: 'collection', subjectId: id }, { id, title: collection.title });
   return id;
 }

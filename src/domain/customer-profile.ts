@@ -5,6 +5,8 @@ import { Customer } from '../entities/customer.entity.js';
 import { Order } from '../entities/order.entity.js';
 import type { CustomerAddressPatch, CustomerCreate, CustomerPatch } from '../schema/inputs/customer.inputs.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldError } from './errors.js';
+import { restKeys } from './event-data.js';
+import { recordEvent, type Actor } from './events.js';
 import { lockCustomers } from './customer-lock.js';
 import { mergeAddressBlock } from './postal-address.js';
 import { likeEscape } from './text-match.js';
@@ -62,7 +64,7 @@ async function flushUnique(em: EntityManager, email: string | undefined) {
 }
 
 /** PATCH a customer: names, notes, e-mail (unique, 409 when taken) and the primary address. */
-export async function updateCustomer(em: EntityManager, id: number, patch: CustomerPatch): Promise<Customer> {
+export async function updateCustomer(em: EntityManager, actor: Actor, id: number, patch: CustomerPatch): Promise<Customer> {
   await lockCustomers(em, [id]);
   const customer = await em.findOne(Customer, { id });
   if (!customer) throw new NotFoundError('Customer', id);
@@ -82,10 +84,11 @@ export async function updateCustomer(em: EntityManager, id: number, patch: Custo
   if (patch.notes !== undefined) customer.notes = patch.notes;
   customer.updatedAt = now();
   await flushUnique(em, email);
+  recordEvent(em, actor, 'customer.updated', { subject: 'customer', subjectId: id }, { id, ...(restKeys(patch) as object) });
   return customer;
 }
 
-export async function createCustomer(em: EntityManager, input: CustomerCreate): Promise<Customer> {
+export async function createCustomer(em: EntityManager, actor: Actor, input: CustomerCreate): Promise<Customer> {
   const errors: FieldError[] = [];
   const email = normaliseEmail(input.email, errors)!;
   checkText(input.firstName, 'firstName', NAME_LIMIT, errors);
@@ -104,16 +107,18 @@ export async function createCustomer(em: EntityManager, input: CustomerCreate): 
   await applyAddress(em, customer, input.address, errors);
   if (errors.length) throw new ValidationError(errors);
   await flushUnique(em, email);
+  recordEvent(em, actor, 'customer.created', { subject: 'customer', subjectId: customer.id }, { id: customer.id, ...(restKeys({ ...input, email }) as object) });
   return customer;
 }
 
 /** Deleting a customer who has orders would orphan them: refused with a conflict. */
-export async function deleteCustomer(em: EntityManager, id: number): Promise<number> {
+export async function deleteCustomer(em: EntityManager, actor: Actor, id: number): Promise<number> {
   const customer = await em.findOne(Customer, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!customer) throw new NotFoundError('Customer', id);
   const orders = await em.count(Order, { customer: id });
   if (orders > 0) throw new ConflictError(`Customer ${id} has ${orders} orders and cannot be deleted`);
   em.remove(customer);
   await em.flush();
+  recordEvent(em, actor, 'customer.deleted', { subject: 'customer', subjectId: id }, { id, email: customer.email });
   return id;
 }

@@ -9,6 +9,8 @@ import { ConflictError, NotFoundError, type FieldError } from './errors.js';
 import { moveStock, type StockMove } from './inventory.js';
 import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
 import { now } from './clock.js';
+import { fulfilmentData } from './event-data.js';
+import { orderEventSubject, recordEvent, type Actor } from './events.js';
 
 /** A stock move for a tracked line (untracked lines move no stock). */
 function stockMove(line: LineItem, warehouseId: number | null | undefined, quantity: number, label: string): StockMove[] {
@@ -29,7 +31,7 @@ async function warehouseExists(em: EntityManager, id: number, field: string, err
  * the warehouse's stock drops by the same amount in the same transaction (409 when short).
  * One fulfilment comes from one warehouse.
  */
-export async function createFulfilment(em: EntityManager, orderId: number, input: FulfilmentCreate): Promise<Order> {
+export async function createFulfilment(em: EntityManager, actor: Actor, orderId: number, input: FulfilmentCreate): Promise<Order> {
   const state = await OrderState.load(em, orderId);
   const errors: FieldError[] = [];
   if (!input.items.length) errors.push({ field: 'items', message: 'a fulfilment needs at least one item' });
@@ -56,12 +58,24 @@ export async function createFulfilment(em: EntityManager, orderId: number, input
   await moveStock(em, planned.flatMap(({ line, quantity, index }) => stockMove(line, warehouseId, quantity, `items[${index}]`)));
   const fulfilment = Object.assign(new Fulfilment(), { order: state.order, warehouse: warehouseId ? em.getReference(Warehouse, warehouseId) : null });
   em.persist(fulfilment);
+  const items: FulfilmentItem[] = [];
   for (const { line, quantity } of planned) {
     line.notFulfilled -= quantity;
     line.fulfilled += quantity;
-    em.persist(Object.assign(new FulfilmentItem(), { fulfilment, lineItem: line, quantity }));
+    const item = Object.assign(new FulfilmentItem(), { fulfilment, lineItem: line, quantity });
+    em.persist(item);
+    items.push(item);
   }
-  return state.settle();
+  const order = await state.settle();
+  recordEvent(em, actor, 'fulfilment.created', orderEventSubject(order), fulfilmentData(order, fulfilment, items));
+  return order;
+}
+
+/** After the change settled: one `fulfilment.updated` per fulfilment changed, with its items now. */
+function recordUpdated(state: OrderState, actor: Actor, fulfilments: Fulfilment[]): void {
+  for (const fulfilment of new Set(fulfilments)) {
+    recordEvent(state.em, actor, 'fulfilment.updated', orderEventSubject(state.order), fulfilmentData(state.order, fulfilment, state.itemsOf(fulfilment)));
+  }
 }
 
 function fulfilmentOf(state: OrderState, id: number, field: string | null, errors: FieldError[]): Fulfilment | undefined {
@@ -124,7 +138,7 @@ async function resize(state: OrderState, fulfilment: Fulfilment, items: RecordIt
   fulfilment.updatedAt = now();
 }
 
-export async function updateFulfilment(em: EntityManager, orderId: number, fulfilmentId: number, patch: FulfilmentPatch): Promise<Order> {
+export async function updateFulfilment(em: EntityManager, actor: Actor, orderId: number, fulfilmentId: number, patch: FulfilmentPatch): Promise<Order> {
   const state = await OrderState.load(em, orderId);
   const fulfilment = fulfilmentOf(state, fulfilmentId, null, [])!;
   const errors: FieldError[] = [];
@@ -144,10 +158,12 @@ export async function updateFulfilment(em: EntityManager, orderId: number, fulfi
     fulfilment.updatedAt = now();
   }
   await moveStock(em, moves);
-  return state.settle();
+  await state.settle();
+  recordUpdated(state, actor, [fulfilment]);
+  return state.order;
 }
 
-export async function updateFulfilments(em: EntityManager, orderId: number, changes: FulfilmentChange[]): Promise<Order> {
+export async function updateFulfilments(em: EntityManager, actor: Actor, orderId: number, changes: FulfilmentChange[]): Promise<Order> {
   const state = await OrderState.load(em, orderId);
   const errors: FieldError[] = [];
   if (!changes.length) errors.push({ field: 'fulfilments', message: 'list at least one fulfilment' });
@@ -161,11 +177,13 @@ export async function updateFulfilments(em: EntityManager, orderId: number, chan
   const moves: StockMove[] = [];
   for (const [i, change] of changes.entries()) await resize(state, found[i]!, change.items, `fulfilments[${i}].`, moves);
   await moveStock(em, moves);
-  return state.settle();
+  await state.settle();
+  recordUpdated(state, actor, found as Fulfilment[]);
+  return state.order;
 }
 
 /** Unmarks a fulfilment: its units return to not fulfilled and its stock to the warehouse. */
-export async function deleteFulfilment(em: EntityManager, orderId: number, fulfilmentId: number): Promise<Order> {
+export async function deleteFulfilment(em: EntityManager, actor: Actor, orderId: number, fulfilmentId: number): Promise<Order> {
   const state = await OrderState.load(em, orderId);
   const fulfilment = fulfilmentOf(state, fulfilmentId, null, [])!;
   const shipments = state.shipmentsOf(fulfilment);
@@ -173,7 +191,8 @@ export async function deleteFulfilment(em: EntityManager, orderId: number, fulfi
     throw new ConflictError(`fulfilment ${fulfilmentId} has shipment(s) ${shipments.map((s) => s.id).join(', ')}; delete them first`);
   }
   const moves: StockMove[] = [];
-  for (const item of state.itemsOf(fulfilment)) {
+  const held = state.itemsOf(fulfilment);
+  for (const item of held) {
     const line = item.lineItem as LineItem;
     line.fulfilled -= item.quantity;
     line.notFulfilled += item.quantity;
@@ -182,5 +201,8 @@ export async function deleteFulfilment(em: EntityManager, orderId: number, fulfi
   }
   em.remove(fulfilment);
   await moveStock(em, moves);
-  return state.settle();
+  const order = await state.settle();
+  // The record as it was, with the order's status after the deletion.
+  recordEvent(em, actor, 'fulfilment.deleted', orderEventSubject(order), { ...fulfilmentData(order, fulfilment, held), id: fulfilmentId });
+  return order;
 }

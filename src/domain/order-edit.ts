@@ -11,6 +11,8 @@ import { checkText } from './input-checks.js';
 import { lockOrder } from './order-lock.js';
 import { mergeAddressBlock } from './postal-address.js';
 import { now } from './clock.js';
+import { orderAddressData } from './event-data.js';
+import { orderEventSubject, recordEvent, type Actor } from './events.js';
 
 const NOTES_LIMIT = 10_000;
 
@@ -20,7 +22,7 @@ function touched(order: Order): Order {
 }
 
 /** Only notes, address and customer of an order can be edited (spec); this is notes. */
-export async function updateOrderNotes(em: EntityManager, id: number, patch: OrderPatch): Promise<Order> {
+export async function updateOrderNotes(em: EntityManager, actor: Actor, id: number, patch: OrderPatch): Promise<Order> {
   const order = await lockOrder(em, id);
   if (patch.notes !== undefined) {
     if (patch.notes !== null && patch.notes.length > NOTES_LIMIT) {
@@ -29,6 +31,7 @@ export async function updateOrderNotes(em: EntityManager, id: number, patch: Ord
     order.notes = patch.notes;
   }
   touched(order);
+  recordEvent(em, actor, 'order.notes_changed', orderEventSubject(order), { id: order.id, notes: order.notes });
   await em.flush();
   return order;
 }
@@ -37,7 +40,7 @@ export async function updateOrderNotes(em: EntityManager, id: number, patch: Ord
  * Merges partial shipping/billing blocks into the order. The customer's profile gains the order's
  * address only when it has none (an order's address may affect the profile, not the reverse).
  */
-export async function updateOrderAddress(em: EntityManager, id: number, patch: OrderAddressPatch): Promise<Order> {
+export async function updateOrderAddress(em: EntityManager, actor: Actor, id: number, patch: OrderAddressPatch): Promise<Order> {
   const order = await lockOrder(em, id);
   const errors: FieldError[] = [];
   if (patch.shipping) mergeAddressBlock(order.shippingAddress, patch.shipping, 'shipping', errors);
@@ -48,6 +51,7 @@ export async function updateOrderAddress(em: EntityManager, id: number, patch: O
   }
   if (errors.length) throw new ValidationError(errors);
   touched(order);
+  recordEvent(em, actor, 'order.address_changed', orderEventSubject(order), orderAddressData(order));
   // Lock the customer so that concurrent edits of several of its orders add at most one address.
   await lockCustomers(em, [order.customer.id]);
   const hasAddress = (await em.count(CustomerAddress, { customer: order.customer })) > 0;
@@ -71,7 +75,7 @@ export async function updateOrderAddress(em: EntityManager, id: number, patch: O
  * e-mail go into the order, and both customers' derived figures follow in the same transaction.
  * Both customer rows are locked in id order, so two opposite moves cannot deadlock.
  */
-export async function changeOrderCustomer(em: EntityManager, id: number, customerId: number): Promise<Order> {
+export async function changeOrderCustomer(em: EntityManager, actor: Actor, id: number, customerId: number): Promise<Order> {
   const order = await lockOrder(em, id);
   const previous = order.customer.id;
   const ids = [...new Set([previous, customerId])].sort((a, b) => a - b);
@@ -87,6 +91,12 @@ export async function changeOrderCustomer(em: EntityManager, id: number, custome
   order.billingAddress = primary ? Object.assign(new PostalAddress(), primary.billing) : named();
   order.phone = primary?.phone ?? null;
   touched(order);
+  recordEvent(em, actor, 'order.customer_changed', orderEventSubject(order), {
+    ...orderAddressData(order),
+    email: order.email,
+    customer: { id: customer.id, email: customer.email, first_name: customer.firstName, last_name: customer.lastName },
+    previous_customer_id: previous,
+  });
   await em.flush();
   await refreshCustomerStatistics(em, ids);
   return order;

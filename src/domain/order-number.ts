@@ -7,9 +7,13 @@ export interface OrderNumberFormat {
   suffix: string;
 }
 
-export async function orderNumberFormat(em: EntityManager): Promise<OrderNumberFormat> {
-  const settings = await em.findOne(StoreSettings, { id: 1 });
+/** The format the settings row gives (none when there is no row). */
+export function formatOf(settings: Pick<StoreSettings, 'orderNumberPrefix' | 'orderNumberSuffix'> | null): OrderNumberFormat {
   return { prefix: settings?.orderNumberPrefix ?? '', suffix: settings?.orderNumberSuffix ?? '' };
+}
+
+export async function orderNumberFormat(em: EntityManager): Promise<OrderNumberFormat> {
+  return formatOf(await em.findOne(StoreSettings, { id: 1 }));
 }
 
 /** An order's number as the store shows it: prefix, id, suffix. */

@@ -10,6 +10,8 @@ import type { OrderCreate } from '../schema/inputs/order.inputs.js';
 import { lockCustomers } from './customer-lock.js';
 import { refreshCustomerStatistics } from './customer-statistics.js';
 import { ValidationError, type FieldError } from './errors.js';
+import { orderAddressData, seconds } from './event-data.js';
+import { orderEventSubject, recordEvent, type Actor } from './events.js';
 import { fromCents, MAX_AMOUNT_CENTS, toCents } from './money.js';
 import { mergeAddressBlock } from './postal-address.js';
 
@@ -21,7 +23,7 @@ const MAX_QUANTITY = 100_000;
  * catalogue edits never reach it); totals are exact: cart = Σ price × quantity, total = cart +
  * shipping + tax. Every unit starts not fulfilled, so the order's status is 0.
  */
-export async function placeOrder(em: EntityManager, input: OrderCreate): Promise<Order> {
+export async function placeOrder(em: EntityManager, actor: Actor, input: OrderCreate): Promise<Order> {
   const errors: FieldError[] = [];
   // The customer's figures change with this order: take its lock before anything else.
   await lockCustomers(em, [input.customerId]);
@@ -119,5 +121,23 @@ export async function placeOrder(em: EntityManager, input: OrderCreate): Promise
   em.persist(order);
   await em.flush();
   await refreshCustomerStatistics(em, [customer.id]);
+  recordEvent(em, actor, 'order.created', orderEventSubject(order), orderCreatedData(order));
   return order;
+}
+
+/** The new order's main fields and lines, in REST keys (the full record is one GET away). */
+function orderCreatedData(order: Order): Record<string, unknown> {
+  return {
+    id: order.id,
+    email: order.email,
+    status: order.status,
+    paid: order.paid,
+    total: order.total,
+    customer: { id: order.customer.id },
+    address: (orderAddressData(order) as { address: unknown }).address,
+    items: order.items.getItems().map((line) => ({
+      id: line.id, product_id: line.productRef, variant_id: line.variantRef, title: line.title, sku: line.sku, price: line.price, quantity: line.quantity,
+    })),
+    order_date: seconds(order.orderDate),
+  };
 }

@@ -1,7 +1,10 @@
+import { now } from './clock.js';
 import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
 import { Product } from '../entities/product.entity.js';
 import type { ProductCreate, ProductFields, ProductPatch } from '../schema/inputs/product.inputs.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldError } from './errors.js';
+import { restKeys } from './event-data.js';
+import { recordEvent, type Actor } from './events.js';
 import { checkAmount, checkText } from './input-checks.js';
 import {
   checkImageRefs, checkManualCollections, checkTags, checkTextareas, replaceImages, replaceManualCollections, replaceTextareas,
@@ -92,7 +95,7 @@ async function writeProduct(em: EntityManager, product: Product, input: ProductF
   product.comparePrice = plan.comparePrice;
   product.sku = plan.sku;
   if (isNew) em.persist(product);
-  else product.updatedAt = new Date();
+  else product.updatedAt = now();
 
   if (input.options) applyOptions(em, product, input.options, state);
   await applyVariants(em, product, plan);
@@ -111,20 +114,26 @@ async function lockProduct(em: EntityManager, id: number): Promise<Product> {
 }
 
 /** PATCH a product (decisions §3 "Product PATCH"); the row is locked for the whole transaction. */
-export async function updateProduct(em: EntityManager, id: number, patch: ProductPatch): Promise<Product> {
-  return writeProduct(em, await lockProduct(em, id), patch, false);
+export async function updateProduct(em: EntityManager, actor: Actor, id: number, patch: ProductPatch): Promise<Product> {
+  const product = await writeProduct(em, await lockProduct(em, id), patch, false);
+  recordEvent(em, actor, 'product.updated', { subject: 'product', subjectId: product.id }, { id: product.id, ...(restKeys(patch) as object) });
+  return product;
 }
 
-export async function createProduct(em: EntityManager, input: ProductCreate): Promise<Product> {
-  return writeProduct(em, new Product(), input, true);
+export async function createProduct(em: EntityManager, actor: Actor, input: ProductCreate): Promise<Product> {
+  const product = await writeProduct(em, new Product(), input, true);
+  recordEvent(em, actor, 'product.created', { subject: 'product', subjectId: product.id }, { id: product.id, seo_url: product.seoUrl, ...(restKeys(input) as object) });
+  return product;
 }
 
 /**
  * Deletes a product with its options, variants and stock (cascades); orders keep their line
  * items, which are snapshots (their product and variant links become null).
  */
-export async function deleteProduct(em: EntityManager, id: number): Promise<number> {
-  em.remove(await lockProduct(em, id));
+export async function deleteProduct(em: EntityManager, actor: Actor, id: number): Promise<number> {
+  const product = await lockProduct(em, id);
+  em.remove(product);
   await em.flush();
+  recordEvent(em, actor, 'product.deleted', { subject: 'product', subjectId: id }, { id, title: product.title });
   return id;
 }

@@ -8,9 +8,11 @@ import type { RestockInput } from '../schema/inputs/fulfilment.inputs.js';
 import { ConflictError, type FieldError } from './errors.js';
 import { moveStock } from './inventory.js';
 import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
+import { restockData } from './event-data.js';
+import { orderEventSubject, recordEvent, type Actor } from './events.js';
 
 /** Takes shipped units back into a warehouse's stock: shipped → restocked, stock grows. */
-export async function restockOrderItems(em: EntityManager, orderId: number, input: RestockInput): Promise<Order> {
+export async function restockOrderItems(em: EntityManager, actor: Actor, orderId: number, input: RestockInput): Promise<Order> {
   const state = await OrderState.load(em, orderId);
   const errors: FieldError[] = [];
   const warehouse = await em.findOne(Warehouse, { id: input.warehouse });
@@ -31,10 +33,13 @@ export async function restockOrderItems(em: EntityManager, orderId: number, inpu
   }
   const restock = Object.assign(new Restock(), { order: state.order, warehouse: warehouse! });
   em.persist(restock);
+  const items: RestockItem[] = [];
   for (const { line, quantity } of planned) {
     line.shipped -= quantity;
     line.restocked += quantity;
-    em.persist(Object.assign(new RestockItem(), { restock, lineItem: line, quantity }));
+    const item = Object.assign(new RestockItem(), { restock, lineItem: line, quantity });
+    em.persist(item);
+    items.push(item);
   }
   await moveStock(
     em,
@@ -42,5 +47,7 @@ export async function restockOrderItems(em: EntityManager, orderId: number, inpu
       .filter(({ line }) => line.trackInventory && line.variant)
       .map(({ line, quantity, index }) => ({ warehouseId: warehouse!.id, variantId: line.variant!.id, quantity: -quantity, label: `items[${index}]` })),
   );
-  return state.settle();
+  const order = await state.settle();
+  recordEvent(em, actor, 'restock.created', orderEventSubject(order), restockData(order, restock, items));
+  return order;
 }

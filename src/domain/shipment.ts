@@ -9,6 +9,8 @@ import { ConflictError, NotFoundError, type FieldError } from './errors.js';
 import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
 import { enqueueShipmentMail } from './shipment-mail.js';
 import { now } from './clock.js';
+import { shipmentData } from './event-data.js';
+import { orderEventSubject, recordEvent, type Actor, type EventType } from './events.js';
 
 const TRACKING_LIMIT = 100;
 
@@ -31,7 +33,7 @@ function checkTracking(value: string | undefined, field: string, errors: FieldEr
  * fulfilment holds unshipped (409 beyond). Without `items` a shipment takes all of it. With
  * `notify`, an e-mail per shipment goes to the outbox in the same transaction.
  */
-export async function createShipments(em: EntityManager, orderId: number, data: ShipmentCreate[], notify: boolean): Promise<Order> {
+export async function createShipments(em: EntityManager, actor: Actor, orderId: number, data: ShipmentCreate[], notify: boolean): Promise<Order> {
   const state = await OrderState.load(em, orderId);
   const errors: FieldError[] = [];
   if (!data.length) errors.push({ field: 'data', message: 'list at least one shipment' });
@@ -81,8 +83,16 @@ export async function createShipments(em: EntityManager, orderId: number, data: 
     created.push(shipment);
   }
   const order = await state.settle();
+  for (const shipment of created) await recordShipmentEvent(state, actor, 'shipment.created', shipment);
   if (notify) for (const shipment of created) await enqueueShipmentMail(em, order, shipment, 'shipped');
   return order;
+}
+
+/** After the change settled: the shipment record as REST shows it (its carrier is in the identity map). */
+async function recordShipmentEvent(state: OrderState, actor: Actor, type: EventType, shipment: Shipment, items = state.shipmentItemsOf(shipment), id = shipment.id): Promise<void> {
+  const carrier = await state.em.findOne(ShippingCarrier, { id: shipment.carrier.id });
+  const data = shipmentData(state.order, shipment, items, `${carrier?.url ?? ''}${shipment.trackingNumber}`);
+  recordEvent(state.em, actor, type, orderEventSubject(state.order), { ...data, id });
 }
 
 function shipmentOf(state: OrderState, id: number, field: string | null, errors: FieldError[]): Shipment | undefined {
@@ -95,7 +105,7 @@ function shipmentOf(state: OrderState, id: number, field: string | null, errors:
 }
 
 /** Changes tracking number and/or carrier of shipments; `notify` e-mails the customer again. */
-export async function updateShipments(em: EntityManager, orderId: number, changes: ShipmentChange[], notify: boolean, single?: number): Promise<Order> {
+export async function updateShipments(em: EntityManager, actor: Actor, orderId: number, changes: ShipmentChange[], notify: boolean, single?: number): Promise<Order> {
   const state = await OrderState.load(em, orderId);
   const errors: FieldError[] = [];
   if (single !== undefined) shipmentOf(state, single, null, errors);
@@ -118,15 +128,17 @@ export async function updateShipments(em: EntityManager, orderId: number, change
     if (notify) shipment.notify = true;
   });
   const order = await state.settle();
+  for (const shipment of shipments) await recordShipmentEvent(state, actor, 'shipment.updated', shipment!);
   if (notify) for (const shipment of shipments) await enqueueShipmentMail(em, order, shipment!, 'updated');
   return order;
 }
 
 /** Unmarks a shipment: its units return to fulfilled. Units restocked since cannot (409). */
-export async function deleteShipment(em: EntityManager, orderId: number, shipmentId: number): Promise<Order> {
+export async function deleteShipment(em: EntityManager, actor: Actor, orderId: number, shipmentId: number): Promise<Order> {
   const state = await OrderState.load(em, orderId);
   const shipment = shipmentOf(state, shipmentId, null, [])!;
-  for (const item of state.shipmentItemsOf(shipment)) {
+  const carried = state.shipmentItemsOf(shipment);
+  for (const item of carried) {
     const line = item.lineItem as LineItem;
     if (line.shipped < item.quantity) {
       throw new ConflictError(`units of line item ${line.id} in shipment ${shipmentId} were restocked; they cannot return to fulfilled`);
@@ -136,5 +148,8 @@ export async function deleteShipment(em: EntityManager, orderId: number, shipmen
     em.remove(item);
   }
   em.remove(shipment);
-  return state.settle();
+  await state.settle();
+  // The record as it was, with the order's status after the deletion.
+  await recordShipmentEvent(state, actor, 'shipment.deleted', shipment, carried, shipmentId);
+  return state.order;
 }

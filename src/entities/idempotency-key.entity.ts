@@ -4,7 +4,7 @@ import { now } from '../domain/clock.js';
 /**
  * The first answer to a write sent with an `Idempotency-Key`, per token, method and path: a retry
  * with the same key and body gets it again instead of doing the work twice. `status` is null while
- * the first request is still running. Kept 24 h.
+ * the first request is still running (under a lease, `lockedUntil`). Kept 24 h.
  */
 @Entity()
 @Unique({ properties: ['tokenId', 'key', 'method', 'path'] })
@@ -31,8 +31,13 @@ export class IdempotencyKey {
   @Property({ type: 'integer', nullable: true })
   status: number | null = null;
 
-  @Property({ type: 'jsonb', nullable: true })
+  /** The answer as sent, as `json` text (jsonb would reorder its keys). */
+  @Property({ type: 'json', columnType: 'json', nullable: true })
   response: Record<string, unknown> | null = null;
+
+  /** While the first request runs: its holder's lease, renewed while it is alive; taken over once expired. */
+  @Property({ type: 'timestamptz', nullable: true })
+  lockedUntil: Date | null = null;
 
   @Property({ type: 'timestamptz', onCreate: () => now() })
   createdAt: Date = now();

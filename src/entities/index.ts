@@ -29,23 +29,27 @@ import { RowCount } from './row-count.entity.js';
 import { Shipment } from './shipment.entity.js';
 import { ShipmentItem } from './shipment-item.entity.js';
 import { ShippingCarrier } from './shipping-carrier.entity.js';
+import { StoreEvent } from './store-event.entity.js';
 import { StoreSettings } from './store-settings.entity.js';
 import { TextareaPreset } from './textarea-preset.entity.js';
 import { VariantImage } from './variant-image.entity.js';
 import { Warehouse } from './warehouse.entity.js';
+import { WebhookAttempt } from './webhook-attempt.entity.js';
+import { WebhookDelivery } from './webhook-delivery.entity.js';
+import { WebhookSubscription } from './webhook-subscription.entity.js';
 
 export const entities = [
   ApiToken, Collection, CollectionImage, CollectionProduct, CollectionRule, Customer, CustomerAddress,
   CustomerPaymentMethod, Fulfilment, FulfilmentItem, IdempotencyKey, Image, InventoryLevel, LineItem, OptionThumbnail,
   Order, OutboxMessage, PostalAddress, Product, ProductImage, ProductOption, ProductTextarea,
-  ProductVariant, RateLimitBucket, Restock, RestockItem, RowCount, Shipment, ShipmentItem, ShippingCarrier, StoreSettings,
-  TextareaPreset, VariantImage, Warehouse,
+  ProductVariant, RateLimitBucket, Restock, RestockItem, RowCount, Shipment, ShipmentItem, ShippingCarrier, StoreEvent, StoreSettings,
+  TextareaPreset, VariantImage, Warehouse, WebhookAttempt, WebhookDelivery, WebhookSubscription,
 ];
 
 export {
   ApiToken, Collection, CollectionImage, CollectionProduct, CollectionRule, Customer, CustomerAddress,
   CustomerPaymentMethod, Fulfilment, FulfilmentItem, IdempotencyKey, Image, InventoryLevel, LineItem, OptionThumbnail,
   Order, OutboxMessage, PostalAddress, Product, ProductImage, ProductOption, ProductTextarea,
-  ProductVariant, RateLimitBucket, Restock, RestockItem, RowCount, Shipment, ShipmentItem, ShippingCarrier, StoreSettings,
-  TextareaPreset, VariantImage, Warehouse,
+  ProductVariant, RateLimitBucket, Restock, RestockItem, RowCount, Shipment, ShipmentItem, ShippingCarrier, StoreEvent, StoreSettings,
+  TextareaPreset, VariantImage, Warehouse, WebhookAttempt, WebhookDelivery, WebhookSubscription,
 };

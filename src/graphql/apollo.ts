@@ -1,15 +1,18 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import type { GatewayInterface } from '@apollo/server-gateway-interface';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { RATE_LIMITED, rateLimitedMessage, rateLimitHeaders, type RateLimiter, type RateLimitState } from '../auth/rate-limit.js';
-import { isDatabaseUnavailable } from '../db/database-errors.js';
+import { isDatabaseUnavailable, isPoolExhausted } from '../db/database-errors.js';
 import { UnauthenticatedError } from '../domain/errors.js';
 import type { GraphQLContext } from '../schema/context.js';
 import { graphqlOperations } from '../observability/metrics.js';
 import { HTTP_STATUS_BY_CODE } from './error-codes.js';
 import { formatError } from './format-error.js';
 import type { createGateway } from './gateway.js';
-import { measureOperation, QueryLimitError } from './query-limits.js';
+import { QueryLimitError } from './query-limits.js';
+import { operationCost } from './operation-cost.js';
+import { MAX_DOCUMENT_TOKENS } from './document-guard.js';
 
 /** A refused operation (no data at all) answers with the status of its refusal: 401, 403, 429. */
 const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
@@ -23,7 +26,8 @@ const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
         const { data, errors } = response.body.singleResult;
         if (!errors?.length || (data && Object.values(data).some((v) => v != null))) return;
         const code = String(errors[0].extensions?.code ?? '');
-        if (['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE'].includes(code)) response.http.status = HTTP_STATUS_BY_CODE[code];
+        if (['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'OVERLOADED'].includes(code)) response.http.status = HTTP_STATUS_BY_CODE[code];
+        if (code === 'SERVICE_UNAVAILABLE' || code === 'OVERLOADED') response.http.headers.set('retry-after', code === 'OVERLOADED' ? '1' : '2');
       },
     };
   },
@@ -32,7 +36,7 @@ const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
 /**
  * Limits of `/graphql` (decisions §2 "Limits", §4): the token check already took one request from
  * the bucket (src/graphql/gateway.ts `contextFor`); after validation and before execution the
- * operation is measured (src/graphql/query-limits.ts); one over the depth or complexity limit is
+ * operation is measured (src/graphql/operation-cost.ts); one over the depth or complexity limit is
  * refused with 400 QUERY_TOO_DEEP / QUERY_TOO_COMPLEX, and an operation that costs more than one
  * request is charged the rest, a second statement only for such operations. An empty bucket is a
  * 429 RATE_LIMITED before anything runs. Every answer to a valid token carries the `RateLimit-*`
@@ -42,23 +46,30 @@ function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): 
   return {
     async requestDidStart() {
       let state: RateLimitState | undefined;
+      // What the request spent: 1 with the token check, the rest of its cost once measured.
+      let spent = 0;
       return {
         async didResolveOperation({ document, operationName, request, contextValue }) {
           let cost = 1;
           let refusal: QueryLimitError | undefined;
           try {
-            cost = measureOperation(schema, document, operationName, request.variables).cost;
+            cost = operationCost(schema, document, operationName, request.variables).cost;
           } catch (error) {
             if (!(error instanceof QueryLimitError)) throw error;
             refusal = error;
           }
+          spent = 1; // taken with the token check
           if (limiter && cost > 1) state = await limiter.charge(contextValue.principal.tokenId, cost - 1);
           if (state && !state.allowed) {
             throw new GraphQLError(rateLimitedMessage(state), { extensions: { code: RATE_LIMITED, http: { status: 429 } } });
           }
+          spent = cost;
           if (refusal) throw refusal;
         },
         async willSendResponse({ contextValue, response }) {
+          // Every answer says what it cost (0 when nothing was charged: no valid token).
+          if (contextValue?.principal) spent = Math.max(spent, 1);
+          if (response.body.kind === 'single') response.body.singleResult.extensions = { ...response.body.singleResult.extensions, cost: spent };
           const latest = state ?? contextValue?.limit;
           if (latest) for (const [name, value] of Object.entries(rateLimitHeaders(latest))) response.http.headers.set(name.toLowerCase(), value);
         },
@@ -67,13 +78,37 @@ function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): 
   };
 }
 
+/**
+ * `/graphql` executes through the same compiled executor as the REST layer (compiled-execution.ts).
+ * Apollo's one way to hand execution over is its gateway interface (made for federation): Apollo
+ * keeps parsing, validation, its document cache, plugins and HTTP; the executor runs the operation.
+ */
+function compiledExecution(gateway: ReturnType<typeof createGateway>): GatewayInterface {
+  return {
+    async load() {
+      return {
+        executor: async (request) => gateway.execute(request.document, request.operationName, request.context, request.request.variables),
+      };
+    },
+    onSchemaLoadOrUpdate(callback) {
+      callback({ apiSchema: gateway.schema, coreSupergraphSdl: '' });
+      return () => {};
+    },
+    async stop() {},
+  };
+}
+
 export async function startApollo(gateway: ReturnType<typeof createGateway>) {
   const server = new ApolloServer<GraphQLContext>({
-    schema: gateway.schema,
+    gateway: compiledExecution(gateway),
     formatError,
     introspection: true,
     includeStacktraceInErrorResponses: false,
-    plugins: [ApolloServerPluginLandingPageDisabled(), limitsPlugin(gateway.schema, gateway.limiter), refusalStatusPlugin],
+    // Parse and validation CPU is bounded before any limit below is measured (src/graphql/document-guard.ts).
+    parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
+    // No HTTP caching of answers (every one is per token), so no cache-control bookkeeping, which
+    // Apollo would otherwise do around every field of every answer.
+    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), limitsPlugin(gateway.schema, gateway.limiter), refusalStatusPlugin],
     // Every operation needs an Authorization header, which a cross-site form or <img> cannot send,
     // so Apollo's CSRF guard would only refuse legitimate GET queries (decisions §4 allows GET).
     csrfPrevention: false,
@@ -86,6 +121,9 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
     try {
       context = await gateway.contextFor(authorization);
     } catch (error) {
+      if (isPoolExhausted(error)) {
+        throw new GraphQLError('The service is busy; retry shortly', { extensions: { code: 'OVERLOADED', http: { status: 503, headers: new Map([['Retry-After', '1']]) } } });
+      }
       if (isDatabaseUnavailable(error)) {
         throw new GraphQLError('The database is unavailable; try again shortly', { extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503 } } });
       }

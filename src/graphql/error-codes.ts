@@ -14,4 +14,9 @@ export const HTTP_STATUS_BY_CODE: Record<string, number> = {
   PRECONDITION_FAILED: 412,
   RATE_LIMITED: 429,
   SERVICE_UNAVAILABLE: 503,
+  OVERLOADED: 503,
+  TOO_MANY_MUTATIONS: 400,
 };
+
+/** The service itself is at its admission limit (not the database): 503, retry shortly. */
+export const OVERLOADED = 'OVERLOADED';

@@ -1,7 +1,8 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { ArgumentValidationError } from 'type-graphql';
 import { ConflictError, DomainError, ValidationError, type FieldError } from '../domain/errors.js';
-import { isDatabaseUnavailable } from '../db/database-errors.js';
+import { isDatabaseUnavailable, isPoolExhausted, isStatementTimeout } from '../db/database-errors.js';
+import { OVERLOADED } from './error-codes.js';
 import { logger } from '../logger.js';
 
 function fieldsOfValidation(error: ArgumentValidationError): FieldError[] {
@@ -43,6 +44,14 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     const given = formatted.extensions?.code as string | undefined;
     const code = !given || given === 'INTERNAL_SERVER_ERROR' ? 'BAD_REQUEST' : given;
     return { ...base, extensions: { code } };
+  }
+  if (isPoolExhausted(original)) {
+    logger.warn('database pool exhausted');
+    return { ...base, message: 'The service is busy; retry shortly', extensions: { code: OVERLOADED } };
+  }
+  if (isStatementTimeout(original)) {
+    logger.warn({ err: original }, 'statement timeout');
+    return { ...base, message: 'The database took too long to answer this request; narrow it (smaller pages, fewer expansions) or retry', extensions: { code: 'SERVICE_UNAVAILABLE' } };
   }
   if (isDatabaseUnavailable(original)) {
     logger.warn({ err: original }, 'database unavailable');

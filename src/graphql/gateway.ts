@@ -1,9 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import {
-  execute,
   getOperationAST,
-  type ExecutionResult,
   GraphQLError,
   parse,
   specifiedRules,
@@ -20,6 +17,7 @@ import { UnauthenticatedError } from '../domain/errors.js';
 import { withPrecondition, type Precondition } from '../domain/preconditions.js';
 import { Loaders } from '../resolvers/loaders.js';
 import type { GraphQLContext } from '../schema/context.js';
+import { compiledExecutor } from './compiled-execution.js';
 import { formatError } from './format-error.js';
 
 export interface OperationRequest {
@@ -27,6 +25,12 @@ export interface OperationRequest {
   variables?: Record<string, unknown>;
   /** The caller's If-Match for the record the operation writes. */
   precondition?: Precondition;
+  /**
+   * Runs the operation inside one transaction and calls this with its result before COMMIT
+   * (the mutation's own transaction becomes a savepoint of it): the REST edge stores its
+   * Idempotency-Key answer there, so the answer exists exactly when the write committed.
+   */
+  beforeCommit?: (result: OperationResult, sql: (text: string, params: unknown[]) => Promise<unknown>) => Promise<void>;
 }
 
 export interface OperationResult {
@@ -38,6 +42,8 @@ export interface OperationResult {
 export interface Session {
   /** The caller's token (idempotency keys are scoped to it). */
   tokenId: number;
+  /** The caller's scopes (REST checks a route's scope before reading its body). */
+  scopes: ReadonlySet<string>;
   run(request: OperationRequest): Promise<OperationResult>;
 }
 
@@ -59,21 +65,9 @@ export interface GraphQLGateway {
 
 const CACHE_LIMIT = 1000;
 
-/**
- * Variables as JSON would carry them: graphql-js treats a key set to `undefined` as absent (so an
- * input field's default applies), graphql-jit as present; the REST mapping may leave such keys.
- */
-function withoutUndefined(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutUndefined);
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) if (item !== undefined) out[key] = withoutUndefined(item);
-  return out;
-}
-
 interface Prepared {
   operation: string;
-  run(contextValue: GraphQLContext, variables: Record<string, unknown>): Promise<ExecutionResult> | ExecutionResult;
+  document: DocumentNode;
 }
 
 function bearerOf(header: string | undefined): string | null {
@@ -88,6 +82,7 @@ function bearerOf(header: string | undefined): string | null {
  */
 export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: RateLimiter) {
   const documents = new Map<string, Prepared>();
+  const execute = compiledExecutor(schema);
 
   /**
    * The caller's context, one statement: the token is checked and its bucket charged one request
@@ -102,12 +97,7 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     return { em, principal: authentication.principal, loaders: new Loaders(em), limit: authentication.limit };
   }
 
-  /**
-   * A document parsed, validated and, for a query, compiled once (graphql-jit turns the operation
-   * into a plain function over the schema's resolvers), then run as often as REST asks for it.
-   * Mutations run through graphql-js: not a hot path, and graphql-jit 0.8 refuses a missing
-   * non-null input field that has a default instead of applying the default.
-   */
+  /** A document parsed and validated once, then run as often as REST asks for it (compiled, see compiled-execution.ts). */
   function prepared(source: string): Prepared | readonly GraphQLError[] {
     const cached = documents.get(source);
     if (cached) return cached;
@@ -119,29 +109,35 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     }
     const errors = validate(schema, document, specifiedRules);
     if (errors.length) return errors;
-    const operation = getOperationAST(document)?.operation ?? 'unknown';
-    let run: Prepared['run'];
-    if (operation === 'query') {
-      const compiled = compileQuery(schema, document);
-      if (!isCompiledQuery(compiled)) return compiled.errors ?? [];
-      run = (contextValue, variables) => compiled.query(undefined, contextValue, withoutUndefined(variables) as Record<string, unknown>);
-    } else {
-      run = (contextValue, variableValues) => execute({ schema, document, variableValues, contextValue });
-    }
     if (documents.size >= CACHE_LIMIT) documents.delete(documents.keys().next().value as string);
-    const entry = { operation, run };
+    const entry = { operation: getOperationAST(document)?.operation ?? 'unknown', document };
     documents.set(source, entry);
     return entry;
   }
 
   async function run(contextValue: GraphQLContext, request: OperationRequest): Promise<OperationResult> {
     const entry = prepared(request.document);
-    if (!('run' in entry)) {
+    if (!('document' in entry)) {
       return { errors: entry.map((e) => ({ ...formatError(e.toJSON(), e), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) };
     }
     graphqlOperations.inc({ type: entry.operation, via: 'rest' });
-    const result = await withPrecondition(request.precondition, async () => entry.run(contextValue, request.variables ?? {}));
-    return { data: result.data as Record<string, unknown> | null, errors: result.errors?.map((e) => formatError(e.toJSON(), e)) };
+    const executeAs = async (context: GraphQLContext): Promise<OperationResult> => {
+      const result = await withPrecondition(request.precondition, async () => execute(entry.document, undefined, context, request.variables));
+      return { data: result.data as Record<string, unknown> | null, errors: result.errors?.map((e) => formatError(e.toJSON(), e)) };
+    };
+    const { beforeCommit } = request;
+    if (!beforeCommit) return executeAs(contextValue);
+    try {
+      return await contextValue.em.transactional(async (tx) => {
+        const result = await executeAs({ ...contextValue, em: tx, loaders: new Loaders(tx) });
+        await beforeCommit(result, (text, params) => tx.execute(text, params));
+        return result;
+      });
+    } catch (error) {
+      if ((error as { status?: unknown }).status !== undefined) throw error; // the caller's own refusal
+      const wrapped = new GraphQLError('transaction failed', { originalError: error as Error });
+      return { data: null, errors: [formatError(wrapped.toJSON(), wrapped)] };
+    }
   }
 
   /** A REST request: authenticated and charged one request at once (its operations are the service's own). */
@@ -156,7 +152,7 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     const limit = context.limit;
     const headers = limit ? rateLimitHeaders(limit) : undefined;
     if (limit && !limit.allowed) return { errors: [{ message: rateLimitedMessage(limit), extensions: { code: RATE_LIMITED } }], headers };
-    return { tokenId: context.principal.tokenId, run: (request) => run(context, request), headers };
+    return { tokenId: context.principal.tokenId, scopes: context.principal.scopes, run: (request) => run(context, request), headers };
   }
 
   /** Whether the bearer token holds the scope (for endpoints outside GraphQL, e.g. /metrics). */
@@ -167,8 +163,9 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     return authentication.principal.scopes.has(scope) ? 'ok' : 'forbidden';
   }
 
-  return { schema, limiter, contextFor, session, hasScope } satisfies GraphQLGateway & {
+  return { schema, limiter, execute, contextFor, session, hasScope } satisfies GraphQLGateway & {
     limiter: RateLimiter | undefined;
+    execute: typeof execute;
     contextFor: typeof contextFor;
     hasScope: typeof hasScope;
   };

@@ -35,7 +35,9 @@ export function operationsMiddleware(orm: MikroORM, canReadMetrics: (authorizati
       if (!migrated) migrated = (await within(READY_TIMEOUT_MS, orm.migrator.getPending())).length === 0;
       return migrated ? null : 'migrations are pending';
     } catch (error) {
-      return `database unreachable: ${(error as Error).message}`;
+      // Public endpoint: the driver's text (addresses, ports) goes to the log only.
+      logger.warn({ err: error }, 'readiness check failed');
+      return 'the database is unreachable';
     }
   }
 

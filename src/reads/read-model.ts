@@ -20,6 +20,13 @@ export interface TypeModel {
   relations?: Record<string, Relation>;
   /** Fields whose resolver needs relations that are not selected by name. */
   needs?: Record<string, string[]>;
+  /**
+   * The entity properties a field resolver reads from the row (see selected-columns.ts): a row
+   * carries only the columns its selection needs. A resolved field not listed reads every column.
+   */
+  columns?: Record<string, string[]>;
+  /** Properties every row of the type carries, whatever is selected (read by a parent's resolver). */
+  always?: string[];
 }
 
 const childrenOf = (type: string, table: string, key: string, orderBy = (c: string) => `${c}.id`): Relation => ({
@@ -48,17 +55,48 @@ export const READ_MODEL: Record<string, TypeModel> = {
       shipments: childrenOf('Shipment', 'shipment', 'order_id'),
       restocks: childrenOf('Restock', 'restock', 'order_id'),
       customer: { kind: 'one', type: 'Customer', from: (c, p) => `customer ${c} where ${c}.id = ${p}.customer_id` },
+      events: childrenOf('StoreEvent', 'event', 'order_id'),
+      // The store's one settings row, for the display number (a one-row probe per order, no extra statement).
+      numberFormat: { kind: 'one', type: 'StoreSettings', from: (c) => `store_settings ${c} where ${c}.id = 1` },
+    },
+    needs: { displayNumber: ['numberFormat'] },
+    columns: {
+      shipping: ['shippingDescription', 'shippingPrice'],
+      address: ['shippingAddress', 'billingAddress', 'phone'],
+      payment: ['paymentType', 'paymentLast4'],
+      conversion: ['landingPage', 'referrer'],
+      riskLevel: ['ipFail', 'addressFail', 'zipFail', 'cvcFail'],
+      customer: ['customer', 'email'],
+      displayNumber: [],
     },
   },
-  Fulfilment: { relations: { items: childrenOf('FulfilmentItem', 'fulfilment_item', 'fulfilment_id', (c) => `${c}.line_item_id`) } },
+  LineItem: {
+    columns: {
+      productId: ['productRef'],
+      variant: ['variantRef', 'variantValues'],
+      counters: ['quantity', 'notFulfilled', 'fulfilled', 'shipped', 'restocked'],
+    },
+  },
+  Fulfilment: {
+    relations: { items: childrenOf('FulfilmentItem', 'fulfilment_item', 'fulfilment_id', (c) => `${c}.line_item_id`) },
+    columns: { warehouse: ['warehouse'] },
+  },
+  // A record's items are shown as { id: the line item, quantity }.
+  FulfilmentItem: { always: ['lineItem', 'quantity'] },
+  ShipmentItem: { always: ['lineItem', 'quantity'] },
+  RestockItem: { always: ['lineItem', 'quantity'] },
   Shipment: {
     relations: {
       items: childrenOf('ShipmentItem', 'shipment_item', 'shipment_id', (c) => `${c}.line_item_id`),
       carrier: { kind: 'one', type: 'ShippingCarrier', from: (c, p) => `shipping_carrier ${c} where ${c}.id = ${p}.carrier_id` },
     },
     needs: { trackingUrl: ['carrier'] },
+    columns: { fulfilmentId: ['fulfilment'], shippingCarrier: ['carrier'], trackingUrl: ['trackingNumber'] },
   },
-  Restock: { relations: { items: childrenOf('RestockItem', 'restock_item', 'restock_id', (c) => `${c}.line_item_id`) } },
+  Restock: {
+    relations: { items: childrenOf('RestockItem', 'restock_item', 'restock_id', (c) => `${c}.line_item_id`) },
+    columns: { warehouse: ['warehouse'] },
+  },
   Customer: {
     relations: {
       addresses: childrenOf('CustomerAddress', 'customer_address', 'customer_id', byPosition),
@@ -72,6 +110,7 @@ export const READ_MODEL: Record<string, TypeModel> = {
           cross join lateral unnest(cp.tags) as ct(tag) where co.customer_id = ${p}.id), '[]'::json)`,
       },
     },
+    columns: { statistics: ['lastPurchase', 'orderCount', 'lifetimeSpent'] },
   },
   Product: {
     relations: {
@@ -93,7 +132,7 @@ export const READ_MODEL: Record<string, TypeModel> = {
       },
     },
   },
-  ProductVariant: { relations: { images: linkedImages('variant_image', 'variant_id') } },
+  ProductVariant: { relations: { images: linkedImages('variant_image', 'variant_id') }, columns: { productId: ['product'] } },
   ProductOption: { relations: { thumbnails: childrenOf('OptionThumbnail', 'option_thumbnail', 'option_id', byPosition) } },
   OptionThumbnail: { relations: { image: { kind: 'one', type: 'Image', from: (c, p) => `image ${c} where ${c}.id = ${p}.image_id` } } },
   Collection: {
@@ -107,8 +146,12 @@ export const READ_MODEL: Record<string, TypeModel> = {
     },
     // Membership is computed from the rules when read (collection-membership.ts).
     needs: { productIds: ['rules'], products: ['rules'] },
+    columns: { productIds: ['type', 'rulesMatchCondition'], products: ['type', 'rulesMatchCondition'] },
   },
+  WebhookDelivery: { relations: { attemptLog: childrenOf('WebhookAttempt', 'webhook_attempt', 'delivery_id', (c) => `${c}.attempt`) } },
   Warehouse: { relations: { stock: childrenOf('InventoryLevel', 'inventory_level', 'warehouse_id', (c) => `${c}.variant_id`) } },
+  InventoryLevel: { columns: { variantId: ['variant'], warehouseId: ['warehouse'] } },
+  StoreEvent: { columns: { actor: ['actorTokenId', 'actorName'] } },
 };
 
 /** A relation the read model put on a row. Its absence is a bug in the model, never a client's doing. */

@@ -1,40 +1,51 @@
-import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import { raw, type EntityManager, type EntityMetadata, type FilterQuery } from '@mikro-orm/postgresql';
 import type { GraphQLResolveInfo } from 'graphql';
 import { NotFoundError } from '../domain/errors.js';
-import { countRows, orderByOf, type Page } from '../domain/listing.js';
+import { PREPARED } from '../db/prepared-statements.js';
+import { countQuery, isEmptyWhere, orderByOf, type Page } from '../domain/listing.js';
 import type { SortTerm } from '../schema/pagination.js';
 import { READ_MODEL, type Relation } from './read-model.js';
 import { entityPairs, jsonObject, type JsonPairs } from './row-json.js';
+import { selectedProperties } from './selected-columns.js';
 import { below, selectionOf, type SelectionTree } from './selection.js';
 
 /** A row of the read model: the entity's properties as plain values, plus `$relation`s. */
 export type Row = Record<string, unknown>;
 
-function relationSql(em: EntityManager, relation: Relation, parent: string, tree: SelectionTree, depth: number): string {
+/** What a nested row selects; `all` for a relation a resolver needs (every column, whatever is selected). */
+interface Nested {
+  tree: SelectionTree;
+  all: boolean;
+}
+
+function relationSql(em: EntityManager, relation: Relation, parent: string, nested: Nested, depth: number): string {
   const child = `t${depth}`;
   switch (relation.kind) {
     case 'many':
-      return `coalesce((select json_agg(${objectSql(em, relation.type, child, tree, depth)} order by ${relation.orderBy(child)}) from ${relation.from(child, parent)}), '[]'::json)`;
+      return `coalesce((select json_agg(${objectSql(em, relation.type, child, nested, depth)} order by ${relation.orderBy(child)}) from ${relation.from(child, parent)}), '[]'::json)`;
     case 'one':
-      return `(select ${objectSql(em, relation.type, child, tree, depth)} from ${relation.from(child, parent)})`;
+      return `(select ${objectSql(em, relation.type, child, nested, depth)} from ${relation.from(child, parent)})`;
     case 'values':
       return relation.sql(parent);
   }
 }
 
 /**
- * One row of `type` (alias `alias`) as a JSON expression: every column, and each relation the
- * selection reaches, nested as a subquery. The selection decides the SQL; nothing else does.
+ * One row of `type` (alias `alias`) as a JSON expression: the columns the selection needs (see
+ * selected-columns.ts), and each relation the selection reaches, nested as a subquery. The
+ * selection decides the SQL; nothing else does. A relation that a field resolver needs (e.g. a
+ * shipment's carrier for its tracking URL) comes with every column.
  */
-function objectSql(em: EntityManager, type: string, alias: string, tree: SelectionTree, depth: number): string {
+function objectSql(em: EntityManager, type: string, alias: string, { tree, all }: Nested, depth: number): string {
   const model = READ_MODEL[type] ?? {};
-  const pairs: JsonPairs = entityPairs(em.getMetadata().getByClassName(type), alias);
-  const relations = new Map<string, SelectionTree>();
+  const meta = em.getMetadata().getByClassName(type);
+  const pairs: JsonPairs = entityPairs(meta, alias, all ? null : selectedProperties(meta, model, tree));
+  const relations = new Map<string, Nested>();
   for (const field of tree.keys()) {
-    if (model.relations?.[field]) relations.set(field, below(tree, field));
-    for (const need of model.needs?.[field] ?? []) if (!relations.has(need)) relations.set(need, below(tree, need));
+    if (model.relations?.[field] && !relations.has(field)) relations.set(field, { tree: below(tree, field), all: false });
+    for (const need of model.needs?.[field] ?? []) relations.set(need, { tree: below(tree, need), all: true });
   }
-  for (const [name, selection] of relations) pairs.push([`$${name}`, relationSql(em, model.relations![name], alias, selection, depth + 1)]);
+  for (const [name, nested] of relations) pairs.push([`$${name}`, relationSql(em, model.relations![name], alias, nested, depth + 1)]);
   return jsonObject(pairs);
 }
 
@@ -45,16 +56,25 @@ function rowSql(em: EntityManager, type: string, tree: SelectionTree): string {
   let byTree = compiled.get(type);
   if (!byTree) compiled.set(type, (byTree = new WeakMap()));
   let sql = byTree.get(tree);
-  if (!sql) byTree.set(tree, (sql = `${objectSql(em, type, 'r0', tree, 0)} as r`));
+  if (!sql) byTree.set(tree, (sql = `${objectSql(em, type, 'r0', { tree, all: false }, 0)} as r`));
   return sql;
 }
 
 /** From this offset on, a page is read through its ids (a deferred join). */
 const DEFERRED_JOIN_OFFSET = 1000;
 
+/** ORDER BY in SQL for whitelisted sort terms (entity properties → their columns on `alias`). */
+function orderSql(meta: EntityMetadata, orderBy: Record<string, 'asc' | 'desc'>[], alias: string): string {
+  return orderBy
+    .flatMap((term) => Object.entries(term))
+    .map(([property, direction]) => `${alias}."${meta.properties[property as never].fieldNames[0]}" ${direction}`)
+    .join(', ');
+}
+
 /**
- * One page of `type` as plain rows with the relations `items` selects, in one statement, and its
- * total in a second one sent alongside, only when the selection asks for it.
+ * One page of `type` as plain rows with the relations `items` selects, and its total when the
+ * selection asks for it, in one statement: the page's rows are numbered in the sort order and
+ * aggregated in that order, the count rides along as a scalar subquery.
  */
 export async function readPage(
   em: EntityManager,
@@ -64,35 +84,56 @@ export async function readPage(
   args: { page: number; size: number; sort?: readonly SortTerm[] },
   columns: Record<string, string>,
 ): Promise<Page<Row>> {
-  const entity = em.getMetadata().getByClassName(type).class;
+  const meta = em.getMetadata().getByClassName(type);
   const orderBy = orderByOf(args.sort, columns);
   const offset = (args.page - 1) * args.size;
-  const qb = em.createQueryBuilder(entity, 'r0').select(raw(rowSql(em, type, below(selection, 'items'))));
-  if (offset < DEFERRED_JOIN_OFFSET) {
-    qb.where(where as never).orderBy(orderBy as never).limit(args.size).offset(offset);
-  } else {
-    // Deep page: the page's ids come from the sort index (an index-only scan past the offset
-    // rows), then just those rows are read, instead of reading and discarding every earlier row.
-    const ids = em.createQueryBuilder(entity, 'k').select('id').where(where as never).orderBy(orderBy as never).limit(args.size).offset(offset);
-    qb.where({ id: { $in: ids } }).orderBy(orderBy as never);
-  }
+  const order = orderSql(meta, orderBy, 'r0');
+  const numbered = `${rowSql(em, type, below(selection, 'items'))}, row_number() over (order by ${order}) as n`;
+  const deep = offset >= DEFERRED_JOIN_OFFSET;
   const counted = selection.has('totalCount') || selection.has('pageCount');
-  const [rows, totalCount] = await Promise.all([
-    qb.execute<{ r: Row }[]>('all', false),
-    counted ? countRows(em, entity, where) : Promise.resolve(Number.NaN),
-  ]);
-  return { items: rows.map((row) => row.r), totalCount, page: args.page, size: args.size, pageCount: Math.ceil(totalCount / args.size) };
+  let page: { sql: string; params: readonly unknown[] };
+  let count: { sql: string; params: readonly unknown[] } = { sql: 'select null', params: [] };
+  if (isEmptyWhere(where)) {
+    // An unfiltered list: the statement from the read model and the whitelisted sort alone.
+    const table = `"${meta.tableName}"`;
+    page = deep
+      ? // Deep page: the page's ids come from the sort index (an index-only scan past the offset
+        // rows), then just those rows are read, instead of reading and discarding every earlier row.
+        { sql: `select ${numbered} from ${table} r0 where r0.id in (select r0.id from ${table} r0 order by ${order} limit ? offset ?)`, params: [args.size, offset] }
+      : { sql: `select ${numbered} from ${table} r0 order by ${order} limit ? offset ?`, params: [args.size, offset] };
+    if (counted) count = countQuery(em, meta.class, where);
+  } else {
+    // The filter is applied once (its raw fragments are single-use) and the builder cloned from it.
+    const filtered = em.createQueryBuilder(meta.class, 'r0').where(where as never);
+    const qb = filtered.clone().select(raw(numbered));
+    if (deep) {
+      const ids = filtered.clone().select('id').orderBy(orderBy as never).limit(args.size).offset(offset);
+      qb.where({ id: { $in: ids } });
+    } else {
+      qb.orderBy(orderBy as never).limit(args.size).offset(offset);
+    }
+    page = qb.toQuery();
+    if (counted) count = countQuery(em, meta.class, where, filtered);
+  }
+  const [row] = await em
+    .getConnection()
+    .execute<{ items: Row[]; total: string | null }[]>(
+      `${PREPARED}select coalesce((select json_agg(p.r order by p.n) from (${page.sql}) p), '[]'::json) as items, (${count.sql}) as total`,
+      [...page.params, ...count.params],
+      'all',
+      em.getTransactionContext(),
+    );
+  const totalCount = row.total === null ? Number.NaN : Number(row.total);
+  return { items: row.items, totalCount, page: args.page, size: args.size, pageCount: Math.ceil(totalCount / args.size) };
 }
 
 /** Rows of `type` by id, in the order of `ids` (missing ones left out), in one statement. */
 export async function readByIds(em: EntityManager, type: string, selection: SelectionTree, ids: readonly number[]): Promise<Row[]> {
   if (ids.length === 0) return [];
-  const entity = em.getMetadata().getByClassName(type).class;
+  const meta = em.getMetadata().getByClassName(type);
   const rows = await em
-    .createQueryBuilder(entity, 'r0')
-    .select(raw(rowSql(em, type, selection)))
-    .where({ id: { $in: [...ids] } })
-    .execute<{ r: Row }[]>('all', false);
+    .getConnection()
+    .execute<{ r: Row }[]>(`${PREPARED}select ${rowSql(em, type, selection)} from "${meta.tableName}" r0 where r0.id in (${ids.map(() => '?').join(', ')})`, [...ids], 'all', em.getTransactionContext());
   const byId = new Map(rows.map((row) => [row.r.id as number, row.r]));
   return ids.map((id) => byId.get(id)).filter((row): row is Row => row !== undefined);
 }

@@ -23,39 +23,34 @@ function columnValue(prop: EntityProperty, alias: string): string {
   return prop.columnTypes?.[0]?.startsWith('numeric') ? `${column}::text` : column;
 }
 
-const pairsCache = new WeakMap<EntityMetadata, (alias: string) => JsonPairs>();
 
 /**
  * The row of an entity as a plain object with the entity's own property names and value types,
  * so field resolvers read a row exactly as they would read the entity: embeddables nest, a
  * reference is `{ id }` (or null), decimals are strings, timestamps ISO strings. Collections are
- * left out; the read model adds the relations a selection asks for.
+ * left out; the read model adds the relations a selection asks for. `only` keeps just those
+ * properties (the columns a selection needs); the compiled statement is cached by the caller.
  */
-export function entityPairs(meta: EntityMetadata, alias: string): JsonPairs {
-  let build = pairsCache.get(meta);
-  if (!build) {
-    const props = meta.props.filter((p) => p.persist !== false && !p.embedded);
-    build = (a: string) =>
-      props.flatMap((prop): JsonPairs => {
-        switch (prop.kind) {
-          case 'scalar':
-            return [[prop.name, columnValue(prop, a)]];
-          case 'embedded': {
-            const inner = meta.props.filter((p) => p.embedded?.[0] === prop.name).map((p): [string, string] => [p.embedded![1], columnValue(p, a)]);
-            return [[prop.name, jsonObject(inner)]];
-          }
-          case 'm:1':
-          case '1:1': {
-            if (!prop.fieldNames?.length || (prop.kind === '1:1' && !prop.owner)) return [];
-            const column = `${a}.${quote(prop.fieldNames[0])}`;
-            const ref = `json_build_object('id', ${column})`;
-            return [[prop.name, prop.nullable ? `case when ${column} is null then null else ${ref} end` : ref]];
-          }
-          default:
-            return [];
+export function entityPairs(meta: EntityMetadata, alias: string, only: ReadonlySet<string> | null = null): JsonPairs {
+  return meta.props
+    .filter((p) => p.persist !== false && !p.embedded && (!only || only.has(p.name)))
+    .flatMap((prop): JsonPairs => {
+      switch (prop.kind) {
+        case 'scalar':
+          return [[prop.name, columnValue(prop, alias)]];
+        case 'embedded': {
+          const inner = meta.props.filter((p) => p.embedded?.[0] === prop.name).map((p): [string, string] => [p.embedded![1], columnValue(p, alias)]);
+          return [[prop.name, jsonObject(inner)]];
         }
-      });
-    pairsCache.set(meta, build);
-  }
-  return build(alias);
+        case 'm:1':
+        case '1:1': {
+          if (!prop.fieldNames?.length || (prop.kind === '1:1' && !prop.owner)) return [];
+          const column = `${alias}.${quote(prop.fieldNames[0])}`;
+          const ref = `json_build_object('id', ${column})`;
+          return [[prop.name, prop.nullable ? `case when ${column} is null then null else ${ref} end` : ref]];
+        }
+        default:
+          return [];
+      }
+    });
 }

@@ -47,21 +47,21 @@ export class CollectionResolver {
 
   @Authorized('write_collections')
   @Mutation(() => Collection, { description: 'Creates a manual (type 0) or rule-based (type 1) collection' })
-  async createCollection(@Arg('input', () => CollectionInput, { description: 'The new collection' }) input: CollectionInput, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => createCollection(tx, input));
+  async createCollection(@Arg('input', () => CollectionInput, { description: 'The new collection' }) input: CollectionInput, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => createCollection(tx, principal, input));
     return readRecord(em, info, 'Collection', result.id);
   }
 
   @Authorized('write_collections')
   @Mutation(() => Collection, { description: 'Rewrites the collection; omitted optional fields are kept, lists given replace the set' })
-  async updateCollection(@Arg('id', () => Int, { description: 'Collection id' }) id: number, @Arg('input', () => CollectionInput, { description: 'The collection as it should be' }) input: CollectionInput, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => updateCollection(tx, id, input));
+  async updateCollection(@Arg('id', () => Int, { description: 'Collection id' }) id: number, @Arg('input', () => CollectionInput, { description: 'The collection as it should be' }) input: CollectionInput, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => updateCollection(tx, principal, id, input));
     return readRecord(em, info, 'Collection', result.id);
   }
 
   @Authorized('write_collections')
   @Mutation(() => Int, { description: 'Deletes a collection (its products stay); returns its id' })
-  deleteCollection(@Arg('id', () => Int, { description: 'Collection id' }) id: number, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => deleteCollection(tx, id));
+  deleteCollection(@Arg('id', () => Int, { description: 'Collection id' }) id: number, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => deleteCollection(tx, principal, id));
   }
 }

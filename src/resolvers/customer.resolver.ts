@@ -53,21 +53,21 @@ export class CustomerResolver {
 
   @Authorized('write_customers')
   @Mutation(() => Customer, { description: 'Creates a customer' })
-  async createCustomer(@Arg('input', () => CustomerCreate, { description: 'The new customer' }) input: CustomerCreate, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => createCustomer(tx, input));
+  async createCustomer(@Arg('input', () => CustomerCreate, { description: 'The new customer' }) input: CustomerCreate, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => createCustomer(tx, principal, input));
     return readRecord(em, info, 'Customer', result.id);
   }
 
   @Authorized('write_customers')
   @Mutation(() => Customer, { description: 'Changes the given fields; `address` is merged into the primary address' })
-  async updateCustomer(@Arg('id', () => Int, { description: 'Customer id' }) id: number, @Arg('input', () => CustomerPatch, { description: 'Fields to change' }) input: CustomerPatch, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => updateCustomer(tx, id, input));
+  async updateCustomer(@Arg('id', () => Int, { description: 'Customer id' }) id: number, @Arg('input', () => CustomerPatch, { description: 'Fields to change' }) input: CustomerPatch, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => updateCustomer(tx, principal, id, input));
     return readRecord(em, info, 'Customer', result.id);
   }
 
   @Authorized('write_customers')
   @Mutation(() => Int, { description: 'Deletes a customer without orders; returns its id (CONFLICT while it has orders)' })
-  deleteCustomer(@Arg('id', () => Int, { description: 'Customer id' }) id: number, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => deleteCustomer(tx, id));
+  deleteCustomer(@Arg('id', () => Int, { description: 'Customer id' }) id: number, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => deleteCustomer(tx, principal, id));
   }
 }

@@ -39,15 +39,15 @@ export class FulfilmentResolver {
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Sends units to fulfilment (stock of tracked products drops)' })
-  async createFulfilment(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => FulfilmentCreate, { description: 'Line items and quantities to fulfil' }) input: FulfilmentCreate, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => createFulfilment(tx, orderId, input));
+  async createFulfilment(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => FulfilmentCreate, { description: 'Line items and quantities to fulfil' }) input: FulfilmentCreate, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => createFulfilment(tx, principal, orderId, input));
     return readRecord(em, info, 'Order', result.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Sets absolute quantities of several fulfilments' })
-  async updateFulfilments(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => FulfilmentsChange, { description: 'The fulfilments to change' }) input: FulfilmentsChange, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => updateFulfilments(tx, orderId, input.fulfilments));
+  async updateFulfilments(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => FulfilmentsChange, { description: 'The fulfilments to change' }) input: FulfilmentsChange, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => updateFulfilments(tx, principal, orderId, input.fulfilments));
     return readRecord(em, info, 'Order', result.id);
   }
 
@@ -57,23 +57,23 @@ export class FulfilmentResolver {
     @Arg('orderId', () => Int, { description: 'Order id' }) orderId: number,
     @Arg('fulfilmentId', () => Int, { description: 'Fulfilment id' }) fulfilmentId: number,
     @Arg('input', () => FulfilmentPatch, { description: 'Quantities and/or warehouse to set' }) input: FulfilmentPatch,
-    @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo,
+    @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo,
   ) {
-    const result = await inTransaction(em, (tx) => updateFulfilment(tx, orderId, fulfilmentId, input));
+    const result = await inTransaction(em, (tx) => updateFulfilment(tx, principal, orderId, fulfilmentId, input));
     return readRecord(em, info, 'Order', result.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Unmarks a fulfilment without shipments; its stock returns' })
-  async deleteFulfilment(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('fulfilmentId', () => Int, { description: 'Fulfilment id' }) fulfilmentId: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => deleteFulfilment(tx, orderId, fulfilmentId));
+  async deleteFulfilment(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('fulfilmentId', () => Int, { description: 'Fulfilment id' }) fulfilmentId: number, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => deleteFulfilment(tx, principal, orderId, fulfilmentId));
     return readRecord(em, info, 'Order', result.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Takes shipped units back into a warehouse' })
-  async restockOrderItems(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => RestockInput, { description: 'The warehouse and the units to take back' }) input: RestockInput, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => restockOrderItems(tx, orderId, input));
+  async restockOrderItems(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => RestockInput, { description: 'The warehouse and the units to take back' }) input: RestockInput, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => restockOrderItems(tx, principal, orderId, input));
     return readRecord(em, info, 'Order', result.id);
   }
 }

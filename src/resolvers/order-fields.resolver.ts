@@ -1,14 +1,13 @@
-import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
+import { FieldResolver, Resolver, Root } from 'type-graphql';
 import { Customer } from '../entities/customer.entity.js';
 import { Fulfilment } from '../entities/fulfilment.entity.js';
 import { LineItem } from '../entities/line-item.entity.js';
 import { Order } from '../entities/order.entity.js';
 import { Restock } from '../entities/restock.entity.js';
+import type { StoreSettings } from '../entities/store-settings.entity.js';
 import { Shipment } from '../entities/shipment.entity.js';
-import { displayNumber } from '../domain/order-number.js';
+import { displayNumber, formatOf } from '../domain/order-number.js';
 import { loaded, type ReadRow } from '../reads/read-model.js';
-import type { GraphQLContext } from '../schema/context.js';
-import { requestOrderNumberFormat } from './order-number-format.js';
 import {
   OrderAddress, OrderConversion, OrderCustomer, OrderPayment, OrderRiskLevel, OrderShipping,
 } from '../schema/types/order-parts.type.js';
@@ -17,8 +16,8 @@ import {
 @Resolver(() => Order)
 export class OrderFieldsResolver {
   @FieldResolver(() => String, { description: 'Order number with the display prefix/suffix of the store settings' })
-  async displayNumber(@Root() order: ReadRow<Order>, @Ctx() ctx: GraphQLContext): Promise<string> {
-    return displayNumber(order.id, await requestOrderNumberFormat(ctx));
+  displayNumber(@Root() order: ReadRow<Order>): string {
+    return displayNumber(order.id, formatOf(loaded<StoreSettings | null>(order, 'numberFormat')));
   }
 
   @FieldResolver(() => OrderShipping, { description: 'Shipping method and its price' })

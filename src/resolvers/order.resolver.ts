@@ -69,7 +69,9 @@ export class OrderResolver {
   @Authorized('read_orders')
   @Query(() => OrderPage, { nullable: true, description: 'Orders, optionally filtered' })
   async orders(@Args(() => OrderListArgs) args: OrderListArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const where = args.filter ? orderWhere(args.filter, await requestOrderNumberFormat(ctx)) : {};
+    // Only a display-number filter needs the store's number format (a statement of its own).
+    const format = args.filter?.displayNumber ? await requestOrderNumberFormat(ctx) : { prefix: '', suffix: '' };
+    const where = orderWhere(args.filter, format);
     return readPage(ctx.em, 'Order', selectionOf(info), where, args, orderSort.columns);
   }
 
@@ -87,29 +89,29 @@ export class OrderResolver {
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Places an order (line items snapshot the products; status starts at 0)' })
-  async createOrder(@Arg('input', () => OrderCreate, { description: 'The new order' }) input: OrderCreate, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const order = await inTransaction(em, (tx) => placeOrder(tx, input));
+  async createOrder(@Arg('input', () => OrderCreate, { description: 'The new order' }) input: OrderCreate, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const order = await inTransaction(em, (tx) => placeOrder(tx, principal, input));
     return readRecord(em, info, 'Order', order.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Edits the notes of an order' })
-  async updateOrder(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderPatch, { description: 'Fields to change' }) input: OrderPatch, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const order = await inTransaction(em, (tx) => updateOrderNotes(tx, id, input));
+  async updateOrder(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderPatch, { description: 'Fields to change' }) input: OrderPatch, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const order = await inTransaction(em, (tx) => updateOrderNotes(tx, principal, id, input));
     return readRecord(em, info, 'Order', order.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: "Merges shipping/billing fields into the order's address" })
-  async updateOrderAddress(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderAddressPatch, { description: 'Address parts to change' }) input: OrderAddressPatch, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const order = await inTransaction(em, (tx) => updateOrderAddress(tx, id, input));
+  async updateOrderAddress(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderAddressPatch, { description: 'Address parts to change' }) input: OrderAddressPatch, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const order = await inTransaction(em, (tx) => updateOrderAddress(tx, principal, id, input));
     return readRecord(em, info, 'Order', order.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: "Moves the order to another customer, copying that customer's primary address" })
-  async changeOrderCustomer(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderCustomerChange, { description: 'The new customer' }) input: OrderCustomerChange, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const order = await inTransaction(em, (tx) => changeOrderCustomer(tx, id, input.id));
+  async changeOrderCustomer(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderCustomerChange, { description: 'The new customer' }) input: OrderCustomerChange, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const order = await inTransaction(em, (tx) => changeOrderCustomer(tx, principal, id, input.id));
     return readRecord(em, info, 'Order', order.id);
   }
 }

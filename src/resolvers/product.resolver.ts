@@ -53,21 +53,21 @@ export class ProductResolver {
 
   @Authorized('write_products')
   @Mutation(() => Product, { description: 'A new product; a single-variant one gets its one variant, seoUrl is derived when not given' })
-  async createProduct(@Arg('input', () => ProductCreate, { description: 'The new product' }) input: ProductCreate, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => createProduct(tx, input));
+  async createProduct(@Arg('input', () => ProductCreate, { description: 'The new product' }) input: ProductCreate, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => createProduct(tx, principal, input));
     return readRecord(em, info, 'Product', result.id);
   }
 
   @Authorized('write_products')
   @Mutation(() => Product, { description: 'Changes the given fields; lists given replace the set; a variant keeps its id while its combination stays' })
-  async updateProduct(@Arg('id', () => Int, { description: 'Product id' }) id: number, @Arg('input', () => ProductPatch, { description: 'Fields to change' }) input: ProductPatch, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => updateProduct(tx, id, input));
+  async updateProduct(@Arg('id', () => Int, { description: 'Product id' }) id: number, @Arg('input', () => ProductPatch, { description: 'Fields to change' }) input: ProductPatch, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => updateProduct(tx, principal, id, input));
     return readRecord(em, info, 'Product', result.id);
   }
 
   @Authorized('write_products')
   @Mutation(() => Int, { description: 'Deletes a product with its variants and stock; orders keep their line items; returns its id' })
-  deleteProduct(@Arg('id', () => Int, { description: 'Product id' }) id: number, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => deleteProduct(tx, id));
+  deleteProduct(@Arg('id', () => Int, { description: 'Product id' }) id: number, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => deleteProduct(tx, principal, id));
   }
 }

@@ -1,3 +1,4 @@
+import { INPUT_LIMITS, leafProblem } from '../domain/input-limits.js';
 import { Problem, type ProblemFieldError } from './problem.js';
 
 /**
@@ -20,15 +21,15 @@ export type FilterMap = Record<string, FilterSpec>;
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** Most values one filter may list ("any of"); more is a 422, never an unbounded query. */
-export const MAX_FILTER_VALUES = 100;
+export const MAX_FILTER_VALUES = INPUT_LIMITS.filterValues;
 const MONEY = /^-?\d{1,10}(\.\d{1,2})?$/;
 const INT_MAX = 2_147_483_647;
 
 function scalar(kind: FilterKind, value: unknown): unknown {
   switch (kind) {
     case 'text':
-      // PostgreSQL text cannot hold NUL; 1000 characters is far beyond any real search term.
-      return typeof value === 'string' && !value.includes('\u0000') && value.length <= 1000 ? value : undefined;
+      // The shared filter limits: valid Unicode, no NUL (PostgreSQL text cannot hold it), 1000 characters.
+      return typeof value === 'string' && !leafProblem(value, true) ? value : undefined;
     case 'bool':
       return typeof value === 'boolean' ? value : undefined;
     case 'money': {
@@ -41,7 +42,7 @@ function scalar(kind: FilterKind, value: unknown): unknown {
 }
 
 const EXPECTED: Record<FilterKind, string> = {
-  text: 'a string (at most 1000 characters, no NUL) or an array of strings',
+  text: `a string (at most ${INPUT_LIMITS.filterText} characters of valid Unicode, no NUL) or an array of strings`,
   bool: 'a boolean or an array of booleans',
   id: 'an integer id or an array of them',
   int: 'an integer, an array of integers or a range {"gte": a, "lte": b}',

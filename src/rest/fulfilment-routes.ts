@@ -3,6 +3,7 @@ import {
   fulfilmentCreateBody, fulfilmentPatchBody, fulfilmentResource, fulfilmentsChangeBody, shipmentCreateBody, shipmentPatchBody,
   shipmentResource, shipmentsChangeBody,
 } from './resources/fulfilment.resource.js';
+import { eventResource } from './resources/event.resource.js';
 import { orderResource } from './resources/order.resource.js';
 
 const orderArg = { id: 'orderId' };
@@ -17,6 +18,10 @@ export const fulfilmentRoutes: RouteSpec[] = [
   {
     kind: 'list', method: 'GET', path: '/orders/{id}/shipments', resource: shipmentResource, operation: 'orderShipments', scope: 'read_orders',
     summary: 'List the shipments of an order', pathArgs: orderArg, extension: true,
+  },
+  {
+    kind: 'list', method: 'GET', path: '/orders/{id}/events', resource: eventResource, operation: 'orderEvents', scope: 'read_orders',
+    summary: 'The timeline of an order: every change to it (order, fulfilments, shipments, restocks) with the token that made it', pathArgs: orderArg, extension: true,
   },
   {
     ...common, kind: 'write', method: 'POST', path: '/orders/{id}/fulfilments', operation: 'createFulfilment', summary: 'Send units to fulfilment',

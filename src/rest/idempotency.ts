@@ -15,11 +15,25 @@ export type Claim =
   | { state: 'conflict' }
   | { state: 'replay'; answer: StoredAnswer };
 
+/** Runs one SQL statement: autocommit, or inside the write's own transaction. */
+export type SqlRunner = (text: string, params: unknown[]) => Promise<unknown>;
+
 export interface IdempotencyStore {
+  /** How long a claim stays held without its holder renewing it. */
+  leaseMs: number;
   claim(scope: KeyScope, bodyHash: string): Promise<Claim>;
-  complete(scope: KeyScope, answer: StoredAnswer): Promise<void>;
+  /** Extends the holder's lease (while its request runs). */
+  renew(scope: KeyScope): Promise<void>;
+  /** Keeps the answer; `sql` is the write's transaction when the answer commits with the write. */
+  complete(scope: KeyScope, answer: StoredAnswer, sql?: SqlRunner): Promise<void>;
   release(scope: KeyScope): Promise<void>;
 }
+
+/**
+ * Given to the write: keeps the answer now in ctx inside the write's own transaction, so a crash
+ * or an outage after the commit still leaves the answer for the retry (and none without one).
+ */
+export type CommitAnswer = (sql: SqlRunner) => Promise<void>;
 
 export interface KeyScope {
   tokenId: number;
@@ -32,13 +46,33 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
 const WAIT_MS = 30_000;
 const POLL_MS = 50;
 
-/** JSON with sorted keys: bodies that are equal as JSON hash alike whatever their key order. */
+/**
+ * JSON with sorted keys: bodies that are equal as JSON hash alike whatever their key order. The
+ * body has passed the input limits (at most 32 levels deep), so the recursion is bounded.
+ */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
     return `{${Object.keys(value as object).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
   }
   return JSON.stringify(value ?? null);
+}
+
+/** A failure of the key store is the database's, never the client's: 503, retry shortly (D4). */
+async function store503<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof Problem) throw error;
+    throw new Problem(503, 'The database is unavailable; try again shortly', undefined, { 'Retry-After': '2' });
+  }
+}
+
+function answerOf(ctx: Context): StoredAnswer {
+  const headers: Record<string, string> = { 'Content-Type': String(ctx.response.get('Content-Type') || 'application/json') };
+  const etag = ctx.response.get('ETag');
+  if (etag) headers.ETag = String(etag);
+  return { status: ctx.status, body: ctx.body, headers };
 }
 
 function render(ctx: Context, problem: Problem) {
@@ -54,8 +88,20 @@ function render(ctx: Context, problem: Problem) {
  * answer without the work being done again; a duplicate arriving while the first runs waits for it;
  * the same key with another body is a 422 before anything else is checked; a 5xx is not kept, so
  * a retry runs.
+ *
+ * Crashes (issue 14, D3/D4): the claim is a lease the holder renews while it runs, so a holder
+ * that died (or lost the database) blocks its key only until the lease expires, then the retry
+ * runs the write. The write's answer is stored by the write's own transaction (`commit` given to
+ * `write`), so a write that committed always has its answer, and one that did not has none: the
+ * retry gets the original outcome or performs the write once. Every store failure is a 503.
  */
-export async function idempotent(ctx: Context, store: IdempotencyStore | undefined, tokenId: number, body: unknown, write: () => Promise<void>): Promise<void> {
+export async function idempotent(
+  ctx: Context,
+  store: IdempotencyStore | undefined,
+  tokenId: number,
+  body: unknown,
+  write: (commit?: CommitAnswer) => Promise<void>,
+): Promise<void> {
   const key = ctx.get('idempotency-key');
   if (!key || !store) return write();
   if (!KEY.test(key)) throw Problem.parameter('Idempotency-Key', 'must be 1 to 255 visible ASCII characters');
@@ -63,7 +109,7 @@ export async function idempotent(ctx: Context, store: IdempotencyStore | undefin
   const hash = createHash('sha256').update(canonical(body)).digest('hex');
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
-    const claim = await store.claim(scope, hash);
+    const claim = await store503(store.claim(scope, hash));
     if (claim.state === 'conflict') {
       throw new Problem(422, 'This Idempotency-Key was used with another body', [{ field: 'Idempotency-Key', message: 'was used with another request body' }]);
     }
@@ -77,18 +123,27 @@ export async function idempotent(ctx: Context, store: IdempotencyStore | undefin
     if (Date.now() > deadline) throw new Problem(409, 'A request with this Idempotency-Key is still running; retry later');
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
+  // Renew the lease while the write runs; a failed renewal only shortens it (the holder is alive).
+  const heartbeat = setInterval(() => store.renew(scope).catch(() => undefined), Math.max(50, store.leaseMs / 3));
+  let stored = false;
+  const commit: CommitAnswer = async (sql) => {
+    await store503(store.complete(scope, answerOf(ctx), sql)); // a failure rolls the write back
+    stored = true;
+  };
   try {
-    await write();
-  } catch (error) {
-    if (!(error instanceof Problem) || error.status >= 500) {
-      await store.release(scope);
-      throw error;
+    try {
+      await write(commit);
+    } catch (error) {
+      stored = false;
+      if (!(error instanceof Problem) || error.status >= 500) {
+        await store.release(scope).catch(() => undefined); // unreachable database: the lease expires instead
+        throw error;
+      }
+      render(ctx, error);
     }
-    render(ctx, error);
+    if (ctx.status >= 500) return await store.release(scope).catch(() => undefined);
+    if (!stored) await store503(store.complete(scope, answerOf(ctx)));
+  } finally {
+    clearInterval(heartbeat);
   }
-  if (ctx.status >= 500) return store.release(scope);
-  const headers: Record<string, string> = { 'Content-Type': String(ctx.response.get('Content-Type') || 'application/json') };
-  const etag = ctx.response.get('ETag');
-  if (etag) headers.ETag = String(etag);
-  await store.complete(scope, { status: ctx.status, body: ctx.body, headers });
 }

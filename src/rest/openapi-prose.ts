@@ -26,7 +26,10 @@ Each token has a bucket (100 requests by default, refilled at 50/s). Every authe
 Send \`Idempotency-Key: <unique string>\` on a write to retry it safely: the same key with the same body answers the first answer again (status, body, ETag) without doing the work twice, for 24 hours; the same key with another body is a 422.
 
 ## ETags and conditional requests
-Single reads and write answers carry a strong \`ETag\` (the record version; \`fields\`/\`expand\` do not change it). \`If-None-Match\` answers 304 while it still matches; \`If-Match\` on a write answers 412, changing nothing, once the record has moved on. Writes under an order compare with the order's ETag.`;
+Single reads and write answers carry a strong \`ETag\` (the record version; \`fields\`/\`expand\` do not change it). \`If-None-Match\` answers 304 while it still matches; \`If-Match\` on a write answers 412, changing nothing, once the record has moved on. Writes under an order compare with the order's ETag.
+
+## Webhooks
+The \`webhooks\` section lists what a subscribed endpoint receives. Subscribe over GraphQL with \`createWebhookSubscription\` (scope \`manage_webhooks\`); deliveries are signed per the Standard Webhooks specification.`;
 
 /** One tag per resource (the route table's resource names) plus the operational routes. */
 export const TAGS: { name: string; description: string }[] = [
@@ -38,6 +41,8 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Customer', description: 'Customers with addresses, payment methods and order statistics' },
   { name: 'ShippingCarrier', description: 'Carriers that shipments are handed to' },
   { name: 'Warehouse', description: 'Warehouses and the stock they hold' },
+  { name: 'Event', description: "An order's timeline: every change to it, with the token that made it" },
+  { name: 'Webhooks', description: 'What a webhook subscription receives: one signed POST per event' },
   { name: 'Operations', description: 'Liveness, readiness and Prometheus metrics, outside /api/v1' },
 ];
 

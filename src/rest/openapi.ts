@@ -8,6 +8,7 @@ import { PAGE_SIZE } from './query-params.js';
 import { sortKeys, type RestResource } from './resource.js';
 import { API_PREFIX } from './router.js';
 import type { RouteSpec } from './routes.js';
+import { EVENT_DATA, EVENT_TYPES } from '../domain/event-types.js';
 
 /**
  * The OpenAPI 3.1 document of /api/v1, generated from the route table and the resources' field
@@ -23,6 +24,7 @@ const PROBLEMS: Record<number, string> = {
   403: 'The token lacks the scope of this operation',
   404: 'No such record or route',
   405: 'Method not allowed (see the Allow header)',
+  408: 'The body did not arrive within BODY_TIMEOUT_MS of the headers: the connection is closed',
   412: 'If-Match names an ETag the record no longer has: nothing was changed',
   409: 'The request conflicts with the current state (e.g. more than is left to fulfil)',
   413: 'The body is larger than 1 MiB',
@@ -31,7 +33,7 @@ const PROBLEMS: Record<number, string> = {
   422: 'Invalid values, unknown or read-only fields, or references to records that do not exist (named in `errors`)',
   429: "The token's rate-limit bucket is empty: retry after `Retry-After` seconds",
   500: 'Internal error (never shows details)',
-  503: 'The database is unreachable right now; retry (see Retry-After)',
+  503: 'The database is unreachable right now (`/problems/service-unavailable`), or the service is at its limit of concurrent requests (`/problems/overloaded`); retry after `Retry-After` seconds',
 };
 
 /**
@@ -57,8 +59,9 @@ function responseProperty(spec: FieldSpec): JsonSchema {
   return described({ ...spec.schema, properties: object.properties, required: object.required, additionalProperties: false });
 }
 
-/** Response objects: no keys beyond the declared ones (nested too). */
+/** Response objects: no keys beyond the declared ones (nested too), unless a field declares open content. */
 function strict(schema: JsonSchema): JsonSchema {
+  if (schema.additionalProperties === true) return schema;
   if (Array.isArray(schema.type) ? schema.type.includes('object') : schema.type === 'object') {
     if (!schema.properties) return schema; // a free-form object (e.g. a discount as the shop recorded it)
     const properties = Object.fromEntries(Object.entries(schema.properties as Record<string, JsonSchema>).map(([k, v]) => [k, strict(v)]));
@@ -202,7 +205,7 @@ function operation(route: RouteSpec): JsonSchema {
         headers: PAGINATION_HEADERS,
         content: { 'application/json': { schema: route.bare ? { type: 'array', items: ref(resource.name) } : ref(`${resource.name}List`) } },
       };
-      problems.push(413, 415, 422);
+      problems.push(408, 413, 415, 422);
       if (route.idFilter) problems.push(404);
       break;
     case 'get':
@@ -235,7 +238,7 @@ function operation(route: RouteSpec): JsonSchema {
         extraParameters.push({ name: 'If-Match', in: 'header', schema: { type: 'string' }, description: `write only while the ${resource.name} still has this ETag (else 412)` });
         problems.push(412);
       }
-      problems.push(404, 409, 413, 415, 422);
+      problems.push(404, 408, 409, 413, 415, 422);
       break;
   }
   for (const status of problems.sort()) responses[String(status)] = { description: PROBLEMS[status], ...problemRef };
@@ -278,6 +281,52 @@ function withExample(route: RouteSpec, parameters: JsonSchema[], requestBody: Js
   if (bodyContent && example.request.body !== undefined) bodyContent.example = example.request.body;
   const answer = (responses[String(example.status)]?.content as Record<string, JsonSchema> | undefined)?.['application/json'];
   if (answer) answer.example = example.response;
+}
+
+/**
+ * OpenAPI 3.1 `webhooks`: what a subscribed endpoint receives (decisions §5), one entry per event
+ * type. Subscriptions are made over GraphQL (`createWebhookSubscription`, scope `manage_webhooks`).
+ */
+function webhookDocs(): Record<string, JsonSchema> {
+  const header = (name: string, description: string) => ({ name, in: 'header', required: true, schema: { type: 'string' }, description });
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          operationId: `${type.replace(/[._](\w)/g, (_, c: string) => c.toUpperCase())}Webhook`,
+          summary: `${type} (webhook)`,
+          description:
+            `Sent to every subscription of \`${type}\` after the change committed, at least once: de-duplicate by \`webhook-id\`. ` +
+            'Answer 2xx within WEBHOOK_TIMEOUT_MS (10 s); anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, after which the subscription is disabled. ' +
+            `\`data\`: ${EVENT_DATA[type.split('.')[0]]}.`,
+          tags: ['Webhooks'],
+          parameters: [
+            header('webhook-id', '`evt_<event id>`: the same on every retry of this event'),
+            header('webhook-timestamp', 'Unix seconds of this attempt'),
+            header('webhook-signature', '`v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the base64-decoded part of the subscription secret `whsec_…` (Standard Webhooks; verify with the `standardwebhooks` package)'),
+          ],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    type: { const: type },
+                    timestamp: { type: 'string', format: 'date-time', description: 'when the change was made' },
+                    data: { type: 'object', additionalProperties: true, description: 'the changed record in its REST shape (snake_case keys, Unix seconds)' },
+                  },
+                  required: ['type', 'timestamp', 'data'],
+                },
+              },
+            },
+          },
+          responses: { '2XX': { description: 'received; any other answer, or none within the timeout, is retried' } },
+        },
+      },
+    ]),
+  );
 }
 
 export function openApiDocument(routes: RouteSpec[], serverUrl = ''): JsonSchema {
@@ -339,7 +388,7 @@ export function openApiDocument(routes: RouteSpec[], serverUrl = ''): JsonSchema
     },
     servers: [{ url: serverUrl || '/', description: 'this service' }],
     security: [{ bearerAuth: [] }],
-    tags: TAGS.filter((t) => used.has(t.name) || t.name === 'Operations'),
+    tags: TAGS.filter((t) => used.has(t.name) || t.name === 'Operations' || t.name === 'Webhooks'),
     components: {
       securitySchemes: {
         bearerAuth: {
@@ -351,5 +400,6 @@ export function openApiDocument(routes: RouteSpec[], serverUrl = ''): JsonSchema
       schemas,
     },
     paths: { ...paths, ...OPERATIONAL_PATHS },
+    webhooks: webhookDocs(),
   };
 }

@@ -2,9 +2,13 @@ import { reshape, selectionOf, type FieldMap } from './fields.js';
 import type { RestResource } from './resource.js';
 import type { ListParams, ReadParams } from './query-params.js';
 
+/** A resource's fields and relations as one map, made once (reshaping runs for every record). */
+const wholeMaps = new WeakMap<RestResource, FieldMap>();
+
 /** The map of the record as asked: chosen fields, then expanded relations. */
 export function shapeOf(resource: RestResource, params: ReadParams): { map: FieldMap; keys: string[] } {
-  const map = { ...resource.fields, ...resource.expand };
+  let map = wholeMaps.get(resource);
+  if (!map) wholeMaps.set(resource, (map = { ...resource.fields, ...resource.expand }));
   return { map, keys: [...params.keys, ...params.expand] };
 }
 
@@ -57,6 +61,12 @@ export function getDocument(resource: RestResource, queryField: string, params: 
 export function reshapeRecord(resource: RestResource, params: ReadParams, node: Record<string, unknown>) {
   const { map, keys } = shapeOf(resource, params);
   return reshape(map, node, keys);
+}
+
+/** Every record of a page, reshaped with one shape. */
+export function reshapeRecords(resource: RestResource, params: ReadParams, nodes: Record<string, unknown>[]) {
+  const { map, keys } = shapeOf(resource, params);
+  return nodes.map((node) => reshape(map, node, keys));
 }
 
 /** `query { result: orderPage(id: …, size: …, sort: …) }` → an Int. */

@@ -1,6 +1,6 @@
 import type { GraphQLFormattedError } from 'graphql';
 import { STATUS_CODES } from 'node:http';
-import { HTTP_STATUS_BY_CODE } from '../graphql/error-codes.js';
+import { HTTP_STATUS_BY_CODE, OVERLOADED } from '../graphql/error-codes.js';
 
 export interface ProblemFieldError {
   field: string;
@@ -13,6 +13,7 @@ const TYPE_BY_STATUS: Record<number, string> = {
   403: 'forbidden',
   404: 'not-found',
   405: 'method-not-allowed',
+  408: 'request-timeout',
   409: 'conflict',
   412: 'precondition-failed',
   413: 'payload-too-large',
@@ -34,18 +35,25 @@ export class Problem extends Error {
     readonly detail: string,
     readonly errors?: ProblemFieldError[],
     readonly headers: Record<string, string> = {},
+    /** The problem type when the status alone does not say it (`overloaded` is a 503 too). */
+    readonly kind?: string,
   ) {
     super(detail);
   }
 
   get body() {
     return {
-      type: `/problems/${TYPE_BY_STATUS[this.status] ?? 'error'}`,
+      type: `/problems/${this.kind ?? TYPE_BY_STATUS[this.status] ?? 'error'}`,
       title: STATUS_CODES[this.status] ?? 'Error',
       status: this.status,
       detail: this.detail,
       ...(this.errors?.length ? { errors: this.errors } : {}),
     };
+  }
+
+  /** The service (not the database) has more work than it admits now: 503 `overloaded`, retry shortly. */
+  static overloaded(detail = 'The service is busy; retry shortly'): Problem {
+    return new Problem(503, detail, undefined, { 'Retry-After': '1' }, 'overloaded');
   }
 
   /** A bad query parameter: 400 naming it. */
@@ -58,6 +66,7 @@ export class Problem extends Error {
     const code = String(errors[0]?.extensions?.code ?? 'INTERNAL_SERVER_ERROR');
     const status = HTTP_STATUS_BY_CODE[code] ?? 500;
     if (status === 500) return new Problem(500, 'Internal server error');
+    if (code === OVERLOADED) return Problem.overloaded(errors[0].message);
     if (status === 503) return new Problem(503, errors[0].message, undefined, { 'Retry-After': '2' });
     if (status === 401) return new Problem(401, errors[0].message, undefined, { 'WWW-Authenticate': 'Bearer realm="store-api"' });
     const fields = errors

@@ -3,11 +3,13 @@ import { getNamedType, isEnumType, isInputObjectType, parse, validate, type Grap
 import type { Context } from 'koa';
 import type { GraphQLGateway, OperationResult, Session } from '../graphql/gateway.js';
 import { etagOf } from '../domain/preconditions.js';
+import { inputProblems } from '../domain/input-limits.js';
+import { publicOrigin } from '../http/public-origin.js';
 import { checkBody, restFieldPath, toInput } from './body.js';
-import { idempotent, type IdempotencyStore } from './idempotency.js';
+import { idempotent, type CommitAnswer, type IdempotencyStore } from './idempotency.js';
 import { toFilter } from './filters.js';
 import { listPage } from './list-wrapper.js';
-import { getDocument, listDocument, listVariables, mutationDocument, positionDocument, reshapeRecord } from './operations.js';
+import { getDocument, listDocument, listVariables, mutationDocument, positionDocument, reshapeRecord, reshapeRecords } from './operations.js';
 import { Problem } from './problem.js';
 import { parseListParams, parseReadParams } from './query-params.js';
 import { sortKeys } from './resource.js';
@@ -20,8 +22,9 @@ export interface RestOptions {
   gateway: GraphQLGateway;
   /** Where Idempotency-Key answers are kept (writes ignore the header without one). */
   idempotency?: IdempotencyStore;
-  /** PUBLIC_URL: base of absolute links; otherwise the request's own origin. */
+  /** PUBLIC_URL: base of absolute links; otherwise an ALLOWED_HOSTS Host, else the listening address. */
   publicUrl?: string;
+  allowedHosts?: readonly string[];
   routes?: RouteSpec[];
 }
 
@@ -39,12 +42,29 @@ function dataOf(result: OperationResult): Record<string, any> {
   return result.data.result as Record<string, any>;
 }
 
+/**
+ * The parsed JSON body, checked against the shared input limits (src/domain/input-limits.ts)
+ * before anything else reads it: nesting depth, text length, valid Unicode, finite numbers. A
+ * body breaking one is a 422 naming the field, so nothing later (idempotency hashing, schema
+ * validation, the domain) ever sees a value it could choke on.
+ */
 function requestBody(ctx: Context): unknown {
   const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
   if (hasBody && !ctx.is('application/json', 'application/*+json')) {
     throw new Problem(415, 'Send the request body as application/json');
   }
-  return hasBody ? (ctx.request as unknown as { body: unknown }).body : undefined;
+  const body = hasBody ? (ctx.request as unknown as { body: unknown }).body : undefined;
+  const problems = body === undefined ? [] : inputProblems(body);
+  if (problems.length) throw new Problem(422, `Invalid request body: ${problems.map((e) => `${e.field} ${e.message}`).join('; ')}`, problems);
+  return body;
+}
+
+/**
+ * The route's scope is checked right after authentication, before the body is read: a token
+ * that may not write gets 403 whatever it sent (the resolver's @Authorized checks it again).
+ */
+function requireScope(session: Session, route: RouteSpec): void {
+  if (route.scope && !session.scopes.has(route.scope)) throw new Problem(403, `This token lacks the scope ${route.scope}`);
 }
 
 /**
@@ -63,11 +83,12 @@ async function sessionOf(ctx: Context, options: RestOptions): Promise<Session> {
 }
 
 function baseUrl(ctx: Context, options: RestOptions): string {
-  return `${options.publicUrl ? options.publicUrl.replace(/\/$/, '') : `${ctx.protocol}://${ctx.host}`}${ctx.path}`;
+  return `${publicOrigin(ctx, options)}${ctx.path}`;
 }
 
 async function handleList(ctx: Context, route: ListRoute | SearchRoute, options: RestOptions) {
   const session = await sessionOf(ctx, options);
+  requireScope(session, route);
   const pathId = route.kind === 'search' && route.idFilter ? idParam(ctx.params.id) : undefined;
   const params = parseListParams(ctx.query, route.resource);
   const filter = route.kind === 'search' ? toFilter(route.resource.filters ?? {}, requestBody(ctx)) : undefined;
@@ -81,7 +102,7 @@ async function handleList(ctx: Context, route: ListRoute | SearchRoute, options:
     variables: { ...listVariables(params, filter), ...(route.kind === 'list' ? pathVariables(ctx, route.pathArgs) : {}) },
   });
   const data = dataOf(result);
-  const items = (data.items as Record<string, unknown>[]).map((node) => reshapeRecord(route.resource, params, node));
+  const items = reshapeRecords(route.resource, params, data.items as Record<string, unknown>[]);
   const page = listPage(items, { page: params.page, size: params.size, totalCount: data.totalCount }, baseUrl(ctx, options), ctx.querystring);
   ctx.set(page.headers);
   ctx.body = route.kind === 'search' && route.bare ? items : page.body;
@@ -89,6 +110,7 @@ async function handleList(ctx: Context, route: ListRoute | SearchRoute, options:
 
 async function handleGet(ctx: Context, route: GetRoute, options: RestOptions) {
   const session = await sessionOf(ctx, options);
+  requireScope(session, route);
   const id = idParam(ctx.params.id);
   const params = parseReadParams(ctx.query, route.resource);
   const result = await session.run({
@@ -121,6 +143,7 @@ function matches(header: string, etag: string): boolean {
 
 async function handlePosition(ctx: Context, route: PositionRoute, options: RestOptions) {
   const session = await sessionOf(ctx, options);
+  requireScope(session, route);
   const id = idParam(ctx.params.id);
   const params = parseListParams(ctx.query, route.resource);
   const { size, sort } = listVariables(params);
@@ -135,41 +158,67 @@ function pathVariables(ctx: Context, pathArgs: Record<string, string> | undefine
 
 async function handleWrite(ctx: Context, route: WriteRoute, options: RestOptions) {
   const session = await sessionOf(ctx, options);
-  const raw = (ctx.request as unknown as { body?: unknown }).body;
-  await idempotent(ctx, options.idempotency, session.tokenId, route.body ? raw : null, () => write(ctx, route, options, session));
+  requireScope(session, route);
+  const body = route.body ? requestBody(ctx) : null;
+  await idempotent(ctx, options.idempotency, session.tokenId, body ?? null, (commit) => write(ctx, route, options, session, body, commit));
 }
 
-async function write(ctx: Context, route: WriteRoute, options: RestOptions, session: Session) {
+function renderProblem(ctx: Context, problem: Problem) {
+  ctx.status = problem.status;
+  ctx.set(problem.headers);
+  ctx.type = 'application/problem+json';
+  ctx.body = problem.body;
+}
+
+/** `commit`: with an Idempotency-Key, the answer is stored inside the write's transaction. */
+async function write(ctx: Context, route: WriteRoute, options: RestOptions, session: Session, body: unknown, commit?: CommitAnswer) {
   const variables: Record<string, unknown> = pathVariables(ctx, route.pathArgs);
   const params = parseReadParams(ctx.query, route.resource);
   let fieldName = (field: string) => restFieldPath(route.body, field);
   if (route.body) {
     const shown = { ...route.resource.fields, ...route.resource.expand };
-    const checked = checkBody(route.body, requestBody(ctx) ?? (route.listBody ? undefined : {}), route.listBody ? {} : shown, Boolean(route.listBody));
-    const body = route.body;
+    const checked = checkBody(route.body, body ?? (route.listBody ? undefined : {}), route.listBody ? {} : shown, Boolean(route.listBody));
+    const map = route.body;
     if (route.listBody) {
       const prefix = new RegExp(`^${route.listBody}(?=\\[)`);
-      variables.input = { [route.listBody]: (checked.value as Record<string, unknown>[]).map((item) => toInput(body, item)) };
-      fieldName = (field) => restFieldPath(body, field.replace(prefix, ''));
+      variables.input = { [route.listBody]: (checked.value as Record<string, unknown>[]).map((item) => toInput(map, item)) };
+      fieldName = (field) => restFieldPath(map, field.replace(prefix, ''));
     } else {
-      variables.input = toInput(body, checked.value as Record<string, unknown>);
-      fieldName = (field) => checked.unwrap(restFieldPath(body, field));
+      variables.input = toInput(map, checked.value as Record<string, unknown>);
+      fieldName = (field) => checked.unwrap(restFieldPath(map, field));
     }
   }
   // If-Match guards the record of the path (writes under an order compare with the order's ETag).
   const ifMatch = ctx.get('if-match');
   const precondition =
     ifMatch && route.resource.versioned && route.pathArgs.id ? { entity: route.resource.versioned, id: variables[route.pathArgs.id] as number, etags: entityTags(ifMatch) } : undefined;
+  const respond = (result: OperationResult) => {
+    if (result.errors?.length) throw Problem.fromGraphQL(result.errors, fieldName);
+    const data = dataOf(result);
+    if (typeof data.version === 'number') ctx.set('ETag', etagOf(data.version));
+    ctx.status = route.status;
+    ctx.body = reshapeRecord(route.resource, params, data);
+  };
+  let answered: OperationResult | undefined;
   const result = await session.run({
     document: mutationDocument(route.resource, route.operation, params, { intArgs: Object.values(route.pathArgs), input: route.input }),
     variables,
     precondition,
+    beforeCommit: commit
+      ? async (outcome, sql) => {
+          try {
+            respond(outcome);
+          } catch (error) {
+            if (!(error instanceof Problem) || error.status >= 500) throw error; // rolls back; nothing kept
+            renderProblem(ctx, error);
+          }
+          await commit(sql);
+          answered = outcome;
+        }
+      : undefined,
   });
-  if (result.errors?.length) throw Problem.fromGraphQL(result.errors, fieldName);
-  const data = dataOf(result);
-  if (typeof data.version === 'number') ctx.set('ETag', etagOf(data.version));
-  ctx.status = route.status;
-  ctx.body = reshapeRecord(route.resource, params, data);
+  // Answered inside the transaction unless it failed (then `result` is the failure).
+  if (result !== answered) respond(result);
 }
 
 function everything(route: RouteSpec) {

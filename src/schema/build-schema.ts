@@ -1,6 +1,9 @@
 import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema, getMetadataStorage } from 'type-graphql';
+import { ApiTokenResolver } from '../resolvers/api-token.resolver.js';
+import { EventFieldsResolver, EventResolver, OrderEventsFieldResolver } from '../resolvers/event.resolver.js';
+import { WebhookDeliveryFieldsResolver, WebhookResolver, WebhookSubscriptionFieldsResolver } from '../resolvers/webhook.resolver.js';
 import { CustomerFieldsResolver } from '../resolvers/customer-fields.resolver.js';
 import { CustomerResolver } from '../resolvers/customer.resolver.js';
 import { FulfilmentFieldsResolver, RestockFieldsResolver, ShipmentFieldsResolver } from '../resolvers/fulfilment-record-fields.resolver.js';
@@ -32,6 +35,9 @@ export const resolvers = [
   FulfilmentResolver, ShipmentResolver, InventoryResolver,
   OrderResolver, OrderFieldsResolver, LineItemFieldsResolver, FulfilmentFieldsResolver, ShipmentFieldsResolver, RestockFieldsResolver,
   WarehouseResolver, WarehouseFieldsResolver, InventoryLevelFieldsResolver,
+  ApiTokenResolver,
+  EventResolver, EventFieldsResolver, OrderEventsFieldResolver,
+  WebhookResolver, WebhookSubscriptionFieldsResolver, WebhookDeliveryFieldsResolver,
 ] as const;
 
 /**

@@ -3,7 +3,7 @@
 import 'reflect-metadata';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { ormConfig } from '../../mikro-orm.config.js';
@@ -11,6 +11,8 @@ import { createApp } from '../../src/app.js';
 import { createApiToken } from '../../src/auth/api-tokens.js';
 import type { RateLimitSettings } from '../../src/auth/rate-limit.js';
 import { SCOPES } from '../../src/auth/scopes.js';
+import { createHttpServer, DEFAULT_TIMEOUTS, type HttpTimeouts } from '../../src/http/timeouts.js';
+import type { AdmissionLimits } from '../../src/http/admission.js';
 import { checkAgainstOpenApi } from './openapi-check.js';
 
 export interface TestService {
@@ -57,11 +59,16 @@ export async function createDatabase(kind: 'seeded' | 'empty' = 'seeded'): Promi
   return adminUrl().replace(/\/postgres$/, `/${name}`);
 }
 
+/** Suites fire hundreds of requests at once; the admission suites set small limits themselves. */
+const UNLIMITED_ADMISSION = { maxInFlight: 100_000, maxPerToken: 100_000 };
+
 /**
  * `rateLimit`: off unless given (suites fire hundreds of requests per token at once); the
  * rate-limit suites switch it on with small buckets.
  */
-export async function startTestService(options: { publicUrl?: string; databaseUrl?: string; rateLimit?: RateLimitSettings } = {}): Promise<TestService> {
+export async function startTestService(
+  options: { publicUrl?: string; databaseUrl?: string; rateLimit?: RateLimitSettings; allowedHosts?: string[]; timeouts?: Partial<HttpTimeouts>; readTimeoutMs?: number; admission?: Partial<AdmissionLimits>; poolMax?: number } = {},
+): Promise<TestService> {
   const dbUrl = options.databaseUrl ?? (await createDatabase());
   const statements = { count: 0, reset() { this.count = 0; } };
   const orm = await MikroORM.init(
@@ -70,10 +77,12 @@ export async function startTestService(options: { publicUrl?: string; databaseUr
         statements.count++;
         return sql;
       },
-    }),
+      ...(options.poolMax ? { pool: { min: 0, max: options.poolMax } } : {}),
+    }, options.readTimeoutMs),
   );
-  const { app, stop } = await createApp({ orm, publicUrl: options.publicUrl, rateLimit: options.rateLimit });
-  const server: Server = createServer(app.callback());
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const { app, stop } = await createApp({ orm, publicUrl: options.publicUrl, rateLimit: options.rateLimit, allowedHosts: options.allowedHosts, bodyTimeoutMs: timeouts.bodyMs, admission: options.admission ?? UNLIMITED_ADMISSION });
+  const server: Server = createHttpServer(app.callback(), timeouts);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { secret: token } = await createApiToken(orm.em.fork(), 'test (all scopes)', [...SCOPES]);

@@ -89,6 +89,8 @@ export async function collectExamples(call: CallApi): Promise<Examples> {
   });
   const [unrestocked] = (await ordersIn(4, 10)).filter((o) => o.shipments.length && !o.restocks.length);
   await record('DELETE /orders/{id}/shipments/{shipmentId}', `/orders/${unrestocked.id}/shipments/${unrestocked.shipments[0].id}`);
+  // The order just edited above now has a timeline.
+  await record('GET /orders/{id}/events', `/orders/${shipped[1].id}/events?sort=id`);
 
   await record('PATCH /products/{id}', `/products/${product.id}`, { title: `${product.title} (2nd edition)`, tags: ['new', 'featured'] });
   await record('POST /collections', '/collections', { title: 'Summer picks', type: 0, seo_title: 'Summer picks', seo_url: 'summer-picks', match_products: [product.id] });

@@ -1,0 +1,87 @@
+import type { FieldError } from './errors.js';
+
+/**
+ * The one set of input limits (issue 14, decisions §2). REST bodies and search filters, `/graphql`
+ * variables and the arguments of every root operation are all checked against these values, so
+ * neither edge accepts what the other refuses and no input can cost unbounded CPU or SQL.
+ */
+export const INPUT_LIMITS = {
+  /** Longest text any input field takes (a product textarea, the longest field, holds 100 000). */
+  text: 100_000,
+  /** Longest text one search filter value may be (a search term, not a document). */
+  filterText: 1000,
+  /** Most values one search filter may list ("any of"). */
+  filterValues: 100,
+  /** Most items any other list input may hold. */
+  list: 1000,
+  /** How deep JSON input may nest (objects and arrays); no request shape needs more than 6. */
+  depth: 32,
+  /** Field errors named in one answer at most (a huge bad input must not make a huge answer). */
+  reported: 20,
+} as const;
+
+/** A string holding an unpaired UTF-16 surrogate cannot be stored or sent as UTF-8. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export interface InputCheckOptions {
+  /** Prefix of every reported path (`filter`, `$input`). */
+  root?: string;
+  /** Search filter values: the tighter text and list limits apply. */
+  filter?: boolean;
+  /** Check text too (default); off where the text is checked later with better names. */
+  text?: boolean;
+}
+
+const join = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key);
+
+/** What is wrong with one leaf value (text or number), if anything. */
+export function leafProblem(value: unknown, filter = false, text = true): string | undefined {
+  if (typeof value === 'string' && text) {
+    const limit = filter ? INPUT_LIMITS.filterText : INPUT_LIMITS.text;
+    if (value.length > limit) return `must be at most ${limit} characters`;
+    if (value.includes('\u0000')) return 'must not contain the NUL character';
+    if (LONE_SURROGATE.test(value)) return 'must be valid Unicode text (it holds an unpaired surrogate)';
+  } else if (typeof value === 'number' && !Number.isFinite(value)) {
+    return 'is outside the range of numbers';
+  }
+  return undefined;
+}
+
+/**
+ * Every value of a JSON input that breaks a limit, by path (`items[2].title`). The walk uses an
+ * explicit stack, never recursion, so no nesting can overflow the call stack; it stops descending
+ * at the depth limit and stops collecting after `INPUT_LIMITS.reported` problems.
+ */
+export function inputProblems(value: unknown, { root = '', filter = false, text = true }: InputCheckOptions = {}): FieldError[] {
+  const problems: FieldError[] = [];
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: root, depth: 0 }];
+  while (stack.length && problems.length < INPUT_LIMITS.reported) {
+    const { value: node, path, depth } = stack.pop()!;
+    if (node === null || typeof node !== 'object') {
+      const message = leafProblem(node, filter, text);
+      if (message) problems.push({ field: path || 'body', message });
+      continue;
+    }
+    if (depth >= INPUT_LIMITS.depth) {
+      problems.push({ field: path || 'body', message: `nests deeper than ${INPUT_LIMITS.depth} levels` });
+      continue;
+    }
+    if (Array.isArray(node)) {
+      const limit = filter ? INPUT_LIMITS.filterValues : INPUT_LIMITS.list;
+      if (node.length > limit) {
+        problems.push({ field: path || 'body', message: `may hold at most ${limit} values` });
+        continue;
+      }
+      for (let i = node.length - 1; i >= 0; i--) stack.push({ value: node[i], path: join(path, i), depth: depth + 1 });
+    } else if (!(node instanceof Date)) {
+      const entries = Object.entries(node);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, child] = entries[i];
+        const keyProblem = text ? leafProblem(key) : undefined;
+        if (keyProblem) problems.push({ field: join(path, key), message: `key ${keyProblem}` });
+        else stack.push({ value: child, path: join(path, key), depth: depth + 1 });
+      }
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,56 @@
+import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { now } from '../domain/clock.js';
+import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
+
+/**
+ * Who changed what, and when (decisions §5 "Order timeline"): one row per change, written in the
+ * change's own transaction, so a change that rolls back leaves no event and a committed one always
+ * has its event. Webhook deliveries are queued from these rows by a trigger (migration
+ * events_and_webhooks), in the same transaction again. No foreign keys: the history outlives what
+ * it speaks of (a deleted product, fulfilment or token keeps its events).
+ */
+@ObjectType('Event', { description: 'A change to the store: what changed, when, and through which token' })
+@Entity({ tableName: 'event' })
+@Index({ name: 'event_order_id_id_index', properties: ['orderId', 'id'] })
+@Index({ name: 'event_subject_index', properties: ['subject', 'subjectId', 'id'] })
+export class StoreEvent {
+  @Field(() => Int, { description: 'Increasing with the order of commits within one record; the de-duplication key of webhook deliveries' })
+  @PrimaryKey({ type: 'integer' })
+  id!: number;
+
+  @Field({ description: 'What happened, e.g. `fulfilment.created`, `order.address_changed`, `product.updated`' })
+  @Property({ type: 'text' })
+  type!: string;
+
+  @Field(() => TimestampScalar, { description: 'When the change was committed' })
+  @Property({ type: 'timestamptz', onCreate: () => now() })
+  createdAt: Date = now();
+
+  /** The API token that made the change (null for the service itself); GraphQL shows it as `actor`. */
+  @Property({ type: 'integer', nullable: true })
+  actorTokenId: number | null = null;
+
+  /** That token's name at the time of the change. */
+  @Property({ type: 'text', nullable: true })
+  actorName: string | null = null;
+
+  /** `order`, `product`, `customer` or `collection`: the record the change belongs to. */
+  @Field({ description: 'The kind of record changed: order, product, customer or collection' })
+  @Property({ type: 'text' })
+  subject!: string;
+
+  @Field(() => Int, { description: 'Id of the record changed (of the kind in subject)' })
+  @Property({ type: 'integer' })
+  subjectId!: number;
+
+  /** Set for every change under an order (the order's own, its fulfilments, shipments, restocks). */
+  @Field(() => Int, { nullable: true, description: 'The order the change belongs to (its own, or of its fulfilments, shipments, restocks); null for other records' })
+  @Property({ type: 'integer', nullable: true })
+  orderId: number | null = null;
+
+  @Field(() => GraphQLJSONObject, { description: 'The changed record (or the fields changed) in its REST shape: snake_case keys, Unix seconds' })
+  @Property({ type: 'jsonb' })
+  data!: Record<string, unknown>;
+}

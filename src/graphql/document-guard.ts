@@ -1,0 +1,76 @@
+import type { Context, Next } from 'koa';
+import { inputProblems } from '../domain/input-limits.js';
+
+/**
+ * Brackets (`{`, `(`, `[`) a `/graphql` document may nest before it is even parsed. graphql-js
+ * parses recursively, so thousands of levels overflow the stack; the depth limit of fields (10)
+ * plus nested input values and GraphiQL's type references stay far below this.
+ */
+export const MAX_DOCUMENT_NESTING = 64;
+/** Tokens a `/graphql` document may have (graphql-js stops parsing there): bounds parse and validation CPU. */
+export const MAX_DOCUMENT_TOKENS = 20_000;
+
+/** How deep brackets nest in a GraphQL document, ignoring strings, block strings and comments; stops counting past `limit`. */
+export function documentNesting(source: string, limit = MAX_DOCUMENT_NESTING): number {
+  let depth = 0;
+  let max = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '#') {
+      while (i < source.length && source[i] !== '\n' && source[i] !== '\r') i++;
+    } else if (c === '"') {
+      if (source.startsWith('"""', i)) {
+        const end = source.indexOf('"""', i + 3);
+        i = end < 0 ? source.length : end + 2;
+      } else {
+        for (i++; i < source.length && source[i] !== '"' && source[i] !== '\n'; i++) if (source[i] === '\\') i++;
+      }
+    } else if (c === '{' || c === '(' || c === '[') {
+      max = Math.max(max, ++depth);
+      if (max > limit) return max;
+    } else if (c === '}' || c === ')' || c === ']') {
+      depth--;
+    }
+  }
+  return max;
+}
+
+function refuse(ctx: Context, message: string, extensions: Record<string, unknown>) {
+  ctx.status = 400;
+  ctx.type = 'application/json';
+  ctx.body = { errors: [{ message, extensions }], extensions: { cost: 0 } }; // refused before any charge
+}
+
+/**
+ * Before Apollo parses anything: a document nesting deeper than MAX_DOCUMENT_NESTING is refused
+ * with QUERY_TOO_DEEP (never "Maximum call stack size exceeded"), and variables are held to the
+ * structural input limits that coercion would otherwise trip over first (depth, list length,
+ * finite numbers) with BAD_USER_INPUT naming each one (`$input.weight`). Text (length, valid
+ * Unicode, NUL) is checked after coercion by the input guard, which names the argument's field.
+ */
+export async function documentGuard(ctx: Context, next: Next) {
+  if (ctx.path !== '/graphql' || (ctx.method !== 'POST' && ctx.method !== 'GET')) return next();
+  const body = (ctx.request as unknown as { body?: unknown }).body;
+  const params = ctx.method === 'POST' && body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : (ctx.query as Record<string, unknown>);
+  if (typeof params.query === 'string') {
+    const nesting = documentNesting(params.query);
+    if (nesting > MAX_DOCUMENT_NESTING) {
+      return refuse(ctx, `The document nests brackets more than ${MAX_DOCUMENT_NESTING} levels deep`, { code: 'QUERY_TOO_DEEP' });
+    }
+  }
+  let variables = params.variables;
+  if (typeof variables === 'string' && ctx.method === 'GET') {
+    try {
+      variables = JSON.parse(variables);
+    } catch {
+      return next(); // Apollo answers the malformed JSON itself
+    }
+  }
+  if (variables && typeof variables === 'object' && !Array.isArray(variables)) {
+    const fields = Object.entries(variables).flatMap(([name, value]) => inputProblems(value, { root: `$${name}`, text: false }));
+    if (fields.length) {
+      return refuse(ctx, `Invalid variables: ${fields.map((f) => `${f.field} ${f.message}`).join('; ')}`, { code: 'BAD_USER_INPUT', fields });
+    }
+  }
+  return next();
+}

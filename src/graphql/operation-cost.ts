@@ -1,0 +1,150 @@
+import {
+  getOperationAST,
+  GraphQLError,
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isObjectType,
+  Kind,
+  OperationTypeNode,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type SelectionSetNode,
+} from 'graphql';
+import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
+import { MAX_PAGE_SIZE } from '../schema/pagination.js';
+import { COMPLEXITY_PER_REQUEST, depthOf, MAX_COMPLEXITY, MAX_DEPTH, QUERY_TOO_COMPLEX, QUERY_TOO_DEEP, QueryLimitError } from './query-limits.js';
+
+/**
+ * The cost of a `/graphql` operation (decisions §2 "Limits", §4; issue 14): a function of the
+ * schema, the document and the variables only, so it can be computed wherever the operation is
+ * admitted and charged. There is no way around it:
+ *
+ * - every field counts 1, introspection fields (`__schema`, `__type`, …) too; a list multiplies
+ *   the complexity of its selection by how many items it can return: `size` for paged lists, and
+ *   for introspection lists the schema's own average (types, fields per type, args per field…),
+ *   so a thousand aliased `__schema` selections cost what they make the server do;
+ * - each root field (aliases included, fragments expanded) costs at least one REST request, and so
+ *   each mutation field: the charge is max(root fields, ceil(complexity / 1000));
+ * - a document may hold at most MAX_MUTATION_FIELDS mutation fields (each is a write with its
+ *   own transaction; batching thousands of them in one request is refused, TOO_MANY_MUTATIONS);
+ * - depth and complexity limits as before (QUERY_TOO_DEEP, QUERY_TOO_COMPLEX).
+ *
+ * The charge is taken from the token's one bucket, the one REST requests spend.
+ */
+export const MAX_MUTATION_FIELDS = 10;
+/** Field nodes visited, fragments expanded: stops fragment fan-out before it costs CPU. */
+const MAX_QUERY_NODES = 10_000;
+export const TOO_MANY_MUTATIONS = 'TOO_MANY_MUTATIONS';
+
+export interface OperationCost {
+  depth: number;
+  complexity: number;
+  /** Root fields of the operation (aliases counted, fragments expanded). */
+  rootFields: number;
+  /** What the operation spends from the token's bucket. */
+  cost: number;
+}
+
+/** How many items each introspection list returns on average, from the schema itself. */
+function introspectionSizes(schema: GraphQLSchema): Record<string, number> {
+  const types = Object.values(schema.getTypeMap());
+  let fields = 0;
+  let args = 0;
+  let inputFields = 0;
+  let enumValues = 0;
+  let interfaces = 0;
+  for (const type of types) {
+    if (isObjectType(type) || isInterfaceType(type)) {
+      const own = Object.values(type.getFields());
+      fields += own.length;
+      args += own.reduce((n, f) => n + f.args.length, 0);
+      interfaces += type.getInterfaces().length;
+    } else if (isInputObjectType(type)) {
+      inputFields += Object.keys(type.getFields()).length;
+    } else if (isEnumType(type)) {
+      enumValues += type.getValues().length;
+    }
+  }
+  const perType = (n: number) => Math.max(1, Math.ceil(n / types.length));
+  const directives = schema.getDirectives();
+  return {
+    '__Schema.types': types.length,
+    '__Schema.directives': directives.length,
+    '__Type.fields': perType(fields),
+    '__Type.inputFields': perType(inputFields),
+    '__Type.enumValues': perType(enumValues),
+    '__Type.interfaces': perType(interfaces),
+    '__Type.possibleTypes': perType(interfaces),
+    '__Field.args': Math.max(1, Math.ceil(args / Math.max(1, fields))),
+    '__Directive.args': Math.max(1, Math.ceil(directives.reduce((n, d) => n + d.args.length, 0) / Math.max(1, directives.length))),
+  };
+}
+
+const sizesBySchema = new WeakMap<GraphQLSchema, Record<string, number>>();
+
+function estimators(schema: GraphQLSchema): ComplexityEstimator[] {
+  let sizes = sizesBySchema.get(schema);
+  if (!sizes) sizesBySchema.set(schema, (sizes = introspectionSizes(schema)));
+  const introspection: ComplexityEstimator = ({ type, field, childComplexity }) => {
+    const items = sizes[`${type.name}.${field.name}`];
+    return items === undefined ? undefined : 1 + items * childComplexity;
+  };
+  const paged: ComplexityEstimator = ({ args, childComplexity }) => {
+    const size = typeof args.size === 'number' ? Math.min(Math.max(Math.trunc(args.size), 1), MAX_PAGE_SIZE) : 1;
+    return 1 + size * childComplexity;
+  };
+  return [introspection as ComplexityEstimator, paged];
+}
+
+/** Root fields of the operation, fragments on the root type expanded (`__typename` is free). */
+function rootFieldCount(document: DocumentNode, set: SelectionSetNode, seen = new Set<string>()): number {
+  let count = 0;
+  for (const selection of set.selections) {
+    if (selection.kind === Kind.FIELD) {
+      if (selection.name.value !== '__typename') count++;
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      count += rootFieldCount(document, selection.selectionSet, seen);
+    } else if (!seen.has(selection.name.value)) {
+      seen.add(selection.name.value);
+      const fragment = document.definitions.find((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value);
+      if (fragment) count += rootFieldCount(document, fragment.selectionSet, seen);
+    }
+  }
+  return count;
+}
+
+/**
+ * Measures a validated operation and refuses one over a limit (`QueryLimitError`). Variables
+ * that do not coerce are left to execution to report: such an operation cannot run a resolver,
+ * so it costs its root fields.
+ */
+export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown> | undefined): OperationCost {
+  const operation = getOperationAST(document, operationName);
+  const rootFields = operation ? rootFieldCount(document, operation.selectionSet) : 0;
+  if (operation?.operation === OperationTypeNode.MUTATION && rootFields > MAX_MUTATION_FIELDS) {
+    throw new QueryLimitError(TOO_MANY_MUTATIONS, `The document holds ${rootFields} mutation fields; at most ${MAX_MUTATION_FIELDS} are allowed in one request`);
+  }
+  const depth = depthOf(document, operationName);
+  if (depth > MAX_DEPTH) {
+    throw new QueryLimitError(QUERY_TOO_DEEP, `The operation nests fields ${depth} levels deep; at most ${MAX_DEPTH} are allowed`);
+  }
+  let complexity: number;
+  try {
+    complexity = getComplexity({ schema, query: document, operationName: operationName ?? undefined, variables: variables ?? {}, estimators: estimators(schema), maxQueryNodes: MAX_QUERY_NODES });
+  } catch (error) {
+    if (error instanceof GraphQLError && /^Variable "\$/.test(error.message)) return { depth, complexity: 0, rootFields, cost: Math.max(1, rootFields) };
+    if (error instanceof GraphQLError && /maximum allowed number of nodes/.test(error.message)) {
+      throw new QueryLimitError(QUERY_TOO_COMPLEX, `The operation selects more than ${MAX_QUERY_NODES} fields (fragments expanded)`);
+    }
+    throw error;
+  }
+  if (complexity > MAX_COMPLEXITY) {
+    throw new QueryLimitError(
+      QUERY_TOO_COMPLEX,
+      `The operation's complexity is ${complexity}; at most ${MAX_COMPLEXITY} is allowed (every field counts 1, introspection included; a list's selection counts once per item it can return): ask for smaller pages or fewer fields`,
+    );
+  }
+  return { depth, complexity, rootFields, cost: Math.max(1, rootFields, Math.ceil(complexity / COMPLEXITY_PER_REQUEST)) };
+}

@@ -1,0 +1,103 @@
+import type { Context, Next } from 'koa';
+import { Gauge, Counter } from 'prom-client';
+import { OVERLOADED } from '../graphql/error-codes.js';
+import { registry } from '../observability/metrics.js';
+import { Problem } from '../rest/problem.js';
+
+export interface AdmissionLimits {
+  /** MAX_IN_FLIGHT: API requests this process works on at once. */
+  maxInFlight: number;
+  /** MAX_IN_FLIGHT_PER_TOKEN: of those, at most this many for one Authorization header. */
+  maxPerToken: number;
+  /** ADMISSION_QUEUE_MS: how long a request over a limit may wait for a slot before a 503. */
+  queueMs: number;
+  /** ADMISSION_QUEUE_MAX: requests waiting at most; more are refused at once. */
+  maxQueue: number;
+}
+
+export const DEFAULT_ADMISSION: AdmissionLimits = { maxInFlight: 20, maxPerToken: 16, queueMs: 1000, maxQueue: 200 };
+
+function metric<T>(name: string, make: () => T): T {
+  registry.removeSingleMetric(name);
+  return make();
+}
+
+const inFlightGauge = metric('http_requests_in_flight', () => new Gauge({ name: 'http_requests_in_flight', help: 'API requests being worked on (admitted)', registers: [registry] }));
+const queueGauge = metric('http_admission_queue_length', () => new Gauge({ name: 'http_admission_queue_length', help: 'API requests waiting for admission', registers: [registry] }));
+const refused = metric(
+  'http_requests_overloaded_total',
+  () => new Counter({ name: 'http_requests_overloaded_total', help: 'API requests refused with 503 overloaded (admission limits)', registers: [registry] }),
+);
+
+/** Only the API is admitted; probes, metrics and static pages always answer. */
+const isApi = (ctx: Context) => ctx.path.startsWith('/api/') || ctx.path === '/graphql';
+
+/**
+ * Admission control (issue 14, D9): each process works on at most `maxInFlight` API requests at
+ * once, and at most `maxPerToken` of them for one token, so a burst queues here, in a bounded FIFO
+ * with a bounded wait, instead of piling onto the database pool (where waits past its timeout
+ * looked like an outage). A request that finds no slot in time is answered 503 with the distinct
+ * type `overloaded` (GraphQL: OVERLOADED) and `Retry-After: 1`; nothing of it ran.
+ */
+export function admission(limits: AdmissionLimits = DEFAULT_ADMISSION) {
+  let inFlight = 0;
+  const perToken = new Map<string, number>();
+  const waiting: { token: string; admit: () => void }[] = [];
+  const fits = (token: string) => inFlight < limits.maxInFlight && (perToken.get(token) ?? 0) < limits.maxPerToken;
+  const enter = (token: string) => {
+    inFlight++;
+    perToken.set(token, (perToken.get(token) ?? 0) + 1);
+    inFlightGauge.set(inFlight);
+  };
+  const leave = (token: string) => {
+    inFlight--;
+    const left = (perToken.get(token) ?? 1) - 1;
+    if (left) perToken.set(token, left);
+    else perToken.delete(token);
+    // Wake the oldest waiter that now fits (another token's may, when this one is at its cap).
+    const next = waiting.findIndex((w) => fits(w.token));
+    if (next >= 0) waiting.splice(next, 1)[0].admit();
+    inFlightGauge.set(inFlight);
+    queueGauge.set(waiting.length);
+  };
+
+  function refuse(ctx: Context) {
+    refused.inc();
+    const problem = Problem.overloaded('The service is at its limit of concurrent requests; retry shortly');
+    ctx.status = 503;
+    ctx.set(problem.headers);
+    if (ctx.path === '/graphql') {
+      ctx.type = 'application/json';
+      ctx.body = { errors: [{ message: problem.detail, extensions: { code: OVERLOADED } }], extensions: { cost: 0 } };
+    } else {
+      ctx.type = 'application/problem+json';
+      ctx.body = problem.body;
+    }
+  }
+
+  return async (ctx: Context, next: Next) => {
+    if (!isApi(ctx)) return next();
+    const token = ctx.get('authorization') || '';
+    if (!fits(token)) {
+      if (waiting.length >= limits.maxQueue) return refuse(ctx);
+      const admitted = await new Promise<boolean>((resolve) => {
+        const entry = { token, admit: () => (clearTimeout(timer), enter(token), resolve(true)) };
+        const timer = setTimeout(() => {
+          waiting.splice(waiting.indexOf(entry), 1);
+          queueGauge.set(waiting.length);
+          resolve(false);
+        }, limits.queueMs);
+        waiting.push(entry);
+        queueGauge.set(waiting.length);
+      });
+      if (!admitted) return refuse(ctx);
+    } else {
+      enter(token);
+    }
+    try {
+      await next();
+    } finally {
+      leave(token);
+    }
+  };
+}

@@ -1,0 +1,63 @@
+import type { GraphQLResolveInfo } from 'graphql';
+import { Args, ArgsType, Authorized, Ctx, Field, FieldResolver, Info, Int, ObjectType, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
+import { NotFoundError } from '../domain/errors.js';
+import { Order } from '../entities/order.entity.js';
+import { StoreEvent } from '../entities/store-event.entity.js';
+import { loaded, type ReadRow } from '../reads/read-model.js';
+import { readPage } from '../reads/read-query.js';
+import { selectionOf } from '../reads/selection.js';
+import type { GraphQLContext } from '../schema/context.js';
+import { inputGuard } from '../schema/input-guard.middleware.js';
+import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+
+export const eventSort = sortableFields('Event', { id: 'id', type: 'type', createdAt: 'createdAt' });
+
+@ObjectType({ description: 'A page of events' })
+export class EventPage extends PageOf(StoreEvent) {}
+
+@ObjectType({ description: 'Who made a change: the API token, by id and by its name at the time' })
+export class EventActor {
+  @Field(() => Int, { description: 'Id of the API token' })
+  tokenId!: number;
+
+  @Field({ description: 'Name of the API token when the change was made' })
+  name!: string;
+}
+
+@ArgsType()
+export class OrderEventListArgs extends PageArgs {
+  @Field(() => Int, { description: 'Order id' }) orderId!: number;
+
+  @Field(() => [eventSort.SortInput], { nullable: true, description: 'Sort terms, applied in order; default newest first (id descending), as every list; sort by id ascending to read the timeline in order' })
+  sort?: InstanceType<typeof eventSort.SortInput>[];
+}
+
+/** The order timeline (decisions §5): events of one order, paged like every list. */
+@Resolver(() => StoreEvent)
+@UseMiddleware(inputGuard)
+export class EventResolver {
+  @Authorized('read_orders')
+  @Query(() => EventPage, { nullable: true, description: 'The timeline of one order: every change to it, with who made it' })
+  async orderEvents(@Args(() => OrderEventListArgs) args: OrderEventListArgs, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    if (!(await em.count(Order, { id: args.orderId }))) throw new NotFoundError('Order', args.orderId);
+    return readPage(em, 'StoreEvent', selectionOf(info), { orderId: args.orderId }, args, eventSort.columns);
+  }
+}
+
+@Resolver(() => StoreEvent)
+export class EventFieldsResolver {
+  @FieldResolver(() => EventActor, { nullable: true, description: 'The token that made the change; null for the service itself' })
+  actor(@Root() event: ReadRow<StoreEvent>): EventActor | null {
+    return event.actorTokenId == null ? null : { tokenId: event.actorTokenId, name: event.actorName ?? '' };
+  }
+}
+
+/** `Order.events`: the whole timeline of an order, oldest first, aggregated into the order's statement. */
+@Resolver(() => Order)
+export class OrderEventsFieldResolver {
+  @Authorized('read_orders')
+  @FieldResolver(() => [StoreEvent], { description: 'Every change to this order, oldest first (GET /orders/{id}/events pages them)' })
+  events(@Root() order: ReadRow<Order>): StoreEvent[] {
+    return loaded(order, 'events');
+  }
+}

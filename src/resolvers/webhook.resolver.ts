@@ -1,0 +1,105 @@
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, Int, Mutation, ObjectType, Query, Resolver, Root, UseMiddleware, Info } from 'type-graphql';
+import { EVENT_TYPES } from '../domain/events.js';
+import { inTransaction } from '../domain/transaction.js';
+import { WebhookAttempt } from '../entities/webhook-attempt.entity.js';
+import { DeliveryStatus, WebhookDelivery } from '../entities/webhook-delivery.entity.js';
+import { WebhookSubscription } from '../entities/webhook-subscription.entity.js';
+import { loaded, type ReadRow } from '../reads/read-model.js';
+import { readPage } from '../reads/read-query.js';
+import { selectionOf } from '../reads/selection.js';
+import type { GraphQLContext } from '../schema/context.js';
+import { inputGuard } from '../schema/input-guard.middleware.js';
+import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { createWebhookSubscription, deleteWebhookSubscription, enableWebhookSubscription } from '../webhooks/subscriptions.js';
+
+const subscriptionSort = sortableFields('WebhookSubscription', { id: 'id', createdAt: 'createdAt' });
+const deliverySort = sortableFields('WebhookDelivery', { id: 'id', createdAt: 'createdAt', nextAttemptAt: 'nextAttemptAt' });
+
+@ObjectType({ description: 'A page of webhook subscriptions' })
+export class WebhookSubscriptionPage extends PageOf(WebhookSubscription) {}
+
+@ObjectType({ description: 'A page of webhook deliveries' })
+export class WebhookDeliveryPage extends PageOf(WebhookDelivery) {}
+
+@ArgsType()
+export class WebhookSubscriptionListArgs extends PageArgs {
+  @Field(() => [subscriptionSort.SortInput], { nullable: true, description: 'Sort terms, applied in order; id always breaks ties (default id descending)' })
+  sort?: InstanceType<typeof subscriptionSort.SortInput>[];
+}
+
+@ArgsType()
+export class WebhookDeliveryListArgs extends PageArgs {
+  @Field(() => DeliveryStatus, { nullable: true, description: 'Only deliveries in this state' })
+  status?: DeliveryStatus;
+
+  @Field(() => [deliverySort.SortInput], { nullable: true, description: 'Sort terms, applied in order; id always breaks ties (default id descending)' })
+  sort?: InstanceType<typeof deliverySort.SortInput>[];
+}
+
+@ObjectType({ description: 'A new subscription and its signing secret, shown in this answer only' })
+export class CreatedWebhookSubscription {
+  @Field(() => WebhookSubscription, { description: 'The subscription created' })
+  subscription!: WebhookSubscription;
+
+  @Field({ description: 'The Standard Webhooks signing secret (`whsec_…`): verify `webhook-signature` with it' })
+  secret!: string;
+}
+
+/** Webhook subscriptions and their delivery logs (decisions §5), under `manage_webhooks`. */
+@Resolver(() => WebhookSubscription)
+@UseMiddleware(inputGuard)
+export class WebhookResolver {
+  @Authorized('manage_webhooks')
+  @Query(() => WebhookSubscriptionPage, { description: 'Webhook subscriptions, disabled ones included (see disabledAt)' })
+  webhookSubscriptions(@Args(() => WebhookSubscriptionListArgs) args: WebhookSubscriptionListArgs, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    return readPage(em, 'WebhookSubscription', selectionOf(info), {}, args, subscriptionSort.columns);
+  }
+
+  @Authorized('manage_webhooks')
+  @Mutation(() => CreatedWebhookSubscription, {
+    description: `Subscribes an http(s) URL to event types (${EVENT_TYPES.join(', ')}). Each event is POSTed as {type, timestamp, data} with Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature), retried with back-off until a 2xx.`,
+  })
+  createWebhookSubscription(
+    @Arg('url', () => String, { description: 'The http(s) URL events are POSTed to' }) url: string,
+    @Arg('events', () => [String], { description: 'The event types to deliver, e.g. fulfilment.created' }) events: string[],
+    @Ctx() { em, principal }: GraphQLContext,
+  ): Promise<CreatedWebhookSubscription> {
+    return inTransaction(em, (tx) => createWebhookSubscription(tx, principal, url, events));
+  }
+
+  @Authorized('manage_webhooks')
+  @Mutation(() => WebhookSubscription, { description: 'Re-enables a subscription disabled after repeated failure; failed deliveries and events made while it was disabled are not sent' })
+  enableWebhookSubscription(@Arg('id', () => Int, { description: 'Id of the webhook subscription to re-enable' }) id: number, @Ctx() { em }: GraphQLContext) {
+    return inTransaction(em, (tx) => enableWebhookSubscription(tx, id));
+  }
+
+  @Authorized('manage_webhooks')
+  @Mutation(() => Int, { description: 'Deletes a subscription with its pending deliveries and log; answers its id' })
+  deleteWebhookSubscription(@Arg('id', () => Int, { description: 'Id of the webhook subscription to delete' }) id: number, @Ctx() { em }: GraphQLContext) {
+    return inTransaction(em, (tx) => deleteWebhookSubscription(tx, id));
+  }
+}
+
+@Resolver(() => WebhookSubscription)
+export class WebhookSubscriptionFieldsResolver {
+  @Authorized('manage_webhooks')
+  @FieldResolver(() => WebhookDeliveryPage, { description: 'The delivery log: each event sent or to be sent, its attempts, status codes and next retry (default newest first)' })
+  deliveries(
+    @Root() subscription: ReadRow<WebhookSubscription>,
+    @Args(() => WebhookDeliveryListArgs) args: WebhookDeliveryListArgs,
+    @Ctx() { em }: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
+    const where = { subscriptionId: subscription.id, ...(args.status ? { status: args.status } : {}) };
+    return readPage(em, 'WebhookDelivery', selectionOf(info), where, args, deliverySort.columns);
+  }
+}
+
+@Resolver(() => WebhookDelivery)
+export class WebhookDeliveryFieldsResolver {
+  @FieldResolver(() => [WebhookAttempt], { description: 'Every attempt, first to last' })
+  attemptLog(@Root() delivery: ReadRow<WebhookDelivery>): WebhookAttempt[] {
+    return loaded(delivery, 'attemptLog');
+  }
+}

@@ -1,0 +1,65 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { NotFoundError, ValidationError, type FieldError } from '../domain/errors.js';
+import { EVENT_TYPES, type Actor } from '../domain/events.js';
+import { WebhookSubscription } from '../entities/webhook-subscription.entity.js';
+import { newWebhookSecret } from './signature.js';
+import { allowPrivateTargets, isNonPublicAddress, urlProblems } from './target-policy.js';
+
+const MAX_SUBSCRIPTIONS = 100;
+
+/**
+ * Checks a webhook URL before it is stored: http(s), no credentials, and (unless private targets
+ * are allowed) a host that resolves to public addresses only. The worker checks again on every
+ * connection, since DNS may change.
+ */
+export async function checkWebhookUrl(url: string, allowPrivate = allowPrivateTargets()): Promise<FieldError[]> {
+  const problems = urlProblems(url, allowPrivate);
+  if (!problems.length && !allowPrivate) {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    if (!isIP(host)) {
+      const addresses = await lookup(host, { all: true }).catch(() => null);
+      if (!addresses?.length) problems.push(`the host ${host} does not resolve`);
+      else if (addresses.some((a) => isNonPublicAddress(a.address))) problems.push(`the host ${host} resolves to a loopback or private address`);
+    }
+  }
+  return problems.map((message) => ({ field: 'url', message }));
+}
+
+/** `createWebhookSubscription` (decisions §5): the secret is returned this once. */
+export async function createWebhookSubscription(em: EntityManager, actor: Actor, url: string, events: string[]): Promise<{ subscription: WebhookSubscription; secret: string }> {
+  const errors = await checkWebhookUrl(url.trim());
+  const unknown = events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
+  if (!events.length) errors.push({ field: 'events', message: 'name at least one event type' });
+  if (unknown.length) errors.push({ field: 'events', message: `unknown event type ${unknown.join(', ')}; valid: ${EVENT_TYPES.join(', ')}` });
+  if (errors.length) throw new ValidationError(errors);
+  if ((await em.count(WebhookSubscription, {})) >= MAX_SUBSCRIPTIONS) {
+    throw new ValidationError([{ field: 'url', message: `a store has at most ${MAX_SUBSCRIPTIONS} webhook subscriptions; delete one first` }]);
+  }
+  const secret = newWebhookSecret();
+  const subscription = Object.assign(new WebhookSubscription(), { url: url.trim(), events: [...new Set(events)], secret, createdByTokenId: actor.tokenId });
+  await em.persist(subscription).flush();
+  return { subscription, secret };
+}
+
+/** Deletes a subscription with its queue and log; nothing more is sent to it. */
+export async function deleteWebhookSubscription(em: EntityManager, id: number): Promise<number> {
+  const subscription = await em.findOne(WebhookSubscription, { id });
+  if (!subscription) throw new NotFoundError('WebhookSubscription', id);
+  await em.remove(subscription).flush();
+  return id;
+}
+
+/**
+ * Re-enables a subscription disabled after repeated failure: new events are queued for it again
+ * and its pending deliveries resume. Deliveries that failed, and events made while it was
+ * disabled, are not sent (the receiver can read the order timeline for what it missed).
+ */
+export async function enableWebhookSubscription(em: EntityManager, id: number): Promise<WebhookSubscription> {
+  const subscription = await em.findOne(WebhookSubscription, { id });
+  if (!subscription) throw new NotFoundError('WebhookSubscription', id);
+  Object.assign(subscription, { disabledAt: null, disabledReason: null, consecutiveFailures: 0 });
+  await em.flush();
+  return subscription;
+}

@@ -1,0 +1,186 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { logger } from '../logger.js';
+import { postWebhook, type PostResult } from './http-post.js';
+import { signWebhook } from './signature.js';
+import { allowPrivateTargets } from './target-policy.js';
+
+/** Seconds before retry n (after attempt n failed), as Svix does: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const RETRY_DELAYS_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 36_000];
+
+export interface WebhookWorkerOptions {
+  /** Pause between polls when nothing is due. */
+  pollMs?: number;
+  /** Deliveries in flight at once (a slow receiver holds one slot, never the others). */
+  concurrency?: number;
+  /** A receiver's whole answer must arrive within this. */
+  timeoutMs?: number;
+  /** Delays before each retry; attempts = this length + 1, after which the delivery fails and the subscription is disabled. */
+  retryDelaysSeconds?: number[];
+  allowPrivate?: boolean;
+}
+
+interface Claimed {
+  id: number;
+  attempts: number;
+  url: string;
+  secret: string;
+  event_id: number;
+  type: string;
+  created_at: Date | string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * One statement claims due deliveries: `FOR UPDATE SKIP LOCKED` picks rows no other worker is
+ * claiming, the attempt counter moves on and `next_attempt_at` is pushed past a lease (so a crashed
+ * worker's attempt is retried, as the next attempt, after the lease), and the attempt is logged
+ * under a unique (delivery, attempt) key: two workers can never make the same attempt.
+ */
+const CLAIM_SQL = `
+with due as (
+  select d.id from webhook_delivery d join webhook_subscription s on s.id = d.subscription_id
+  where d.status = 'pending' and d.next_attempt_at <= now() and s.disabled_at is null
+  order by d.next_attempt_at, d.id limit ? for update of d skip locked
+), claimed as (
+  update webhook_delivery d set attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => ?)
+  from due where d.id = due.id returning d.id, d.subscription_id, d.event_id, d.attempts
+), logged as (
+  insert into webhook_attempt (delivery_id, attempt, duration_ms) select id, attempts, 0 from claimed
+)
+select c.id, c.attempts, s.url, s.secret, e.id as event_id, e.type, e.created_at, e.data
+from claimed c join webhook_subscription s on s.id = c.subscription_id join event e on e.id = c.event_id`;
+
+/** A 2xx: delivered; the subscription's failure streak ends. */
+const SUCCEEDED_SQL = `
+with d as (
+  update webhook_delivery set status = 'delivered', delivered_at = now(), next_attempt_at = null, last_status_code = ?, last_error = null
+  where id = ? returning subscription_id
+), a as (
+  update webhook_attempt set status_code = ?, duration_ms = ? where delivery_id = ? and attempt = ?
+)
+update webhook_subscription set consecutive_failures = 0 where id = (select subscription_id from d)`;
+
+/**
+ * A failed attempt: retried after the next delay, or, with no retry left, failed; a subscription
+ * with a delivery that failed every attempt is disabled (and visible as such) until re-created.
+ */
+const FAILED_SQL = `
+with p as (select ?::int as id, ?::int as attempt, ?::int as status_code, ?::text as error, ?::int as duration_ms, ?::int as max_attempts, ?::int as delay),
+d as (
+  update webhook_delivery w set last_status_code = p.status_code, last_error = p.error,
+    status = case when p.attempt >= p.max_attempts then 'failed' else 'pending' end,
+    next_attempt_at = case when p.attempt >= p.max_attempts then null else now() + make_interval(secs => p.delay) end
+  from p where w.id = p.id returning w.subscription_id, w.status
+), a as (
+  update webhook_attempt t set status_code = p.status_code, error = p.error, duration_ms = p.duration_ms
+  from p where t.delivery_id = p.id and t.attempt = p.attempt
+)
+update webhook_subscription s set consecutive_failures = s.consecutive_failures + 1,
+  disabled_at = case when d.status = 'failed' then coalesce(s.disabled_at, now()) else s.disabled_at end,
+  disabled_reason = case when d.status = 'failed' and s.disabled_at is null
+    then 'event ' || (select event_id from webhook_delivery where id = p.id) || ' failed ' || p.attempt || ' attempts (last: ' || coalesce(p.status_code::text, p.error) || ')'
+    else s.disabled_reason end
+from d, p where s.id = d.subscription_id`;
+
+/**
+ * Delivers webhooks from the durable queue in PostgreSQL (Standard Webhooks): each delivery is a
+ * POST of `{type, timestamp, data}` signed with the subscription's secret, sent after the claim
+ * committed (no lock is held during network I/O). Up to `concurrency` deliveries run at once and a
+ * freed slot claims the next due one at once, so a slow receiver (bounded by `timeoutMs`) delays
+ * only its own deliveries. Any number of workers, in one process or many, share the queue.
+ */
+export class WebhookWorker {
+  private readonly options: Required<WebhookWorkerOptions>;
+  private readonly inFlight = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private pumping: Promise<void> | undefined;
+  private stopped = true;
+
+  constructor(
+    private readonly orm: MikroORM,
+    options: WebhookWorkerOptions = {},
+  ) {
+    this.options = { pollMs: 1000, concurrency: 10, timeoutMs: 10_000, retryDelaysSeconds: RETRY_DELAYS_SECONDS, allowPrivate: allowPrivateTargets(), ...options };
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.pumping;
+    await Promise.all(this.inFlight);
+  }
+
+  /** Claims what is due (up to `concurrency`) and delivers it; resolves when those are done. */
+  async runOnce(): Promise<number> {
+    const claimed = await this.claim(this.options.concurrency);
+    await Promise.all(claimed.map((c) => this.deliver(c)));
+    return claimed.length;
+  }
+
+  private tick(): void {
+    if (this.stopped) return;
+    this.pumping ??= this.pump().finally(() => (this.pumping = undefined));
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.tick(), this.options.pollMs);
+    this.timer.unref();
+  }
+
+  /** Fills the free slots with due deliveries; each finished delivery frees its slot and pumps again. */
+  private async pump(): Promise<void> {
+    try {
+      while (!this.stopped && this.inFlight.size < this.options.concurrency) {
+        const claimed = await this.claim(this.options.concurrency - this.inFlight.size);
+        if (!claimed.length) return;
+        for (const delivery of claimed) {
+          const running: Promise<void> = this.deliver(delivery).finally(() => {
+            this.inFlight.delete(running);
+            if (!this.stopped) queueMicrotask(() => this.tick());
+          });
+          this.inFlight.add(running);
+        }
+      }
+    } catch (error) {
+      logger.error({ err: error }, 'webhook claim failed');
+    }
+  }
+
+  private claim(limit: number): Promise<Claimed[]> {
+    const lease = Math.ceil(this.options.timeoutMs / 1000) + 30;
+    return this.orm.em.getConnection().execute<Claimed[]>(CLAIM_SQL, [limit, lease]);
+  }
+
+  private async deliver(delivery: Claimed): Promise<void> {
+    const id = `evt_${delivery.event_id}`;
+    const timestamp = Math.floor(Date.now() / 1000);
+    const body = JSON.stringify({ type: delivery.type, timestamp: new Date(delivery.created_at).toISOString(), data: delivery.data });
+    const headers = { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signWebhook(delivery.secret, id, timestamp, body) };
+    const result = await postWebhook(delivery.url, headers, body, { timeoutMs: this.options.timeoutMs, allowPrivate: this.options.allowPrivate });
+    try {
+      await this.record(delivery, result);
+    } catch (error) {
+      // The lease runs out and the delivery is retried: at least once, never lost.
+      logger.error({ err: error, deliveryId: delivery.id }, 'recording a webhook attempt failed');
+    }
+  }
+
+  private async record(delivery: Claimed, result: PostResult): Promise<void> {
+    const connection = this.orm.em.getConnection();
+    if (result.status !== undefined && result.status >= 200 && result.status < 300) {
+      await connection.execute(SUCCEEDED_SQL, [result.status, delivery.id, result.status, result.durationMs, delivery.id, delivery.attempts], 'run');
+      return;
+    }
+    const delays = this.options.retryDelaysSeconds;
+    const error = result.error ?? `HTTP ${result.status}`;
+    logger.warn({ deliveryId: delivery.id, attempt: delivery.attempts, url: delivery.url, error }, 'webhook delivery failed');
+    await connection.execute(
+      FAILED_SQL,
+      [delivery.id, delivery.attempts, result.status ?? null, error.slice(0, 1000), result.durationMs, delays.length + 1, delays[Math.min(delivery.attempts, delays.length) - 1] ?? 0],
+      'run',
+    );
+  }
+}

@@ -1,0 +1,37 @@
+// Issue 14, "a short statement timeout for reads": a read that runs past the pool's statement
+// timeout ends with a 503 asking to narrow or retry (never a 500, never a held connection), while
+// a write transaction may wait on a lock longer than that and still succeed.
+import pg from 'pg';
+import { startTestService, type TestService } from './support/harness.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService({ readTimeoutMs: 300 });
+});
+afterAll(() => service.stop());
+
+it('ends a read stuck past the read timeout with 503 + Retry-After; a write waits past it and succeeds', async () => {
+  // The test's own database (the harness's), reached directly to hold a table lock.
+  const url = (service.orm.config.get('clientUrl') as string);
+  const locker = new pg.Client({ connectionString: url });
+  await locker.connect();
+  try {
+    await locker.query('begin');
+    await locker.query('lock table warehouse in access exclusive mode');
+    const started = Date.now();
+    const write = service.graphql('mutation { createWarehouse(title: "after the lock") { id title } }');
+    const read = await service.get('/api/v1/warehouses');
+    expect(read.status).toBe(503);
+    expect(read.headers.get('retry-after')).toBe('2');
+    expect(read.body.detail).toMatch(/took too long/);
+    expect(Date.now() - started).toBeLessThan(3000);
+    await new Promise((r) => setTimeout(r, 700)); // the write has now waited > 2 × the read timeout
+    await locker.query('commit');
+    const written = await write;
+    expect(written.body.errors).toBeUndefined();
+    expect(written.body.data.createWarehouse.title).toBe('after the lock');
+  } finally {
+    await locker.end();
+  }
+  expect((await service.get('/api/v1/warehouses')).status).toBe(200);
+});

@@ -1,0 +1,304 @@
+// Issue 16 / decisions §5: signed webhooks from the event log, delivered from a durable queue in
+// PostgreSQL, verified here with the `standardwebhooks` package the receivers would use.
+process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { WebhookWorker } from '../src/webhooks/webhook-worker.js';
+import { createDatabase, startTestService, type TestService } from './support/harness.js';
+import { pickVariants, placeOrder } from './support/orders.js';
+
+interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+let service: TestService;
+let databaseUrl: string;
+let receiver: Server;
+let base: string;
+const received: Received[] = [];
+/** Per path: the status to answer and how long to wait before answering. */
+const behaviour: Record<string, { status: number; delayMs?: number }> = {};
+const workers: WebhookWorker[] = [];
+
+beforeAll(async () => {
+  databaseUrl = await createDatabase();
+  service = await startTestService({ databaseUrl });
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const rule = behaviour[req.url ?? ''] ?? { status: 204 };
+      received.push({ path: req.url ?? '', headers: req.headers, body, at: Date.now() });
+      const answer = () => {
+        if (!res.destroyed) res.writeHead(rule.status).end();
+      };
+      if (rule.delayMs) setTimeout(answer, rule.delayMs).unref();
+      else answer();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.stop()));
+  receiver?.closeAllConnections();
+  await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
+  await service?.stop();
+});
+
+const at = (p: string) => received.filter((r) => r.path === p);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function subscribe(p: string, events: string[]): Promise<{ id: number; secret: string }> {
+  const res = await service.graphql('mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) { secret subscription { id url events disabledAt } } }', {
+    u: `${base}${p}`, e: events,
+  });
+  expect(res.body.errors).toBeUndefined();
+  const { secret, subscription } = res.body.data.createWebhookSubscription;
+  expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+  expect(subscription).toMatchObject({ url: `${base}${p}`, events, disabledAt: null });
+  return { id: subscription.id, secret };
+}
+
+async function deliveries(subscriptionId: number) {
+  const res = await service.graphql(
+    '{ webhookSubscriptions(size: 10, sort: [{ field: ID, direction: DESC }]) { items { id disabledAt disabledReason consecutiveFailures deliveries(size: 10, sort: [{ field: ID, direction: ASC }]) { totalCount items { eventId eventType status attempts lastStatusCode lastError nextAttemptAt deliveredAt attemptLog { attempt statusCode error durationMs } } } } } }',
+  );
+  expect(res.body.errors).toBeUndefined();
+  return res.body.data.webhookSubscriptions.items.find((s: any) => s.id === subscriptionId);
+}
+
+async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await sleep(50);
+  }
+}
+
+async function unsubscribe(id: number) {
+  const res = await service.graphql('mutation ($id: Int!) { deleteWebhookSubscription(id: $id) }', { id });
+  expect(res.body.data.deleteWebhookSubscription).toBe(id);
+}
+
+it('delivers fulfilment.created and shipment.created to a local receiver, signed so that standardwebhooks verifies them', async () => {
+  const { id, secret } = await subscribe('/orders-hook', ['fulfilment.created', 'shipment.created']);
+  const { untracked } = await pickVariants(service);
+  const order = await placeOrder(service, [{ variantId: untracked, quantity: 2 }]);
+  const line = order.items[0].data.id;
+  const f = await service.send('POST', `/api/v1/orders/${order.id}/fulfilments`, { items: [{ id: line, quantity: 2 }] });
+  const fulfilment = f.body.fulfilments[0];
+  const s = await service.send('POST', `/api/v1/orders/${order.id}/shipments`, { data: { fulfilment_id: fulfilment.id, tracking_number: 'WH-1', shipping_carrier: 1 } });
+  expect(s.status).toBe(201);
+  await service.send('PATCH', `/api/v1/orders/${order.id}`, { notes: 'not subscribed' });
+
+  const worker = new WebhookWorker(service.orm);
+  expect(await worker.runOnce()).toBe(2);
+  const got = at('/orders-hook');
+  expect(got).toHaveLength(2);
+  const verifier = new Webhook(secret);
+  const payloads = got.map((r) => verifier.verify(r.body, r.headers as Record<string, string>) as any);
+  expect(payloads.map((p) => p.type)).toEqual(['fulfilment.created', 'shipment.created']);
+  expect(payloads[0].data).toEqual({ ...fulfilment, order_id: order.id, order_status: 3 });
+  expect(payloads[1].data).toMatchObject({ order_id: order.id, fulfilment_id: fulfilment.id, tracking_number: 'WH-1', items: [{ id: line, quantity: 2 }] });
+  expect(new Date(payloads[0].timestamp).getTime()).toBeGreaterThan(Date.now() - 60_000);
+  // webhook-id is the event's id: the same on every retry, for de-duplication.
+  const events = (await service.get(`/api/v1/orders/${order.id}/events?sort=id`)).body.items;
+  const expected = events.filter((e: any) => e.type !== 'order.notes_changed' && e.type !== 'order.created').map((e: any) => `evt_${e.id}`);
+  expect(got.map((r) => r.headers['webhook-id'])).toEqual(expected);
+  // A tampered body fails verification.
+  expect(() => verifier.verify(got[0].body.replace('"order_status":3', '"order_status":4'), got[0].headers as Record<string, string>)).toThrow();
+
+  const log = await deliveries(id);
+  expect(log.deliveries.items).toEqual([
+    expect.objectContaining({ eventType: 'fulfilment.created', status: 'DELIVERED', attempts: 1, lastStatusCode: 204, nextAttemptAt: null, attemptLog: [expect.objectContaining({ attempt: 1, statusCode: 204 })] }),
+    expect.objectContaining({ eventType: 'shipment.created', status: 'DELIVERED', attempts: 1, lastStatusCode: 204 }),
+  ]);
+  expect(await worker.runOnce()).toBe(0);
+  await unsubscribe(id);
+});
+
+it('retries a receiver answering 500 with back-off, once per attempt, and disables the subscription after repeated failure', async () => {
+  behaviour['/failing'] = { status: 500 };
+  const { id } = await subscribe('/failing', ['order.notes_changed']);
+  const { untracked } = await pickVariants(service);
+  const order = await placeOrder(service, [{ variantId: untracked, quantity: 1 }]);
+  await service.send('PATCH', `/api/v1/orders/${order.id}`, { notes: 'please retry' });
+
+  const worker = new WebhookWorker(service.orm);
+  expect(await worker.runOnce()).toBe(1);
+  expect(at('/failing')).toHaveLength(1);
+  let log = (await deliveries(id)).deliveries.items[0];
+  expect(log).toMatchObject({ status: 'PENDING', attempts: 1, lastStatusCode: 500, lastError: 'HTTP 500' });
+  const firstRetry = log.nextAttemptAt - Math.floor(Date.now() / 1000);
+  expect(firstRetry).toBeGreaterThanOrEqual(3);
+  expect(firstRetry).toBeLessThanOrEqual(6);
+
+  // Not before it is due…
+  expect(await worker.runOnce()).toBe(0);
+  expect(at('/failing')).toHaveLength(1);
+  // …then exactly once more, with the same webhook-id, and the next retry minutes away.
+  await sleep((log.nextAttemptAt * 1000 - Date.now()) + 1100);
+  expect(await worker.runOnce()).toBe(1);
+  expect(await worker.runOnce()).toBe(0);
+  const twice = at('/failing');
+  expect(twice).toHaveLength(2);
+  expect(twice[1].headers['webhook-id']).toBe(twice[0].headers['webhook-id']);
+  expect(Number(twice[1].headers['webhook-timestamp'])).toBeGreaterThan(Number(twice[0].headers['webhook-timestamp']));
+  log = (await deliveries(id)).deliveries.items[0];
+  expect(log).toMatchObject({ status: 'PENDING', attempts: 2, attemptLog: [{ attempt: 1, statusCode: 500 }, { attempt: 2, statusCode: 500 }].map((a) => expect.objectContaining(a)) });
+  expect(log.nextAttemptAt - Math.floor(Date.now() / 1000)).toBeGreaterThan(250);
+
+  // With no retries left the delivery fails and the subscription is disabled, visibly.
+  await service.sql("update webhook_delivery set next_attempt_at = now() where subscription_id = ?", [id]);
+  const impatient = new WebhookWorker(service.orm, { retryDelaysSeconds: [0] });
+  expect(await impatient.runOnce()).toBe(1);
+  const subscription = await deliveries(id);
+  expect(subscription.deliveries.items[0]).toMatchObject({ status: 'FAILED', attempts: 3, nextAttemptAt: null });
+  expect(subscription.disabledAt).toEqual(expect.any(Number));
+  expect(subscription.disabledReason).toMatch(/failed 3 attempts \(last: 500\)/);
+  expect(subscription.consecutiveFailures).toBe(3);
+  // A disabled subscription gets nothing new…
+  await service.send('PATCH', `/api/v1/orders/${order.id}`, { notes: 'after disabling' });
+  expect(await worker.runOnce()).toBe(0);
+  expect(at('/failing')).toHaveLength(3);
+  // …until it is enabled again: then new events are sent.
+  const enabled = await service.graphql('mutation ($id: Int!) { enableWebhookSubscription(id: $id) { disabledAt disabledReason consecutiveFailures } }', { id });
+  expect(enabled.body.data.enableWebhookSubscription).toEqual({ disabledAt: null, disabledReason: null, consecutiveFailures: 0 });
+  behaviour['/failing'] = { status: 200 };
+  await service.send('PATCH', `/api/v1/orders/${order.id}`, { notes: 'after enabling' });
+  expect(await worker.runOnce()).toBe(1);
+  expect(at('/failing')).toHaveLength(4);
+  expect(JSON.parse(at('/failing')[3].body).data.notes).toBe('after enabling');
+  await unsubscribe(id);
+}, 30_000);
+
+it('does not let a slow receiver hold up other deliveries, and gives up on it at the timeout', async () => {
+  behaviour['/slow'] = { status: 200, delayMs: 20_000 };
+  const slow = await subscribe('/slow', ['collection.created']);
+  const fast = await subscribe('/fast', ['collection.created']);
+  const made = await service.send('POST', '/api/v1/collections', { title: 'Hooks', type: 0, seo_title: 'Hooks', seo_url: 'hooks-1', match_products: [] });
+  expect(made.status).toBe(201);
+  await service.send('POST', '/api/v1/collections', { title: 'Hooks 2', type: 0, seo_title: 'Hooks 2', seo_url: 'hooks-2', match_products: [] });
+
+  const worker = new WebhookWorker(service.orm, { timeoutMs: 3000, pollMs: 100 });
+  workers.push(worker);
+  const started = Date.now();
+  worker.start();
+  await until(() => at('/fast').length === 2);
+  expect(Date.now() - started).toBeLessThan(2500);
+  expect(at('/slow').length).toBeGreaterThanOrEqual(1);
+  // The slow receiver never answers in time: its attempts end as timeouts, to be retried later.
+  await until(async () => (await deliveries(slow.id)).deliveries.items.every((d: any) => d.lastError !== null), 10_000);
+  const log = await deliveries(slow.id);
+  expect(log.deliveries.items.map((d: any) => [d.status, d.attempts, d.lastStatusCode])).toEqual([['PENDING', 1, null], ['PENDING', 1, null]]);
+  expect(log.deliveries.items[0].lastError).toMatch(/timed out after 3000 ms/);
+  expect((await deliveries(fast.id)).deliveries.items.map((d: any) => d.status)).toEqual(['DELIVERED', 'DELIVERED']);
+  await worker.stop();
+  await unsubscribe(slow.id);
+  await unsubscribe(fast.id);
+}, 30_000);
+
+it('never makes the same attempt twice with two worker processes on one queue', async () => {
+  behaviour['/shared'] = { status: 204, delayMs: 30 };
+  const { id } = await subscribe('/shared', ['customer.updated']);
+  const COUNT = 40;
+  for (let i = 0; i < COUNT; i++) {
+    expect((await service.send('PATCH', `/api/v1/customers/${(i % 20) + 1}`, { notes: `race ${i}` })).status).toBe(200);
+  }
+  const processes: ChildProcess[] = [];
+  const start = () =>
+    new Promise<ChildProcess>((resolve, reject) => {
+      const child = spawn(process.execPath, [path.resolve('dist/src/cli/outbox-worker.js')], {
+        env: { ...process.env, DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'info', NODE_OPTIONS: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      processes.push(child);
+      let output = '';
+      const timer = setTimeout(() => reject(new Error(`worker did not start: ${output}`)), 20_000);
+      child.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('webhook worker running')) {
+          clearTimeout(timer);
+          resolve(child);
+        }
+      });
+      child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${output}`)));
+    });
+  try {
+    await Promise.all([start(), start()]);
+    await until(() => at('/shared').length >= COUNT, 20_000);
+    await sleep(1500); // time for a duplicate to show up, if one were sent
+  } finally {
+    await Promise.all(
+      processes.map((child) => new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      })),
+    );
+  }
+  const ids = at('/shared').map((r) => r.headers['webhook-id']);
+  expect(ids).toHaveLength(COUNT);
+  expect(new Set(ids).size).toBe(COUNT);
+  const rows = await service.sql<{ status: string; attempts: number; n: number }>(
+    'select status, attempts, count(*)::int as n from webhook_delivery where subscription_id = ? group by status, attempts', [id],
+  );
+  expect(rows).toEqual([{ status: 'delivered', attempts: 1, n: COUNT }]);
+  const attempts = await service.sql<{ n: number }>('select count(*)::int as n from webhook_attempt a join webhook_delivery d on d.id = a.delivery_id where d.subscription_id = ?', [id]);
+  expect(attempts[0].n).toBe(COUNT);
+}, 60_000);
+
+describe('subscriptions', () => {
+  it('refuse non-http(s) URLs, and loopback or private targets unless allowed', async () => {
+    const create = (url: string, events = ['order.created']) =>
+      service.graphql('mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) { secret } }', { u: url, e: events });
+    for (const url of ['ftp://example.com/hook', 'file:///etc/passwd', 'not a url', 'http://user:pw@example.com/']) {
+      const res = await create(url);
+      expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+      expect(res.body.errors[0].extensions.fields?.[0]?.field ?? res.body.errors[0].message).toMatch(/url/);
+    }
+    expect((await create(`${base}/x`, ['order.exploded'])).body.errors[0].message).toContain('fulfilment.created');
+    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'false';
+    try {
+      for (const url of ['http://127.0.0.1:9/hook', 'http://localhost/hook', 'http://10.1.2.3/', 'http://[::1]/', 'http://169.254.169.254/latest/meta-data', 'http://192.168.0.10/']) {
+        const res = await create(url);
+        expect(res.body.errors?.[0]?.message).toMatch(/loopback or private/);
+      }
+    } finally {
+      process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
+    }
+    expect(await service.sql('select id from webhook_subscription where url like ?', ['%/hook'])).toEqual([]);
+  });
+
+  it('need manage_webhooks, and never show the secret again', async () => {
+    const token = await service.tokenWith(['read_orders', 'manage_tokens']);
+    const refused = await service.graphql('{ webhookSubscriptions { totalCount } }', {}, token);
+    expect(refused.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    const { id, secret } = await subscribe('/listed', ['order.created']);
+    const listed = await service.graphql('{ webhookSubscriptions { items { id url events createdAt } } }');
+    expect(listed.text).not.toContain(secret);
+    const type = await service.graphql('{ __type(name: "WebhookSubscription") { fields { name } } }');
+    expect(type.body.data.__type.fields.map((f: any) => f.name)).not.toContain('secret');
+    await unsubscribe(id);
+    expect(await service.sql('select id from webhook_subscription where id = ?', [id])).toEqual([]);
+  });
+});
+
+it('queues deliveries in the change’s transaction: a refused change queues nothing', async () => {
+  const { id } = await subscribe('/none', ['fulfilment.created']);
+  const { untracked } = await pickVariants(service);
+  const order = await placeOrder(service, [{ variantId: untracked, quantity: 1 }]);
+  const res = await service.send('POST', `/api/v1/orders/${order.id}/fulfilments`, { items: [{ id: order.items[0].data.id, quantity: 9 }] });
+  expect(res.status).toBe(409);
+  expect(await service.sql('select id from webhook_delivery where subscription_id = ?', [id])).toEqual([]);
+  await unsubscribe(id);
+});

@@ -91,6 +91,9 @@ const GQL_LINE_ITEMS = `coalesce((select json_agg(json_build_object('id', li.id,
     'counters', json_build_object('quantity', li.quantity)) order by li.id) from line_item li where li.order_id = o.id), '[]')`;
 
 /** Q1's items: the 20 newest orders, each with its line items. */
+/** What the service reports beside each answer: the operation's cost (each of these costs one request). */
+const GQL_EXTENSIONS = `json_build_object('cost', 1)`;
+
 /** GraphQL's FulfilmentStatus enum value of the order's stored status (REST shows the integer). */
 const GQL_STATUS = `(array['NOT_FULFILLED', 'PARTIALLY_FULFILLED', 'PARTIALLY_FULFILLED_AND_SHIPPED', 'FULFILLED', 'PARTIALLY_SHIPPED', 'SHIPPED'])[o.status + 1]`;
 
@@ -113,12 +116,12 @@ const GRAPHQL_BASELINES = new Map<string, GraphQLBaseline>([
   [Q1, {
     scope: 'read_orders',
     sql: `select json_build_object('data', json_build_object('orders', json_build_object(
-        'totalCount', (select count(*) from orders)::int, 'items', ${GQL_NEWEST_ORDERS})))::text as json`,
+        'totalCount', (select count(*) from orders)::int, 'items', ${GQL_NEWEST_ORDERS})), 'extensions', ${GQL_EXTENSIONS})::text as json`,
     params: () => [],
   }],
   [Q1_WITHOUT_COUNT, {
     scope: 'read_orders',
-    sql: `select json_build_object('data', json_build_object('orders', json_build_object('items', ${GQL_NEWEST_ORDERS})))::text as json`,
+    sql: `select json_build_object('data', json_build_object('orders', json_build_object('items', ${GQL_NEWEST_ORDERS})), 'extensions', ${GQL_EXTENSIONS})::text as json`,
     params: () => [],
   }],
   [Q2, {
@@ -129,7 +132,7 @@ const GRAPHQL_BASELINES = new Map<string, GraphQLBaseline>([
         'fulfilments', coalesce((select json_agg(json_build_object('id', f.id, 'createdAt', ${epoch('f.created_at')}, 'warehouse', f.warehouse_id,
             'items', coalesce((select json_agg(json_build_object('id', x.line_item_id, 'quantity', x.quantity) order by x.line_item_id) from fulfilment_item x where x.fulfilment_id = f.id), '[]'))
           order by f.id) from fulfilment f where f.order_id = o.id), '[]'))
-      from orders o left join customer cu on cu.id = o.customer_id where o.id = $1)))::text as json`,
+      from orders o left join customer cu on cu.id = o.customer_id where o.id = $1)), 'extensions', ${GQL_EXTENSIONS})::text as json`,
     params: (variables) => [Number(variables.id)],
   }],
   [Q3, {
@@ -142,7 +145,7 @@ const GRAPHQL_BASELINES = new Map<string, GraphQLBaseline>([
           from product_option po where po.product_id = p.id), '[]'),
         'images', coalesce((select json_agg(json_build_object('id', i.id, 'path', i.path, 'maxSize', i.max_size) order by pi.position, pi.id)
           from product_image pi join image i on i.id = pi.image_id where pi.product_id = p.id), '[]'))
-      order by p.id desc) from (select * from product order by id desc limit 50) p), '[]'))))::text as json`,
+      order by p.id desc) from (select * from product order by id desc limit 50) p), '[]'))), 'extensions', ${GQL_EXTENSIONS})::text as json`,
     params: () => [],
   }],
   [Q4, {
@@ -150,7 +153,7 @@ const GRAPHQL_BASELINES = new Map<string, GraphQLBaseline>([
     sql: `select json_build_object('data', json_build_object('customers', json_build_object(
         'totalCount', (select count(*) from customer c where c.last_name ilike any($1))::int,
         'items', coalesce((select json_agg(json_build_object('id', c.id, 'email', c.email, 'firstName', c.first_name, 'lastName', c.last_name) order by c.id desc)
-          from (select * from customer c where c.last_name ilike any($1) order by id desc limit 20) c), '[]'))))::text as json`,
+          from (select * from customer c where c.last_name ilike any($1) order by id desc limit 20) c), '[]'))), 'extensions', ${GQL_EXTENSIONS})::text as json`,
     params: () => [['%ove%']],
   }],
 ]);

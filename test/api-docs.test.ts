@@ -1,9 +1,10 @@
 // Issue 8: the OpenAPI 3.1 document is valid, covers every route of the table, is public, and the
 // /docs reference (Scalar) renders it in headless Chromium with no network at all.
 import { validate, compileErrors } from '@readme/openapi-parser';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { EXAMPLES } from '../src/rest/examples/examples.generated.js';
 import { routes } from '../src/rest/routes.js';
+import { launchChromium } from './support/chromium.js';
 import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService;
@@ -49,10 +50,7 @@ it('documents every route with its scope, parameters, bodies, problems, paginati
 describe('the /docs reference in headless Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(() => browser?.close());
 

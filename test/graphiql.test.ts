@@ -2,9 +2,10 @@
 // it works on first paste (no error before a token, the schema fetched when the token is set) and
 // offers store-specific example tabs.
 import { parse, validate } from 'graphql';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { GRAPHIQL_EXAMPLES } from '../src/graphql/graphiql-examples.js';
 import { buildStoreSchema } from '../src/schema/build-schema.js';
+import { launchChromium } from './support/chromium.js';
 import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService;
@@ -64,10 +65,7 @@ it('offers example tabs that are valid operations of the schema: orders with ful
 describe('GraphiQL in headless Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(() => browser?.close());
 

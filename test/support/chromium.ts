@@ -1,0 +1,12 @@
+import { chromium, type Browser } from 'playwright-core';
+
+/**
+ * Debian's Chromium (installed by test/support/ensure-chromium.sh), headless, with nothing that
+ * phones home: the page tests count every request that leaves the service.
+ */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}

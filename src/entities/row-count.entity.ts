@@ -5,7 +5,7 @@ import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/decorators/legac
  * triggers (in the migration) add one row `(table, +n / −n)` per INSERT, COPY or DELETE, and fold
  * a table's rows into one when they pile up. The count is the sum of a table's deltas, MVCC-exact
  * for the reader's snapshot, and writers never wait on one another (no single counter row).
- * Read by `countRows` (src/domain/listing.ts) for unfiltered lists.
+ * Read by `countQuery` (src/domain/listing.ts) for unfiltered lists.
  */
 @Entity({ tableName: 'row_count' })
 @Index({ properties: ['tableName'] })

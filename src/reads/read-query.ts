@@ -138,18 +138,12 @@ export async function readByIds(em: EntityManager, type: string, selection: Sele
   return ids.map((id) => byId.get(id)).filter((row): row is Row => row !== undefined);
 }
 
-/** One row of `type`, or null. */
-export async function readOne(em: EntityManager, type: string, selection: SelectionTree, id: number): Promise<Row | null> {
-  const [row] = await readByIds(em, type, selection, [id]);
-  return row ?? null;
-}
-
 /**
  * The record a root field or a mutation answers, read as the selection asks (a mutation's answer
  * is read back after its transaction, through the same road as any read).
  */
 export async function readRecord(em: EntityManager, info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments' | 'variableValues'>, type: string, id: number): Promise<Row> {
-  const row = await readOne(em, type, selectionOf(info), id);
+  const [row] = await readByIds(em, type, selectionOf(info), [id]);
   if (!row) throw new NotFoundError(type, id);
   return row;
 }

@@ -44,15 +44,16 @@ export class CollectionFieldsResolver {
   async productIds(@Root() collection: ReadRow<Collection>, @Ctx() { loaders }: GraphQLContext): Promise<number[]> {
     // The read model brings each collection with its rules; the memberships of every collection
     // of the response are then computed in one statement.
-    let definitions = asked.get(loaders);
-    if (!definitions) asked.set(loaders, (definitions = new Map()));
-    const known = definitions;
+    let collections = asked.get(loaders);
+    if (!collections) asked.set(loaders, (collections = new Map()));
+    collections.set(collection.id, collection);
+    const requested = collections;
     const loader = loaders.children<{ collectionId: number; productId: number }>(
       'collection.productIds',
       async (em, ids) => {
         const members = await memberProductIds(
           em,
-          ids.map((id) => known.get(id)!).map((c) => ({
+          ids.map((id) => requested.get(id)!).map((c) => ({
             id: c.id,
             type: c.type,
             rulesMatchCondition: c.rulesMatchCondition,
@@ -63,7 +64,6 @@ export class CollectionFieldsResolver {
       },
       (row) => row.collectionId,
     );
-    definitions.set(collection.id, collection);
     return (await loader.load(collection.id)).map((row) => row.productId);
   }
 

@@ -2,9 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 
 /**
- * Per-request batching for relations. A field resolver asks for the children of one parent; all
- * such asks made in the same tick become one `IN (…)` query, so a page of 200 parents costs the
- * same number of statements as a page of 1.
+ * Per-request batching for what the read model cannot nest into a record's own statement (rule-based
+ * collection membership, a collection's page of products, the store's number format): every ask
+ * made in the same tick becomes one statement, so a page of 200 records costs what a page of 1 does.
  */
 export class Loaders {
   private readonly loaders = new Map<string, DataLoader<number, unknown>>();

@@ -23,7 +23,7 @@ import { notFoundMiddleware, problemMiddleware } from './rest/middleware.js';
 import { postgresIdempotencyStore } from './db/idempotency-store.js';
 import { checkRoutesAgainstSchema, restRouter } from './rest/router.js';
 import { routes } from './rest/routes.js';
-import { buildStoreSchema } from './schema/build-schema.js';
+import { buildStoreSchema } from './graphql/build-schema.js';
 
 export interface AppOptions {
   orm: MikroORM;

@@ -4,7 +4,7 @@
 import { parse, validate } from 'graphql';
 import type { Browser } from 'playwright-core';
 import { GRAPHIQL_EXAMPLES } from '../src/graphql/graphiql-examples.js';
-import { buildStoreSchema } from '../src/schema/build-schema.js';
+import { buildStoreSchema } from '../src/graphql/build-schema.js';
 import { launchChromium } from './support/chromium.js';
 import { startTestService, type TestService } from './support/harness.js';
 

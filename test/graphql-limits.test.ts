@@ -3,7 +3,7 @@
 import { getIntrospectionQuery, parse } from 'graphql';
 import { getDocument, listDocument } from '../src/rest/operations.js';
 import { routes } from '../src/rest/routes.js';
-import { buildStoreSchema } from '../src/schema/build-schema.js';
+import { buildStoreSchema } from '../src/graphql/build-schema.js';
 import { MAX_COMPLEXITY, MAX_DEPTH } from '../src/graphql/query-limits.js';
 import { operationCost } from '../src/graphql/operation-cost.js';
 import { startTestService, type TestService } from './support/harness.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { printSchema } from 'graphql';
-import { buildStoreSchema } from '../src/schema/build-schema.js';
+import { buildStoreSchema } from '../src/graphql/build-schema.js';
 
 const run = promisify(execFile);
 const linter = path.resolve('node_modules/.bin/graphql-schema-linter');

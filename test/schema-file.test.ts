@@ -1,7 +1,7 @@
 // The committed schema.graphql is the schema that runs (`npm run schema:emit` refreshes it).
 import { printSchema } from 'graphql';
 import { readFile } from 'node:fs/promises';
-import { buildStoreSchema } from '../src/schema/build-schema.js';
+import { buildStoreSchema } from '../src/graphql/build-schema.js';
 
 it('schema.graphql matches the schema built from the resolvers', async () => {
   const committed = await readFile('schema.graphql', 'utf8');

@@ -3,7 +3,7 @@
 import 'reflect-metadata';
 import { writeFile } from 'node:fs/promises';
 import { printSchema } from 'graphql';
-import { buildStoreSchema } from '../schema/build-schema.js';
+import { buildStoreSchema } from '../graphql/build-schema.js';
 import { parseCommandLine } from './command-line.js';
 
 parseCommandLine({ usage: 'usage: npm run schema:emit\nWrites the GraphQL schema the service runs to schema.graphql.\n  -h, --help   this text', options: {} });

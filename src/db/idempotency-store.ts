@@ -1,5 +1,40 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { IdempotencyStore, KeyScope, SqlRunner, StoredAnswer } from '../rest/idempotency.js';
+
+/** Which request a key belongs to: the same key from another token, method or path is another key. */
+export interface KeyScope {
+  tokenId: number;
+  key: string;
+  method: string;
+  path: string;
+}
+
+/** A kept answer of a write sent with an Idempotency-Key (`src/rest/idempotency.ts` replays it). */
+export interface StoredAnswer {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+export type Claim =
+  | { state: 'new' }
+  | { state: 'running' }
+  | { state: 'conflict' }
+  | { state: 'replay'; answer: StoredAnswer };
+
+/** Runs one SQL statement: autocommit, or inside the write's own transaction. */
+export type SqlRunner = (text: string, params: unknown[]) => Promise<unknown>;
+
+/** Where Idempotency-Key answers are kept; the REST layer (`src/rest/idempotency.ts`) sees only this. */
+export interface IdempotencyStore {
+  /** How long a claim stays held without its holder renewing it. */
+  leaseMs: number;
+  claim(scope: KeyScope, bodyHash: string): Promise<Claim>;
+  /** Extends the holder's lease (while its request runs). */
+  renew(scope: KeyScope): Promise<void>;
+  /** Keeps the answer; `sql` is the write's transaction when the answer commits with the write. */
+  complete(scope: KeyScope, answer: StoredAnswer, sql?: SqlRunner): Promise<void>;
+  release(scope: KeyScope): Promise<void>;
+}
 
 const TTL = "interval '24 hours'";
 

@@ -1,4 +1,4 @@
-import { now } from './clock.js';
+import { now } from '../clock.js';
 import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
 import { CollectionImage } from '../entities/collection-image.entity.js';
 import { CollectionProduct } from '../entities/collection-product.entity.js';

@@ -10,7 +10,7 @@ import { recordEvent, type Actor } from './events.js';
 import { lockCustomers } from './customer-lock.js';
 import { mergeAddressBlock } from './postal-address.js';
 import { likeEscape } from './text-match.js';
-import { now } from './clock.js';
+import { now } from '../clock.js';
 import { checkPrecondition } from './preconditions.js';
 
 const NAME_LIMIT = 255;

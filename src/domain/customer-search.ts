@@ -1,7 +1,7 @@
 import type { FilterQuery } from '@mikro-orm/postgresql';
 import type { Customer } from '../entities/customer.entity.js';
 import type { AddressBlockFilter, CustomerFilter } from '../schema/inputs/customer.inputs.js';
-import { rangeCondition } from '../schema/inputs/range-filters.js';
+import { rangeCondition } from './range-condition.js';
 import { containsPattern } from './text-match.js';
 
 type Condition = Record<string, unknown>;

@@ -8,7 +8,7 @@ import type { FulfilmentChange, FulfilmentCreate, FulfilmentPatch, RecordItemInp
 import { ConflictError, NotFoundError, type FieldError } from './errors.js';
 import { moveStock, type StockMove } from './inventory.js';
 import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
-import { now } from './clock.js';
+import { now } from '../clock.js';
 import { fulfilmentData } from './event-data.js';
 import { orderEventSubject, recordEvent, type Actor } from './events.js';
 

@@ -10,7 +10,7 @@ import { ValidationError, type FieldError } from './errors.js';
 import { checkText } from './input-checks.js';
 import { lockOrder } from './order-lock.js';
 import { mergeAddressBlock } from './postal-address.js';
-import { now } from './clock.js';
+import { now } from '../clock.js';
 import { orderAddressData } from './event-data.js';
 import { orderEventSubject, recordEvent, type Actor } from './events.js';
 

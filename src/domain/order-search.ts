@@ -1,8 +1,8 @@
 import { raw, type FilterQuery } from '@mikro-orm/postgresql';
 import type { Order } from '../entities/order.entity.js';
 import type { OrderFilter } from '../schema/inputs/order.inputs.js';
-import { rangeCondition } from '../schema/inputs/range-filters.js';
 import { idPartOf, type OrderNumberFormat } from './order-number.js';
+import { rangeCondition } from './range-condition.js';
 import { containsPattern } from './text-match.js';
 
 type Condition = Record<string, unknown>;

@@ -1,24 +1,7 @@
 import type { LineItem } from '../entities/line-item.entity.js';
 import type { Order } from '../entities/order.entity.js';
-import { now } from './clock.js';
-
-/** An order's fulfilment status as stored (the spec's integers 0–5); GraphQL shows the names. */
-export enum FulfilmentStatus {
-  NOT_FULFILLED = 0,
-  PARTIALLY_FULFILLED = 1,
-  PARTIALLY_FULFILLED_AND_SHIPPED = 2,
-  FULFILLED = 3,
-  PARTIALLY_SHIPPED = 4,
-  SHIPPED = 5,
-}
-
-/** An order's payment status as stored (the spec's integers); GraphQL shows the names. */
-export enum PaymentStatus {
-  FULLY_REFUNDED = -2,
-  PARTIALLY_REFUNDED = -1,
-  NOT_PAID = 0,
-  PAID = 1,
-}
+import { now } from '../clock.js';
+import type { FulfilmentStatus } from '../schema/enums/order-status.enums.js';
 
 type Counters = Pick<LineItem, 'quantity' | 'notFulfilled' | 'fulfilled' | 'shipped' | 'restocked'>;
 

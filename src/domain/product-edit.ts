@@ -1,4 +1,4 @@
-import { now } from './clock.js';
+import { now } from '../clock.js';
 import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
 import { Product } from '../entities/product.entity.js';
 import type { ProductCreate, ProductFields, ProductPatch } from '../schema/inputs/product.inputs.js';

@@ -8,7 +8,7 @@ import type { ShipmentChange, ShipmentCreate } from '../schema/inputs/fulfilment
 import { ConflictError, NotFoundError, type FieldError } from './errors.js';
 import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
 import { enqueueShipmentMail } from './shipment-mail.js';
-import { now } from './clock.js';
+import { now } from '../clock.js';
 import { shipmentData } from './event-data.js';
 import { orderEventSubject, recordEvent, type Actor, type EventType } from './events.js';
 

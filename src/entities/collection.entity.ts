@@ -5,7 +5,7 @@ import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { CollectionImage } from './collection-image.entity.js';
 import { CollectionProduct } from './collection-product.entity.js';
 import { CollectionRule } from './collection-rule.entity.js';
-import { now } from '../domain/clock.js';
+import { now } from '../clock.js';
 
 /** Collection kinds of the spec: 0 products added by hand, 1 products matched by rules. */
 export const CollectionType = { Manual: 0, RuleBased: 1 } as const;

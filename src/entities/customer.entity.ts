@@ -5,7 +5,7 @@ import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { CustomerAddress } from './customer-address.entity.js';
 import { CustomerPaymentMethod } from './customer-payment-method.entity.js';
 import { Order } from './order.entity.js';
-import { now } from '../domain/clock.js';
+import { now } from '../clock.js';
 
 /**
  * A customer. `orderCount`, `lifetimeSpent` and `lastPurchase` are derived from the customer's

@@ -5,7 +5,7 @@ import { Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property } from '@mikr
 import { FulfilmentItem } from './fulfilment-item.entity.js';
 import { Order } from './order.entity.js';
 import { Warehouse } from './warehouse.entity.js';
-import { now } from '../domain/clock.js';
+import { now } from '../clock.js';
 
 /** Units of an order sent to fulfilment, drawn from one warehouse when the products track stock. */
 @ObjectType({ description: 'Units of an order sent to fulfilment' })

@@ -1,5 +1,5 @@
 import { Entity, Index, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
-import { now } from '../domain/clock.js';
+import { now } from '../clock.js';
 
 /**
  * The first answer to a write sent with an `Idempotency-Key`, per token, method and path: a retry

@@ -1,6 +1,6 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType } from 'type-graphql';
-import { now } from '../domain/clock.js';
+import { now } from '../clock.js';
 
 /** An uploaded image; products, variants, option thumbnails and collections refer to it by id. */
 @ObjectType({ description: 'An uploaded image' })

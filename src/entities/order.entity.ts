@@ -10,7 +10,7 @@ import { LineItem } from './line-item.entity.js';
 import { PostalAddress } from './postal-address.embeddable.js';
 import { Restock } from './restock.entity.js';
 import { Shipment } from './shipment.entity.js';
-import { now } from '../domain/clock.js';
+import { now } from '../clock.js';
 import { FulfilmentStatus, PaymentStatus } from '../schema/enums/order-status.enums.js';
 
 /**

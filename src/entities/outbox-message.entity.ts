@@ -1,5 +1,5 @@
 import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
-import { now } from '../domain/clock.js';
+import { now } from '../clock.js';
 
 /**
  * A notification written in the same transaction as the change it announces, and delivered

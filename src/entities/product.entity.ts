@@ -7,7 +7,7 @@ import { ProductImage } from './product-image.entity.js';
 import { ProductOption } from './product-option.entity.js';
 import { ProductTextarea } from './product-textarea.entity.js';
 import { ProductVariant } from './product-variant.entity.js';
-import { now } from '../domain/clock.js';
+import { now } from '../clock.js';
 import { TextArrayType } from './text-array.type.js';
 
 /**

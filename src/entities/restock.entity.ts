@@ -5,7 +5,7 @@ import { Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property } from '@mikr
 import { Order } from './order.entity.js';
 import { RestockItem } from './restock-item.entity.js';
 import { Warehouse } from './warehouse.entity.js';
-import { now } from '../domain/clock.js';
+import { now } from '../clock.js';
 
 /** Shipped units taken back into a warehouse's stock. */
 @ObjectType({ description: 'Shipped units taken back into stock' })

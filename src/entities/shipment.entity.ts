@@ -6,7 +6,7 @@ import { Fulfilment } from './fulfilment.entity.js';
 import { Order } from './order.entity.js';
 import { ShipmentItem } from './shipment-item.entity.js';
 import { ShippingCarrier } from './shipping-carrier.entity.js';
-import { now } from '../domain/clock.js';
+import { now } from '../clock.js';
 
 /** A parcel sent from a fulfilment; a fulfilment with shipments cannot be deleted. */
 @ObjectType({ description: 'A parcel sent from a fulfilment' })

@@ -1,7 +1,7 @@
 import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, Int, ObjectType } from 'type-graphql';
-import { now } from '../domain/clock.js';
+import { now } from '../clock.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Entity, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType } from 'type-graphql';
-import { now } from '../domain/clock.js';
+import { now } from '../clock.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 
 /** The log of one attempt; (delivery, attempt) is unique, so no attempt is ever made twice. */

@@ -1,6 +1,6 @@
 import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { now } from '../domain/clock.js';
+import { now } from '../clock.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 
 export enum DeliveryStatus {

@@ -5,7 +5,7 @@ import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { RATE_LIMITED, rateLimitedMessage, rateLimitHeaders, type RateLimiter, type RateLimitState } from '../auth/rate-limit.js';
 import { isDatabaseUnavailable, isPoolExhausted } from '../db/database-errors.js';
 import { UnauthenticatedError } from '../domain/errors.js';
-import type { GraphQLContext } from '../schema/context.js';
+import type { GraphQLContext } from '../resolvers/context.js';
 import { graphqlOperations } from '../observability/metrics.js';
 import { HTTP_STATUS_BY_CODE } from './error-codes.js';
 import { formatError } from './format-error.js';

@@ -16,7 +16,7 @@ import { graphqlOperations } from '../observability/metrics.js';
 import { UnauthenticatedError } from '../domain/errors.js';
 import { withPrecondition, type Precondition } from '../domain/preconditions.js';
 import { Loaders } from '../resolvers/loaders.js';
-import type { GraphQLContext } from '../schema/context.js';
+import type { GraphQLContext } from '../resolvers/context.js';
 import { compiledExecutor } from './compiled-execution.js';
 import { formatError } from './format-error.js';
 

@@ -1,7 +1,7 @@
 import { getIntrospectionQuery } from 'graphql';
 import type { Context, Next } from 'koa';
 import { GRAPHIQL_EXAMPLES } from './graphiql-examples.js';
-import { packageAssets, packageFile, type Asset } from '../http/package-assets.js';
+import { packageAssets, packageFile, type Asset } from '../package-assets.js';
 
 /** GraphiQL and its React runtime, served from installed packages: no CDN, works offline. */
 const ASSETS: Record<string, Asset> = {

@@ -6,8 +6,8 @@ import { inTransaction } from '../domain/transaction.js';
 import { ApiToken } from '../entities/api-token.entity.js';
 import { readPage } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
-import type { GraphQLContext } from '../schema/context.js';
-import { inputGuard } from '../schema/input-guard.middleware.js';
+import type { GraphQLContext } from './context.js';
+import { inputGuard } from './input-guard.middleware.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 
 export const apiTokenSort = sortableFields('ApiToken', { id: 'id', name: 'name', createdAt: 'createdAt', lastUsedAt: 'lastUsedAt' });

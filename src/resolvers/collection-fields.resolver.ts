@@ -8,7 +8,7 @@ import type { Product } from '../entities/product.entity.js';
 import { loaded, type ReadRow } from '../reads/read-model.js';
 import { readByIds } from '../reads/read-query.js';
 import { below, selectionOf, type SelectionTree } from '../reads/selection.js';
-import type { GraphQLContext } from '../schema/context.js';
+import type { GraphQLContext } from './context.js';
 import { PageArgs } from '../schema/pagination.js';
 import { ProductPage } from './product.resolver.js';
 

@@ -5,10 +5,10 @@ import { inTransaction } from '../domain/transaction.js';
 import { Collection } from '../entities/collection.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
-import type { GraphQLContext } from '../schema/context.js';
+import type { GraphQLContext } from './context.js';
 import { CollectionInput } from '../schema/inputs/collection.inputs.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
-import { inputGuard } from '../schema/input-guard.middleware.js';
+import { inputGuard } from './input-guard.middleware.js';
 
 export const collectionSort = sortableFields('Collection', {
   id: 'id',

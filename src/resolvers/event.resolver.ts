@@ -6,8 +6,8 @@ import { StoreEvent } from '../entities/store-event.entity.js';
 import { loaded, type ReadRow } from '../reads/read-model.js';
 import { readPage } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
-import type { GraphQLContext } from '../schema/context.js';
-import { inputGuard } from '../schema/input-guard.middleware.js';
+import type { GraphQLContext } from './context.js';
+import { inputGuard } from './input-guard.middleware.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 
 export const eventSort = sortableFields('Event', { id: 'id', type: 'type', createdAt: 'createdAt' });

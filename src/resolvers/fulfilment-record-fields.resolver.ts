@@ -4,7 +4,7 @@ import { Restock } from '../entities/restock.entity.js';
 import { Shipment } from '../entities/shipment.entity.js';
 import type { ShippingCarrier } from '../entities/shipping-carrier.entity.js';
 import { loaded, type ReadRow } from '../reads/read-model.js';
-import { RecordItem } from '../schema/types/order-parts.type.js';
+import { RecordItem } from './order-parts.type.js';
 
 type ItemRow = { lineItem: { id: number }; quantity: number };
 

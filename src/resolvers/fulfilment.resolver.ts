@@ -8,10 +8,10 @@ import { Fulfilment } from '../entities/fulfilment.entity.js';
 import { Order } from '../entities/order.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
-import type { GraphQLContext } from '../schema/context.js';
+import type { GraphQLContext } from './context.js';
 import { FulfilmentCreate, FulfilmentPatch, FulfilmentsChange, RestockInput } from '../schema/inputs/fulfilment.inputs.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
-import { inputGuard } from '../schema/input-guard.middleware.js';
+import { inputGuard } from './input-guard.middleware.js';
 
 export const fulfilmentSort = sortableFields('Fulfilment', { id: 'id', createdAt: 'createdAt', updatedAt: 'updatedAt' });
 

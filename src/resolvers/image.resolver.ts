@@ -2,8 +2,8 @@ import { Arg, Authorized, Ctx, Int, Mutation, Resolver, UseMiddleware } from 'ty
 import { createImage } from '../domain/image-registry.js';
 import { inTransaction } from '../domain/transaction.js';
 import { Image } from '../entities/image.entity.js';
-import type { GraphQLContext } from '../schema/context.js';
-import { inputGuard } from '../schema/input-guard.middleware.js';
+import type { GraphQLContext } from './context.js';
+import { inputGuard } from './input-guard.middleware.js';
 
 @Resolver(() => Image)
 @UseMiddleware(inputGuard)

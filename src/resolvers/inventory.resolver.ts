@@ -6,8 +6,8 @@ import { InventoryLevel } from '../entities/inventory-level.entity.js';
 import { ShippingCarrier } from '../entities/shipping-carrier.entity.js';
 import { Warehouse } from '../entities/warehouse.entity.js';
 import { readRecord } from '../reads/read-query.js';
-import type { GraphQLContext } from '../schema/context.js';
-import { inputGuard } from '../schema/input-guard.middleware.js';
+import type { GraphQLContext } from './context.js';
+import { inputGuard } from './input-guard.middleware.js';
 
 /** Warehouses, stock levels and carriers: the places goods are kept and sent by. */
 @Resolver()

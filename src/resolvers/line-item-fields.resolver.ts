@@ -1,7 +1,7 @@
 import type { ReadRow } from '../reads/read-model.js';
 import { FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import { LineItem } from '../entities/line-item.entity.js';
-import { LineItemCounters, LineItemVariant } from '../schema/types/order-parts.type.js';
+import { LineItemCounters, LineItemVariant } from './order-parts.type.js';
 
 @Resolver(() => LineItem)
 export class LineItemFieldsResolver {

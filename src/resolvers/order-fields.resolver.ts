@@ -10,7 +10,7 @@ import { displayNumber, formatOf } from '../domain/order-number.js';
 import { loaded, type ReadRow } from '../reads/read-model.js';
 import {
   OrderAddress, OrderConversion, OrderCustomer, OrderPayment, OrderRiskLevel, OrderShipping,
-} from '../schema/types/order-parts.type.js';
+} from './order-parts.type.js';
 
 /** An order's grouped fields (from its own row) and its relations (aggregated into the order's statement by the read model). */
 @Resolver(() => Order)

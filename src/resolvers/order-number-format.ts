@@ -1,5 +1,5 @@
 import { orderNumberFormat, type OrderNumberFormat } from '../domain/order-number.js';
-import type { GraphQLContext } from '../schema/context.js';
+import type { GraphQLContext } from './context.js';
 
 /** The store's order number format, read once per request (a search and every `displayNumber` share it). */
 export async function requestOrderNumberFormat({ loaders }: GraphQLContext): Promise<OrderNumberFormat> {

@@ -9,11 +9,11 @@ import { inTransaction } from '../domain/transaction.js';
 import { Order } from '../entities/order.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
-import type { GraphQLContext } from '../schema/context.js';
+import type { GraphQLContext } from './context.js';
 import { requestOrderNumberFormat } from './order-number-format.js';
 import { OrderAddressPatch, OrderCreate, OrderCustomerChange, OrderFilter, OrderPatch } from '../schema/inputs/order.inputs.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
-import { inputGuard } from '../schema/input-guard.middleware.js';
+import { inputGuard } from './input-guard.middleware.js';
 
 /** Every scalar field of the spec's Order table, by column. */
 export const orderSort = sortableFields('Order', {

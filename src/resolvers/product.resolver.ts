@@ -5,10 +5,10 @@ import { inTransaction } from '../domain/transaction.js';
 import { Product } from '../entities/product.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
-import type { GraphQLContext } from '../schema/context.js';
+import type { GraphQLContext } from './context.js';
 import { ProductCreate, ProductPatch } from '../schema/inputs/product.inputs.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
-import { inputGuard } from '../schema/input-guard.middleware.js';
+import { inputGuard } from './input-guard.middleware.js';
 
 export const productSort = sortableFields('Product', {
   id: 'id',

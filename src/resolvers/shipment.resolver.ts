@@ -7,10 +7,10 @@ import { Order } from '../entities/order.entity.js';
 import { Shipment } from '../entities/shipment.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
-import type { GraphQLContext } from '../schema/context.js';
+import type { GraphQLContext } from './context.js';
 import { ShipmentPatch, ShipmentsChange, ShipmentsCreate } from '../schema/inputs/fulfilment.inputs.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
-import { inputGuard } from '../schema/input-guard.middleware.js';
+import { inputGuard } from './input-guard.middleware.js';
 
 export const shipmentSort = sortableFields('Shipment', { id: 'id', trackingNumber: 'trackingNumber', createdAt: 'createdAt', updatedAt: 'updatedAt' });
 

@@ -3,9 +3,9 @@ import { Args, ArgsType, Authorized, Ctx, Field, ObjectType, Query, Resolver, Us
 import { ShippingCarrier } from '../entities/shipping-carrier.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
-import type { GraphQLContext } from '../schema/context.js';
+import type { GraphQLContext } from './context.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
-import { inputGuard } from '../schema/input-guard.middleware.js';
+import { inputGuard } from './input-guard.middleware.js';
 
 export const shippingCarrierSort = sortableFields('ShippingCarrier', {
   id: 'id',

@@ -8,8 +8,8 @@ import { WebhookSubscription } from '../entities/webhook-subscription.entity.js'
 import { loaded, type ReadRow } from '../reads/read-model.js';
 import { readPage } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
-import type { GraphQLContext } from '../schema/context.js';
-import { inputGuard } from '../schema/input-guard.middleware.js';
+import type { GraphQLContext } from './context.js';
+import { inputGuard } from './input-guard.middleware.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 import { createWebhookSubscription, deleteWebhookSubscription, enableWebhookSubscription } from '../webhooks/subscriptions.js';
 

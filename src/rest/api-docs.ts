@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { packageAssets, packageFile } from '../http/package-assets.js';
+import { packageAssets, packageFile } from '../package-assets.js';
 import { openApiDocument } from './openapi.js';
 import { API_PREFIX } from './router.js';
 import type { RouteSpec } from './routes.js';

@@ -1,46 +1,13 @@
 import type { Context } from 'koa';
 import { createHash } from 'node:crypto';
+import type { IdempotencyStore, KeyScope, SqlRunner, StoredAnswer } from '../db/idempotency-store.js';
 import { Problem } from './problem.js';
-
-/** Where answers are kept (implemented on PostgreSQL in src/db; the REST layer sees only this). */
-export interface StoredAnswer {
-  status: number;
-  body: unknown;
-  headers: Record<string, string>;
-}
-
-export type Claim =
-  | { state: 'new' }
-  | { state: 'running' }
-  | { state: 'conflict' }
-  | { state: 'replay'; answer: StoredAnswer };
-
-/** Runs one SQL statement: autocommit, or inside the write's own transaction. */
-export type SqlRunner = (text: string, params: unknown[]) => Promise<unknown>;
-
-export interface IdempotencyStore {
-  /** How long a claim stays held without its holder renewing it. */
-  leaseMs: number;
-  claim(scope: KeyScope, bodyHash: string): Promise<Claim>;
-  /** Extends the holder's lease (while its request runs). */
-  renew(scope: KeyScope): Promise<void>;
-  /** Keeps the answer; `sql` is the write's transaction when the answer commits with the write. */
-  complete(scope: KeyScope, answer: StoredAnswer, sql?: SqlRunner): Promise<void>;
-  release(scope: KeyScope): Promise<void>;
-}
 
 /**
  * Given to the write: keeps the answer now in ctx inside the write's own transaction, so a crash
  * or an outage after the commit still leaves the answer for the retry (and none without one).
  */
 export type CommitAnswer = (sql: SqlRunner) => Promise<void>;
-
-export interface KeyScope {
-  tokenId: number;
-  key: string;
-  method: string;
-  path: string;
-}
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 const WAIT_MS = 30_000;

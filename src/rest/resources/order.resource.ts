@@ -1,4 +1,4 @@
-import { FulfilmentStatus, PaymentStatus } from '../../domain/order-status.js';
+import { FulfilmentStatus, PaymentStatus } from '../../schema/enums/order-status.enums.js';
 import { field, INLINE, type FieldMap } from '../fields.js';
 import type { RestResource } from '../resource.js';
 import { addressBlockFields, addressBlockPatch } from './address.fields.js';

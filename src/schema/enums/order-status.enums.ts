@@ -1,5 +1,22 @@
 import { registerEnumType } from 'type-graphql';
-import { FulfilmentStatus, PaymentStatus } from '../../domain/order-status.js';
+
+/** An order's fulfilment status as stored (the spec's integers 0–5); GraphQL shows the names. */
+export enum FulfilmentStatus {
+  NOT_FULFILLED = 0,
+  PARTIALLY_FULFILLED = 1,
+  PARTIALLY_FULFILLED_AND_SHIPPED = 2,
+  FULFILLED = 3,
+  PARTIALLY_SHIPPED = 4,
+  SHIPPED = 5,
+}
+
+/** An order's payment status as stored (the spec's integers); GraphQL shows the names. */
+export enum PaymentStatus {
+  FULLY_REFUNDED = -2,
+  PARTIALLY_REFUNDED = -1,
+  NOT_PAID = 0,
+  PAID = 1,
+}
 
 /**
  * The order's two status columns as GraphQL enums (decisions §4). The database and REST keep the
@@ -28,5 +45,3 @@ registerEnumType(PaymentStatus, {
     PAID: { description: 'Paid (1)' },
   },
 });
-
-export { FulfilmentStatus, PaymentStatus };

@@ -1,6 +1,6 @@
 import { Field, Int, ObjectType } from 'type-graphql';
-import { PostalAddress } from '../../entities/postal-address.embeddable.js';
-import { DecimalScalar } from '../scalars/decimal.scalar.js';
+import { PostalAddress } from '../entities/postal-address.embeddable.js';
+import { DecimalScalar } from '../schema/scalars/decimal.scalar.js';
 
 // The order's grouped fields (spec: shipping, address, payment, conversion, risk_level, customer).
 // They are stored flat on the order row and grouped here, so reading them costs no query.

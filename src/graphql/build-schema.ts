@@ -23,8 +23,8 @@ import { ShippingCarrierResolver } from '../resolvers/shipping-carrier.resolver.
 import { VariantFieldsResolver } from '../resolvers/variant-fields.resolver.js';
 import { InventoryLevelFieldsResolver, WarehouseFieldsResolver } from '../resolvers/warehouse-fields.resolver.js';
 import { WarehouseResolver } from '../resolvers/warehouse.resolver.js';
-import { authChecker } from './auth-checker.js';
-import { inputGuard } from './input-guard.middleware.js';
+import { authChecker } from '../resolvers/auth-checker.js';
+import { inputGuard } from '../resolvers/input-guard.middleware.js';
 
 export const resolvers = [
   ProductResolver, ProductFieldsResolver, VariantFieldsResolver, OptionFieldsResolver, ThumbnailFieldsResolver,

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/api-tokens.js';
 import type { RateLimitState } from '../auth/rate-limit.js';
-import type { Loaders } from '../resolvers/loaders.js';
+import type { Loaders } from './loaders.js';
 
 /** What every resolver gets: a request-scoped EntityManager, the caller, and batching loaders. */
 export interface GraphQLContext {

@@ -7,8 +7,10 @@ import { migrationsList } from './src/migrations/index.js';
 import { READ_STATEMENT_TIMEOUT_MS, WRITE_STATEMENT_TIMEOUT_MS } from './src/db/statement-timeouts.js';
 
 /**
- * The one ORM configuration. Entities and migrations are listed explicitly (no folder discovery),
- * so the same config works from src under Jest and from dist under `npm start`.
+ * The one ORM configuration. Entities and migrations are the classes found in their folders by
+ * src/entities/index.ts and src/migrations/index.ts (not MikroORM's own glob discovery): each list
+ * reads the folder beside it, so the same config works from src under Jest and from dist under
+ * `npm start`, and neither runtime ever loads the other's files.
  */
 export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}, statementTimeoutMs = READ_STATEMENT_TIMEOUT_MS): Options {
   return defineConfig({

@@ -25,7 +25,7 @@ export const LAYERS: Layer[] = [
   { units: ['db', 'observability'], what: 'PostgreSQL (the ORM config, the embedded server, SQL helpers) and metrics' },
   { units: ['entities', 'migrations'], what: 'MikroORM entities (also GraphQL object types) and committed migrations' },
   { units: ['schema'], what: 'GraphQL vocabulary: scalars, enums, inputs, paging and sort types' },
-  { units: ['config.ts', 'logger.ts', 'clock.ts', 'package-assets.ts'], what: 'shared basics that import nothing of src' },
+  { units: ['config.ts', 'logger.ts', 'clock.ts', 'package-assets.ts', 'folder-modules.ts'], what: 'shared basics that import nothing of src' },
 ];
 
 const ROOT = path.resolve('.');

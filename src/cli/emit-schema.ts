@@ -2,11 +2,10 @@
 // so reviewers see API changes in diffs (a test fails when it is stale).
 import 'reflect-metadata';
 import { writeFile } from 'node:fs/promises';
-import { printSchema } from 'graphql';
-import { buildStoreSchema } from '../graphql/build-schema.js';
+import { buildStoreSchema, schemaDocument } from '../graphql/build-schema.js';
 import { parseCommandLine } from './command-line.js';
 
 parseCommandLine({ usage: 'usage: npm run schema:emit\nWrites the GraphQL schema the service runs to schema.graphql.\n  -h, --help   this text', options: {} });
 
-await writeFile('schema.graphql', `${printSchema(await buildStoreSchema())}\n`);
+await writeFile('schema.graphql', schemaDocument(await buildStoreSchema()));
 process.stdout.write('wrote schema.graphql\n');

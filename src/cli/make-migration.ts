@@ -26,7 +26,7 @@ try {
   );
   await orm.migrator.up();
   const result = await orm.migrator.create(path.resolve('src/migrations'), false, false, positionals[0]);
-  console.log(result.fileName ? `wrote src/migrations/${result.fileName}; add it to src/migrations/index.ts` : 'no changes');
+  console.log(result.fileName ? `wrote src/migrations/${result.fileName} (found at the next start; nothing to register)` : 'no changes');
   await orm.close();
 } finally {
   await server.stop();

@@ -1,44 +1,21 @@
 import 'reflect-metadata';
-import type { GraphQLSchema } from 'graphql';
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema, getMetadataStorage } from 'type-graphql';
-import { ApiTokenResolver } from '../resolvers/api-token.resolver.js';
-import { EventFieldsResolver, EventResolver, OrderEventsFieldResolver } from '../resolvers/event.resolver.js';
-import { WebhookDeliveryFieldsResolver, WebhookResolver, WebhookSubscriptionFieldsResolver } from '../resolvers/webhook.resolver.js';
-import { CustomerFieldsResolver } from '../resolvers/customer-fields.resolver.js';
-import { CustomerResolver } from '../resolvers/customer.resolver.js';
-import { FulfilmentFieldsResolver, RestockFieldsResolver, ShipmentFieldsResolver } from '../resolvers/fulfilment-record-fields.resolver.js';
-import { LineItemFieldsResolver } from '../resolvers/line-item-fields.resolver.js';
-import { OrderFieldsResolver } from '../resolvers/order-fields.resolver.js';
-import { OrderResolver } from '../resolvers/order.resolver.js';
-import { FulfilmentResolver } from '../resolvers/fulfilment.resolver.js';
-import { InventoryResolver } from '../resolvers/inventory.resolver.js';
-import { ShipmentResolver } from '../resolvers/shipment.resolver.js';
-import { CollectionFieldsResolver } from '../resolvers/collection-fields.resolver.js';
-import { CollectionResolver } from '../resolvers/collection.resolver.js';
-import { ImageResolver } from '../resolvers/image.resolver.js';
-import { OptionFieldsResolver, ThumbnailFieldsResolver } from '../resolvers/option-fields.resolver.js';
-import { ProductFieldsResolver } from '../resolvers/product-fields.resolver.js';
-import { ProductResolver } from '../resolvers/product.resolver.js';
-import { ShippingCarrierResolver } from '../resolvers/shipping-carrier.resolver.js';
-import { VariantFieldsResolver } from '../resolvers/variant-fields.resolver.js';
-import { InventoryLevelFieldsResolver, WarehouseFieldsResolver } from '../resolvers/warehouse-fields.resolver.js';
-import { WarehouseResolver } from '../resolvers/warehouse.resolver.js';
+import { importFolder } from '../folder-modules.js';
 import { authChecker } from '../resolvers/auth-checker.js';
 import { inputGuard } from '../resolvers/input-guard.middleware.js';
 
-export const resolvers = [
-  ProductResolver, ProductFieldsResolver, VariantFieldsResolver, OptionFieldsResolver, ThumbnailFieldsResolver,
-  CollectionResolver, CollectionFieldsResolver,
-  ImageResolver,
-  ShippingCarrierResolver,
-  CustomerResolver, CustomerFieldsResolver,
-  FulfilmentResolver, ShipmentResolver, InventoryResolver,
-  OrderResolver, OrderFieldsResolver, LineItemFieldsResolver, FulfilmentFieldsResolver, ShipmentFieldsResolver, RestockFieldsResolver,
-  WarehouseResolver, WarehouseFieldsResolver, InventoryLevelFieldsResolver,
-  ApiTokenResolver,
-  EventResolver, EventFieldsResolver, OrderEventsFieldResolver,
-  WebhookResolver, WebhookSubscriptionFieldsResolver, WebhookDeliveryFieldsResolver,
-] as const;
+/**
+ * Every resolver class of src/resolvers, found at start: a class declared with `@Resolver()` in a
+ * `*.resolver.ts` file there is part of the schema, with no list to add it to.
+ */
+async function discoverResolvers(): Promise<[Function, ...Function[]]> {
+  const modules = await importFolder(new URL('../resolvers/', import.meta.url), /\.resolver$/);
+  const declared = new Set(getMetadataStorage().resolverClasses.map((resolver) => resolver.target));
+  const resolvers = modules.flatMap((module) => Object.values(module)).filter((value): value is Function => typeof value === 'function' && declared.has(value));
+  if (!resolvers.length) throw new Error('no resolver classes found in src/resolvers');
+  return resolvers as [Function, ...Function[]];
+}
 
 /**
  * The one schema: served at /graphql and executed in-process by the REST layer.
@@ -50,7 +27,7 @@ export const resolvers = [
  */
 export async function buildStoreSchema(): Promise<GraphQLSchema> {
   const schema = await buildSchema({
-    resolvers: resolvers as unknown as [Function, ...Function[]],
+    resolvers: await discoverResolvers(),
     authChecker,
     validate: { forbidUnknownValues: false },
   });
@@ -81,4 +58,13 @@ function describeRootOperations(schema: GraphQLSchema) {
       field.description = `${text ? `${text}. ` : ''}Scope: ${scopes.map((s) => `\`${s}\``).join(' or ')}.`;
     }
   }
+}
+
+/**
+ * The schema as committed in schema.graphql (`npm run schema:emit`; a test compares). Types and
+ * fields are sorted by name, so the file changes only when the API does, never with the order in
+ * which discovery happens to load the resolvers and entities.
+ */
+export function schemaDocument(schema: GraphQLSchema): string {
+  return `${printSchema(lexicographicSortSchema(schema))}\n`;
 }

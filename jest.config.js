@@ -9,6 +9,9 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
+  // Decorated classes (type-graphql, MikroORM) need the metadata polyfill before the first of them
+  // is evaluated, whichever module a test file happens to import first.
+  setupFiles: ['reflect-metadata'],
   globalSetup: '<rootDir>/test/support/global-setup.js',
   globalTeardown: '<rootDir>/test/support/global-teardown.js',
   testTimeout: 30000,

@@ -1,4 +1,5 @@
 import type { Context, Next } from 'koa';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Gauge, Counter } from 'prom-client';
 import { OVERLOADED } from '../graphql/error-codes.js';
 import { registry } from '../observability/metrics.js';
@@ -96,6 +97,9 @@ export function admission(limits: AdmissionLimits = DEFAULT_ADMISSION) {
     }
     try {
       await next();
+      // Koa serialises the body right after this returns; one turn of the loop first, so a
+      // request's execution and its serialisation are two slices and probes are read between them.
+      await yieldToEventLoop();
     } finally {
       leave(token);
     }

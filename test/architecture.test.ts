@@ -1,4 +1,4 @@
-// DEVELOPERS.md "Shape": the REST layer maps onto GraphQL only; it never reaches the ORM.
+// docs/choices.md#design-choices: the REST layer maps onto GraphQL only; it never reaches the ORM.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 

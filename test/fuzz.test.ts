@@ -1,7 +1,7 @@
-// Issue 9: a bounded fuzz over every REST route: wrong types, huge numbers, long and deep values,
-// unicode, SQL-looking text, missing and extra fields, bad query parameters. Never a 5xx, every
-// refusal is problem+json (and matches the OpenAPI document, which the harness checks), and a
-// refused request leaves the database exactly as it was.
+// A bounded fuzz (docs/operations.md#security) over every REST route: wrong types, huge numbers,
+// long and deep values, unicode, SQL-looking text, missing and extra fields, bad query parameters.
+// Never a 5xx, every refusal is problem+json (and matches the OpenAPI document, which the harness
+// checks), and a refused request leaves the database exactly as it was.
 import fc from 'fast-check';
 import { routes } from '../src/rest/routes.js';
 import { startTestService, type TestService } from './support/harness.js';
@@ -61,7 +61,7 @@ it.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s never answ
   );
 }, 120_000);
 
-// Issue 14: the hostile families of the attack report, against every body route and /graphql:
+// The hostile families of docs/operations.md#hostile-load-findings, against every body route and /graphql:
 // deep nesting, bad encodings, lone surrogates, numbers outside every range, huge GraphQL
 // variables, aliased mutations. Never a 5xx; a refused write changes nothing.
 const bodyRoutes = routes.filter((r) => r.method !== 'GET');

@@ -1,4 +1,4 @@
-// Issue 16 / decisions §5: signed webhooks from the event log, delivered from a durable queue in
+// docs/decisions.md#webhooks: signed webhooks from the event log, delivered from a durable queue in
 // PostgreSQL, verified here with the `standardwebhooks` package the receivers would use.
 process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
 

@@ -91,9 +91,9 @@ export async function createApiToken(
 }
 
 /**
- * Start-up contract (decisions §1): `ADMIN_TOKEN` set → a token with that secret and every scope
- * exists; otherwise, when no token exists at all, one is created and its secret returned to be
- * printed once.
+ * Start-up contract (docs/decisions.md#start-up-contract): `ADMIN_TOKEN` set → a token with that
+ * secret and every scope exists; otherwise, when no token exists at all, one is created and its
+ * secret returned to be printed once.
  */
 export async function ensureFirstToken(em: EntityManager, adminToken: string | undefined): Promise<string | null> {
   if (adminToken) {

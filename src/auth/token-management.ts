@@ -6,7 +6,7 @@ import { createApiToken, validateScopes, type Principal } from './api-tokens.js'
 const NAME_LIMIT = 200;
 
 /**
- * `createApiToken` over GraphQL (decisions §4). A manager grants only scopes its own token holds,
+ * `createApiToken` over GraphQL (docs/decisions.md#api-tokens). A manager grants only scopes its own token holds,
  * so `manage_tokens` alone cannot mint a token stronger than the one asking.
  */
 export async function issueApiToken(em: EntityManager, caller: Principal, name: string, scopes: string[]): Promise<{ token: ApiToken; secret: string }> {

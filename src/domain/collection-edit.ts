@@ -17,7 +17,7 @@ import { freeSlug, SLUG, slugTaken } from './slug.js';
 import { checkPrecondition } from './preconditions.js';
 
 /**
- * Collections written (spec "Collection", decisions §3): title, type, seo_title and seo_url are
+ * Collections written (docs/decisions.md#spec-collection and #collections): title, type, seo_title and seo_url are
  * always sent; a manual collection (type 0) lists its products, a rule-based one (type 1) its
  * rules and whether any or all must match. On update the other fields are kept when omitted; a
  * change of type needs the new type's fields and drops the old type's.

@@ -84,7 +84,7 @@ export class OrderState {
   }
 }
 
-/** Positive whole quantities only (decisions §2: anything else is a 422). */
+/** Positive whole quantities only (docs/decisions.md#references-and-quantities: anything else is a 422). */
 export function checkQuantity(quantity: number, field: string, errors: FieldError[], allowZero = false): boolean {
   // No upper cap beyond 32 bits: a positive quantity over what the state allows is a 409, not a 422.
   const ok = Number.isInteger(quantity) && (allowZero ? quantity >= 0 : quantity > 0) && quantity <= 2_147_483_647;

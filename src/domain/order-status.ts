@@ -23,7 +23,7 @@ export enum PaymentStatus {
 type Counters = Pick<LineItem, 'quantity' | 'notFulfilled' | 'fulfilled' | 'shipped' | 'restocked'>;
 
 /**
- * Order status from the line counters (decisions §3). Restocked units are out of "every unit";
+ * Order status from the line counters (docs/decisions.md#order-status). Restocked units are out of "every unit";
  * an order whose every unit is restocked counts as 5.
  *   0 nothing fulfilled or shipped          3 every unit fulfilled, none shipped
  *   1 some fulfilled, not all, none shipped  4 every unit fulfilled or shipped, some not shipped

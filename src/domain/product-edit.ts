@@ -29,7 +29,7 @@ function checkScalars(input: ProductFields & { title?: string }, errors: FieldEr
 }
 
 /**
- * `seo_url` (decisions §3): derived from the title when a product is created without one or a
+ * `seo_url` (docs/decisions.md#product-patch): derived from the title when a product is created without one or a
  * write sends it empty, made unique by a suffix; a title change alone keeps the URL. An explicit
  * URL must be a slug and free (409 otherwise); an unchanged one is not re-checked.
  */
@@ -113,7 +113,7 @@ async function lockProduct(em: EntityManager, id: number): Promise<Product> {
   return product;
 }
 
-/** PATCH a product (decisions §3 "Product PATCH"); the row is locked for the whole transaction. */
+/** PATCH a product (docs/decisions.md#product-patch); the row is locked for the whole transaction. */
 export async function updateProduct(em: EntityManager, actor: Actor, id: number, patch: ProductPatch): Promise<Product> {
   const product = await writeProduct(em, await lockProduct(em, id), patch, false);
   recordEvent(em, actor, 'product.updated', { subject: 'product', subjectId: product.id }, { id: product.id, ...(restKeys(patch) as object) });

@@ -1,4 +1,5 @@
-// Every entity, listed explicitly so that src and dist never discover twice (toolchain notes).
+// Every entity, listed explicitly so that src and dist never discover twice
+// (docs/choices.md#toolchain-facts-the-code-relies-on).
 import { ApiToken } from './api-token.entity.js';
 import { Collection } from './collection.entity.js';
 import { CollectionImage } from './collection-image.entity.js';

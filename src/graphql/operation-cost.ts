@@ -17,7 +17,7 @@ import { MAX_PAGE_SIZE } from '../schema/pagination.js';
 import { COMPLEXITY_PER_REQUEST, depthOf, MAX_COMPLEXITY, MAX_DEPTH, QUERY_TOO_COMPLEX, QUERY_TOO_DEEP, QueryLimitError } from './query-limits.js';
 
 /**
- * The cost of a `/graphql` operation (decisions §2 "Limits", §4; issue 14): a function of the
+ * The cost of a `/graphql` operation (docs/operations.md#graphql-depth-complexity-and-cost): a function of the
  * schema, the document and the variables only, so it can be computed wherever the operation is
  * admitted and charged. There is no way around it:
  *

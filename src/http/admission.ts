@@ -34,11 +34,12 @@ const refused = metric(
 const isApi = (ctx: Context) => ctx.path.startsWith('/api/') || ctx.path === '/graphql';
 
 /**
- * Admission control (issue 14, D9): each process works on at most `maxInFlight` API requests at
- * once, and at most `maxPerToken` of them for one token, so a burst queues here, in a bounded FIFO
- * with a bounded wait, instead of piling onto the database pool (where waits past its timeout
- * looked like an outage). A request that finds no slot in time is answered 503 with the distinct
- * type `overloaded` (GraphQL: OVERLOADED) and `Retry-After: 1`; nothing of it ran.
+ * Admission control (D9 in docs/operations.md#hostile-load-findings): each process works on at most
+ * `maxInFlight` API requests at once, and at most `maxPerToken` of them for one token, so a burst
+ * queues here, in a bounded FIFO with a bounded wait, instead of piling onto the database pool
+ * (where waits past its timeout looked like an outage). A request that finds no slot in time is
+ * answered 503 with the distinct type `overloaded` (GraphQL: OVERLOADED) and `Retry-After: 1`;
+ * nothing of it ran.
  */
 export function admission(limits: AdmissionLimits = DEFAULT_ADMISSION) {
   let inFlight = 0;

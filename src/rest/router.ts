@@ -67,13 +67,15 @@ function requireScope(session: Session, route: RouteSpec): void {
   if (route.scope && !session.scopes.has(route.scope)) throw new Problem(403, `This token lacks the scope ${route.scope}`);
 }
 
-/**
- * Authentication comes first: without a valid token nothing else is checked or revealed. A valid
- * token spends one request of its rate limit; every answer from here on (problems included)
- * carries the `RateLimit-*` headers, and an empty bucket is a 429 with `Retry-After`.
- */
+/** A longer query string is a 414, refused before the token is even looked up. */
 const MAX_QUERY = 4096;
 
+/**
+ * Authentication comes first: without a valid token nothing else is checked or revealed (only an
+ * over-long query string is refused before it). A valid token spends one request of its rate
+ * limit; every answer from here on (problems included) carries the `RateLimit-*` headers, and an
+ * empty bucket is a 429 with `Retry-After`.
+ */
 async function sessionOf(ctx: Context, options: RestOptions): Promise<Session> {
   if (ctx.querystring.length > MAX_QUERY) throw new Problem(414, `The query string is longer than ${MAX_QUERY} characters`);
   const session = await options.gateway.session(ctx.get('authorization') || undefined);

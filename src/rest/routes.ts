@@ -18,7 +18,7 @@ interface RouteBase {
   /** Scope the resolver demands (for the docs; the resolver's @Authorized enforces it). */
   scope: string;
   summary: string;
-  /** Set on routes that are not in the spec but decided in decisions §2. */
+  /** Set on routes that are not in the spec but decided (docs/decisions.md#extensions-beyond-the-spec). */
   extension?: true;
 }
 

@@ -9,7 +9,7 @@ export interface StoreSize {
   seed: number;
 }
 
-/** The demo store of decisions §1: small, deterministic, every fulfilment status present. */
+/** The demo store (docs/decisions.md#demo-store): small, deterministic, every fulfilment status present. */
 export const DEMO_STORE: StoreSize = { products: 60, customers: 120, orders: 240, warehouses: 3, seed: 1 };
 
 export type Row = Record<string, unknown>;
@@ -278,7 +278,7 @@ export function* storeChunks(size: StoreSize, chunkRows = 20_000): Generator<Tab
       return { id: nextId('line_item'), product, variant, quantity, notFulfilled: quantity, fulfilled: 0, shipped: 0 };
     });
 
-    // Move units to reach the target status (decisions §3 derivation).
+    // Move units to reach the target status (docs/decisions.md#order-status).
     const fulfilments: { id: number; items: Map<number, number> }[] = [];
     const shipments: { fulfilment: number; items: Map<number, number> }[] = [];
     const fulfil = (amounts: Map<number, number>) => {

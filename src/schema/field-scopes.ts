@@ -10,8 +10,10 @@ import { getMetadataStorage } from 'type-graphql';
 export function fieldScopes(schema: GraphQLSchema, parent: GraphQLCompositeType, fieldName: string): readonly string[] | undefined {
   const storage = getMetadataStorage();
   const root = parent === schema.getQueryType() ? storage.queries : parent === schema.getMutationType() ? storage.mutations : undefined;
-  const roles = root
-    ? root.find((def) => def.schemaName === fieldName)?.roles
-    : storage.objectTypes.find((type) => type.name === parent.name)?.fields?.find((field) => field.schemaName === fieldName)?.roles;
-  return roles?.length ? (roles as string[]) : undefined;
+  // A class evaluated twice (as under Jest's module registry) is registered twice: look at all.
+  const defs = root
+    ? root.filter((def) => def.schemaName === fieldName)
+    : storage.objectTypes.filter((type) => type.name === parent.name).flatMap((type) => type.fields ?? []).filter((field) => field.schemaName === fieldName);
+  const roles = defs.find((def) => def.roles?.length)?.roles;
+  return roles ? (roles as string[]) : undefined;
 }

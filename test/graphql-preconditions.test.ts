@@ -238,3 +238,43 @@ describe('the argument', () => {
     }
   });
 });
+
+describe('REST maps If-Match onto the argument, with the semantics it had', () => {
+  const patch = (id: number, notes: string, ifMatch: string) => service.send('PATCH', `/api/v1/customers/${id}`, { notes }, undefined, { 'if-match': ifMatch });
+
+  it('any listed strong ETag matches; weak, malformed or foreign tags never do; * always does', async () => {
+    const [{ id }] = await service.sql<{ id: number }>('select id from customer order by id limit 1 offset 1');
+    const etag = (await service.get(`/api/v1/customers/${id}`)).headers.get('etag')!;
+    const version = Number(etag.slice(2, -1));
+    for (const stale of [`W/${etag}`, `"v0${version}"`, `"${version}"`, `v${version}`, `"v99999999999999"`, `W/${etag}, "v0"`]) {
+      const res = await patch(id, 'refused', stale);
+      expect({ stale, status: res.status }).toEqual({ stale, status: 412 });
+    }
+    expect((await service.get(`/api/v1/customers/${id}`)).headers.get('etag')).toBe(etag);
+    const listed = await patch(id, 'listed', `"v0", W/"v1", ${etag}`);
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get('etag')).toBe(`"v${version + 1}"`);
+    expect((await patch(id, 'any', '*')).status).toBe(200);
+  });
+
+  it('every write under an order moves its ETag, also when the order’s own row stays as it was', async () => {
+    const variants = await pickVariants(service);
+    const placed = await placeOrder(service, [{ variantId: variants.untracked, quantity: 2 }]);
+    const api = (rest = '') => `/api/v1/orders/${placed.id}${rest}`;
+    const fulfilled = await service.send('POST', api('/fulfilments'), { items: [{ id: placed.items[0].data.id, quantity: 2 }] });
+    const shipped = await service.send('POST', api('/shipments'), { data: { fulfilment_id: fulfilled.body.fulfilments[0].id, tracking_number: 'A-1', shipping_carrier: 1 } });
+    const shipment = shipped.body.shipments[0].id;
+    // Same status and, within a second, the same updated_at: only the shipment's row changes.
+    let etag = shipped.headers.get('etag')!;
+    for (const number of ['A-2', 'A-3']) {
+      const changed = await service.send('PATCH', api(`/shipments/${shipment}`), { data: { tracking_number: number } }, undefined, { 'if-match': etag });
+      expect({ number, status: changed.status }).toEqual({ number, status: 200 });
+      expect(changed.headers.get('etag')).not.toBe(etag);
+      const stale = await service.send('PATCH', api(`/shipments/${shipment}`), { data: { tracking_number: 'lost update' } }, undefined, { 'if-match': etag });
+      expect(stale.status).toBe(412);
+      etag = changed.headers.get('etag')!;
+      expect((await service.get(api(), undefined, { 'if-none-match': etag })).status).toBe(304);
+    }
+    expect((await service.get(api())).body.shipments[0].tracking_number).toBe('A-3');
+  });
+});

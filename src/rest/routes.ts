@@ -15,7 +15,10 @@ interface RouteBase {
   resource: RestResource;
   /** The GraphQL root field the route runs. */
   operation: string;
-  /** Scope the resolver demands (for the docs; the resolver's @Authorized enforces it). */
+  /**
+   * Scope checked before the body is read (403); the start-up check holds it equal to the
+   * resolver's @Authorized, which GraphQL enforces (route-checks.ts).
+   */
   scope: string;
   summary: string;
   /** Set on routes that are not in the spec but decided in decisions §2. */

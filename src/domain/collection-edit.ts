@@ -14,7 +14,7 @@ import { recordEvent, type Actor } from './events.js';
 import { checkDistinct, checkText, missingIds, reportMissing } from './input-checks.js';
 import { replaceOrdered } from './ordered-links.js';
 import { freeSlug, SLUG, slugTaken } from './slug.js';
-import { checkPrecondition } from './preconditions.js';
+import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
 
 /**
  * Collections written (docs/decisions.md#spec-collection and #collections): title, type, seo_title and seo_url are
@@ -149,10 +149,11 @@ async function writeCollection(em: EntityManager, collection: Collection, input:
   return collection;
 }
 
-async function lockCollection(em: EntityManager, id: number): Promise<Collection> {
+/** The collection row locked for the rest of the transaction, at the version the caller expects. */
+async function lockCollection(em: EntityManager, id: number, expected: ExpectedVersion): Promise<Collection> {
   const collection = await em.findOne(Collection, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!collection) throw new NotFoundError('Collection', id);
-  checkPrecondition('Collection', id, collection.version);
+  beginVersionedWrite(`Collection ${id}`, collection, expected);
   return collection;
 }
 
@@ -162,15 +163,15 @@ export async function createCollection(em: EntityManager, actor: Actor, input: C
   return collection;
 }
 
-export async function updateCollection(em: EntityManager, actor: Actor, id: number, input: CollectionInput): Promise<Collection> {
-  const collection = await writeCollection(em, await lockCollection(em, id), input, false);
+export async function updateCollection(em: EntityManager, actor: Actor, id: number, input: CollectionInput, expected?: ExpectedVersion): Promise<Collection> {
+  const collection = await writeCollection(em, await lockCollection(em, id, expected), input, false);
   recordEvent(em, actor, 'collection.updated', { subject: 'collection', subjectId: id }, { id, ...(restKeys(input) as object) });
   return collection;
 }
 
 /** Deletes a collection with its rules, links and image links (cascades); products stay. */
-export async function deleteCollection(em: EntityManager, actor: Actor, id: number): Promise<number> {
-  const collection = await lockCollection(em, id);
+export async function deleteCollection(em: EntityManager, actor: Actor, id: number, expected?: ExpectedVersion): Promise<number> {
+  const collection = await lockCollection(em, id, expected);
   em.remove(collection);
   await em.flush();
   recordEvent(em, actor, 'collection.deleted', { subject: 'collection', subjectId: id }, { id, title: collection.title });

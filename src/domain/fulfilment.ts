@@ -8,6 +8,7 @@ import type { FulfilmentChange, FulfilmentCreate, FulfilmentPatch, RecordItemInp
 import { ConflictError, NotFoundError, type FieldError } from './errors.js';
 import { moveStock, type StockMove } from './inventory.js';
 import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
+import type { ExpectedVersion } from './preconditions.js';
 import { now } from './clock.js';
 import { fulfilmentData } from './event-data.js';
 import { orderEventSubject, recordEvent, type Actor } from './events.js';
@@ -31,8 +32,8 @@ async function warehouseExists(em: EntityManager, id: number, field: string, err
  * the warehouse's stock drops by the same amount in the same transaction (409 when short).
  * One fulfilment comes from one warehouse.
  */
-export async function createFulfilment(em: EntityManager, actor: Actor, orderId: number, input: FulfilmentCreate): Promise<Order> {
-  const state = await OrderState.load(em, orderId);
+export async function createFulfilment(em: EntityManager, actor: Actor, orderId: number, input: FulfilmentCreate, expected?: ExpectedVersion): Promise<Order> {
+  const state = await OrderState.load(em, orderId, expected);
   const errors: FieldError[] = [];
   if (!input.items.length) errors.push({ field: 'items', message: 'a fulfilment needs at least one item' });
   const warehouses = [...new Set(input.items.map((i) => i.warehouse).filter((w): w is number => w != null))];
@@ -138,8 +139,8 @@ async function resize(state: OrderState, fulfilment: Fulfilment, items: RecordIt
   fulfilment.updatedAt = now();
 }
 
-export async function updateFulfilment(em: EntityManager, actor: Actor, orderId: number, fulfilmentId: number, patch: FulfilmentPatch): Promise<Order> {
-  const state = await OrderState.load(em, orderId);
+export async function updateFulfilment(em: EntityManager, actor: Actor, orderId: number, fulfilmentId: number, patch: FulfilmentPatch, expected?: ExpectedVersion): Promise<Order> {
+  const state = await OrderState.load(em, orderId, expected);
   const fulfilment = fulfilmentOf(state, fulfilmentId, null, [])!;
   const errors: FieldError[] = [];
   const moving = patch.warehouse != null && patch.warehouse !== fulfilment.warehouse?.id;
@@ -163,8 +164,8 @@ export async function updateFulfilment(em: EntityManager, actor: Actor, orderId:
   return state.order;
 }
 
-export async function updateFulfilments(em: EntityManager, actor: Actor, orderId: number, changes: FulfilmentChange[]): Promise<Order> {
-  const state = await OrderState.load(em, orderId);
+export async function updateFulfilments(em: EntityManager, actor: Actor, orderId: number, changes: FulfilmentChange[], expected?: ExpectedVersion): Promise<Order> {
+  const state = await OrderState.load(em, orderId, expected);
   const errors: FieldError[] = [];
   if (!changes.length) errors.push({ field: 'fulfilments', message: 'list at least one fulfilment' });
   const ids = new Set<number>();
@@ -183,8 +184,8 @@ export async function updateFulfilments(em: EntityManager, actor: Actor, orderId
 }
 
 /** Unmarks a fulfilment: its units return to not fulfilled and its stock to the warehouse. */
-export async function deleteFulfilment(em: EntityManager, actor: Actor, orderId: number, fulfilmentId: number): Promise<Order> {
-  const state = await OrderState.load(em, orderId);
+export async function deleteFulfilment(em: EntityManager, actor: Actor, orderId: number, fulfilmentId: number, expected?: ExpectedVersion): Promise<Order> {
+  const state = await OrderState.load(em, orderId, expected);
   const fulfilment = fulfilmentOf(state, fulfilmentId, null, [])!;
   const shipments = state.shipmentsOf(fulfilment);
   if (shipments.length) {

@@ -8,12 +8,13 @@ import type { RestockInput } from '../schema/inputs/fulfilment.inputs.js';
 import { ConflictError, type FieldError } from './errors.js';
 import { moveStock } from './inventory.js';
 import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
+import type { ExpectedVersion } from './preconditions.js';
 import { restockData } from './event-data.js';
 import { orderEventSubject, recordEvent, type Actor } from './events.js';
 
 /** Takes shipped units back into a warehouse's stock: shipped → restocked, stock grows. */
-export async function restockOrderItems(em: EntityManager, actor: Actor, orderId: number, input: RestockInput): Promise<Order> {
-  const state = await OrderState.load(em, orderId);
+export async function restockOrderItems(em: EntityManager, actor: Actor, orderId: number, input: RestockInput, expected?: ExpectedVersion): Promise<Order> {
+  const state = await OrderState.load(em, orderId, expected);
   const errors: FieldError[] = [];
   const warehouse = await em.findOne(Warehouse, { id: input.warehouse });
   if (!warehouse) errors.push({ field: 'warehouse', message: `warehouse ${input.warehouse} does not exist` });

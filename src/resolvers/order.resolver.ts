@@ -14,6 +14,8 @@ import { requestOrderNumberFormat } from './order-number-format.js';
 import { OrderAddressPatch, OrderCreate, OrderCustomerChange, OrderFilter, OrderPatch } from '../schema/inputs/order.inputs.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 import { inputGuard } from '../schema/input-guard.middleware.js';
+import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
+import type { ExpectedVersion } from '../domain/preconditions.js';
 
 /** Every scalar field of the spec's Order table, by column. */
 export const orderSort = sortableFields('Order', {
@@ -96,22 +98,22 @@ export class OrderResolver {
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Edits the notes of an order' })
-  async updateOrder(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderPatch, { description: 'Fields to change' }) input: OrderPatch, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const order = await inTransaction(em, (tx) => updateOrderNotes(tx, principal, id, input));
+  async updateOrder(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderPatch, { description: 'Fields to change' }) input: OrderPatch, @ExpectedVersionArg('order') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const order = await inTransaction(em, (tx) => updateOrderNotes(tx, principal, id, input, expectedVersion));
     return readRecord(em, info, 'Order', order.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: "Merges shipping/billing fields into the order's address" })
-  async updateOrderAddress(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderAddressPatch, { description: 'Address parts to change' }) input: OrderAddressPatch, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const order = await inTransaction(em, (tx) => updateOrderAddress(tx, principal, id, input));
+  async updateOrderAddress(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderAddressPatch, { description: 'Address parts to change' }) input: OrderAddressPatch, @ExpectedVersionArg('order') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const order = await inTransaction(em, (tx) => updateOrderAddress(tx, principal, id, input, expectedVersion));
     return readRecord(em, info, 'Order', order.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: "Moves the order to another customer, copying that customer's primary address" })
-  async changeOrderCustomer(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderCustomerChange, { description: 'The new customer' }) input: OrderCustomerChange, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const order = await inTransaction(em, (tx) => changeOrderCustomer(tx, principal, id, input.id));
+  async changeOrderCustomer(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderCustomerChange, { description: 'The new customer' }) input: OrderCustomerChange, @ExpectedVersionArg('order') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const order = await inTransaction(em, (tx) => changeOrderCustomer(tx, principal, id, input.id, expectedVersion));
     return readRecord(em, info, 'Order', order.id);
   }
 }

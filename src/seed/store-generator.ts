@@ -117,7 +117,8 @@ export function* storeChunks(size: StoreSize, chunkRows = 20_000): Generator<Tab
     const title = `${rng.pick(words.ADJECTIVES)} ${rng.pick(words.NOUNS)} ${id}`;
     const type = rng.pick(words.TYPES);
     const isMulti = p % 3 !== 0;
-    const tracked = p % 2 === 0;
+    // Stock is kept in warehouses: without one, nothing can track inventory (nor be fulfilled if it did).
+    const tracked = p % 2 === 0 && warehouses.length > 0;
     const basePrice = rng.int(5, 150) * 100 + rng.pick([0, 50, 99]);
     const row: Row = {
       id,

@@ -302,3 +302,37 @@ it('queues deliveries in the change’s transaction: a refused change queues not
   expect(await service.sql('select id from webhook_delivery where subscription_id = ?', [id])).toEqual([]);
   await unsubscribe(id);
 });
+
+it('stamps deliveries, attempts and a disabling in whole seconds, as every record (src/domain/clock.ts)', async () => {
+  behaviour['/stamps-fail'] = { status: 500 };
+  const ok = await subscribe('/stamps-ok', ['order.notes_changed']);
+  const failing = await subscribe('/stamps-fail', ['order.notes_changed']);
+  const { untracked } = await pickVariants(service);
+  const order = await placeOrder(service, [{ variantId: untracked, quantity: 1 }]);
+  await service.send('PATCH', `/api/v1/orders/${order.id}`, { notes: 'stamped' });
+  // One attempt each and no retry: one delivered, one failed with its subscription disabled.
+  expect(await new WebhookWorker(service.orm, { retryDelaysSeconds: [] }).runOnce()).toBe(2);
+  const fractional = (table: string, column: string, key: string) =>
+    service.sql<{ id: number; at: string }>(
+      `select id, ${column}::text as at from ${table} where ${key}  in (?) and ${column} is not null and ${column} <> date_trunc('second', ${column})`,
+      [[ok.id, failing.id]],
+    );
+  const stamped = await service.sql<{ delivered: number; disabled: number; attempts: number }>(
+    `select (select count(delivered_at)::int from webhook_delivery where subscription_id  in (?)) as delivered,
+       (select count(disabled_at)::int from webhook_subscription where id  in (?)) as disabled,
+       (select count(*)::int from webhook_attempt a join webhook_delivery d on d.id = a.delivery_id where d.subscription_id  in (?)) as attempts`,
+    [[ok.id, failing.id], [ok.id, failing.id], [ok.id, failing.id]],
+  );
+  expect(stamped).toEqual([{ delivered: 1, disabled: 1, attempts: 2 }]);
+  for (const column of ['created_at', 'next_attempt_at', 'delivered_at']) expect(await fractional('webhook_delivery', column, 'subscription_id')).toEqual([]);
+  for (const column of ['created_at', 'disabled_at']) expect(await fractional('webhook_subscription', column, 'id')).toEqual([]);
+  expect(
+    await service.sql(
+      `select a.id from webhook_attempt a join webhook_delivery d on d.id = a.delivery_id
+       where d.subscription_id  in (?) and a.attempted_at <> date_trunc('second', a.attempted_at)`,
+      [[ok.id, failing.id]],
+    ),
+  ).toEqual([]);
+  await unsubscribe(ok.id);
+  await unsubscribe(failing.id);
+});

@@ -37,7 +37,8 @@ import { createDatabase } from './support/harness.js';
 
 const STORES: [string, StoreSize][] = [
   ['10k orders', { products: 1000, customers: 2500, orders: 10_000, warehouses: 3, seed: 15 }],
-  // Edges of the generator's options: a store without warehouses has no stock to take.
+  // An edge of the generator's options: a store without warehouses has no stock to take (the seed
+  // once fulfilled tracked units from no warehouse here).
   ['no warehouses', { products: 12, customers: 5, orders: 48, warehouses: 0, seed: 2 }],
 ];
 

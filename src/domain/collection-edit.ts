@@ -27,7 +27,8 @@ const FIELD_NAMES = ['title', 'vendor', 'type', 'price', 'tag', 'weight', 'varia
 const NUMBER = /^-?\d+(\.\d+)?$/;
 const TEXT_FIELDS_LIMIT = 10_000;
 
-function checkRules(rules: CollectionRuleInput[], errors: FieldError[]): void {
+/** A rule-based collection's rules (docs/decisions.md#collections): each condition valid for its field. */
+export function checkRules(rules: CollectionRuleInput[], errors: FieldError[]): void {
   if (rules.length === 0) errors.push({ field: 'rules', message: 'must hold at least one rule' });
   rules.forEach((rule, i) => {
     const at = `rules[${i}]`;

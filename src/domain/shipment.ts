@@ -6,6 +6,7 @@ import type { LineItem } from '../entities/line-item.entity.js';
 import type { Order } from '../entities/order.entity.js';
 import type { ShipmentChange, ShipmentCreate } from '../schema/inputs/fulfilment.inputs.js';
 import { ConflictError, NotFoundError, type FieldError } from './errors.js';
+import { moveUnits } from './line-counters.js';
 import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
 import type { ExpectedVersion } from './preconditions.js';
 import { enqueueShipmentMail } from './shipment-mail.js';
@@ -75,8 +76,7 @@ export async function createShipments(em: EntityManager, actor: Actor, orderId: 
       const left = state.unshipped(fulfilment, item.id);
       if (item.quantity > left) throw new ConflictError(`fulfilment ${fulfilment.id} holds ${left} unshipped unit(s) of line item ${item.id}`, `data[${i}].items[${j}]`);
       const line = state.lines.get(item.id) as LineItem;
-      line.fulfilled -= item.quantity;
-      line.shipped += item.quantity;
+      moveUnits(line, 'fulfilled', 'shipped', item.quantity);
       const shipmentItem = Object.assign(new ShipmentItem(), { shipment, lineItem: line, quantity: item.quantity });
       em.persist(shipmentItem);
       state.shipmentItems.push(shipmentItem);
@@ -147,8 +147,7 @@ export async function deleteShipment(em: EntityManager, actor: Actor, orderId: n
     if (line.shipped < item.quantity) {
       throw new ConflictError(`units of line item ${line.id} in shipment ${shipmentId} were restocked; they cannot return to fulfilled`);
     }
-    line.shipped -= item.quantity;
-    line.fulfilled += item.quantity;
+    moveUnits(line, 'shipped', 'fulfilled', item.quantity);
     em.remove(item);
   }
   em.remove(shipment);

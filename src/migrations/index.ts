@@ -9,6 +9,7 @@ import { Migration20261123200000_idempotency_lease } from './Migration2026112320
 import { Migration20261123201000_events } from './Migration20261123201000_events.js';
 import { Migration20261123202000_webhooks } from './Migration20261123202000_webhooks.js';
 import { Migration20261123210000_rate_limit_bucket_unlogged } from './Migration20261123210000_rate_limit_bucket_unlogged.js';
+import { Migration20261124100000_webhook_stamps_from_the_clock } from './Migration20261124100000_webhook_stamps_from_the_clock.js';
 
 export const migrationsList = [
   Migration20261122024227_initial,
@@ -20,4 +21,5 @@ export const migrationsList = [
   Migration20261123201000_events,
   Migration20261123202000_webhooks,
   Migration20261123210000_rate_limit_bucket_unlogged,
+  Migration20261124100000_webhook_stamps_from_the_clock,
 ];

@@ -2,6 +2,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, ArgsType, Authorized, Ctx, Field, Info, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { Max, Min } from 'class-validator';
 import { changeOrderCustomer, updateOrderAddress, updateOrderNotes } from '../domain/order-edit.js';
+import { PLAIN_NUMBERS } from '../domain/order-number.js';
 import { pageOfOrder } from '../domain/order-page.js';
 import { placeOrder } from '../domain/order-placement.js';
 import { orderWhere } from '../domain/order-search.js';
@@ -72,7 +73,7 @@ export class OrderResolver {
   @Query(() => OrderPage, { nullable: true, description: 'Orders, optionally filtered' })
   async orders(@Args(() => OrderListArgs) args: OrderListArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     // Only a display-number filter needs the store's number format (a statement of its own).
-    const format = args.filter?.displayNumber ? await requestOrderNumberFormat(ctx) : { prefix: '', suffix: '' };
+    const format = args.filter?.displayNumber ? await requestOrderNumberFormat(ctx) : PLAIN_NUMBERS;
     const where = orderWhere(args.filter, format);
     return readPage(ctx.em, 'Order', selectionOf(info), where, args, orderSort.columns);
   }

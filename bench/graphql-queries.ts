@@ -1,5 +1,5 @@
-// The GraphQL operations the benchmark sends to `/graphql`, verbatim from the read-path issue's
-// scenario list (/work/shared/bench/graphql-scenarios.md). The one place they are written: the
+// The GraphQL operations the benchmark sends to `/graphql`, verbatim from the read-path work's
+// scenario list (docs/performance.md#running-the-benchmark). The one place they are written: the
 // runner sends them, and the baseline recognises each by its exact text. If the schema renames
 // something (a sort field, an argument), change it here only.
 

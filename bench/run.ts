@@ -61,7 +61,7 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
  * second) that no request is ever refused.
  */
 const RATE_LIMIT = { burst: 1_000_000, rps: 1_000_000 };
-/** The goal for the service's peak resident memory during the run (issue 13). */
+/** The goal for the service's peak resident memory during the run (docs/performance.md#memory). */
 const PEAK_RSS_GOAL_MB = 250;
 
 /** A run that must not report figures: some answer was not a success. */

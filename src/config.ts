@@ -3,7 +3,7 @@ import { z } from 'zod';
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const port = z.coerce.number().int().min(0).max(65535);
 
-/** The environment the service reads (decisions §1), validated once at start. */
+/** The environment the service reads (docs/decisions.md#start-up-contract), validated once at start. */
 const schema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(3000),
@@ -46,7 +46,7 @@ const schema = z.object({
   /** Statement timeout of reads (writes raise theirs to 30 s inside their transaction). */
   DB_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Per-token bucket (decisions §2 "Limits"): refill in requests per second; 0 turns limiting off. */
+  /** Per-token bucket (docs/decisions.md#rate-limits): refill in requests per second; 0 turns limiting off. */
   RATE_LIMIT_RPS: z.coerce.number().min(0).max(1_000_000).default(50),
   /** Per-token bucket size (the burst a token may spend at once); 0 turns limiting off. */
   RATE_LIMIT_BURST: z.coerce.number().int().min(0).max(1_000_000).default(100),

@@ -22,8 +22,9 @@ export interface RunningService {
 }
 
 /**
- * The start-up contract of decisions §1: database (embedded or DATABASE_URL) → migrations → demo
- * store on an empty database → first token → listen. `stop` drains in-flight requests first.
+ * The start-up contract (docs/decisions.md#start-up-contract): database (embedded or DATABASE_URL)
+ * → migrations → demo store on an empty database → first token → listen. `stop` drains in-flight
+ * requests first.
  */
 export async function startService(config: Config): Promise<RunningService> {
   const database = await openDatabase(config, { readTimeoutMs: config.DB_READ_TIMEOUT_MS });

@@ -1,7 +1,8 @@
-// Issue 14, D9: admission control. Requests over a process's (or a token's) in-flight limit wait
-// briefly, then get a distinct 503 `overloaded` with Retry-After, never "database unavailable";
-// a pool that has no free connection in time is `overloaded` too; the queue and the pool wait
-// show in /metrics; and a bounded load test on 127.0.0.1 sees no 500 and no "database unavailable".
+// D9 of docs/operations.md#hostile-load-findings: admission control. Requests over a process's (or
+// a token's) in-flight limit wait briefly, then get a distinct 503 `overloaded` with Retry-After,
+// never "database unavailable"; a pool that has no free connection in time is `overloaded` too; the
+// queue and the pool wait show in /metrics; and a bounded load test on 127.0.0.1 sees no 500 and no
+// "database unavailable".
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { whileAbusing } from './support/abuse.js';

@@ -1,4 +1,4 @@
-// Issue 8: the OpenAPI 3.1 document is valid, covers every route of the table, is public, and the
+// The OpenAPI 3.1 document is valid, covers every route of the table, is public, and the
 // /docs reference (Scalar) renders it in headless Chromium with no network at all.
 import { validate, compileErrors } from '@readme/openapi-parser';
 import type { Browser } from 'playwright-core';

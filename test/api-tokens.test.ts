@@ -1,4 +1,4 @@
-// Issue 16 / decisions §4: API tokens over GraphQL under `manage_tokens`; revocation holds at once
+// docs/decisions.md#api-tokens: API tokens over GraphQL under `manage_tokens`; revocation holds at once
 // for every server process; `lastUsedAt` is written at most once a minute, with no extra statement.
 import { createDatabase, startTestService, type TestService } from './support/harness.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';

@@ -1,4 +1,4 @@
-// decisions §2 "Auth": 401 without a valid token, 403 without the scope, on REST and GraphQL alike.
+// docs/decisions.md#auth-and-scopes: 401 without a valid token, 403 without the scope, on REST and GraphQL alike.
 import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService;

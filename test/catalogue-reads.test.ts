@@ -1,4 +1,4 @@
-// The catalogue routes of issue 2: products, collections, shipping carriers, warehouses, as the
+// The catalogue routes: products, collections, shipping carriers, warehouses, as the
 // spec's tables describe them, checked against the database directly.
 import { startTestService, type TestService } from './support/harness.js';
 

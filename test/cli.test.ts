@@ -1,4 +1,4 @@
-// Issue 16: the CLI works beside a running `npm start` (same DATA_DIR, embedded PostgreSQL): it
+// The CLI works beside a running `npm start` (same DATA_DIR, embedded PostgreSQL): it
 // finds the server's database instead of starting a second one; --help everywhere; expected
 // failures are one line, never a stack trace.
 import { execFile } from 'node:child_process';

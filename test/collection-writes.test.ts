@@ -1,4 +1,4 @@
-// Issue 3: POST /collections and PATCH /collections/{id}, manual and rule-based, and rule
+// POST /collections and PATCH /collections/{id}, manual and rule-based, and rule
 // membership evaluated in SQL for every rule type × condition, checked against the same rules
 // evaluated here in JS on a small catalogue this file creates.
 import { startTestService, type TestService } from './support/harness.js';
@@ -67,7 +67,7 @@ const count = async () => (await service.sql<{ n: number }>('select count(*)::in
 let slug = 0;
 const base = (title: string) => ({ title, seo_title: title, seo_url: `c-${++slug}` });
 
-// --- The rules in JS, as the spec and decisions §3 describe them. ---------------------------------
+// --- The rules in JS, as docs/decisions.md#collections describes them. ---------------------------------
 interface Rule {
   type: number;
   condition: number;

@@ -1,4 +1,4 @@
-// Issue 9, decisions §2 "Conditional writes": strong ETags from the record's version, 304 for a
+// docs/decisions.md#conditional-writes: strong ETags from the record's version, 304 for a
 // current If-None-Match, 412 for a stale If-Match with nothing changed, order sub-resources
 // compared against the order's ETag.
 import { startTestService, type TestService } from './support/harness.js';

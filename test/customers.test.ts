@@ -1,4 +1,4 @@
-// Issue 4: customers listed, read, searched and updated; derived figures agree with the orders.
+// Customers listed, read, searched and updated; derived figures agree with the orders.
 import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService;

@@ -1,6 +1,6 @@
-// Issue 9: PostgreSQL restarts under load. During the outage requests get 503 problem+json
-// quickly; afterwards the same service answers 200 again without a restart; every write it
-// answered 2xx is in the database.
+// Database faults (docs/operations.md#faults-and-shutdown): PostgreSQL restarts under load. During
+// the outage requests get 503 problem+json quickly; afterwards the same service answers 200 again
+// without a restart; every write it answered 2xx is in the database.
 import { MikroORM } from '@mikro-orm/postgresql';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';

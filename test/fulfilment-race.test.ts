@@ -1,4 +1,4 @@
-// Concurrency (decisions §3): parallel requests to two server processes sharing one database can
+// Concurrency (docs/decisions.md#concurrency): parallel requests to two server processes sharing one database can
 // never over-fulfil or oversell. Exactly the available number succeed, the rest get 409.
 import { createDatabase, startTestService, type TestService } from './support/harness.js';
 import { pickVariants, placeOrder, setStock, stockOf } from './support/orders.js';

@@ -1,5 +1,5 @@
-// Issue 6: fulfilments, shipments and restocks move the counters, the status and the stock exactly
-// as decisions §3 says, and every refusal changes nothing.
+// Fulfilments, shipments and restocks move the counters, the status and the stock exactly
+// as docs/decisions.md#domain-rules says, and every refusal changes nothing.
 import { countersOf, pickVariants, placeOrder, setStock, stockOf } from './support/orders.js';
 import { startTestService, type TestService } from './support/harness.js';
 

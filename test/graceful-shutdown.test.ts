@@ -1,4 +1,5 @@
-// Issue 9: SIGTERM lets a request in flight finish, refuses new connections, then exits 0.
+// Shutdown (docs/operations.md#faults-and-shutdown): SIGTERM lets a request in flight finish,
+// refuses new connections, then exits 0.
 import { request } from 'node:http';
 import { createDatabase } from './support/harness.js';
 import { startServerProcess } from './support/server-process.js';

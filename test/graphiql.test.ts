@@ -1,6 +1,6 @@
-// decisions §4: a browser's GET /graphql gets GraphiQL, served from installed packages only; issue 17:
-// it works on first paste (no error before a token, the schema fetched when the token is set) and
-// offers store-specific example tabs.
+// docs/decisions.md#graphql-endpoint: a browser's GET /graphql gets GraphiQL, served from installed
+// packages only; docs/graphql.md#graphiql: it works on first paste (no error before a token, the
+// schema fetched when the token is set) and offers store-specific example tabs.
 import { parse, validate } from 'graphql';
 import type { Browser } from 'playwright-core';
 import { GRAPHIQL_EXAMPLES } from '../src/graphql/graphiql-examples.js';

@@ -1,5 +1,5 @@
-// decisions §4: the catalogue in GraphQL: camelCase, Int ids, Decimal money as strings, paging
-// arguments bounded like REST `size`.
+// docs/decisions.md#graphql-names-and-types: the catalogue in GraphQL: camelCase, Int ids, Decimal
+// money as strings, paging arguments bounded like REST `size`.
 import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService;

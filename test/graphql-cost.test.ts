@@ -1,4 +1,4 @@
-// Issue 14, D1/D2/D8 (decisions §4): the cost of a /graphql operation cannot be dodged by
+// D1/D2/D8 of docs/operations.md#hostile-load-findings: the cost of a /graphql operation cannot be dodged by
 // introspection, aliases or batching mutations; it is charged to the token's one bucket and
 // reported in extensions.cost of every answer, and /healthz keeps answering while abuse runs.
 import { MAX_MUTATION_FIELDS } from '../src/graphql/operation-cost.js';

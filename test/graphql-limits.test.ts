@@ -1,5 +1,6 @@
-// decisions §4: depth and complexity of /graphql operations are limited and refused before they
-// run; §2 "Limits": GraphQL spends the token's rate-limit bucket by query cost.
+// docs/decisions.md#graphql-limits-and-cost: depth and complexity of /graphql operations are
+// limited and refused before they run; docs/decisions.md#rate-limits: GraphQL spends the token's
+// rate-limit bucket by query cost.
 import { getIntrospectionQuery, parse } from 'graphql';
 import { getDocument, listDocument } from '../src/rest/operations.js';
 import { routes } from '../src/rest/routes.js';

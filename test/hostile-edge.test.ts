@@ -1,4 +1,4 @@
-// Issue 14, "a hard JSON edge": each request of the attack report, reproduced, gets a 4xx naming
+// A hard JSON edge: each request of docs/operations.md#hostile-load-findings, reproduced, gets a 4xx naming
 // its cause (never a 500), changes nothing, and /healthz keeps answering within 200 ms meanwhile.
 import { request } from 'node:http';
 import { connect } from 'node:net';

@@ -1,4 +1,4 @@
-// decisions §2 "Errors": problem+json for every refusal, never a stack or SQL.
+// docs/decisions.md#errors: problem+json for every refusal, never a stack or SQL.
 import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService;

@@ -1,6 +1,7 @@
-// Issue 14, D3: an Idempotency-Key whose holder dies (kill -9 of its server process) or loses
-// PostgreSQL mid-request is not stuck: once the holder's lease expires, a retry on another process
-// performs the write once, or replays the answer the write committed with.
+// D3 of docs/operations.md#hostile-load-findings: an Idempotency-Key whose holder dies (kill -9 of
+// its server process) or loses PostgreSQL mid-request is not stuck: once the holder's lease
+// expires, a retry on another process performs the write once, or replays the answer the write
+// committed with.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

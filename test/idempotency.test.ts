@@ -1,4 +1,4 @@
-// Issue 9, decisions §2 "Retries": Idempotency-Key replays the first answer of a write without
+// docs/decisions.md#retries: Idempotency-Key replays the first answer of a write without
 // doing the work again, refuses the key with another body, and makes concurrent duplicates wait.
 import { startTestService, type TestService } from './support/harness.js';
 import { pickVariants, placeOrder } from './support/orders.js';

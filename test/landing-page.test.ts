@@ -1,4 +1,4 @@
-// issue 17: `/` links the references, GraphiQL, the OpenAPI document and health, and every link
+// `/` links the references, GraphiQL, the OpenAPI document and health, and every link
 // works; the start banner lists them, and a restart says how to get a token.
 import { startBanner } from '../src/start-banner.js';
 import { startTestService, type TestService } from './support/harness.js';

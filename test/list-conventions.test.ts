@@ -1,4 +1,4 @@
-// decisions §2 "Lists", "sort", "fields/expand", "Wrapper" on the catalogue lists.
+// docs/decisions.md#lists, #sort, #fields-and-expand and #list-wrapper on the catalogue lists.
 import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService;

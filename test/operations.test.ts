@@ -1,4 +1,4 @@
-// Issue 8: health, readiness (also with the database down), metrics and one structured log line
+// Health, readiness (also with the database down), metrics and one structured log line
 // per request that never holds a token.
 import { MikroORM } from '@mikro-orm/postgresql';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -104,7 +104,7 @@ it('reports not ready, quickly, while the database is down, and ready again when
     expect(down.status).toBe(503);
     expect(down.headers.get('content-type')).toMatch(/application\/problem\+json/);
     expect(Date.now() - started).toBeLessThan(5000);
-    // Issue 14: a public endpoint shows no driver text (addresses, ports, error codes).
+    // A public endpoint shows no driver text (addresses, ports, error codes).
     expect(((await down.json()) as { detail: string }).detail).toBe('the database is unreachable');
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     restarted = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: true, port: Number(new URL(pg.url('store')).port) });

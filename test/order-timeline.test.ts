@@ -1,4 +1,4 @@
-// Issue 16 / decisions §5: every change to an order is an event written in the change's own
+// docs/decisions.md#order-timeline: every change to an order is an event written in the change's own
 // transaction, with the token that made it; GET /orders/{id}/events and Order.events read them.
 import { updateOrderNotes } from '../src/domain/order-edit.js';
 import { inTransaction } from '../src/domain/transaction.js';

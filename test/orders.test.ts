@@ -1,4 +1,4 @@
-// Issue 5: orders listed, read, paged, searched and edited; order creation in GraphQL.
+// Orders listed, read, paged, searched and edited; order creation in GraphQL.
 import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService;

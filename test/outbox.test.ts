@@ -1,4 +1,4 @@
-// Outbox delivery (decisions §3 "notify"): two workers running at once send each shipment e-mail
+// Outbox delivery (docs/decisions.md#notify): two workers running at once send each shipment e-mail
 // exactly once through real SMTP (an in-test smtp-server counts them); failures are retried.
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { AddressInfo } from 'node:net';

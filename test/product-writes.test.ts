@@ -1,4 +1,4 @@
-// Issue 3: PATCH /products/{id} and the GraphQL product mutations. Every refusal names its field in
+// PATCH /products/{id} and the GraphQL product mutations. Every refusal names its field in
 // the body's REST names, and the product reads back exactly as before it.
 import { startTestService, type TestService } from './support/harness.js';
 

@@ -1,5 +1,6 @@
-// decisions §2 "Limits": one bucket per token, shared by every server process. Two processes of
-// the built service share one database with a bucket of 10 refilled at 1 request per second.
+// Rate limits (docs/decisions.md#rate-limits): one bucket per token, shared by every server
+// process. Two processes of the built service share one database with a bucket of 10 refilled at 1
+// request per second.
 import { ensureFirstToken, hashSecret } from '../src/auth/api-tokens.js';
 import { createDatabase, startTestService, type TestService } from './support/harness.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';

@@ -1,6 +1,7 @@
-// Issue 14, "a short statement timeout for reads": a read that runs past the pool's statement
-// timeout ends with a 503 asking to narrow or retry (never a 500, never a held connection), while
-// a write transaction may wait on a lock longer than that and still succeed.
+// A short statement timeout for reads (docs/operations.md#admission-control-and-timeouts): a read
+// that runs past the pool's statement timeout ends with a 503 asking to narrow or retry (never a
+// 500, never a held connection), while a write transaction may wait on a lock longer than that and
+// still succeed.
 import pg from 'pg';
 import { startTestService, type TestService } from './support/harness.js';
 

@@ -1,4 +1,4 @@
-// Issue 9 security review: security headers on every answer, CORS only for configured origins.
+// Security headers (docs/operations.md#security) on every answer, CORS only for configured origins.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../src/app.js';

@@ -1,5 +1,6 @@
-// decisions §1, the start-up contract: configuration checked up front, migrations applied, the
-// demo store seeded once on an empty database, the first token created or ADMIN_TOKEN honoured.
+// The start-up contract (docs/decisions.md#start-up-contract): configuration checked up front,
+// migrations applied, the demo store seeded once on an empty database, the first token created or
+// ADMIN_TOKEN honoured.
 import pg from 'pg';
 import { loadConfig, type Config } from '../src/config.js';
 import { startService, type RunningService } from '../src/server.js';
@@ -49,7 +50,7 @@ describe('starting on an empty database', () => {
     expect(token.scopes).toContain('manage_tokens');
   });
 
-  it('seeds the demo store of decisions §1', async () => {
+  it('seeds the demo store of the start-up contract', async () => {
     expect(service.seeded).toBe(true);
     const [counts] = await query<Record<string, string>>(url, `select
       (select count(*) from product) as products,

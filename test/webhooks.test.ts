@@ -1,4 +1,4 @@
-// Issue 16 / decisions §5: signed webhooks from the event log, delivered from a durable queue in
+// docs/decisions.md#webhooks: signed webhooks from the event log, delivered from a durable queue in
 // PostgreSQL, verified here with the `standardwebhooks` package the receivers would use.
 process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
 
@@ -301,4 +301,51 @@ it('queues deliveries in the change’s transaction: a refused change queues not
   expect(res.status).toBe(409);
   expect(await service.sql('select id from webhook_delivery where subscription_id = ?', [id])).toEqual([]);
   await unsubscribe(id);
+});
+
+it('stamps deliveries, attempts, retries and a disabling in whole seconds, as every record (src/clock.ts)', async () => {
+  behaviour['/stamps-fail'] = { status: 500 };
+  const ids = [(await subscribe('/stamps-ok', ['order.notes_changed'])).id, (await subscribe('/stamps-fail', ['order.notes_changed'])).id];
+  /** Per stamp: how many rows of these subscriptions hold one, and how many of those have a fraction of a second. */
+  const stamps = () =>
+    service.sql<{ stamp: string; held: number; fractional: number }>(
+      `select stamp, count(at)::int as held, count(at) filter (where at <> date_trunc('second', at))::int as fractional from (
+         select 'delivery.created_at' as stamp, d.created_at as at from webhook_delivery d where d.subscription_id in (?)
+         union all select 'delivery.next_attempt_at', d.next_attempt_at from webhook_delivery d where d.subscription_id in (?)
+         union all select 'delivery.delivered_at', d.delivered_at from webhook_delivery d where d.subscription_id in (?)
+         union all select 'attempt.attempted_at', a.attempted_at from webhook_attempt a join webhook_delivery d on d.id = a.delivery_id where d.subscription_id in (?)
+         union all select 'subscription.disabled_at', s.disabled_at from webhook_subscription s where s.id in (?)
+       ) stamps group by stamp order by stamp`,
+      [ids, ids, ids, ids, ids],
+    );
+  const { untracked } = await pickVariants(service);
+  const order = await placeOrder(service, [{ variantId: untracked, quantity: 1 }]);
+  await service.send('PATCH', `/api/v1/orders/${order.id}`, { notes: 'stamped' });
+  // Queued by the trigger, due at once (no attempt yet).
+  expect(await stamps()).toEqual([
+    { stamp: 'delivery.created_at', held: 2, fractional: 0 },
+    { stamp: 'delivery.delivered_at', held: 0, fractional: 0 },
+    { stamp: 'delivery.next_attempt_at', held: 2, fractional: 0 },
+    { stamp: 'subscription.disabled_at', held: 0, fractional: 0 },
+  ]);
+  // One attempt each: one delivered, one to be retried in a minute.
+  expect(await new WebhookWorker(service.orm, { retryDelaysSeconds: [60] }).runOnce()).toBe(2);
+  expect(await stamps()).toEqual([
+    { stamp: 'attempt.attempted_at', held: 2, fractional: 0 },
+    { stamp: 'delivery.created_at', held: 2, fractional: 0 },
+    { stamp: 'delivery.delivered_at', held: 1, fractional: 0 },
+    { stamp: 'delivery.next_attempt_at', held: 1, fractional: 0 },
+    { stamp: 'subscription.disabled_at', held: 0, fractional: 0 },
+  ]);
+  // The retry, due now, fails for the last time: the subscription is disabled.
+  await service.sql('update webhook_delivery set next_attempt_at = now() where subscription_id = ?', [ids[1]]);
+  expect(await new WebhookWorker(service.orm, { retryDelaysSeconds: [] }).runOnce()).toBe(1);
+  expect(await stamps()).toEqual([
+    { stamp: 'attempt.attempted_at', held: 3, fractional: 0 },
+    { stamp: 'delivery.created_at', held: 2, fractional: 0 },
+    { stamp: 'delivery.delivered_at', held: 1, fractional: 0 },
+    { stamp: 'delivery.next_attempt_at', held: 0, fractional: 0 },
+    { stamp: 'subscription.disabled_at', held: 1, fractional: 0 },
+  ]);
+  for (const id of ids) await unsubscribe(id);
 });

@@ -1,6 +1,7 @@
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiToken } from '../entities/api-token.entity.js';
+import { SQL_NOW } from '../clock.js';
 import { ValidationError } from '../domain/errors.js';
 import { PREPARED } from '../db/prepared-statements.js';
 import { chargeCte, type RateLimiter, type RateLimitState } from './rate-limit.js';
@@ -37,7 +38,7 @@ export interface Authentication {
 const TOKEN_CTES = `
 token as (select id, name, scopes, last_used_at from api_token where secret_hash = ? and revoked_at is null),
 touched as (
-  update api_token a set last_used_at = date_trunc('second', now())
+  update api_token a set last_used_at = ${SQL_NOW}
   where a.id = (
     select x.id from api_token x join token on x.id = token.id
     where token.last_used_at is null or token.last_used_at < now() - interval '1 minute'
@@ -91,9 +92,9 @@ export async function createApiToken(
 }
 
 /**
- * Start-up contract (decisions §1): `ADMIN_TOKEN` set → a token with that secret and every scope
- * exists; otherwise, when no token exists at all, one is created and its secret returned to be
- * printed once.
+ * Start-up contract (docs/decisions.md#start-up-contract): `ADMIN_TOKEN` set → a token with that
+ * secret and every scope exists; otherwise, when no token exists at all, one is created and its
+ * secret returned to be printed once.
  */
 export async function ensureFirstToken(em: EntityManager, adminToken: string | undefined): Promise<string | null> {
   if (adminToken) {

@@ -61,7 +61,7 @@ export class RateLimiter {
     readonly settings: RateLimitSettings,
   ) {}
 
-  /** A limiter, or none when either setting is 0 (decisions §2: 0 turns limiting off). */
+  /** A limiter, or none when either setting is 0 (docs/decisions.md#rate-limits: 0 turns limiting off). */
   static create(orm: MikroORM, settings: RateLimitSettings | undefined): RateLimiter | undefined {
     return settings && settings.burst > 0 && settings.rps > 0 ? new RateLimiter(orm, settings) : undefined;
   }
@@ -99,7 +99,7 @@ export class RateLimiter {
   }
 }
 
-/** The response headers of a charge (decisions §2), `Retry-After` on a refusal. */
+/** The response headers of a charge (docs/decisions.md#rate-limits), `Retry-After` on a refusal. */
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
   return {
     'RateLimit-Limit': String(state.limit),

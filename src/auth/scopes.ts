@@ -1,4 +1,4 @@
-/** Every scope a token can hold (decisions §2). Resolvers name the one they need. */
+/** Every scope a token can hold (docs/decisions.md#auth-and-scopes). Resolvers name the one they need. */
 export const SCOPES = [
   'read_orders', 'write_orders',
   'read_customers', 'write_customers',
@@ -7,9 +7,9 @@ export const SCOPES = [
   'read_shipping', 'write_shipping',
   'read_inventory', 'write_inventory',
   'manage_tokens',
-  // Issue 16 (decisions §5): webhook subscriptions and their delivery logs.
+  // Webhook subscriptions and their delivery logs (docs/decisions.md#webhooks).
   'manage_webhooks',
-  // Not in decisions §2's list: lets a Prometheus scraper read /metrics and nothing else.
+  // Not in the contract's list: lets a Prometheus scraper read /metrics and nothing else.
   'read_metrics',
 ] as const;
 

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { now } from '../clock.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
 import { ApiToken } from '../entities/api-token.entity.js';
 import { createApiToken, validateScopes, type Principal } from './api-tokens.js';
@@ -6,7 +7,7 @@ import { createApiToken, validateScopes, type Principal } from './api-tokens.js'
 const NAME_LIMIT = 200;
 
 /**
- * `createApiToken` over GraphQL (decisions §4). A manager grants only scopes its own token holds,
+ * `createApiToken` over GraphQL (docs/decisions.md#api-tokens). A manager grants only scopes its own token holds,
  * so `manage_tokens` alone cannot mint a token stronger than the one asking.
  */
 export async function issueApiToken(em: EntityManager, caller: Principal, name: string, scopes: string[]): Promise<{ token: ApiToken; secret: string }> {
@@ -28,7 +29,7 @@ export async function issueApiToken(em: EntityManager, caller: Principal, name: 
 export async function revokeApiToken(em: EntityManager, id: number): Promise<ApiToken> {
   const token = await em.findOne(ApiToken, { id });
   if (!token) throw new NotFoundError('ApiToken', id);
-  token.revokedAt ??= new Date(Math.floor(Date.now() / 1000) * 1000);
+  token.revokedAt ??= now();
   await em.flush();
   return token;
 }

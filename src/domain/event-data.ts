@@ -13,7 +13,7 @@ export const seconds = (date: Date | null | undefined): number | null => (date ?
 
 const items = (list: Items) => list.map((i) => ({ id: i.lineItem.id, quantity: i.quantity })).sort((a, b) => a.id - b.id);
 
-/** A fulfilment record (decisions §3) with the order it belongs to and the order's new status. */
+/** A fulfilment record (docs/decisions.md#records) with the order it belongs to and the order's new status. */
 export function fulfilmentData(order: Order, fulfilment: Fulfilment, held: Items): Record<string, unknown> {
   return {
     order_id: order.id,
@@ -26,7 +26,7 @@ export function fulfilmentData(order: Order, fulfilment: Fulfilment, held: Items
   };
 }
 
-/** A shipment record (decisions §3); `trackingUrl` is the carrier's URL + the number. */
+/** A shipment record (docs/decisions.md#records); `trackingUrl` is the carrier's URL + the number. */
 export function shipmentData(order: Order, shipment: Shipment, carried: Items, trackingUrl: string): Record<string, unknown> {
   return {
     order_id: order.id,

@@ -7,13 +7,18 @@ import { Warehouse } from '../entities/warehouse.entity.js';
 import type { FulfilmentChange, FulfilmentCreate, FulfilmentPatch, RecordItemInput } from '../schema/inputs/fulfilment.inputs.js';
 import { ConflictError, NotFoundError, type FieldError } from './errors.js';
 import { moveStock, type StockMove } from './inventory.js';
+import { moveUnits } from './line-counters.js';
 import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
+import type { ExpectedVersion } from './preconditions.js';
 import { now } from '../clock.js';
 import { fulfilmentData } from './event-data.js';
 import { orderEventSubject, recordEvent, type Actor } from './events.js';
 
-/** A stock move for a tracked line (untracked lines move no stock). */
-function stockMove(line: LineItem, warehouseId: number | null | undefined, quantity: number, label: string): StockMove[] {
+/**
+ * The stock move of fulfilling `quantity` units of a line from a warehouse: tracked lines take
+ * stock from it (none without a warehouse or a variant: 409), untracked lines move none.
+ */
+export function stockMove(line: Pick<LineItem, 'trackInventory' | 'variant'>, warehouseId: number | null | undefined, quantity: number, label: string): StockMove[] {
   if (!line.trackInventory || quantity === 0) return [];
   if (!line.variant || !warehouseId) {
     if (quantity > 0) throw new ConflictError(`the variant bought is no longer in the catalogue, so no stock can be taken`, `${label}`);
@@ -31,8 +36,8 @@ async function warehouseExists(em: EntityManager, id: number, field: string, err
  * the warehouse's stock drops by the same amount in the same transaction (409 when short).
  * One fulfilment comes from one warehouse.
  */
-export async function createFulfilment(em: EntityManager, actor: Actor, orderId: number, input: FulfilmentCreate): Promise<Order> {
-  const state = await OrderState.load(em, orderId);
+export async function createFulfilment(em: EntityManager, actor: Actor, orderId: number, input: FulfilmentCreate, expected?: ExpectedVersion): Promise<Order> {
+  const state = await OrderState.load(em, orderId, expected);
   const errors: FieldError[] = [];
   if (!input.items.length) errors.push({ field: 'items', message: 'a fulfilment needs at least one item' });
   const warehouses = [...new Set(input.items.map((i) => i.warehouse).filter((w): w is number => w != null))];
@@ -60,8 +65,7 @@ export async function createFulfilment(em: EntityManager, actor: Actor, orderId:
   em.persist(fulfilment);
   const items: FulfilmentItem[] = [];
   for (const { line, quantity } of planned) {
-    line.notFulfilled -= quantity;
-    line.fulfilled += quantity;
+    moveUnits(line, 'notFulfilled', 'fulfilled', quantity);
     const item = Object.assign(new FulfilmentItem(), { fulfilment, lineItem: line, quantity });
     em.persist(item);
     items.push(item);
@@ -122,8 +126,7 @@ async function resize(state: OrderState, fulfilment: Fulfilment, items: RecordIt
     const delta = target - held;
     if (delta > line.notFulfilled) throw new ConflictError(`only ${line.notFulfilled} more unit(s) of line item ${line.id} can be fulfilled`, `${path}items[${index}]`);
     moves.push(...stockMove(line, fulfilment.warehouse?.id, delta, `${path}items[${index}]`));
-    line.notFulfilled -= delta;
-    line.fulfilled += delta;
+    moveUnits(line, 'notFulfilled', 'fulfilled', delta);
     if (item && target === 0) {
       em.remove(item);
       state.fulfilmentItems.splice(state.fulfilmentItems.indexOf(item), 1);
@@ -138,8 +141,8 @@ async function resize(state: OrderState, fulfilment: Fulfilment, items: RecordIt
   fulfilment.updatedAt = now();
 }
 
-export async function updateFulfilment(em: EntityManager, actor: Actor, orderId: number, fulfilmentId: number, patch: FulfilmentPatch): Promise<Order> {
-  const state = await OrderState.load(em, orderId);
+export async function updateFulfilment(em: EntityManager, actor: Actor, orderId: number, fulfilmentId: number, patch: FulfilmentPatch, expected?: ExpectedVersion): Promise<Order> {
+  const state = await OrderState.load(em, orderId, expected);
   const fulfilment = fulfilmentOf(state, fulfilmentId, null, [])!;
   const errors: FieldError[] = [];
   const moving = patch.warehouse != null && patch.warehouse !== fulfilment.warehouse?.id;
@@ -163,8 +166,8 @@ export async function updateFulfilment(em: EntityManager, actor: Actor, orderId:
   return state.order;
 }
 
-export async function updateFulfilments(em: EntityManager, actor: Actor, orderId: number, changes: FulfilmentChange[]): Promise<Order> {
-  const state = await OrderState.load(em, orderId);
+export async function updateFulfilments(em: EntityManager, actor: Actor, orderId: number, changes: FulfilmentChange[], expected?: ExpectedVersion): Promise<Order> {
+  const state = await OrderState.load(em, orderId, expected);
   const errors: FieldError[] = [];
   if (!changes.length) errors.push({ field: 'fulfilments', message: 'list at least one fulfilment' });
   const ids = new Set<number>();
@@ -183,8 +186,8 @@ export async function updateFulfilments(em: EntityManager, actor: Actor, orderId
 }
 
 /** Unmarks a fulfilment: its units return to not fulfilled and its stock to the warehouse. */
-export async function deleteFulfilment(em: EntityManager, actor: Actor, orderId: number, fulfilmentId: number): Promise<Order> {
-  const state = await OrderState.load(em, orderId);
+export async function deleteFulfilment(em: EntityManager, actor: Actor, orderId: number, fulfilmentId: number, expected?: ExpectedVersion): Promise<Order> {
+  const state = await OrderState.load(em, orderId, expected);
   const fulfilment = fulfilmentOf(state, fulfilmentId, null, [])!;
   const shipments = state.shipmentsOf(fulfilment);
   if (shipments.length) {
@@ -194,8 +197,7 @@ export async function deleteFulfilment(em: EntityManager, actor: Actor, orderId:
   const held = state.itemsOf(fulfilment);
   for (const item of held) {
     const line = item.lineItem as LineItem;
-    line.fulfilled -= item.quantity;
-    line.notFulfilled += item.quantity;
+    moveUnits(line, 'fulfilled', 'notFulfilled', item.quantity);
     moves.push(...stockMove(line, fulfilment.warehouse?.id, -item.quantity, ''));
     em.remove(item);
   }

@@ -1,7 +1,7 @@
 import type { FieldError } from './errors.js';
 
 /**
- * The one set of input limits (issue 14, decisions §2). REST bodies and search filters, `/graphql`
+ * The one set of input limits (docs/operations.md#input-limits). REST bodies and search filters, `/graphql`
  * variables and the arguments of every root operation are all checked against these values, so
  * neither edge accepts what the other refuses and no input can cost unbounded CPU or SQL.
  */

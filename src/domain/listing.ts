@@ -27,24 +27,29 @@ export function orderByOf(terms: readonly SortTerm[] | undefined, columns: Recor
   return orderBy;
 }
 
-/** Tables whose row count the `row_count` triggers keep (migration big_store_indexes_and_row_counts). */
-const COUNTED_TABLES = new Set(['orders', 'product', 'customer']);
-
 /** A WHERE that filters nothing (an unfiltered list). */
 export const isEmptyWhere = (where: unknown) => !where || (typeof where === 'object' && Object.keys(where).length === 0);
 
 /**
- * The statement counting the rows that match `where`, to be nested into the page's statement: for
- * an unfiltered list of a counted table, the sum of its `row_count` deltas (a few rows, exact,
- * however big the table); otherwise `COUNT(*)`, with the filter of `filtered` (a query builder
- * holding the list's WHERE) which PostgreSQL answers from the filter's indexes.
+ * An unfiltered count. A table carrying the row-count triggers answers with the sum of its
+ * `row_count` deltas (a few rows, exact, however big the table); any other with COUNT(*). Which
+ * tables carry them is asked of the database (a probe of pg_trigger), not listed here: the migration
+ * that installs the triggers (big_store_indexes_and_row_counts) is the one list, so a count can
+ * never read deltas that no trigger keeps. Each branch is an InitPlan that PostgreSQL runs only when
+ * the probe picks it.
+ */
+const UNFILTERED_COUNT = (table: string) => `select case
+  when exists (select 1 from pg_trigger where tgrelid = ?::regclass and tgfoid = 'row_count_inserted'::regproc)
+  then (select coalesce(sum(delta), 0) from row_count where table_name = ?)
+  else (select count(*) from "${table}") end`;
+
+/**
+ * The statement counting the rows that match `where`, to be nested into the page's statement:
+ * for an unfiltered list, the count above; otherwise `COUNT(*)` with the filter of `filtered` (a
+ * query builder holding the list's WHERE), which PostgreSQL answers from the filter's indexes.
  */
 export function countQuery(em: EntityManager, entity: EntityName<object>, where: unknown, filtered?: QueryBuilder<object>): { sql: string; params: readonly unknown[] } {
   const table = em.getMetadata().get(entity).tableName;
-  if (isEmptyWhere(where)) {
-    return COUNTED_TABLES.has(table)
-      ? { sql: 'select coalesce(sum(delta), 0) from row_count where table_name = ?', params: [table] }
-      : { sql: `select count(*) from "${table}"`, params: [] };
-  }
+  if (isEmptyWhere(where)) return { sql: UNFILTERED_COUNT(table), params: [table, table] };
   return filtered!.clone().count().toQuery();
 }

@@ -9,6 +9,7 @@ import { refreshCustomerStatistics } from './customer-statistics.js';
 import { ValidationError, type FieldError } from './errors.js';
 import { checkText } from './input-checks.js';
 import { lockOrder } from './order-lock.js';
+import type { ExpectedVersion } from './preconditions.js';
 import { mergeAddressBlock } from './postal-address.js';
 import { now } from '../clock.js';
 import { orderAddressData } from './event-data.js';
@@ -22,8 +23,8 @@ function touched(order: Order): Order {
 }
 
 /** Only notes, address and customer of an order can be edited (spec); this is notes. */
-export async function updateOrderNotes(em: EntityManager, actor: Actor, id: number, patch: OrderPatch): Promise<Order> {
-  const order = await lockOrder(em, id);
+export async function updateOrderNotes(em: EntityManager, actor: Actor, id: number, patch: OrderPatch, expected?: ExpectedVersion): Promise<Order> {
+  const order = await lockOrder(em, id, expected);
   if (patch.notes !== undefined) {
     if (patch.notes !== null && patch.notes.length > NOTES_LIMIT) {
       throw new ValidationError([{ field: 'notes', message: `must be at most ${NOTES_LIMIT} characters` }]);
@@ -40,8 +41,8 @@ export async function updateOrderNotes(em: EntityManager, actor: Actor, id: numb
  * Merges partial shipping/billing blocks into the order. The customer's profile gains the order's
  * address only when it has none (an order's address may affect the profile, not the reverse).
  */
-export async function updateOrderAddress(em: EntityManager, actor: Actor, id: number, patch: OrderAddressPatch): Promise<Order> {
-  const order = await lockOrder(em, id);
+export async function updateOrderAddress(em: EntityManager, actor: Actor, id: number, patch: OrderAddressPatch, expected?: ExpectedVersion): Promise<Order> {
+  const order = await lockOrder(em, id, expected);
   const errors: FieldError[] = [];
   if (patch.shipping) mergeAddressBlock(order.shippingAddress, patch.shipping, 'shipping', errors);
   if (patch.billing) mergeAddressBlock(order.billingAddress, patch.billing, 'billing', errors);
@@ -75,8 +76,8 @@ export async function updateOrderAddress(em: EntityManager, actor: Actor, id: nu
  * e-mail go into the order, and both customers' derived figures follow in the same transaction.
  * Both customer rows are locked in id order, so two opposite moves cannot deadlock.
  */
-export async function changeOrderCustomer(em: EntityManager, actor: Actor, id: number, customerId: number): Promise<Order> {
-  const order = await lockOrder(em, id);
+export async function changeOrderCustomer(em: EntityManager, actor: Actor, id: number, customerId: number, expected?: ExpectedVersion): Promise<Order> {
+  const order = await lockOrder(em, id, expected);
   const previous = order.customer.id;
   const ids = [...new Set([previous, customerId])].sort((a, b) => a - b);
   await lockCustomers(em, ids);

@@ -12,6 +12,9 @@ export function formatOf(settings: Pick<StoreSettings, 'orderNumberPrefix' | 'or
   return { prefix: settings?.orderNumberPrefix ?? '', suffix: settings?.orderNumberSuffix ?? '' };
 }
 
+/** Bare ids: the format of a store without a settings row, and of a search that needs none. */
+export const PLAIN_NUMBERS: OrderNumberFormat = formatOf(null);
+
 export async function orderNumberFormat(em: EntityManager): Promise<OrderNumberFormat> {
   return formatOf(await em.findOne(StoreSettings, { id: 1 }));
 }

@@ -13,6 +13,7 @@ import { ValidationError, type FieldError } from './errors.js';
 import { orderAddressData, seconds } from './event-data.js';
 import { orderEventSubject, recordEvent, type Actor } from './events.js';
 import { fromCents, MAX_AMOUNT_CENTS, toCents } from './money.js';
+import { cartCents, totalCents } from './order-amounts.js';
 import { mergeAddressBlock } from './postal-address.js';
 
 const PAYMENT_TYPES = ['Visa', 'American Express', 'MasterCard', 'Discover', 'JCB', 'Diners Club', 'PayPal'];
@@ -20,8 +21,8 @@ const MAX_QUANTITY = 100_000;
 
 /**
  * Places an order. Each line item snapshots its product and variant as they are now (later
- * catalogue edits never reach it); totals are exact: cart = Σ price × quantity, total = cart +
- * shipping + tax. Every unit starts not fulfilled, so the order's status is 0.
+ * catalogue edits never reach it); its amounts are exact (order-amounts.ts). Every unit starts
+ * not fulfilled, so the order's status is 0.
  */
 export async function placeOrder(em: EntityManager, actor: Actor, input: OrderCreate): Promise<Order> {
   const errors: FieldError[] = [];
@@ -83,11 +84,9 @@ export async function placeOrder(em: EntityManager, actor: Actor, input: OrderCr
     refundPossible: input.paid === 1,
     notes: input.notes ?? null,
   });
-  let cart = 0n;
   for (const item of input.items) {
     const variant = variants.get(item.variantId)!;
     const product = variant.product;
-    cart += toCents(variant.price) * BigInt(item.quantity);
     order.items.add(
       Object.assign(new LineItem(), {
         order,
@@ -114,7 +113,8 @@ export async function placeOrder(em: EntityManager, actor: Actor, input: OrderCr
       }),
     );
   }
-  const total = cart + toCents(order.shippingPrice) + toCents(order.tax);
+  const cart = cartCents(order.items.getItems());
+  const total = totalCents(cart, order.shippingPrice, order.tax);
   if (total > MAX_AMOUNT_CENTS) throw new ValidationError([{ field: 'items', message: 'the order total is too large' }]);
   order.cartPrice = fromCents(cart);
   order.total = fromCents(total);

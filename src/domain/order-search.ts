@@ -24,7 +24,7 @@ const FLAGS: [keyof OrderFilter, string][] = [
 const anyOf = (values: Condition[]): Condition => ({ $or: values });
 
 /**
- * The order search of decisions §2 as one WHERE on the orders table (cart price and status are
+ * The order search (docs/decisions.md#search-filters) as one WHERE on the orders table (cart price and status are
  * columns, so every filter is plain SQL on one row). `displayNumber` ignores the store's display
  * prefix and suffix; `fullName` matches "first last" of the customer, the shipping or the billing
  * address. Raw fragments are fixed SQL; every value is a bound parameter.

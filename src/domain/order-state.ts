@@ -7,6 +7,7 @@ import { ShipmentItem } from '../entities/shipment-item.entity.js';
 import { Shipment } from '../entities/shipment.entity.js';
 import { ValidationError, type FieldError } from './errors.js';
 import { lockOrder } from './order-lock.js';
+import type { ExpectedVersion } from './preconditions.js';
 import { settleOrder } from './order-status.js';
 
 /**
@@ -24,8 +25,8 @@ export class OrderState {
     readonly shipmentItems: ShipmentItem[],
   ) {}
 
-  static async load(em: EntityManager, orderId: number): Promise<OrderState> {
-    const order = await lockOrder(em, orderId);
+  static async load(em: EntityManager, orderId: number, expected: ExpectedVersion): Promise<OrderState> {
+    const order = await lockOrder(em, orderId, expected);
     const [lines, fulfilments, shipments] = await Promise.all([
       em.find(LineItem, { order }, { orderBy: { id: 'asc' } }),
       em.find(Fulfilment, { order }, { orderBy: { id: 'asc' } }),
@@ -84,7 +85,7 @@ export class OrderState {
   }
 }
 
-/** Positive whole quantities only (decisions §2: anything else is a 422). */
+/** Positive whole quantities only (docs/decisions.md#references-and-quantities: anything else is a 422). */
 export function checkQuantity(quantity: number, field: string, errors: FieldError[], allowZero = false): boolean {
   // No upper cap beyond 32 bits: a positive quantity over what the state allows is a 409, not a 422.
   const ok = Number.isInteger(quantity) && (allowZero ? quantity >= 0 : quantity > 0) && quantity <= 2_147_483_647;

@@ -1,18 +1,16 @@
-import type { LineItem } from '../entities/line-item.entity.js';
 import type { Order } from '../entities/order.entity.js';
 import { now } from '../clock.js';
 import type { FulfilmentStatus } from '../schema/enums/order-status.enums.js';
-
-type Counters = Pick<LineItem, 'quantity' | 'notFulfilled' | 'fulfilled' | 'shipped' | 'restocked'>;
+import type { LineCounters } from './line-counters.js';
 
 /**
- * Order status from the line counters (decisions §3). Restocked units are out of "every unit";
+ * Order status from the line counters (docs/decisions.md#order-status). Restocked units are out of "every unit";
  * an order whose every unit is restocked counts as 5.
  *   0 nothing fulfilled or shipped          3 every unit fulfilled, none shipped
  *   1 some fulfilled, not all, none shipped  4 every unit fulfilled or shipped, some not shipped
  *   2 not all fulfilled-or-shipped, some shipped   5 every unit shipped
  */
-export function deriveStatus(items: readonly Counters[]): FulfilmentStatus {
+export function deriveStatus(items: readonly LineCounters[]): FulfilmentStatus {
   let notFulfilled = 0;
   let fulfilled = 0;
   let shipped = 0;
@@ -30,7 +28,7 @@ export function deriveStatus(items: readonly Counters[]): FulfilmentStatus {
 }
 
 /** Stores the derived status and marks the order updated; called by every counter move. */
-export function settleOrder(order: Order, items: readonly Counters[]): void {
+export function settleOrder(order: Order, items: readonly LineCounters[]): void {
   order.status = deriveStatus(items);
   order.updatedAt = now();
 }

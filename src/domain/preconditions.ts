@@ -1,31 +1,32 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { PreconditionFailedError } from './errors.js';
 
-/** A client's `If-Match` for one record: the write goes ahead only while its ETag is one of these. */
-export interface Precondition {
-  entity: 'Order' | 'Customer' | 'Product' | 'Collection';
-  id: number;
-  etags: string[] | '*';
-}
-
-const current = new AsyncLocalStorage<Precondition | undefined>();
-
-/** Runs one operation under the caller's precondition (set by the REST edge from `If-Match`). */
-export function withPrecondition<T>(precondition: Precondition | undefined, work: () => Promise<T>): Promise<T> {
-  return current.run(precondition, work);
-}
-
-/** The strong ETag of a record version; `fields`/`expand` never change it. */
-export const etagOf = (version: number) => `"v${version}"`;
+/**
+ * The versions a write may still find on the record it changes: the caller read the record at
+ * one of them. Absent (`undefined` or `null`): no check. Several: any of them (REST's `If-Match`
+ * may list several ETags). Empty: none matches (an `If-Match` naming only tags that can never be
+ * current, such as weak ones). GraphQL takes it as the `expectedVersion` argument of every write
+ * on a versioned record; REST maps `If-Match` onto that argument.
+ */
+export type ExpectedVersion = readonly number[] | null | undefined;
 
 /**
- * Called by a use case right after it locked the record, inside its transaction: a stale ETag
- * refuses the write (412) before anything changed, so two editors cannot overwrite each other.
+ * Called by a use case right after it locked the record, inside its transaction: a record that
+ * has moved on since the caller read it refuses the write before anything changed, so two editors
+ * cannot overwrite each other. `record` names it in the message (`Order 12`).
  */
-export function checkPrecondition(entity: Precondition['entity'], id: number, version: number): void {
-  const precondition = current.getStore();
-  if (!precondition || precondition.entity !== entity || precondition.id !== id || precondition.etags === '*') return;
-  if (!precondition.etags.includes(etagOf(version))) {
-    throw new PreconditionFailedError(`${entity} ${id} has changed since it was read (its ETag is now ${etagOf(version)}); read it again before writing`);
-  }
+function checkExpectedVersion(record: string, version: number, expected: ExpectedVersion): void {
+  if (expected == null || expected.includes(version)) return;
+  throw new PreconditionFailedError(`${record} has changed since it was read (its version is now ${version}); read it again before writing`);
+}
+
+/**
+ * A write on a versioned record starts here, right after its row lock: the caller's expected
+ * version is compared, then the version moves on by one, flushed with the write. It moves whether
+ * or not the record's own row changes (an order's fulfilments and shipments, a product's variants,
+ * a customer's addresses live in other tables), so a caller holding the old version can never
+ * overwrite this write unseen, and a cached copy is never answered 304.
+ */
+export function beginVersionedWrite(record: string, locked: { version: number }, expected: ExpectedVersion): void {
+  checkExpectedVersion(record, locked.version, expected);
+  locked.version += 1;
 }

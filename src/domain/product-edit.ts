@@ -11,7 +11,7 @@ import {
 } from './product-relations.js';
 import { applyOptions, applyVariants, loadVariantState, planVariants, type VariantState } from './product-variants.js';
 import { freeSlug, SLUG, slugTaken } from './slug.js';
-import { checkPrecondition } from './preconditions.js';
+import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
 
 const SEO_META_LIMIT = 1000;
 
@@ -29,7 +29,7 @@ function checkScalars(input: ProductFields & { title?: string }, errors: FieldEr
 }
 
 /**
- * `seo_url` (decisions §3): derived from the title when a product is created without one or a
+ * `seo_url` (docs/decisions.md#product-patch): derived from the title when a product is created without one or a
  * write sends it empty, made unique by a suffix; a title change alone keeps the URL. An explicit
  * URL must be a slug and free (409 otherwise); an unchanged one is not re-checked.
  */
@@ -106,16 +106,17 @@ async function writeProduct(em: EntityManager, product: Product, input: ProductF
   return product;
 }
 
-async function lockProduct(em: EntityManager, id: number): Promise<Product> {
+/** The product row locked for the rest of the transaction, at the version the caller expects. */
+async function lockProduct(em: EntityManager, id: number, expected: ExpectedVersion): Promise<Product> {
   const product = await em.findOne(Product, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!product) throw new NotFoundError('Product', id);
-  checkPrecondition('Product', id, product.version);
+  beginVersionedWrite(`Product ${id}`, product, expected);
   return product;
 }
 
-/** PATCH a product (decisions §3 "Product PATCH"); the row is locked for the whole transaction. */
-export async function updateProduct(em: EntityManager, actor: Actor, id: number, patch: ProductPatch): Promise<Product> {
-  const product = await writeProduct(em, await lockProduct(em, id), patch, false);
+/** PATCH a product (docs/decisions.md#product-patch); the row is locked for the whole transaction. */
+export async function updateProduct(em: EntityManager, actor: Actor, id: number, patch: ProductPatch, expected?: ExpectedVersion): Promise<Product> {
+  const product = await writeProduct(em, await lockProduct(em, id, expected), patch, false);
   recordEvent(em, actor, 'product.updated', { subject: 'product', subjectId: product.id }, { id: product.id, ...(restKeys(patch) as object) });
   return product;
 }
@@ -130,8 +131,8 @@ export async function createProduct(em: EntityManager, actor: Actor, input: Prod
  * Deletes a product with its options, variants and stock (cascades); orders keep their line
  * items, which are snapshots (their product and variant links become null).
  */
-export async function deleteProduct(em: EntityManager, actor: Actor, id: number): Promise<number> {
-  const product = await lockProduct(em, id);
+export async function deleteProduct(em: EntityManager, actor: Actor, id: number, expected?: ExpectedVersion): Promise<number> {
+  const product = await lockProduct(em, id, expected);
   em.remove(product);
   await em.flush();
   recordEvent(em, actor, 'product.deleted', { subject: 'product', subjectId: id }, { id, title: product.title });

@@ -12,7 +12,7 @@ import { toCents } from './money.js';
 import { replaceOrdered } from './ordered-links.js';
 
 /**
- * Options and variants of a product (decisions §3 "Product PATCH"). Options given replace the set
+ * Options and variants of a product (docs/decisions.md#product-patch). Options given replace the set
  * (an option is the same row while its title stays); variants given replace the set, and a variant
  * keeps its id while its combination of option values is unchanged, so line items and stock keep
  * pointing at it. Every product keeps at least one variant; a single-variant product has exactly

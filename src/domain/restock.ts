@@ -7,13 +7,15 @@ import type { Order } from '../entities/order.entity.js';
 import type { RestockInput } from '../schema/inputs/fulfilment.inputs.js';
 import { ConflictError, type FieldError } from './errors.js';
 import { moveStock } from './inventory.js';
+import { moveUnits } from './line-counters.js';
 import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
+import type { ExpectedVersion } from './preconditions.js';
 import { restockData } from './event-data.js';
 import { orderEventSubject, recordEvent, type Actor } from './events.js';
 
 /** Takes shipped units back into a warehouse's stock: shipped → restocked, stock grows. */
-export async function restockOrderItems(em: EntityManager, actor: Actor, orderId: number, input: RestockInput): Promise<Order> {
-  const state = await OrderState.load(em, orderId);
+export async function restockOrderItems(em: EntityManager, actor: Actor, orderId: number, input: RestockInput, expected?: ExpectedVersion): Promise<Order> {
+  const state = await OrderState.load(em, orderId, expected);
   const errors: FieldError[] = [];
   const warehouse = await em.findOne(Warehouse, { id: input.warehouse });
   if (!warehouse) errors.push({ field: 'warehouse', message: `warehouse ${input.warehouse} does not exist` });
@@ -35,8 +37,7 @@ export async function restockOrderItems(em: EntityManager, actor: Actor, orderId
   em.persist(restock);
   const items: RestockItem[] = [];
   for (const { line, quantity } of planned) {
-    line.shipped -= quantity;
-    line.restocked += quantity;
+    moveUnits(line, 'shipped', 'restocked', quantity);
     const item = Object.assign(new RestockItem(), { restock, lineItem: line, quantity });
     em.persist(item);
     items.push(item);

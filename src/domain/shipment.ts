@@ -6,7 +6,9 @@ import type { LineItem } from '../entities/line-item.entity.js';
 import type { Order } from '../entities/order.entity.js';
 import type { ShipmentChange, ShipmentCreate } from '../schema/inputs/fulfilment.inputs.js';
 import { ConflictError, NotFoundError, type FieldError } from './errors.js';
+import { moveUnits } from './line-counters.js';
 import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
+import type { ExpectedVersion } from './preconditions.js';
 import { enqueueShipmentMail } from './shipment-mail.js';
 import { now } from '../clock.js';
 import { shipmentData } from './event-data.js';
@@ -33,8 +35,8 @@ function checkTracking(value: string | undefined, field: string, errors: FieldEr
  * fulfilment holds unshipped (409 beyond). Without `items` a shipment takes all of it. With
  * `notify`, an e-mail per shipment goes to the outbox in the same transaction.
  */
-export async function createShipments(em: EntityManager, actor: Actor, orderId: number, data: ShipmentCreate[], notify: boolean): Promise<Order> {
-  const state = await OrderState.load(em, orderId);
+export async function createShipments(em: EntityManager, actor: Actor, orderId: number, data: ShipmentCreate[], notify: boolean, expected?: ExpectedVersion): Promise<Order> {
+  const state = await OrderState.load(em, orderId, expected);
   const errors: FieldError[] = [];
   if (!data.length) errors.push({ field: 'data', message: 'list at least one shipment' });
   const carriers = await Promise.all(data.map((s, i) => carrierOf(em, s.shippingCarrier, `data[${i}].shippingCarrier`, errors)));
@@ -74,8 +76,7 @@ export async function createShipments(em: EntityManager, actor: Actor, orderId: 
       const left = state.unshipped(fulfilment, item.id);
       if (item.quantity > left) throw new ConflictError(`fulfilment ${fulfilment.id} holds ${left} unshipped unit(s) of line item ${item.id}`, `data[${i}].items[${j}]`);
       const line = state.lines.get(item.id) as LineItem;
-      line.fulfilled -= item.quantity;
-      line.shipped += item.quantity;
+      moveUnits(line, 'fulfilled', 'shipped', item.quantity);
       const shipmentItem = Object.assign(new ShipmentItem(), { shipment, lineItem: line, quantity: item.quantity });
       em.persist(shipmentItem);
       state.shipmentItems.push(shipmentItem);
@@ -104,9 +105,12 @@ function shipmentOf(state: OrderState, id: number, field: string | null, errors:
   return shipment;
 }
 
-/** Changes tracking number and/or carrier of shipments; `notify` e-mails the customer again. */
-export async function updateShipments(em: EntityManager, actor: Actor, orderId: number, changes: ShipmentChange[], notify: boolean, single?: number): Promise<Order> {
-  const state = await OrderState.load(em, orderId);
+/**
+ * Changes tracking number and/or carrier of shipments; `notify` e-mails the customer again.
+ * `single`: the one shipment of the path (a missing one is a 404, and field names lose the index).
+ */
+export async function updateShipments(em: EntityManager, actor: Actor, orderId: number, changes: ShipmentChange[], notify: boolean, expected?: ExpectedVersion, single?: number): Promise<Order> {
+  const state = await OrderState.load(em, orderId, expected);
   const errors: FieldError[] = [];
   if (single !== undefined) shipmentOf(state, single, null, errors);
   if (!changes.length) errors.push({ field: 'data', message: 'list at least one shipment' });
@@ -134,8 +138,8 @@ export async function updateShipments(em: EntityManager, actor: Actor, orderId: 
 }
 
 /** Unmarks a shipment: its units return to fulfilled. Units restocked since cannot (409). */
-export async function deleteShipment(em: EntityManager, actor: Actor, orderId: number, shipmentId: number): Promise<Order> {
-  const state = await OrderState.load(em, orderId);
+export async function deleteShipment(em: EntityManager, actor: Actor, orderId: number, shipmentId: number, expected?: ExpectedVersion): Promise<Order> {
+  const state = await OrderState.load(em, orderId, expected);
   const shipment = shipmentOf(state, shipmentId, null, [])!;
   const carried = state.shipmentItemsOf(shipment);
   for (const item of carried) {
@@ -143,8 +147,7 @@ export async function deleteShipment(em: EntityManager, actor: Actor, orderId: n
     if (line.shipped < item.quantity) {
       throw new ConflictError(`units of line item ${line.id} in shipment ${shipmentId} were restocked; they cannot return to fulfilled`);
     }
-    line.shipped -= item.quantity;
-    line.fulfilled += item.quantity;
+    moveUnits(line, 'shipped', 'fulfilled', item.quantity);
     em.remove(item);
   }
   em.remove(shipment);

@@ -15,12 +15,25 @@ export function slugify(text: string): string {
   return slug;
 }
 
+/** The slug a title derives before it is made unique (`fallback` when nothing of it is left). */
+export function slugBase(title: string, fallback: string): string {
+  return slugify(title) || fallback;
+}
+
+/** `base` when free, else `base-2`, `base-3`, …: the first that `taken` does not hold. */
+export function firstFreeSlug(base: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(base)) return base;
+  let n = 2;
+  while (taken.has(`${base}-${n}`)) n++;
+  return `${base}-${n}`;
+}
+
 /**
  * The slug of `title` made unique in `table.seo_url` by the first free suffix (`-2`, `-3`, …);
  * `exceptId` is the record being edited (its own URL does not count as taken).
  */
 export async function freeSlug(em: EntityManager, table: 'product' | 'collection', title: string, exceptId = 0, fallback = table): Promise<string> {
-  const base = slugify(title) || fallback;
+  const base = slugBase(title, fallback);
   // Serialise derivations per table: two concurrent writes deriving the same slug would both see
   // it free and one would then fail on the unique index; the lock makes the second see the first.
   await em.getConnection().execute('select pg_advisory_xact_lock(hashtext(?))', [`seo_url:${table}`], 'all', em.getTransactionContext());
@@ -33,11 +46,7 @@ export async function freeSlug(em: EntityManager, table: 'product' | 'collection
       'all',
       em.getTransactionContext(),
     );
-  const taken = new Set(rows.map((r) => r.seo_url));
-  if (!taken.has(base)) return base;
-  let n = 2;
-  while (taken.has(`${base}-${n}`)) n++;
-  return `${base}-${n}`;
+  return firstFreeSlug(base, new Set(rows.map((r) => r.seo_url)));
 }
 
 /** Whether another record of `table` already has this URL. */

@@ -57,9 +57,12 @@ export class Customer {
   @Property({ type: 'timestamptz', nullable: true })
   updatedAt: Date | null = null;
 
-  @Field(() => Int, { description: 'Increases with every change (the REST ETag)' })
-  @Property({ type: 'integer', version: true })
-  version!: number;
+  // Moved on by the domain under the row lock, once per write (domain/preconditions.ts), not by the
+  // ORM: the ORM's version only moves when this row changes, and a write may change only rows of
+  // other tables (fulfilments, variants, addresses) that are part of this record all the same.
+  @Field(() => Int, { description: 'Moves on with every write to the record, its parts included: the REST ETag, and what `expectedVersion` compares with' })
+  @Property({ type: 'integer', default: 1 })
+  version: number = 1;
 
   @OneToMany({ entity: () => CustomerAddress, mappedBy: 'customer', orderBy: { position: 'asc', id: 'asc' } })
   addresses = new Collection<Rel<CustomerAddress>>(this);

@@ -127,9 +127,12 @@ export class Order {
   @Property({ type: 'text', nullable: true })
   notes: string | null = null;
 
-  @Field(() => Int, { description: 'Increases with every change (the REST ETag)' })
-  @Property({ type: 'integer', version: true })
-  version!: number;
+  // Moved on by the domain under the row lock, once per write (domain/preconditions.ts), not by the
+  // ORM: the ORM's version only moves when this row changes, and a write may change only rows of
+  // other tables (fulfilments, variants, addresses) that are part of this record all the same.
+  @Field(() => Int, { description: 'Moves on with every write to the record, its parts included: the REST ETag, and what `expectedVersion` compares with' })
+  @Property({ type: 'integer', default: 1 })
+  version: number = 1;
 
   @OneToMany({ entity: () => LineItem, mappedBy: 'order', orderBy: { id: 'asc' } })
   items = new Collection<Rel<LineItem>>(this);

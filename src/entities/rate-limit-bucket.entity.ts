@@ -3,7 +3,7 @@ import { Entity, OneToOne, Property } from '@mikro-orm/decorators/legacy';
 import { ApiToken } from './api-token.entity.js';
 
 /**
- * One API token's request bucket (decisions §2 "Limits"), shared by every server process. Written
+ * One API token's request bucket (docs/decisions.md#rate-limits), shared by every server process. Written
  * only by the single atomic statement in src/auth/rate-limit.ts; never loaded through the ORM.
  * `tokens` is the level after the last charge at `refilledAt` (fractional: refill is continuous),
  * `granted` whether that last charge was allowed.

@@ -5,7 +5,7 @@ import { now } from '../clock.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 
 /**
- * Who changed what, and when (decisions §5 "Order timeline"): one row per change, written in the
+ * Who changed what, and when (docs/decisions.md#order-timeline): one row per change, written in the
  * change's own transaction, so a change that rolls back leaves no event and a committed one always
  * has its event. Webhook deliveries are queued from these rows by a trigger (migration
  * events_and_webhooks), in the same transaction again. No foreign keys: the history outlives what

@@ -19,7 +19,7 @@ export class WebhookAttempt {
   attempt!: number;
 
   @Field(() => TimestampScalar, { description: 'When the attempt was made' })
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  @Property({ type: 'timestamptz' })
   attemptedAt: Date = now();
 
   @Field(() => Int, { nullable: true, description: 'HTTP status answered; null when there was no answer (timeout, refused)' })

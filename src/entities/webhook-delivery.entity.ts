@@ -52,7 +52,7 @@ export class WebhookDelivery {
   attempts: number = 0;
 
   @Field(() => TimestampScalar, { nullable: true, description: 'When the next attempt is due (null once delivered or failed)' })
-  @Property({ type: 'timestamptz', nullable: true, defaultRaw: 'now()' })
+  @Property({ type: 'timestamptz', nullable: true })
   nextAttemptAt: Date | null = now();
 
   @Field(() => Int, { nullable: true, description: "The receiver's HTTP status at the last attempt (null: no answer)" })
@@ -68,6 +68,6 @@ export class WebhookDelivery {
   deliveredAt: Date | null = null;
 
   @Field(() => TimestampScalar, { description: 'When the delivery was queued' })
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  @Property({ type: 'timestamptz' })
   createdAt: Date = now();
 }

@@ -5,7 +5,7 @@ import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { TextArrayType } from './text-array.type.js';
 
 /**
- * An endpoint that receives the store's events (decisions §5 "Webhooks"). The signing secret is
+ * An endpoint that receives the store's events (docs/decisions.md#webhooks). The signing secret is
  * kept as given to the receiver (`whsec_…`): signing needs the key itself, so it cannot be hashed;
  * it is no GraphQL field and is shown once, by `createWebhookSubscription`.
  */

@@ -34,13 +34,13 @@ const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
 };
 
 /**
- * Limits of `/graphql` (decisions §2 "Limits", §4): the token check already took one request from
- * the bucket (src/graphql/gateway.ts `contextFor`); after validation and before execution the
- * operation is measured (src/graphql/operation-cost.ts); one over the depth or complexity limit is
- * refused with 400 QUERY_TOO_DEEP / QUERY_TOO_COMPLEX, and an operation that costs more than one
- * request is charged the rest, a second statement only for such operations. An empty bucket is a
- * 429 RATE_LIMITED before anything runs. Every answer to a valid token carries the `RateLimit-*`
- * headers (`Retry-After` on a 429).
+ * Limits of `/graphql` (docs/operations.md#graphql-depth-complexity-and-cost): the token check
+ * already took one request from the bucket (src/graphql/gateway.ts `contextFor`); after validation
+ * and before execution the operation is measured (src/graphql/operation-cost.ts); one over the
+ * depth or complexity limit is refused with 400 QUERY_TOO_DEEP / QUERY_TOO_COMPLEX, and an
+ * operation that costs more than one request is charged the rest, a second statement only for such
+ * operations. An empty bucket is a 429 RATE_LIMITED before anything runs. Every answer to a valid
+ * token carries the `RateLimit-*` headers (`Retry-After` on a 429).
  */
 function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): ApolloServerPlugin<GraphQLContext> {
   return {
@@ -110,7 +110,8 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
     // Apollo would otherwise do around every field of every answer.
     plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), limitsPlugin(gateway.schema, gateway.limiter), refusalStatusPlugin],
     // Every operation needs an Authorization header, which a cross-site form or <img> cannot send,
-    // so Apollo's CSRF guard would only refuse legitimate GET queries (decisions §4 allows GET).
+    // so Apollo's CSRF guard would only refuse legitimate GET queries
+    // (docs/decisions.md#graphql-endpoint allows GET).
     csrfPrevention: false,
     // Shutdown is the server's: finish in-flight requests first (Apollo would exit on the signal).
     stopOnTerminationSignals: false,

@@ -14,7 +14,6 @@ import { RATE_LIMITED, rateLimitedMessage, rateLimitHeaders, type RateLimiter } 
 import type { Scope } from '../auth/scopes.js';
 import { graphqlOperations } from '../observability/metrics.js';
 import { UnauthenticatedError } from '../domain/errors.js';
-import { withPrecondition, type Precondition } from '../domain/preconditions.js';
 import { Loaders } from '../resolvers/loaders.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { compiledExecutor } from './compiled-execution.js';
@@ -23,8 +22,6 @@ import { formatError } from './format-error.js';
 export interface OperationRequest {
   document: string;
   variables?: Record<string, unknown>;
-  /** The caller's If-Match for the record the operation writes. */
-  precondition?: Precondition;
   /**
    * Runs the operation inside one transaction and calls this with its result before COMMIT
    * (the mutation's own transaction becomes a savepoint of it): the REST edge stores its
@@ -122,7 +119,7 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     }
     graphqlOperations.inc({ type: entry.operation, via: 'rest' });
     const executeAs = async (context: GraphQLContext): Promise<OperationResult> => {
-      const result = await withPrecondition(request.precondition, async () => execute(entry.document, undefined, context, request.variables));
+      const result = await execute(entry.document, undefined, context, request.variables);
       return { data: result.data as Record<string, unknown> | null, errors: result.errors?.map((e) => formatError(e.toJSON(), e)) };
     };
     const { beforeCommit } = request;

@@ -17,7 +17,7 @@ import { MAX_PAGE_SIZE } from '../schema/pagination.js';
 import { COMPLEXITY_PER_REQUEST, depthOf, MAX_COMPLEXITY, MAX_DEPTH, QUERY_TOO_COMPLEX, QUERY_TOO_DEEP, QueryLimitError } from './query-limits.js';
 
 /**
- * The cost of a `/graphql` operation (decisions §2 "Limits", §4; issue 14): a function of the
+ * The cost of a `/graphql` operation (docs/operations.md#graphql-depth-complexity-and-cost): a function of the
  * schema, the document and the variables only, so it can be computed wherever the operation is
  * admitted and charged. There is no way around it:
  *
@@ -116,11 +116,35 @@ function rootFieldCount(document: DocumentNode, set: SelectionSetNode, seen = ne
 }
 
 /**
+ * Costs already measured, per parsed document (Apollo and the REST gateway reuse one DocumentNode
+ * per query text), then per operation name and variables: clients repeat a handful of operations,
+ * and walking the document with the complexity estimators was a measurable part of a small read.
+ * Refusals are not kept; a document's entries are dropped together once there are many of them.
+ */
+const measured = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, OperationCost>>>();
+const MEASURED_PER_DOCUMENT = 64;
+
+/**
  * Measures a validated operation and refuses one over a limit (`QueryLimitError`). Variables
  * that do not coerce are left to execution to report: such an operation cannot run a resolver,
  * so it costs its root fields.
  */
 export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown> | undefined): OperationCost {
+  let bySchema = measured.get(schema);
+  if (!bySchema) measured.set(schema, (bySchema = new WeakMap()));
+  let byArguments = bySchema.get(document);
+  if (!byArguments) bySchema.set(document, (byArguments = new Map()));
+  const key = `${operationName ?? ''}\u0000${JSON.stringify(variables ?? {})}`;
+  let cost = byArguments.get(key);
+  if (!cost) {
+    cost = measure(schema, document, operationName, variables);
+    if (byArguments.size >= MEASURED_PER_DOCUMENT) byArguments.clear();
+    byArguments.set(key, cost);
+  }
+  return cost;
+}
+
+function measure(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown> | undefined): OperationCost {
   const operation = getOperationAST(document, operationName);
   const rootFields = operation ? rootFieldCount(document, operation.selectionSet) : 0;
   if (operation?.operation === OperationTypeNode.MUTATION && rootFields > MAX_MUTATION_FIELDS) {

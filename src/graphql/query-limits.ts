@@ -8,8 +8,9 @@ import {
 } from 'graphql';
 
 /**
- * Depth and complexity limits of `/graphql` operations (decisions §4), checked after validation
- * and before execution, so a refused operation runs no resolver and no SQL.
+ * Depth and complexity limits of `/graphql` operations (docs/decisions.md#graphql-limits-and-cost),
+ * checked after validation and before execution, so a refused operation runs no resolver and no
+ * SQL.
  *
  * - depth: nesting of fields below the operation (a root field is 1); introspection fields
  *   (`__schema`, `__type`, …) do not count, so GraphiQL's schema query always passes.

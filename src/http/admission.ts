@@ -1,4 +1,5 @@
 import type { Context, Next } from 'koa';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Gauge, Counter } from 'prom-client';
 import { OVERLOADED } from '../graphql/error-codes.js';
 import { registry } from '../observability/metrics.js';
@@ -33,11 +34,12 @@ const refused = metric(
 const isApi = (ctx: Context) => ctx.path.startsWith('/api/') || ctx.path === '/graphql';
 
 /**
- * Admission control (issue 14, D9): each process works on at most `maxInFlight` API requests at
- * once, and at most `maxPerToken` of them for one token, so a burst queues here, in a bounded FIFO
- * with a bounded wait, instead of piling onto the database pool (where waits past its timeout
- * looked like an outage). A request that finds no slot in time is answered 503 with the distinct
- * type `overloaded` (GraphQL: OVERLOADED) and `Retry-After: 1`; nothing of it ran.
+ * Admission control (D9 in docs/operations.md#hostile-load-findings): each process works on at most
+ * `maxInFlight` API requests at once, and at most `maxPerToken` of them for one token, so a burst
+ * queues here, in a bounded FIFO with a bounded wait, instead of piling onto the database pool
+ * (where waits past its timeout looked like an outage). A request that finds no slot in time is
+ * answered 503 with the distinct type `overloaded` (GraphQL: OVERLOADED) and `Retry-After: 1`;
+ * nothing of it ran.
  */
 export function admission(limits: AdmissionLimits = DEFAULT_ADMISSION) {
   let inFlight = 0;
@@ -96,6 +98,9 @@ export function admission(limits: AdmissionLimits = DEFAULT_ADMISSION) {
     }
     try {
       await next();
+      // Koa serialises the body right after this returns; one turn of the loop first, so a
+      // request's execution and its serialisation are two slices and probes are read between them.
+      await yieldToEventLoop();
     } finally {
       leave(token);
     }

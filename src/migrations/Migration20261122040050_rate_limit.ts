@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/** Per-token rate-limit buckets (decisions §2 "Limits"), one row per token that made a request. */
+/** Per-token rate-limit buckets (docs/decisions.md#rate-limits), one row per token that made a request. */
 export class Migration20261122040050_rate_limit extends Migration {
 
   override name = 'Migration20261122040050_rate_limit';

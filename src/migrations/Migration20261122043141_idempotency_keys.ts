@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/** Idempotency keys of REST writes (decisions §2 "Retries"). */
+/** Idempotency keys of REST writes (docs/decisions.md#retries). */
 export class Migration20261122043141_idempotency_keys extends Migration {
 
   override name = 'Migration20261122043141_idempotency_keys';

@@ -1,6 +1,9 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/** When a token was last used (issue 16): written by the authenticating statement at most once a minute. */
+/**
+ * When a token was last used (docs/integrations.md#api-tokens-over-graphql): written by the
+ * authenticating statement at most once a minute.
+ */
 export class Migration20261123200000_api_token_last_used extends Migration {
 
   override name = 'Migration20261123200000_api_token_last_used';

@@ -1,9 +1,10 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Idempotency keys that survive crashes (issue 14): a claim holds a lease (`locked_until`) that
- * its holder renews while it runs; a crashed holder's claim is taken over once the lease expires.
- * The kept answer becomes `json` (not `jsonb`), so a replay keeps the JSON key order.
+ * Idempotency keys that survive crashes (docs/rest.md#idempotency-across-crashes): a claim holds a
+ * lease (`locked_until`) that its holder renews while it runs; a crashed holder's claim is taken
+ * over once the lease expires. The kept answer becomes `json` (not `jsonb`), so a replay keeps the
+ * JSON key order.
  */
 export class Migration20261123200000_idempotency_lease extends Migration {
 

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/** The event log (issue 16, decisions §5): the order timeline and the source of webhooks. */
+/** The event log (docs/decisions.md#order-timeline): the order timeline and the source of webhooks. */
 export class Migration20261123201000_events extends Migration {
 
   override name = 'Migration20261123201000_events';

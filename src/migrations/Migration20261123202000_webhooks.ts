@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Webhooks (issue 16, decisions §5): subscriptions, the delivery queue and the attempt log. A
+ * Webhooks (docs/decisions.md#webhooks): subscriptions, the delivery queue and the attempt log. A
  * trigger queues one delivery per matching active subscription when an event is inserted, so a
  * delivery exists exactly when its event committed, with no extra statement from the service.
  */

@@ -102,7 +102,7 @@ export const READ_MODEL: Record<string, TypeModel> = {
       addresses: childrenOf('CustomerAddress', 'customer_address', 'customer_id', byPosition),
       paymentMethods: childrenOf('CustomerPaymentMethod', 'customer_payment_method', 'customer_id'),
       orderIds: { kind: 'values', sql: (p) => `coalesce((select json_agg(co.id order by co.id) from orders co where co.customer_id = ${p}.id), '[]'::json)` },
-      // The current tags of every product the customer bought (decisions §3), distinct and sorted.
+      // The current tags of every product the customer bought (docs/decisions.md#customers), distinct and sorted.
       tags: {
         kind: 'values',
         sql: (p) => `coalesce((select json_agg(distinct ct.tag order by ct.tag)

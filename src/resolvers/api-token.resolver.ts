@@ -30,7 +30,7 @@ export class CreatedApiToken {
   secret!: string;
 }
 
-/** API tokens (decisions §4), all under `manage_tokens`. */
+/** API tokens (docs/decisions.md#api-tokens), all under `manage_tokens`. */
 @Resolver(() => ApiToken)
 @UseMiddleware(inputGuard)
 export class ApiTokenResolver {

@@ -9,6 +9,8 @@ import type { GraphQLContext } from './context.js';
 import { CollectionInput } from '../schema/inputs/collection.inputs.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 import { inputGuard } from './input-guard.middleware.js';
+import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
+import type { ExpectedVersion } from '../domain/preconditions.js';
 
 export const collectionSort = sortableFields('Collection', {
   id: 'id',
@@ -54,14 +56,14 @@ export class CollectionResolver {
 
   @Authorized('write_collections')
   @Mutation(() => Collection, { description: 'Rewrites the collection; omitted optional fields are kept, lists given replace the set' })
-  async updateCollection(@Arg('id', () => Int, { description: 'Collection id' }) id: number, @Arg('input', () => CollectionInput, { description: 'The collection as it should be' }) input: CollectionInput, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => updateCollection(tx, principal, id, input));
+  async updateCollection(@Arg('id', () => Int, { description: 'Collection id' }) id: number, @Arg('input', () => CollectionInput, { description: 'The collection as it should be' }) input: CollectionInput, @ExpectedVersionArg('collection') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => updateCollection(tx, principal, id, input, expectedVersion));
     return readRecord(em, info, 'Collection', result.id);
   }
 
   @Authorized('write_collections')
   @Mutation(() => Int, { description: 'Deletes a collection (its products stay); returns its id' })
-  deleteCollection(@Arg('id', () => Int, { description: 'Collection id' }) id: number, @Ctx() { em, principal }: GraphQLContext) {
-    return inTransaction(em, (tx) => deleteCollection(tx, principal, id));
+  deleteCollection(@Arg('id', () => Int, { description: 'Collection id' }) id: number, @ExpectedVersionArg('collection') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => deleteCollection(tx, principal, id, expectedVersion));
   }
 }

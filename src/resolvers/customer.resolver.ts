@@ -10,6 +10,8 @@ import type { GraphQLContext } from './context.js';
 import { CustomerCreate, CustomerFilter, CustomerPatch } from '../schema/inputs/customer.inputs.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 import { inputGuard } from './input-guard.middleware.js';
+import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
+import type { ExpectedVersion } from '../domain/preconditions.js';
 
 export const customerSort = sortableFields('Customer', {
   id: 'id',
@@ -60,14 +62,14 @@ export class CustomerResolver {
 
   @Authorized('write_customers')
   @Mutation(() => Customer, { description: 'Changes the given fields; `address` is merged into the primary address' })
-  async updateCustomer(@Arg('id', () => Int, { description: 'Customer id' }) id: number, @Arg('input', () => CustomerPatch, { description: 'Fields to change' }) input: CustomerPatch, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => updateCustomer(tx, principal, id, input));
+  async updateCustomer(@Arg('id', () => Int, { description: 'Customer id' }) id: number, @Arg('input', () => CustomerPatch, { description: 'Fields to change' }) input: CustomerPatch, @ExpectedVersionArg('customer') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => updateCustomer(tx, principal, id, input, expectedVersion));
     return readRecord(em, info, 'Customer', result.id);
   }
 
   @Authorized('write_customers')
   @Mutation(() => Int, { description: 'Deletes a customer without orders; returns its id (CONFLICT while it has orders)' })
-  deleteCustomer(@Arg('id', () => Int, { description: 'Customer id' }) id: number, @Ctx() { em, principal }: GraphQLContext) {
-    return inTransaction(em, (tx) => deleteCustomer(tx, principal, id));
+  deleteCustomer(@Arg('id', () => Int, { description: 'Customer id' }) id: number, @ExpectedVersionArg('customer') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => deleteCustomer(tx, principal, id, expectedVersion));
   }
 }

@@ -32,7 +32,7 @@ export class OrderEventListArgs extends PageArgs {
   sort?: InstanceType<typeof eventSort.SortInput>[];
 }
 
-/** The order timeline (decisions §5): events of one order, paged like every list. */
+/** The order timeline (docs/decisions.md#order-timeline): events of one order, paged like every list. */
 @Resolver(() => StoreEvent)
 @UseMiddleware(inputGuard)
 export class EventResolver {

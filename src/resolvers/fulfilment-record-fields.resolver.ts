@@ -10,7 +10,7 @@ type ItemRow = { lineItem: { id: number }; quantity: number };
 
 const recordItems = (record: object): RecordItem[] => loaded<ItemRow[]>(record, 'items').map((i) => ({ id: i.lineItem.id, quantity: i.quantity }));
 
-/** Fulfilment, shipment and restock records as decisions §3 shapes them; items come with the record. */
+/** Fulfilment, shipment and restock records as docs/decisions.md#records shapes them; items come with the record. */
 @Resolver(() => Fulfilment)
 export class FulfilmentFieldsResolver {
   @FieldResolver(() => Int, { nullable: true, description: 'The warehouse the units came from' })

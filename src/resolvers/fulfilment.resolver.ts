@@ -12,6 +12,8 @@ import type { GraphQLContext } from './context.js';
 import { FulfilmentCreate, FulfilmentPatch, FulfilmentsChange, RestockInput } from '../schema/inputs/fulfilment.inputs.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 import { inputGuard } from './input-guard.middleware.js';
+import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
+import type { ExpectedVersion } from '../domain/preconditions.js';
 
 export const fulfilmentSort = sortableFields('Fulfilment', { id: 'id', createdAt: 'createdAt', updatedAt: 'updatedAt' });
 
@@ -39,15 +41,15 @@ export class FulfilmentResolver {
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Sends units to fulfilment (stock of tracked products drops)' })
-  async createFulfilment(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => FulfilmentCreate, { description: 'Line items and quantities to fulfil' }) input: FulfilmentCreate, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => createFulfilment(tx, principal, orderId, input));
+  async createFulfilment(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => FulfilmentCreate, { description: 'Line items and quantities to fulfil' }) input: FulfilmentCreate, @ExpectedVersionArg('order') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => createFulfilment(tx, principal, orderId, input, expectedVersion));
     return readRecord(em, info, 'Order', result.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Sets absolute quantities of several fulfilments' })
-  async updateFulfilments(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => FulfilmentsChange, { description: 'The fulfilments to change' }) input: FulfilmentsChange, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => updateFulfilments(tx, principal, orderId, input.fulfilments));
+  async updateFulfilments(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => FulfilmentsChange, { description: 'The fulfilments to change' }) input: FulfilmentsChange, @ExpectedVersionArg('order') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => updateFulfilments(tx, principal, orderId, input.fulfilments, expectedVersion));
     return readRecord(em, info, 'Order', result.id);
   }
 
@@ -57,23 +59,24 @@ export class FulfilmentResolver {
     @Arg('orderId', () => Int, { description: 'Order id' }) orderId: number,
     @Arg('fulfilmentId', () => Int, { description: 'Fulfilment id' }) fulfilmentId: number,
     @Arg('input', () => FulfilmentPatch, { description: 'Quantities and/or warehouse to set' }) input: FulfilmentPatch,
+    @ExpectedVersionArg('order') expectedVersion: ExpectedVersion,
     @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo,
   ) {
-    const result = await inTransaction(em, (tx) => updateFulfilment(tx, principal, orderId, fulfilmentId, input));
+    const result = await inTransaction(em, (tx) => updateFulfilment(tx, principal, orderId, fulfilmentId, input, expectedVersion));
     return readRecord(em, info, 'Order', result.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Unmarks a fulfilment without shipments; its stock returns' })
-  async deleteFulfilment(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('fulfilmentId', () => Int, { description: 'Fulfilment id' }) fulfilmentId: number, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => deleteFulfilment(tx, principal, orderId, fulfilmentId));
+  async deleteFulfilment(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('fulfilmentId', () => Int, { description: 'Fulfilment id' }) fulfilmentId: number, @ExpectedVersionArg('order') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => deleteFulfilment(tx, principal, orderId, fulfilmentId, expectedVersion));
     return readRecord(em, info, 'Order', result.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Takes shipped units back into a warehouse' })
-  async restockOrderItems(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => RestockInput, { description: 'The warehouse and the units to take back' }) input: RestockInput, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => restockOrderItems(tx, principal, orderId, input));
+  async restockOrderItems(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => RestockInput, { description: 'The warehouse and the units to take back' }) input: RestockInput, @ExpectedVersionArg('order') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => restockOrderItems(tx, principal, orderId, input, expectedVersion));
     return readRecord(em, info, 'Order', result.id);
   }
 }

@@ -2,6 +2,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, ArgsType, Authorized, Ctx, Field, Info, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { Max, Min } from 'class-validator';
 import { changeOrderCustomer, updateOrderAddress, updateOrderNotes } from '../domain/order-edit.js';
+import { PLAIN_NUMBERS } from '../domain/order-number.js';
 import { pageOfOrder } from '../domain/order-page.js';
 import { placeOrder } from '../domain/order-placement.js';
 import { orderWhere } from '../domain/order-search.js';
@@ -14,6 +15,8 @@ import { requestOrderNumberFormat } from './order-number-format.js';
 import { OrderAddressPatch, OrderCreate, OrderCustomerChange, OrderFilter, OrderPatch } from '../schema/inputs/order.inputs.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 import { inputGuard } from './input-guard.middleware.js';
+import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
+import type { ExpectedVersion } from '../domain/preconditions.js';
 
 /** Every scalar field of the spec's Order table, by column. */
 export const orderSort = sortableFields('Order', {
@@ -70,7 +73,7 @@ export class OrderResolver {
   @Query(() => OrderPage, { nullable: true, description: 'Orders, optionally filtered' })
   async orders(@Args(() => OrderListArgs) args: OrderListArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     // Only a display-number filter needs the store's number format (a statement of its own).
-    const format = args.filter?.displayNumber ? await requestOrderNumberFormat(ctx) : { prefix: '', suffix: '' };
+    const format = args.filter?.displayNumber ? await requestOrderNumberFormat(ctx) : PLAIN_NUMBERS;
     const where = orderWhere(args.filter, format);
     return readPage(ctx.em, 'Order', selectionOf(info), where, args, orderSort.columns);
   }
@@ -96,22 +99,22 @@ export class OrderResolver {
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Edits the notes of an order' })
-  async updateOrder(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderPatch, { description: 'Fields to change' }) input: OrderPatch, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const order = await inTransaction(em, (tx) => updateOrderNotes(tx, principal, id, input));
+  async updateOrder(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderPatch, { description: 'Fields to change' }) input: OrderPatch, @ExpectedVersionArg('order') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const order = await inTransaction(em, (tx) => updateOrderNotes(tx, principal, id, input, expectedVersion));
     return readRecord(em, info, 'Order', order.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: "Merges shipping/billing fields into the order's address" })
-  async updateOrderAddress(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderAddressPatch, { description: 'Address parts to change' }) input: OrderAddressPatch, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const order = await inTransaction(em, (tx) => updateOrderAddress(tx, principal, id, input));
+  async updateOrderAddress(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderAddressPatch, { description: 'Address parts to change' }) input: OrderAddressPatch, @ExpectedVersionArg('order') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const order = await inTransaction(em, (tx) => updateOrderAddress(tx, principal, id, input, expectedVersion));
     return readRecord(em, info, 'Order', order.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: "Moves the order to another customer, copying that customer's primary address" })
-  async changeOrderCustomer(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderCustomerChange, { description: 'The new customer' }) input: OrderCustomerChange, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const order = await inTransaction(em, (tx) => changeOrderCustomer(tx, principal, id, input.id));
+  async changeOrderCustomer(@Arg('id', () => Int, { description: 'Order id' }) id: number, @Arg('input', () => OrderCustomerChange, { description: 'The new customer' }) input: OrderCustomerChange, @ExpectedVersionArg('order') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const order = await inTransaction(em, (tx) => changeOrderCustomer(tx, principal, id, input.id, expectedVersion));
     return readRecord(em, info, 'Order', order.id);
   }
 }

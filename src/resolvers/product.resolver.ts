@@ -9,6 +9,8 @@ import type { GraphQLContext } from './context.js';
 import { ProductCreate, ProductPatch } from '../schema/inputs/product.inputs.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 import { inputGuard } from './input-guard.middleware.js';
+import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
+import type { ExpectedVersion } from '../domain/preconditions.js';
 
 export const productSort = sortableFields('Product', {
   id: 'id',
@@ -60,14 +62,14 @@ export class ProductResolver {
 
   @Authorized('write_products')
   @Mutation(() => Product, { description: 'Changes the given fields; lists given replace the set; a variant keeps its id while its combination stays' })
-  async updateProduct(@Arg('id', () => Int, { description: 'Product id' }) id: number, @Arg('input', () => ProductPatch, { description: 'Fields to change' }) input: ProductPatch, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => updateProduct(tx, principal, id, input));
+  async updateProduct(@Arg('id', () => Int, { description: 'Product id' }) id: number, @Arg('input', () => ProductPatch, { description: 'Fields to change' }) input: ProductPatch, @ExpectedVersionArg('product') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => updateProduct(tx, principal, id, input, expectedVersion));
     return readRecord(em, info, 'Product', result.id);
   }
 
   @Authorized('write_products')
   @Mutation(() => Int, { description: 'Deletes a product with its variants and stock; orders keep their line items; returns its id' })
-  deleteProduct(@Arg('id', () => Int, { description: 'Product id' }) id: number, @Ctx() { em, principal }: GraphQLContext) {
-    return inTransaction(em, (tx) => deleteProduct(tx, principal, id));
+  deleteProduct(@Arg('id', () => Int, { description: 'Product id' }) id: number, @ExpectedVersionArg('product') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext) {
+    return inTransaction(em, (tx) => deleteProduct(tx, principal, id, expectedVersion));
   }
 }

@@ -11,6 +11,8 @@ import type { GraphQLContext } from './context.js';
 import { ShipmentPatch, ShipmentsChange, ShipmentsCreate } from '../schema/inputs/fulfilment.inputs.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 import { inputGuard } from './input-guard.middleware.js';
+import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
+import type { ExpectedVersion } from '../domain/preconditions.js';
 
 export const shipmentSort = sortableFields('Shipment', { id: 'id', trackingNumber: 'trackingNumber', createdAt: 'createdAt', updatedAt: 'updatedAt' });
 
@@ -38,15 +40,15 @@ export class ShipmentResolver {
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Ships units of existing fulfilments; notify e-mails the customer' })
-  async createShipments(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => ShipmentsCreate, { description: 'The shipments to create' }) input: ShipmentsCreate, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => createShipments(tx, principal, orderId, input.data, input.notify));
+  async createShipments(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => ShipmentsCreate, { description: 'The shipments to create' }) input: ShipmentsCreate, @ExpectedVersionArg('order') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => createShipments(tx, principal, orderId, input.data, input.notify, expectedVersion));
     return readRecord(em, info, 'Order', result.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Changes tracking numbers and/or carriers of several shipments' })
-  async updateShipments(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => ShipmentsChange, { description: 'The shipments to change' }) input: ShipmentsChange, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => updateShipments(tx, principal, orderId, input.data, input.notify));
+  async updateShipments(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('input', () => ShipmentsChange, { description: 'The shipments to change' }) input: ShipmentsChange, @ExpectedVersionArg('order') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => updateShipments(tx, principal, orderId, input.data, input.notify, expectedVersion));
     return readRecord(em, info, 'Order', result.id);
   }
 
@@ -56,16 +58,17 @@ export class ShipmentResolver {
     @Arg('orderId', () => Int, { description: 'Order id' }) orderId: number,
     @Arg('shipmentId', () => Int, { description: 'Shipment id' }) shipmentId: number,
     @Arg('input', () => ShipmentPatch, { description: 'Tracking data to set' }) input: ShipmentPatch,
+    @ExpectedVersionArg('order') expectedVersion: ExpectedVersion,
     @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo,
   ) {
-    const result = await inTransaction(em, (tx) => updateShipments(tx, principal, orderId, [{ id: shipmentId, ...input.data }], input.notify, shipmentId));
+    const result = await inTransaction(em, (tx) => updateShipments(tx, principal, orderId, [{ id: shipmentId, ...input.data }], input.notify, expectedVersion, shipmentId));
     return readRecord(em, info, 'Order', result.id);
   }
 
   @Authorized('write_orders')
   @Mutation(() => Order, { description: 'Unmarks a shipment; its units return to fulfilled' })
-  async deleteShipment(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('shipmentId', () => Int, { description: 'Shipment id' }) shipmentId: number, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
-    const result = await inTransaction(em, (tx) => deleteShipment(tx, principal, orderId, shipmentId));
+  async deleteShipment(@Arg('orderId', () => Int, { description: 'Order id' }) orderId: number, @Arg('shipmentId', () => Int, { description: 'Shipment id' }) shipmentId: number, @ExpectedVersionArg('order') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    const result = await inTransaction(em, (tx) => deleteShipment(tx, principal, orderId, shipmentId, expectedVersion));
     return readRecord(em, info, 'Order', result.id);
   }
 }

@@ -46,7 +46,7 @@ export class CreatedWebhookSubscription {
   secret!: string;
 }
 
-/** Webhook subscriptions and their delivery logs (decisions §5), under `manage_webhooks`. */
+/** Webhook subscriptions and their delivery logs (docs/decisions.md#webhooks), under `manage_webhooks`. */
 @Resolver(() => WebhookSubscription)
 @UseMiddleware(inputGuard)
 export class WebhookResolver {

@@ -4,6 +4,8 @@
  * schema. From one declaration we get the selection set, the response shape and the OpenAPI
  * schema, so the three cannot drift apart.
  */
+
+/** A JSON schema (the OpenAPI 3.1 dialect) of a REST value. */
 export type JsonSchema = Record<string, unknown>;
 
 export interface FieldSpec {
@@ -55,10 +57,10 @@ const nullableSchema = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [
  */
 export const DECIMAL_KEYWORD = 'x-decimal-amount';
 
-/** Field constructors: the REST type and how the GraphQL value becomes it. */
 /** GraphQL `Int` is 32-bit: a body value outside it must be a 422 naming the field, not a failed operation. */
 const INT32 = { type: 'integer', minimum: -2_147_483_648, maximum: 2_147_483_647 } as const;
 
+/** Field constructors: the REST type and how the GraphQL value becomes it. */
 export const field = {
   /** 32-bit, as GraphQL's Int: a larger number is a 422 naming the field, not a failed operation. */
   integer: (o: Options = {}): FieldSpec => ({ schema: { ...INT32 }, ...o }),

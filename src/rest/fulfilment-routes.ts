@@ -7,7 +7,8 @@ import { eventResource } from './resources/event.resource.js';
 import { orderResource } from './resources/order.resource.js';
 
 const orderArg = { id: 'orderId' };
-const common = { resource: orderResource, scope: 'write_orders' } as const;
+/** Every write under an order answers the order and compares If-Match with the order's ETag. */
+const common = { resource: orderResource, scope: 'write_orders', ifMatch: 'expectedVersion' } as const;
 
 /** Fulfilments and shipments of an order (spec "Fulfilments/Shipments of an order"): each write answers the whole Order. */
 export const fulfilmentRoutes: RouteSpec[] = [

@@ -25,7 +25,10 @@ function canonical(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-/** A failure of the key store is the database's, never the client's: 503, retry shortly (D4). */
+/**
+ * A failure of the key store is the database's, never the client's: 503, retry shortly (D4 in
+ * docs/operations.md#hostile-load-findings).
+ */
 async function store503<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
@@ -50,17 +53,18 @@ function render(ctx: Context, problem: Problem) {
 }
 
 /**
- * `Idempotency-Key` on a write (decisions §2 "Retries"), per token, method and path: the first
+ * `Idempotency-Key` on a write (docs/decisions.md#retries), per token, method and path: the first
  * request runs and its answer (2xx or 4xx) is kept 24 h; a repeat with an equal JSON body gets that
  * answer without the work being done again; a duplicate arriving while the first runs waits for it;
  * the same key with another body is a 422 before anything else is checked; a 5xx is not kept, so
  * a retry runs.
  *
- * Crashes (issue 14, D3/D4): the claim is a lease the holder renews while it runs, so a holder
- * that died (or lost the database) blocks its key only until the lease expires, then the retry
- * runs the write. The write's answer is stored by the write's own transaction (`commit` given to
- * `write`), so a write that committed always has its answer, and one that did not has none: the
- * retry gets the original outcome or performs the write once. Every store failure is a 503.
+ * Crashes (D3/D4, docs/operations.md#hostile-load-findings): the claim is a lease the holder renews
+ * while it runs, so a holder that died (or lost the database) blocks its key only until the lease
+ * expires, then the retry runs the write. The write's answer is stored by the write's own
+ * transaction (`commit` given to `write`), so a write that committed always has its answer, and one
+ * that did not has none: the retry gets the original outcome or performs the write once. Every
+ * store failure is a 503.
  */
 export async function idempotent(
   ctx: Context,

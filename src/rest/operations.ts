@@ -35,16 +35,19 @@ export function listVariables(params: ListParams, filter?: Record<string, unknow
   };
 }
 
-/** `mutation { result: updateCustomer(id: …, input: …) { … } }` (Int arguments from the path, input from the body). */
+/**
+ * `mutation { result: updateCustomer(id: …, input: …, expectedVersion: …) { … } }` (Int arguments
+ * from the path, input from the body, the versions If-Match names as the `ifMatch` argument).
+ */
 export function mutationDocument(
   resource: RestResource,
   mutationField: string,
   params: ReadParams,
-  args: { intArgs: string[]; input?: string },
+  args: { intArgs: string[]; input?: string; ifMatch?: string },
 ): string {
   const { map, keys } = shapeOf(resource, params);
-  const declare = [...args.intArgs.map((a) => `$${a}: Int!`), args.input ? `$input: ${args.input}!` : ''].filter(Boolean).join(', ');
-  const pass = [...args.intArgs.map((a) => `${a}: $${a}`), args.input ? 'input: $input' : ''].filter(Boolean).join(', ');
+  const declare = [...args.intArgs.map((a) => `$${a}: Int!`), args.input ? `$input: ${args.input}!` : '', args.ifMatch ? `$${args.ifMatch}: [Int!]` : ''].filter(Boolean).join(', ');
+  const pass = [...args.intArgs.map((a) => `${a}: $${a}`), args.input ? 'input: $input' : '', args.ifMatch ? `${args.ifMatch}: $${args.ifMatch}` : ''].filter(Boolean).join(', ');
   return `mutation RestWrite(${declare}) {
   result: ${mutationField}(${pass}) { ${selectionOf(map, keys)}${versionOf(resource)} }
 }`;

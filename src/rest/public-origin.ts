@@ -8,10 +8,10 @@ export interface OriginOptions {
 }
 
 /**
- * The origin absolute links are built on (decisions §1): `PUBLIC_URL` when configured; else the
- * request's `Host` only when it is in `ALLOWED_HOSTS`; else the address the request arrived on
- * (the server's own listening address). A client-chosen `Host` never reaches a link otherwise,
- * so a cache or a proxy cannot be made to serve links to someone else's site.
+ * The origin absolute links are built on (docs/decisions.md#start-up-contract): `PUBLIC_URL` when
+ * configured; else the request's `Host` only when it is in `ALLOWED_HOSTS`; else the address the
+ * request arrived on (the server's own listening address). A client-chosen `Host` never reaches a
+ * link otherwise, so a cache or a proxy cannot be made to serve links to someone else's site.
  */
 export function publicOrigin(ctx: Context, { publicUrl, allowedHosts = [] }: OriginOptions): string {
   if (publicUrl) return publicUrl.replace(/\/$/, '');

@@ -20,8 +20,12 @@ export interface RestResource {
   /** Search filters (REST key → GraphQL filter field) and the GraphQL filter input type. */
   filters?: FilterMap;
   filterInput?: string;
-  /** Records carry a version: single reads and writes answer a strong ETag and honour If-Match. */
-  versioned?: 'Order' | 'Customer' | 'Product' | 'Collection';
+  /**
+   * The GraphQL type whose `version` single reads and write answers show as a strong ETag. The
+   * schema is the list of versioned types (those with a `version` field): the start-up check holds
+   * every get and write route to it.
+   */
+  versioned?: string;
 }
 
 /** Every key `sort` accepts, with the GraphQL sort enum value it stands for. */

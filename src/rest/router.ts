@@ -2,11 +2,11 @@ import Router from '@koa/router';
 import { getNamedType, isEnumType, isInputObjectType, parse, validate, type GraphQLSchema } from 'graphql';
 import type { Context } from 'koa';
 import type { GraphQLGateway, OperationResult, Session } from '../graphql/gateway.js';
-import { etagOf } from '../domain/preconditions.js';
 import { inputProblems } from '../domain/input-limits.js';
 import { publicOrigin } from './public-origin.js';
 import { checkBody, restFieldPath, toInput } from './body.js';
 import type { IdempotencyStore } from '../db/idempotency-store.js';
+import { etagOf, expectedVersionOf, matches } from './etags.js';
 import { idempotent, type CommitAnswer } from './idempotency.js';
 import { toFilter } from './filters.js';
 import { listPage } from './list-wrapper.js';
@@ -14,6 +14,7 @@ import { getDocument, listDocument, listVariables, mutationDocument, positionDoc
 import { Problem } from './problem.js';
 import { parseListParams, parseReadParams } from './query-params.js';
 import { sortKeys } from './resource.js';
+import { checkRouteScope, checkRouteVersioning } from './route-checks.js';
 import { routes as allRoutes, type GetRoute, type ListRoute, type PositionRoute, type RouteSpec, type SearchRoute, type WriteRoute } from './routes.js';
 
 export const API_PREFIX = '/api/v1';
@@ -68,13 +69,15 @@ function requireScope(session: Session, route: RouteSpec): void {
   if (route.scope && !session.scopes.has(route.scope)) throw new Problem(403, `This token lacks the scope ${route.scope}`);
 }
 
-/**
- * Authentication comes first: without a valid token nothing else is checked or revealed. A valid
- * token spends one request of its rate limit; every answer from here on (problems included)
- * carries the `RateLimit-*` headers, and an empty bucket is a 429 with `Retry-After`.
- */
+/** A longer query string is a 414, refused before the token is even looked up. */
 const MAX_QUERY = 4096;
 
+/**
+ * Authentication comes first: without a valid token nothing else is checked or revealed (only an
+ * over-long query string is refused before it). A valid token spends one request of its rate
+ * limit; every answer from here on (problems included) carries the `RateLimit-*` headers, and an
+ * empty bucket is a 429 with `Retry-After`.
+ */
 async function sessionOf(ctx: Context, options: RestOptions): Promise<Session> {
   if (ctx.querystring.length > MAX_QUERY) throw new Problem(414, `The query string is longer than ${MAX_QUERY} characters`);
   const session = await options.gateway.session(ctx.get('authorization') || undefined);
@@ -130,18 +133,6 @@ async function handleGet(ctx: Context, route: GetRoute, options: RestOptions) {
   ctx.body = reshapeRecord(route.resource, params, data);
 }
 
-/** The entity tags of an If-Match / If-None-Match header ('*' for any); weak tags never match. */
-function entityTags(header: string): string[] | '*' {
-  if (header.trim() === '*') return '*';
-  return header.split(',').map((t) => t.trim()).filter((t) => t.startsWith('"'));
-}
-
-function matches(header: string, etag: string): boolean {
-  if (!header) return false;
-  const tags = entityTags(header);
-  return tags === '*' || tags.includes(etag);
-}
-
 async function handlePosition(ctx: Context, route: PositionRoute, options: RestOptions) {
   const session = await sessionOf(ctx, options);
   requireScope(session, route);
@@ -189,10 +180,11 @@ async function write(ctx: Context, route: WriteRoute, options: RestOptions, sess
       fieldName = (field) => checked.unwrap(restFieldPath(map, field));
     }
   }
-  // If-Match guards the record of the path (writes under an order compare with the order's ETag).
-  const ifMatch = ctx.get('if-match');
-  const precondition =
-    ifMatch && route.resource.versioned && route.pathArgs.id ? { entity: route.resource.versioned, id: variables[route.pathArgs.id] as number, etags: entityTags(ifMatch) } : undefined;
+  // If-Match becomes the argument the route maps it onto; the use case compares it under the row lock.
+  if (route.ifMatch) {
+    const expected = expectedVersionOf(ctx.get('if-match'));
+    if (expected) variables[route.ifMatch] = expected;
+  }
   const respond = (result: OperationResult) => {
     if (result.errors?.length) throw Problem.fromGraphQL(result.errors, fieldName);
     const data = dataOf(result);
@@ -202,9 +194,8 @@ async function write(ctx: Context, route: WriteRoute, options: RestOptions, sess
   };
   let answered: OperationResult | undefined;
   const result = await session.run({
-    document: mutationDocument(route.resource, route.operation, params, { intArgs: Object.values(route.pathArgs), input: route.input }),
+    document: mutationDocument(route.resource, route.operation, params, { intArgs: Object.values(route.pathArgs), input: route.input, ifMatch: route.ifMatch }),
     variables,
-    precondition,
     beforeCommit: commit
       ? async (outcome, sql) => {
           try {
@@ -228,8 +219,9 @@ function everything(route: RouteSpec) {
 
 /**
  * Proves at start-up that every route's widest operation is valid against the schema (every mapped
- * field, input type and sort key exists), so a renamed GraphQL field fails the boot and the tests,
- * not a merchant's request.
+ * field, input type and sort key exists), that its scope is the one the resolvers enforce and that
+ * its ETag and If-Match follow the schema's versioned types (route-checks.ts), so a renamed GraphQL
+ * field or a changed @Authorized fails the boot and the tests, not a merchant's request.
  */
 export function checkRoutesAgainstSchema(schema: GraphQLSchema, routes: RouteSpec[]): void {
   for (const route of routes) {
@@ -241,9 +233,12 @@ export function checkRoutesAgainstSchema(schema: GraphQLSchema, routes: RouteSpe
           ? getDocument(route.resource, route.operation, all)
           : route.kind === 'position'
             ? positionDocument(route.resource, route.operation)
-            : mutationDocument(route.resource, route.operation, all, { intArgs: Object.values(route.pathArgs), input: route.input });
-    const errors = validate(schema, parse(document));
+            : mutationDocument(route.resource, route.operation, all, { intArgs: Object.values(route.pathArgs), input: route.input, ifMatch: route.ifMatch });
+    const parsed = parse(document);
+    const errors = validate(schema, parsed);
     if (errors.length) throw new Error(`REST route ${route.method} ${route.path} does not fit the schema: ${errors.map((e) => e.message).join('; ')}`);
+    checkRouteVersioning(schema, route);
+    checkRouteScope(schema, route, parsed);
     if (route.kind === 'list' || route.kind === 'search') {
       const sortInput = schema.getType(route.resource.sortInput ?? '');
       const enumType = sortInput && isInputObjectType(sortInput) ? getNamedType(sortInput.getFields().field.type) : undefined;

@@ -15,10 +15,13 @@ interface RouteBase {
   resource: RestResource;
   /** The GraphQL root field the route runs. */
   operation: string;
-  /** Scope the resolver demands (for the docs; the resolver's @Authorized enforces it). */
+  /**
+   * Scope checked before the body is read (403); the start-up check holds it equal to the
+   * resolver's @Authorized, which GraphQL enforces (route-checks.ts).
+   */
   scope: string;
   summary: string;
-  /** Set on routes that are not in the spec but decided in decisions §2. */
+  /** Set on routes that are not in the spec but decided (docs/decisions.md#extensions-beyond-the-spec). */
   extension?: true;
 }
 
@@ -58,6 +61,13 @@ export interface WriteRoute extends RouteBase {
   input?: string;
   /** Path parameters passed as GraphQL Int arguments: `{ id: 'orderId', fulfilmentId: 'fulfilmentId' }`. */
   pathArgs: Record<string, string>;
+  /**
+   * The mutation argument `If-Match` is passed as (the versions its ETags name; `*` passes none):
+   * the use case compares it with the record's version under the row lock, 412 when stale. Writes
+   * under an order guard the order. The start-up check holds it to the schema both ways: a
+   * mutation taking `expectedVersion` must be given it.
+   */
+  ifMatch?: 'expectedVersion';
   /** 201 for a POST that creates. */
   status: 200 | 201;
 }
@@ -76,22 +86,22 @@ export const routes: RouteSpec[] = [
   { kind: 'position', method: 'GET', path: '/orders/{id}/page', resource: orderResource, operation: 'orderPage', scope: 'read_orders', summary: 'The page on which the order lies in the list' },
   {
     kind: 'write', method: 'PATCH', path: '/orders/{id}', resource: orderResource, operation: 'updateOrder', scope: 'write_orders',
-    summary: 'Edit the notes of an order', body: orderNotesBody, input: 'OrderPatch', pathArgs: { id: 'id' }, status: 200,
+    summary: 'Edit the notes of an order', body: orderNotesBody, input: 'OrderPatch', pathArgs: { id: 'id' }, ifMatch: 'expectedVersion', status: 200,
   },
   {
     kind: 'write', method: 'PATCH', path: '/orders/{id}/address', resource: orderResource, operation: 'updateOrderAddress', scope: 'write_orders',
-    summary: 'Edit the shipping and billing address of an order', body: orderAddressBody, input: 'OrderAddressPatch', pathArgs: { id: 'id' }, status: 200,
+    summary: 'Edit the shipping and billing address of an order', body: orderAddressBody, input: 'OrderAddressPatch', pathArgs: { id: 'id' }, ifMatch: 'expectedVersion', status: 200,
   },
   {
     kind: 'write', method: 'PATCH', path: '/orders/{id}/customer', resource: orderResource, operation: 'changeOrderCustomer', scope: 'write_orders',
-    summary: "Move an order to another customer (copies that customer's primary address)", body: orderCustomerBody, input: 'OrderCustomerChange', pathArgs: { id: 'id' }, status: 200,
+    summary: "Move an order to another customer (copies that customer's primary address)", body: orderCustomerBody, input: 'OrderCustomerChange', pathArgs: { id: 'id' }, ifMatch: 'expectedVersion', status: 200,
   },
   { kind: 'list', method: 'GET', path: '/products', resource: productResource, operation: 'products', scope: 'read_products', summary: 'List products' },
   { kind: 'get', method: 'GET', path: '/products/{id}', resource: productResource, operation: 'product', scope: 'read_products', summary: 'Read a product' },
   {
     kind: 'write', method: 'PATCH', path: '/products/{id}', resource: productResource, operation: 'updateProduct', scope: 'write_products',
     summary: 'Update a product: scalars, and options, variants, textareas, images, collections, tags replacing the set',
-    body: productPatchBody, input: 'ProductPatch', pathArgs: { id: 'id' }, status: 200,
+    body: productPatchBody, input: 'ProductPatch', pathArgs: { id: 'id' }, ifMatch: 'expectedVersion', status: 200,
   },
   { kind: 'list', method: 'GET', path: '/collections', resource: collectionResource, operation: 'collections', scope: 'read_collections', summary: 'List collections', extension: true },
   { kind: 'get', method: 'GET', path: '/collections/{id}', resource: collectionResource, operation: 'collection', scope: 'read_collections', summary: 'Read a collection', extension: true },
@@ -101,7 +111,7 @@ export const routes: RouteSpec[] = [
   },
   {
     kind: 'write', method: 'PATCH', path: '/collections/{id}', resource: collectionResource, operation: 'updateCollection', scope: 'write_collections',
-    summary: 'Update a collection', body: collectionBody, input: 'CollectionInput', pathArgs: { id: 'id' }, status: 200,
+    summary: 'Update a collection', body: collectionBody, input: 'CollectionInput', pathArgs: { id: 'id' }, ifMatch: 'expectedVersion', status: 200,
   },
   { kind: 'list', method: 'GET', path: '/shipping-carriers', resource: shippingCarrierResource, operation: 'shippingCarriers', scope: 'read_shipping', summary: 'List shipping carriers' },
   { kind: 'list', method: 'GET', path: '/warehouses', resource: warehouseResource, operation: 'warehouses', scope: 'read_inventory', summary: 'List warehouses', extension: true },
@@ -111,6 +121,6 @@ export const routes: RouteSpec[] = [
   ...fulfilmentRoutes,
   {
     kind: 'write', method: 'PATCH', path: '/customers/{id}', resource: customerResource, operation: 'updateCustomer', scope: 'write_customers',
-    summary: 'Update a customer', body: customerPatchBody, input: 'CustomerPatch', pathArgs: { id: 'id' }, status: 200,
+    summary: 'Update a customer', body: customerPatchBody, input: 'CustomerPatch', pathArgs: { id: 'id' }, ifMatch: 'expectedVersion', status: 200,
   },
 ];

@@ -2,7 +2,7 @@ import { Max, Min } from 'class-validator';
 import { ArgsType, Field, InputType, Int, ObjectType, registerEnumType, type ClassType } from 'type-graphql';
 import { screamingCase } from './enum-names.js';
 
-/** Largest page a list returns, for GraphQL as for REST `size` (decisions §2). */
+/** Largest page a list returns, for GraphQL as for REST `size` (docs/decisions.md#lists). */
 export const MAX_PAGE_SIZE = 250;
 export const DEFAULT_PAGE_SIZE = 20;
 

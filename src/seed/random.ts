@@ -1,3 +1,5 @@
+import { fromCents } from '../domain/money.js';
+
 /** A small seeded PRNG (mulberry32): the same SEED always builds the same store. */
 export class Random {
   private state: number;
@@ -35,4 +37,4 @@ export class Random {
 }
 
 /** Cents → "12.50". Money is generated in integer cents, never floats. */
-export const money = (cents: number) => `${cents < 0 ? '-' : ''}${Math.floor(Math.abs(cents) / 100)}.${String(Math.abs(cents) % 100).padStart(2, '0')}`;
+export const money = (cents: number) => fromCents(BigInt(cents));

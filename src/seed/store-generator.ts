@@ -1,3 +1,8 @@
+import { moveUnits, type LineCounters } from '../domain/line-counters.js';
+import { fromCents } from '../domain/money.js';
+import { cartCents, totalCents } from '../domain/order-amounts.js';
+import { deriveStatus } from '../domain/order-status.js';
+import { firstFreeSlug, slugBase } from '../domain/slug.js';
 import { money, Random } from './random.js';
 import * as words from './vocabulary.js';
 
@@ -9,7 +14,7 @@ export interface StoreSize {
   seed: number;
 }
 
-/** The demo store of decisions §1: small, deterministic, every fulfilment status present. */
+/** The demo store (docs/decisions.md#demo-store): small, deterministic, every fulfilment status present. */
 export const DEMO_STORE: StoreSize = { products: 60, customers: 120, orders: 240, warehouses: 3, seed: 1 };
 
 export type Row = Record<string, unknown>;
@@ -37,28 +42,24 @@ interface CustomerInfo {
   firstName: string;
   lastName: string;
   address: Row | null;
-  orderCount: number;
-  spentCents: number;
-  lastPurchase: Date | null;
 }
 
 const EPOCH = Date.UTC(2025, 0, 1) / 1000;
 const at = (seconds: number) => new Date((EPOCH + seconds) * 1000);
 const DAY = 86_400;
 
-/** The table the last chunk carries: each customer's derived statistics, applied after the orders. */
-export const CUSTOMER_STATISTICS = 'customer_statistics';
-
 /**
  * Builds a consistent store as plain rows with explicit ids: products with options, variants and
  * stock; customers with addresses; orders whose line items snapshot the products and whose
- * fulfilments and shipments match their counters and status.
+ * fulfilments and shipments match their counters and status. The rules are the domain's own
+ * (counter moves, status, amounts, slugs); test/seeded-store-invariants.test.ts checks a generated
+ * store against them.
  *
  * The rows come in chunks of about `chunkRows` rows, cut only between two records, so a chunk
  * written table by table in foreign-key order only references rows of itself or of earlier
  * chunks, and a store of a million orders never sits in memory. Products and customers are kept
- * (orders draw from them); customers are written with empty statistics, which the last chunk
- * (`customer_statistics`) sets once every order is known. The random sequence does not depend on
+ * (orders draw from them); customers are written with empty statistics, which the writer derives
+ * once every order is in (domain/customer-statistics.ts). The random sequence does not depend on
  * `chunkRows`: any chunking yields the same store.
  */
 export function* storeChunks(size: StoreSize, chunkRows = 20_000): Generator<Tables> {
@@ -109,13 +110,15 @@ export function* storeChunks(size: StoreSize, chunkRows = 20_000): Generator<Tab
 
   // Products
   const products: ProductInfo[] = [];
+  const productSlugs = new Set<string>();
   for (let p = 0; p < size.products; p++) {
     const id = nextId('product');
     const created = rng.int(0, 300 * DAY);
     const title = `${rng.pick(words.ADJECTIVES)} ${rng.pick(words.NOUNS)} ${id}`;
     const type = rng.pick(words.TYPES);
     const isMulti = p % 3 !== 0;
-    const tracked = p % 2 === 0;
+    // Stock is kept in warehouses: without one, nothing can track inventory (nor be fulfilled if it did).
+    const tracked = p % 2 === 0 && warehouses.length > 0;
     const basePrice = rng.int(5, 150) * 100 + rng.pick([0, 50, 99]);
     const row: Row = {
       id,
@@ -131,7 +134,7 @@ export function* storeChunks(size: StoreSize, chunkRows = 20_000): Generator<Tab
       sku: `SKU-${String(id).padStart(5, '0')}`,
       seo_meta: `Buy ${title} online`,
       seo_title: title,
-      seo_url: title.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
+      seo_url: freeSlug(productSlugs, title, 'product'),
       is_template: false,
       is_draft: p % 17 === 16,
       price: money(basePrice),
@@ -203,10 +206,11 @@ export function* storeChunks(size: StoreSize, chunkRows = 20_000): Generator<Tab
 
   // Collections: manual ones and one rule-based per rule kind family.
   const productIds = products.map((p) => p.id);
+  const collectionSlugs = new Set<string>();
   for (let c = 0; c < 4; c++) {
     const id = nextId('collection');
     const title = ['Staff picks', 'Gift ideas', 'Back in stock', 'Featured'][c];
-    add('collection', collectionRow(id, title, 0, null));
+    add('collection', collectionRow(id, title, 0, null, freeSlug(collectionSlugs, title, 'collection')));
     rng.sample(productIds, Math.min(productIds.length, rng.int(3, 8))).forEach((productId, position) =>
       add('collection_product', { id: nextId('collection_product'), collection_id: id, product_id: productId, position }),
     );
@@ -219,7 +223,7 @@ export function* storeChunks(size: StoreSize, chunkRows = 20_000): Generator<Tab
   ];
   for (const [title, match, rules] of ruleCollections) {
     const id = nextId('collection');
-    add('collection', collectionRow(id, title, 1, match));
+    add('collection', collectionRow(id, title, 1, match, freeSlug(collectionSlugs, title, 'collection')));
     rules.forEach(([field, condition, value], position) =>
       add('collection_rule', { id: nextId('collection_rule'), collection_id: id, position, field, condition, value }),
     );
@@ -233,7 +237,7 @@ export function* storeChunks(size: StoreSize, chunkRows = 20_000): Generator<Tab
     const lastName = rng.pick(words.LAST_NAMES);
     const email = `${firstName}.${lastName}.${id}@example.com`.toLowerCase().replace(/\s+/g, '');
     const created = rng.int(0, 200 * DAY);
-    const customer: CustomerInfo = { id, email, firstName, lastName, address: null, orderCount: 0, spentCents: 0, lastPurchase: null };
+    const customer: CustomerInfo = { id, email, firstName, lastName, address: null };
     const addressCount = c % 10 === 9 ? 0 : rng.int(1, 2);
     for (let a = 0; a < addressCount; a++) {
       const place = rng.pick(words.PLACES);
@@ -275,29 +279,22 @@ export function* storeChunks(size: StoreSize, chunkRows = 20_000): Generator<Tab
     const lines = rng.sample(pool, Math.min(pool.length, rng.int(1, 3))).map((product, i) => {
       const variant = rng.pick(product.variants);
       const quantity = i === 0 ? rng.int(2, 3) : rng.int(1, 3);
-      return { id: nextId('line_item'), product, variant, quantity, notFulfilled: quantity, fulfilled: 0, shipped: 0 };
+      const counters: LineCounters = { quantity, notFulfilled: quantity, fulfilled: 0, shipped: 0, restocked: 0 };
+      return { id: nextId('line_item'), product, variant, price: money(variant.priceCents), ...counters };
     });
 
-    // Move units to reach the target status (decisions §3 derivation).
+    // Move units towards the target status as fulfilments and shipments would (docs/decisions.md#order-status).
     const fulfilments: { id: number; items: Map<number, number> }[] = [];
     const shipments: { fulfilment: number; items: Map<number, number> }[] = [];
     const fulfil = (amounts: Map<number, number>) => {
       const fid = nextId('fulfilment');
       fulfilments.push({ id: fid, items: amounts });
-      for (const line of lines) {
-        const n = amounts.get(line.id) ?? 0;
-        line.notFulfilled -= n;
-        line.fulfilled += n;
-      }
+      for (const line of lines) moveUnits(line, 'notFulfilled', 'fulfilled', amounts.get(line.id) ?? 0);
       return fid;
     };
     const ship = (fulfilmentId: number, amounts: Map<number, number>) => {
       shipments.push({ fulfilment: fulfilmentId, items: amounts });
-      for (const line of lines) {
-        const n = amounts.get(line.id) ?? 0;
-        line.fulfilled -= n;
-        line.shipped += n;
-      }
+      for (const line of lines) moveUnits(line, 'fulfilled', 'shipped', amounts.get(line.id) ?? 0);
     };
     const all = new Map(lines.map((l) => [l.id, l.quantity]));
     const first = lines[0];
@@ -309,23 +306,23 @@ export function* storeChunks(size: StoreSize, chunkRows = 20_000): Generator<Tab
       case 5: { const f = fulfil(all); ship(f, new Map(all)); break; }
     }
 
-    const cartCents = lines.reduce((sum, l) => sum + l.variant.priceCents * l.quantity, 0);
+    const cart = cartCents(lines);
     const [shippingDescription, shippingCents] = rng.pick(words.SHIPPING_METHODS);
-    const taxCents = Math.round(cartCents / 10);
-    const totalCents = cartCents + shippingCents + taxCents;
+    const tax = money(Math.round(Number(cart) / 10));
+    const total = totalCents(cart, money(shippingCents), tax);
     const paid = o % 11 === 10 ? 0 : o % 13 === 12 ? -1 : o % 29 === 28 ? -2 : 1;
-    const refundedCents = paid === -1 ? Math.round(totalCents / 4) : paid === -2 ? totalCents : 0;
+    const refunded = paid === -1 ? (total + 2n) / 4n : paid === -2 ? total : 0n;
     const payment = rng.pick(words.CARD_TYPES);
     const row: Row = {
-      id, customer_id: customer.id, email: customer.email, status: targetStatus, paid, discounts: '[]',
-      shipping_description: shippingDescription, shipping_price: money(shippingCents), tax: money(taxCents),
-      cart_price: money(cartCents), total: money(totalCents), ip: `203.0.113.${rng.int(1, 254)}`,
+      id, customer_id: customer.id, email: customer.email, status: deriveStatus(lines), paid, discounts: '[]',
+      shipping_description: shippingDescription, shipping_price: money(shippingCents), tax,
+      cart_price: fromCents(cart), total: fromCents(total), ip: `203.0.113.${rng.int(1, 254)}`,
       phone: customer.address?.phone ?? null, payment_type: payment,
       payment_last4: payment === 'PayPal' ? null : String(rng.int(0, 9999)).padStart(4, '0'),
       landing_page: rng.pick(['/', '/collections/staff-picks', '/products/classic-mug']), referrer: rng.pick(['', 'https://www.google.com/', 'https://news.example/']),
       ip_fail: rng.chance(0.05), address_fail: rng.chance(0.05), zip_fail: rng.chance(0.05), cvc_fail: rng.chance(0.05),
-      refunded: money(refundedCents), refund_possible: paid === 1 || paid === -1,
-      order_date: orderDate, updated_at: targetStatus > 0 ? new Date(orderDate.getTime() + 3600_000) : null,
+      refunded: fromCents(refunded), refund_possible: paid === 1 || paid === -1,
+      order_date: orderDate, updated_at: fulfilments.length ? new Date(orderDate.getTime() + 3600_000) : null,
       notes: rng.chance(0.1) ? 'Please gift wrap' : null, version: 1,
     };
     for (const kind of ['shipping', 'billing']) {
@@ -340,10 +337,10 @@ export function* storeChunks(size: StoreSize, chunkRows = 20_000): Generator<Tab
         id: line.id, order_id: id, product_id: line.product.id, variant_id: line.variant.id,
         product_ref: line.product.id, variant_ref: line.variant.id, title: p.title, is_multi: p.is_multi, type: p.type,
         is_giftcard: p.is_giftcard, shipping_weight: p.shipping_weight, vendor: p.vendor, auto_fulfilment: p.auto_fulfilment,
-        track_inventory: p.track_inventory, sku: line.variant.sku, price: money(line.variant.priceCents),
+        track_inventory: p.track_inventory, sku: line.variant.sku, price: line.price,
         compare_price: line.variant.compareCents === null ? null : money(line.variant.compareCents),
         image: null, image_max_size: line.product.imageMaxSize, variant_values: line.variant.values,
-        quantity: line.quantity, not_fulfilled: line.notFulfilled, fulfilled: line.fulfilled, shipped: line.shipped, restocked: 0,
+        quantity: line.quantity, not_fulfilled: line.notFulfilled, fulfilled: line.fulfilled, shipped: line.shipped, restocked: line.restocked,
       });
     }
     const warehouse = rng.pick(warehouses);
@@ -360,23 +357,22 @@ export function* storeChunks(size: StoreSize, chunkRows = 20_000): Generator<Tab
       });
       for (const [lineId, quantity] of s.items) add('shipment_item', { id: nextId('shipment_item'), shipment_id: sid, line_item_id: lineId, quantity });
     }
-    customer.orderCount += 1;
-    if (paid !== 0) customer.spentCents += totalCents - refundedCents;
-    if (!customer.lastPurchase || customer.lastPurchase < orderDate) customer.lastPurchase = orderDate;
     const chunk = cut();
     if (chunk) yield chunk;
   }
 
-  // Derived customer statistics, as the order transactions would have kept them.
-  for (const c of customers) {
-    if (c.orderCount) add(CUSTOMER_STATISTICS, { id: c.id, order_count: c.orderCount, lifetime_spent: money(c.spentCents), last_purchase: c.lastPurchase });
-  }
   const last = cut(true);
   if (last) yield last;
 }
 
-function collectionRow(id: number, title: string, type: number, match: number | null): Row {
-  const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+/** A derived `seo_url` as the domain makes one (the title's slug, first free suffix), taken. */
+function freeSlug(taken: Set<string>, title: string, fallback: string): string {
+  const slug = firstFreeSlug(slugBase(title, fallback), taken);
+  taken.add(slug);
+  return slug;
+}
+
+function collectionRow(id: number, title: string, type: number, match: number | null, slug: string): Row {
   return {
     id, title, is_draft: false, description: `${title} of the store`, type, seo_title: title, seo_url: slug, seo_meta: '',
     rules_match_condition: match, created_at: at(id * DAY), updated_at: null, version: 1,

@@ -2,7 +2,8 @@ import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { CUSTOMER_STATISTICS, type Row, type Tables } from './store-generator.js';
+import { customerStatisticsQuery } from '../domain/customer-statistics.js';
+import type { Row, Tables } from './store-generator.js';
 
 /** Table order that satisfies every foreign key. */
 const ORDER = [
@@ -16,15 +17,16 @@ const ROWS_PER_BUFFER = 5_000;
 
 /**
  * Writes generated chunks with `COPY … FROM STDIN` on the caller's connection (inside its
- * transaction): each chunk table by table in foreign-key order, then the customer statistics of
- * the last chunk through a temporary table, then every id sequence past the ids used. Table and
- * column names come from the generator (our code); values are encoded in COPY's text format.
+ * transaction): each chunk table by table in foreign-key order; then, in one statement, the
+ * statistics of every customer with orders, by the domain's own query; then every id sequence
+ * past the ids used. Table and column names come from the generator (our code); values are encoded
+ * in COPY's text format.
  */
 export async function writeStore(client: PoolClient, chunks: Iterable<Tables>, onProgress?: (table: string, rows: number) => void): Promise<void> {
   const written = new Set<string>();
   for (const chunk of chunks) {
     for (const table of chunk.keys()) {
-      if (table !== CUSTOMER_STATISTICS && !ORDER.includes(table)) throw new Error(`the generator made rows for an unknown table ${table}`);
+      if (!ORDER.includes(table)) throw new Error(`the generator made rows for an unknown table ${table}`);
     }
     for (const table of ORDER) {
       const rows = chunk.get(table);
@@ -33,14 +35,11 @@ export async function writeStore(client: PoolClient, chunks: Iterable<Tables>, o
       written.add(table);
       onProgress?.(table, rows.length);
     }
-    const statistics = chunk.get(CUSTOMER_STATISTICS);
-    if (statistics?.length) {
-      await client.query(`create temporary table ${CUSTOMER_STATISTICS} (id int primary key, order_count int, lifetime_spent numeric(12,2), last_purchase timestamptz) on commit drop`);
-      await copyRows(client, CUSTOMER_STATISTICS, statistics);
-      await client.query(`update customer c set order_count = s.order_count, lifetime_spent = s.lifetime_spent, last_purchase = s.last_purchase
-        from ${CUSTOMER_STATISTICS} s where s.id = c.id`);
-      onProgress?.(CUSTOMER_STATISTICS, statistics.length);
-    }
+  }
+  if (written.has('orders')) {
+    const { rowCount } = await client.query(`update customer c set order_count = s.order_count, lifetime_spent = s.lifetime_spent, last_purchase = s.last_purchase
+      from (${customerStatisticsQuery('true')}) s where s.id = c.id and s.order_count > 0`);
+    onProgress?.('customer_statistics', rowCount ?? 0);
   }
   for (const table of written) {
     await client.query(`select setval(pg_get_serial_sequence('"${table}"', 'id'), (select max(id) from "${table}"))`);

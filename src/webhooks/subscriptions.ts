@@ -27,7 +27,7 @@ export async function checkWebhookUrl(url: string, allowPrivate = allowPrivateTa
   return problems.map((message) => ({ field: 'url', message }));
 }
 
-/** `createWebhookSubscription` (decisions §5): the secret is returned this once. */
+/** `createWebhookSubscription` (docs/decisions.md#webhooks): the secret is returned this once. */
 export async function createWebhookSubscription(em: EntityManager, actor: Actor, url: string, events: string[]): Promise<{ subscription: WebhookSubscription; secret: string }> {
   const errors = await checkWebhookUrl(url.trim());
   const unknown = events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));

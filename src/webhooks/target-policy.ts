@@ -2,11 +2,11 @@ import { lookup } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /**
- * Server-side request forgery guard (decisions §5): webhooks go to public http(s) endpoints only.
- * Loopback, private, link-local, shared (CGNAT), multicast and reserved addresses are refused,
- * both when a subscription is made and at every connection (the resolved address is checked as
- * the socket connects, so a name that later resolves to 10.0.0.1 is still refused).
- * `WEBHOOK_ALLOW_PRIVATE_TARGETS=true` lifts it for local development and the tests.
+ * Server-side request forgery guard (docs/integrations.md#ssrf-guard): webhooks go to public
+ * http(s) endpoints only. Loopback, private, link-local, shared (CGNAT), multicast and reserved
+ * addresses are refused, both when a subscription is made and at every connection (the resolved
+ * address is checked as the socket connects, so a name that later resolves to 10.0.0.1 is still
+ * refused). `WEBHOOK_ALLOW_PRIVATE_TARGETS=true` lifts it for local development and the tests.
  */
 const blocked = new BlockList();
 for (const [net, prefix] of [

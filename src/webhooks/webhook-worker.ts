@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { SQL_NOW } from '../clock.js';
 import { logger } from '../logger.js';
 import { postWebhook, type PostResult } from './http-post.js';
 import { signWebhook } from './signature.js';
@@ -42,10 +43,10 @@ with due as (
   where d.status = 'pending' and d.next_attempt_at <= now() and s.disabled_at is null
   order by d.next_attempt_at, d.id limit ? for update of d skip locked
 ), claimed as (
-  update webhook_delivery d set attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => ?)
+  update webhook_delivery d set attempts = d.attempts + 1, next_attempt_at = ${SQL_NOW} + make_interval(secs => ?)
   from due where d.id = due.id returning d.id, d.subscription_id, d.event_id, d.attempts
 ), logged as (
-  insert into webhook_attempt (delivery_id, attempt, duration_ms) select id, attempts, 0 from claimed
+  insert into webhook_attempt (delivery_id, attempt, attempted_at, duration_ms) select id, attempts, ${SQL_NOW}, 0 from claimed
 )
 select c.id, c.attempts, s.url, s.secret, e.id as event_id, e.type, e.created_at, e.data
 from claimed c join webhook_subscription s on s.id = c.subscription_id join event e on e.id = c.event_id`;
@@ -53,7 +54,7 @@ from claimed c join webhook_subscription s on s.id = c.subscription_id join even
 /** A 2xx: delivered; the subscription's failure streak ends. */
 const SUCCEEDED_SQL = `
 with d as (
-  update webhook_delivery set status = 'delivered', delivered_at = now(), next_attempt_at = null, last_status_code = ?, last_error = null
+  update webhook_delivery set status = 'delivered', delivered_at = ${SQL_NOW}, next_attempt_at = null, last_status_code = ?, last_error = null
   where id = ? returning subscription_id
 ), a as (
   update webhook_attempt set status_code = ?, duration_ms = ? where delivery_id = ? and attempt = ?
@@ -69,14 +70,14 @@ with p as (select ?::int as id, ?::int as attempt, ?::int as status_code, ?::tex
 d as (
   update webhook_delivery w set last_status_code = p.status_code, last_error = p.error,
     status = case when p.attempt >= p.max_attempts then 'failed' else 'pending' end,
-    next_attempt_at = case when p.attempt >= p.max_attempts then null else now() + make_interval(secs => p.delay) end
+    next_attempt_at = case when p.attempt >= p.max_attempts then null else ${SQL_NOW} + make_interval(secs => p.delay) end
   from p where w.id = p.id returning w.subscription_id, w.status
 ), a as (
   update webhook_attempt t set status_code = p.status_code, error = p.error, duration_ms = p.duration_ms
   from p where t.delivery_id = p.id and t.attempt = p.attempt
 )
 update webhook_subscription s set consecutive_failures = s.consecutive_failures + 1,
-  disabled_at = case when d.status = 'failed' then coalesce(s.disabled_at, now()) else s.disabled_at end,
+  disabled_at = case when d.status = 'failed' then coalesce(s.disabled_at, ${SQL_NOW}) else s.disabled_at end,
   disabled_reason = case when d.status = 'failed' and s.disabled_at is null
     then 'event ' || (select event_id from webhook_delivery where id = p.id) || ' failed ' || p.attempt || ' attempts (last: ' || coalesce(p.status_code::text, p.error) || ')'
     else s.disabled_reason end

@@ -1,6 +1,6 @@
 // Runs a bounded batch of abusive requests in parallel (after one unmeasured warm-up request) and,
-// while they are in flight, measures
-// how long the same service takes to answer /healthz (issue 14: it must stay under 200 ms).
+// while they are in flight, measures how long the same service takes to answer /healthz
+// (docs/operations.md#hostile-load-findings: it must stay under 200 ms).
 export interface AbuseOutcome<T> {
   results: T[];
   /** Slowest /healthz answer seen while the abuse ran, in ms. */

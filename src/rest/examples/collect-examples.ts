@@ -7,6 +7,7 @@ import { API_PREFIX } from '../router.js';
  * Requests find their records through the API itself (an order in the right status, a fulfilment
  * not yet shipped, …); writes use different orders so they do not depend on each other.
  */
+
 /** The public URL the examples are taken under (their `Link`s and `_links` show it). */
 export const EXAMPLE_BASE_URL = 'http://localhost:3000';
 

@@ -3,7 +3,10 @@ import type { RestResource } from '../resource.js';
 
 const sortable = { sortable: true } as const;
 
-/** The spec's Collection, read back as written, plus `expand=products` (decisions §2 extensions). */
+/**
+ * The spec's Collection, read back as written, plus `expand=products`
+ * (docs/decisions.md#extensions-beyond-the-spec).
+ */
 export const collectionResource: RestResource = {
   name: 'Collection',
   versioned: 'Collection',

@@ -1,7 +1,7 @@
 import { field } from '../fields.js';
 import type { RestResource } from '../resource.js';
 
-/** Events of the order timeline (decisions §5), listed by GET /orders/{id}/events. */
+/** Events of the order timeline (docs/decisions.md#order-timeline), listed by GET /orders/{id}/events. */
 export const eventResource: RestResource = {
   name: 'Event',
   sortInput: 'EventSort',

@@ -5,7 +5,7 @@ const recordItems = () => field.list({ id: field.integer({ description: 'line it
 const requiredItems = (sub: FieldMap) => field.required(field.list(sub));
 const recordItem: FieldMap = { id: field.required(field.integer({ description: 'line item id of the order' })), quantity: field.required(field.integer()) };
 
-/** Fulfilment records (decisions §3), listed by GET /orders/{id}/fulfilments. */
+/** Fulfilment records (docs/decisions.md#records), listed by GET /orders/{id}/fulfilments. */
 export const fulfilmentResource: RestResource = {
   name: 'Fulfilment',
   sortInput: 'FulfilmentSort',
@@ -19,7 +19,7 @@ export const fulfilmentResource: RestResource = {
   expand: {},
 };
 
-/** Shipment records (decisions §3), listed by GET /orders/{id}/shipments. */
+/** Shipment records (docs/decisions.md#records), listed by GET /orders/{id}/shipments. */
 export const shipmentResource: RestResource = {
   name: 'Shipment',
   sortInput: 'ShipmentSort',

@@ -34,7 +34,10 @@ const counters: FieldMap = {
   restocked: field.integer(),
 };
 
-/** The spec's Order, with the fulfilment, shipment and restock records of decisions §3. */
+/**
+ * The spec's Order (docs/decisions.md#spec-order), with the fulfilment, shipment and restock
+ * records (docs/decisions.md#records).
+ */
 export const orderResource: RestResource = {
   name: 'Order',
   versioned: 'Order',

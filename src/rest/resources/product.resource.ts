@@ -4,7 +4,7 @@ import { imageFields } from './image.fields.js';
 
 const sortable = { sortable: true } as const;
 
-/** The spec's Product (store-api.md "Product"), expandable relations included. */
+/** The spec's Product (docs/decisions.md#spec-product), expandable relations included. */
 export const productResource: RestResource = {
   name: 'Product',
   versioned: 'Product',

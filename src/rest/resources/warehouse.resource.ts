@@ -1,7 +1,7 @@
 import { field } from '../fields.js';
 import type { RestResource } from '../resource.js';
 
-/** Warehouses (decisions §2 extensions): `expand=stock` adds the units held per variant. */
+/** Warehouses (docs/decisions.md#extensions-beyond-the-spec): `expand=stock` adds the units held per variant. */
 export const warehouseResource: RestResource = {
   name: 'Warehouse',
   sortInput: 'WarehouseSort',

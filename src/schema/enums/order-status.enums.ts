@@ -19,8 +19,9 @@ export enum PaymentStatus {
 }
 
 /**
- * The order's two status columns as GraphQL enums (decisions §4). The database and REST keep the
- * spec's integers: the enums are numeric, so a stored 5 is served as `SHIPPED` and back.
+ * The order's two status columns as GraphQL enums (docs/decisions.md#graphql-names-and-types). The
+ * database and REST keep the spec's integers: the enums are numeric, so a stored 5 is served as
+ * `SHIPPED` and back.
  */
 registerEnumType(FulfilmentStatus, {
   name: 'FulfilmentStatus',

@@ -1,0 +1,37 @@
+/**
+ * ETags are REST's view of a record's `version` (docs/decisions.md#conditional-writes): strong tags
+ * `"v<version>"`, so `fields`/`expand` never change them. The comparison itself is the domain's
+ * (under the row lock): `If-Match` reaches it as the mutation's `expectedVersion` argument.
+ */
+const MAX_INT = 2_147_483_647;
+
+/** The strong ETag of a record version. */
+export const etagOf = (version: number) => `"v${version}"`;
+
+/** The entity tags of an If-Match / If-None-Match header ('*' for any); weak tags never match. */
+function entityTags(header: string): string[] | '*' {
+  if (header.trim() === '*') return '*';
+  return header.split(',').map((t) => t.trim()).filter((t) => t.startsWith('"'));
+}
+
+/** If-None-Match: whether the header names this ETag (or is `*`). */
+export function matches(header: string, etag: string): boolean {
+  if (!header) return false;
+  const tags = entityTags(header);
+  return tags === '*' || tags.includes(etag);
+}
+
+/**
+ * If-Match as the `expectedVersion` argument: undefined when absent or `*` (any version), else
+ * the versions its tags name. Tags that can never be current (weak, not of our form, out of range)
+ * drop out, so a header of only those becomes `[]`, which matches nothing: a 412, as before.
+ */
+export function expectedVersionOf(ifMatch: string): number[] | undefined {
+  if (!ifMatch) return undefined;
+  const tags = entityTags(ifMatch);
+  if (tags === '*') return undefined;
+  return tags.flatMap((tag) => {
+    const version = Number(/^"v(\d{1,10})"$/.exec(tag)?.[1]);
+    return Number.isInteger(version) && version <= MAX_INT && etagOf(version) === tag ? [version] : [];
+  });
+}

@@ -3,9 +3,11 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import { narrowedByFields, openApiDocument } from '../../src/rest/openapi.js';
+import { deriveRestApi } from '../../src/rest/rest-api.js';
 import { routes } from '../../src/rest/routes.js';
+import { buildStoreSchema } from '../../src/schema/build-schema.js';
 
-const doc = openApiDocument(routes) as { paths: Record<string, Record<string, { responses: Record<string, any> }>> };
+const doc = openApiDocument(deriveRestApi(await buildStoreSchema(), routes)) as { paths: Record<string, Record<string, { responses: Record<string, any> }>> };
 const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
 ajv.addSchema(doc, 'openapi');
 // An answer to a request with `fields` holds only the named keys (the document says so).

@@ -8,7 +8,7 @@ import { CONVENTIONS, OPERATIONAL_PATHS, TAGS } from './openapi-prose.js';
 import { recordObject } from './records.js';
 import type { DerivedResource, DerivedRoute, RestApi } from './rest-api.js';
 import { sortKeys } from './resource.js';
-import { API_PREFIX } from './router.js';
+import { API_PREFIX, MAX_QUERY } from './router.js';
 import type { RouteSpec } from './routes.js';
 
 /**
@@ -30,7 +30,7 @@ const PROBLEMS: Record<number, string> = {
   412: 'If-Match names an ETag the record no longer has: nothing was changed',
   409: 'The request conflicts with the current state (e.g. more than is left to fulfil)',
   413: 'The body is larger than 1 MiB',
-  414: 'The query string is longer than 4096 characters',
+  414: `The query string is longer than ${MAX_QUERY} characters`,
   415: 'The body is not application/json',
   422: 'Invalid values, unknown or read-only fields, or references to records that do not exist (named in `errors`)',
   429: "The token's rate-limit bucket is empty: retry after `Retry-After` seconds",

@@ -70,7 +70,7 @@ function requireScope(session: Session, route: RouteSpec): void {
 }
 
 /** Longest query string taken (414 beyond): links echo the list's parameters. */
-const MAX_QUERY = 4096;
+export const MAX_QUERY = 4096;
 
 /**
  * Authentication comes first: without a valid token nothing else is checked or revealed. A valid

@@ -9,6 +9,9 @@ type ReturnTypeFunc = NonNullable<Parameters<typeof Field>[0]>;
 /** The extension that marks an input field as optional but never null (read by `refusesNull`). */
 const OMIT_ONLY = 'omitOnly';
 
+/** The mark as `extensions` of an input field, for a schema built without type-graphql. */
+export const OPTIONAL_EXTENSIONS = { [OMIT_ONLY]: true } as const;
+
 /** What a refused null is told, by GraphQL and REST alike. */
 export const NULL_REFUSED = 'must not be null (leave it out instead)';
 
@@ -21,7 +24,7 @@ export const NULL_REFUSED = 'must not be null (leave it out instead)';
  */
 export function Optional(type: ReturnTypeFunc, options: Omit<FieldOptions, 'nullable'> = {}): PropertyDecorator {
   const field = Field(type, { ...options, nullable: true });
-  const mark = Extensions({ [OMIT_ONLY]: true });
+  const mark = Extensions(OPTIONAL_EXTENSIONS);
   return (target, key) => {
     field(target, key);
     mark(target, key);

@@ -83,3 +83,21 @@ describe('money: the Decimal scalar owns the format, the domain the sign', () =>
     expect(tooLong.body.errors[0].field).toBe('total');
   });
 });
+
+describe('search filters', () => {
+  it("take the Timestamp scalar's years: after 2038 as GraphQL does (REST used to stop at 32 bits)", async () => {
+    const rest = await service.send('POST', '/api/v1/orders/search', { order_date: { lte: 4102444800 } });
+    const gql = await service.graphql('{ orders(filter: { orderDate: { lte: 4102444800 } }) { totalCount } }');
+    expect(rest.status).toBe(200);
+    expect(Number(rest.headers.get('x-pagination-total-count'))).toBe(gql.body.data.orders.totalCount);
+    expect((await service.send('POST', '/api/v1/orders/search', { order_date: 253402300800 })).status).toBe(422);
+  });
+
+  it('refuse an empty "any of" list on both edges (GraphQL used to match nothing)', async () => {
+    const gql = await service.graphql('{ customers(filter: { email: [] }) { totalCount } }');
+    expect(gql.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', fields: [{ field: 'email', message: 'must list at least one value' }] });
+    const rest = await service.send('POST', '/api/v1/customers/search', { address: { shipping: { city: [] } } });
+    expect(rest.status).toBe(422);
+    expect(rest.body.errors).toEqual([{ field: 'address.shipping.city', message: 'must list at least one value' }]);
+  });
+});

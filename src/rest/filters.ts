@@ -160,8 +160,8 @@ function convert(key: string, shape: FilterShape, value: unknown, errors: Proble
     return shape.codes ? enumNames(key, shape.codes, range as { gte?: number; lte?: number }, errors) : range;
   }
   if (shape.form === 'one') return shape.read(value) ?? fail();
+  // An empty list was refused with the shared filter limits, before this ran.
   const list = Array.isArray(value) ? value : [value];
-  if (!list.length) return fail();
   const converted = list.map((v) => shape.read(v));
   if (converted.some((v) => v === undefined)) return fail();
   if (shape.codes) return enumNames(key, shape.codes, { eq: converted as number[] }, errors);

@@ -95,16 +95,22 @@ async function handleList(ctx: Context, route: ListRoute | SearchRoute, options:
   const pathId = route.kind === 'search' && route.idFilter ? idParam(ctx.params.id) : undefined;
   const params = parseListParams(ctx.query, route.resource);
   const filter = route.kind === 'search' ? toFilter(options.api.filters.get(route.resource)!, requestBody(ctx, true)) : undefined;
+  let matchesNone = false;
   if (filter && pathId !== undefined && route.kind === 'search' && route.idFilter) {
-    // The path's id narrows whatever ids the body asked for.
+    // The path's id narrows whatever ids the body asked for; none left matches nothing (an empty
+    // "any of" is not a filter GraphQL takes).
     const asked = filter[route.idFilter] as number[] | undefined;
     filter[route.idFilter] = asked ? asked.filter((id) => id === pathId) : [pathId];
+    matchesNone = (filter[route.idFilter] as number[]).length === 0;
   }
-  const result = await session.run({
-    document: listDocument(route.resource, route.operation, params, { filtered: filter !== undefined, intArgs: Object.values(route.kind === 'list' ? route.pathArgs ?? {} : {}) }),
-    variables: { ...listVariables(params, filter), ...(route.kind === 'list' ? pathVariables(ctx, route.pathArgs) : {}) },
-  });
-  const data = dataOf(result);
+  const data = matchesNone
+    ? { items: [], totalCount: 0 }
+    : dataOf(
+        await session.run({
+          document: listDocument(route.resource, route.operation, params, { filtered: filter !== undefined, intArgs: Object.values(route.kind === 'list' ? route.pathArgs ?? {} : {}) }),
+          variables: { ...listVariables(params, filter), ...(route.kind === 'list' ? pathVariables(ctx, route.pathArgs) : {}) },
+        }),
+      );
   const items = reshapeRecords(route.resource, params, data.items as Record<string, unknown>[]);
   const page = listPage(items, { page: params.page, size: params.size, totalCount: data.totalCount }, baseUrl(ctx, options), ctx.querystring);
   ctx.set(page.headers);

@@ -30,6 +30,7 @@ export interface BodyValidator {
 /** The keyword by which a body's JSON schema hands a custom scalar's value to that scalar's `parseValue`. */
 const SCALAR_KEYWORD = 'x-graphql-scalar';
 
+/** A GraphQL input value as a body holds it: documented and checked JSON schema, nested keys, a conversion. */
 interface Derived {
   schema: JsonSchema;
   check: JsonSchema;

@@ -25,6 +25,7 @@ import { InventoryLevelFieldsResolver, WarehouseFieldsResolver } from '../resolv
 import { WarehouseResolver } from '../resolvers/warehouse.resolver.js';
 import { authChecker } from './auth-checker.js';
 import { inputGuard } from './input-guard.middleware.js';
+import { restoreInheritedExtensions } from './inherited-extensions.js';
 
 export const resolvers = [
   ProductResolver, ProductFieldsResolver, VariantFieldsResolver, OptionFieldsResolver, ThumbnailFieldsResolver,
@@ -58,6 +59,7 @@ export async function buildStoreSchema(): Promise<GraphQLSchema> {
   const unguarded = [...storage.queries, ...storage.mutations].filter((def) => !def.middlewares?.includes(inputGuard));
   if (unguarded.length) throw new Error(`root operations without @UseMiddleware(inputGuard): ${unguarded.map((d) => d.schemaName).join(', ')}`);
   describeRootOperations(schema);
+  restoreInheritedExtensions(schema);
   return schema;
 }
 

@@ -1,0 +1,74 @@
+import {
+  getNullableType, isInputObjectType, isListType, type GraphQLArgument, type GraphQLField, type GraphQLInputField, type GraphQLInputType,
+} from 'graphql';
+import { Extensions, Field, type FieldOptions } from 'type-graphql';
+import type { FieldError } from '../domain/errors.js';
+
+type ReturnTypeFunc = NonNullable<Parameters<typeof Field>[0]>;
+
+/** The extension that marks an input field as optional but never null (read by `refusesNull`). */
+const OMIT_ONLY = 'omitOnly';
+
+/** The mark as `extensions` of an input field, for a schema built without type-graphql. */
+export const OPTIONAL_EXTENSIONS = { [OMIT_ONLY]: true } as const;
+
+/** What a refused null is told, by GraphQL and REST alike. */
+export const NULL_REFUSED = 'must not be null (leave it out instead)';
+
+/**
+ * An input field that may be left out (its value is then kept, or defaulted) but never set to
+ * null. GraphQL 16 cannot say "optional, not null": a nullable input field takes null. So the
+ * schema marks these fields, `/graphql` refuses null on them (`nullProblems`, run by the input
+ * guard) and the REST layer derives the same rule for its bodies. A nullable `@Field` without the
+ * mark takes null, which clears the value ("Null clears" in its description).
+ */
+export function Optional(type: ReturnTypeFunc, options: Omit<FieldOptions, 'nullable'> = {}): PropertyDecorator {
+  const field = Field(type, { ...options, nullable: true });
+  const mark = Extensions(OPTIONAL_EXTENSIONS);
+  return (target, key) => {
+    field(target, key);
+    mark(target, key);
+  };
+}
+
+export const refusesNull = (field: GraphQLInputField): boolean => field.extensions?.[OMIT_ONLY] === true;
+
+/** Whether a value of this type can hold an `@Optional` field somewhere. */
+function reachesOptional(type: GraphQLInputType, seen = new Set<GraphQLInputType>()): boolean {
+  const nullable = getNullableType(type);
+  if (isListType(nullable)) return reachesOptional(nullable.ofType, seen);
+  if (!isInputObjectType(nullable) || seen.has(nullable)) return false;
+  seen.add(nullable);
+  return Object.values(nullable.getFields()).some((f) => refusesNull(f) || reachesOptional(f.type, seen));
+}
+
+/** Per root operation, the arguments worth walking, worked out on its first call. */
+const walkedArgs = new WeakMap<GraphQLField<unknown, unknown>, GraphQLArgument[]>();
+
+function collect(value: unknown, type: GraphQLInputType, path: string, out: FieldError[]): void {
+  if (value === null || value === undefined) return;
+  const nullable = getNullableType(type);
+  if (isListType(nullable)) {
+    if (Array.isArray(value)) value.forEach((item, i) => collect(item, nullable.ofType, `${path}[${i}]`, out));
+    return;
+  }
+  if (!isInputObjectType(nullable)) return;
+  for (const field of Object.values(nullable.getFields())) {
+    const given = (value as Record<string, unknown>)[field.name];
+    const at = path ? `${path}.${field.name}` : field.name;
+    if (given === null && refusesNull(field)) out.push({ field: at, message: NULL_REFUSED });
+    else collect(given, field.type, at, out);
+  }
+}
+
+/**
+ * Nulls given to `@Optional` fields in the arguments of a root operation, by path (`input.title`).
+ * Operations whose arguments cannot hold such a field (every read) are not walked at all.
+ */
+export function nullProblems(operation: GraphQLField<unknown, unknown>, args: Record<string, unknown>): FieldError[] {
+  let walked = walkedArgs.get(operation);
+  if (!walked) walkedArgs.set(operation, (walked = operation.args.filter((arg) => reachesOptional(arg.type))));
+  const out: FieldError[] = [];
+  for (const arg of walked) collect(args[arg.name], arg.type, arg.name, out);
+  return out;
+}

@@ -21,7 +21,8 @@ import { graphqlReferenceMiddleware } from './graphql/reference-page.js';
 import { landingPageMiddleware } from './http/landing-page.js';
 import { notFoundMiddleware, problemMiddleware } from './rest/middleware.js';
 import { postgresIdempotencyStore } from './db/idempotency-store.js';
-import { checkRoutesAgainstSchema, restRouter } from './rest/router.js';
+import { checkRouteScopes, deriveRestApi } from './rest/rest-api.js';
+import { restRouter } from './rest/router.js';
 import { routes } from './rest/routes.js';
 import { buildStoreSchema } from './graphql/build-schema.js';
 
@@ -55,12 +56,13 @@ const EXPOSED_HEADERS = [
  */
 export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogger = logger, rateLimit, allowedHosts = [], bodyTimeoutMs = DEFAULT_TIMEOUTS.bodyMs, idempotencyLeaseMs = 10_000, admission: admissionLimits }: AppOptions) {
   const schema = await buildStoreSchema();
-  checkRoutesAgainstSchema(schema, routes);
+  const rest = deriveRestApi(schema, routes);
+  checkRouteScopes(schema, routes);
   const gateway = createGateway(schema, orm, RateLimiter.create(orm, rateLimit));
   const apollo = await startApollo(gateway);
   const graphql = koaMiddleware(apollo.server, { context: ({ ctx }) => apollo.context(ctx.get('authorization') || undefined) });
   await measurePoolWait(orm);
-  const router = restRouter({ gateway, publicUrl, allowedHosts, routes, idempotency: postgresIdempotencyStore(orm, idempotencyLeaseMs) });
+  const router = restRouter({ gateway, publicUrl, allowedHosts, api: rest, idempotency: postgresIdempotencyStore(orm, idempotencyLeaseMs) });
 
   const app = new Koa();
   app.use(requestLog(requestLogger));
@@ -90,7 +92,7 @@ export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogge
   app.use(operationsMiddleware(orm, (authorization) => gateway.hasScope(authorization, 'read_metrics')));
   app.use(notFoundMiddleware);
   app.use(graphiqlMiddleware);
-  app.use(apiDocsMiddleware(routes, publicUrl));
+  app.use(apiDocsMiddleware(rest, publicUrl));
   app.use(graphqlReferenceMiddleware(schema));
   app.use(landingPageMiddleware);
   app.use(bodyTimeout(bodyTimeoutMs, bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' })));

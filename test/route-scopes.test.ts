@@ -4,7 +4,7 @@
 import type { GraphQLObjectType, GraphQLSchema } from 'graphql';
 import { buildStoreSchema } from '../src/graphql/build-schema.js';
 import { fieldScopes } from '../src/schema/field-scopes.js';
-import { checkRoutesAgainstSchema } from '../src/rest/router.js';
+import { checkRouteScopes, checkRoutesAgainstSchema } from '../src/rest/rest-api.js';
 import { routes, type RouteSpec } from '../src/rest/routes.js';
 import { startTestService, type TestService } from './support/harness.js';
 
@@ -22,6 +22,7 @@ it('every route of the table declares exactly the scope its GraphQL field asks f
     .filter(({ scope, authorized }) => authorized?.length !== 1 || authorized[0] !== scope);
   expect(mismatches).toEqual([]);
   expect(() => checkRoutesAgainstSchema(schema, routes)).not.toThrow();
+  expect(() => checkRouteScopes(schema, routes)).not.toThrow();
 });
 
 it('reads scopes from the metadata the auth checker runs on, nested fields included', () => {
@@ -35,6 +36,7 @@ describe('a route that disagrees with the schema fails the start-up check, sayin
   const failure = (route: RouteSpec) => {
     try {
       checkRoutesAgainstSchema(schema, [route]);
+      checkRouteScopes(schema, [route]);
     } catch (error) {
       return (error as Error).message;
     }

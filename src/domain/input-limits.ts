@@ -26,7 +26,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 export interface InputCheckOptions {
   /** Prefix of every reported path (`filter`, `$input`). */
   root?: string;
-  /** Search filter values: the tighter text and list limits apply. */
+  /** Search filter values: the tighter text and list limits apply, and a list may not be empty. */
   filter?: boolean;
   /** Check text too (default); off where the text is checked later with better names. */
   text?: boolean;
@@ -68,6 +68,11 @@ export function inputProblems(value: unknown, { root = '', filter = false, text 
     }
     if (Array.isArray(node)) {
       const limit = filter ? INPUT_LIMITS.filterValues : INPUT_LIMITS.list;
+      // "Any of" nothing would match nothing: an empty list in a filter is a client's mistake.
+      if (filter && !node.length) {
+        problems.push({ field: path || 'body', message: 'must list at least one value' });
+        continue;
+      }
       if (node.length > limit) {
         problems.push({ field: path || 'body', message: `may hold at most ${limit} values` });
         continue;

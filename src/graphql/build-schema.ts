@@ -4,6 +4,7 @@ import { buildSchema, getMetadataStorage } from 'type-graphql';
 import { importFolder } from '../folder-modules.js';
 import { authChecker } from '../resolvers/auth-checker.js';
 import { inputGuard } from '../resolvers/input-guard.middleware.js';
+import { restoreInheritedExtensions } from '../schema/inherited-extensions.js';
 
 /**
  * Every resolver class of src/resolvers, found at start: a class declared with `@Resolver()` in a
@@ -35,6 +36,7 @@ export async function buildStoreSchema(): Promise<GraphQLSchema> {
   const unguarded = [...storage.queries, ...storage.mutations].filter((def) => !def.middlewares?.includes(inputGuard));
   if (unguarded.length) throw new Error(`root operations without @UseMiddleware(inputGuard): ${unguarded.map((d) => d.schemaName).join(', ')}`);
   describeRootOperations(schema);
+  restoreInheritedExtensions(schema);
   return schema;
 }
 

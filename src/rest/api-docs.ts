@@ -1,8 +1,8 @@
 import type { Context, Next } from 'koa';
 import { packageAssets, packageFile } from '../package-assets.js';
 import { openApiDocument } from './openapi.js';
+import type { RestApi } from './rest-api.js';
 import { API_PREFIX } from './router.js';
-import type { RouteSpec } from './routes.js';
 
 const ASSETS = {
   'scalar.js': { file: packageFile('@scalar/api-reference', 'dist/browser/standalone.js'), type: 'application/javascript' },
@@ -42,8 +42,8 @@ const INIT = `Scalar.createApiReference('#reference', {
  * @scalar/api-reference bundle (no CDN, works offline): every operation with its parameters,
  * examples and code samples (curl, JavaScript and more), the conventions in the introduction.
  */
-export function apiDocsMiddleware(routes: RouteSpec[], publicUrl?: string) {
-  const document = JSON.stringify(openApiDocument(routes, publicUrl?.replace(/\/$/, '')));
+export function apiDocsMiddleware(api: RestApi, publicUrl?: string) {
+  const document = JSON.stringify(openApiDocument(api, publicUrl?.replace(/\/$/, '')));
   const assets = packageAssets('/docs/assets', ASSETS, INIT);
   return async (ctx: Context, next: Next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();

@@ -1,48 +1,153 @@
 import { Ajv, type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
-import { camelCase, DECIMAL_KEYWORD, gqlNameOf, type FieldMap, type JsonSchema } from './fields.js';
+import {
+  getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType, isSpecifiedScalarType, type GraphQLInputField,
+  type GraphQLInputObjectType, type GraphQLInputType, type GraphQLLeafType, type GraphQLScalarType, type GraphQLSchema,
+} from 'graphql';
+import { refusesNull } from '../schema/optional-field.js';
+import { gqlNameOf, type DerivedMap, type DerivedSpec, type FieldMap, type FieldSpec, type JsonSchema } from './fields.js';
 import { Problem, type ProblemFieldError } from './problem.js';
+import { enumCodes, expected, leafSchema, orNull } from './type-schemas.js';
 
 /**
- * Request bodies. A route declares its body as a field map (REST key → GraphQL input field); the
- * JSON schema derived from it is strict (no unknown keys, exact types) and checked with ajv before
- * anything runs, so a typo never reaches the domain as a silently dropped field. Meaning (valid
- * e-mail, existing ids, domain rules) is the resolvers' job.
+ * Request bodies. A route declares its body as a field map (REST key → GraphQL input field); at
+ * start-up the map is completed from the GraphQL input type (`deriveBody`): each key's type, which
+ * keys are required (non-null without a default) and which take null (nullable and not
+ * `@Optional`). The resulting JSON schema is strict (no unknown keys, exact types) and checked with
+ * ajv before anything runs, so a typo never reaches the domain as a silently dropped field; a custom
+ * scalar's value is checked by the scalar's own `parseValue`. Meaning (valid e-mail, existing ids,
+ * domain rules such as "a price is not negative") is the resolvers' job.
  */
-export function inputSchema(map: FieldMap, validating = false): JsonSchema {
-  const properties: Record<string, JsonSchema> = {};
-  const required: string[] = [];
-  for (const [key, spec] of Object.entries(map)) {
-    let schema = spec.schema;
-    if (spec.sub) {
-      const nested = inputSchema(spec.sub, validating);
-      const nullable = Array.isArray(schema.type) && schema.type.includes('null');
-      const isList = schema.type === 'array' || (Array.isArray(schema.type) && schema.type.includes('array'));
-      // Validation sees one-or-many fields as lists (checkBody wraps a single object first), so
-      // errors name the real field instead of both branches of an anyOf.
-      const many = { type: 'array', items: nested, minItems: 1 };
-      const shape = spec.oneOrMany ? (validating ? many : { anyOf: [nested, many] }) : isList ? { type: 'array', items: nested } : nested;
-      schema = nullable ? { anyOf: [shape, { type: 'null' }] } : shape;
+export interface BodyValidator {
+  /** The body's map, completed from the input type (the element's, for a list body). */
+  map: DerivedMap;
+  /** The body is a JSON array of `map` objects. */
+  list: boolean;
+  /** The body's JSON schema as the OpenAPI document shows it. */
+  schema: JsonSchema;
+  validate: ValidateFunction;
+}
+
+/** The keyword by which a body's JSON schema hands a custom scalar's value to that scalar's `parseValue`. */
+const SCALAR_KEYWORD = 'x-graphql-scalar';
+
+/** A GraphQL input value as a body holds it: documented and checked JSON schema, nested keys, a conversion. */
+interface Derived {
+  schema: JsonSchema;
+  check: JsonSchema;
+  sub?: DerivedMap;
+  in?: (value: any) => unknown;
+}
+
+function jsonTypeOf(value: unknown): string[] {
+  if (value === null) return ['null'];
+  if (Array.isArray(value)) return ['array'];
+  if (typeof value === 'number') return Number.isInteger(value) ? ['integer', 'number'] : ['number'];
+  return [typeof value];
+}
+
+/** One ajv per schema: its scalar keyword looks the scalar up in that schema. */
+export function bodyAjv(schema: GraphQLSchema): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  const check: SchemaValidateFunction = (name: string, data: unknown) => {
+    const scalar = schema.getType(name) as GraphQLScalarType;
+    const published = leafSchema(scalar, 'input');
+    // A value of another JSON type is the `type` keyword's to report, once.
+    if (!jsonTypeOf(data).some((t) => [published.type].flat().includes(t))) return true;
+    try {
+      scalar.parseValue(data);
+      check.errors = [];
+      return true;
+    } catch {
+      check.errors = [{ keyword: SCALAR_KEYWORD, message: `must be ${expected(published)}`, params: {} }];
+      return false;
     }
-    properties[key] = spec.description ? { ...schema, description: spec.description } : schema;
-    if (spec.required) required.push(key);
+  };
+  ajv.addKeyword({ keyword: SCALAR_KEYWORD, schemaType: 'string', errors: true, validate: check });
+  return ajv;
+}
+
+function leaf(type: GraphQLLeafType): Derived {
+  const schema = leafSchema(type, 'input');
+  const custom = !isEnumType(type) && !isSpecifiedScalarType(type);
+  const codes = isEnumType(type) ? enumCodes(type) : undefined;
+  return { schema, check: custom ? { type: schema.type, [SCALAR_KEYWORD]: type.name } : schema, ...(codes ? { in: (code: number) => codes.get(code) } : {}) };
+}
+
+/** What a value of `type` is in a body, null included when `takesNull`. */
+function valueOf(type: GraphQLInputType, spec: FieldSpec, takesNull: boolean, where: string): Derived {
+  const inner = getNullableType(type);
+  let derived: Derived;
+  if (isListType(inner)) {
+    const item = valueOf(inner.ofType, spec, !isNonNullType(inner.ofType), where);
+    const convert = item.in;
+    derived = { schema: { type: 'array', items: item.schema }, check: { type: 'array', items: item.check }, sub: item.sub, ...(convert ? { in: (v: unknown[]) => v.map(convert) } : {}) };
+  } else if (isInputObjectType(inner)) {
+    if (!spec.sub) throw new Error(`${where}: ${inner.name} is an input object: declare its keys with field.nested`);
+    const sub = deriveInputMap(spec.sub, inner, where);
+    derived = { schema: objectSchema(sub, 'schema'), check: objectSchema(sub, 'check'), sub };
+  } else {
+    derived = leaf(inner);
   }
+  return takesNull ? { ...derived, schema: orNull(derived.schema), check: orNull(derived.check) } : derived;
+}
+
+function deriveKey(key: string, spec: FieldSpec, field: GraphQLInputField, where: string): DerivedSpec {
+  const takesNull = !isNonNullType(field.type) && !refusesNull(field);
+  // A REST-declared schema is what REST takes where it differs (a value `in` converts).
+  const given = typeof spec.schema === 'object' ? spec.schema : undefined;
+  const value = given ? { schema: takesNull ? orNull(given) : given, check: takesNull ? orNull(given) : given } : valueOf(field.type, spec, takesNull, `${where}.${key}`);
+  let { schema, check } = value;
+  if (spec.oneOrMany) {
+    const item = value.schema.items as JsonSchema | undefined;
+    if (!item || !value.sub) throw new Error(`${where}.${key}: one-or-many needs a list of input objects`);
+    // Validation sees the list (checkBody wraps a single object first), so errors name the real field.
+    check = { type: 'array', items: value.check.items, minItems: 1 };
+    schema = { anyOf: [item, { type: 'array', items: item, minItems: 1 }] };
+  }
+  const { sub: _declared, schema: _given, ...own } = spec;
+  return {
+    ...own,
+    // The key's own words first, then what its type says (a Decimal's format).
+    schema: spec.description ? { ...schema, description: [spec.description, schema.description].filter(Boolean).join('; ') } : schema,
+    check,
+    ...(value.sub ? { sub: value.sub } : {}),
+    ...(!spec.in && value.in ? { in: value.in } : {}),
+    required: isNonNullType(field.type) && field.defaultValue === undefined,
+  };
+}
+
+/** Completes a body map from its GraphQL input type; a key the type lacks, or a required field REST cannot send, fails the start. */
+export function deriveInputMap(map: FieldMap, type: GraphQLInputObjectType, where: string): DerivedMap {
+  const fields = type.getFields();
+  const derived: DerivedMap = {};
+  for (const [key, spec] of Object.entries(map)) {
+    const field = fields[gqlNameOf(key, spec)];
+    if (!field) throw new Error(`${where}.${key}: ${type.name} has no field ${gqlNameOf(key, spec)}`);
+    derived[key] = deriveKey(key, spec, field, where);
+  }
+  const sent = new Set(Object.entries(map).map(([key, spec]) => gqlNameOf(key, spec)));
+  for (const field of Object.values(fields)) {
+    if (isNonNullType(field.type) && field.defaultValue === undefined && !sent.has(field.name)) {
+      throw new Error(`${where}: ${type.name}.${field.name} is required but no REST key fills it`);
+    }
+  }
+  return derived;
+}
+
+function objectSchema(map: DerivedMap, which: 'schema' | 'check'): JsonSchema {
+  const properties = Object.fromEntries(Object.entries(map).map(([key, spec]) => [key, which === 'schema' ? spec.schema : spec.check]));
+  const required = Object.keys(map).filter((key) => map[key].required);
   return { type: 'object', properties, additionalProperties: false, ...(required.length ? { required } : {}) };
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const isObjectValue = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A route's body validator: its map completed from `input` (a list body's elements when `list`), compiled once. */
+export function deriveBody(ajv: Ajv, map: FieldMap, input: GraphQLInputObjectType, list: boolean, where: string): BodyValidator {
+  const derived = deriveInputMap(map, input, where);
+  const wrap = (schema: JsonSchema) => (list ? { type: 'array', items: schema, minItems: 1 } : schema);
+  return { map: derived, list, schema: wrap(objectSchema(derived, 'schema')), validate: ajv.compile(wrap(objectSchema(derived, 'check'))) };
+}
 
-// numeric(12,2): at most 10 digits before the point, 2 after; a JSON number is checked on its
-// shortest text form (12.5 → "12.5"), so 0.125 or 1e21 are refused without float arithmetic.
-const AMOUNT = /^\d{1,10}(\.\d{1,2})?$/;
-const checkAmount: SchemaValidateFunction = (_schema: boolean, data: number | string) => {
-  const ok = AMOUNT.test(typeof data === 'number' ? String(data) : data);
-  checkAmount.errors = ok ? [] : [{ keyword: DECIMAL_KEYWORD, message: 'must be an amount ≥ 0 with at most 2 decimals and 10 digits before the point', params: {} }];
-  return ok;
-};
-ajv.addKeyword({ keyword: DECIMAL_KEYWORD, type: ['number', 'string'], schemaType: 'boolean', errors: true, validate: checkAmount });
-const validators = new WeakMap<FieldMap, ValidateFunction>();
-const listValidators = new WeakMap<FieldMap, ValidateFunction>();
+const isObjectValue = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function pathOf(instancePath: string, extra?: string): string {
   const segments = instancePath.split('/').slice(1);
@@ -74,48 +179,27 @@ function describe(error: ErrorObject, shown: FieldMap): ProblemFieldError {
   }
 }
 
-/** Paths of strings holding NUL, which PostgreSQL text cannot store. */
-function nulPaths(value: unknown, path: string, out: string[]): string[] {
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) out.push(path || 'body');
-  } else if (Array.isArray(value)) {
-    value.forEach((v, i) => nulPaths(v, `${path}[${i}]`, out));
-  } else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) nulPaths(v, path ? `${path}.${k}` : k, out);
-  }
-  return out;
-}
-
-/** The JSON schema of a body: one object of the map, or (`list`) a non-empty array of them. */
-export function bodySchema(map: FieldMap, list = false, validating = false): JsonSchema {
-  return list ? { type: 'array', items: inputSchema(map, validating), minItems: 1 } : inputSchema(map, validating);
-}
-
-/**
- * Checks a body against its map: 422 naming every offending field. Keys the record shows (`shown`,
- * the resource's fields and relations) but the body cannot set are called read-only, at any depth
- * (`id`, `variants[0].id`). `list` bodies are a top-level array of such objects (`[0].items…`).
- */
 export interface CheckedBody {
   value: Record<string, unknown> | Record<string, unknown>[];
   /** Maps a field path of the list form (`data[0].x`) back to the single form the client sent (`data.x`). */
   unwrap: (field: string) => string;
 }
 
-export function checkBody(map: FieldMap, body: unknown, shown: FieldMap = {}, list = false): CheckedBody {
-  const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
-  if (list ? !Array.isArray(body) : !isObject) {
+/**
+ * Checks a body: 422 naming every offending field. Keys the record shows (`shown`, the resource's
+ * fields and relations) but the body cannot set are called read-only, at any depth (`id`,
+ * `variants[0].id`). List bodies are a top-level array of objects (`[0].items…`). Text limits and
+ * NUL were checked before, on the raw body (src/rest/router.ts `requestBody`).
+ */
+export function checkBody(body: BodyValidator, value: unknown, shown: FieldMap = {}): CheckedBody {
+  const { map, list, validate } = body;
+  const isObject = isObjectValue(value);
+  if (list ? !Array.isArray(value) : !isObject) {
     const shape = list ? 'a JSON array of objects' : 'a JSON object';
     throw new Problem(422, `The request body must be ${shape}`, [{ field: 'body', message: `must be ${shape}` }]);
   }
-  const cache = list ? listValidators : validators;
-  let validate = cache.get(map);
-  if (!validate) {
-    validate = ajv.compile(bodySchema(map, list, true));
-    cache.set(map, validate);
-  }
-  const single = !list ? Object.keys(map).filter((k) => map[k].oneOrMany && isObjectValue((body as Record<string, unknown>)[k])) : [];
-  const checked = single.length ? { ...(body as Record<string, unknown>), ...Object.fromEntries(single.map((k) => [k, [(body as Record<string, unknown>)[k]]])) } : body;
+  const single = !list ? Object.keys(map).filter((k) => map[k].oneOrMany && isObjectValue((value as Record<string, unknown>)[k])) : [];
+  const checked = single.length ? { ...(value as Record<string, unknown>), ...Object.fromEntries(single.map((k) => [k, [(value as Record<string, unknown>)[k]]])) } : value;
   const unwrap = (field: string) => single.reduce((f, k) => (f === `${k}[0]` || f.startsWith(`${k}[0].`) ? k + f.slice(k.length + 3) : f), field);
   if (!validate(checked)) {
     const seen = new Set<string>();
@@ -126,11 +210,7 @@ export function checkBody(map: FieldMap, body: unknown, shown: FieldMap = {}, li
       .filter((e) => !seen.has(`${e.field}|${e.message}`) && seen.add(`${e.field}|${e.message}`));
     throw new Problem(422, `Invalid request body: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
   }
-  const withNul = nulPaths(body, '', []);
-  if (withNul.length) {
-    throw new Problem(422, 'Text must not contain the NUL character', withNul.map((field) => ({ field, message: 'must not contain the NUL character' })));
-  }
-  return { value: body as Record<string, unknown> | Record<string, unknown>[], unwrap };
+  return { value: value as Record<string, unknown> | Record<string, unknown>[], unwrap };
 }
 
 /** REST body (snake_case keys) → GraphQL input (the mapped names), recursively. */
@@ -164,5 +244,3 @@ export function restFieldPath(map: FieldMap | undefined, path: string): string {
     return entry ? entry[0] : snake(segment);
   });
 }
-
-export { camelCase };

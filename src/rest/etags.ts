@@ -1,10 +1,10 @@
+import { GRAPHQL_MAX_INT } from 'graphql';
+
 /**
  * ETags are REST's view of a record's `version` (docs/decisions.md#conditional-writes): strong tags
  * `"v<version>"`, so `fields`/`expand` never change them. The comparison itself is the domain's
  * (under the row lock): `If-Match` reaches it as the mutation's `expectedVersion` argument.
  */
-const MAX_INT = 2_147_483_647;
-
 /** The strong ETag of a record version. */
 export const etagOf = (version: number) => `"v${version}"`;
 
@@ -32,6 +32,6 @@ export function expectedVersionOf(ifMatch: string): number[] | undefined {
   if (tags === '*') return undefined;
   return tags.flatMap((tag) => {
     const version = Number(/^"v(\d{1,10})"$/.exec(tag)?.[1]);
-    return Number.isInteger(version) && version <= MAX_INT && etagOf(version) === tag ? [version] : [];
+    return Number.isInteger(version) && version <= GRAPHQL_MAX_INT && etagOf(version) === tag ? [version] : [];
   });
 }

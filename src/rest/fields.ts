@@ -1,36 +1,53 @@
 /**
- * Declarative REST ↔ GraphQL field mapping. A resource lists its REST keys; each key names the
- * GraphQL field it comes from, an optional nested map, an optional value conversion and its JSON
- * schema. From one declaration we get the selection set, the response shape and the OpenAPI
- * schema, so the three cannot drift apart.
+ * Declarative REST ↔ GraphQL field mapping: what is REST's own. A resource lists its REST keys;
+ * each key names the GraphQL field it comes from (or fills, in a body), an optional nested map and
+ * an optional conversion where the spec shows a value differently from GraphQL. Types, nullability,
+ * requiredness and limits are not declared here: src/rest/derive.ts reads them from the schema's
+ * types at start-up and completes every map (`DerivedMap`), from which come the selection set, the
+ * response shape, the body validator and the OpenAPI document.
  */
+import { retyped, withoutNull } from './type-schemas.js';
 
 /** A JSON schema (the OpenAPI 3.1 dialect) of a REST value. */
-export type JsonSchema = Record<string, unknown>;
+export type JsonSchema = Record<string, any>;
 
 export interface FieldSpec {
   /** GraphQL field; defaults to the camelCase of the REST key. `.` groups fields of the same node. */
   gql?: string;
   /** Arguments written after the GraphQL field, e.g. `(size: 250)`. */
   args?: string;
-  /** Nested fields of an object or list value. */
+  /** Keys of a nested object or list of objects (the GraphQL type says which). */
   sub?: FieldMap;
   /** Converts the GraphQL value (after nesting) into the REST value. */
   out?: (value: any) => unknown;
   /** In a request body: converts the REST value (after its schema passed) into the GraphQL input value. */
   in?: (value: any) => unknown;
-  /** In a request body: must be present. */
-  required?: boolean;
   /** In a request body: one object or an array of them (the GraphQL input always gets a list). */
   oneOrMany?: boolean;
-  /** The REST value's JSON schema (OpenAPI 3.1). */
-  schema: JsonSchema;
+  /**
+   * Only where REST shows or takes a value differently from GraphQL: a fixed JSON schema (open
+   * content, or a body value that `in` converts), or a function of the GraphQL value's schema (for
+   * an `out` conversion: a Decimal shown as a number). Everything else is derived.
+   */
+  schema?: JsonSchema | ((graphql: JsonSchema) => JsonSchema);
   /** Whether `sort` may name this key (its GraphQL name is then a sort enum value). */
   sortable?: boolean;
   description?: string;
 }
 
 export type FieldMap = Record<string, FieldSpec>;
+
+/** A spec completed from the schema (src/rest/derive.ts): the REST value's JSON schema, always. */
+export interface DerivedSpec extends FieldSpec {
+  schema: JsonSchema;
+  sub?: DerivedMap;
+  /** In a body: the JSON schema the validator runs (custom scalars checked by their own `parseValue`). */
+  check?: JsonSchema;
+  /** In a body: the GraphQL input field is non-null and has no default. */
+  required?: boolean;
+}
+
+export type DerivedMap = Record<string, DerivedSpec>;
 
 /** `gql` of a REST object built from fields of the same GraphQL node (the spec's `items[].data`). */
 export const INLINE = '.';
@@ -46,67 +63,34 @@ function gqlNames(map: FieldMap): Map<string, string> {
   return names;
 }
 
-type Options = Partial<Omit<FieldSpec, 'schema' | 'sub'>>;
+type Options = Omit<FieldSpec, 'sub'>;
 
-const nullableSchema = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [...[schema.type].flat(), 'null'] });
 
 /**
- * JSON schema keyword (checked by the body validator) for money in request bodies: a number or a
- * numeric string, ≥ 0, at most 2 decimals, fitting numeric(12,2). Checked on the text, never by
- * float arithmetic.
+ * A key shown (or taken) as GraphQL has it: `field()`, `field({ sortable: true })`. The helpers are
+ * REST's own presentations of a GraphQL value.
  */
-export const DECIMAL_KEYWORD = 'x-decimal-amount';
-
-/** GraphQL `Int` is 32-bit: a body value outside it must be a 422 naming the field, not a failed operation. */
-const INT32 = { type: 'integer', minimum: -2_147_483_648, maximum: 2_147_483_647 } as const;
-
-/** Field constructors: the REST type and how the GraphQL value becomes it. */
-export const field = {
-  /** 32-bit, as GraphQL's Int: a larger number is a 422 naming the field, not a failed operation. */
-  integer: (o: Options = {}): FieldSpec => ({ schema: { ...INT32 }, ...o }),
-  string: (o: Options = {}): FieldSpec => ({ schema: { type: 'string' }, ...o }),
-  boolean: (o: Options = {}): FieldSpec => ({ schema: { type: 'boolean' }, ...o }),
-  number: (o: Options = {}): FieldSpec => ({ schema: { type: 'number' }, ...o }),
-  strings: (o: Options = {}): FieldSpec => ({ schema: { type: 'array', items: { type: 'string' } }, ...o }),
-  integers: (o: Options = {}): FieldSpec => ({ schema: { type: 'array', items: { ...INT32 } }, ...o }),
-  /** Unix seconds (the GraphQL Timestamp scalar already is). */
-  timestamp: (o: Options = {}): FieldSpec => ({ schema: { type: 'integer', description: 'Unix seconds' }, ...o }),
-  /** Unix seconds, 0 for "never" (the spec's products and customers). */
-  timestampOrZero: (o: Options = {}): FieldSpec => ({
-    schema: { type: 'integer', description: 'Unix seconds; 0 when never updated' },
-    out: (v: number | null) => v ?? 0,
-    ...o,
+export const field = Object.assign((options: Options = {}): FieldSpec => ({ ...options }), {
+  /** A nested object or list of objects, its keys mapped like a resource's. */
+  nested: (sub: FieldMap, options: Options = {}): FieldSpec => ({ sub, ...options }),
+  /** A body field taking one object or an array of them (the GraphQL input takes a list). */
+  oneOrMany: (sub: FieldMap, options: Options = {}): FieldSpec => ({ sub, oneOrMany: true, ...options }),
+  /** Related records shown by id only: selects `{ id }` and flattens. */
+  ids: (options: Options = {}): FieldSpec => ({
+    sub: { id: {} },
+    out: (v: { id: number }[] | null) => v && v.map((x) => x.id),
+    schema: (graphql) => ({ type: graphql.type, items: graphql.items.properties.id }),
+    ...options,
   }),
   /** A GraphQL Decimal shown as a JSON number (product prices, per the spec's samples). */
-  decimalNumber: (o: Options = {}): FieldSpec => ({ schema: { type: 'number' }, out: (v: string | null) => (v == null ? null : Number(v)), ...o }),
-  /** A GraphQL Decimal shown as a string with two decimals (order money). */
-  decimalString: (o: Options = {}): FieldSpec => ({ schema: { type: 'string', pattern: '^-?\\d+\\.\\d{2}$' }, ...o }),
-  /** Money in a request body: a JSON number or numeric string (`12.5`, `"12.50"`), ≥ 0, two decimals at most. */
-  money: (o: Options = {}): FieldSpec => ({
-    schema: { type: ['number', 'string'], [DECIMAL_KEYWORD]: true, description: 'an amount ≥ 0 with at most 2 decimals' },
-    ...o,
+  decimalNumber: (options: Options = {}): FieldSpec => ({ out: (v: string | null) => (v == null ? null : Number(v)), schema: (graphql) => retyped(graphql, 'number'), ...options }),
+  /** Unix seconds, 0 for "never" (the spec's products and customers). */
+  timestampOrZero: (options: Options = {}): FieldSpec => ({
+    out: (v: number | null) => v ?? 0,
+    schema: (graphql) => ({ ...withoutNull(graphql), description: 'Unix seconds; 0 when never updated' }),
+    ...options,
   }),
-  nullable: (spec: FieldSpec): FieldSpec => ({ ...spec, schema: nullableSchema(spec.schema) }),
-  required: (spec: FieldSpec): FieldSpec => ({ ...spec, required: true }),
-  object: (sub: FieldMap, o: Options = {}): FieldSpec => ({ schema: objectSchema(sub), sub, ...o }),
-  list: (sub: FieldMap, o: Options = {}): FieldSpec => ({ schema: { type: 'array', items: objectSchema(sub) }, sub, ...o }),
-  /** A body field taking one object or an array of them. */
-  oneOrMany: (sub: FieldMap, o: Options = {}): FieldSpec => ({ schema: { type: 'array', items: objectSchema(sub) }, sub, oneOrMany: true, ...o }),
-  /** Related records shown by id only: selects `{ id }` and flattens. */
-  ids: (o: Options = {}): FieldSpec => ({
-    schema: { type: 'array', items: { type: 'integer' } },
-    sub: { id: { schema: { type: 'integer' } } },
-    out: (v: { id: number }[]) => v.map((x) => x.id),
-    ...o,
-  }),
-};
-
-export function objectSchema(map: FieldMap): JsonSchema {
-  return {
-    type: 'object',
-    properties: Object.fromEntries(Object.entries(map).map(([k, s]) => [k, s.description ? { ...s.schema, description: s.description } : s.schema])),
-  };
-}
+});
 
 /** The GraphQL selection set for the given REST keys (in declaration order). */
 export function selectionOf(map: FieldMap, keys: readonly string[] = Object.keys(map)): string {

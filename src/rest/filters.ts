@@ -1,90 +1,177 @@
-import { INPUT_LIMITS, leafProblem } from '../domain/input-limits.js';
+import {
+  getNamedType, getNullableType, GraphQLInt, isEnumType, isInputObjectType, isLeafType, isListType, type GraphQLInputField, type GraphQLInputObjectType,
+  type GraphQLInputType, type GraphQLLeafType,
+} from 'graphql';
+import { INPUT_LIMITS } from '../domain/input-limits.js';
+import type { JsonSchema } from './fields.js';
 import { Problem, type ProblemFieldError } from './problem.js';
+import { enumCodes, expected, leafSchema } from './type-schemas.js';
 
 /**
- * Search filters as data (decisions §2 "Search filters"): each REST filter key names the GraphQL
- * filter field it fills and how its value is read. Strings are substrings (any of a list), numbers
- * and ids exact (any of a list), `{gte, lte}` a range. Nested objects and dotted keys are alike.
+ * Search filters (docs/decisions.md#search-filters). A resource names, per REST filter key, the field
+ * of its GraphQL filter input it fills (`shipping.city`); what the key takes is read from that
+ * field's type at start-up: a list of values (`[String!]`: any of) takes one value or an array of
+ * them; a range input (`eq`/`gte`/`lte`, e.g. DecimalFilter) also takes `{gte, lte}`. Each value is
+ * checked by its GraphQL type's own `parseValue` (Int's 32 bits, Decimal's format, Timestamp's
+ * years), and text by the shared input limits before this runs (src/rest/router.ts `requestBody`).
+ * Nested objects and dotted keys are alike.
  */
-export type FilterKind = 'text' | 'int' | 'id' | 'money' | 'bool' | 'timestamp';
-
 export interface FilterSpec {
   /** Dotted path in the GraphQL filter input, e.g. `shipping.city`. */
   gql: string;
-  kind: FilterKind;
-  /** An `int` filter over a GraphQL enum: the numeric TS enum that maps the REST integers to its names. */
-  enumOf?: Record<string, string | number>;
   description?: string;
 }
 
 export type FilterMap = Record<string, FilterSpec>;
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-/** Most values one filter may list ("any of"); more is a 422, never an unbounded query. */
-export const MAX_FILTER_VALUES = INPUT_LIMITS.filterValues;
-const MONEY = /^-?\d{1,10}(\.\d{1,2})?$/;
-const INT_MAX = 2_147_483_647;
-
-function scalar(kind: FilterKind, value: unknown): unknown {
-  switch (kind) {
-    case 'text':
-      // The shared filter limits: valid Unicode, no NUL (PostgreSQL text cannot hold it), 1000 characters.
-      return typeof value === 'string' && !leafProblem(value, true) ? value : undefined;
-    case 'bool':
-      return typeof value === 'boolean' ? value : undefined;
-    case 'money': {
-      const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
-      return typeof text === 'string' && MONEY.test(text) ? text : undefined;
-    }
-    default:
-      return Number.isInteger(value) && Math.abs(value as number) <= INT_MAX ? value : undefined;
-  }
+/** One filter key as derived from its GraphQL filter field. */
+interface FilterShape {
+  gql: string;
+  /** `list`: one value or an array (any of); `range`: those or `{gte, lte}`; `one`: a single value. */
+  form: 'list' | 'range' | 'one';
+  /** The GraphQL value of one REST value, or undefined when the type refuses it. */
+  read: (value: unknown) => unknown;
+  /** Integer codes of an enum (REST takes the codes, GraphQL the names): they take ranges too. */
+  codes?: Map<number, string>;
+  /** What one value must be, for error messages. */
+  one: string;
+  /** The key's JSON schema in the OpenAPI document. */
+  schema: JsonSchema;
 }
 
-const EXPECTED: Record<FilterKind, string> = {
-  text: `a string (at most ${INPUT_LIMITS.filterText} characters of valid Unicode, no NUL) or an array of strings`,
-  bool: 'a boolean or an array of booleans',
-  id: 'an integer id or an array of them',
-  int: 'an integer, an array of integers or a range {"gte": a, "lte": b}',
-  money: 'a number or numeric string, an array of them, or a range {"gte": a, "lte": b}',
-  timestamp: 'Unix seconds, an array of them, or a range {"gte": a, "lte": b}',
-};
+export interface FilterReader {
+  shapes: Record<string, FilterShape>;
+  /** The search body's JSON schema: dotted keys and the same filters as nested objects. */
+  schema: JsonSchema;
+}
 
-function convert(key: string, spec: FilterSpec, value: unknown, errors: ProblemFieldError[]): unknown {
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The input field at a dotted path of the filter input (`shipping.city`). */
+function fieldAt(type: GraphQLInputObjectType, path: string, where: string): GraphQLInputField {
+  let current: GraphQLInputType = type;
+  let found: GraphQLInputField | undefined;
+  for (const part of path.split('.')) {
+    const object: GraphQLInputType = getNullableType(current);
+    found = isInputObjectType(object) ? object.getFields()[part] : undefined;
+    if (!found) throw new Error(`${where}: ${type.name} has no field ${path}`);
+    current = found.type;
+  }
+  return found!;
+}
+
+/** A leaf type's reader: its own `parseValue` decides; the REST value itself goes on (GraphQL parses it again). */
+function leafReader(type: GraphQLLeafType): (value: unknown) => unknown {
+  return (value) => {
+    if (value === null || value === undefined) return undefined;
+    try {
+      type.parseValue(value);
+      return value;
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/** A range input: `eq: [T]`, `gte: T`, `lte: T` and nothing else. */
+function rangeOf(type: GraphQLInputType): GraphQLLeafType | undefined {
+  const object = getNullableType(type);
+  if (!isInputObjectType(object)) return undefined;
+  const fields = object.getFields();
+  const names = Object.keys(fields).sort().join(',');
+  const leaf = getNamedType(fields.gte?.type);
+  return names === 'eq,gte,lte' && isLeafType(leaf) && getNamedType(fields.eq.type) === leaf && getNamedType(fields.lte.type) === leaf ? leaf : undefined;
+}
+
+function shapeOf(spec: FilterSpec, field: GraphQLInputField, where: string): FilterShape {
+  const nullable = getNullableType(field.type);
+  const range = rangeOf(field.type);
+  const leaf = range ?? getNamedType(field.type);
+  if (!isLeafType(leaf)) throw new Error(`${where}: ${field.name} is neither a list of values nor a range of them`);
+  const form = range ? 'range' : isListType(nullable) ? 'list' : 'one';
+  const codes = isEnumType(leaf) ? enumCodes(leaf) : undefined;
+  const leafJson = leafSchema(leaf, 'input');
+  const one = { ...leafJson, ...(leafJson.type === 'string' ? { maxLength: INPUT_LIMITS.filterText } : {}) };
+  const variants: JsonSchema[] = [one];
+  if (form !== 'one') variants.push({ type: 'array', items: one, minItems: 1, maxItems: INPUT_LIMITS.filterValues });
+  // A range of codes takes any integers as bounds (`{"lte": 2}`): the codes between them.
+  const bound = codes ? leafSchema(GraphQLInt, 'input') : one;
+  if (form === 'range' || codes) variants.push({ type: 'object', properties: { gte: bound, lte: bound }, additionalProperties: false, minProperties: 1 });
+  return {
+    gql: spec.gql,
+    form,
+    read: leafReader(codes ? GraphQLInt : leaf),
+    codes,
+    one: expected(codes ? leafSchema(GraphQLInt, 'input') : leafJson),
+    schema: { anyOf: variants, ...(spec.description ? { description: spec.description } : {}) },
+  };
+}
+
+/** Search body: dotted keys and the same filters as nested objects. */
+function searchBodySchema(shapes: Record<string, FilterShape>): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const tree: Record<string, unknown> = {};
+  for (const [key, shape] of Object.entries(shapes)) {
+    properties[key] = shape.schema;
+    if (key.includes('.')) {
+      const parts = key.split('.');
+      let node = tree;
+      for (const part of parts.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
+      node[parts[parts.length - 1]] = properties[key];
+    }
+  }
+  const nested = (node: Record<string, unknown>): JsonSchema => ({
+    type: 'object',
+    properties: Object.fromEntries(Object.entries(node).map(([k, v]) => [k, (v as JsonSchema).anyOf ? (v as JsonSchema) : nested(v as Record<string, unknown>)])),
+    additionalProperties: false,
+  });
+  for (const [key, node] of Object.entries(tree)) {
+    if (!properties[key]) properties[key] = { ...nested(node as Record<string, unknown>), description: `the ${key}.* filters as a nested object` };
+  }
+  return { type: 'object', properties, additionalProperties: false, description: 'All filters are optional and combine with AND.' };
+}
+
+/** Each filter key's shape, read from the GraphQL filter input (at start-up). */
+export function deriveFilters(map: FilterMap, input: GraphQLInputObjectType | undefined, where: string): FilterReader {
+  const shapes = Object.fromEntries(
+    Object.entries(map).map(([key, spec]) => {
+      if (!input) throw new Error(`${where}: filters need the GraphQL filter input (filterInput)`);
+      return [key, shapeOf(spec, fieldAt(input, spec.gql, `${where} filter ${key}`), where)];
+    }),
+  );
+  return { shapes, schema: searchBodySchema(shapes) };
+}
+
+function convert(key: string, shape: FilterShape, value: unknown, errors: ProblemFieldError[]): unknown {
   const fail = () => {
-    errors.push({ field: key, message: `must be ${EXPECTED[spec.kind]}` });
+    const many = shape.form === 'one' ? '' : shape.form === 'range' || shape.codes ? ', an array of them, or a range {"gte": a, "lte": b}' : ' or an array of them';
+    errors.push({ field: key, message: `must be ${shape.one}${many}` });
     return undefined;
   };
-  const ranged = spec.kind === 'int' || spec.kind === 'money' || spec.kind === 'timestamp';
-  if (ranged && isPlainObject(value)) {
+  if ((shape.form === 'range' || shape.codes) && isPlainObject(value)) {
     const keys = Object.keys(value);
     if (!keys.length || keys.some((k) => k !== 'gte' && k !== 'lte')) return fail();
     const range: Record<string, unknown> = {};
     for (const k of keys) {
-      const bound = scalar(spec.kind, value[k]);
+      const bound = shape.read(value[k]);
       if (bound === undefined) return fail();
       range[k] = bound;
     }
-    return spec.enumOf ? enumNames(key, spec.enumOf, range as { gte?: number; lte?: number }, errors) : range;
+    return shape.codes ? enumNames(key, shape.codes, range as { gte?: number; lte?: number }, errors) : range;
   }
+  if (shape.form === 'one') return shape.read(value) ?? fail();
+  // An empty list was refused with the shared filter limits, before this ran.
   const list = Array.isArray(value) ? value : [value];
-  if (!list.length) return fail();
-  if (list.length > MAX_FILTER_VALUES) {
-    errors.push({ field: key, message: `may list at most ${MAX_FILTER_VALUES} values` });
-    return undefined;
-  }
-  const converted = list.map((v) => scalar(spec.kind, v));
+  const converted = list.map((v) => shape.read(v));
   if (converted.some((v) => v === undefined)) return fail();
-  if (spec.enumOf) return enumNames(key, spec.enumOf, { eq: converted as number[] }, errors);
-  return spec.kind === 'text' || spec.kind === 'bool' || spec.kind === 'id' ? converted : { eq: converted };
+  if (shape.codes) return enumNames(key, shape.codes, { eq: converted as number[] }, errors);
+  return shape.form === 'range' ? { eq: converted } : converted;
 }
 
-/** REST integers (a list or a range) → the GraphQL enum names they stand for (any of). */
-function enumNames(key: string, enumOf: Record<string, string | number>, match: { eq?: number[]; gte?: number; lte?: number }, errors: ProblemFieldError[]) {
-  const codes = new Map(Object.entries(enumOf).filter((e): e is [string, number] => typeof e[1] === 'number').map(([name, code]) => [code, name]));
+/** REST integer codes (a list or a range) → the GraphQL enum names they stand for (any of). */
+function enumNames(key: string, codes: Map<number, string>, match: { eq?: number[]; gte?: number; lte?: number }, errors: ProblemFieldError[]) {
   if (match.eq) {
-    const unknown = match.eq.filter((code) => !codes.has(code));
-    if (unknown.length) {
+    if (match.eq.some((code) => !codes.has(code))) {
       errors.push({ field: key, message: `must be one of ${[...codes.keys()].join(', ')}` });
       return undefined;
     }
@@ -101,23 +188,23 @@ function setPath(target: Record<string, unknown>, path: string, value: unknown) 
 }
 
 /** A search body → the GraphQL filter input; 422 naming each unknown key or bad value. */
-export function toFilter(map: FilterMap, body: unknown): Record<string, unknown> {
+export function toFilter(reader: FilterReader, body: unknown): Record<string, unknown> {
   if (body === undefined || body === null) return {};
   if (!isPlainObject(body)) throw new Problem(422, 'The search body must be a JSON object of filters', [{ field: 'body', message: 'must be a JSON object' }]);
   const errors: ProblemFieldError[] = [];
   const filter: Record<string, unknown> = {};
-  const keys = Object.keys(map);
+  const keys = Object.keys(reader.shapes);
   const given = new Set<string>();
   const visit = (object: Record<string, unknown>, prefix: string) => {
     for (const [name, value] of Object.entries(object)) {
       const key = prefix ? `${prefix}.${name}` : name;
-      const spec = Object.hasOwn(map, key) ? map[key] : undefined;
-      if (spec && given.has(key)) {
+      const shape = Object.hasOwn(reader.shapes, key) ? reader.shapes[key] : undefined;
+      if (shape && given.has(key)) {
         errors.push({ field: key, message: 'is given twice (as a nested object and a dotted key)' });
-      } else if (spec) {
+      } else if (shape) {
         given.add(key);
-        const converted = convert(key, spec, value, errors);
-        if (converted !== undefined) setPath(filter, spec.gql, converted);
+        const converted = convert(key, shape, value, errors);
+        if (converted !== undefined) setPath(filter, shape.gql, converted);
       } else if (isPlainObject(value) && keys.some((k) => k.startsWith(`${key}.`))) {
         visit(value, key);
       } else {

@@ -1,3 +1,4 @@
+import { PAGE_SIZE } from '../schema/page-size.js';
 import type { JsonSchema } from './fields.js';
 
 /**
@@ -11,7 +12,7 @@ export const CONVENTIONS = `REST v1 of the store-management service. Every \`/ap
 Send an API token as \`Authorization: Bearer <token>\`. Create one with \`npm run token -- create --name <name> --scopes <scope,…>\` (\`--scopes all\` for every scope); \`npm start\` prints one on the first start. Each operation names the one scope it needs (\`x-scopes\` and its description); a missing or unknown token is a 401, a token without the scope a 403.
 
 ## Lists and pagination
-Lists take \`page\` (from 1), \`size\` (1–250, default 20) and \`sort\` (comma-separated keys, \`!key\` or \`-key\` for descending; \`id\` breaks ties). The answer carries \`X-Pagination-Total-Count\`, \`X-Pagination-Page-Count\`, \`X-Pagination-Current-Page\`, \`X-Pagination-Per-Page\` and an RFC 8288 \`Link\` header (\`self\`, \`first\`, \`last\`, \`prev\`, \`next\`); wrapped lists repeat them in \`_links\` and \`_meta\`.
+Lists take \`page\` (from 1), \`size\` (${PAGE_SIZE.min}–${PAGE_SIZE.max}, default ${PAGE_SIZE.default}) and \`sort\` (comma-separated keys, \`!key\` or \`-key\` for descending; \`id\` breaks ties). The answer carries \`X-Pagination-Total-Count\`, \`X-Pagination-Page-Count\`, \`X-Pagination-Current-Page\`, \`X-Pagination-Per-Page\` and an RFC 8288 \`Link\` header (\`self\`, \`first\`, \`last\`, \`prev\`, \`next\`); wrapped lists repeat them in \`_links\` and \`_meta\`.
 
 ## Choosing fields
 \`fields=a,b\` sends only those keys of each record: the record schemas' \`required\` lists describe answers without \`fields\`, and with it only the named keys are present. \`expand=x,y\` (or \`all\`) adds the related records listed on the operation.

@@ -1,19 +1,21 @@
+import { GRAPHQL_MAX_INT } from 'graphql';
 import { SCOPES } from '../auth/scopes.js';
-import { bodySchema } from './body.js';
-import { EXAMPLES } from './examples/examples.generated.js';
-import { CONVENTIONS, OPERATIONAL_PATHS, TAGS } from './openapi-prose.js';
-import type { FieldMap, FieldSpec, JsonSchema } from './fields.js';
-import type { FilterKind, FilterMap } from './filters.js';
-import { PAGE_SIZE } from './query-params.js';
-import { sortKeys, type RestResource } from './resource.js';
-import { API_PREFIX } from './router.js';
-import type { RouteSpec } from './routes.js';
 import { EVENT_DATA, EVENT_TYPES } from '../domain/event-types.js';
+import { PAGE_SIZE } from '../schema/page-size.js';
+import { EXAMPLES } from './examples/examples.generated.js';
+import type { JsonSchema } from './fields.js';
+import { CONVENTIONS, OPERATIONAL_PATHS, TAGS } from './openapi-prose.js';
+import { recordObject } from './records.js';
+import type { DerivedResource, DerivedRoute, RestApi } from './rest-api.js';
+import { sortKeys } from './resource.js';
+import { API_PREFIX, MAX_QUERY } from './router.js';
+import type { RouteSpec } from './routes.js';
 
 /**
- * The OpenAPI 3.1 document of /api/v1, generated from the route table and the resources' field
- * maps that the REST layer runs on, so the reference cannot drift from the behaviour. Response
- * schemas are strict (no unknown keys) and the test suite checks every REST answer against them.
+ * The OpenAPI 3.1 document of /api/v1, generated from the route table as completed from the
+ * GraphQL schema (src/rest/rest-api.ts): the same record, body and filter schemas the REST layer
+ * runs on, so the reference cannot drift from the behaviour. Response schemas are strict (no
+ * unknown keys) and the test suite checks every REST answer against them.
  */
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const problemRef = { content: { 'application/problem+json': { schema: ref('Problem') } } };
@@ -28,7 +30,7 @@ const PROBLEMS: Record<number, string> = {
   412: 'If-Match names an ETag the record no longer has: nothing was changed',
   409: 'The request conflicts with the current state (e.g. more than is left to fulfil)',
   413: 'The body is larger than 1 MiB',
-  414: 'The query string is longer than 4096 characters',
+  414: `The query string is longer than ${MAX_QUERY} characters`,
   415: 'The body is not application/json',
   422: 'Invalid values, unknown or read-only fields, or references to records that do not exist (named in `errors`)',
   429: "The token's rate-limit bucket is empty: retry after `Retry-After` seconds",
@@ -40,35 +42,8 @@ const PROBLEMS: Record<number, string> = {
  * A record: every key of `fields` is always there (null where nullable) unless the request names a
  * subset with `fields`; the `expand` relations only when asked for. See `narrowedByFields`.
  */
-function recordSchema(resource: RestResource): JsonSchema {
-  return { ...responseObject({ ...resource.fields, ...resource.expand }), required: Object.keys(resource.fields) };
-}
-
-/** A nested response object: reshaping always writes every declared key, so all are required. */
-function responseObject(map: FieldMap): JsonSchema {
-  const properties = Object.fromEntries(Object.entries(map).map(([key, spec]) => [key, responseProperty(spec)]));
-  return { type: 'object', properties, required: Object.keys(map), additionalProperties: false };
-}
-
-function responseProperty(spec: FieldSpec): JsonSchema {
-  const described = (schema: JsonSchema) => (spec.description ? { ...schema, description: spec.description } : schema);
-  // An `out` conversion may reshape the value (e.g. a thumbnail has a colour or an image): only strict.
-  if (!spec.sub || spec.out) return described(strict(spec.schema));
-  const object = responseObject(spec.sub);
-  if (spec.schema.items) return described({ ...spec.schema, items: object });
-  return described({ ...spec.schema, properties: object.properties, required: object.required, additionalProperties: false });
-}
-
-/** Response objects: no keys beyond the declared ones (nested too), unless a field declares open content. */
-function strict(schema: JsonSchema): JsonSchema {
-  if (schema.additionalProperties === true) return schema;
-  if (Array.isArray(schema.type) ? schema.type.includes('object') : schema.type === 'object') {
-    if (!schema.properties) return schema; // a free-form object (e.g. a discount as the shop recorded it)
-    const properties = Object.fromEntries(Object.entries(schema.properties as Record<string, JsonSchema>).map(([k, v]) => [k, strict(v)]));
-    return { ...schema, properties, additionalProperties: false };
-  }
-  if (schema.items) return { ...schema, items: strict(schema.items as JsonSchema) };
-  return schema;
+function recordSchema(resource: DerivedResource): JsonSchema {
+  return { ...recordObject({ ...resource.fields, ...resource.expand }), required: Object.keys(resource.fields) };
 }
 
 /**
@@ -80,48 +55,6 @@ export function narrowedByFields(document: JsonSchema, routes: RouteSpec[]): Jso
   const copy = structuredClone(document) as { components: { schemas: Record<string, JsonSchema> } };
   for (const route of routes) delete copy.components.schemas[route.resource.name].required;
   return copy as JsonSchema;
-}
-
-const FILTER_VALUE: Record<FilterKind, JsonSchema> = {
-  text: { type: 'string' },
-  bool: { type: 'boolean' },
-  id: { type: 'integer' },
-  int: { type: 'integer' },
-  money: { type: ['number', 'string'], pattern: '^-?\\d+(\\.\\d{1,2})?$' },
-  timestamp: { type: 'integer', description: 'Unix seconds' },
-};
-
-function filterSchema(kind: FilterKind, description?: string): JsonSchema {
-  const one = FILTER_VALUE[kind];
-  const variants: JsonSchema[] = [one, { type: 'array', items: one, minItems: 1, maxItems: 100 }];
-  if (kind === 'int' || kind === 'money' || kind === 'timestamp') {
-    variants.push({ type: 'object', properties: { gte: one, lte: one }, additionalProperties: false, minProperties: 1 });
-  }
-  return { anyOf: variants, ...(description ? { description } : {}) };
-}
-
-/** Search body: dotted keys and the same filters as nested objects. */
-function searchBodySchema(filters: FilterMap): JsonSchema {
-  const properties: Record<string, JsonSchema> = {};
-  const tree: Record<string, unknown> = {};
-  for (const [key, spec] of Object.entries(filters)) {
-    properties[key] = filterSchema(spec.kind, spec.description);
-    if (key.includes('.')) {
-      const parts = key.split('.');
-      let node = tree;
-      for (const part of parts.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
-      node[parts[parts.length - 1]] = properties[key];
-    }
-  }
-  const nested = (node: Record<string, unknown>): JsonSchema => ({
-    type: 'object',
-    properties: Object.fromEntries(Object.entries(node).map(([k, v]) => [k, (v as JsonSchema).anyOf ? (v as JsonSchema) : nested(v as Record<string, unknown>)])),
-    additionalProperties: false,
-  });
-  for (const [key, node] of Object.entries(tree)) {
-    if (!properties[key]) properties[key] = { ...nested(node as Record<string, unknown>), description: `the ${key}.* filters as a nested object` };
-  }
-  return { type: 'object', properties, additionalProperties: false, description: 'All filters are optional and combine with AND.' };
 }
 
 function queryParameters(route: RouteSpec): JsonSchema[] {
@@ -165,7 +98,7 @@ function pathParameters(route: RouteSpec): JsonSchema[] {
     name,
     in: 'path',
     required: true,
-    schema: { type: 'integer', minimum: 1, maximum: 2147483647 },
+    schema: { type: 'integer', minimum: 1, maximum: GRAPHQL_MAX_INT },
   }));
 }
 
@@ -179,7 +112,7 @@ const PAGINATION_HEADERS = {
   Link: { schema: { type: 'string' }, description: 'RFC 8288 links: self, first, last, prev, next' },
 };
 
-/** On every answer to a valid token (decisions §2 "Limits"); not sent when limiting is off. */
+/** On every answer to a valid token (docs/decisions.md#rate-limits); not sent when limiting is off. */
 const RATE_LIMIT_HEADERS = {
   'RateLimit-Limit': { schema: { type: 'integer' }, description: "the token's bucket size (requests)" },
   'RateLimit-Remaining': { schema: { type: 'integer' }, description: 'requests left in the bucket now' },
@@ -187,7 +120,7 @@ const RATE_LIMIT_HEADERS = {
 };
 const RETRY_AFTER = { 'Retry-After': { schema: { type: 'integer' }, description: 'whole seconds until the request would be allowed' } };
 
-function operation(route: RouteSpec): JsonSchema {
+function operation(api: RestApi, route: DerivedRoute): JsonSchema {
   const resource = route.resource;
   const responses: Record<string, JsonSchema> = {};
   const problems = [400, 401, 403, 414, 429, 500, 503];
@@ -199,7 +132,7 @@ function operation(route: RouteSpec): JsonSchema {
       if (route.pathArgs) problems.push(404);
       break;
     case 'search':
-      requestBody = { required: false, content: { 'application/json': { schema: searchBodySchema(resource.filters ?? {}) } } };
+      requestBody = { required: false, content: { 'application/json': { schema: api.filters.get(resource)!.schema } } };
       responses['200'] = {
         description: route.bare ? 'the matching records, a bare array (pagination in the headers)' : 'the matching records in the list wrapper',
         headers: PAGINATION_HEADERS,
@@ -225,7 +158,7 @@ function operation(route: RouteSpec): JsonSchema {
       problems.push(404);
       break;
     case 'write':
-      if (route.body) requestBody = { required: true, content: { 'application/json': { schema: bodySchema(route.body, Boolean(route.listBody)) } } };
+      if (api.bodies.has(route)) requestBody = { required: true, content: { 'application/json': { schema: api.bodies.get(route)!.schema } } };
       responses[String(route.status)] = { description: `the ${resource.name} as it is now`, content: { 'application/json': { schema: ref(resource.name) } } };
       if (resource.versioned) responses[String(route.status)].headers = { ETag: ETAG_HEADER };
       extraParameters.push({
@@ -252,7 +185,7 @@ function operation(route: RouteSpec): JsonSchema {
   return {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/\{(\w+)\}/g, 'By_$1').replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
     summary: route.summary,
-    description: `Requires the scope \`${route.scope}\`.${route.extension ? ' Not in the original specification (decisions §2 extension).' : ''}`,
+    description: `Requires the scope \`${route.scope}\`.${route.extension ? ' Not in the original specification (an extension).' : ''}`,
     tags: [resource.name],
     // A bearer scheme has no scopes in OpenAPI (only OAuth2 flows do): the one scope the operation
     // needs is in x-scopes and the description; the document-wide security requirement applies.
@@ -284,7 +217,7 @@ function withExample(route: RouteSpec, parameters: JsonSchema[], requestBody: Js
 }
 
 /**
- * OpenAPI 3.1 `webhooks`: what a subscribed endpoint receives (decisions §5), one entry per event
+ * OpenAPI 3.1 `webhooks`: what a subscribed endpoint receives (docs/decisions.md#webhooks), one entry per event
  * type. Subscriptions are made over GraphQL (`createWebhookSubscription`, scope `manage_webhooks`).
  */
 function webhookDocs(): Record<string, JsonSchema> {
@@ -329,8 +262,9 @@ function webhookDocs(): Record<string, JsonSchema> {
   );
 }
 
-export function openApiDocument(routes: RouteSpec[], serverUrl = ''): JsonSchema {
-  const resources = new Map<string, RestResource>();
+export function openApiDocument(api: RestApi, serverUrl = ''): JsonSchema {
+  const routes = api.routes;
+  const resources = new Map<string, DerivedResource>();
   for (const route of routes) resources.set(route.resource.name, route.resource);
   const schemas: Record<string, JsonSchema> = {
     Problem: {
@@ -375,7 +309,7 @@ export function openApiDocument(routes: RouteSpec[], serverUrl = ''): JsonSchema
     };
   }
   const paths: Record<string, Record<string, JsonSchema>> = {};
-  for (const route of routes) (paths[`${API_PREFIX}${route.path}`] ??= {})[route.method.toLowerCase()] = operation(route);
+  for (const route of routes) (paths[`${API_PREFIX}${route.path}`] ??= {})[route.method.toLowerCase()] = operation(api, route);
   const used = new Set(routes.map((r) => r.resource.name));
   return {
     openapi: '3.1.0',

@@ -1,9 +1,7 @@
+import { GRAPHQL_MAX_INT } from 'graphql';
+import { PAGE_SIZE } from '../schema/page-size.js';
 import { Problem } from './problem.js';
 import { sortKeys, type RestResource } from './resource.js';
-
-/** Paging limits of decisions §2 (same as the GraphQL arguments'). */
-export const PAGE_SIZE = { default: 20, min: 1, max: 250 } as const;
-const MAX_PAGE = 2_147_483_647;
 
 export interface SortTerm {
   /** The GraphQL sort enum value. */
@@ -70,7 +68,8 @@ export function parseReadParams(query: Query, resource: RestResource): ReadParam
 
 /** `page`, `size`, `sort` (`!field` or `-field` descending), plus `fields` and `expand`. */
 export function parseListParams(query: Query, resource: RestResource): ListParams {
-  const page = integerParam(query, 'page', 1, 1, MAX_PAGE);
+  // The GraphQL arguments' limits: `page` is an Int, `size` within the page size limits.
+  const page = integerParam(query, 'page', 1, 1, GRAPHQL_MAX_INT);
   const size = integerParam(query, 'size', PAGE_SIZE.default, PAGE_SIZE.min, PAGE_SIZE.max);
   const byKey = sortKeys(resource);
   const sortable = Object.keys(byKey);

@@ -3,8 +3,9 @@ import type { FilterMap } from './filters.js';
 import { screamingCase } from '../schema/enum-names.js';
 
 /**
- * A REST resource as data: its record fields, the relations `expand` may add, and the GraphQL
- * names it maps onto. Routes, the OpenAPI document and the start-up self-check read this.
+ * A REST resource as data, holding only what is REST's own: its record keys, the relations
+ * `expand` may add, the GraphQL names they map onto and how the spec presents a value. Types come
+ * from the GraphQL schema (src/rest/rest-api.ts completes the resource at start-up).
  */
 export interface RestResource {
   /** Schema name in the API docs, e.g. `Product`. */

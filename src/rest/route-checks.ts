@@ -3,8 +3,8 @@ import { fieldScopes } from '../schema/field-scopes.js';
 import type { RouteSpec } from './routes.js';
 
 /*
- * What a route declares besides its fields, held to the schema at start-up (router.ts
- * checkRoutesAgainstSchema): the table is data, and data that disagrees with the resolvers would
+ * What a route declares besides its fields, held to the schema at start-up (rest-api.ts
+ * checkRoutesAgainstSchema and checkRouteScopes): the table is data, and data that disagrees with the resolvers would
  * otherwise only show in a merchant's request.
  */
 

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { getNamedType, isEnumType, isInputObjectType, parse, validate, type GraphQLSchema } from 'graphql';
+import { GRAPHQL_MAX_INT } from 'graphql';
 import type { Context } from 'koa';
 import type { GraphQLGateway, OperationResult, Session } from '../graphql/gateway.js';
 import { inputProblems } from '../domain/input-limits.js';
@@ -13,12 +13,10 @@ import { listPage } from './list-wrapper.js';
 import { getDocument, listDocument, listVariables, mutationDocument, positionDocument, reshapeRecord, reshapeRecords } from './operations.js';
 import { Problem } from './problem.js';
 import { parseListParams, parseReadParams } from './query-params.js';
-import { sortKeys } from './resource.js';
-import { checkRouteScope, checkRouteVersioning } from './route-checks.js';
-import { routes as allRoutes, type GetRoute, type ListRoute, type PositionRoute, type RouteSpec, type SearchRoute, type WriteRoute } from './routes.js';
+import type { RestApi } from './rest-api.js';
+import type { GetRoute, ListRoute, PositionRoute, RouteSpec, SearchRoute, WriteRoute } from './routes.js';
 
 export const API_PREFIX = '/api/v1';
-const MAX_ID = 2_147_483_647;
 
 export interface RestOptions {
   gateway: GraphQLGateway;
@@ -27,11 +25,13 @@ export interface RestOptions {
   /** PUBLIC_URL: base of absolute links; otherwise an ALLOWED_HOSTS Host, else the listening address. */
   publicUrl?: string;
   allowedHosts?: readonly string[];
-  routes?: RouteSpec[];
+  /** The route table completed from the schema (src/rest/rest-api.ts). */
+  api: RestApi;
 }
 
+/** A path `{id}`: a positive GraphQL Int, or a 404 (no record has any other id). */
 function idParam(raw: string | undefined): number {
-  if (!raw || !/^\d{1,10}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_ID) {
+  if (!raw || !/^\d{1,10}$/.test(raw) || Number(raw) < 1 || Number(raw) > GRAPHQL_MAX_INT) {
     throw new Problem(404, `No record has the id "${raw}": ids are positive integers`);
   }
   return Number(raw);
@@ -46,17 +46,18 @@ function dataOf(result: OperationResult): Record<string, any> {
 
 /**
  * The parsed JSON body, checked against the shared input limits (src/domain/input-limits.ts)
- * before anything else reads it: nesting depth, text length, valid Unicode, finite numbers. A
- * body breaking one is a 422 naming the field, so nothing later (idempotency hashing, schema
- * validation, the domain) ever sees a value it could choke on.
+ * before anything else reads it: nesting depth, text length, valid Unicode, no NUL, finite
+ * numbers; a search body (`filter`) against the tighter limits of filter values. A body breaking
+ * one is a 422 naming the field, so nothing later (idempotency hashing, schema validation, the
+ * domain) ever sees a value it could choke on.
  */
-function requestBody(ctx: Context): unknown {
+function requestBody(ctx: Context, filter = false): unknown {
   const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
   if (hasBody && !ctx.is('application/json', 'application/*+json')) {
     throw new Problem(415, 'Send the request body as application/json');
   }
   const body = hasBody ? (ctx.request as unknown as { body: unknown }).body : undefined;
-  const problems = body === undefined ? [] : inputProblems(body);
+  const problems = body === undefined ? [] : inputProblems(body, { filter });
   if (problems.length) throw new Problem(422, `Invalid request body: ${problems.map((e) => `${e.field} ${e.message}`).join('; ')}`, problems);
   return body;
 }
@@ -69,8 +70,8 @@ function requireScope(session: Session, route: RouteSpec): void {
   if (route.scope && !session.scopes.has(route.scope)) throw new Problem(403, `This token lacks the scope ${route.scope}`);
 }
 
-/** A longer query string is a 414, refused before the token is even looked up. */
-const MAX_QUERY = 4096;
+/** A longer query string is a 414, refused before the token is even looked up (links echo the list's parameters). */
+export const MAX_QUERY = 4096;
 
 /**
  * Authentication comes first: without a valid token nothing else is checked or revealed (only an
@@ -95,17 +96,23 @@ async function handleList(ctx: Context, route: ListRoute | SearchRoute, options:
   requireScope(session, route);
   const pathId = route.kind === 'search' && route.idFilter ? idParam(ctx.params.id) : undefined;
   const params = parseListParams(ctx.query, route.resource);
-  const filter = route.kind === 'search' ? toFilter(route.resource.filters ?? {}, requestBody(ctx)) : undefined;
+  const filter = route.kind === 'search' ? toFilter(options.api.filters.get(route.resource)!, requestBody(ctx, true)) : undefined;
+  let matchesNone = false;
   if (filter && pathId !== undefined && route.kind === 'search' && route.idFilter) {
-    // The path's id narrows whatever ids the body asked for.
+    // The path's id narrows whatever ids the body asked for; none left matches nothing (an empty
+    // "any of" is not a filter GraphQL takes).
     const asked = filter[route.idFilter] as number[] | undefined;
     filter[route.idFilter] = asked ? asked.filter((id) => id === pathId) : [pathId];
+    matchesNone = (filter[route.idFilter] as number[]).length === 0;
   }
-  const result = await session.run({
-    document: listDocument(route.resource, route.operation, params, { filtered: filter !== undefined, intArgs: Object.values(route.kind === 'list' ? route.pathArgs ?? {} : {}) }),
-    variables: { ...listVariables(params, filter), ...(route.kind === 'list' ? pathVariables(ctx, route.pathArgs) : {}) },
-  });
-  const data = dataOf(result);
+  const data = matchesNone
+    ? { items: [], totalCount: 0 }
+    : dataOf(
+        await session.run({
+          document: listDocument(route.resource, route.operation, params, { filtered: filter !== undefined, intArgs: Object.values(route.kind === 'list' ? route.pathArgs ?? {} : {}) }),
+          variables: { ...listVariables(params, filter), ...(route.kind === 'list' ? pathVariables(ctx, route.pathArgs) : {}) },
+        }),
+      );
   const items = reshapeRecords(route.resource, params, data.items as Record<string, unknown>[]);
   const page = listPage(items, { page: params.page, size: params.size, totalCount: data.totalCount }, baseUrl(ctx, options), ctx.querystring);
   ctx.set(page.headers);
@@ -166,11 +173,12 @@ function renderProblem(ctx: Context, problem: Problem) {
 async function write(ctx: Context, route: WriteRoute, options: RestOptions, session: Session, body: unknown, commit?: CommitAnswer) {
   const variables: Record<string, unknown> = pathVariables(ctx, route.pathArgs);
   const params = parseReadParams(ctx.query, route.resource);
+  const validator = options.api.bodies.get(route);
   let fieldName = (field: string) => restFieldPath(route.body, field);
-  if (route.body) {
+  if (validator) {
     const shown = { ...route.resource.fields, ...route.resource.expand };
-    const checked = checkBody(route.body, body ?? (route.listBody ? undefined : {}), route.listBody ? {} : shown, Boolean(route.listBody));
-    const map = route.body;
+    const checked = checkBody(validator, body ?? (route.listBody ? undefined : {}), route.listBody ? {} : shown);
+    const map = validator.map;
     if (route.listBody) {
       const prefix = new RegExp(`^${route.listBody}(?=\\[)`);
       variables.input = { [route.listBody]: (checked.value as Record<string, unknown>[]).map((item) => toInput(map, item)) };
@@ -213,48 +221,11 @@ async function write(ctx: Context, route: WriteRoute, options: RestOptions, sess
   if (result !== answered) respond(result);
 }
 
-function everything(route: RouteSpec) {
-  return { keys: Object.keys(route.resource.fields), expand: Object.keys(route.resource.expand) };
-}
-
-/**
- * Proves at start-up that every route's widest operation is valid against the schema (every mapped
- * field, input type and sort key exists), that its scope is the one the resolvers enforce and that
- * its ETag and If-Match follow the schema's versioned types (route-checks.ts), so a renamed GraphQL
- * field or a changed @Authorized fails the boot and the tests, not a merchant's request.
- */
-export function checkRoutesAgainstSchema(schema: GraphQLSchema, routes: RouteSpec[]): void {
-  for (const route of routes) {
-    const all = everything(route);
-    const document =
-      route.kind === 'list' || route.kind === 'search'
-        ? listDocument(route.resource, route.operation, all, { filtered: route.kind === 'search', intArgs: Object.values(route.kind === 'list' ? route.pathArgs ?? {} : {}) })
-        : route.kind === 'get'
-          ? getDocument(route.resource, route.operation, all)
-          : route.kind === 'position'
-            ? positionDocument(route.resource, route.operation)
-            : mutationDocument(route.resource, route.operation, all, { intArgs: Object.values(route.pathArgs), input: route.input, ifMatch: route.ifMatch });
-    const parsed = parse(document);
-    const errors = validate(schema, parsed);
-    if (errors.length) throw new Error(`REST route ${route.method} ${route.path} does not fit the schema: ${errors.map((e) => e.message).join('; ')}`);
-    checkRouteVersioning(schema, route);
-    checkRouteScope(schema, route, parsed);
-    if (route.kind === 'list' || route.kind === 'search') {
-      const sortInput = schema.getType(route.resource.sortInput ?? '');
-      const enumType = sortInput && isInputObjectType(sortInput) ? getNamedType(sortInput.getFields().field.type) : undefined;
-      const values = new Set(enumType && isEnumType(enumType) ? enumType.getValues().map((v) => v.name) : []);
-      for (const [key, value] of Object.entries(sortKeys(route.resource))) {
-        if (!values.has(value)) throw new Error(`REST route ${route.method} ${route.path}: sort key "${key}" is not a value of ${route.resource.sortInput}.field`);
-      }
-    }
-  }
-}
-
 /** The Koa router for /api/v1, built from the route table. */
 export function restRouter(options: RestOptions): Router {
   // Exact paths only: /api/v1/PRODUCTS or a trailing slash is not a route (and would echo into links).
   const router = new Router({ prefix: API_PREFIX, sensitive: true, strict: true });
-  for (const route of options.routes ?? allRoutes) {
+  for (const route of options.api.routes) {
     const path = route.path.replace(/\{(\w+)\}/g, ':$1');
     const handler = (ctx: Context) => {
       switch (route.kind) {

@@ -1,10 +1,11 @@
 import { Max, Min } from 'class-validator';
 import { ArgsType, Field, InputType, Int, ObjectType, registerEnumType, type ClassType } from 'type-graphql';
 import { screamingCase } from './enum-names.js';
+import { PAGE_SIZE } from './page-size.js';
 
-/** Largest page a list returns, for GraphQL as for REST `size` (docs/decisions.md#lists). */
-export const MAX_PAGE_SIZE = 250;
-export const DEFAULT_PAGE_SIZE = 20;
+/** Largest page a list returns, for GraphQL as for REST `size` (docs/decisions.md#lists; the numbers live in src/schema/page-size.ts). */
+export const MAX_PAGE_SIZE = PAGE_SIZE.max;
+export const DEFAULT_PAGE_SIZE = PAGE_SIZE.default;
 
 export enum SortDirection {
   ASC = 'ASC',
@@ -23,8 +24,8 @@ export class PageArgs {
   page: number = 1;
 
   @Field(() => Int, { defaultValue: DEFAULT_PAGE_SIZE, description: `Page size, 1..${MAX_PAGE_SIZE}` })
-  @Min(1, { message: `size must be an integer from 1 to ${MAX_PAGE_SIZE}` })
-  @Max(MAX_PAGE_SIZE, { message: `size must be an integer from 1 to ${MAX_PAGE_SIZE}` })
+  @Min(PAGE_SIZE.min, { message: `size must be an integer from ${PAGE_SIZE.min} to ${MAX_PAGE_SIZE}` })
+  @Max(MAX_PAGE_SIZE, { message: `size must be an integer from ${PAGE_SIZE.min} to ${MAX_PAGE_SIZE}` })
   size: number = DEFAULT_PAGE_SIZE;
 }
 

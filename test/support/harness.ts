@@ -13,7 +13,7 @@ import type { RateLimitSettings } from '../../src/auth/rate-limit.js';
 import { SCOPES } from '../../src/auth/scopes.js';
 import { createHttpServer, DEFAULT_TIMEOUTS, type HttpTimeouts } from '../../src/http/timeouts.js';
 import type { AdmissionLimits } from '../../src/http/admission.js';
-import { checkAgainstOpenApi } from './openapi-check.js';
+import { checkAgainstOpenApi, loadOpenApiDocument } from './openapi-check.js';
 
 export interface TestService {
   url: string;
@@ -81,6 +81,7 @@ export async function startTestService(
     }, options.readTimeoutMs),
   );
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  await loadOpenApiDocument();
   const { app, stop } = await createApp({ orm, publicUrl: options.publicUrl, rateLimit: options.rateLimit, allowedHosts: options.allowedHosts, bodyTimeoutMs: timeouts.bodyMs, admission: options.admission ?? UNLIMITED_ADMISSION });
   const server: Server = createHttpServer(app.callback(), timeouts);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

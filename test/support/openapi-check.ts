@@ -3,19 +3,39 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import { narrowedByFields, openApiDocument } from '../../src/rest/openapi.js';
+import { deriveRestApi } from '../../src/rest/rest-api.js';
 import { routes } from '../../src/rest/routes.js';
+import { buildStoreSchema } from '../../src/graphql/build-schema.js';
 
-const doc = openApiDocument(routes) as { paths: Record<string, Record<string, { responses: Record<string, any> }>> };
+type Document = { paths: Record<string, Record<string, { responses: Record<string, any> }>> };
+interface Template {
+  template: string;
+  regex: RegExp;
+  params: number;
+}
+
 const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
-ajv.addSchema(doc, 'openapi');
-// An answer to a request with `fields` holds only the named keys (the document says so).
-ajv.addSchema(narrowedByFields(doc, routes), 'openapi-fields');
 const compiled = new Map<string, ValidateFunction>();
+let doc: Document | undefined;
+let templates: Template[] = [];
+
+/**
+ * Builds the document as the service does (from the schema), once per test file; the harness calls
+ * it when it starts a service, before any answer is checked.
+ */
+export async function loadOpenApiDocument(): Promise<void> {
+  if (doc) return;
+  const built = openApiDocument(deriveRestApi(await buildStoreSchema(), routes)) as Document;
+  ajv.addSchema(built, 'openapi');
+  // An answer to a request with `fields` holds only the named keys (the document says so).
+  ajv.addSchema(narrowedByFields(built, routes), 'openapi-fields');
+  templates = Object.keys(built.paths)
+    .map((template) => ({ template, regex: new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`), params: (template.match(/\{/g) ?? []).length }))
+    .sort((a, b) => a.params - b.params);
+  doc = built;
+}
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
-const templates = Object.keys(doc.paths)
-  .map((template) => ({ template, regex: new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`), params: (template.match(/\{/g) ?? []).length }))
-  .sort((a, b) => a.params - b.params);
 
 function validatorFor(ref: string, document = 'openapi'): ValidateFunction {
   let validate = compiled.get(`${document}#/${ref}`);
@@ -27,18 +47,20 @@ function validatorFor(ref: string, document = 'openapi'): ValidateFunction {
 }
 
 export function checkAgainstOpenApi(method: string, url: string, status: number, contentType: string | null, body: unknown): void {
+  if (!doc) throw new Error('loadOpenApiDocument() has not run');
+  const paths = doc.paths;
   const path = new URL(url, 'http://x').pathname;
   if (!path.startsWith('/api/v1/') || path === '/api/v1/openapi.json') return;
   const where = `${method} ${path} → ${status}`;
   if (status === 304 || method === 'HEAD') return;
-  const match = templates.find((t) => t.regex.test(path) && doc.paths[t.template][method.toLowerCase()]);
+  const match = templates.find((t) => t.regex.test(path) && paths[t.template][method.toLowerCase()]);
   if (!match) {
     // No such operation: only a problem (404/405) may answer.
     if (![404, 405].includes(status)) throw new Error(`${where}: undocumented operation answered ${status}`);
     check(pointer('components', 'schemas', 'Problem'), body, where);
     return;
   }
-  const responses = doc.paths[match.template][method.toLowerCase()].responses;
+  const responses = paths[match.template][method.toLowerCase()].responses;
   const response = responses[String(status)];
   if (!response) throw new Error(`${where}: status ${status} is not documented for ${method} ${match.template} (documented: ${Object.keys(responses).join(', ')})`);
   const [type] = Object.keys(response.content ?? {});

@@ -1,25 +1,17 @@
 import { field, type FieldMap } from '../fields.js';
 
-const text = () => field.nullable(field.string());
-
-/** An address block (orders' and customers' shipping and billing). */
+/** An address block (orders' and customers' shipping and billing), shown and written alike. */
 export const addressBlockFields: FieldMap = {
-  first_name: text(),
-  last_name: text(),
-  company: text(),
-  street: text(),
-  suite: text(),
-  city: text(),
-  country: field.nullable(field.string({ description: 'ISO 3166-1 alpha-2' })),
-  state: field.nullable(field.string({ description: 'subdivision part of ISO 3166-2' })),
-  zip: text(),
+  first_name: field(),
+  last_name: field(),
+  company: field(),
+  street: field(),
+  suite: field(),
+  city: field(),
+  country: field({ description: 'ISO 3166-1 alpha-2' }),
+  state: field({ description: 'subdivision part of ISO 3166-2' }),
+  zip: field(),
 };
 
-/** The customers' billing block: the spec's samples omit company. */
+/** The customers' billing block: the spec's samples omit company, so it is neither shown nor taken. */
 export const billingBlockFields: FieldMap = Object.fromEntries(Object.entries(addressBlockFields).filter(([key]) => key !== 'company'));
-
-/** In a request: any of the block's fields, null to clear one. */
-export const addressBlockPatch: FieldMap = addressBlockFields;
-
-/** The customers' billing block in a request: no company, as it is never shown. */
-export const billingBlockPatch: FieldMap = billingBlockFields;

@@ -12,49 +12,50 @@ export const collectionResource: RestResource = {
   versioned: 'Collection',
   sortInput: 'CollectionSort',
   fields: {
-    id: field.integer(sortable),
-    title: field.string(sortable),
-    is_draft: field.boolean(sortable),
-    description: field.string(),
+    id: field(sortable),
+    title: field(sortable),
+    is_draft: field(sortable),
+    description: field(),
     images: field.ids({ description: 'uploaded image ids' }),
-    type: field.integer({ ...sortable, description: '0 manually added products; 1 rules based' }),
-    seo_title: field.string(sortable),
-    seo_url: field.string(sortable),
-    seo_meta: field.string(),
-    match_products: field.integers({ gql: 'manualProductIds', description: 'product ids of a manual collection' }),
-    rules_match_condition: field.nullable(field.integer({ description: '0 match at least one rule; 1 match all' })),
-    rules: field.list({
-      type: field.integer({ description: '0 title; 1 vendor; 2 type; 3 price; 4 tag; 5 weight; 6 variant title' }),
-      condition: field.integer({ description: '0 is exactly … 8 less than' }),
-      value: field.string(),
+    type: field({ ...sortable, description: '0 manually added products; 1 rules based' }),
+    seo_title: field(sortable),
+    seo_url: field(sortable),
+    seo_meta: field(),
+    match_products: field({ gql: 'manualProductIds', description: 'product ids of a manual collection' }),
+    rules_match_condition: field({ description: '0 match at least one rule; 1 match all' }),
+    rules: field.nested({
+      type: field({ description: '0 title; 1 vendor; 2 type; 3 price; 4 tag; 5 weight; 6 variant title' }),
+      condition: field({ description: '0 is exactly … 8 less than' }),
+      value: field(),
     }),
-    created_at: field.timestamp(sortable),
+    created_at: field(sortable),
     updated_at: field.timestampOrZero(sortable),
   },
   expand: {
-    products: field.integers({ gql: 'productIds', description: 'member product ids, of either kind of collection' }),
+    products: field({ gql: 'productIds', description: 'member product ids, of either kind of collection' }),
   },
 };
 
 /**
  * POST /collections and PATCH /collections/{id} (spec "Collection"): title, type, seo_title and
- * seo_url always; match_products for type 0; rules_match_condition and rules for type 1.
+ * seo_url always (CollectionInput requires them); match_products for type 0;
+ * rules_match_condition and rules for type 1 (the domain checks which kind needs what).
  */
 export const collectionBody: FieldMap = {
-  title: field.required(field.string()),
-  is_draft: field.boolean(),
-  description: field.string(),
-  images: field.integers({ gql: 'imageIds', description: 'uploaded image ids' }),
-  type: field.required(field.integer({ description: '0 manually added products; 1 rules based' })),
-  seo_title: field.required(field.string()),
-  seo_url: field.required(field.string({ description: 'unique URL slug; empty derives it from the title' })),
-  seo_meta: field.string(),
-  match_products: field.integers({ gql: 'manualProductIds', description: 'type 0: product ids' }),
-  rules_match_condition: field.nullable(field.integer({ description: 'type 1: 0 match at least one rule; 1 match all' })),
-  rules: field.list({
-    type: field.required(field.integer()),
-    condition: field.required(field.integer()),
+  title: field(),
+  is_draft: field(),
+  description: field(),
+  images: field({ gql: 'imageIds', description: 'uploaded image ids' }),
+  type: field({ description: '0 manually added products; 1 rules based' }),
+  seo_title: field(),
+  seo_url: field({ description: 'unique URL slug; empty derives it from the title' }),
+  seo_meta: field(),
+  match_products: field({ gql: 'manualProductIds', description: 'type 0: product ids' }),
+  rules_match_condition: field({ description: 'type 1: 0 match at least one rule; 1 match all' }),
+  rules: field.nested({
+    type: field(),
+    condition: field(),
     // The spec allows a string or an int; GraphQL takes the text.
-    value: field.required({ schema: { type: ['string', 'number'] }, in: (v: string | number) => String(v) }),
+    value: field({ schema: { type: ['string', 'number'] }, in: (v: string | number) => String(v) }),
   }),
 };

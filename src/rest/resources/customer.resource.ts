@@ -1,7 +1,8 @@
 import { field, type FieldMap } from '../fields.js';
 import type { FilterMap } from '../filters.js';
 import type { RestResource } from '../resource.js';
-import { addressBlockFields, addressBlockPatch, billingBlockFields, billingBlockPatch } from './address.fields.js';
+import { retyped } from '../type-schemas.js';
+import { addressBlockFields, billingBlockFields } from './address.fields.js';
 
 const sortable = { sortable: true } as const;
 
@@ -14,9 +15,7 @@ export function roundedUnits(decimal: string): number {
 }
 
 const blockFilters = (kind: 'shipping' | 'billing', keys: string[]): FilterMap =>
-  Object.fromEntries(
-    keys.map((key) => [`address.${kind}.${key}`, { gql: `${kind}.${key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())}`, kind: 'text' as const }]),
-  );
+  Object.fromEntries(keys.map((key) => [`address.${kind}.${key}`, { gql: `${kind}.${key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())}` }]));
 
 /** The spec's Customer; `orders`, `statistics` and `tags` are derived from the customer's orders. */
 export const customerResource: RestResource = {
@@ -25,29 +24,24 @@ export const customerResource: RestResource = {
   sortInput: 'CustomerSort',
   filterInput: 'CustomerFilter',
   fields: {
-    id: field.integer(sortable),
-    email: field.string(sortable),
-    first_name: field.string(sortable),
-    last_name: field.string(sortable),
-    address: field.list(
-      {
-        id: field.integer(),
-        shipping: field.object(addressBlockFields),
-        billing: field.object(billingBlockFields),
-        phone: field.nullable(field.string()),
-      },
+    id: field(sortable),
+    email: field(sortable),
+    first_name: field(sortable),
+    last_name: field(sortable),
+    address: field.nested(
+      { id: field(), shipping: field.nested(addressBlockFields), billing: field.nested(billingBlockFields), phone: field() },
       { gql: 'addresses', description: 'the first is the primary address' },
     ),
-    payment: field.list({ type: field.string(), last4: field.nullable(field.string()) }, { gql: 'paymentMethods' }),
-    notes: field.nullable(field.string(sortable)),
-    statistics: field.object({
-      last_purchase: field.nullable(field.timestamp()),
-      order_count: field.integer(),
-      lifetime_spent: field.integer({ out: roundedUnits, description: 'whole units, rounded' }),
+    payment: field.nested({ type: field(), last4: field() }, { gql: 'paymentMethods' }),
+    notes: field(sortable),
+    statistics: field.nested({
+      last_purchase: field(),
+      order_count: field(),
+      lifetime_spent: field({ out: roundedUnits, schema: (graphql) => retyped(graphql, 'integer'), description: 'whole units, rounded' }),
     }),
-    orders: field.integers({ gql: 'orderIds', description: "the customer's order ids" }),
-    tags: field.strings({ description: 'tags of all products bought' }),
-    created_at: field.timestamp(sortable),
+    orders: field({ gql: 'orderIds', description: "the customer's order ids" }),
+    tags: field({ description: 'tags of all products bought' }),
+    created_at: field(sortable),
     updated_at: field.timestampOrZero(sortable),
   },
   expand: {},
@@ -57,28 +51,24 @@ export const customerResource: RestResource = {
     'statistics.last_purchase': 'lastPurchase',
   },
   filters: {
-    email: { gql: 'email', kind: 'text' },
-    first_name: { gql: 'firstName', kind: 'text' },
-    last_name: { gql: 'lastName', kind: 'text' },
-    notes: { gql: 'notes', kind: 'text' },
-    'address.phone': { gql: 'phone', kind: 'text' },
+    email: { gql: 'email' },
+    first_name: { gql: 'firstName' },
+    last_name: { gql: 'lastName' },
+    notes: { gql: 'notes' },
+    'address.phone': { gql: 'phone' },
     ...blockFilters('shipping', ['first_name', 'last_name', 'company', 'street', 'suite', 'city', 'country', 'state', 'zip']),
     ...blockFilters('billing', ['first_name', 'last_name', 'street', 'suite', 'city', 'country', 'state', 'zip']),
-    'address.shipping_country': { gql: 'shippingCountry', kind: 'text' },
-    orders: { gql: 'orders', kind: 'id', description: 'customers having any of these order ids' },
-    order_count: { gql: 'orderCount', kind: 'int' },
+    'address.shipping_country': { gql: 'shippingCountry' },
+    orders: { gql: 'orders', description: 'customers having any of these order ids' },
+    order_count: { gql: 'orderCount' },
   },
 };
 
 /** PATCH /customers/{id}: all optional; `address` is merged into the primary address. */
 export const customerPatchBody: FieldMap = {
-  email: field.string(),
-  first_name: field.string(),
-  last_name: field.string(),
-  notes: field.nullable(field.string()),
-  address: field.object({
-    shipping: field.object(addressBlockPatch),
-    billing: field.object(billingBlockPatch),
-    phone: field.nullable(field.string()),
-  }),
+  email: field(),
+  first_name: field(),
+  last_name: field(),
+  notes: field(),
+  address: field.nested({ shipping: field.nested(addressBlockFields), billing: field.nested(billingBlockFields), phone: field() }),
 };

@@ -6,10 +6,10 @@ export const shippingCarrierResource: RestResource = {
   name: 'ShippingCarrier',
   sortInput: 'ShippingCarrierSort',
   fields: {
-    id: field.integer({ sortable: true }),
-    title: field.string({ sortable: true }),
-    url: field.string({ sortable: true, description: 'website URL (tracking URL prefix)' }),
-    is_deleted: field.boolean({ sortable: true }),
+    id: field({ sortable: true }),
+    title: field({ sortable: true }),
+    url: field({ sortable: true, description: 'website URL (tracking URL prefix)' }),
+    is_deleted: field({ sortable: true }),
   },
   expand: {},
 };

@@ -6,10 +6,10 @@ export const warehouseResource: RestResource = {
   name: 'Warehouse',
   sortInput: 'WarehouseSort',
   fields: {
-    id: field.integer({ sortable: true }),
-    title: field.string({ sortable: true }),
+    id: field({ sortable: true }),
+    title: field({ sortable: true }),
   },
   expand: {
-    stock: field.list({ variant_id: field.integer(), quantity: field.integer() }),
+    stock: field.nested({ variant_id: field(), quantity: field() }),
   },
 };

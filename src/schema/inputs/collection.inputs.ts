@@ -1,4 +1,5 @@
 import { Field, InputType, Int } from 'type-graphql';
+import { Optional } from '../optional-field.js';
 
 @InputType({ description: 'A membership rule: `type` is the product field, `condition` how `value` is compared' })
 export class CollectionRuleInput {
@@ -16,14 +17,14 @@ export class CollectionRuleInput {
 })
 export class CollectionInput {
   @Field({ description: 'Title' }) title!: string;
-  @Field(() => Boolean, { nullable: true, description: 'Whether the collection is a draft' }) isDraft?: boolean;
-  @Field(() => String, { nullable: true, description: 'Description' }) description?: string;
-  @Field(() => [Int], { nullable: true, description: 'Ids of uploaded images, in display order' }) imageIds?: number[];
+  @Optional(() => Boolean, { description: 'Whether the collection is a draft' }) isDraft?: boolean;
+  @Optional(() => String, { description: 'Description' }) description?: string;
+  @Optional(() => [Int], { description: 'Ids of uploaded images, in display order' }) imageIds?: number[];
   @Field(() => Int, { description: '0 manually added products; 1 rules based' }) type!: number;
   @Field({ description: 'SEO title' }) seoTitle!: string;
   @Field({ description: 'Unique; empty derives it from the title' }) seoUrl!: string;
-  @Field(() => String, { nullable: true, description: 'SEO meta description' }) seoMeta?: string;
-  @Field(() => [Int], { nullable: true, description: 'Type 0: the member product ids, in order (replace the set)' }) manualProductIds?: number[];
+  @Optional(() => String, { description: 'SEO meta description' }) seoMeta?: string;
+  @Optional(() => [Int], { description: 'Type 0: the member product ids, in order (replace the set)' }) manualProductIds?: number[];
   @Field(() => Int, { nullable: true, description: 'Type 1: 0 match at least one rule; 1 match all' }) rulesMatchCondition?: number | null;
-  @Field(() => [CollectionRuleInput], { nullable: true, description: 'Type 1: the rules (replace the set)' }) rules?: CollectionRuleInput[];
+  @Optional(() => [CollectionRuleInput], { description: 'Type 1: the rules (replace the set)' }) rules?: CollectionRuleInput[];
 }

@@ -1,4 +1,5 @@
 import { Field, InputType, Int } from 'type-graphql';
+import { Optional } from '../optional-field.js';
 import { IntFilter } from './range-filters.js';
 
 /** Text filters are lists: any of the strings, each matched case-insensitively as a substring. */
@@ -44,18 +45,18 @@ export class AddressBlockPatch {
 
 @InputType({ description: "A customer's primary address to set; omitted parts are kept" })
 export class CustomerAddressPatch {
-  @Field(() => AddressBlockPatch, { nullable: true, description: 'Shipping address block' }) shipping?: AddressBlockPatch;
-  @Field(() => AddressBlockPatch, { nullable: true, description: 'Billing address block' }) billing?: AddressBlockPatch;
+  @Optional(() => AddressBlockPatch, { description: 'Shipping address block' }) shipping?: AddressBlockPatch;
+  @Optional(() => AddressBlockPatch, { description: 'Billing address block' }) billing?: AddressBlockPatch;
   @Field(() => String, { nullable: true, description: 'Phone number; null clears' }) phone?: string | null;
 }
 
 @InputType({ description: 'Customer fields to change; omitted ones are kept' })
 export class CustomerPatch {
-  @Field(() => String, { nullable: true, description: 'E-mail address, unique in the store' }) email?: string;
-  @Field(() => String, { nullable: true, description: 'First name' }) firstName?: string;
-  @Field(() => String, { nullable: true, description: 'Last name' }) lastName?: string;
+  @Optional(() => String, { description: 'E-mail address, unique in the store' }) email?: string;
+  @Optional(() => String, { description: 'First name' }) firstName?: string;
+  @Optional(() => String, { description: 'Last name' }) lastName?: string;
   @Field(() => String, { nullable: true, description: 'Null clears' }) notes?: string | null;
-  @Field(() => CustomerAddressPatch, { nullable: true, description: 'Merged into the primary address (created if none)' })
+  @Optional(() => CustomerAddressPatch, { description: 'Merged into the primary address (created if none)' })
   address?: CustomerAddressPatch;
 }
 

@@ -1,4 +1,5 @@
 import { Field, InputType, Int } from 'type-graphql';
+import { Optional } from '../optional-field.js';
 
 @InputType({ description: 'Units of one line item' })
 export class RecordItemInput {
@@ -10,7 +11,7 @@ export class RecordItemInput {
 export class FulfilmentItemInput {
   @Field(() => Int, { description: 'Line item id of the order' }) id!: number;
   @Field(() => Int, { description: 'Units, ≥ 1' }) quantity!: number;
-  @Field(() => Int, { nullable: true, description: 'Required when the product tracks inventory' }) warehouse?: number;
+  @Optional(() => Int, { description: 'Required when the product tracks inventory' }) warehouse?: number;
 }
 
 @InputType({ description: 'Units to send to fulfilment' })
@@ -20,8 +21,8 @@ export class FulfilmentCreate {
 
 @InputType({ description: 'Absolute quantities for the listed lines; 0 removes a line; unlisted lines stay' })
 export class FulfilmentPatch {
-  @Field(() => [RecordItemInput], { nullable: true, description: 'Absolute quantities for the listed lines' }) items?: RecordItemInput[];
-  @Field(() => Int, { nullable: true, description: 'Move the fulfilment (and its stock) to another warehouse' }) warehouse?: number;
+  @Optional(() => [RecordItemInput], { description: 'Absolute quantities for the listed lines' }) items?: RecordItemInput[];
+  @Optional(() => Int, { description: 'Move the fulfilment (and its stock) to another warehouse' }) warehouse?: number;
 }
 
 @InputType({ description: 'New quantities of one fulfilment' })
@@ -40,7 +41,7 @@ export class ShipmentCreate {
   @Field(() => Int, { description: 'The fulfilment to ship from' }) fulfilmentId!: number;
   @Field({ description: 'Tracking number' }) trackingNumber!: string;
   @Field(() => Int, { description: 'Carrier id' }) shippingCarrier!: number;
-  @Field(() => [RecordItemInput], { nullable: true, description: 'Omitted: everything the fulfilment holds unshipped' }) items?: RecordItemInput[];
+  @Optional(() => [RecordItemInput], { description: 'Omitted: everything the fulfilment holds unshipped' }) items?: RecordItemInput[];
 }
 
 @InputType({ description: 'Shipments to create for one order' })
@@ -52,8 +53,8 @@ export class ShipmentsCreate {
 @InputType({ description: 'New tracking data of one shipment' })
 export class ShipmentChange {
   @Field(() => Int, { description: 'Shipment id' }) id!: number;
-  @Field(() => String, { nullable: true, description: 'Tracking number' }) trackingNumber?: string;
-  @Field(() => Int, { nullable: true, description: 'Shipping carrier id' }) shippingCarrier?: number;
+  @Optional(() => String, { description: 'Tracking number' }) trackingNumber?: string;
+  @Optional(() => Int, { description: 'Shipping carrier id' }) shippingCarrier?: number;
 }
 
 @InputType({ description: 'New tracking data of several shipments' })
@@ -64,8 +65,8 @@ export class ShipmentsChange {
 
 @InputType({ description: 'Tracking data of a shipment; omitted fields are kept' })
 export class ShipmentPatchData {
-  @Field(() => String, { nullable: true, description: 'Tracking number' }) trackingNumber?: string;
-  @Field(() => Int, { nullable: true, description: 'Shipping carrier id' }) shippingCarrier?: number;
+  @Optional(() => String, { description: 'Tracking number' }) trackingNumber?: string;
+  @Optional(() => Int, { description: 'Shipping carrier id' }) shippingCarrier?: number;
 }
 
 @InputType({ description: 'New tracking data of one shipment' })

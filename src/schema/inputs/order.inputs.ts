@@ -1,4 +1,5 @@
 import { Field, InputType, Int } from 'type-graphql';
+import { Optional } from '../optional-field.js';
 import { DecimalScalar } from '../scalars/decimal.scalar.js';
 import { AddressBlockPatch } from './customer.inputs.js';
 import { FulfilmentStatus, PaymentStatus } from '../enums/order-status.enums.js';
@@ -39,8 +40,8 @@ export class OrderPatch {
 
 @InputType({ description: 'Parts of the order address to change; omitted fields are kept' })
 export class OrderAddressPatch {
-  @Field(() => AddressBlockPatch, { nullable: true, description: 'Shipping address fields to set' }) shipping?: AddressBlockPatch;
-  @Field(() => AddressBlockPatch, { nullable: true, description: 'Billing address fields to set' }) billing?: AddressBlockPatch;
+  @Optional(() => AddressBlockPatch, { description: 'Shipping address fields to set' }) shipping?: AddressBlockPatch;
+  @Optional(() => AddressBlockPatch, { description: 'Billing address fields to set' }) billing?: AddressBlockPatch;
   @Field(() => String, { nullable: true, description: 'Phone number of the order; null clears, omitted keeps it' }) phone?: string | null;
 }
 

@@ -1,4 +1,5 @@
 import { Field, Float, InputType, Int } from 'type-graphql';
+import { Optional } from '../optional-field.js';
 import { DecimalScalar } from '../scalars/decimal.scalar.js';
 
 // No property initialisers below: an omitted field must stay `undefined`, which is how the domain
@@ -20,10 +21,10 @@ export class ThumbnailInput {
 @InputType({ description: 'A product option and its values' })
 export class OptionInput {
   @Field({ description: 'Option name' }) title!: string;
-  @Field(() => Boolean, { nullable: true, description: 'Omitted: kept for an existing option (by title), false for a new one' })
+  @Optional(() => Boolean, { description: 'Omitted: kept for an existing option (by title), false for a new one' })
   changesLook?: boolean;
   @Field(() => [String], { description: 'Allowed values, in display order' }) values!: string[];
-  @Field(() => [ThumbnailInput], { nullable: true, description: 'Replace the swatches; omitted: kept for values that remain' })
+  @Optional(() => [ThumbnailInput], { description: 'Replace the swatches; omitted: kept for values that remain' })
   thumbnails?: ThumbnailInput[];
 }
 
@@ -33,41 +34,41 @@ export class VariantInput {
   variant!: string[];
   @Field(() => DecimalScalar, { description: 'Price' }) price!: string;
   @Field(() => DecimalScalar, { nullable: true, description: 'Compare-at price' }) comparePrice?: string | null;
-  @Field(() => String, { nullable: true, description: 'SKU' }) sku?: string;
-  @Field(() => Boolean, { nullable: true, description: 'At most one; naming one makes every other variant not the default' })
+  @Optional(() => String, { description: 'SKU' }) sku?: string;
+  @Optional(() => Boolean, { description: 'At most one; naming one makes every other variant not the default' })
   default?: boolean;
-  @Field(() => Boolean, { nullable: true, description: 'Whether the combination is not for sale' }) ignore?: boolean;
-  @Field(() => [Int], { nullable: true, description: "Ids of the variant's own images (replace them)" }) imageIds?: number[];
+  @Optional(() => Boolean, { description: 'Whether the combination is not for sale' }) ignore?: boolean;
+  @Optional(() => [Int], { description: "Ids of the variant's own images (replace them)" }) imageIds?: number[];
 }
 
 /** Every writable product field but the title, shared by ProductPatch and ProductCreate. */
 @InputType() // never emitted itself: only the subclasses are reachable
 export abstract class ProductFields {
-  @Field(() => Boolean, { nullable: true, description: 'True needs options' }) isMulti?: boolean;
-  @Field(() => String, { nullable: true, description: 'Product type' }) type?: string;
-  @Field(() => [Int], { nullable: true, description: 'Ids of manual collections holding the product' }) collectionIds?: number[];
-  @Field(() => [String], { nullable: true, description: 'Tags' }) tags?: string[];
-  @Field(() => Float, { nullable: true, description: 'Shipping weight of one unit' }) shippingWeight?: number;
-  @Field(() => Boolean, { nullable: true, description: 'Whether orders of it are fulfilled automatically' }) autoFulfilment?: boolean;
-  @Field(() => Boolean, { nullable: true, description: 'Whether stock is tracked' }) trackInventory?: boolean;
+  @Optional(() => Boolean, { description: 'True needs options' }) isMulti?: boolean;
+  @Optional(() => String, { description: 'Product type' }) type?: string;
+  @Optional(() => [Int], { description: 'Ids of manual collections holding the product' }) collectionIds?: number[];
+  @Optional(() => [String], { description: 'Tags' }) tags?: string[];
+  @Optional(() => Float, { description: 'Shipping weight of one unit' }) shippingWeight?: number;
+  @Optional(() => Boolean, { description: 'Whether orders of it are fulfilled automatically' }) autoFulfilment?: boolean;
+  @Optional(() => Boolean, { description: 'Whether stock is tracked' }) trackInventory?: boolean;
   @Field(() => String, { nullable: true, description: 'Null clears' }) vendor?: string | null;
-  @Field(() => String, { nullable: true, description: 'Single-variant products: also the variant’s' }) sku?: string;
-  @Field(() => String, { nullable: true, description: 'SEO meta description' }) seoMeta?: string;
-  @Field(() => String, { nullable: true, description: 'SEO title' }) seoTitle?: string;
-  @Field(() => String, { nullable: true, description: 'Unique; empty derives it from the title' }) seoUrl?: string;
-  @Field(() => Boolean, { nullable: true, description: 'Whether the product is a template for new ones' }) isTemplate?: boolean;
-  @Field(() => Boolean, { nullable: true, description: 'Whether the product is a draft (not for sale)' }) isDraft?: boolean;
-  @Field(() => DecimalScalar, { nullable: true, description: 'Single-variant products: also the variant’s' }) price?: string;
+  @Optional(() => String, { description: 'Single-variant products: also the variant’s' }) sku?: string;
+  @Optional(() => String, { description: 'SEO meta description' }) seoMeta?: string;
+  @Optional(() => String, { description: 'SEO title' }) seoTitle?: string;
+  @Optional(() => String, { description: 'Unique; empty derives it from the title' }) seoUrl?: string;
+  @Optional(() => Boolean, { description: 'Whether the product is a template for new ones' }) isTemplate?: boolean;
+  @Optional(() => Boolean, { description: 'Whether the product is a draft (not for sale)' }) isDraft?: boolean;
+  @Optional(() => DecimalScalar, { description: 'Single-variant products: also the variant’s' }) price?: string;
   @Field(() => DecimalScalar, { nullable: true, description: 'Null clears' }) comparePrice?: string | null;
-  @Field(() => [TextareaInput], { nullable: true, description: 'Named blocks of product text' }) textareas?: TextareaInput[];
-  @Field(() => [Int], { nullable: true, description: 'Ids of uploaded images, in display order' }) imageIds?: number[];
-  @Field(() => [OptionInput], { nullable: true, description: 'Options with their values (multi-variant products)' }) options?: OptionInput[];
-  @Field(() => [VariantInput], { nullable: true, description: 'Variants by combination' }) variants?: VariantInput[];
+  @Optional(() => [TextareaInput], { description: 'Named blocks of product text' }) textareas?: TextareaInput[];
+  @Optional(() => [Int], { description: 'Ids of uploaded images, in display order' }) imageIds?: number[];
+  @Optional(() => [OptionInput], { description: 'Options with their values (multi-variant products)' }) options?: OptionInput[];
+  @Optional(() => [VariantInput], { description: 'Variants by combination' }) variants?: VariantInput[];
 }
 
 @InputType({ description: 'Product fields to change; omitted ones are kept; lists given replace the set' })
 export class ProductPatch extends ProductFields {
-  @Field(() => String, { nullable: true, description: 'Title' }) title?: string;
+  @Optional(() => String, { description: 'Title' }) title?: string;
 }
 
 @InputType({ description: 'A new product: a title, and for a multi-variant product options and variants' })

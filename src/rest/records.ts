@@ -1,0 +1,73 @@
+import { getNullableType, isEnumType, isLeafType, isListType, isNonNullType, isObjectType, type GraphQLObjectType, type GraphQLOutputType } from 'graphql';
+import { gqlNameOf, INLINE, type DerivedMap, type DerivedSpec, type FieldMap, type FieldSpec, type JsonSchema } from './fields.js';
+import { enumCodes, leafSchema, orNull, takesNull } from './type-schemas.js';
+
+/**
+ * The records REST answers, completed from the GraphQL object types they are read from: each key's
+ * JSON schema is its GraphQL field's type (null where GraphQL may give null), unless the key shows
+ * the value differently (`out` with a `schema` of its own). An enum of integer codes is shown as
+ * its codes. A key the type lacks fails the start.
+ */
+interface Derived {
+  schema: JsonSchema;
+  sub?: DerivedMap;
+  out?: (value: any) => unknown;
+}
+
+/** An object every key of which reshaping writes: all required, nothing else. */
+export function recordObject(map: DerivedMap): JsonSchema {
+  const properties = Object.fromEntries(Object.entries(map).map(([key, spec]) => [key, spec.schema]));
+  return { type: 'object', properties, required: Object.keys(map), additionalProperties: false };
+}
+
+function valueOf(type: GraphQLOutputType, spec: FieldSpec, where: string): Derived {
+  const inner = getNullableType(type);
+  let derived: Derived;
+  if (isListType(inner)) {
+    const item = valueOf(inner.ofType, spec, where);
+    const convert = item.out;
+    derived = { schema: { type: 'array', items: item.schema }, sub: item.sub, ...(convert ? { out: (v: unknown[]) => v.map(convert) } : {}) };
+  } else if (isObjectType(inner)) {
+    if (!spec.sub) throw new Error(`${where}: ${inner.name} is an object: declare its keys with field.nested`);
+    const sub = deriveRecordMap(spec.sub, inner, where);
+    derived = { schema: recordObject(sub), sub };
+  } else if (isLeafType(inner)) {
+    const codes = isEnumType(inner) ? enumCodes(inner) : undefined;
+    const byName = codes && new Map([...codes].map(([code, name]) => [name, code]));
+    derived = { schema: leafSchema(inner, 'output'), ...(byName ? { out: (name: string) => byName.get(name) } : {}) };
+  } else {
+    throw new Error(`${where}: ${inner.name} (an interface or union) has no REST shape`);
+  }
+  if (isNonNullType(type)) return derived;
+  const convert = derived.out;
+  return { ...derived, schema: orNull(derived.schema), ...(convert ? { out: (v: unknown) => (v == null ? v : convert(v)) } : {}) };
+}
+
+function deriveKey(key: string, spec: FieldSpec, type: GraphQLObjectType, where: string): DerivedSpec {
+  const at = `${where}.${key}`;
+  const { sub: _declared, schema: _given, ...own } = spec;
+  const described = (schema: JsonSchema) => (spec.description ? { ...schema, description: spec.description } : schema);
+  if (spec.gql === INLINE) {
+    const sub = deriveRecordMap(spec.sub ?? {}, type, at);
+    return { ...own, sub, schema: described(recordObject(sub)) };
+  }
+  const field = type.getFields()[gqlNameOf(key, spec)];
+  if (!field) throw new Error(`${at}: ${type.name} has no field ${gqlNameOf(key, spec)}`);
+  // A fixed schema (open content such as a JSON scalar) is REST's own: nothing to derive.
+  if (typeof spec.schema === 'object') return { ...own, schema: described(spec.schema) };
+  const value = valueOf(field.type, spec, at);
+  if (spec.out && takesNull(value.schema)) {
+    try {
+      spec.out(null);
+    } catch {
+      throw new Error(`${at}: ${type.name}.${field.name} may be null, which its REST conversion cannot take`);
+    }
+  }
+  const schema = typeof spec.schema === 'function' ? spec.schema(value.schema) : value.schema;
+  return { ...own, schema: described(schema), ...(value.sub ? { sub: value.sub } : {}), ...(spec.out || !value.out ? {} : { out: value.out }) };
+}
+
+/** Completes a record map from the GraphQL object type its values come from. */
+export function deriveRecordMap(map: FieldMap, type: GraphQLObjectType, where: string): DerivedMap {
+  return Object.fromEntries(Object.entries(map).map(([key, spec]) => [key, deriveKey(key, spec, type, where)]));
+}

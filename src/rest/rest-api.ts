@@ -1,0 +1,142 @@
+import {
+  getNamedType, getNullableType, isEnumType, isInputObjectType, isListType, isObjectType, parse, validate, type GraphQLInputObjectType,
+  type GraphQLObjectType, type GraphQLSchema,
+} from 'graphql';
+import { bodyAjv, deriveBody, type BodyValidator } from './body.js';
+import type { DerivedMap } from './fields.js';
+import { deriveFilters, type FilterReader } from './filters.js';
+import { getDocument, listDocument, mutationDocument, positionDocument } from './operations.js';
+import { deriveRecordMap } from './records.js';
+import { sortKeys, type RestResource } from './resource.js';
+import { checkRouteScope, checkRouteVersioning } from './route-checks.js';
+import type { RouteSpec } from './routes.js';
+
+/**
+ * The REST API as it runs: the route table completed from the GraphQL schema at start-up. A
+ * resource declares only its REST names and presentations (src/rest/resources); here every record
+ * map gets its JSON schema from the GraphQL object type it is read from, every body its validator
+ * from the mutation's input type, every search its filter shapes from the filter input type. The
+ * router and the OpenAPI document run on this, so neither holds a type, format or limit of its own,
+ * and a field changed in GraphQL changes the REST validation and documentation with it.
+ */
+export interface DerivedResource extends RestResource {
+  fields: DerivedMap;
+  expand: DerivedMap;
+}
+
+export type DerivedRoute = RouteSpec & { resource: DerivedResource };
+
+export interface RestApi {
+  routes: DerivedRoute[];
+  /** The body validator of each write route that takes a body. */
+  bodies: Map<RouteSpec, BodyValidator>;
+  /** How each searchable resource reads its filters. */
+  filters: Map<RestResource, FilterReader>;
+}
+
+const where = (route: RouteSpec) => `REST route ${route.method} ${route.path}`;
+
+function everything(route: RouteSpec) {
+  return { keys: Object.keys(route.resource.fields), expand: Object.keys(route.resource.expand) };
+}
+
+/** The widest operation a route can send: every key and every relation selected. */
+function widestOperation(route: RouteSpec) {
+  const all = everything(route);
+  return route.kind === 'list' || route.kind === 'search'
+    ? listDocument(route.resource, route.operation, all, { filtered: route.kind === 'search', intArgs: Object.values(route.kind === 'list' ? route.pathArgs ?? {} : {}) })
+    : route.kind === 'get'
+      ? getDocument(route.resource, route.operation, all)
+      : route.kind === 'position'
+        ? positionDocument(route.resource, route.operation)
+        : mutationDocument(route.resource, route.operation, all, { intArgs: Object.values(route.pathArgs), input: route.input, ifMatch: route.ifMatch });
+}
+
+/**
+ * Proves at start-up that every route's widest operation is valid against the schema (every mapped
+ * field, input type and sort key exists) and that its ETag and If-Match follow the schema's
+ * versioned types (route-checks.ts), so a renamed GraphQL field fails the boot and the tests, not
+ * a merchant's request.
+ */
+export function checkRoutesAgainstSchema(schema: GraphQLSchema, routes: RouteSpec[]): void {
+  for (const route of routes) {
+    const errors = validate(schema, parse(widestOperation(route)));
+    if (errors.length) throw new Error(`${where(route)} does not fit the schema: ${errors.map((e) => e.message).join('; ')}`);
+    checkRouteVersioning(schema, route);
+    if (route.kind === 'list' || route.kind === 'search') {
+      const sortInput = schema.getType(route.resource.sortInput ?? '');
+      const enumType = sortInput && isInputObjectType(sortInput) ? getNamedType(sortInput.getFields().field.type) : undefined;
+      const values = new Set(enumType && isEnumType(enumType) ? enumType.getValues().map((v) => v.name) : []);
+      for (const [key, value] of Object.entries(sortKeys(route.resource))) {
+        if (!values.has(value)) throw new Error(`${where(route)}: sort key "${key}" is not a value of ${route.resource.sortInput}.field`);
+      }
+    }
+  }
+}
+
+/**
+ * Every route's `scope` against the `@Authorized` of what its widest operation selects
+ * (route-checks.ts). Read from type-graphql's metadata, so it runs on the store's schema as built
+ * by buildStoreSchema, at start-up beside deriveRestApi.
+ */
+export function checkRouteScopes(schema: GraphQLSchema, routes: RouteSpec[]): void {
+  for (const route of routes) checkRouteScope(schema, route, parse(widestOperation(route)));
+}
+
+/** The GraphQL object type a route's records are read from (a list's page items); none for a position. */
+function recordType(schema: GraphQLSchema, route: RouteSpec): GraphQLObjectType | undefined {
+  if (route.kind === 'position') return undefined;
+  const root = route.kind === 'write' ? schema.getMutationType() : schema.getQueryType();
+  let type = getNamedType(root?.getFields()[route.operation]?.type);
+  if (isObjectType(type) && (route.kind === 'list' || route.kind === 'search')) type = getNamedType(type.getFields().items?.type);
+  if (!isObjectType(type)) throw new Error(`${where(route)}: ${route.operation} does not answer ${route.resource.name} records`);
+  return type;
+}
+
+function inputType(schema: GraphQLSchema, name: string | undefined, route: RouteSpec): GraphQLInputObjectType {
+  const type = schema.getType(name ?? '');
+  if (!isInputObjectType(type)) throw new Error(`${where(route)}: ${name} is not an input type of the schema`);
+  return type;
+}
+
+/** A list body's element type: the list field `listBody` of the route's input. */
+function elementType(input: GraphQLInputObjectType, field: string, route: RouteSpec): GraphQLInputObjectType {
+  const list = getNullableType(input.getFields()[field]?.type);
+  const element = isListType(list) ? getNamedType(list) : undefined;
+  if (!isInputObjectType(element)) throw new Error(`${where(route)}: ${input.name}.${field} is not a list of input objects`);
+  return element;
+}
+
+export function deriveRestApi(schema: GraphQLSchema, routes: RouteSpec[]): RestApi {
+  checkRoutesAgainstSchema(schema, routes);
+  const types = new Map<RestResource, GraphQLObjectType>();
+  for (const route of routes) {
+    const type = recordType(schema, route);
+    const known = types.get(route.resource);
+    if (type && known && known !== type) throw new Error(`${where(route)}: ${route.resource.name} is read from ${known.name} elsewhere, here from ${type.name}`);
+    if (type) types.set(route.resource, type);
+  }
+  const resources = new Map<RestResource, DerivedResource>();
+  for (const [resource, type] of types) {
+    const name = `REST resource ${resource.name}`;
+    resources.set(resource, { ...resource, fields: deriveRecordMap(resource.fields, type, name), expand: deriveRecordMap(resource.expand, type, name) });
+  }
+  const ajv = bodyAjv(schema);
+  const bodies = new Map<RouteSpec, BodyValidator>();
+  const filters = new Map<RestResource, FilterReader>();
+  const derived = routes.map((route): DerivedRoute => {
+    const resource = resources.get(route.resource);
+    if (!resource) throw new Error(`${where(route)}: no route reads ${route.resource.name} records`);
+    const at = { ...route, resource } as DerivedRoute;
+    if (route.kind === 'search' && !filters.has(resource)) {
+      const input = route.resource.filterInput ? inputType(schema, route.resource.filterInput, route) : undefined;
+      filters.set(resource, deriveFilters(route.resource.filters ?? {}, input, `REST resource ${resource.name}`));
+    }
+    if (route.kind === 'write' && route.body) {
+      const input = inputType(schema, route.input, route);
+      bodies.set(at, deriveBody(ajv, route.body, route.listBody ? elementType(input, route.listBody, route) : input, Boolean(route.listBody), `${where(route)} body`));
+    }
+    return at;
+  });
+  return { routes: derived, bodies, filters };
+}

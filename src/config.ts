@@ -35,9 +35,9 @@ const schema = z.object({
   CORS_ORIGINS: z.string().optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
-  /** Admission control: API requests one process works on at once (default 2 × DB_POOL_MAX), and per token. */
+  /** Admission control: API requests one process works on at once (default 2 × CPU cores), and per token (default one less). */
   MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).optional(),
-  MAX_IN_FLIGHT_PER_TOKEN: z.coerce.number().int().min(1).max(100_000).default(16),
+  MAX_IN_FLIGHT_PER_TOKEN: z.coerce.number().int().min(1).max(100_000).optional(),
   /** How long a request over those limits waits for a slot, and how many may wait, before a 503 overloaded. */
   ADMISSION_QUEUE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   ADMISSION_QUEUE_MAX: z.coerce.number().int().min(0).max(100_000).default(200),

@@ -3,7 +3,10 @@
 // never "database unavailable"; a pool that has no free connection in time is `overloaded` too; the
 // queue and the pool wait show in /metrics; and a bounded load test on 127.0.0.1 sees no 500 and no
 // "database unavailable".
-import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { whileAbusing } from './support/abuse.js';
 import { createDatabase, startTestService, type TestService } from './support/harness.js';
@@ -92,34 +95,43 @@ describe('bounded load on 127.0.0.1', () => {
     await service.stop();
   });
 
-  it('200 connections for 10 s from four tokens: no 500, no "database unavailable", /healthz answers', async () => {
+  it('200 connections for 10 s from four tokens: no 500, no "database unavailable", /healthz within 200 ms', async () => {
     const tokens = await Promise.all(Array.from({ length: 4 }, () => service.tokenWith(['read_orders'])));
-    const statuses = new Map<number, number>();
-    let unavailable = 0;
-    const onResponse = (status: number, body: string) => {
-      statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      if (/database is unavailable/i.test(body)) unavailable++;
-      if (status === 503 && !body.includes('/problems/overloaded')) unavailable++;
-    };
-    const runs = tokens.map((token) =>
-      autocannon({
-        url: server.url,
-        connections: 50,
-        duration: 10,
-        timeout: 30, // latency is not what this test pins; a dropped or 5xx answer is
-        requests: [{ method: 'GET', path: '/api/v1/orders?size=250', headers: { authorization: `Bearer ${token}` }, onResponse }],
-      }),
-    );
-    await new Promise((r) => setTimeout(r, 5000));
-    const health = await fetch(`${server.url}/healthz`);
-    const results = await Promise.all(runs);
-    // /healthz answers mid-load; its latency is not pinned here (autocannon parses 200 connections'
-    // pages of 250 orders in this same process on a 2-core machine); the abuse tests pin 200 ms.
-    expect(health.status).toBe(200);
-    expect(results.reduce((n, r) => n + r.errors + r.timeouts, 0)).toBe(0);
-    expect(statuses.get(500) ?? 0).toBe(0);
-    expect(unavailable).toBe(0);
-    expect(statuses.get(200) ?? 0).toBeGreaterThan(0);
-    expect([...statuses.keys()].filter((s) => s !== 200 && s !== 503)).toEqual([]);
+    // The claim is about a warm service: one request first compiles the route's operation.
+    expect((await fetch(`${server.url}/api/v1/orders?size=250`, { headers: { authorization: `Bearer ${tokens[0]}` } })).status).toBe(200);
+    const load = spawn(process.execPath, [fileURLToPath(new URL('./support/load-generator.mjs', import.meta.url)), JSON.stringify({ url: server.url, path: '/api/v1/orders?size=250', tokens, connections: 50, duration: 10 })], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    // The generator is apparatus, not the service: on 2 shared cores it yields the CPU first.
+    setPriority(load.pid!, 10);
+    try {
+      const lines = createInterface({ input: load.stdout! })[Symbol.asyncIterator]();
+      expect((await lines.next()).value).toBe('started');
+      // Probes from 2 s in (the connections are open and the queue is full) to 9 s.
+      await new Promise((r) => setTimeout(r, 2000));
+      const probes: { status: number; ms: number }[] = [];
+      for (let i = 0; i < 28; i++) {
+        const started = performance.now();
+        const health = await fetch(`${server.url}/healthz`);
+        await health.text();
+        probes.push({ status: health.status, ms: performance.now() - started });
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      const outcome = JSON.parse((await lines.next()).value as string) as { statuses: Record<string, number>; unavailable: number; errors: number };
+      expect(probes.every((p) => p.status === 200)).toBe(true);
+      // Nine probes in ten within 200 ms, none over 1 s: the service, the generator, PostgreSQL and
+      // the other Jest worker share 2 cores, and the OS may hold any process back for a few hundred
+      // ms whatever it does; the event loop's own rounds are what admission control keeps short.
+      const timings = probes.map((p) => Math.round(p.ms)).sort((a, b) => a - b);
+      const p90 = timings[Math.ceil(timings.length * 0.9) - 1];
+      expect({ p90Under200: p90 < 200, maxUnder1000: timings.at(-1)! < 1000, timings }).toEqual({ p90Under200: true, maxUnder1000: true, timings });
+      expect(outcome.errors).toBe(0);
+      expect(outcome.statuses['500'] ?? 0).toBe(0);
+      expect(outcome.unavailable).toBe(0);
+      expect(outcome.statuses['200'] ?? 0).toBeGreaterThan(0);
+      expect(Object.keys(outcome.statuses).filter((s) => s !== '200' && s !== '503')).toEqual([]);
+    } finally {
+      load.kill();
+    }
   }, 60_000);
 });

@@ -1,7 +1,7 @@
 // The OpenAPI examples are answers of the demo store: calling every operation again on a fresh copy
 // of it gives what examples.generated.ts holds (`npm run openapi:examples` refreshes it), and the
 // served document shows them on every operation.
-import { collectExamples, EXAMPLE_BASE_URL } from '../src/rest/examples/collect-examples.js';
+import { collectExamples, EXAMPLE_BASE_URL, singleReadOf } from '../src/rest/examples/collect-examples.js';
 import { EXAMPLES } from '../src/rest/examples/examples.generated.js';
 import { routes } from '../src/rest/routes.js';
 import { startTestService, type TestService } from './support/harness.js';
@@ -31,8 +31,16 @@ it('every operation of the served document has a response example, and a request
   const doc = (await service.get('/api/v1/openapi.json', null)).body;
   for (const route of routes) {
     const op = doc.paths[`/api/v1${route.path}`][route.method.toLowerCase()];
-    const example = EXAMPLES[`${route.method} ${route.path}`];
-    expect({ route: `${route.method} ${route.path}`, example: Boolean(example) }).toEqual({ route: `${route.method} ${route.path}`, example: true });
+    const key = `${route.method} ${route.path}`;
+    const example = EXAMPLES[key];
+    if (!example) {
+      // Only the single read of a list the demo store leaves empty goes without one: there is no record to show.
+      const list = routes.find((r) => r.kind === 'list' && singleReadOf(r) === route);
+      const listPage = list && (EXAMPLES[`${list.method} ${list.path}`]?.response as { items?: unknown[] } | undefined);
+      expect({ route: key, listItems: listPage?.items }).toEqual({ route: key, listItems: [] });
+      expect(op.responses['200'].content['application/json'].example).toBeUndefined();
+      continue;
+    }
     expect(op.responses[String(example.status)].content['application/json'].example).toEqual(example.response);
     if (op.requestBody && example.request.body !== undefined) expect(op.requestBody.content['application/json'].example).toEqual(example.request.body);
     for (const name of route.path.match(/\{(\w+)\}/g) ?? []) {

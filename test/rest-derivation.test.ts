@@ -9,6 +9,7 @@ import { checkBody, toInput } from '../src/rest/body.js';
 import { field, type JsonSchema } from '../src/rest/fields.js';
 import { toFilter } from '../src/rest/filters.js';
 import { openApiDocument } from '../src/rest/openapi.js';
+import { TAGS } from '../src/rest/openapi-prose.js';
 import { reshapeRecord } from '../src/rest/operations.js';
 import { Problem } from '../src/rest/problem.js';
 import type { RestResource } from '../src/rest/resource.js';
@@ -41,6 +42,7 @@ function widgetSchema({ input, output, filter, code = nonNull(GraphQLInt) }: Var
   const status = new GraphQLEnumType({ name: 'WidgetStatus', values: { DRAFT: { value: 0 }, LIVE: { value: 1 } } });
   const widget = new GraphQLObjectType({
     name: 'Widget',
+    description: 'A widget of the fixture store',
     fields: { id: { type: nonNull(GraphQLInt) }, label: { type: GraphQLString }, size: { type: output }, status: { type: nonNull(status) }, price: { type: nonNull(DecimalScalar) } },
   });
   const page = new GraphQLObjectType({ name: 'WidgetPage', fields: { totalCount: { type: nonNull(GraphQLInt) }, items: { type: nonNull(list(widget)) } } });
@@ -183,6 +185,18 @@ describe('records and filters follow the GraphQL types too', () => {
     const amounts = apiOf({ ...decimalSize, filter: rangeOf(DecimalScalar) });
     expect(filterOf(amounts, { size: { lte: '9.99' } })).toEqual({ size: { lte: '9.99' } });
     expect(filterOf(amounts, { size: 0.001 })).toEqual({ refused: ['size'] });
+  });
+});
+
+describe('the OpenAPI tags', () => {
+  it('a resource without prose in openapi-prose.ts is tagged with its GraphQL type’s description; the store’s prose stays', async () => {
+    expect((documentOf(apiOf(intSize)) as unknown as { tags: unknown[] }).tags).toEqual([
+      { name: 'Widget', description: 'A widget of the fixture store' },
+      expect.objectContaining({ name: 'Webhooks' }),
+      expect.objectContaining({ name: 'Operations' }),
+    ]);
+    const store = openApiDocument(deriveRestApi(await buildStoreSchema(), storeRoutes)) as unknown as { tags: { name: string; description: string }[] };
+    expect(store.tags).toEqual(expect.arrayContaining(TAGS));
   });
 });
 

@@ -32,7 +32,10 @@ Single reads and write answers carry a strong \`ETag\` (the record version; \`fi
 ## Webhooks
 The \`webhooks\` section lists what a subscribed endpoint receives. Subscribe over GraphQL with \`createWebhookSubscription\` (scope \`manage_webhooks\`); deliveries are signed per the Standard Webhooks specification.`;
 
-/** One tag per resource (the route table's resource names) plus the operational routes. */
+/**
+ * Tags whose prose says more than the GraphQL type's description, plus the operational routes. A
+ * resource without an entry here is tagged with its GraphQL type's description (openapi.ts).
+ */
 export const TAGS: { name: string; description: string }[] = [
   { name: 'Order', description: 'Orders with their line items, fulfilments, shipments and restocks; edits of notes, address and customer' },
   { name: 'Fulfilment', description: 'Sending order units to fulfilment, shipping them, restocking them' },

@@ -310,7 +310,13 @@ export function openApiDocument(api: RestApi, serverUrl = ''): JsonSchema {
   }
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) (paths[`${API_PREFIX}${route.path}`] ??= {})[route.method.toLowerCase()] = operation(api, route);
-  const used = new Set(routes.map((r) => r.resource.name));
+  // A resource's tag: its prose in openapi-prose.ts, or else the description of the GraphQL type its
+  // records are read from (the schema lint requires one), so a new resource needs no prose entry.
+  const described = new Set(TAGS.map((t) => t.name));
+  const derivedTags = [...resources.values()]
+    .filter((resource) => !described.has(resource.name))
+    .map((resource) => ({ name: resource.name, ...(resource.description ? { description: resource.description } : {}) }));
+  const operational = new Set(['Webhooks', 'Operations']);
   return {
     openapi: '3.1.0',
     info: {
@@ -322,7 +328,7 @@ export function openApiDocument(api: RestApi, serverUrl = ''): JsonSchema {
     },
     servers: [{ url: serverUrl || '/', description: 'this service' }],
     security: [{ bearerAuth: [] }],
-    tags: TAGS.filter((t) => used.has(t.name) || t.name === 'Operations' || t.name === 'Webhooks'),
+    tags: [...TAGS.filter((t) => resources.has(t.name)), ...derivedTags, ...TAGS.filter((t) => operational.has(t.name))],
     components: {
       securitySchemes: {
         bearerAuth: {

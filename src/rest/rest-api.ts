@@ -22,6 +22,8 @@ import type { RouteSpec } from './routes.js';
 export interface DerivedResource extends RestResource {
   fields: DerivedMap;
   expand: DerivedMap;
+  /** The description of the GraphQL object type its records are read from (the OpenAPI tag's, unless openapi-prose.ts has one). */
+  description?: string;
 }
 
 export type DerivedRoute = RouteSpec & { resource: DerivedResource };
@@ -119,7 +121,12 @@ export function deriveRestApi(schema: GraphQLSchema, routes: RouteSpec[]): RestA
   const resources = new Map<RestResource, DerivedResource>();
   for (const [resource, type] of types) {
     const name = `REST resource ${resource.name}`;
-    resources.set(resource, { ...resource, fields: deriveRecordMap(resource.fields, type, name), expand: deriveRecordMap(resource.expand, type, name) });
+    resources.set(resource, {
+      ...resource,
+      fields: deriveRecordMap(resource.fields, type, name),
+      expand: deriveRecordMap(resource.expand, type, name),
+      ...(type.description ? { description: type.description } : {}),
+    });
   }
   const ajv = bodyAjv(schema);
   const bodies = new Map<RouteSpec, BodyValidator>();

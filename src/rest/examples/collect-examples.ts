@@ -1,11 +1,13 @@
 import { API_PREFIX } from '../router.js';
+import { routes, type RouteSpec } from '../routes.js';
 
 /**
  * The OpenAPI examples, taken from the demo store: every operation is called once against a fresh
  * demo store (`npm run openapi:examples` writes them to examples.generated.ts; a test calls them
  * again and compares), so the examples are real answers and cannot drift from the behaviour.
  * Requests find their records through the API itself (an order in the right status, a fulfilment
- * not yet shipped, …); writes use different orders so they do not depend on each other.
+ * not yet shipped, …); writes use different orders so they do not depend on each other. A list or
+ * single read without a request written here gets one generically (`readsOfTheirOwn`).
  */
 
 /** The public URL the examples are taken under (their `Link`s and `_links` show it). */
@@ -56,6 +58,7 @@ export async function collectExamples(call: CallApi): Promise<Examples> {
   const [customer, otherCustomer] = (await record('GET /customers', '/customers?size=2')).items;
   await record('POST /customers/search', '/customers/search?size=1', { last_name: customer.last_name });
   await record('GET /customers/{id}', `/customers/${customer.id}`);
+  await readsOfTheirOwn(examples, record);
 
   // Writes, each on records of its own.
   const carrier = carriers.find((c: any) => !c.is_deleted);
@@ -105,4 +108,25 @@ export async function collectExamples(call: CallApi): Promise<Examples> {
 async function warehouseWithStock(api: (m: string, p: string) => Promise<{ body: any }>, variantId: number): Promise<number | undefined> {
   const warehouses = (await api('GET', '/warehouses?expand=stock')).body.items as { id: number; stock: { variant_id: number; quantity: number }[] }[];
   return warehouses.find((w) => w.stock.some((s) => s.variant_id === variantId && s.quantity > 0))?.id;
+}
+
+/** `GET /suppliers` → `/suppliers/{id}`: the single read of a list's records. */
+export const singleReadOf = (list: RouteSpec) => routes.find((r) => r.kind === 'get' && r.resource === list.resource && r.path === `${list.path}/{id}`);
+
+/**
+ * The examples of the reads that have no request of their own above, before any write changes the
+ * store: a list without path parameters shows its first page of 2 (`?size=2`), and its single read
+ * `/…/{id}` the first record of that page. A list whose table the demo store leaves empty shows the
+ * empty page; its single read then has no record to show and goes without an example
+ * (test/openapi-examples.test.ts allows exactly that). Any other route needs a request above.
+ */
+async function readsOfTheirOwn(examples: Examples, record: (key: string, path: string) => Promise<any>): Promise<void> {
+  for (const list of routes) {
+    if (list.kind !== 'list' || list.path.includes('{')) continue;
+    const listKey = `${list.method} ${list.path}`;
+    const page = examples[listKey]?.response ?? (await record(listKey, `${list.path}?size=2`));
+    const read = singleReadOf(list);
+    const [first] = (page as { items: { id: number }[] }).items;
+    if (read && first && !examples[`${read.method} ${read.path}`]) await record(`${read.method} ${read.path}`, `${list.path}/${first.id}`);
+  }
 }

@@ -123,6 +123,7 @@ function rootFieldCount(document: DocumentNode, set: SelectionSetNode, seen = ne
  */
 const measured = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, OperationCost>>>();
 const MEASURED_PER_DOCUMENT = 64;
+const MEASURED_KEY_LENGTH = 512;
 
 /**
  * Measures a validated operation and refuses one over a limit (`QueryLimitError`). Variables
@@ -130,11 +131,13 @@ const MEASURED_PER_DOCUMENT = 64;
  * so it costs its root fields.
  */
 export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown> | undefined): OperationCost {
+  const key = `${operationName ?? ''}\u0000${JSON.stringify(variables ?? {})}`;
+  // Large variables (a write's input, a hostile value) are measured, never kept as a key.
+  if (key.length > MEASURED_KEY_LENGTH) return measure(schema, document, operationName, variables);
   let bySchema = measured.get(schema);
   if (!bySchema) measured.set(schema, (bySchema = new WeakMap()));
   let byArguments = bySchema.get(document);
   if (!byArguments) bySchema.set(document, (byArguments = new Map()));
-  const key = `${operationName ?? ''}\u0000${JSON.stringify(variables ?? {})}`;
   let cost = byArguments.get(key);
   if (!cost) {
     cost = measure(schema, document, operationName, variables);

@@ -1,7 +1,6 @@
 // D9 of docs/operations.md#hostile-load-findings under load: 200 connections for 10 s from four
 // tokens at a server process see no 500 and no "database unavailable", while /healthz keeps
-// answering. It runs alone, after the parallel suite (`npm test`): its load would otherwise take
-// the CPU from the other worker's tests, some of which time /healthz too.
+// answering. Like every file in test/load, it runs alone after the parallel suite (`npm test`).
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { createInterface } from 'node:readline';

@@ -2,8 +2,8 @@
 // its cause (never a 500), changes nothing, and /healthz keeps answering within 200 ms meanwhile.
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { startTestService, type TestService } from './support/harness.js';
-import { whileAbusing } from './support/abuse.js';
+import { startTestService, type TestService } from '../support/harness.js';
+import { whileAbusing } from '../support/abuse.js';
 
 let service: TestService;
 beforeAll(async () => {

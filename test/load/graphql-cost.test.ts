@@ -1,9 +1,9 @@
 // D1/D2/D8 of docs/operations.md#hostile-load-findings: the cost of a /graphql operation cannot be dodged by
 // introspection, aliases or batching mutations; it is charged to the token's one bucket and
 // reported in extensions.cost of every answer, and /healthz keeps answering while abuse runs.
-import { MAX_MUTATION_FIELDS } from '../src/graphql/operation-cost.js';
-import { whileAbusing } from './support/abuse.js';
-import { startTestService, type TestService } from './support/harness.js';
+import { MAX_MUTATION_FIELDS } from '../../src/graphql/operation-cost.js';
+import { whileAbusing } from '../support/abuse.js';
+import { startTestService, type TestService } from '../support/harness.js';
 
 let limited: TestService; // a large bucket refilled very slowly, so every charge is visible exactly
 beforeAll(async () => {

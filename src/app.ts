@@ -14,7 +14,7 @@ import { createGateway } from './graphql/gateway.js';
 import { graphiqlMiddleware } from './graphql/graphiql.js';
 import { documentGuard } from './graphql/document-guard.js';
 import { bodyTimeout, DEFAULT_TIMEOUTS } from './http/timeouts.js';
-import { admission, DEFAULT_ADMISSION, type AdmissionLimits } from './http/admission.js';
+import { admission, admissionLimits, type AdmissionLimits } from './http/admission.js';
 import { measurePoolWait } from './observability/pool-wait.js';
 import { apiDocsMiddleware } from './rest/api-docs.js';
 import { graphqlReferenceMiddleware } from './graphql/reference-page.js';
@@ -54,7 +54,7 @@ const EXPOSED_HEADERS = [
  * The Koa application: GraphiQL, `/graphql` (Apollo) and `/api/v1` (the REST mapping onto the same
  * schema). Every middleware is registered before `app.callback()` is taken (Koa 3 fixes the list).
  */
-export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogger = logger, rateLimit, allowedHosts = [], bodyTimeoutMs = DEFAULT_TIMEOUTS.bodyMs, idempotencyLeaseMs = 10_000, admission: admissionLimits }: AppOptions) {
+export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogger = logger, rateLimit, allowedHosts = [], bodyTimeoutMs = DEFAULT_TIMEOUTS.bodyMs, idempotencyLeaseMs = 10_000, admission: admissionGiven }: AppOptions) {
   const schema = await buildStoreSchema();
   const rest = deriveRestApi(schema, routes);
   checkRouteScopes(schema, routes);
@@ -88,7 +88,7 @@ export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogge
     app.use(cors({ origin: (ctx) => (corsOrigins.includes(ctx.get('origin')) ? ctx.get('origin') : ''), exposeHeaders: EXPOSED_HEADERS, maxAge: 600 }));
   }
   app.use(problemMiddleware);
-  app.use(admission({ ...DEFAULT_ADMISSION, ...admissionLimits }));
+  app.use(admission(admissionLimits(admissionGiven)));
   app.use(operationsMiddleware(orm, (authorization) => gateway.hasScope(authorization, 'read_metrics')));
   app.use(notFoundMiddleware);
   app.use(graphiqlMiddleware);

@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { availableParallelism } from 'node:os';
 import { createApp } from './app.js';
 import { ensureFirstToken } from './auth/api-tokens.js';
 import type { Config } from './config.js';
@@ -32,9 +31,6 @@ export async function startService(config: Config): Promise<RunningService> {
   try {
     const seeded = config.SEED_DEMO ? await seedIfEmpty(database.orm, { ...DEMO_STORE, seed: config.SEED }) : false;
     const firstToken = await ensureFirstToken(database.orm.em.fork(), config.ADMIN_TOKEN);
-    // Requests worked on at once: past about two per core they only interleave on the one event
-    // loop, and every extra one lengthens the loop's round, which probes and short reads wait out.
-    const maxInFlight = config.MAX_IN_FLIGHT ?? 2 * availableParallelism();
     const { app, stop: stopApp } = await createApp({
       orm: database.orm,
       publicUrl: config.PUBLIC_URL,
@@ -44,8 +40,8 @@ export async function startService(config: Config): Promise<RunningService> {
       bodyTimeoutMs: config.BODY_TIMEOUT_MS,
       idempotencyLeaseMs: config.IDEMPOTENCY_LEASE_MS,
       admission: {
-        maxInFlight,
-        maxPerToken: config.MAX_IN_FLIGHT_PER_TOKEN ?? Math.max(1, maxInFlight - 1),
+        maxInFlight: config.MAX_IN_FLIGHT,
+        maxPerToken: config.MAX_IN_FLIGHT_PER_TOKEN,
         queueMs: config.ADMISSION_QUEUE_MS,
         maxQueue: config.ADMISSION_QUEUE_MAX,
       },

@@ -1,4 +1,5 @@
 import type { Context, Next } from 'koa';
+import { availableParallelism } from 'node:os';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Gauge, Counter } from 'prom-client';
 import { OVERLOADED } from '../graphql/error-codes.js';
@@ -16,7 +17,15 @@ export interface AdmissionLimits {
   maxQueue: number;
 }
 
-export const DEFAULT_ADMISSION: AdmissionLimits = { maxInFlight: 20, maxPerToken: 16, queueMs: 1000, maxQueue: 200 };
+/**
+ * The limits, with what is not given taken from the machine: about two requests per core in flight
+ * (past that they only interleave on the one event loop, and every extra one lengthens the loop's
+ * round, which probes and short reads wait out), one token one slot short of all of them.
+ */
+export function admissionLimits(given: Partial<AdmissionLimits> = {}): AdmissionLimits {
+  const maxInFlight = given.maxInFlight ?? 2 * availableParallelism();
+  return { maxInFlight, maxPerToken: given.maxPerToken ?? Math.max(1, maxInFlight - 1), queueMs: given.queueMs ?? 1000, maxQueue: given.maxQueue ?? 200 };
+}
 
 function metric<T>(name: string, make: () => T): T {
   registry.removeSingleMetric(name);
@@ -41,7 +50,7 @@ const isApi = (ctx: Context) => ctx.path.startsWith('/api/') || ctx.path === '/g
  * answered 503 with the distinct type `overloaded` (GraphQL: OVERLOADED) and `Retry-After: 1`;
  * nothing of it ran.
  */
-export function admission(limits: AdmissionLimits = DEFAULT_ADMISSION) {
+export function admission(limits: AdmissionLimits) {
   let inFlight = 0;
   const perToken = new Map<string, number>();
   const waiting: { token: string; admit: () => void }[] = [];

@@ -241,8 +241,13 @@ describe('order edits', () => {
     const [bare] = await service.sql<{ order_id: number; customer_id: number }>(
       `select o.id as order_id, o.customer_id from orders o where not exists (select 1 from customer_address a where a.customer_id = o.customer_id) order by o.id limit 1`,
     );
+    const etag = (await service.get(`/api/v1/customers/${bare.customer_id}`)).headers.get('etag')!;
     await service.send('PATCH', `/api/v1/orders/${bare.order_id}/address`, { shipping: { street: '9 Elm St', country: 'US', state: 'NY' } });
-    const profile = (await service.get(`/api/v1/customers/${bare.customer_id}`)).body;
+    const read = await service.get(`/api/v1/customers/${bare.customer_id}`);
+    const profile = read.body;
+    // The profile changed, so its version did: a cached copy is not answered 304, a stale If-Match is refused.
+    expect(read.headers.get('etag')).not.toBe(etag);
+    expect((await service.get(`/api/v1/customers/${bare.customer_id}`, undefined, { 'if-none-match': etag })).status).toBe(200);
     expect(profile.address).toHaveLength(1);
     expect(profile.address[0].shipping).toMatchObject({ street: '9 Elm St', country: 'US', state: 'NY' });
 

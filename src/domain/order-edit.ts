@@ -66,6 +66,8 @@ export async function updateOrderAddress(em: EntityManager, actor: Actor, id: nu
         phone: order.phone,
       }),
     );
+    // The profile's addresses are part of the customer's record: its version (its ETag) moves.
+    await em.getConnection().execute('update customer set version = version + 1 where id = ?', [order.customer.id], 'run', em.getTransactionContext());
   }
   await em.flush();
   return order;

@@ -38,13 +38,9 @@ export interface RestApi {
 
 const where = (route: RouteSpec) => `REST route ${route.method} ${route.path}`;
 
-function everything(route: RouteSpec) {
-  return { keys: Object.keys(route.resource.fields), expand: Object.keys(route.resource.expand) };
-}
-
 /** The widest operation a route can send: every key and every relation selected. */
-function widestOperation(route: RouteSpec) {
-  const all = everything(route);
+export function widestOperation(route: RouteSpec): string {
+  const all = { keys: Object.keys(route.resource.fields), expand: Object.keys(route.resource.expand) };
   return route.kind === 'list' || route.kind === 'search'
     ? listDocument(route.resource, route.operation, all, { filtered: route.kind === 'search', intArgs: Object.values(route.kind === 'list' ? route.pathArgs ?? {} : {}) })
     : route.kind === 'get'

@@ -121,11 +121,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 /**
  * The V8 flags `npm start` runs the service with (package.json): a heap sized for the service
  * (≈ 60 MB live) rather than for the machine's 24 GB, which V8 would otherwise let grow to several
- * hundred MB of garbage before collecting; and two malloc arenas (MALLOC_ARENA_MAX=2, as npm start)
- * instead of one per thread. The baseline runs with the same, so both pay the same garbage
- * collection.
+ * hundred MB of garbage before collecting; no Maglev (its concurrent compile jobs held ~50 MB of
+ * malloc at the peak, docs/performance.md#memory); and two malloc arenas (MALLOC_ARENA_MAX=2, as
+ * npm start) instead of one per thread. The baseline runs with the same, so both pay the same
+ * garbage collection and compilation.
  */
-const V8_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=256'];
+const V8_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=256', '--no-maglev'];
 
 /** Starts a built entry point as a child and resolves with its URL once it prints "listening on". */
 async function startChild(entry: string, env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {

@@ -79,3 +79,22 @@ it.each([
   const field = selection.split(' ')[0];
   expect(alone.body.data[name][field]).toEqual(shapedLike(alone.body.data[name][field], beside.body.data[name][field]));
 });
+
+// Plain fields are read as properties of the row (src/graphql/build-schema.ts
+// readPlainFieldsAsProperties); aliases, a field named differently from its property
+// (`ProductVariant.variant` is `optionValues`) and a field guarded by its own scope keep answering
+// as before.
+it('aliases, renamed fields and field scopes answer through property reads as through resolvers', async () => {
+  const [row] = await service.sql<{ title: string; sku: string; values: string[] }>(
+    'select p.title, v.sku, v.option_values as values from product p join product_variant v on v.product_id = p.id where p.id = 3 order by v.position, v.id limit 1',
+  );
+  const res = await service.graphql('{ product(id: 3) { name: title title variants { code: sku sku variant } } }');
+  expect(res.body.errors).toBeUndefined();
+  const product = res.body.data.product;
+  expect(product).toMatchObject({ name: row.title, title: row.title });
+  expect(product.variants[0]).toEqual({ code: row.sku, sku: row.sku, variant: row.values });
+
+  const narrow = await service.tokenWith(['read_products']);
+  const guarded = await service.graphql('{ product(id: 3) { title collections { id } } }', undefined, narrow);
+  expect(guarded.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+});

@@ -5,6 +5,7 @@ import { importFolder } from '../folder-modules.js';
 import { authChecker } from '../resolvers/auth-checker.js';
 import { inputGuard } from '../resolvers/input-guard.middleware.js';
 import { restoreInheritedExtensions } from '../schema/inherited-extensions.js';
+import { isRowProperty } from '../reads/read-model.js';
 
 /**
  * Every resolver class of src/resolvers, found at start: a class declared with `@Resolver()` in a
@@ -48,20 +49,28 @@ export async function buildStoreSchema(): Promise<GraphQLSchema> {
  * type-graphql gives every `@Field` a resolver that runs the field's middlewares and auth and then
  * reads the property, even when there are none: graphql-jit then calls it like any resolver, with
  * its closures and resolve info, for every value of every row (most of what a list allocated,
- * ~1 MB per 50 products). A field with no `@Authorized`, no middleware, no arguments and the
- * property's own name is left to the default resolver instead, which graphql-jit compiles to a
- * property read: the same value, read the same way. Anything else keeps its resolver.
+ * ~1 MB per 50 products). These fields are left to the default resolver instead, which graphql-jit
+ * compiles to a property read of the row, the same value read the same way:
+ * - a `@Field` with no `@Authorized`, no middleware, no arguments and its property's own name;
+ * - the field resolver of a list or value relation of the read model (`Product.variants`), whose
+ *   method only declares the field and returns `loaded(row, name)`, the row's own property
+ *   (src/reads/read-model.ts `isRowProperty`), when it too has no `@Authorized`, no middleware and
+ *   takes nothing but the row.
+ * Anything else keeps its resolver.
  */
 function readPlainFieldsAsProperties(schema: GraphQLSchema) {
   const storage = getMetadataStorage();
+  const unguarded = (def: { roles?: unknown[]; middlewares?: unknown[] }) => !def.roles?.length && !def.middlewares?.length;
   for (const objectType of storage.objectTypes) {
     const type = schema.getType(objectType.name);
     if (!isObjectType(type)) continue;
     const fields = type.getFields();
     for (const field of objectType.fields ?? []) {
-      const plain = !field.roles?.length && !field.middlewares?.length && !field.params?.length && field.schemaName === field.name;
-      const resolved = storage.fieldResolvers.some((r) => r.methodName === field.name && r.getObjectType?.() === field.target);
-      if (plain && !resolved && fields[field.schemaName]) fields[field.schemaName].resolve = undefined;
+      const resolver = storage.fieldResolvers.find((r) => r.methodName === field.name && r.getObjectType?.() === field.target);
+      const plain = resolver
+        ? isRowProperty(type.name, field.schemaName) && unguarded(resolver) && resolver.params?.every((p) => p.kind === 'root')
+        : unguarded(field) && !field.params?.length && field.schemaName === field.name;
+      if (plain && fields[field.schemaName]) fields[field.schemaName].resolve = undefined;
     }
   }
 }

@@ -5,8 +5,10 @@
  * per root field, child rows aggregated as JSON arrays, nothing hydrated.
  *
  * `child` and `parent` are table aliases chosen by the compiler. Every fragment here is fixed SQL;
- * nothing a client sends reaches it. A relation's result lands on the row as `$name` (see
- * `loaded`), where the type's field resolver picks it up.
+ * nothing a client sends reaches it. A relation's result lands on the row under its own name (a
+ * list or a value: the GraphQL field reads it as a property, see build-schema.ts), or as `$name`
+ * for a single row, whose name is usually the reference column's too (`Order.customer`), read by a
+ * field resolver (see `loaded`).
  */
 export type Relation =
   /** Child rows of `type`, in order. */
@@ -154,9 +156,30 @@ export const READ_MODEL: Record<string, TypeModel> = {
   StoreEvent: { columns: { actor: ['actorTokenId', 'actorName'] } },
 };
 
+/** Each relation name with its kind (a name means one kind in every type; checked once here). */
+const KINDS = new Map<string, Relation['kind']>();
+for (const [type, model] of Object.entries(READ_MODEL)) {
+  for (const [name, relation] of Object.entries(model.relations ?? {})) {
+    const kind = KINDS.get(name) ?? relation.kind;
+    if ((kind === 'one') !== (relation.kind === 'one')) throw new Error(`read model: ${type}.${name} is a single row here and a list elsewhere`);
+    KINDS.set(name, kind);
+  }
+}
+
+/** The key a relation lands under on its parent's row: its own name, or `$name` for a single row. */
+export function relationKey(relation: string): string {
+  return KINDS.get(relation) === 'one' ? `$${relation}` : relation;
+}
+
+/** Whether a type's field is a list or value relation of the read model, found on the row by its own name. */
+export function isRowProperty(type: string, field: string): boolean {
+  const kind = READ_MODEL[type]?.relations?.[field]?.kind;
+  return kind !== undefined && kind !== 'one';
+}
+
 /** A relation the read model put on a row. Its absence is a bug in the model, never a client's doing. */
 export function loaded<T>(row: object, relation: string): T {
-  const value = (row as Record<string, unknown>)[`$${relation}`];
+  const value = (row as Record<string, unknown>)[relationKey(relation)];
   if (value === undefined) throw new Error(`The read model did not load ${relation} for this row`);
   return value as T;
 }

@@ -5,7 +5,7 @@ import { NotFoundError } from '../domain/errors.js';
 import { PREPARED } from '../db/prepared-statements.js';
 import { countQuery, isEmptyWhere, orderByOf, type Page } from '../domain/listing.js';
 import type { SortTerm } from '../schema/pagination.js';
-import { READ_MODEL, type Relation } from './read-model.js';
+import { READ_MODEL, relationKey, type Relation } from './read-model.js';
 import { entityPairs, jsonObject, type JsonPairs } from './row-json.js';
 import { selectedProperties } from './selected-columns.js';
 import { below, selectionOf, type SelectionTree } from './selection.js';
@@ -46,7 +46,9 @@ function objectSql(em: EntityManager, type: string, alias: string, { tree, all }
     if (model.relations?.[field] && !relations.has(field)) relations.set(field, { tree: below(tree, field), all: false });
     for (const need of model.needs?.[field] ?? []) relations.set(need, { tree: below(tree, need), all: true });
   }
-  for (const [name, nested] of relations) pairs.push([`$${name}`, relationSql(em, model.relations![name], alias, nested, depth + 1)]);
+  for (const [name, nested] of relations) pairs.push([relationKey(name), relationSql(em, model.relations![name], alias, nested, depth + 1)]);
+  const keys = new Set(pairs.map(([key]) => key));
+  if (keys.size !== pairs.length) throw new Error(`read model: a relation of ${type} lands on the key of one of its columns`);
   return jsonObject(pairs);
 }
 

@@ -5,7 +5,7 @@ import { importFolder } from '../folder-modules.js';
 import { authChecker } from '../resolvers/auth-checker.js';
 import { inputGuard } from '../resolvers/input-guard.middleware.js';
 import { restoreInheritedExtensions } from '../schema/inherited-extensions.js';
-import { isRowProperty } from '../reads/read-model.js';
+import { isMarkedRowProperty, isRowProperty } from '../reads/read-model.js';
 
 /**
  * Every resolver class of src/resolvers, found at start: a class declared with `@Resolver()` in a
@@ -52,23 +52,34 @@ export async function buildStoreSchema(): Promise<GraphQLSchema> {
  * ~1 MB per 50 products). These fields are left to the default resolver instead, which graphql-jit
  * compiles to a property read of the row, the same value read the same way:
  * - a `@Field` with no `@Authorized`, no middleware, no arguments and its property's own name;
- * - the field resolver of a list or value relation of the read model (`Product.variants`), whose
- *   method only declares the field and returns `loaded(row, name)`, the row's own property
- *   (src/reads/read-model.ts `isRowProperty`), when it too has no `@Authorized`, no middleware and
- *   takes nothing but the row.
+ * - a field resolver marked `@RowProperty()`: it only returns `loaded(row, name)`, a list or value
+ *   relation that the read model put on the row under the field's name (src/reads/read-model.ts),
+ *   when it too has no `@Authorized`, no middleware and takes nothing but the row.
  * Anything else keeps its resolver.
  */
 function readPlainFieldsAsProperties(schema: GraphQLSchema) {
   const storage = getMetadataStorage();
   const unguarded = (def: { roles?: unknown[]; middlewares?: unknown[] }) => !def.roles?.length && !def.middlewares?.length;
+  // A type's fields with those it inherits (a page type's from the generic page), nearest first.
+  const declaredFields = (target: Function) => {
+    const chain: NonNullable<(typeof storage.objectTypes)[number]['fields']> = [];
+    for (let cls = target; cls && cls !== Function.prototype; cls = Object.getPrototypeOf(cls)) {
+      for (const field of storage.objectTypes.find((o) => o.target === cls)?.fields ?? []) {
+        if (!chain.some((f) => f.schemaName === field.schemaName)) chain.push(field);
+      }
+    }
+    return chain;
+  };
   for (const objectType of storage.objectTypes) {
     const type = schema.getType(objectType.name);
     if (!isObjectType(type)) continue;
     const fields = type.getFields();
-    for (const field of objectType.fields ?? []) {
+    for (const field of declaredFields(objectType.target)) {
       const resolver = storage.fieldResolvers.find((r) => r.methodName === field.name && r.getObjectType?.() === field.target);
+      const marked = resolver !== undefined && isMarkedRowProperty(resolver.target, resolver.methodName);
+      if (marked && !isRowProperty(type.name, field.schemaName)) throw new Error(`@RowProperty() on ${type.name}.${field.schemaName}, which is not a list relation of the read model`);
       const plain = resolver
-        ? isRowProperty(type.name, field.schemaName) && unguarded(resolver) && resolver.params?.every((p) => p.kind === 'root')
+        ? marked && unguarded(resolver) && resolver.params?.every((p) => p.kind === 'root')
         : unguarded(field) && !field.params?.length && field.schemaName === field.name;
       if (plain && fields[field.schemaName]) fields[field.schemaName].resolve = undefined;
     }

@@ -177,6 +177,27 @@ export function isRowProperty(type: string, field: string): boolean {
   return kind !== undefined && kind !== 'one';
 }
 
+const rowPropertyMethods = new WeakMap<object, Set<string>>();
+
+/**
+ * Marks a field resolver that only returns `loaded(row, <its field>)`, a list or value relation as
+ * the read model put it on the row: the schema build may then read the field as a property instead
+ * of calling the method (src/graphql/build-schema.ts). A resolver that reshapes the relation (a
+ * record's items) is not marked.
+ */
+export function RowProperty(): MethodDecorator {
+  return (prototype, method) => {
+    let methods = rowPropertyMethods.get(prototype.constructor);
+    if (!methods) rowPropertyMethods.set(prototype.constructor, (methods = new Set()));
+    methods.add(String(method));
+  };
+}
+
+/** Whether a resolver class's method is marked `@RowProperty()`. */
+export function isMarkedRowProperty(resolverClass: Function, method: string): boolean {
+  return rowPropertyMethods.get(resolverClass)?.has(method) ?? false;
+}
+
 /** A relation the read model put on a row. Its absence is a bug in the model, never a client's doing. */
 export function loaded<T>(row: object, relation: string): T {
   const value = (row as Record<string, unknown>)[relationKey(relation)];

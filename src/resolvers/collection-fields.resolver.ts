@@ -5,7 +5,7 @@ import { CollectionRule } from '../entities/collection-rule.entity.js';
 import { Collection } from '../entities/collection.entity.js';
 import { Image } from '../entities/image.entity.js';
 import type { Product } from '../entities/product.entity.js';
-import { loaded, type ReadRow } from '../reads/read-model.js';
+import { loaded, RowProperty, type ReadRow } from '../reads/read-model.js';
 import { readByIds } from '../reads/read-query.js';
 import { below, selectionOf, type SelectionTree } from '../reads/selection.js';
 import type { GraphQLContext } from './context.js';
@@ -25,16 +25,19 @@ const asked = new WeakMap<GraphQLContext['loaders'], Map<number, Collection>>();
 
 @Resolver(() => Collection)
 export class CollectionFieldsResolver {
+  @RowProperty()
   @FieldResolver(() => [CollectionRule], { description: 'Membership rules (rule-based collections)' })
   rules(@Root() collection: ReadRow<Collection>): CollectionRule[] {
     return loaded(collection, 'rules');
   }
 
+  @RowProperty()
   @FieldResolver(() => [Image], { description: 'Images' })
   images(@Root() collection: ReadRow<Collection>): Image[] {
     return loaded(collection, 'images');
   }
 
+  @RowProperty()
   @FieldResolver(() => [Int], { description: 'Product ids added by hand (empty for a rule-based collection)' })
   manualProductIds(@Root() collection: ReadRow<Collection>): number[] {
     return loaded(collection, 'manualProductIds');

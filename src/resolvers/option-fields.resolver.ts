@@ -2,10 +2,11 @@ import { FieldResolver, Resolver, Root } from 'type-graphql';
 import { Image } from '../entities/image.entity.js';
 import { OptionThumbnail } from '../entities/option-thumbnail.entity.js';
 import { ProductOption } from '../entities/product-option.entity.js';
-import { loaded, type ReadRow } from '../reads/read-model.js';
+import { loaded, RowProperty, type ReadRow } from '../reads/read-model.js';
 
 @Resolver(() => ProductOption)
 export class OptionFieldsResolver {
+  @RowProperty()
   @FieldResolver(() => [OptionThumbnail], { description: 'How each value is pictured' })
   thumbnails(@Root() option: ReadRow<ProductOption>): OptionThumbnail[] {
     return loaded(option, 'thumbnails');

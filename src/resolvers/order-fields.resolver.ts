@@ -7,7 +7,7 @@ import { Restock } from '../entities/restock.entity.js';
 import type { StoreSettings } from '../entities/store-settings.entity.js';
 import { Shipment } from '../entities/shipment.entity.js';
 import { displayNumber, formatOf } from '../domain/order-number.js';
-import { loaded, type ReadRow } from '../reads/read-model.js';
+import { loaded, RowProperty, type ReadRow } from '../reads/read-model.js';
 import {
   OrderAddress, OrderConversion, OrderCustomer, OrderPayment, OrderRiskLevel, OrderShipping,
 } from './order-parts.type.js';
@@ -51,21 +51,25 @@ export class OrderFieldsResolver {
     return { id: order.customer.id, email: customer?.email ?? order.email, firstName: customer?.firstName ?? '', lastName: customer?.lastName ?? '' };
   }
 
+  @RowProperty()
   @FieldResolver(() => [LineItem], { description: 'Line items, in the order they were added' })
   lineItems(@Root() order: ReadRow<Order>): LineItem[] {
     return loaded(order, 'lineItems');
   }
 
+  @RowProperty()
   @FieldResolver(() => [Fulfilment], { description: 'Fulfilments, oldest first' })
   fulfilments(@Root() order: ReadRow<Order>): Fulfilment[] {
     return loaded(order, 'fulfilments');
   }
 
+  @RowProperty()
   @FieldResolver(() => [Shipment], { description: 'Shipments, oldest first' })
   shipments(@Root() order: ReadRow<Order>): Shipment[] {
     return loaded(order, 'shipments');
   }
 
+  @RowProperty()
   @FieldResolver(() => [Restock], { description: 'Restocks, oldest first' })
   restocks(@Root() order: ReadRow<Order>): Restock[] {
     return loaded(order, 'restocks');

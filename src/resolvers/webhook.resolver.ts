@@ -5,7 +5,7 @@ import { inTransaction } from '../domain/transaction.js';
 import { WebhookAttempt } from '../entities/webhook-attempt.entity.js';
 import { DeliveryStatus, WebhookDelivery } from '../entities/webhook-delivery.entity.js';
 import { WebhookSubscription } from '../entities/webhook-subscription.entity.js';
-import { loaded, type ReadRow } from '../reads/read-model.js';
+import { loaded, RowProperty, type ReadRow } from '../reads/read-model.js';
 import { readPage } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from './context.js';
@@ -98,6 +98,7 @@ export class WebhookSubscriptionFieldsResolver {
 
 @Resolver(() => WebhookDelivery)
 export class WebhookDeliveryFieldsResolver {
+  @RowProperty()
   @FieldResolver(() => [WebhookAttempt], { description: 'Every attempt, first to last' })
   attemptLog(@Root() delivery: ReadRow<WebhookDelivery>): WebhookAttempt[] {
     return loaded(delivery, 'attemptLog');

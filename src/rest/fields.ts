@@ -56,11 +56,19 @@ export const camelCase = (key: string) => key.replace(/_([a-z0-9])/g, (_, c: str
 export const gqlNameOf = (key: string, spec: FieldSpec) => spec.gql ?? camelCase(key);
 
 /** A map's keys with their GraphQL names, worked out once per map (reshaping runs per record). */
-const namedKeys = new WeakMap<FieldMap, Map<string, string>>();
-function gqlNames(map: FieldMap): Map<string, string> {
-  let names = namedKeys.get(map);
-  if (!names) namedKeys.set(map, (names = new Map(Object.entries(map).map(([key, spec]) => [key, gqlNameOf(key, spec)]))));
-  return names;
+interface NamedKeys {
+  /** Every key in declaration order (an array: no iterator object per record). */
+  all: readonly string[];
+  names: ReadonlyMap<string, string>;
+}
+const namedKeys = new WeakMap<FieldMap, NamedKeys>();
+function gqlNames(map: FieldMap): NamedKeys {
+  let named = namedKeys.get(map);
+  if (!named) {
+    const all = Object.keys(map);
+    namedKeys.set(map, (named = { all, names: new Map(all.map((key) => [key, gqlNameOf(key, map[key])])) }));
+  }
+  return named;
 }
 
 type Options = Omit<FieldSpec, 'sub'>;
@@ -107,8 +115,10 @@ export function selectionOf(map: FieldMap, keys: readonly string[] = Object.keys
 /** Turns one GraphQL result object into the REST record with exactly the given keys. */
 export function reshape(map: FieldMap, node: Record<string, unknown>, keys?: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const names = gqlNames(map);
-  for (const key of keys ?? names.keys()) {
+  const { all, names } = gqlNames(map);
+  const shown = keys ?? all;
+  for (let i = 0; i < shown.length; i++) {
+    const key = shown[i];
     const spec = map[key];
     let value = spec.gql === INLINE ? node : node[names.get(key)!];
     if (spec.sub && value != null) {

@@ -23,8 +23,14 @@ let templates: Template[] = [];
  * Builds the document as the service does (from the schema), once per test file; the harness calls
  * it when it starts a service, before any answer is checked.
  */
-export async function loadOpenApiDocument(): Promise<void> {
-  if (doc) return;
+export function loadOpenApiDocument(): Promise<void> {
+  // One build however many services a file starts at once (two in parallel would both add it).
+  loading ??= buildDocument();
+  return loading;
+}
+let loading: Promise<void> | undefined;
+
+async function buildDocument(): Promise<void> {
   const built = openApiDocument(deriveRestApi(await buildStoreSchema(), routes)) as Document;
   ajv.addSchema(built, 'openapi');
   // An answer to a request with `fields` holds only the named keys (the document says so).

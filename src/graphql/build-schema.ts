@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { isObjectType, lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
-import { buildSchema, getMetadataStorage } from 'type-graphql';
+import { getMetadataStorage as validationMetadata, validateOrReject, type ValidationError, type ValidatorOptions } from 'class-validator';
+import { ArgumentValidationError, buildSchema, getMetadataStorage } from 'type-graphql';
 import { importFolder } from '../folder-modules.js';
 import { authChecker } from '../resolvers/auth-checker.js';
 import { inputGuard } from '../resolvers/input-guard.middleware.js';
@@ -32,7 +33,7 @@ export async function buildStoreSchema(): Promise<GraphQLSchema> {
   const schema = await buildSchema({
     resolvers,
     authChecker,
-    validate: { forbidUnknownValues: false },
+    validateFn: validateArgument,
   });
   const storage = getMetadataStorage();
   // The metadata storage is process-wide: a process that loaded the resolvers more than once (Jest
@@ -83,6 +84,34 @@ function readPlainFieldsAsProperties(schema: GraphQLSchema) {
         : unguarded(field) && !field.params?.length && field.schemaName === field.name;
       if (plain && fields[field.schemaName]) fields[field.schemaName].resolve = undefined;
     }
+  }
+}
+
+/** type-graphql's own argument validation settings (missing properties are the schema's business). */
+const VALIDATOR_OPTIONS: ValidatorOptions = { forbidUnknownValues: false, skipMissingProperties: true };
+
+const constrained = new WeakMap<object, boolean>();
+/** Whether class-validator holds any constraint for the argument's class (page bounds, …). */
+function hasConstraints(target: object): boolean {
+  let known = constrained.get(target);
+  if (known === undefined) constrained.set(target, (known = validationMetadata().getTargetValidationMetadatas(target as Function, '', true, false).length > 0));
+  return known;
+}
+
+/**
+ * Validates an argument object with class-validator exactly as type-graphql's default does (same
+ * options, same ArgumentValidationError), but with class-validator imported once: type-graphql's
+ * default runs a dynamic `import()` on every call of every root field, a module-loader lookup per
+ * request. Classes without constraints are not walked.
+ */
+async function validateArgument(value: unknown): Promise<void> {
+  if (value === null || typeof value !== 'object') return;
+  const objects = (Array.isArray(value) ? value : [value]).filter((item): item is object => item !== null && typeof item === 'object' && hasConstraints(item.constructor));
+  if (!objects.length) return;
+  try {
+    await Promise.all(objects.map((item) => validateOrReject(item, VALIDATOR_OPTIONS)));
+  } catch (errors) {
+    throw new ArgumentValidationError(errors as ValidationError[]);
   }
 }
 

@@ -258,3 +258,20 @@ it('pins the statements of a fulfilment created and deleted', async () => {
   expect(deleted.status).toBe(200);
   expect({ create, delete: service.statements.count }).toEqual({ create: 14, delete: 14 });
 });
+
+/**
+ * A record's id travels as a bind parameter: two orders send the same statement texts, so one
+ * prepared statement (planned once per connection) serves every id, and no id is written into SQL.
+ */
+it('sends the same statement texts for different ids (values bound, not written in)', async () => {
+  const textsOf = async (path: string) => {
+    service.statements.reset();
+    const res = await service.get(path);
+    expect(res.status).toBe(200);
+    return service.statements.texts;
+  };
+  const [a, b] = await service.sql<{ id: number }>('select id from orders order by id limit 2');
+  const first = await textsOf(`/api/v1/orders/${a.id}?expand=all`);
+  expect(await textsOf(`/api/v1/orders/${b.id}?expand=all`)).toEqual(first);
+  expect(first.join(' ')).not.toContain(`in (${a.id})`);
+});

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { ApiToken } from '../entities/api-token.entity.js';
 import { SQL_NOW } from '../clock.js';
 import { ValidationError } from '../domain/errors.js';
-import { PREPARED } from '../db/prepared-statements.js';
+import { runPrepared } from '../db/prepared-statements.js';
 import { chargeCte, type RateLimiter, type RateLimitState } from './rate-limit.js';
 import { isScope, SCOPES, type Scope } from './scopes.js';
 
@@ -55,14 +55,14 @@ type TokenRow = { id: number; name: string; scopes: string[]; tokens?: number; g
  */
 export async function authenticate(em: EntityManager, secret: string, limiter?: RateLimiter, cost = 1): Promise<Authentication | null> {
   if (!secret) return null;
-  const connection = em.getConnection();
   const [row] = limiter
-    ? await connection.execute<TokenRow[]>(
-        `${PREPARED}with ${TOKEN_CTES}, ${chargeCte('token')}
+    ? await runPrepared<TokenRow>(
+        em,
+        `with ${TOKEN_CTES}, ${chargeCte('token')}
          select token.id, token.name, token.scopes, charged.tokens, charged.granted from token left join charged on true`,
         [hashSecret(secret), limiter.settings.burst, limiter.settings.rps, limiter.charged(cost)],
       )
-    : await connection.execute<TokenRow[]>(`${PREPARED}with ${TOKEN_CTES} select id, name, scopes from token`, [hashSecret(secret)]);
+    : await runPrepared<TokenRow>(em, `with ${TOKEN_CTES} select id, name, scopes from token`, [hashSecret(secret)]);
   if (!row) return null;
   const principal = { tokenId: row.id, name: row.name, scopes: new Set(row.scopes.filter(isScope)) };
   return limiter ? { principal, limit: limiter.stateOf(row as Required<TokenRow>, cost) } : { principal };

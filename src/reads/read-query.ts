@@ -2,7 +2,7 @@ import { raw, type EntityManager, type EntityMetadata, type FilterQuery } from '
 import type { GraphQLResolveInfo } from 'graphql';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { NotFoundError } from '../domain/errors.js';
-import { PREPARED } from '../db/prepared-statements.js';
+import { PREPARED, runPrepared } from '../db/prepared-statements.js';
 import { countQuery, isEmptyWhere, orderByOf, type Page } from '../domain/listing.js';
 import type { SortTerm } from '../schema/pagination.js';
 import { READ_MODEL, relationKey, type Relation } from './read-model.js';
@@ -118,6 +118,10 @@ export async function readPage(
     page = qb.toQuery();
     if (counted) count = countQuery(em, meta.class, where, filtered);
   }
+  // The page's values are written into the text (MikroORM's execute): with LIMIT and OFFSET as bind
+  // parameters PostgreSQL cannot cost a generic plan, keeps re-planning the statement with each
+  // execution's values, and planning is most of its cost. A page's text repeats (same size, page,
+  // filter), so each distinct one is still prepared once.
   const [row] = await em
     .getConnection()
     .execute<{ items: Row[]; total: string | null }[]>(
@@ -140,9 +144,7 @@ const LONG_PAGE = 100;
 export async function readByIds(em: EntityManager, type: string, selection: SelectionTree, ids: readonly number[]): Promise<Row[]> {
   if (ids.length === 0) return [];
   const meta = em.getMetadata().getByClassName(type);
-  const rows = await em
-    .getConnection()
-    .execute<{ r: Row }[]>(`${PREPARED}select ${rowSql(em, type, selection)} from "${meta.tableName}" r0 where r0.id in (${ids.map(() => '?').join(', ')})`, [...ids], 'all', em.getTransactionContext());
+  const rows = await runPrepared<{ r: Row }>(em, `select ${rowSql(em, type, selection)} from "${meta.tableName}" r0 where r0.id in (${ids.map(() => '?').join(', ')})`, ids);
   const byId = new Map(rows.map((row) => [row.r.id as number, row.r]));
   return ids.map((id) => byId.get(id)).filter((row): row is Row => row !== undefined);
 }

@@ -23,7 +23,8 @@ export interface TestService {
   /** Creates a token with exactly these scopes. */
   tokenWith(scopes: string[]): Promise<string>;
   /** Statements sent to PostgreSQL since the last reset. */
-  statements: { count: number; reset(): void };
+  /** Statements sent since the last reset: how many, and their texts (values are bound, not in the text). */
+  statements: { count: number; texts: string[]; reset(): void };
   /** Runs a query directly on this file's database (to check what a request changed). */
   sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   get(path: string, token?: string | null, headers?: Record<string, string>): Promise<TestResponse>;
@@ -70,11 +71,12 @@ export async function startTestService(
   options: { publicUrl?: string; databaseUrl?: string; rateLimit?: RateLimitSettings; allowedHosts?: string[]; timeouts?: Partial<HttpTimeouts>; readTimeoutMs?: number; admission?: Partial<AdmissionLimits>; poolMax?: number } = {},
 ): Promise<TestService> {
   const dbUrl = options.databaseUrl ?? (await createDatabase());
-  const statements = { count: 0, reset() { this.count = 0; } };
+  const statements = { count: 0, texts: [] as string[], reset() { this.count = 0; this.texts = []; } };
   const orm = await MikroORM.init(
     ormConfig(dbUrl, {
       onQuery: (sql: string) => {
         statements.count++;
+        statements.texts.push(sql);
         return sql;
       },
       ...(options.poolMax ? { pool: { min: 0, max: options.poolMax } } : {}),

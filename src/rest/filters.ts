@@ -3,7 +3,7 @@ import {
   type GraphQLInputType, type GraphQLLeafType,
 } from 'graphql';
 import { INPUT_LIMITS } from '../domain/input-limits.js';
-import type { JsonSchema } from './fields.js';
+import { gqlNameOf, type JsonSchema } from './fields.js';
 import { Problem, type ProblemFieldError } from './problem.js';
 import { enumCodes, expected, leafSchema } from './type-schemas.js';
 
@@ -17,8 +17,8 @@ import { enumCodes, expected, leafSchema } from './type-schemas.js';
  * Nested objects and dotted keys are alike.
  */
 export interface FilterSpec {
-  /** Dotted path in the GraphQL filter input, e.g. `shipping.city`. */
-  gql: string;
+  /** Dotted path in the GraphQL filter input, e.g. `shipping.city`; defaults to the camelCase of the REST key. */
+  gql?: string;
   description?: string;
 }
 
@@ -83,7 +83,7 @@ function rangeOf(type: GraphQLInputType): GraphQLLeafType | undefined {
   return names === 'eq,gte,lte' && isLeafType(leaf) && getNamedType(fields.eq.type) === leaf && getNamedType(fields.lte.type) === leaf ? leaf : undefined;
 }
 
-function shapeOf(spec: FilterSpec, field: GraphQLInputField, where: string): FilterShape {
+function shapeOf(gql: string, spec: FilterSpec, field: GraphQLInputField, where: string): FilterShape {
   const nullable = getNullableType(field.type);
   const range = rangeOf(field.type);
   const leaf = range ?? getNamedType(field.type);
@@ -98,7 +98,7 @@ function shapeOf(spec: FilterSpec, field: GraphQLInputField, where: string): Fil
   const bound = codes ? leafSchema(GraphQLInt, 'input') : one;
   if (form === 'range' || codes) variants.push({ type: 'object', properties: { gte: bound, lte: bound }, additionalProperties: false, minProperties: 1 });
   return {
-    gql: spec.gql,
+    gql,
     form,
     read: leafReader(codes ? GraphQLInt : leaf),
     codes,
@@ -136,7 +136,8 @@ export function deriveFilters(map: FilterMap, input: GraphQLInputObjectType | un
   const shapes = Object.fromEntries(
     Object.entries(map).map(([key, spec]) => {
       if (!input) throw new Error(`${where}: filters need the GraphQL filter input (filterInput)`);
-      return [key, shapeOf(spec, fieldAt(input, spec.gql, `${where} filter ${key}`), where)];
+      const gql = gqlNameOf(key, spec);
+      return [key, shapeOf(gql, spec, fieldAt(input, gql, `${where} filter ${key}`), where)];
     }),
   );
   return { shapes, schema: searchBodySchema(shapes) };

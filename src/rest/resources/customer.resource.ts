@@ -1,4 +1,4 @@
-import { field, type FieldMap } from '../fields.js';
+import { camelCase, field, type FieldMap } from '../fields.js';
 import type { FilterMap } from '../filters.js';
 import type { RestResource } from '../resource.js';
 import { retyped } from '../type-schemas.js';
@@ -15,7 +15,7 @@ export function roundedUnits(decimal: string): number {
 }
 
 const blockFilters = (kind: 'shipping' | 'billing', keys: string[]): FilterMap =>
-  Object.fromEntries(keys.map((key) => [`address.${kind}.${key}`, { gql: `${kind}.${key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())}` }]));
+  Object.fromEntries(keys.map((key) => [`address.${kind}.${key}`, { gql: `${kind}.${camelCase(key)}` }]));
 
 /** The spec's Customer; `orders`, `statistics` and `tags` are derived from the customer's orders. */
 export const customerResource: RestResource = {
@@ -51,16 +51,16 @@ export const customerResource: RestResource = {
     'statistics.last_purchase': 'lastPurchase',
   },
   filters: {
-    email: { gql: 'email' },
-    first_name: { gql: 'firstName' },
-    last_name: { gql: 'lastName' },
-    notes: { gql: 'notes' },
+    email: {},
+    first_name: {},
+    last_name: {},
+    notes: {},
     'address.phone': { gql: 'phone' },
     ...blockFilters('shipping', ['first_name', 'last_name', 'company', 'street', 'suite', 'city', 'country', 'state', 'zip']),
     ...blockFilters('billing', ['first_name', 'last_name', 'street', 'suite', 'city', 'country', 'state', 'zip']),
     'address.shipping_country': { gql: 'shippingCountry' },
-    orders: { gql: 'orders', description: 'customers having any of these order ids' },
-    order_count: { gql: 'orderCount' },
+    orders: { description: 'customers having any of these order ids' },
+    order_count: {},
   },
 };
 

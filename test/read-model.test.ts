@@ -1,6 +1,6 @@
-// The read model reads only the columns a selection needs (src/reads/selected-columns.ts). A field
-// served by a field resolver must get every column it reads however little else is selected: each
-// field alone answers exactly what it answers beside every column of its record.
+// The read plan reads only the columns a selection needs (src/reads/read-plan.ts, from what each field
+// resolver declares with @Reads). A field served by a field resolver must get every column it reads
+// however little else is selected: each field alone answers exactly what it answers beside every column.
 import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService;

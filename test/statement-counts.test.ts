@@ -126,7 +126,7 @@ it('GET /orders costs as many statements for 200 orders with every record as for
  * change. A route needs no entry here. By default it is read fully expanded (`expand=all`): a list
  * without path parameters as it is, a single read `/x/{id}` on the first record of `GET /x`. It then
  * costs 2 statements: the token check (with its rate-limit charge), and the page with every relation
- * its selection asks for aggregated into it (src/reads/read-model.ts) and its count beside it, or the
+ * its selection asks for aggregated into it (src/reads/read-plan.ts) and its count beside it, or the
  * record. A full page is the whole list, up to the largest page. A list the demo store leaves empty is
  * pinned on its empty page, and its single read on a missing record (a 404 costs the same two).
  * The entries below are the exceptions: routes that need a record or a body chosen for them, or cost more.

@@ -87,7 +87,7 @@ export async function placeOrder(em: EntityManager, actor: Actor, input: OrderCr
   for (const item of input.items) {
     const variant = variants.get(item.variantId)!;
     const product = variant.product;
-    order.items.add(
+    order.lineItems.add(
       Object.assign(new LineItem(), {
         order,
         product,
@@ -113,7 +113,7 @@ export async function placeOrder(em: EntityManager, actor: Actor, input: OrderCr
       }),
     );
   }
-  const cart = cartCents(order.items.getItems());
+  const cart = cartCents(order.lineItems.getItems());
   const total = totalCents(cart, order.shippingPrice, order.tax);
   if (total > MAX_AMOUNT_CENTS) throw new ValidationError([{ field: 'items', message: 'the order total is too large' }]);
   order.cartPrice = fromCents(cart);
@@ -135,7 +135,7 @@ function orderCreatedData(order: Order): Record<string, unknown> {
     total: order.total,
     customer: { id: order.customer.id },
     address: (orderAddressData(order) as { address: unknown }).address,
-    items: order.items.getItems().map((line) => ({
+    items: order.lineItems.getItems().map((line) => ({
       id: line.id, product_id: line.productRef, variant_id: line.variantRef, title: line.title, sku: line.sku, price: line.price, quantity: line.quantity,
     })),
     order_date: seconds(order.orderDate),

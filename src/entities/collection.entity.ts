@@ -3,6 +3,7 @@ import { Check, Entity, OneToMany, PrimaryKey, Property, Unique } from '@mikro-o
 import { Field, Int, ObjectType } from 'type-graphql';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { CollectionImage } from './collection-image.entity.js';
+import { Image } from './image.entity.js';
 import { CollectionProduct } from './collection-product.entity.js';
 import { CollectionRule } from './collection-rule.entity.js';
 import { now } from '../clock.js';
@@ -71,12 +72,14 @@ export class Collection {
   @Property({ type: 'integer', default: 1 })
   version: number = 1;
 
+  @Field(() => [CollectionRule], { description: 'Membership rules (rule-based collections)' })
   @OneToMany({ entity: () => CollectionRule, mappedBy: 'collection', orderBy: { position: 'asc', id: 'asc' } })
   rules = new OrmCollection<Rel<CollectionRule>>(this);
 
   @OneToMany({ entity: () => CollectionProduct, mappedBy: 'collection', orderBy: { position: 'asc', id: 'asc' } })
   manualProducts = new OrmCollection<Rel<CollectionProduct>>(this);
 
+  @Field(() => [Image], { description: 'Images' })
   @OneToMany({ entity: () => CollectionImage, mappedBy: 'collection', orderBy: { position: 'asc', id: 'asc' } })
   images = new OrmCollection<Rel<CollectionImage>>(this);
 }

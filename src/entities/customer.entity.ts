@@ -64,9 +64,11 @@ export class Customer {
   @Property({ type: 'integer', default: 1 })
   version: number = 1;
 
+  @Field(() => [CustomerAddress], { description: 'The first is the primary address' })
   @OneToMany({ entity: () => CustomerAddress, mappedBy: 'customer', orderBy: { position: 'asc', id: 'asc' } })
   addresses = new Collection<Rel<CustomerAddress>>(this);
 
+  @Field(() => [CustomerPaymentMethod], { description: 'Payment methods the customer has used' })
   @OneToMany({ entity: () => CustomerPaymentMethod, mappedBy: 'customer', orderBy: { id: 'asc' } })
   paymentMethods = new Collection<Rel<CustomerPaymentMethod>>(this);
 

@@ -134,15 +134,19 @@ export class Order {
   @Property({ type: 'integer', default: 1 })
   version: number = 1;
 
+  @Field(() => [LineItem], { description: 'Line items, in the order they were added' })
   @OneToMany({ entity: () => LineItem, mappedBy: 'order', orderBy: { id: 'asc' } })
-  items = new Collection<Rel<LineItem>>(this);
+  lineItems = new Collection<Rel<LineItem>>(this);
 
+  @Field(() => [Fulfilment], { description: 'Fulfilments, oldest first' })
   @OneToMany({ entity: () => Fulfilment, mappedBy: 'order', orderBy: { id: 'asc' } })
   fulfilments = new Collection<Rel<Fulfilment>>(this);
 
+  @Field(() => [Shipment], { description: 'Shipments, oldest first' })
   @OneToMany({ entity: () => Shipment, mappedBy: 'order', orderBy: { id: 'asc' } })
   shipments = new Collection<Rel<Shipment>>(this);
 
+  @Field(() => [Restock], { description: 'Restocks, oldest first' })
   @OneToMany({ entity: () => Restock, mappedBy: 'order', orderBy: { id: 'asc' } })
   restocks = new Collection<Rel<Restock>>(this);
 }

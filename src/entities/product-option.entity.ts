@@ -31,6 +31,7 @@ export class ProductOption {
   @Property({ type: TextArrayType })
   values: string[] = [];
 
+  @Field(() => [OptionThumbnail], { description: 'How each value is pictured' })
   @OneToMany({ entity: () => OptionThumbnail, mappedBy: 'option', orderBy: { position: 'asc', id: 'asc' } })
   thumbnails = new Collection<Rel<OptionThumbnail>>(this);
 }

@@ -4,6 +4,7 @@ import { Field, Int, ObjectType } from 'type-graphql';
 import { DecimalScalar } from '../schema/scalars/decimal.scalar.js';
 import { Product } from './product.entity.js';
 import { VariantImage } from './variant-image.entity.js';
+import { Image } from './image.entity.js';
 import { TextArrayType } from './text-array.type.js';
 
 /**
@@ -48,6 +49,7 @@ export class ProductVariant {
   @Property({ type: 'boolean', default: false })
   ignore: boolean = false;
 
+  @Field(() => [Image], { description: "The variant's own images, used when it changes the look" })
   @OneToMany({ entity: () => VariantImage, mappedBy: 'variant', orderBy: { position: 'asc', id: 'asc' } })
   images = new Collection<Rel<VariantImage>>(this);
 }

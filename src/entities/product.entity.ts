@@ -4,6 +4,7 @@ import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { DecimalScalar } from '../schema/scalars/decimal.scalar.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { ProductImage } from './product-image.entity.js';
+import { Image } from './image.entity.js';
 import { ProductOption } from './product-option.entity.js';
 import { ProductTextarea } from './product-textarea.entity.js';
 import { ProductVariant } from './product-variant.entity.js';
@@ -110,15 +111,19 @@ export class Product {
   @Property({ type: 'integer', default: 1 })
   version: number = 1;
 
+  @Field(() => [ProductOption], { description: 'Options (e.g. size, colour), in order' })
   @OneToMany({ entity: () => ProductOption, mappedBy: 'product', orderBy: { position: 'asc', id: 'asc' } })
   options = new Collection<Rel<ProductOption>>(this);
 
+  @Field(() => [ProductVariant], { description: 'Variants, one per combination of option values' })
   @OneToMany({ entity: () => ProductVariant, mappedBy: 'product', orderBy: { position: 'asc', id: 'asc' } })
   variants = new Collection<Rel<ProductVariant>>(this);
 
+  @Field(() => [Image], { description: 'Used when no option changes the look' })
   @OneToMany({ entity: () => ProductImage, mappedBy: 'product', orderBy: { position: 'asc', id: 'asc' } })
   images = new Collection<Rel<ProductImage>>(this);
 
+  @Field(() => [ProductTextarea], { description: 'Named blocks of product text' })
   @OneToMany({ entity: () => ProductTextarea, mappedBy: 'product', orderBy: { position: 'asc', id: 'asc' } })
   textareas = new Collection<Rel<ProductTextarea>>(this);
 }

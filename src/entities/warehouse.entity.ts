@@ -15,6 +15,7 @@ export class Warehouse {
   @Property({ type: 'text' })
   title!: string;
 
+  @Field(() => [InventoryLevel], { description: 'Units held, per variant' })
   @OneToMany({ entity: () => InventoryLevel, mappedBy: 'warehouse', orderBy: { variant: 'asc' } })
   stock = new Collection<Rel<InventoryLevel>>(this);
 }

@@ -6,7 +6,7 @@ import { importFolder } from '../folder-modules.js';
 import { authChecker } from '../resolvers/auth-checker.js';
 import { inputGuard } from '../resolvers/input-guard.middleware.js';
 import { restoreInheritedExtensions } from '../schema/inherited-extensions.js';
-import { isMarkedRowProperty, isRowProperty } from '../reads/read-model.js';
+import { isComputedRowProperty } from '../reads/read-plan.js';
 
 /**
  * Every resolver class of src/resolvers, found at start: a class declared with `@Resolver()` in a
@@ -52,10 +52,11 @@ export async function buildStoreSchema(): Promise<GraphQLSchema> {
  * its closures and resolve info, for every value of every row (most of what a list allocated,
  * ~1 MB per 50 products). These fields are left to the default resolver instead, which graphql-jit
  * compiles to a property read of the row, the same value read the same way:
- * - a `@Field` with no `@Authorized`, no middleware, no arguments and its property's own name;
- * - a field resolver marked `@RowProperty()`: it only returns `loaded(row, name)`, a list or value
- *   relation that the read model put on the row under the field's name (src/reads/read-model.ts),
- *   when it too has no `@Authorized`, no middleware and takes nothing but the row.
+ * - a `@Field` with no `@Authorized`, no middleware, no arguments and its property's own name
+ *   (an entity relation's list is such a field: the read plan puts it on the row under its name);
+ * - a field resolver that only returns a list or value `@Computed` under its field's name (the
+ *   read plan put it on the row there, src/reads/read-plan.ts), when it too has no `@Authorized`,
+ *   no middleware and takes nothing but the row.
  * Anything else keeps its resolver.
  */
 function readPlainFieldsAsProperties(schema: GraphQLSchema) {
@@ -77,8 +78,7 @@ function readPlainFieldsAsProperties(schema: GraphQLSchema) {
     const fields = type.getFields();
     for (const field of declaredFields(objectType.target)) {
       const resolver = storage.fieldResolvers.find((r) => r.methodName === field.name && r.getObjectType?.() === field.target);
-      const marked = resolver !== undefined && isMarkedRowProperty(resolver.target, resolver.methodName);
-      if (marked && !isRowProperty(type.name, field.schemaName)) throw new Error(`@RowProperty() on ${type.name}.${field.schemaName}, which is not a list relation of the read model`);
+      const marked = resolver !== undefined && isComputedRowProperty(resolver.target, resolver.methodName, field.schemaName);
       const plain = resolver
         ? marked && unguarded(resolver) && resolver.params?.every((p) => p.kind === 'root')
         : unguarded(field) && !field.params?.length && field.schemaName === field.name;

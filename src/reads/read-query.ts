@@ -5,50 +5,34 @@ import { NotFoundError } from '../domain/errors.js';
 import { runPrepared } from '../db/prepared-statements.js';
 import { countQuery, isEmptyWhere, orderByOf, type Page } from '../domain/listing.js';
 import type { SortTerm } from '../schema/pagination.js';
-import { READ_MODEL, relationKey, type Relation } from './read-model.js';
+import { landingKey, planFor, type Plan, type RelationPlan } from './read-plan.js';
 import { entityPairs, jsonObject, type JsonPairs } from './row-json.js';
-import { selectedProperties } from './selected-columns.js';
 import { below, selectionOf, type SelectionTree } from './selection.js';
 
-/** A row of the read model: the entity's properties as plain values, plus `$relation`s. */
+/** A row as it arrives: its JSON object (see read-row.ts for the types resolvers give it). */
 export type Row = Record<string, unknown>;
 
-/** What a nested row selects; `all` for a relation a resolver needs (every column, whatever is selected). */
-interface Nested {
-  tree: SelectionTree;
-  all: boolean;
-}
-
-function relationSql(em: EntityManager, relation: Relation, parent: string, nested: Nested, depth: number): string {
+function relationSql(relation: RelationPlan, parent: string, depth: number): string {
   const child = `t${depth}`;
   switch (relation.kind) {
     case 'many':
-      return `coalesce((select json_agg(${objectSql(em, relation.type, child, nested, depth)} order by ${relation.orderBy(child)}) from ${relation.from(child, parent)}), '[]'::json)`;
+      return `coalesce((select json_agg(${objectSql(relation.plan, child, depth)} order by ${relation.orderBy(child)}) from ${relation.from(child, parent)}), '[]'::json)`;
     case 'one':
-      return `(select ${objectSql(em, relation.type, child, nested, depth)} from ${relation.from(child, parent)})`;
+      return `(select ${objectSql(relation.plan, child, depth)} from ${relation.from(child, parent)})`;
     case 'values':
       return relation.sql(parent);
   }
 }
 
 /**
- * One row of `type` (alias `alias`) as a JSON expression: the columns the selection needs (see
- * selected-columns.ts), and each relation the selection reaches, nested as a subquery. The
- * selection decides the SQL; nothing else does. A relation that a field resolver needs (e.g. a
- * shipment's carrier for its tracking URL) comes with every column.
+ * One row (alias `alias`) as a JSON expression: the columns its plan needs, and each relation,
+ * nested as a subquery. The selection decides the plan (read-plan.ts); nothing else does.
  */
-function objectSql(em: EntityManager, type: string, alias: string, { tree, all }: Nested, depth: number): string {
-  const model = READ_MODEL[type] ?? {};
-  const meta = em.getMetadata().getByClassName(type);
-  const pairs: JsonPairs = entityPairs(meta, alias, all ? null : selectedProperties(meta, model, tree));
-  const relations = new Map<string, Nested>();
-  for (const field of tree.keys()) {
-    if (model.relations?.[field] && !relations.has(field)) relations.set(field, { tree: below(tree, field), all: false });
-    for (const need of model.needs?.[field] ?? []) relations.set(need, { tree: below(tree, need), all: true });
-  }
-  for (const [name, nested] of relations) pairs.push([relationKey(name), relationSql(em, model.relations![name], alias, nested, depth + 1)]);
+function objectSql(plan: Plan, alias: string, depth: number): string {
+  const pairs: JsonPairs = entityPairs(plan.meta, alias, plan.columns);
+  for (const [name, relation] of plan.relations) pairs.push([landingKey(name, relation), relationSql(relation, alias, depth + 1)]);
   const keys = new Set(pairs.map(([key]) => key));
-  if (keys.size !== pairs.length) throw new Error(`read model: a relation of ${type} lands on the key of one of its columns`);
+  if (keys.size !== pairs.length) throw new Error(`read plan: a relation of ${plan.meta.className} lands on the key of one of its columns`);
   return jsonObject(pairs);
 }
 
@@ -59,7 +43,7 @@ function rowSql(em: EntityManager, type: string, tree: SelectionTree): string {
   let byTree = compiled.get(type);
   if (!byTree) compiled.set(type, (byTree = new WeakMap()));
   let sql = byTree.get(tree);
-  if (!sql) byTree.set(tree, (sql = `${objectSql(em, type, 'r0', { tree, all: false }, 0)} as r`));
+  if (!sql) byTree.set(tree, (sql = `${objectSql(planFor(em.getMetadata(), type, tree), 'r0', 0)} as r`));
   return sql;
 }
 

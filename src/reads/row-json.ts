@@ -26,9 +26,9 @@ function columnValue(prop: EntityProperty, alias: string): string {
 
 /**
  * The row of an entity as a plain object with the entity's own property names and value types,
- * so field resolvers read a row exactly as they would read the entity: embeddables nest, a
- * reference is `{ id }` (or null), decimals are strings, timestamps ISO strings. Collections are
- * left out; the read model adds the relations a selection asks for. `only` keeps just those
+ * as JSON gives them (typed by read-row.ts): embeddables nest, a reference is its id (or null),
+ * decimals are strings, timestamps ISO strings. Collections are left out; the read plan adds the
+ * relations a selection asks for. `only` keeps just those
  * properties (the columns a selection needs); the compiled statement is cached by the caller.
  */
 export function entityPairs(meta: EntityMetadata, alias: string, only: ReadonlySet<string> | null = null): JsonPairs {
@@ -45,9 +45,7 @@ export function entityPairs(meta: EntityMetadata, alias: string, only: ReadonlyS
         case 'm:1':
         case '1:1': {
           if (!prop.fieldNames?.length || (prop.kind === '1:1' && !prop.owner)) return [];
-          const column = `${alias}.${quote(prop.fieldNames[0])}`;
-          const ref = `json_build_object('id', ${column})`;
-          return [[prop.name, prop.nullable ? `case when ${column} is null then null else ${ref} end` : ref]];
+          return [[prop.name, `${alias}.${quote(prop.fieldNames[0])}`]];
         }
         default:
           return [];

@@ -1,11 +1,11 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Args, Authorized, Ctx, FieldResolver, Info, Int, Resolver, Root } from 'type-graphql';
 import { memberProductIds, type MembershipRule } from '../domain/collection-membership.js';
-import { CollectionRule } from '../entities/collection-rule.entity.js';
+import type { CollectionRule } from '../entities/collection-rule.entity.js';
 import { Collection } from '../entities/collection.entity.js';
-import { Image } from '../entities/image.entity.js';
 import type { Product } from '../entities/product.entity.js';
-import { loaded, RowProperty, type ReadRow } from '../reads/read-model.js';
+import { Computed, Reads } from '../reads/field-reads.js';
+import type { ReadRow } from '../reads/read-row.js';
 import { readByIds } from '../reads/read-query.js';
 import { below, selectionOf, type SelectionTree } from '../reads/selection.js';
 import type { GraphQLContext } from './context.js';
@@ -21,30 +21,26 @@ const keyOf = (tree: SelectionTree) => {
 };
 
 /** The collections (rows with their rules) whose members a request asked for, by id. */
-const asked = new WeakMap<GraphQLContext['loaders'], Map<number, Collection>>();
+const asked = new WeakMap<GraphQLContext['loaders'], Map<number, WithRules>>();
+
+type WithRules = ReadRow<Collection, { rules: ReadRow<CollectionRule>[] }>;
 
 @Resolver(() => Collection)
 export class CollectionFieldsResolver {
-  @RowProperty()
-  @FieldResolver(() => [CollectionRule], { description: 'Membership rules (rule-based collections)' })
-  rules(@Root() collection: ReadRow<Collection>): CollectionRule[] {
-    return loaded(collection, 'rules');
-  }
-
-  @RowProperty()
-  @FieldResolver(() => [Image], { description: 'Images' })
-  images(@Root() collection: ReadRow<Collection>): Image[] {
-    return loaded(collection, 'images');
-  }
-
-  @RowProperty()
+  @Computed({
+    kind: 'values',
+    sql: (p) => `coalesce((select json_agg(mcp.product_id order by mcp.position, mcp.id) from collection_product mcp
+      where mcp.collection_id = ${p}.id), '[]'::json)`,
+  })
   @FieldResolver(() => [Int], { description: 'Product ids added by hand (empty for a rule-based collection)' })
-  manualProductIds(@Root() collection: ReadRow<Collection>): number[] {
-    return loaded(collection, 'manualProductIds');
+  manualProductIds(@Root() collection: ReadRow<Collection, { manualProductIds: number[] }>): number[] {
+    return collection.manualProductIds;
   }
 
+  // Membership is computed from the rules when read (collection-membership.ts).
+  @Reads('type', 'rulesMatchCondition', 'rules')
   @FieldResolver(() => [Int], { description: 'Ids of the member products: manual links, or the rules evaluated now' })
-  async productIds(@Root() collection: ReadRow<Collection>, @Ctx() { loaders }: GraphQLContext): Promise<number[]> {
+  async productIds(@Root() collection: WithRules, @Ctx() { loaders }: GraphQLContext): Promise<number[]> {
     // The read model brings each collection with its rules; the memberships of every collection
     // of the response are then computed in one statement.
     let collections = asked.get(loaders);
@@ -60,7 +56,7 @@ export class CollectionFieldsResolver {
             id: c.id,
             type: c.type,
             rulesMatchCondition: c.rulesMatchCondition,
-            rules: loaded<MembershipRule[]>(c, 'rules'),
+            rules: c.rules,
           })),
         );
         return [...members].flatMap(([collectionId, productIds]) => productIds.map((productId) => ({ collectionId, productId })));
@@ -72,9 +68,10 @@ export class CollectionFieldsResolver {
 
   // Whole products are product data: they need read_products, not just read_collections.
   @Authorized('read_products')
+  @Reads('type', 'rulesMatchCondition', 'rules')
   @FieldResolver(() => ProductPage, { description: 'The member products, a page at a time, in the order of productIds' })
   async products(
-    @Root() collection: ReadRow<Collection>,
+    @Root() collection: WithRules,
     @Args(() => PageArgs) { page, size }: PageArgs,
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,

@@ -1,39 +1,36 @@
 import { FieldResolver, Int, Resolver, Root } from 'type-graphql';
-import { CustomerAddress } from '../entities/customer-address.entity.js';
-import { CustomerPaymentMethod } from '../entities/customer-payment-method.entity.js';
 import { Customer } from '../entities/customer.entity.js';
-import { loaded, RowProperty, type ReadRow } from '../reads/read-model.js';
+import { Computed, Reads } from '../reads/field-reads.js';
+import type { ReadRow } from '../reads/read-row.js';
 import { CustomerStatistics } from '../schema/types/customer-statistics.type.js';
 
-/** A customer's relations and derived figures, aggregated into the customer's statement by the read model. */
+/** A customer's derived figures; its addresses and payment methods are the entity's relations. */
 @Resolver(() => Customer)
 export class CustomerFieldsResolver {
-  @RowProperty()
-  @FieldResolver(() => [CustomerAddress], { description: 'The first is the primary address' })
-  addresses(@Root() customer: ReadRow<Customer>): CustomerAddress[] {
-    return loaded(customer, 'addresses');
-  }
-
-  @RowProperty()
-  @FieldResolver(() => [CustomerPaymentMethod], { description: 'Payment methods the customer has used' })
-  paymentMethods(@Root() customer: ReadRow<Customer>): CustomerPaymentMethod[] {
-    return loaded(customer, 'paymentMethods');
-  }
-
+  @Reads('lastPurchase', 'orderCount', 'lifetimeSpent')
   @FieldResolver(() => CustomerStatistics, { description: 'Order count, lifetime spend and last purchase' })
   statistics(@Root() customer: ReadRow<Customer>): CustomerStatistics {
     return { lastPurchase: customer.lastPurchase, orderCount: customer.orderCount, lifetimeSpent: customer.lifetimeSpent };
   }
 
-  @RowProperty()
+  @Computed({
+    kind: 'values',
+    sql: (p) => `coalesce((select json_agg(co.id order by co.id) from orders co where co.customer_id = ${p}.id), '[]'::json)`,
+  })
   @FieldResolver(() => [Int], { description: "Ids of the customer's orders, oldest first" })
-  orderIds(@Root() customer: ReadRow<Customer>): number[] {
-    return loaded(customer, 'orderIds');
+  orderIds(@Root() customer: ReadRow<Customer, { orderIds: number[] }>): number[] {
+    return customer.orderIds;
   }
 
-  @RowProperty()
+  // The current tags of every product the customer bought (docs/decisions.md#customers), distinct and sorted.
+  @Computed({
+    kind: 'values',
+    sql: (p) => `coalesce((select json_agg(distinct ct.tag order by ct.tag)
+      from orders co join line_item cli on cli.order_id = co.id join product cp on cp.id = cli.product_id
+      cross join lateral unnest(cp.tags) as ct(tag) where co.customer_id = ${p}.id), '[]'::json)`,
+  })
   @FieldResolver(() => [String], { description: 'Current tags of every product the customer bought, distinct, sorted' })
-  tags(@Root() customer: ReadRow<Customer>): string[] {
-    return loaded(customer, 'tags');
+  tags(@Root() customer: ReadRow<Customer, { tags: string[] }>): string[] {
+    return customer.tags;
   }
 }

@@ -3,7 +3,8 @@ import { Args, ArgsType, Authorized, Ctx, Field, FieldResolver, Info, Int, Objec
 import { NotFoundError } from '../domain/errors.js';
 import { Order } from '../entities/order.entity.js';
 import { StoreEvent } from '../entities/store-event.entity.js';
-import { loaded, type ReadRow } from '../reads/read-model.js';
+import { Computed, Reads } from '../reads/field-reads.js';
+import type { ReadRow } from '../reads/read-row.js';
 import { readPage } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from './context.js';
@@ -46,18 +47,20 @@ export class EventResolver {
 
 @Resolver(() => StoreEvent)
 export class EventFieldsResolver {
+  @Reads('actorTokenId', 'actorName')
   @FieldResolver(() => EventActor, { nullable: true, description: 'The token that made the change; null for the service itself' })
   actor(@Root() event: ReadRow<StoreEvent>): EventActor | null {
     return event.actorTokenId == null ? null : { tokenId: event.actorTokenId, name: event.actorName ?? '' };
   }
 }
 
-/** `Order.events`: the whole timeline of an order, oldest first, aggregated into the order's statement. */
+/** `Order.events`: the whole timeline of an order, oldest first, aggregated into the order's statement (events keep the order's id, not a reference: they outlive it). */
 @Resolver(() => Order)
 export class OrderEventsFieldResolver {
   @Authorized('read_orders')
+  @Computed({ kind: 'many', entity: () => StoreEvent, where: (e, o) => `${e}.order_id = ${o}.id`, orderBy: (e) => `${e}.id` })
   @FieldResolver(() => [StoreEvent], { description: 'Every change to this order, oldest first (GET /orders/{id}/events pages them)' })
-  events(@Root() order: ReadRow<Order>): StoreEvent[] {
-    return loaded(order, 'events');
+  events(@Root() order: ReadRow<Order, { events: ReadRow<StoreEvent>[] }>): ReadRow<StoreEvent>[] {
+    return order.events;
   }
 }

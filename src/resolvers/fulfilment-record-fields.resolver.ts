@@ -1,61 +1,72 @@
 import { FieldResolver, Int, Resolver, Root } from 'type-graphql';
+import type { FulfilmentItem } from '../entities/fulfilment-item.entity.js';
 import { Fulfilment } from '../entities/fulfilment.entity.js';
 import { Restock } from '../entities/restock.entity.js';
 import { Shipment } from '../entities/shipment.entity.js';
 import type { ShippingCarrier } from '../entities/shipping-carrier.entity.js';
-import { loaded, type ReadRow } from '../reads/read-model.js';
+import { Reads } from '../reads/field-reads.js';
+import type { ReadRow } from '../reads/read-row.js';
 import { RecordItem } from './order-parts.type.js';
 
-type ItemRow = { lineItem: { id: number }; quantity: number };
+/** A record with its items (fulfilment, shipment and restock items have the same two columns). */
+type WithItems<E> = ReadRow<E, { items: ReadRow<FulfilmentItem>[] }>;
 
-const recordItems = (record: object): RecordItem[] => loaded<ItemRow[]>(record, 'items').map((i) => ({ id: i.lineItem.id, quantity: i.quantity }));
+const recordItems = (record: WithItems<object>): RecordItem[] => record.items.map((i) => ({ id: i.lineItem, quantity: i.quantity }));
 
 /** Fulfilment, shipment and restock records as docs/decisions.md#records shapes them; items come with the record. */
 @Resolver(() => Fulfilment)
 export class FulfilmentFieldsResolver {
+  @Reads('warehouse')
   @FieldResolver(() => Int, { nullable: true, description: 'The warehouse the units came from' })
   warehouse(@Root() fulfilment: ReadRow<Fulfilment>): number | null {
-    return fulfilment.warehouse?.id ?? null;
+    return fulfilment.warehouse;
   }
 
+  @Reads('items.lineItem', 'items.quantity')
   @FieldResolver(() => [RecordItem], { description: 'Line items and units in the fulfilment' })
-  items(@Root() fulfilment: ReadRow<Fulfilment>): RecordItem[] {
+  items(@Root() fulfilment: WithItems<Fulfilment>): RecordItem[] {
     return recordItems(fulfilment);
   }
 }
 
 @Resolver(() => Shipment)
 export class ShipmentFieldsResolver {
+  @Reads('fulfilment')
   @FieldResolver(() => Int, { description: 'The fulfilment shipped from' })
   fulfilmentId(@Root() shipment: ReadRow<Shipment>): number {
-    return shipment.fulfilment.id;
+    return shipment.fulfilment;
   }
 
+  @Reads('carrier')
   @FieldResolver(() => Int, { description: 'The carrier id' })
   shippingCarrier(@Root() shipment: ReadRow<Shipment>): number {
-    return shipment.carrier.id;
+    return shipment.carrier;
   }
 
+  @Reads('trackingNumber', 'carrier.url')
   @FieldResolver(() => String, { description: "The carrier's URL followed by the tracking number" })
-  trackingUrl(@Root() shipment: ReadRow<Shipment>): string {
-    return `${loaded<ShippingCarrier | null>(shipment, 'carrier')?.url ?? ''}${shipment.trackingNumber}`;
+  trackingUrl(@Root() shipment: ReadRow<Shipment, { $carrier: ReadRow<ShippingCarrier> | null }>): string {
+    return `${shipment.$carrier?.url ?? ''}${shipment.trackingNumber}`;
   }
 
+  @Reads('items.lineItem', 'items.quantity')
   @FieldResolver(() => [RecordItem], { description: 'Line items and units shipped' })
-  items(@Root() shipment: ReadRow<Shipment>): RecordItem[] {
+  items(@Root() shipment: WithItems<Shipment>): RecordItem[] {
     return recordItems(shipment);
   }
 }
 
 @Resolver(() => Restock)
 export class RestockFieldsResolver {
+  @Reads('warehouse')
   @FieldResolver(() => Int, { description: 'Warehouse id the units went back to' })
   warehouse(@Root() restock: ReadRow<Restock>): number {
-    return restock.warehouse.id;
+    return restock.warehouse;
   }
 
+  @Reads('items.lineItem', 'items.quantity')
   @FieldResolver(() => [RecordItem], { description: 'Line items and units restocked' })
-  items(@Root() restock: ReadRow<Restock>): RecordItem[] {
+  items(@Root() restock: WithItems<Restock>): RecordItem[] {
     return recordItems(restock);
   }
 }

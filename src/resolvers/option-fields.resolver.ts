@@ -1,22 +1,15 @@
 import { FieldResolver, Resolver, Root } from 'type-graphql';
 import { Image } from '../entities/image.entity.js';
 import { OptionThumbnail } from '../entities/option-thumbnail.entity.js';
-import { ProductOption } from '../entities/product-option.entity.js';
-import { loaded, RowProperty, type ReadRow } from '../reads/read-model.js';
-
-@Resolver(() => ProductOption)
-export class OptionFieldsResolver {
-  @RowProperty()
-  @FieldResolver(() => [OptionThumbnail], { description: 'How each value is pictured' })
-  thumbnails(@Root() option: ReadRow<ProductOption>): OptionThumbnail[] {
-    return loaded(option, 'thumbnails');
-  }
-}
+import { Reads } from '../reads/field-reads.js';
+import type { ReadRow } from '../reads/read-row.js';
 
 @Resolver(() => OptionThumbnail)
 export class ThumbnailFieldsResolver {
+  // Returns the `image` relation: the read plan loads it with this field's selection.
+  @Reads('image')
   @FieldResolver(() => Image, { nullable: true, description: 'The swatch image, when the value is pictured by one' })
-  image(@Root() thumbnail: ReadRow<OptionThumbnail>): Image | null {
-    return loaded(thumbnail, 'image');
+  image(@Root() thumbnail: ReadRow<OptionThumbnail, { $image: ReadRow<Image> | null }>): ReadRow<Image> | null {
+    return thumbnail.$image;
   }
 }

@@ -1,77 +1,59 @@
 import { FieldResolver, Resolver, Root } from 'type-graphql';
-import { Customer } from '../entities/customer.entity.js';
-import { Fulfilment } from '../entities/fulfilment.entity.js';
-import { LineItem } from '../entities/line-item.entity.js';
+import type { Customer } from '../entities/customer.entity.js';
 import { Order } from '../entities/order.entity.js';
-import { Restock } from '../entities/restock.entity.js';
-import type { StoreSettings } from '../entities/store-settings.entity.js';
-import { Shipment } from '../entities/shipment.entity.js';
+import { StoreSettings } from '../entities/store-settings.entity.js';
 import { displayNumber, formatOf } from '../domain/order-number.js';
-import { loaded, RowProperty, type ReadRow } from '../reads/read-model.js';
+import { Computed, Reads } from '../reads/field-reads.js';
+import type { ReadRow } from '../reads/read-row.js';
 import {
   OrderAddress, OrderConversion, OrderCustomer, OrderPayment, OrderRiskLevel, OrderShipping,
 } from './order-parts.type.js';
 
-/** An order's grouped fields (from its own row) and its relations (aggregated into the order's statement by the read model). */
+/** An order's grouped fields, from its own row (its relations are the entity's, read by the read plan). */
 @Resolver(() => Order)
 export class OrderFieldsResolver {
+  // The store's one settings row, for the display number (a one-row probe per order, no extra statement).
+  @Computed({ kind: 'one', entity: () => StoreSettings, where: (settings) => `${settings}.id = 1` }, 'numberFormat')
+  @Reads('numberFormat.orderNumberPrefix', 'numberFormat.orderNumberSuffix')
   @FieldResolver(() => String, { description: 'Order number with the display prefix/suffix of the store settings' })
-  displayNumber(@Root() order: ReadRow<Order>): string {
-    return displayNumber(order.id, formatOf(loaded<StoreSettings | null>(order, 'numberFormat')));
+  displayNumber(@Root() order: ReadRow<Order, { $numberFormat: ReadRow<StoreSettings> | null }>): string {
+    return displayNumber(order.id, formatOf(order.$numberFormat));
   }
 
+  @Reads('shippingDescription', 'shippingPrice')
   @FieldResolver(() => OrderShipping, { description: 'Shipping method and its price' })
   shipping(@Root() order: ReadRow<Order>): OrderShipping {
     return { description: order.shippingDescription, price: order.shippingPrice };
   }
 
+  @Reads('shippingAddress', 'billingAddress', 'phone')
   @FieldResolver(() => OrderAddress, { description: 'Shipping and billing address and phone' })
   address(@Root() order: ReadRow<Order>): OrderAddress {
     return { shipping: order.shippingAddress, billing: order.billingAddress, phone: order.phone };
   }
 
+  @Reads('paymentType', 'paymentLast4')
   @FieldResolver(() => OrderPayment, { description: 'How the order was paid' })
   payment(@Root() order: ReadRow<Order>): OrderPayment {
     return { type: order.paymentType, last4: order.paymentLast4 };
   }
 
+  @Reads('landingPage', 'referrer')
   @FieldResolver(() => OrderConversion, { description: 'Where the buyer came from' })
   conversion(@Root() order: ReadRow<Order>): OrderConversion {
     return { landingPage: order.landingPage, referrer: order.referrer };
   }
 
+  @Reads('ipFail', 'addressFail', 'zipFail', 'cvcFail')
   @FieldResolver(() => OrderRiskLevel, { description: 'Fraud checks that failed' })
   riskLevel(@Root() order: ReadRow<Order>): OrderRiskLevel {
     return { ipFail: order.ipFail, addressFail: order.addressFail, zipFail: order.zipFail, cvcFail: order.cvcFail };
   }
 
+  @Reads('customer', 'email', 'customer.email', 'customer.firstName', 'customer.lastName')
   @FieldResolver(() => OrderCustomer, { description: 'The customer who placed the order' })
-  customer(@Root() order: ReadRow<Order>): OrderCustomer {
-    const customer = loaded<Customer | null>(order, 'customer');
-    return { id: order.customer.id, email: customer?.email ?? order.email, firstName: customer?.firstName ?? '', lastName: customer?.lastName ?? '' };
-  }
-
-  @RowProperty()
-  @FieldResolver(() => [LineItem], { description: 'Line items, in the order they were added' })
-  lineItems(@Root() order: ReadRow<Order>): LineItem[] {
-    return loaded(order, 'lineItems');
-  }
-
-  @RowProperty()
-  @FieldResolver(() => [Fulfilment], { description: 'Fulfilments, oldest first' })
-  fulfilments(@Root() order: ReadRow<Order>): Fulfilment[] {
-    return loaded(order, 'fulfilments');
-  }
-
-  @RowProperty()
-  @FieldResolver(() => [Shipment], { description: 'Shipments, oldest first' })
-  shipments(@Root() order: ReadRow<Order>): Shipment[] {
-    return loaded(order, 'shipments');
-  }
-
-  @RowProperty()
-  @FieldResolver(() => [Restock], { description: 'Restocks, oldest first' })
-  restocks(@Root() order: ReadRow<Order>): Restock[] {
-    return loaded(order, 'restocks');
+  customer(@Root() order: ReadRow<Order, { $customer: ReadRow<Customer> | null }>): OrderCustomer {
+    const customer = order.$customer;
+    return { id: order.customer, email: customer?.email ?? order.email, firstName: customer?.firstName ?? '', lastName: customer?.lastName ?? '' };
   }
 }

@@ -49,7 +49,7 @@ export class OrderCustomer {
 @ObjectType({ description: 'The variant a line item was bought as' })
 export class LineItemVariant {
   @Field(() => Int, { description: 'Variant id' }) id!: number;
-  @Field(() => [String], { description: 'The combination of option values bought' }) variant!: string[];
+  @Field(() => [String], { description: 'The combination of option values bought' }) variant!: readonly string[];
 }
 
 @ObjectType({ description: 'Exclusive buckets: quantity = notFulfilled + fulfilled + shipped + restocked' })

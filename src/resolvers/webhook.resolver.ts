@@ -5,7 +5,8 @@ import { inTransaction } from '../domain/transaction.js';
 import { WebhookAttempt } from '../entities/webhook-attempt.entity.js';
 import { DeliveryStatus, WebhookDelivery } from '../entities/webhook-delivery.entity.js';
 import { WebhookSubscription } from '../entities/webhook-subscription.entity.js';
-import { loaded, RowProperty, type ReadRow } from '../reads/read-model.js';
+import { Computed } from '../reads/field-reads.js';
+import type { ReadRow } from '../reads/read-row.js';
 import { readPage } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from './context.js';
@@ -98,9 +99,9 @@ export class WebhookSubscriptionFieldsResolver {
 
 @Resolver(() => WebhookDelivery)
 export class WebhookDeliveryFieldsResolver {
-  @RowProperty()
+  @Computed({ kind: 'many', entity: () => WebhookAttempt, where: (a, d) => `${a}.delivery_id = ${d}.id`, orderBy: (a) => `${a}.attempt` })
   @FieldResolver(() => [WebhookAttempt], { description: 'Every attempt, first to last' })
-  attemptLog(@Root() delivery: ReadRow<WebhookDelivery>): WebhookAttempt[] {
-    return loaded(delivery, 'attemptLog');
+  attemptLog(@Root() delivery: ReadRow<WebhookDelivery, { attemptLog: ReadRow<WebhookAttempt>[] }>): ReadRow<WebhookAttempt>[] {
+    return delivery.attemptLog;
   }
 }

@@ -6,7 +6,8 @@ import { TimestampScalar } from '../scalars/timestamp.scalar.js';
 @ObjectType({ description: "Figures over a customer's orders" })
 export class CustomerStatistics {
   @Field(() => TimestampScalar, { nullable: true, description: 'Date of the last order' })
-  lastPurchase!: Date | null;
+  /** As the read path gives it: the timestamp's ISO text (the scalar serialises either). */
+  lastPurchase!: string | Date | null;
 
   @Field(() => Int, { description: 'Number of orders' })
   orderCount!: number;

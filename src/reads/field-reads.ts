@@ -20,7 +20,7 @@ export type ReadPath = string;
 export type ComputedRelation =
   | { kind: 'many'; entity: () => Function; where: (child: string, parent: string) => string; orderBy: (child: string) => string }
   | { kind: 'one'; entity: () => Function; where: (child: string, parent: string) => string }
-  | { kind: 'values'; sql: (parent: string) => string };
+  | { kind: 'json'; sql: (parent: string) => string };
 
 interface Declared {
   reads?: ReadPath[];

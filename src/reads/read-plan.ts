@@ -23,7 +23,7 @@ export interface Plan {
 export type RelationPlan =
   | { kind: 'many'; plan: Plan; from: (child: string, parent: string) => string; orderBy: (child: string) => string }
   | { kind: 'one'; plan: Plan; from: (child: string, parent: string) => string }
-  | { kind: 'values'; sql: (parent: string) => string };
+  | { kind: 'json'; sql: (parent: string) => string };
 
 /** The key a relation lands under on its parent's row: its name, or `$name` for a single row. */
 export const landingKey = (name: string, relation: RelationPlan) => (relation.kind === 'one' ? `$${name}` : name);
@@ -31,7 +31,11 @@ export const landingKey = (name: string, relation: RelationPlan) => (relation.ki
 const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 const column = (alias: string, prop: EntityProperty) => `${alias}.${quote(prop.fieldNames[0])}`;
 const primaryOf = (meta: EntityMetadata) => meta.getPrimaryProps()[0];
-const tableOf = (meta: EntityMetadata) => quote(meta.tableName);
+/** The primary key of `meta`: its property name, and its column on `alias`. */
+export const primaryKey = (meta: EntityMetadata, alias: string) => ({ property: primaryOf(meta).name, column: column(alias, primaryOf(meta)) });
+export const tableOf = (meta: EntityMetadata) => quote(meta.tableName);
+/** The column of an entity property on `alias`. */
+export const columnOf = (meta: EntityMetadata, property: string, alias: string) => column(alias, meta.properties[property as never]);
 
 interface TypeFields {
   /** GraphQL field → the entity property a `@Field` of the entity reads, and the field's type. */
@@ -78,7 +82,7 @@ function merge(into: Plan, from: Plan) {
 function addRelationPlan(plan: Plan, name: string, relation: RelationPlan) {
   const known = plan.relations.get(name);
   if (!known) plan.relations.set(name, relation);
-  else if (known.kind !== 'values' && relation.kind !== 'values') merge(known.plan, relation.plan);
+  else if (known.kind !== 'json' && relation.kind !== 'json') merge(known.plan, relation.plan);
 }
 
 const isRelation = (prop: EntityProperty | undefined) => prop !== undefined && prop.kind !== 'scalar' && prop.kind !== 'embedded';
@@ -156,7 +160,7 @@ function rowsPlan(meta: EntityMetadata, tree: SelectionTree | null): Plan {
 }
 
 function computedRelation(relation: ComputedRelation, tree: SelectionTree | null): RelationPlan {
-  if (relation.kind === 'values') return relation;
+  if (relation.kind === 'json') return relation;
   const meta = metaOf(relation.entity());
   const from = (c: string, p: string) => `${tableOf(meta)} ${c} where ${relation.where(c, p)}`;
   return relation.kind === 'many'
@@ -190,7 +194,7 @@ function addPath(plan: Plan, path: ReadPath) {
   const whole = !rest.length || (rest.length === 1 && rest[0] === '*');
   addRelation(plan, head, whole ? null : new Map(), undefined);
   const relation = plan.relations.get(head)!;
-  if (!whole && relation.kind !== 'values') addPath(relation.plan, rest.join('.'));
+  if (!whole && relation.kind !== 'json') addPath(relation.plan, rest.join('.'));
 }
 
 /**

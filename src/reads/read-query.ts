@@ -5,7 +5,7 @@ import { NotFoundError } from '../domain/errors.js';
 import { runPrepared } from '../db/prepared-statements.js';
 import { countQuery, isEmptyWhere, orderByOf, type Page } from '../domain/listing.js';
 import type { SortTerm } from '../schema/pagination.js';
-import { landingKey, planFor, type Plan, type RelationPlan } from './read-plan.js';
+import { landingKey, planFor, columnOf, primaryKey, tableOf, type Plan, type RelationPlan } from './read-plan.js';
 import { entityPairs, jsonObject, type JsonPairs } from './row-json.js';
 import { below, selectionOf, type SelectionTree } from './selection.js';
 
@@ -19,7 +19,7 @@ function relationSql(relation: RelationPlan, parent: string, depth: number): str
       return `coalesce((select json_agg(${objectSql(relation.plan, child, depth)} order by ${relation.orderBy(child)}) from ${relation.from(child, parent)}), '[]'::json)`;
     case 'one':
       return `(select ${objectSql(relation.plan, child, depth)} from ${relation.from(child, parent)})`;
-    case 'values':
+    case 'json':
       return relation.sql(parent);
   }
 }
@@ -32,7 +32,7 @@ function objectSql(plan: Plan, alias: string, depth: number): string {
   const pairs: JsonPairs = entityPairs(plan.meta, alias, plan.columns);
   for (const [name, relation] of plan.relations) pairs.push([landingKey(name, relation), relationSql(relation, alias, depth + 1)]);
   const keys = new Set(pairs.map(([key]) => key));
-  if (keys.size !== pairs.length) throw new Error(`read plan: a relation of ${plan.meta.className} lands on the key of one of its columns`);
+  if (keys.size !== pairs.length) throw new Error(`read plan: a relation of ${plan.meta.className} lands where one of its columns does`);
   return jsonObject(pairs);
 }
 
@@ -54,7 +54,7 @@ const DEFERRED_JOIN_OFFSET = 1000;
 function orderSql(meta: EntityMetadata, orderBy: Record<string, 'asc' | 'desc'>[], alias: string): string {
   return orderBy
     .flatMap((term) => Object.entries(term))
-    .map(([property, direction]) => `${alias}."${meta.properties[property as never].fieldNames[0]}" ${direction}`)
+    .map(([property, direction]) => `${columnOf(meta, property, alias)} ${direction}`)
     .join(', ');
 }
 
@@ -84,38 +84,39 @@ export async function readPage(
   // parameter, so the statement texts are the finite set of query shapes, not one per search.
   if (!Number.isSafeInteger(args.size) || !Number.isSafeInteger(offset)) throw new Error('page bounds must be whole numbers');
   const window = `limit ${args.size} offset ${offset}`;
+  const table = tableOf(meta);
+  const key = primaryKey(meta, 'r0').column;
   let page: { sql: string; params: readonly unknown[] };
   let count: { sql: string; params: readonly unknown[] } = { sql: 'select null', params: [] };
   if (isEmptyWhere(where)) {
     // An unfiltered list: the statement from the read model and the whitelisted sort alone.
-    const table = `"${meta.tableName}"`;
     page = deep
       ? // Deep page: the page's ids come from the sort index (an index-only scan past the offset
         // rows), then just those rows are read, instead of reading and discarding every earlier row.
-        { sql: `select ${numbered} from ${table} r0 where r0.id in (select r0.id from ${table} r0 order by ${order} ${window})`, params: [] }
+        { sql: `select ${numbered} from ${table} r0 where ${key} in (select ${key} from ${table} r0 order by ${order} ${window})`, params: [] }
       : { sql: `select ${numbered} from ${table} r0 order by ${order} ${window}`, params: [] };
     if (counted) count = countQuery(em, meta.class, where);
   } else {
     // The filter is applied once (its raw fragments are single-use) and the builder cloned from it.
     const filtered = em.createQueryBuilder(meta.class, 'r0').where(where as never);
     if (deep) {
-      const ids = filtered.clone().select('id').orderBy(orderBy as never).toQuery();
-      page = { sql: `select ${numbered} from "${meta.tableName}" r0 where r0.id in (${ids.sql} ${window})`, params: ids.params };
+      const ids = filtered.clone().select(primaryKey(meta, 'r0').property).orderBy(orderBy as never).toQuery();
+      page = { sql: `select ${numbered} from ${table} r0 where ${key} in (${ids.sql} ${window})`, params: ids.params };
     } else {
       const rows = filtered.clone().select(raw(numbered)).orderBy(orderBy as never).toQuery();
       page = { sql: `${rows.sql} ${window}`, params: rows.params };
     }
     if (counted) count = countQuery(em, meta.class, where, filtered);
   }
-  const [row] = await runPrepared<{ items: Row[]; total: string | null }>(
+  const [row] = await runPrepared<{ items: Row[]; matching: string | null }>(
     em,
-    `select coalesce((select json_agg(p.r order by p.n) from (${page.sql}) p), '[]'::json) as items, (${count.sql}) as total`,
+    `select coalesce((select json_agg(p.r order by p.n) from (${page.sql}) p), '[]'::json) as items, (${count.sql}) as matching`,
     [...page.params, ...count.params],
   );
   // A long page is parsed in one go and then executed and serialised in one go: yielding here
   // lets the event loop answer waiting sockets (probes, short reads) between the two halves.
   if (row.items.length > LONG_PAGE) await yieldToEventLoop();
-  const totalCount = row.total === null ? Number.NaN : Number(row.total);
+  const totalCount = row.matching === null ? Number.NaN : Number(row.matching);
   return { items: row.items, totalCount, page: args.page, size: args.size, pageCount: Math.ceil(totalCount / args.size) };
 }
 
@@ -128,8 +129,9 @@ export async function readByIds(em: EntityManager, type: string, selection: Sele
   const meta = em.getMetadata().getByClassName(type);
   // One id or an array of them, bound: two statement texts per selection, whatever the number of ids.
   const [match, params] = ids.length === 1 ? ['= ?', ids] : ['= any(?::int[])', [ids]];
-  const rows = await runPrepared<{ r: Row }>(em, `select ${rowSql(em, type, selection)} from "${meta.tableName}" r0 where r0.id ${match}`, params);
-  const byId = new Map(rows.map((row) => [row.r.id as number, row.r]));
+  const key = primaryKey(meta, 'r0');
+  const rows = await runPrepared<{ r: Row }>(em, `select ${rowSql(em, type, selection)} from ${tableOf(meta)} r0 where ${key.column} ${match}`, params);
+  const byId = new Map(rows.map((row) => [row.r[key.property], row.r]));
   return ids.map((id) => byId.get(id)).filter((row): row is Row => row !== undefined);
 }
 

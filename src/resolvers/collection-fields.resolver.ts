@@ -28,7 +28,7 @@ type WithRules = ReadRow<Collection, { rules: ReadRow<CollectionRule>[] }>;
 @Resolver(() => Collection)
 export class CollectionFieldsResolver {
   @Computed({
-    kind: 'values',
+    kind: 'json',
     sql: (p) => `coalesce((select json_agg(mcp.product_id order by mcp.position, mcp.id) from collection_product mcp
       where mcp.collection_id = ${p}.id), '[]'::json)`,
   })

@@ -14,7 +14,7 @@ export class CustomerFieldsResolver {
   }
 
   @Computed({
-    kind: 'values',
+    kind: 'json',
     sql: (p) => `coalesce((select json_agg(co.id order by co.id) from orders co where co.customer_id = ${p}.id), '[]'::json)`,
   })
   @FieldResolver(() => [Int], { description: "Ids of the customer's orders, oldest first" })
@@ -24,7 +24,7 @@ export class CustomerFieldsResolver {
 
   // The current tags of every product the customer bought (docs/decisions.md#customers), distinct and sorted.
   @Computed({
-    kind: 'values',
+    kind: 'json',
     sql: (p) => `coalesce((select json_agg(distinct ct.tag order by ct.tag)
       from orders co join line_item cli on cli.order_id = co.id join product cp on cp.id = cli.product_id
       cross join lateral unnest(cp.tags) as ct(tag) where co.customer_id = ${p}.id), '[]'::json)`,

@@ -14,7 +14,7 @@ const MANUAL = CollectionType.Manual;
 @Resolver(() => Product)
 export class ProductFieldsResolver {
   @Computed({
-    kind: 'values',
+    kind: 'json',
     sql: (p) => `coalesce((select json_agg(pcp.collection_id order by pcp.collection_id) from collection_product pcp
       join collection pc on pc.id = pcp.collection_id and pc.type = ${MANUAL} where pcp.product_id = ${p}.id), '[]'::json)`,
   })

@@ -1,0 +1,62 @@
+// The read path is derived from the entities' metadata (src/reads/read-plan.ts): src/reads names
+// no table and no column of its own, so a relation lives in one place, the entity.
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import ts from 'typescript';
+import { startTestService, type TestService } from './support/harness.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(() => service.stop());
+
+/** The text of every string and template literal of a TypeScript file (template parts without their `${}`). */
+function literalsOf(file: string, source: string): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node)) {
+      // Module specifiers are paths, not SQL.
+      if (!ts.isImportDeclaration(node.parent) && !ts.isExportDeclaration(node.parent)) found.push(node.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true));
+  return found;
+}
+
+it('src/reads holds no table or column name as a string literal', async () => {
+  const names = new Set<string>();
+  for (const meta of service.orm.getMetadata().getAll().values()) {
+    if (meta.embeddable || meta.virtual || !meta.tableName) continue;
+    names.add(meta.tableName);
+    for (const prop of meta.props) for (const column of prop.fieldNames ?? []) names.add(column);
+  }
+  expect([...names]).toEqual(expect.arrayContaining(['orders', 'line_item', 'order_id', 'id']));
+
+  const dir = path.resolve('src/reads');
+  const offending: string[] = [];
+  for (const file of (await readdir(dir)).filter((f) => f.endsWith('.ts'))) {
+    for (const literal of literalsOf(file, await readFile(path.join(dir, file), 'utf8'))) {
+      // Words after `::` are PostgreSQL types (`::text`), not names of this store.
+      for (const word of literal.match(/(?<!::)\b[A-Za-z_][A-Za-z0-9_]*/g) ?? []) {
+        if (names.has(word)) offending.push(`${file}: '${word}' in ${JSON.stringify(literal)}`);
+      }
+    }
+  }
+  expect(offending).toEqual([]);
+});
+
+it('reads a list relation of an entity through its @Field alone, in its orderBy (Order.lineItems, Product.images)', async () => {
+  const [order] = await service.sql<{ id: number }>('select order_id as id from line_item group by order_id having count(*) > 1 order by order_id limit 1');
+  const lines = await service.sql<{ id: number; title: string }>('select id, title from line_item where order_id = ? order by id', [order.id]);
+  const res = await service.graphql('query ($id: Int!) { order(id: $id) { lineItems { id title } } }', { id: order.id });
+  expect(res.body.errors).toBeUndefined();
+  expect(res.body.data.order.lineItems).toEqual(lines);
+
+  const [product] = await service.sql<{ id: number }>('select product_id as id from product_image group by product_id having count(*) > 1 order by product_id limit 1');
+  const images = await service.sql<{ id: number }>('select image_id as id from product_image where product_id = ? order by position, id', [product.id]);
+  const shown = await service.graphql('query ($id: Int!) { product(id: $id) { images { id } } }', { id: product.id });
+  expect(shown.body.errors).toBeUndefined();
+  expect(shown.body.data.product.images).toEqual(images);
+});

@@ -31,6 +31,6 @@ export async function enqueueShipmentMail(em: EntityManager, order: Order, shipm
     carrier: carrier.title,
     event,
   };
-  em.persist(Object.assign(new OutboxMessage(), { kind: 'shipment_mail', payload: payload as unknown as Record<string, unknown> }));
+  em.persist(Object.assign(new OutboxMessage(), { kind: 'shipment_mail', payload: { ...payload } }));
   await em.flush();
 }

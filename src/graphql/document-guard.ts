@@ -50,7 +50,7 @@ function refuse(ctx: Context, message: string, extensions: Record<string, unknow
  */
 export async function documentGuard(ctx: Context, next: Next) {
   if (ctx.path !== '/graphql' || (ctx.method !== 'POST' && ctx.method !== 'GET')) return next();
-  const body = (ctx.request as unknown as { body?: unknown }).body;
+  const body = 'body' in ctx.request ? ctx.request.body : undefined;
   const params = ctx.method === 'POST' && body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : (ctx.query as Record<string, unknown>);
   if (typeof params.query === 'string') {
     const nesting = documentNesting(params.query);

@@ -17,7 +17,7 @@ function within<T>(ms: number, work: Promise<T>): Promise<T> {
  */
 export function operationsMiddleware(orm: MikroORM, canReadMetrics: (authorization: string | undefined) => Promise<'ok' | 'unauthenticated' | 'forbidden'>) {
   let migrated = false;
-  const pool = async () => (await orm.em.getConnection().getNativeClient()) as unknown as Pool;
+  const pool = async (): Promise<Pool> => orm.em.getConnection().getNativeClient();
   registerServiceGauges({
     pool: async () => {
       const p = await pool();

@@ -19,15 +19,18 @@ const measured = new WeakSet<Pool>();
  * admission limits (MAX_IN_FLIGHT) are too high for DB_POOL_MAX.
  */
 export async function measurePoolWait(orm: MikroORM): Promise<void> {
-  const pool = (await orm.em.getConnection().getNativeClient()) as unknown as Pool;
+  const pool: Pool = await orm.em.getConnection().getNativeClient();
   if (!pool || measured.has(pool) || typeof pool.connect !== 'function') return;
   measured.add(pool);
   const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<PoolClient> | void;
-  (pool as unknown as { connect: (...args: unknown[]) => unknown }).connect = (...args: unknown[]) => {
-    if (args.length) return connect(...args); // callback form: not used by the ORM
-    const end = poolWait.startTimer();
-    const checkout = connect() as Promise<PoolClient>;
-    checkout.then(() => end(), () => end());
-    return checkout;
-  };
+  // pg's `connect` is overloaded (promise and callback forms): the timed one is set as a plain value.
+  Object.assign(pool, {
+    connect: (...args: unknown[]) => {
+      if (args.length) return connect(...args); // callback form: not used by the ORM
+      const end = poolWait.startTimer();
+      const checkout = connect() as Promise<PoolClient>;
+      checkout.then(() => end(), () => end());
+      return checkout;
+    },
+  });
 }

@@ -12,6 +12,9 @@ import { below, selectionOf, type SelectionTree } from './selection.js';
 /** A row as it arrives: its JSON object (see read-row.ts for the types resolvers give it). */
 export type Row = Record<string, unknown>;
 
+/** A row of a type read by id: every such type's key is a whole number named `id`. */
+export type RowById = Row & { readonly id: number };
+
 function relationSql(relation: RelationPlan, parent: string, depth: number): string {
   const child = `t${depth}`;
   switch (relation.kind) {
@@ -89,7 +92,7 @@ export async function readPage(
   let page: { sql: string; params: readonly unknown[] };
   let count: { sql: string; params: readonly unknown[] } = { sql: 'select null', params: [] };
   if (isEmptyWhere(where)) {
-    // An unfiltered list: the statement from the read model and the whitelisted sort alone.
+    // An unfiltered list: the statement from the read plan and the whitelisted sort alone.
     page = deep
       ? // Deep page: the page's ids come from the sort index (an index-only scan past the offset
         // rows), then just those rows are read, instead of reading and discarding every earlier row.
@@ -124,15 +127,15 @@ export async function readPage(
 const LONG_PAGE = 100;
 
 /** Rows of `type` by id, in the order of `ids` (missing ones left out), in one statement. */
-export async function readByIds(em: EntityManager, type: string, selection: SelectionTree, ids: readonly number[]): Promise<Row[]> {
+export async function readByIds(em: EntityManager, type: string, selection: SelectionTree, ids: readonly number[]): Promise<RowById[]> {
   if (ids.length === 0) return [];
   const meta = em.getMetadata().getByClassName(type);
   // One id or an array of them, bound: two statement texts per selection, whatever the number of ids.
   const [match, params] = ids.length === 1 ? ['= ?', ids] : ['= any(?::int[])', [ids]];
   const key = primaryKey(meta, 'r0');
-  const rows = await runPrepared<{ r: Row }>(em, `select ${rowSql(em, type, selection)} from ${tableOf(meta)} r0 where ${key.column} ${match}`, params);
+  const rows = await runPrepared<{ r: RowById }>(em, `select ${rowSql(em, type, selection)} from ${tableOf(meta)} r0 where ${key.column} ${match}`, params);
   const byId = new Map(rows.map((row) => [row.r[key.property], row.r]));
-  return ids.map((id) => byId.get(id)).filter((row): row is Row => row !== undefined);
+  return ids.map((id) => byId.get(id)).filter((row): row is RowById => row !== undefined);
 }
 
 /**

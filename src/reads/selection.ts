@@ -11,7 +11,7 @@ import {
 
 /**
  * What a field's selection asks for below it: selected field name → its own selection (aliases of
- * one field merged). Arguments are not kept: the read model only needs to know which relations to
+ * one field merged). Arguments are not kept: the read plan only needs to know which relations to
  * aggregate; a field with arguments (e.g. `Collection.products(page:)`) reads them itself.
  */
 export type SelectionTree = ReadonlyMap<string, SelectionTree>;

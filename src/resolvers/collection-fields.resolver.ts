@@ -3,10 +3,10 @@ import { Args, Authorized, Ctx, FieldResolver, Info, Int, Resolver, Root } from 
 import { memberProductIds, type MembershipRule } from '../domain/collection-membership.js';
 import type { CollectionRule } from '../entities/collection-rule.entity.js';
 import { Collection } from '../entities/collection.entity.js';
-import type { Product } from '../entities/product.entity.js';
+import type { Page } from '../domain/listing.js';
 import { Computed, Reads } from '../reads/field-reads.js';
 import type { ReadRow } from '../reads/read-row.js';
-import { readByIds } from '../reads/read-query.js';
+import { readByIds, type RowById } from '../reads/read-query.js';
 import { below, selectionOf, type SelectionTree } from '../reads/selection.js';
 import type { GraphQLContext } from './context.js';
 import { PageArgs } from '../schema/pagination.js';
@@ -41,7 +41,7 @@ export class CollectionFieldsResolver {
   @Reads('type', 'rulesMatchCondition', 'rules')
   @FieldResolver(() => [Int], { description: 'Ids of the member products: manual links, or the rules evaluated now' })
   async productIds(@Root() collection: WithRules, @Ctx() { loaders }: GraphQLContext): Promise<number[]> {
-    // The read model brings each collection with its rules; the memberships of every collection
+    // The read plan brings each collection with its rules; the memberships of every collection
     // of the response are then computed in one statement.
     let collections = asked.get(loaders);
     if (!collections) asked.set(loaders, (collections = new Map()));
@@ -75,12 +75,12 @@ export class CollectionFieldsResolver {
     @Args(() => PageArgs) { page, size }: PageArgs,
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
-  ): Promise<ProductPage> {
+  ): Promise<Page<RowById>> {
     const ids = await this.productIds(collection, ctx);
     const pageIds = ids.slice((page - 1) * size, page * size);
     const items = below(selectionOf(info), 'items');
-    const loader = ctx.loaders.byId(`collection.products.${keyOf(items)}`, (em, keys) => readByIds(em, 'Product', items, keys) as Promise<unknown> as Promise<Product[]>);
+    const loader = ctx.loaders.byId(`collection.products.${keyOf(items)}`, (em, keys) => readByIds(em, 'Product', items, keys));
     const found = await loader.loadMany(pageIds);
-    return { items: found.filter((p): p is Product => p !== null && !(p instanceof Error)), totalCount: ids.length, page, size, pageCount: Math.ceil(ids.length / size) };
+    return { items: found.filter((p): p is RowById => p !== null && !(p instanceof Error)), totalCount: ids.length, page, size, pageCount: Math.ceil(ids.length / size) };
   }
 }

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 
 /**
- * Per-request batching for what the read model cannot nest into a record's own statement (rule-based
+ * Per-request batching for what the read plan cannot nest into a record's own statement (rule-based
  * collection membership, a collection's page of products, the store's number format): every ask
  * made in the same tick becomes one statement, so a page of 200 records costs what a page of 1 does.
  */

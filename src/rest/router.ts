@@ -38,10 +38,15 @@ function idParam(raw: string | undefined): number {
 }
 
 /** The operation's result, or the problem its errors stand for (field paths in the body's names). */
-function dataOf(result: OperationResult): Record<string, any> {
+/** The operation's `result` field, or the problem its errors (or its absence) make. */
+function resultOf(result: OperationResult): unknown {
   if (result.errors?.length) throw Problem.fromGraphQL(result.errors);
   if (result.data?.result == null) throw new Problem(500, 'Internal server error');
-  return result.data.result as Record<string, any>;
+  return result.data.result;
+}
+
+function dataOf(result: OperationResult): Record<string, any> {
+  return resultOf(result) as Record<string, any>;
 }
 
 /**
@@ -56,7 +61,7 @@ function requestBody(ctx: Context, filter = false): unknown {
   if (hasBody && !ctx.is('application/json', 'application/*+json')) {
     throw new Problem(415, 'Send the request body as application/json');
   }
-  const body = hasBody ? (ctx.request as unknown as { body: unknown }).body : undefined;
+  const body = hasBody && 'body' in ctx.request ? ctx.request.body : undefined;
   const problems = body === undefined ? [] : inputProblems(body, { filter });
   if (problems.length) throw new Problem(422, `Invalid request body: ${problems.map((e) => `${e.field} ${e.message}`).join('; ')}`, problems);
   return body;
@@ -147,7 +152,9 @@ async function handlePosition(ctx: Context, route: PositionRoute, options: RestO
   const params = parseListParams(ctx.query, route.resource);
   const { size, sort } = listVariables(params);
   const result = await session.run({ document: positionDocument(route.resource, route.operation), variables: { id, size, sort } });
-  ctx.body = { page: dataOf(result) as unknown as number };
+  const page = resultOf(result);
+  if (typeof page !== 'number') throw new Problem(500, 'Internal server error');
+  ctx.body = { page };
 }
 
 /** Path parameters as GraphQL Int arguments (`{id}` → `orderId`), each a positive id or a 404. */

@@ -36,12 +36,11 @@ export class TargetRefusedError extends Error {}
 /** `dns.lookup` for webhook sockets: refuses a non-public address unless allowed. */
 export function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
-    lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    lookup(hostname, { ...options, all: true as const }, (error, list) => {
       if (error) return callback(error, '', 4);
-      const list = addresses as unknown as { address: string; family: number }[];
       const refused = allowPrivate ? undefined : list.find((a) => isNonPublicAddress(a.address));
       if (refused) return callback(new TargetRefusedError(`${hostname} resolves to ${refused.address}, a private or loopback address`), '', 4);
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
+      if (options.all) return callback(null, list);
       callback(null, list[0].address, list[0].family);
     });
   };

@@ -38,10 +38,17 @@ export const isEmptyWhere = (where: unknown) => !where || (typeof where === 'obj
  * never read deltas that no trigger keeps. Each branch is an InitPlan that PostgreSQL runs only when
  * the probe picks it.
  */
-const UNFILTERED_COUNT = (table: string) => `select case
-  when exists (select 1 from pg_trigger where tgrelid = ?::regclass and tgfoid = 'row_count_inserted'::regproc)
-  then (select coalesce(sum(delta), 0) from row_count where table_name = ?)
+// The table's name is written into the text, not bound: it comes from the metadata (never from a
+// request), and only as constants can PostgreSQL fold the probe when it plans the statement once
+// (bound, the generic plan it settled on after five runs read a page of 50 orders 2–3× slower in a
+// trial on the test store).
+const UNFILTERED_COUNT = (table: string) => {
+  const name = `'${table.replace(/'/g, "''")}'`;
+  return `select case
+  when exists (select 1 from pg_trigger where tgrelid = ${name}::regclass and tgfoid = 'row_count_inserted'::regproc)
+  then (select coalesce(sum(delta), 0) from row_count where table_name = ${name})
   else (select count(*) from "${table}") end`;
+};
 
 /**
  * The statement counting the rows that match `where`, to be nested into the page's statement:
@@ -50,6 +57,6 @@ const UNFILTERED_COUNT = (table: string) => `select case
  */
 export function countQuery(em: EntityManager, entity: EntityName<object>, where: unknown, filtered?: QueryBuilder<object>): { sql: string; params: readonly unknown[] } {
   const table = em.getMetadata().get(entity).tableName;
-  if (isEmptyWhere(where)) return { sql: UNFILTERED_COUNT(table), params: [table, table] };
+  if (isEmptyWhere(where)) return { sql: UNFILTERED_COUNT(table), params: [] };
   return filtered!.clone().count().toQuery();
 }

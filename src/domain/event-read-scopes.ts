@@ -4,10 +4,11 @@ import type { EventType } from './event-types.js';
 export type EventKind = EventType extends `${infer Kind}.${string}` ? Kind : never;
 
 /**
- * Who may see an event: a token holding the read scope of its record kind (docs/decisions.md §6,
- * the rule of the event feed). A webhook subscription sends events to a URL its creator chose, so
- * subscribing to an event type needs this scope too; otherwise `manage_webhooks` alone would read
- * customers through a webhook. The scope names are those of `src/auth/scopes.ts`.
+ * Who may see an event: a token holding the read scope of its record kind, the rule of the event
+ * feed (docs/integrations.md#who-a-subscription-delivers-for). A webhook subscription sends events
+ * to a URL its creator chose, so subscribing to an event type needs this scope too; otherwise
+ * `manage_webhooks` alone would read customers through a webhook. The scope names are those of
+ * `src/auth/scopes.ts` (a test checks).
  */
 export const EVENT_READ_SCOPES = {
   order: 'read_orders',

@@ -30,7 +30,7 @@ Send \`Idempotency-Key: <unique string>\` on a write to retry it safely: the sam
 Single reads and write answers carry a strong \`ETag\` (the record version; \`fields\`/\`expand\` do not change it). \`If-None-Match\` answers 304 while it still matches; \`If-Match\` on a write answers 412, changing nothing, once the record has moved on. Writes under an order compare with the order's ETag.
 
 ## Webhooks
-The \`webhooks\` section lists what a subscribed endpoint receives. Subscribe over GraphQL with \`createWebhookSubscription\` (scope \`manage_webhooks\`); deliveries are signed per the Standard Webhooks specification.`;
+The \`webhooks\` section lists what a subscribed endpoint receives. Subscribe over GraphQL with \`createWebhookSubscription\` (scope \`manage_webhooks\`, plus the read scope of each event type's records); deliveries are signed per the Standard Webhooks specification.`;
 
 /**
  * Tags whose prose says more than the GraphQL type's description, plus the operational routes. A

@@ -45,7 +45,12 @@ export function postWebhook(url: string, headers: Record<string, string>, body: 
     try {
       request = client.request(target, {
         method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'store-api-webhooks/1' },
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'user-agent': 'store-api-webhooks/1',
+        },
         lookup: guardedLookup(options.allowPrivate),
         agent: false,
       });

@@ -11,9 +11,10 @@ export interface SubscriptionOwner {
 }
 
 /**
- * A subscription delivers under the authority of the token that created it (docs/integrations.md
- * #who-a-subscription-delivers-for): once that token is revoked, or no longer holds the read scope
- * of an event type subscribed to, nothing more is sent. Answers why not, or null when it may send.
+ * A subscription delivers under the authority of the token that created it
+ * (docs/integrations.md#who-a-subscription-delivers-for): once that token is revoked, or no longer
+ * holds the read scope of an event type subscribed to, nothing more is sent. Answers why not, or
+ * null when it may send.
  */
 export function ownerRefusal(owner: SubscriptionOwner, events: readonly string[]): string | null {
   if (owner.tokenId === null) return 'it has no creating token';

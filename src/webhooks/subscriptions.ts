@@ -38,11 +38,19 @@ export type WebhookManager = Actor & { scopes: ReadonlySet<string> };
  * caller must hold the read scope of every event type's record kind (`read_customers` for
  * `customer.updated`): a subscription sends those records to a URL of the caller's choosing.
  */
-export async function createWebhookSubscription(em: EntityManager, caller: WebhookManager, url: string, events: string[]): Promise<{ subscription: WebhookSubscription; secret: string }> {
+export async function createWebhookSubscription(
+  em: EntityManager,
+  caller: WebhookManager,
+  url: string,
+  events: string[],
+): Promise<{ subscription: WebhookSubscription; secret: string }> {
   const eventErrors: FieldError[] = [];
   const unknown = events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
   if (!events.length) eventErrors.push({ field: 'events', message: 'name at least one event type' });
-  if (unknown.length) eventErrors.push({ field: 'events', message: `unknown event type ${unknown.join(', ')}; valid: ${EVENT_TYPES.join(', ')}` });
+  if (unknown.length) {
+    const message = `unknown event type ${unknown.join(', ')}; valid: ${EVENT_TYPES.join(', ')}`;
+    eventErrors.push({ field: 'events', message });
+  }
   if (!eventErrors.length) refuseUnreadableEvents(events as EventType[], caller.scopes);
   const errors = [...(await checkWebhookUrl(url.trim())), ...eventErrors];
   if (errors.length) throw new ValidationError(errors);
@@ -50,7 +58,9 @@ export async function createWebhookSubscription(em: EntityManager, caller: Webho
     throw new ValidationError([{ field: 'url', message: `a store has at most ${MAX_SUBSCRIPTIONS} webhook subscriptions; delete one first` }]);
   }
   const secret = newWebhookSecret();
-  const subscription = Object.assign(new WebhookSubscription(), { url: url.trim(), events: [...new Set(events)], secret, createdByTokenId: caller.tokenId });
+  const subscription = Object.assign(new WebhookSubscription(), {
+    url: url.trim(), events: [...new Set(events)], secret, createdByTokenId: caller.tokenId,
+  });
   await em.persist(subscription).flush();
   return { subscription, secret };
 }
@@ -59,7 +69,8 @@ function refuseUnreadableEvents(events: EventType[], held: ReadonlySet<string>):
   const missing = missingReadScopes(events, held);
   if (!missing.length) return;
   const error = new ForbiddenError(missing);
-  error.message = `Subscribing to these event types needs ${missing.join(' and ')}, which this token lacks (the read scope of their records)`;
+  error.message = `Subscribing to these event types needs ${missing.join(' and ')}, `
+    + 'which this token lacks (the read scope of their records)';
   throw error;
 }
 
@@ -83,7 +94,9 @@ export async function enableWebhookSubscription(em: EntityManager, id: number): 
   const tokenId = subscription.createdByTokenId;
   const token = tokenId === null ? null : await em.findOne(ApiToken, { id: tokenId, revokedAt: null });
   const refusal = ownerRefusal({ tokenId, scopes: token?.scopes ?? null }, subscription.events);
-  if (refusal) throw new ConflictError(`Cannot enable webhook subscription ${id}: ${refusal}; delete it and subscribe again`);
+  if (refusal) {
+    throw new ConflictError(`Cannot enable webhook subscription ${id}: ${refusal}; delete it and subscribe again`);
+  }
   Object.assign(subscription, { disabledAt: null, disabledReason: null, consecutiveFailures: 0 });
   await em.flush();
   return subscription;

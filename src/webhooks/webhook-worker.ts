@@ -78,8 +78,10 @@ update webhook_subscription set consecutive_failures = 0 where id = (select subs
  * `disable_reason` the subscription is disabled at once (its deliveries stay pending).
  */
 const FAILED_SQL = `
-with p as (select ?::int as id, ?::int as attempt, ?::int as status_code, ?::text as error, ?::int as duration_ms, ?::int as max_attempts, ?::int as delay,
-  ?::text as disable_reason),
+with p as (
+  select ?::int as id, ?::int as attempt, ?::int as status_code, ?::text as error, ?::int as duration_ms,
+    ?::int as max_attempts, ?::int as delay, ?::text as disable_reason
+),
 d as (
   update webhook_delivery w set last_status_code = p.status_code, last_error = p.error,
     status = case when p.attempt >= p.max_attempts then 'failed' else 'pending' end,
@@ -90,10 +92,12 @@ d as (
   from p where t.delivery_id = p.id and t.attempt = p.attempt
 )
 update webhook_subscription s set consecutive_failures = s.consecutive_failures + 1,
-  disabled_at = case when d.status = 'failed' or p.disable_reason is not null then coalesce(s.disabled_at, ${SQL_NOW}) else s.disabled_at end,
+  disabled_at = case when d.status = 'failed' or p.disable_reason is not null
+    then coalesce(s.disabled_at, ${SQL_NOW}) else s.disabled_at end,
   disabled_reason = case when s.disabled_at is not null then s.disabled_reason
     when p.disable_reason is not null then p.disable_reason
-    when d.status = 'failed' then 'event ' || (select event_id from webhook_delivery where id = p.id) || ' failed ' || p.attempt || ' attempts (last: ' || coalesce(p.status_code::text, p.error) || ')'
+    when d.status = 'failed' then 'event ' || (select event_id from webhook_delivery where id = p.id)
+      || ' failed ' || p.attempt || ' attempts (last: ' || coalesce(p.status_code::text, p.error) || ')'
     else s.disabled_reason end
 from d, p where s.id = d.subscription_id`;
 
@@ -191,13 +195,20 @@ export class WebhookWorker {
   }
 
   private async attempt(delivery: Claimed): Promise<Outcome> {
-    const refusal = ownerRefusal({ tokenId: delivery.owner_token_id, scopes: delivery.owner_scopes }, delivery.events);
+    const owner = { tokenId: delivery.owner_token_id, scopes: delivery.owner_scopes };
+    const refusal = ownerRefusal(owner, delivery.events);
     if (refusal) return { error: `not sent: ${refusal}`, durationMs: 0, disable: refusal };
     const id = `evt_${delivery.event_id}`;
     const timestamp = Math.floor(Date.now() / 1000);
-    const body = JSON.stringify({ type: delivery.type, timestamp: new Date(delivery.created_at).toISOString(), data: delivery.data });
-    const headers = { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signWebhook(delivery.secret, id, timestamp, body) };
-    return postWebhook(delivery.url, headers, body, { timeoutMs: this.options.timeoutMs, allowPrivate: this.options.allowPrivate });
+    const created = new Date(delivery.created_at).toISOString();
+    const body = JSON.stringify({ type: delivery.type, timestamp: created, data: delivery.data });
+    const headers = {
+      'webhook-id': id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signWebhook(delivery.secret, id, timestamp, body),
+    };
+    const { timeoutMs, allowPrivate } = this.options;
+    return postWebhook(delivery.url, headers, body, { timeoutMs, allowPrivate });
   }
 
   private async record(delivery: Claimed, result: Outcome): Promise<void> {
@@ -212,8 +223,8 @@ export class WebhookWorker {
     await connection.execute(
       FAILED_SQL,
       [
-        delivery.id, delivery.attempts, result.status ?? null, error.slice(0, 1000), result.durationMs, delays.length + 1,
-        delays[Math.min(delivery.attempts, delays.length) - 1] ?? 0, result.disable ?? null,
+        delivery.id, delivery.attempts, result.status ?? null, error.slice(0, 1000), result.durationMs,
+        delays.length + 1, delays[Math.min(delivery.attempts, delays.length) - 1] ?? 0, result.disable ?? null,
       ],
       'run',
     );

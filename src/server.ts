@@ -22,6 +22,20 @@ export interface RunningService {
 }
 
 /**
+ * What a start does to the store before serving: the demo store on an empty database, then the
+ * first token. Run once per start, by the process that owns the start (the only one, or the
+ * WEB_CONCURRENCY primary, whose workers then skip it).
+ */
+export async function prepareStore(
+  database: Database,
+  config: Pick<Config, 'SEED_DEMO' | 'SEED' | 'ADMIN_TOKEN'>,
+): Promise<Pick<RunningService, 'seeded' | 'firstToken'>> {
+  const seeded = config.SEED_DEMO ? await seedIfEmpty(database.orm, { ...DEMO_STORE, seed: config.SEED }) : false;
+  const firstToken = await ensureFirstToken(database.orm.em.fork(), config.ADMIN_TOKEN);
+  return { seeded, firstToken };
+}
+
+/**
  * The start-up contract (docs/decisions.md#start-up-contract): database (embedded or DATABASE_URL)
  * → migrations → demo store on an empty database → first token → listen. `stop` drains in-flight
  * requests first.
@@ -29,8 +43,7 @@ export interface RunningService {
 export async function startService(config: Config): Promise<RunningService> {
   const database = await openDatabase(config, { readTimeoutMs: config.DB_READ_TIMEOUT_MS });
   try {
-    const seeded = config.SEED_DEMO ? await seedIfEmpty(database.orm, { ...DEMO_STORE, seed: config.SEED }) : false;
-    const firstToken = await ensureFirstToken(database.orm.em.fork(), config.ADMIN_TOKEN);
+    const { seeded, firstToken } = await prepareStore(database, config);
     const { app, stop: stopApp } = await createApp({
       orm: database.orm,
       publicUrl: config.PUBLIC_URL,

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Context, Next } from 'koa';
 import type { Pool } from 'pg';
 import { logger } from '../logger.js';
-import { registerServiceGauges, registry } from './metrics.js';
+import { metricsText, registerServiceGauges, registry } from './metrics.js';
 
 const READY_TIMEOUT_MS = 1500;
 
@@ -79,7 +79,7 @@ export function operationsMiddleware(orm: MikroORM, canReadMetrics: (authorizati
         }
         try {
           ctx.type = registry.contentType;
-          ctx.body = await registry.metrics();
+          ctx.body = await metricsText();
         } catch (error) {
           logger.warn({ err: error }, 'metrics collection failed');
           ctx.status = 503;

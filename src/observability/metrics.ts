@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import cluster from 'node:cluster';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** The service's Prometheus registry (process metrics plus the ones below). */
 export const registry = new Registry();
@@ -41,8 +42,57 @@ export function registerServiceGauges(read: {
     name: 'outbox_backlog_messages',
     help: 'outbox messages not yet sent',
     registers: [registry],
+    // One number of the database, read by every worker alike: summing the workers' reads would multiply it.
+    aggregator: 'max',
     async collect() {
       this.set(await read.outboxBacklog());
     },
+  });
+}
+
+const METRICS_REQUEST = 'store:metrics';
+const METRICS_ANSWER = 'store:metrics-answer';
+const METRICS_WAIT_MS = 5000;
+
+if (cluster.isWorker) {
+  // The primary collects every worker's registry over IPC (prom-client's cluster protocol).
+  AggregatorRegistry.setRegistries([registry]);
+  new AggregatorRegistry();
+}
+
+/**
+ * The Prometheus text of `GET /metrics`: this process's registry, or, in a WEB_CONCURRENCY worker,
+ * the sum over every worker (counters and histograms add up; the primary asks each worker), so a
+ * scrape answered by any worker describes the whole service.
+ */
+export async function metricsText(): Promise<string> {
+  if (!cluster.isWorker || !process.send) return registry.metrics();
+  const id = `${process.pid}:${Math.random()}`;
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => done(new Error('the primary did not answer the metrics request')), METRICS_WAIT_MS);
+    const onMessage = (message: { type?: string; id?: string; text?: string; error?: string }) => {
+      if (message?.type !== METRICS_ANSWER || message.id !== id) return;
+      done(message.error === undefined ? null : new Error(message.error), message.text);
+    };
+    const done = (error: Error | null, text?: string) => {
+      clearTimeout(timer);
+      process.off('message', onMessage);
+      if (error) reject(error);
+      else resolve(text ?? '');
+    };
+    process.on('message', onMessage);
+    process.send?.({ type: METRICS_REQUEST, id });
+  });
+}
+
+/** In the WEB_CONCURRENCY primary: answers the workers' `metricsText` requests with every worker's metrics. */
+export function answerMetricsRequests(): void {
+  const aggregator = new AggregatorRegistry();
+  cluster.on('message', (worker, message: { type?: string; id?: string }) => {
+    if (message?.type !== METRICS_REQUEST) return;
+    aggregator.clusterMetrics().then(
+      (text) => worker.isConnected() && worker.send({ type: METRICS_ANSWER, id: message.id, text }),
+      (error: Error) => worker.isConnected() && worker.send({ type: METRICS_ANSWER, id: message.id, error: error.message }),
+    );
   });
 }

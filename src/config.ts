@@ -21,6 +21,14 @@ const schema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .optional(),
+  /** Streaming replicas for reads (docs/operations.md#read-replicas), comma-separated postgres:// URLs. */
+  DATABASE_READ_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v ?? '').split(',').map((u) => u.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^postgres(ql)?:\/\//, 'must be postgres:// URLs, comma-separated'))),
+  /** A replica further behind the primary than this is skipped until it catches up. */
+  REPLICA_MAX_LAG_MS: z.coerce.number().int().min(0).max(3_600_000).default(2000),
   DATA_DIR: z.string().min(1).default('./.data'),
   EMBEDDED_PG_PORT: port.default(0),
   SEED_DEMO: bool.default(true),

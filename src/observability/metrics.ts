@@ -20,12 +20,29 @@ export const graphqlOperations = new Counter({
   registers: [registry],
 });
 
+export const readsByTarget = new Counter({
+  name: 'db_reads_total',
+  help: 'Read operations by the server that ran them (primary, replica-N), when read replicas are configured',
+  labelNames: ['target'] as const,
+  registers: [registry],
+});
+
+export const readFallbacks = new Counter({
+  name: 'db_read_fallbacks_total',
+  help: 'Reads sent to the primary although replicas are configured: behind_write (no replica has the caller\'s write yet), unavailable (none up within the allowed lag), read_failed (the chosen one failed mid-read)',
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});
+
 /** Gauges read at scrape time from the live service (pool, outbox). */
 export function registerServiceGauges(read: {
   pool: () => Promise<{ total: number; idle: number; waiting: number }>;
   outboxBacklog: () => Promise<number>;
+  replicaLags: () => { replica: string; seconds: number | null }[];
 }) {
-  for (const name of ['db_pool_connections', 'db_pool_idle_connections', 'db_pool_waiting_requests', 'outbox_backlog_messages']) registry.removeSingleMetric(name);
+  for (const name of ['db_pool_connections', 'db_pool_idle_connections', 'db_pool_waiting_requests', 'outbox_backlog_messages', 'db_replica_lag_seconds']) {
+    registry.removeSingleMetric(name);
+  }
   const pool = (key: 'total' | 'idle' | 'waiting', name: string, help: string) =>
     new Gauge({
       name,
@@ -46,6 +63,17 @@ export function registerServiceGauges(read: {
     aggregator: 'max',
     async collect() {
       this.set(await read.outboxBacklog());
+    },
+  });
+  new Gauge({
+    name: 'db_replica_lag_seconds',
+    help: "How far a read replica's replay is behind the primary (age of the oldest WAL position it has not replayed); absent while it is down",
+    labelNames: ['replica'] as const,
+    registers: [registry],
+    aggregator: 'max',
+    collect() {
+      this.reset();
+      for (const { replica, seconds } of read.replicaLags()) if (seconds !== null) this.set({ replica }, seconds);
     },
   });
 }

@@ -79,9 +79,9 @@ export const MAX_QUERY = 4096;
  * limit; every answer from here on (problems included) carries the `RateLimit-*` headers, and an
  * empty bucket is a 429 with `Retry-After`.
  */
-async function sessionOf(ctx: Context, options: RestOptions): Promise<Session> {
+async function sessionOf(ctx: Context, options: RestOptions, writes = false): Promise<Session> {
   if (ctx.querystring.length > MAX_QUERY) throw new Problem(414, `The query string is longer than ${MAX_QUERY} characters`);
-  const session = await options.gateway.session(ctx.get('authorization') || undefined);
+  const session = await options.gateway.session(ctx.get('authorization') || undefined, writes);
   if (session.headers) ctx.set(session.headers);
   if ('errors' in session) throw Problem.fromGraphQL(session.errors);
   return session;
@@ -156,7 +156,7 @@ function pathVariables(ctx: Context, pathArgs: Record<string, string> | undefine
 }
 
 async function handleWrite(ctx: Context, route: WriteRoute, options: RestOptions) {
-  const session = await sessionOf(ctx, options);
+  const session = await sessionOf(ctx, options, true);
   requireScope(session, route);
   const body = route.body ? requestBody(ctx) : null;
   await idempotent(ctx, options.idempotency, session.tokenId, body ?? null, (commit) => write(ctx, route, options, session, body, commit));

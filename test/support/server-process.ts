@@ -3,6 +3,8 @@ import path from 'node:path';
 
 export interface ServerProcess {
   url: string;
+  /** The started process (with WEB_CONCURRENCY > 1, the primary whose children are the workers). */
+  pid: number;
   stop(): Promise<void>;
   /** Sends a signal; resolves with the exit code. */
   signal(name: NodeJS.Signals): Promise<number | null>;
@@ -41,6 +43,7 @@ export async function startServerProcess(databaseUrl: string, adminToken: string
   });
   return {
     url,
+    pid: child.pid as number,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

@@ -6,10 +6,8 @@
  * types at start-up and completes every map (`DerivedMap`), from which come the selection set, the
  * response shape, the body validator and the OpenAPI document.
  */
+import type { JsonSchema } from './json-schema.js';
 import { retyped, withoutNull } from './type-schemas.js';
-
-/** A JSON schema (the OpenAPI 3.1 dialect) of a REST value. */
-export type JsonSchema = Record<string, any>;
 
 export interface FieldSpec {
   /** GraphQL field; defaults to the camelCase of the REST key. `.` groups fields of the same node. */

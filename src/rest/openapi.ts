@@ -2,16 +2,16 @@ import { SCOPES } from '../auth/scopes.js';
 import { EVENT_DATA, EVENT_TYPES } from '../domain/event-types.js';
 import { PAGE_SIZE } from '../schema/page-size.js';
 import { EXAMPLES } from './examples/examples.generated.js';
-import type { JsonSchema } from './fields.js';
 import { IDEMPOTENCY_KEY } from './idempotency.js';
 import { integerSchema, POSITIVE_INT } from './integer-param.js';
+import type { JsonSchema } from './json-schema.js';
 import { CONVENTIONS, OPERATIONAL_PATHS, TAGS } from './openapi-prose.js';
 import { PAGE_NUMBER, PAGE_SIZE_RANGE } from './query-params.js';
 import { recordObject } from './records.js';
 import type { DerivedResource, DerivedRoute, RestApi } from './rest-api.js';
 import { sortKeys } from './resource.js';
 import { API_PREFIX, MAX_QUERY } from './router.js';
-import type { RouteSpec } from './routes.js';
+import type { RouteSpec } from './route-spec.js';
 
 /**
  * The OpenAPI 3.1 document of /api/v1, generated from the route table as completed from the

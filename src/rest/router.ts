@@ -14,7 +14,7 @@ import { getDocument, listDocument, listVariables, mutationDocument, positionDoc
 import { Problem } from './problem.js';
 import { parseListParams, parseReadParams } from './query-params.js';
 import type { RestApi } from './rest-api.js';
-import type { GetRoute, ListRoute, PositionRoute, RouteSpec, SearchRoute, WriteRoute } from './routes.js';
+import type { GetRoute, ListRoute, PositionRoute, RouteSpec, SearchRoute, WriteRoute } from './route-spec.js';
 
 export const API_PREFIX = '/api/v1';
 

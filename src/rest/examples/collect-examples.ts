@@ -1,5 +1,6 @@
 import { API_PREFIX } from '../router.js';
-import { routes, type RouteSpec } from '../routes.js';
+import type { RouteSpec } from '../route-spec.js';
+import { routes } from '../routes.js';
 
 /**
  * The OpenAPI examples, taken from the demo store: every operation is called once against a fresh

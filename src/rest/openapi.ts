@@ -1,7 +1,7 @@
 import { SCOPES } from '../auth/scopes.js';
 import { EVENT_DATA, EVENT_TYPES } from '../domain/event-types.js';
 import { PAGE_SIZE } from '../schema/page-size.js';
-import { EXAMPLES } from './examples/examples.generated.js';
+import { EXAMPLES } from './examples/stored-examples.js';
 import { IDEMPOTENCY_KEY } from './idempotency.js';
 import { integerSchema, POSITIVE_INT } from './integer-param.js';
 import type { JsonSchema } from './json-schema.js';
@@ -199,7 +199,7 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
 }
 
 /**
- * Puts the operation's example from the demo store (examples.generated.ts) into the document: the
+ * Puts the operation's example from the demo store (assets/openapi-examples.json) into the document: the
  * path and query values as parameter examples, the body as the request example, the answer as the
  * example of its status.
  */

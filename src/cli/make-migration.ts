@@ -61,7 +61,10 @@ function withoutHandWritten(source: string, names: Set<string>): string | undefi
     kept++;
     return statement;
   });
-  const tidy = trimmed.replace(/\n{3,}/g, '\n\n').replace(/(Promise<void> \{\n)\n+/g, '$1').replace(/\n\n+( {2}\}\n)/g, '\n$1');
+  const tidy = trimmed
+    .replace(/\n{3,}/g, '\n\n')
+    .replace(/(Promise<void> \{\n)\n+/g, '$1')
+    .replace(/\n\n+( {2}\}\n)/g, '\n$1');
   return kept ? tidy : undefined;
 }
 
@@ -82,7 +85,8 @@ try {
   const source = file && withoutHandWritten(await readFile(file, 'utf8'), handWritten);
   if (file && source) await writeFile(file, source);
   else if (file) await rm(file);
-  console.log(source ? `wrote src/migrations/${result.fileName} (found at the next start; nothing to register)` : 'no changes');
+  const wrote = `wrote src/migrations/${result.fileName} (found at the next start; nothing to register)`;
+  console.log(source ? wrote : 'no changes');
   await orm.close();
 } finally {
   await server.stop();

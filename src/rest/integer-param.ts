@@ -22,4 +22,4 @@ export function parseInteger(raw: string, range: IntegerRange): number | undefin
 }
 
 /** The JSON Schema of an integer in `range`. */
-export const integerSchema = (range: IntegerRange) => ({ type: 'integer', minimum: range.minimum, maximum: range.maximum });
+export const integerSchema = ({ minimum, maximum }: IntegerRange) => ({ type: 'integer', minimum, maximum });

@@ -38,7 +38,9 @@ function integerParam(query: Query, name: string, fallback: number, range: Integ
   const raw = single(query, name);
   if (raw === undefined) return fallback;
   const value = parseInteger(raw, range);
-  if (value === undefined) throw Problem.parameter(name, `must be an integer from ${range.minimum} to ${range.maximum}`);
+  if (value === undefined) {
+    throw Problem.parameter(name, `must be an integer from ${range.minimum} to ${range.maximum}`);
+  }
   return value;
 }
 

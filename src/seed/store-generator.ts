@@ -233,7 +233,13 @@ function optionRows(store: StoreRows, productId: number): string[][] {
 }
 
 /** One variant per combination, with its stock in every warehouse when the product is tracked. */
-function variantRows(store: StoreRows, info: ProductInfo, combinations: string[][], basePrice: number, warehouses: number[]): void {
+function variantRows(
+  store: StoreRows,
+  info: ProductInfo,
+  combinations: string[][],
+  basePrice: number,
+  warehouses: number[],
+): void {
   const { row } = info;
   const isMulti = row.is_multi as boolean;
   combinations.forEach((values, position) => {
@@ -347,7 +353,12 @@ function* orderRows(store: StoreRows, count: number, sources: OrderSources): Gen
 }
 
 /** Order number `o` (0-based): its row, line items, fulfilments and shipments. */
-function orderWithRecords(store: StoreRows, o: number, { products, customers, carriers, warehouses }: OrderSources, tracked: ProductInfo[]): void {
+function orderWithRecords(
+  store: StoreRows,
+  o: number,
+  { products, customers, carriers, warehouses }: OrderSources,
+  tracked: ProductInfo[],
+): void {
   const { rng } = store;
   const id = store.nextId('orders');
   const targetStatus = o % 6;

@@ -21,17 +21,23 @@ it('accepts exactly the conditions the decision allows for each field', () => {
     fc.property(fc.integer({ min: -1, max: 8 }), fc.integer({ min: -1, max: 9 }), (type, condition) => {
       const errors = errorsOf([{ type, condition, value: '10' }]);
       const valid = ALLOWED[type]?.includes(condition) ?? false;
-      expect(errors).toEqual(valid ? [] : [expect.objectContaining({ field: expect.stringMatching(/^rules\[0\]\.(type|condition)$/) })]);
+      expect(errors).toEqual(
+        valid ? [] : [expect.objectContaining({ field: expect.stringMatching(/^rules\[0\]\.(type|condition)$/) })],
+      );
     }),
   );
 });
 
 it('a price or weight rule takes a plain decimal and nothing else', () => {
-  const decimal = fc.tuple(fc.boolean(), fc.nat(), fc.option(fc.nat())).map(([minus, whole, part]) => `${minus ? '-' : ''}${whole}${part === null ? '' : `.${part}`}`);
+  const decimal = fc
+    .tuple(fc.boolean(), fc.nat(), fc.option(fc.nat()))
+    .map(([minus, whole, part]) => `${minus ? '-' : ''}${whole}${part === null ? '' : `.${part}`}`);
   fc.assert(fc.property(decimal, (value) => expect(errorsOf([{ type: 3, condition: 7, value }])).toEqual([])));
   for (const value of ['1e3', '12,5', 'ten', '.5', '5.', '0x10', ' 5']) {
     expect(DECIMAL.test(value)).toBe(false);
-    expect(errorsOf([{ type: 5, condition: 8, value }])).toEqual([{ field: 'rules[0].value', message: 'must be a number for weight rules' }]);
+    expect(errorsOf([{ type: 5, condition: 8, value }])).toEqual([
+      { field: 'rules[0].value', message: 'must be a number for weight rules' },
+    ]);
   }
   // Text fields take any text.
   expect(errorsOf([{ type: 0, condition: 3, value: '1e3' }])).toEqual([]);

@@ -7,7 +7,11 @@ const buckets: Bucket[] = ['notFulfilled', 'fulfilled', 'shipped', 'restocked'];
 const total = (line: LineCounters) => line.notFulfilled + line.fulfilled + line.shipped + line.restocked;
 
 it('any sequence of moves keeps the four buckets summing to the quantity, each ≥ 0', () => {
-  const move = fc.record({ from: fc.constantFrom(...buckets), to: fc.constantFrom(...buckets), units: fc.integer({ min: -5, max: 5 }) });
+  const move = fc.record({
+    from: fc.constantFrom(...buckets),
+    to: fc.constantFrom(...buckets),
+    units: fc.integer({ min: -5, max: 5 }),
+  });
   fc.assert(
     fc.property(fc.nat(50), fc.array(move, { maxLength: 30 }), (quantity, moves) => {
       const line: LineCounters = { quantity, notFulfilled: quantity, fulfilled: 0, shipped: 0, restocked: 0 };
@@ -37,7 +41,11 @@ it('the counters of a line follow from its records: fulfilled, shipped and resto
     .tuple(fc.nat(40), fc.nat(40), fc.nat(40), fc.nat(40))
     .map(([restocked, shippedOnly, fulfilledOnly, open]) => ({
       quantity: restocked + shippedOnly + fulfilledOnly + open,
-      records: { restocked, inShipments: restocked + shippedOnly, inFulfilments: restocked + shippedOnly + fulfilledOnly },
+      records: {
+        restocked,
+        inShipments: restocked + shippedOnly,
+        inFulfilments: restocked + shippedOnly + fulfilledOnly,
+      },
       expected: { notFulfilled: open, fulfilled: fulfilledOnly, shipped: shippedOnly, restocked },
     }));
   fc.assert(

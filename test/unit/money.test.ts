@@ -24,7 +24,14 @@ it('reads one or no decimal digits as cents too, and refuses what is not an amou
 });
 
 it('the cart is Σ price × quantity exactly, where adding floats would not be', () => {
-  expect(fromCents(cartCents([{ price: '0.10', quantity: 1 }, { price: '0.20', quantity: 1 }]))).toBe('0.30');
+  expect(
+    fromCents(
+      cartCents([
+        { price: '0.10', quantity: 1 },
+        { price: '0.20', quantity: 1 },
+      ]),
+    ),
+  ).toBe('0.30');
   expect(0.1 + 0.2).not.toBe(0.3);
   const lines = fc.array(fc.record({ price: amount, quantity: fc.integer({ min: 1, max: 1000 }) }), { maxLength: 20 });
   fc.assert(

@@ -11,14 +11,19 @@ const check = (quantity: number, allowZero = false) => {
 };
 
 it('takes every whole number from 1 to the int4 maximum, and 0 only where zero is allowed', () => {
-  fc.assert(fc.property(fc.integer({ min: 1, max: INT4_MAX }), (n) => expect(check(n)).toEqual({ ok: true, errors: [] })));
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: INT4_MAX }), (n) => expect(check(n)).toEqual({ ok: true, errors: [] })),
+  );
   expect(check(0).ok).toBe(false);
   expect(check(0, true)).toEqual({ ok: true, errors: [] });
 });
 
 it('refuses fractions, negatives and numbers past the column, naming the field', () => {
   for (const n of [1.5, -1, INT4_MAX + 1, Number.NaN]) {
-    expect(check(n)).toEqual({ ok: false, errors: [{ field: 'items[0].quantity', message: 'must be a positive whole number' }] });
+    expect(check(n)).toEqual({
+      ok: false,
+      errors: [{ field: 'items[0].quantity', message: 'must be a positive whole number' }],
+    });
   }
   expect(check(-1, true).errors[0].message).toBe('must be a whole number ≥ 0');
   expect(MAX_STOCK).toBe(INT4_MAX);

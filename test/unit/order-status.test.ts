@@ -4,15 +4,15 @@ import type { LineCounters } from '../../src/domain/line-counters.js';
 import { deriveStatus } from '../../src/domain/order-status.js';
 
 /** A line in any state its counters can be in: quantity = the four buckets, each ≥ 0. */
-const line = fc
-  .tuple(fc.nat(20), fc.nat(20), fc.nat(20), fc.nat(20))
-  .map(([notFulfilled, fulfilled, shipped, restocked]): LineCounters => ({
+const line = fc.tuple(fc.nat(20), fc.nat(20), fc.nat(20), fc.nat(20)).map(
+  ([notFulfilled, fulfilled, shipped, restocked]): LineCounters => ({
     quantity: notFulfilled + fulfilled + shipped + restocked,
     notFulfilled,
     fulfilled,
     shipped,
     restocked,
-  }));
+  }),
+);
 
 /** The decision's six sentences, read literally over the order's units (restocked ones left out). */
 function statusAsDecided(items: LineCounters[]): number {
@@ -28,7 +28,8 @@ function statusAsDecided(items: LineCounters[]): number {
     [5, shipped === units],
   ];
   const holding = sentences.filter(([, holds]) => holds).map(([status]) => status);
-  if (holding.length !== 1) throw new Error(`the decision gives ${holding.length} statuses for ${JSON.stringify(items)}`);
+  if (holding.length !== 1)
+    throw new Error(`the decision gives ${holding.length} statuses for ${JSON.stringify(items)}`);
   return holding[0];
 }
 

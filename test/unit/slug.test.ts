@@ -30,7 +30,8 @@ it('the first free suffix is taken, never one already taken', () => {
       const free = firstFreeSlug(base, taken);
       expect(taken.has(free)).toBe(false);
       const n = free === base ? 1 : Number(free.slice(base.length + 1));
-      for (let smaller = 1; smaller < n; smaller++) expect(taken.has(smaller === 1 ? base : `${base}-${smaller}`)).toBe(true);
+      for (let smaller = 1; smaller < n; smaller++)
+        expect(taken.has(smaller === 1 ? base : `${base}-${smaller}`)).toBe(true);
     }),
   );
 });

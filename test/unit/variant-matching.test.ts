@@ -19,9 +19,12 @@ const stateWith = (combinations: string[][]): VariantState => ({
     { title: 'Colour', values: COLOURS },
   ] as unknown as VariantState['options'],
   thumbnails: [],
-  variants: combinations.map((optionValues, i) => ({ id: i + 1, optionValues, isDefault: i === 0 }) as unknown as ProductVariant),
+  variants: combinations.map(
+    (optionValues, i) => ({ id: i + 1, optionValues, isDefault: i === 0 }) as unknown as ProductVariant,
+  ),
 });
-const variantOf = (combination: string[], extra: Partial<VariantInput> = {}) => ({ variant: combination, price: '10.00', ...extra }) as VariantInput;
+const variantOf = (combination: string[], extra: Partial<VariantInput> = {}) =>
+  ({ variant: combination, price: '10.00', ...extra }) as VariantInput;
 
 function plan(state: VariantState, variants: VariantInput[]) {
   const errors: FieldError[] = [];
@@ -34,14 +37,22 @@ it('a variant keeps its row exactly when its combination is unchanged; the other
   fc.assert(
     fc.property(subset, fc.shuffledSubarray(COMBINATIONS, { minLength: 1 }), (existing, given) => {
       const state = stateWith(existing);
-      const { slots, removed, errors } = plan(state, given.map((c) => variantOf(c)));
+      const { slots, removed, errors } = plan(
+        state,
+        given.map((c) => variantOf(c)),
+      );
       expect(errors).toEqual([]);
       slots.forEach((slot, i) => {
         expect(slot.combination).toEqual(given[i]);
         expect(slot.row?.optionValues ?? null).toEqual(existing.find((c) => c.join() === given[i].join()) ?? null);
       });
       const kept = new Set(given.map((c) => c.join()));
-      expect(removed.map((row) => row.optionValues.join()).sort()).toEqual(existing.filter((c) => !kept.has(c.join())).map((c) => c.join()).sort());
+      expect(removed.map((row) => row.optionValues.join()).sort()).toEqual(
+        existing
+          .filter((c) => !kept.has(c.join()))
+          .map((c) => c.join())
+          .sort(),
+      );
     }),
   );
 });
@@ -53,12 +64,25 @@ it('refuses a value outside its option, a wrong number of values, a repeated com
     variantOf(['L', 'red'], { default: true }),
     variantOf(['L', 'red'], { default: true }),
   ]);
-  expect(errors.map((e) => e.field)).toEqual(['variants[0].variant[1]', 'variants[1].variant', 'variants[3].variant', 'variants[3].default']);
+  expect(errors.map((e) => e.field)).toEqual([
+    'variants[0].variant[1]',
+    'variants[1].variant',
+    'variants[3].variant',
+    'variants[3].default',
+  ]);
   expect(errors[0].message).toBe('"green" is not a value of option Colour (red, blue)');
 });
 
 it('the default is the one the body names, else the kept row stays default', () => {
-  const state = stateWith([['S', 'red'], ['M', 'red']]);
-  expect(plan(state, [variantOf(['M', 'red']), variantOf(['S', 'red'])]).slots.map((s) => s.isDefault)).toEqual([false, true]);
-  expect(plan(state, [variantOf(['M', 'red'], { default: true }), variantOf(['S', 'red'])]).slots.map((s) => s.isDefault)).toEqual([true, false]);
+  const state = stateWith([
+    ['S', 'red'],
+    ['M', 'red'],
+  ]);
+  expect(plan(state, [variantOf(['M', 'red']), variantOf(['S', 'red'])]).slots.map((s) => s.isDefault)).toEqual([
+    false,
+    true,
+  ]);
+  expect(
+    plan(state, [variantOf(['M', 'red'], { default: true }), variantOf(['S', 'red'])]).slots.map((s) => s.isDefault),
+  ).toEqual([true, false]);
 });

@@ -7,7 +7,7 @@ import { Collection, CollectionType } from '../entities/collection.entity.js';
 import { Image } from '../entities/image.entity.js';
 import { Product } from '../entities/product.entity.js';
 import type { CollectionInput, CollectionRuleInput } from '../schema/inputs/collection.inputs.js';
-import { CONDITIONS_BY_FIELD, RuleField } from './collection-membership.js';
+import { CONDITIONS_BY_FIELD, DECIMAL, RuleField } from './collection-membership.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldError } from './errors.js';
 import { restKeys } from './event-data.js';
 import { recordEvent, type Actor } from './events.js';
@@ -24,7 +24,6 @@ import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
  */
 
 const FIELD_NAMES = ['title', 'vendor', 'type', 'price', 'tag', 'weight', 'variant title'];
-const NUMBER = /^-?\d+(\.\d+)?$/;
 const TEXT_FIELDS_LIMIT = 10_000;
 
 /** A rule-based collection's rules (docs/decisions.md#collections): each condition valid for its field. */
@@ -40,7 +39,7 @@ export function checkRules(rules: CollectionRuleInput[], errors: FieldError[]): 
     }
     checkText(rule.value, `${at}.value`, errors, { required: true });
     const numeric = rule.type === RuleField.Price || rule.type === RuleField.Weight;
-    if (numeric && rule.value.trim() && !NUMBER.test(rule.value)) {
+    if (numeric && rule.value.trim() && !DECIMAL.test(rule.value)) {
       errors.push({ field: `${at}.value`, message: `must be a number for ${FIELD_NAMES[rule.type]} rules` });
     }
   });

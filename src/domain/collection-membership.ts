@@ -33,7 +33,8 @@ export interface CollectionDefinition {
   rules: MembershipRule[];
 }
 
-const NUMERIC = /^-?\d+(\.\d+)?$/;
+/** A price or weight rule's value: a plain decimal (the edit refuses others; the SQL casts it to numeric). */
+export const DECIMAL = /^-?\d+(\.\d+)?$/;
 const TEXT_COLUMNS: Record<number, string> = {
   [RuleField.Title]: 'p.title',
   [RuleField.Vendor]: "coalesce(p.vendor, '')",
@@ -62,7 +63,7 @@ function rulePredicate(rule: MembershipRule, params: unknown[]): string {
   };
   const numeric = (column: string): string => {
     const op = COMPARISONS[rule.condition];
-    return op && NUMERIC.test(rule.value) ? `${column} ${op} ${bind(rule.value)}::numeric` : 'false';
+    return op && DECIMAL.test(rule.value) ? `${column} ${op} ${bind(rule.value)}::numeric` : 'false';
   };
   switch (rule.field) {
     case RuleField.Title:

@@ -1,4 +1,5 @@
 import { FieldResolver, Int, Resolver, Root } from 'type-graphql';
+import { trackingUrlOf } from '../domain/tracking-url.js';
 import { Fulfilment } from '../entities/fulfilment.entity.js';
 import { Restock } from '../entities/restock.entity.js';
 import { Shipment } from '../entities/shipment.entity.js';
@@ -38,7 +39,7 @@ export class ShipmentFieldsResolver {
 
   @FieldResolver(() => String, { description: "The carrier's URL followed by the tracking number" })
   trackingUrl(@Root() shipment: ReadRow<Shipment>): string {
-    return `${loaded<ShippingCarrier | null>(shipment, 'carrier')?.url ?? ''}${shipment.trackingNumber}`;
+    return trackingUrlOf(loaded<ShippingCarrier | null>(shipment, 'carrier')?.url, shipment.trackingNumber);
   }
 
   @FieldResolver(() => [RecordItem], { description: 'Line items and units shipped' })

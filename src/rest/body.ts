@@ -4,7 +4,8 @@ import {
   type GraphQLInputObjectType, type GraphQLInputType, type GraphQLLeafType, type GraphQLScalarType, type GraphQLSchema,
 } from 'graphql';
 import { refusesNull } from '../schema/optional-field.js';
-import { gqlNameOf, type DerivedMap, type DerivedSpec, type FieldMap, type FieldSpec, type JsonSchema } from './fields.js';
+import { gqlNameOf, type DerivedMap, type DerivedSpec, type FieldMap, type FieldSpec } from './fields.js';
+import type { JsonSchema } from './json-schema.js';
 import { Problem, type ProblemFieldError } from './problem.js';
 import { enumCodes, expected, leafSchema, orNull } from './type-schemas.js';
 

@@ -3,7 +3,8 @@ import {
   type GraphQLInputType, type GraphQLLeafType,
 } from 'graphql';
 import { INPUT_LIMITS } from '../domain/input-limits.js';
-import { gqlNameOf, type JsonSchema } from './fields.js';
+import { gqlNameOf } from './fields.js';
+import type { JsonSchema } from './json-schema.js';
 import { Problem, type ProblemFieldError } from './problem.js';
 import { enumCodes, expected, leafSchema } from './type-schemas.js';
 

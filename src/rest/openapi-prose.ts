@@ -1,5 +1,5 @@
 import { PAGE_SIZE } from '../schema/page-size.js';
-import type { JsonSchema } from './fields.js';
+import type { JsonSchema } from './json-schema.js';
 
 /**
  * The parts of the OpenAPI document that are prose rather than generated from the route table: the

@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import { GRAPHQL_MAX_INT } from 'graphql';
 import type { Context } from 'koa';
 import type { GraphQLGateway, OperationResult, Session } from '../graphql/gateway.js';
 import { inputProblems } from '../domain/input-limits.js';
@@ -8,13 +7,14 @@ import { checkBody, restFieldPath, toInput } from './body.js';
 import type { IdempotencyStore } from '../db/idempotency-store.js';
 import { etagOf, expectedVersionOf, matches } from './etags.js';
 import { idempotent, type CommitAnswer } from './idempotency.js';
+import { parseInteger, POSITIVE_INT } from './integer-param.js';
 import { toFilter } from './filters.js';
 import { listPage } from './list-wrapper.js';
 import { getDocument, listDocument, listVariables, mutationDocument, positionDocument, reshapeRecord, reshapeRecords } from './operations.js';
 import { Problem } from './problem.js';
 import { parseListParams, parseReadParams } from './query-params.js';
 import type { RestApi } from './rest-api.js';
-import type { GetRoute, ListRoute, PositionRoute, RouteSpec, SearchRoute, WriteRoute } from './routes.js';
+import type { GetRoute, ListRoute, PositionRoute, RouteSpec, SearchRoute, WriteRoute } from './route-spec.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -31,10 +31,9 @@ export interface RestOptions {
 
 /** A path `{id}`: a positive GraphQL Int, or a 404 (no record has any other id). */
 function idParam(raw: string | undefined): number {
-  if (!raw || !/^\d{1,10}$/.test(raw) || Number(raw) < 1 || Number(raw) > GRAPHQL_MAX_INT) {
-    throw new Problem(404, `No record has the id "${raw}": ids are positive integers`);
-  }
-  return Number(raw);
+  const id = raw === undefined ? undefined : parseInteger(raw, POSITIVE_INT);
+  if (id === undefined) throw new Problem(404, `No record has the id "${raw}": ids are positive integers`);
+  return id;
 }
 
 /** The operation's result, or the problem its errors stand for (field paths in the body's names). */

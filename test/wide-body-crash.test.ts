@@ -12,7 +12,8 @@ const ADMIN = 'wide-body-crash-admin-token-0123456789';
 const WIDE = 50_000;
 const wideBody = `{${Array.from({ length: WIDE }, (_, i) => `"k${i}":1`).join(',')}}`;
 /** 1 MiB of fulfilment changes, each with a list of 1000 non-objects: 500 000 values. */
-const manyValues = `[${Array.from({ length: 500 }, (_, i) => `{"id":${i + 1},"items":[${Array(1000).fill(1).join(',')}]}`).join(',')}]`;
+const change = (i: number) => `{"id":${i + 1},"items":[${Array(1000).fill(1).join(',')}]}`;
+const manyValues = `[${Array.from({ length: 500 }, (_, i) => change(i)).join(',')}]`;
 
 let url: string;
 let db: pg.Client;
@@ -35,7 +36,8 @@ async function send(method: string, path: string, key?: string, body = wideBody)
   if (key) headers['idempotency-key'] = key;
   const res = await fetch(`${server.url}${path}`, { method, headers, body });
   const text = await res.text();
-  return { status: res.status, type: res.headers.get('content-type'), size: Buffer.byteLength(text), body: JSON.parse(text) };
+  const type = res.headers.get('content-type');
+  return { status: res.status, type, size: Buffer.byteLength(text), body: JSON.parse(text) };
 }
 
 const fingerprint = async () =>
@@ -49,7 +51,9 @@ it('survives six wide bodies with keys under the npm start heap limit, each a sm
   const before = await fingerprint();
   const answers = await Promise.all(
     Array.from({ length: 6 }, (_, i) =>
-      i % 2 ? send('PATCH', `/api/v1/orders/${orderId}`, `wide-${i}`) : send('POST', `/api/v1/orders/${orderId}/fulfilments`, `wide-${i}`),
+      i % 2
+        ? send('PATCH', `/api/v1/orders/${orderId}`, `wide-${i}`)
+        : send('POST', `/api/v1/orders/${orderId}/fulfilments`, `wide-${i}`),
     ),
   );
   const health = await fetch(`${server.url}/healthz`);
@@ -63,7 +67,8 @@ it('survives six wide bodies with keys under the npm start heap limit, each a sm
   expect(await fingerprint()).toBe(before);
   // A refusal at the edge never reaches the key store: a retry with the same key is refused the same way.
   const kept = await db.query<{ n: number; longest: number | null }>(
-    "select count(*)::int as n, max(length(response::text))::int as longest from idempotency_key where key like 'wide-%'",
+    `select count(*)::int as n, max(length(response::text))::int as longest
+     from idempotency_key where key like 'wide-%'`,
   );
   expect(kept.rows[0].longest ?? 0).toBeLessThan(4096);
   const again = await send('PATCH', `/api/v1/orders/${orderId}`, 'wide-1');
@@ -75,11 +80,14 @@ it('survives six bodies of 500 000 values, with and without keys, each a small 4
   const { rows } = await db.query<{ id: number }>('select id from orders order by id limit 1');
   const before = await fingerprint();
   const path = `/api/v1/orders/${rows[0].id}/fulfilments`;
-  const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => send('PATCH', path, i % 2 ? `values-${i}` : undefined, manyValues)));
+  const answers = await Promise.all(
+    Array.from({ length: 6 }, (_, i) => send('PATCH', path, i % 2 ? `values-${i}` : undefined, manyValues)),
+  );
   expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   for (const answer of answers) {
     expect({ status: answer.status, size: answer.size < 4096 }).toEqual({ status: 422, size: true });
-    expect(answer.body.errors).toEqual([{ field: 'body', message: `may hold at most ${INPUT_LIMITS.values} values in all` }]);
+    const message = `may hold at most ${INPUT_LIMITS.values} values in all`;
+    expect(answer.body.errors).toEqual([{ field: 'body', message }]);
   }
   expect(await fingerprint()).toBe(before);
 }, 120_000);

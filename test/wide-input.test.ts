@@ -13,7 +13,10 @@ afterAll(() => service.stop());
 
 const keys = (n: number, prefix = 'k') => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, 1]));
 const orderId = async () => (await service.sql<{ id: number }>('select id from orders order by id limit 1'))[0].id;
-const fulfilmentCount = async () => (await service.sql<{ n: number }>('select count(*)::int as n from fulfilment'))[0].n;
+const fulfilmentCount = async () =>
+  (await service.sql<{ n: number }>('select count(*)::int as n from fulfilment'))[0].n;
+const tooManyKeys = `may hold at most ${INPUT_LIMITS.keys} keys`;
+const tooManyValues = `may hold at most ${INPUT_LIMITS.values} values in all`;
 /** An answer's size in bytes: every refusal here stays far below this. */
 const SMALL = 8192;
 
@@ -21,28 +24,30 @@ describe('keys per object', () => {
   it('a body with more keys than the limit is a 422 naming the body, before any per-key work', async () => {
     const res = await service.send('PATCH', `/api/v1/orders/${await orderId()}`, keys(INPUT_LIMITS.keys + 1));
     expect(res.status).toBe(422);
-    expect(res.body.errors).toEqual([{ field: 'body', message: `may hold at most ${INPUT_LIMITS.keys} keys` }]);
+    expect(res.body.errors).toEqual([{ field: 'body', message: tooManyKeys }]);
     expect(res.body.errors_omitted).toBeUndefined();
   });
 
   it('a nested object over the limit is named by its path', async () => {
-    const res = await service.send('POST', `/api/v1/orders/${await orderId()}/fulfilments`, { items: [{ id: 1, quantity: 1 }, keys(INPUT_LIMITS.keys + 1)] });
+    const items = [{ id: 1, quantity: 1 }, keys(INPUT_LIMITS.keys + 1)];
+    const res = await service.send('POST', `/api/v1/orders/${await orderId()}/fulfilments`, { items });
     expect(res.status).toBe(422);
-    expect(res.body.errors).toEqual([{ field: 'items[1]', message: `may hold at most ${INPUT_LIMITS.keys} keys` }]);
+    expect(res.body.errors).toEqual([{ field: 'items[1]', message: tooManyKeys }]);
   });
 
   it('a search filter over the limit is refused the same way', async () => {
     const res = await service.send('POST', '/api/v1/orders/search', keys(INPUT_LIMITS.keys + 1));
     expect(res.status).toBe(422);
-    expect(res.body.errors).toEqual([{ field: 'body', message: `may hold at most ${INPUT_LIMITS.keys} keys` }]);
+    expect(res.body.errors).toEqual([{ field: 'body', message: tooManyKeys }]);
   });
 
   it('GraphQL variables over the limit are BAD_USER_INPUT naming the variable, or the variables', async () => {
     const query = 'mutation($input: OrderPatch!) { updateOrder(id: 1, input: $input) { id } }';
     const wide = await service.graphql(query, { input: keys(INPUT_LIMITS.keys + 1) });
-    expect(wide.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', fields: [{ field: '$input', message: `may hold at most ${INPUT_LIMITS.keys} keys` }] });
+    const refused = (field: string) => ({ code: 'BAD_USER_INPUT', fields: [{ field, message: tooManyKeys }] });
+    expect(wide.body.errors[0].extensions).toEqual(refused('$input'));
     const many = await service.graphql(query, { input: { notes: 'x' }, ...keys(INPUT_LIMITS.keys, 'v') });
-    expect(many.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', fields: [{ field: 'variables', message: `may hold at most ${INPUT_LIMITS.keys} keys` }] });
+    expect(many.body.errors[0].extensions).toEqual(refused('variables'));
     expect(Buffer.byteLength(many.text)).toBeLessThan(SMALL);
   });
 });
@@ -54,7 +59,7 @@ describe('values per input', () => {
     const body = Array.from({ length: lists }, (_, i) => ({ id: i + 1, items: Array(perList).fill(1) }));
     const res = await service.send('PATCH', `/api/v1/orders/${await orderId()}/fulfilments`, body);
     expect(res.status).toBe(422);
-    expect(res.body.errors).toEqual([{ field: 'body', message: `may hold at most ${INPUT_LIMITS.values} values in all` }]);
+    expect(res.body.errors).toEqual([{ field: 'body', message: tooManyValues }]);
   });
 });
 
@@ -85,7 +90,8 @@ describe('field errors in one answer', () => {
     const long = `a${'x'.repeat(5000)}z`;
     const res = await service.send('PATCH', `/api/v1/orders/${await orderId()}`, { [long]: 1 });
     expect(res.status).toBe(422);
-    expect(res.body.errors).toEqual([{ field: `a${'x'.repeat(248)}…${'x'.repeat(249)}z`, message: 'is not a field of this request' }]);
+    const field = `a${'x'.repeat(248)}…${'x'.repeat(249)}z`;
+    expect(res.body.errors).toEqual([{ field, message: 'is not a field of this request' }]);
     expect(Buffer.byteLength(res.text)).toBeLessThan(2048);
   });
 
@@ -94,16 +100,18 @@ describe('field errors in one answer', () => {
     const before = await service.sql('select * from product_variant where product_id = ? order by id', [id]);
     const bad = 30; // each variant names a value its option does not have: one field error each
     const variants = Array.from({ length: bad }, (_, i) => ({ variant: [`X${i}`], price: 1 }));
-    const rest = await service.send('PATCH', `/api/v1/products/${id}`, { is_multi: true, options: [{ title: 'Size', values: ['S'] }], variants });
+    const options = [{ title: 'Size', values: ['S'] }];
+    const rest = await service.send('PATCH', `/api/v1/products/${id}`, { is_multi: true, options, variants });
     expect(rest.status).toBe(422);
     expect(rest.body.errors).toHaveLength(INPUT_LIMITS.reported);
-    expect(rest.body.errors.every((e: { field: string }) => /^variants\[\d+\]\.variant\[0\]$/.test(e.field))).toBe(true);
+    const named = rest.body.errors.map((e: { field: string }) => e.field);
+    expect(named.every((field: string) => /^variants\[\d+\]\.variant\[0\]$/.test(field))).toBe(true);
     expect(rest.body.errors_omitted).toBe(bad - INPUT_LIMITS.reported);
     expect(rest.body.detail).toMatch(new RegExp(`; and ${bad - INPUT_LIMITS.reported} more$`));
-    const gql = await service.graphql(
-      'mutation($input: ProductPatch!) { updateProduct(id: ' + id + ', input: $input) { id } }',
-      { input: { isMulti: true, options: [{ title: 'Size', values: ['S'] }], variants: variants.map((v) => ({ ...v, price: '1' })) } },
-    );
+    const mutation = `mutation($input: ProductPatch!) { updateProduct(id: ${id}, input: $input) { id } }`;
+    const gql = await service.graphql(mutation, {
+      input: { isMulti: true, options, variants: variants.map((v) => ({ ...v, price: '1' })) },
+    });
     const { extensions, message } = gql.body.errors[0];
     expect(extensions.code).toBe('BAD_USER_INPUT');
     expect(extensions.fields).toHaveLength(INPUT_LIMITS.reported);
@@ -114,15 +122,18 @@ describe('field errors in one answer', () => {
 });
 
 describe('with an Idempotency-Key', () => {
-  it('a body refused at the edge claims no key; a refused write keeps only its small answer and replays it', async () => {
+  it('a body refused at the edge claims no key; a refused write keeps its small answer and replays it', async () => {
     const id = await orderId();
-    const wide = await service.send('PATCH', `/api/v1/orders/${id}`, keys(5000), undefined, { 'idempotency-key': 'wide-edge' });
+    const edge = { 'idempotency-key': 'wide-edge' };
+    const wide = await service.send('PATCH', `/api/v1/orders/${id}`, keys(5000), undefined, edge);
     expect(wide.status).toBe(422);
     expect(await service.sql("select key from idempotency_key where key = 'wide-edge'")).toEqual([]);
     const headers = { 'idempotency-key': 'wide-schema' };
     const first = await service.send('PATCH', `/api/v1/orders/${id}`, keys(INPUT_LIMITS.keys), undefined, headers);
     expect(first.status).toBe(422);
-    const [kept] = await service.sql<{ size: number }>("select length(response::text)::int as size from idempotency_key where key = 'wide-schema'");
+    const [kept] = await service.sql<{ size: number }>(
+      "select length(response::text)::int as size from idempotency_key where key = 'wide-schema'",
+    );
     expect(kept.size).toBeLessThan(SMALL);
     const again = await service.send('PATCH', `/api/v1/orders/${id}`, keys(INPUT_LIMITS.keys), undefined, headers);
     expect(again.headers.get('idempotent-replayed')).toBe('true');

@@ -52,7 +52,10 @@ export function hasTooManyKeys(object: object): boolean {
 }
 
 /** The field error of an object over the key limit (`body` when it is the whole input). */
-export const tooManyKeys = (field: string): FieldError => ({ field: field || 'body', message: `may hold at most ${INPUT_LIMITS.keys} keys` });
+export const tooManyKeys = (field: string): FieldError => ({
+  field: field || 'body',
+  message: `may hold at most ${INPUT_LIMITS.keys} keys`,
+});
 
 const join = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key);
 

@@ -27,12 +27,17 @@ function cut(text: string, limit: number): string {
  * stored copy of it) stays a few kilobytes. `omitted` adds errors already left out upstream.
  */
 export function reportedFields(fields: readonly FieldError[], omitted = 0): ReportedFields {
-  const shown = fields.slice(0, INPUT_LIMITS.reported).map((f) => ({ field: cut(f.field, LONGEST_FIELD), message: cut(f.message, LONGEST_MESSAGE) }));
+  const shown = fields
+    .slice(0, INPUT_LIMITS.reported)
+    .map((f) => ({ field: cut(f.field, LONGEST_FIELD), message: cut(f.message, LONGEST_MESSAGE) }));
   return { fields: shown, omitted: omitted + fields.length - shown.length };
 }
 
 /** One line naming the reported fields (`a: is required; b: …`) and saying how many more there are. */
-export function fieldSummary({ fields, omitted }: ReportedFields, format = (f: FieldError) => `${f.field}: ${f.message}`): string {
+export function fieldSummary(
+  { fields, omitted }: ReportedFields,
+  format = (f: FieldError) => `${f.field}: ${f.message}`,
+): string {
   const named = fields.map(format).join('; ');
   return omitted ? `${named}; and ${omitted} more` : named;
 }

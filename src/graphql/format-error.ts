@@ -19,13 +19,20 @@ function fieldsOfValidation(error: ArgumentValidationError): FieldError[] {
   return out;
 }
 
+/** A type (not an interface) so that it is a plain `Record<string, unknown>` as extensions are. */
+export type BadInput = {
+  code: 'BAD_USER_INPUT';
+  fields: FieldError[];
+  fieldsOmitted?: number;
+};
+
 /**
  * A BAD_USER_INPUT error's `extensions`: the first `INPUT_LIMITS.reported` fields, and `fieldsOmitted`
  * counting the rest (src/domain/reported-fields.ts), like a REST problem's `errors`.
  */
-export function badInput(fields: FieldError[]): { code: 'BAD_USER_INPUT'; fields: FieldError[]; fieldsOmitted?: number } {
-  const reported = reportedFields(fields);
-  return { code: 'BAD_USER_INPUT', fields: reported.fields, ...(reported.omitted ? { fieldsOmitted: reported.omitted } : {}) };
+export function badInput(fields: FieldError[]): BadInput {
+  const { fields: shown, omitted } = reportedFields(fields);
+  return { code: 'BAD_USER_INPUT', fields: shown, ...(omitted ? { fieldsOmitted: omitted } : {}) };
 }
 
 /**

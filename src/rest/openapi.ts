@@ -282,7 +282,11 @@ export function openApiDocument(api: RestApi, serverUrl = ''): JsonSchema {
           maxItems: INPUT_LIMITS.reported,
           items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } }, required: ['field', 'message'], additionalProperties: false },
         },
-        errors_omitted: { type: 'integer', minimum: 1, description: 'How many more offending fields `errors` leaves out (absent: none)' },
+        errors_omitted: {
+          type: 'integer',
+          minimum: 1,
+          description: 'How many more offending fields `errors` leaves out (absent: none)',
+        },
       },
       required: ['type', 'title', 'status', 'detail'],
       additionalProperties: false,

@@ -46,7 +46,9 @@ export class Problem extends Error {
     readonly kind?: string,
   ) {
     super(detail);
-    const reported = Array.isArray(errors) ? reportedFields(errors) : errors && reportedFields(errors.fields, errors.omitted);
+    const reported = Array.isArray(errors)
+      ? reportedFields(errors)
+      : errors && reportedFields(errors.fields, errors.omitted);
     this.errors = reported?.fields;
     this.errorsOmitted = reported?.omitted ?? 0;
   }
@@ -66,7 +68,12 @@ export class Problem extends Error {
    * A problem naming fields: `detail` is `lead: ` and the reported ones (`format` writes one), with
    * how many more there are.
    */
-  static fields(status: number, lead: string, errors: ProblemFieldError[] | ReportedFields, format?: (f: ProblemFieldError) => string): Problem {
+  static fields(
+    status: number,
+    lead: string,
+    errors: ProblemFieldError[] | ReportedFields,
+    format?: (f: ProblemFieldError) => string,
+  ): Problem {
     const reported = Array.isArray(errors) ? reportedFields(errors) : reportedFields(errors.fields, errors.omitted);
     return new Problem(status, `${lead}: ${fieldSummary(reported, format)}`, reported);
   }

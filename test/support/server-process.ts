@@ -14,7 +14,8 @@ export interface ServerProcess {
  * `start` script itself so a crash test keeps the production limits when they change.
  */
 export function npmStartNodeFlags(): string[] {
-  const { scripts } = JSON.parse(readFileSync(path.resolve('package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(path.resolve('package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const { scripts } = pkg;
   const command = /\bnode ((?:--\S+ )+)dist\/src\/main\.js/.exec(scripts.start);
   if (!command) throw new Error(`npm start runs no "node --flags dist/src/main.js": ${scripts.start}`);
   return command[1].trim().split(' ');

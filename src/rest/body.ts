@@ -209,7 +209,7 @@ export function checkBody(body: BodyValidator, value: unknown, shown: FieldMap =
       .map((e) => describe(e, shown))
       .map((e) => ({ ...e, field: unwrap(e.field) }))
       .filter((e) => !seen.has(`${e.field}|${e.message}`) && seen.add(`${e.field}|${e.message}`));
-    throw new Problem(422, `Invalid request body: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
+    throw Problem.fields(422, 'Invalid request body', errors, (e) => `${e.field} ${e.message}`);
   }
   return { value: value as Record<string, unknown> | Record<string, unknown>[], unwrap };
 }

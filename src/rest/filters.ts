@@ -215,6 +215,6 @@ export function toFilter(reader: FilterReader, body: unknown): Record<string, un
     }
   };
   visit(body, '');
-  if (errors.length) throw new Problem(422, `Invalid search filters: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
+  if (errors.length) throw Problem.fields(422, 'Invalid search filters', errors, (e) => `${e.field} ${e.message}`);
   return filter;
 }

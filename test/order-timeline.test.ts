@@ -106,10 +106,12 @@ it("shows a customer's contact details in events only to a token with read_custo
     ['order.address_changed', { id: order.id }],
     ['order.customer_changed', { id: order.id, customer: { id: 2 }, previous_customer_id: 1 }],
   ]);
-  const gql = await service.graphql('query ($id: Int!) { order(id: $id) { events { data } } orderEvents(orderId: $id) { items { data } } }', { id: order.id }, ordersOnly);
+  const both = 'query ($id: Int!) { order(id: $id) { events { data } } orderEvents(orderId: $id) { items { data } } }';
+  const gql = await service.graphql(both, { id: order.id }, ordersOnly);
   expect(gql.body.errors).toBeUndefined();
   for (const text of [timeline.text, JSON.stringify(gql.body)]) {
-    for (const contact of [before.email, before.first_name, before.last_name, after.email, '+33 1 23 45 67 89', '"email"', '"address"']) {
+    const contacts = [before.email, before.first_name, before.last_name, after.email, '+33 1 23 45 67 89'];
+    for (const contact of [...contacts, '"email"', '"address"']) {
       expect(text).not.toContain(contact);
     }
   }
@@ -120,8 +122,10 @@ it("shows a customer's contact details in events only to a token with read_custo
   const [created, addressed, changed] = full.body.items;
   expect(created.data).toMatchObject({ email: before.email, address: expect.any(Object) });
   expect(addressed.data.address.phone).toBe('+33 1 23 45 67 89');
-  expect(changed.data).toMatchObject({ email: after.email, customer: { id: 2, email: after.email, first_name: after.first_name, last_name: after.last_name } });
-  const gqlFull = await service.graphql('query ($id: Int!) { order(id: $id) { events { data } } }', { id: order.id }, withCustomers);
+  const { email, first_name, last_name } = after;
+  expect(changed.data).toMatchObject({ email, customer: { id: 2, email, first_name, last_name } });
+  const events = 'query ($id: Int!) { order(id: $id) { events { data } } }';
+  const gqlFull = await service.graphql(events, { id: order.id }, withCustomers);
   expect(gqlFull.body.data.order.events.map((e: any) => e.data)).toEqual(full.body.items.map((e: any) => e.data));
 });
 

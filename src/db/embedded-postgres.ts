@@ -87,7 +87,8 @@ export async function startEmbeddedPostgres(options: {
   await pg.start().catch(failed('start'));
   // The postmaster this process started, and the record that it did (see `Ownership`).
   const postmaster = (await postmasterOf(dataDir))?.pid ?? 0;
-  await writeFile(ownerFile(dataDir), JSON.stringify({ owner: process.pid, postmaster } satisfies Ownership), { mode: 0o600 });
+  const ownership: Ownership = { owner: process.pid, postmaster };
+  await writeFile(ownerFile(dataDir), JSON.stringify(ownership), { mode: 0o600 });
   const url = (database: string) => `postgres://${user}:${password}@127.0.0.1:${port}/${database}`;
   return {
     url,
@@ -110,7 +111,9 @@ export async function startEmbeddedPostgres(options: {
       // already happened, so a postmaster that is gone is not waited for.
       if (!postmaster || alive(postmaster)) await pg.stop();
       const record = await ownershipOf(dataDir);
-      if (record?.owner === process.pid && record.postmaster === postmaster) await rm(ownerFile(dataDir), { force: true });
+      if (record?.owner === process.pid && record.postmaster === postmaster) {
+        await rm(ownerFile(dataDir), { force: true });
+      }
     },
   };
 }
@@ -174,7 +177,7 @@ async function postmasterOf(dataDir: string): Promise<{ pid: number; port: numbe
 export interface RunningPostgres {
   pid: number;
   port: number;
-  /** The live store process that started it; null when it was not a store process or the record names another postmaster. */
+  /** The live store process that started it; null if none (not a store process's, or its owner is gone). */
   owner: number | null;
   /** Started by a store process that is gone (see `Ownership`). */
   orphaned: boolean;
@@ -196,7 +199,13 @@ export async function runningEmbeddedPostgres(dataDirOption: string): Promise<Ru
   const ours = record?.postmaster === pid;
   const ownerAlive = ours && alive(record.owner);
   const password = await clusterPassword(dataDir, true);
-  return { pid, port, owner: ownerAlive ? record.owner : null, orphaned: ours && !ownerAlive, url: (database) => `postgres://postgres:${password}@127.0.0.1:${port}/${database}` };
+  return {
+    pid,
+    port,
+    owner: ownerAlive ? record.owner : null,
+    orphaned: ours && !ownerAlive,
+    url: (database) => `postgres://postgres:${password}@127.0.0.1:${port}/${database}`,
+  };
 }
 
 /**
@@ -204,7 +213,10 @@ export async function runningEmbeddedPostgres(dataDirOption: string): Promise<Ru
  * back, the cluster is left consistent), then immediate shutdown (SIGQUIT, crash recovery at the
  * next start) if it is still there after `fastMs`. Resolves once the process is gone.
  */
-export async function stopOrphanedPostgres(running: Pick<RunningPostgres, 'pid'>, { fastMs = 30_000, immediateMs = 10_000 } = {}): Promise<void> {
+export async function stopOrphanedPostgres(
+  running: Pick<RunningPostgres, 'pid'>,
+  { fastMs = 30_000, immediateMs = 10_000 } = {},
+): Promise<void> {
   for (const [signal, ms] of [['SIGINT', fastMs], ['SIGQUIT', immediateMs]] as const) {
     try {
       process.kill(running.pid, signal);

@@ -13,12 +13,16 @@ const CONTACT_KEYS = new Set(['email', 'address']);
  * than the order now shows. Those belong to the customer records, so without `read_customers`
  * they are left out (the customer's id stays); everything else is as it was recorded.
  */
-export function eventDataShownTo(event: { subject: string; data: Record<string, unknown> }, scopes: ReadonlySet<string>): Record<string, unknown> {
+export function eventDataShownTo(
+  event: { subject: string; data: Record<string, unknown> },
+  scopes: ReadonlySet<string>,
+): Record<string, unknown> {
   if (event.subject !== 'order' || scopes.has('read_customers')) return event.data;
   const shown: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(event.data)) {
     if (CONTACT_KEYS.has(key)) continue;
-    shown[key] = key === 'customer' && value && typeof value === 'object' ? { id: (value as { id?: unknown }).id } : value;
+    const customer = key === 'customer' && value && typeof value === 'object';
+    shown[key] = customer ? { id: (value as { id?: unknown }).id } : value;
   }
   return shown;
 }

@@ -51,7 +51,10 @@ export class StoreEvent {
   orderId: number | null = null;
 
   @Field(() => GraphQLJSONObject, {
-    description: "The changed record (or the fields changed) in its REST shape: snake_case keys, Unix seconds. An order event shows the customer's contact details (e-mail, address, the customer's names) only to a token with read_customers",
+    description:
+      'The changed record (or the fields changed) in its REST shape: snake_case keys, Unix seconds. ' +
+      "An order event shows the customer's contact details (e-mail, address, the customer's names) " +
+      'only to a token with read_customers',
   })
   @Property({ type: 'jsonb' })
   data!: Record<string, unknown>;

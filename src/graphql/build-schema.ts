@@ -80,7 +80,8 @@ function readPlainFieldsAsProperties(schema: GraphQLSchema, resolvers: Function[
     const fields = type.getFields();
     for (const field of declaredFields(objectType.target)) {
       const resolver = storage.fieldResolvers.find(
-        (r) => r.methodName === field.name && resolvers.includes(r.target) && typeNameOf(r.getObjectType?.()) === type.name,
+        (r) =>
+          r.methodName === field.name && resolvers.includes(r.target) && typeNameOf(r.getObjectType?.()) === type.name,
       );
       const marked = resolver !== undefined && isMarkedRowProperty(resolver.target, resolver.methodName);
       if (marked && !isRowProperty(type.name, field.schemaName)) throw new Error(`@RowProperty() on ${type.name}.${field.schemaName}, which is not a list relation of the read model`);

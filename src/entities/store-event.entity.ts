@@ -54,7 +54,12 @@ export class StoreEvent {
   @Property({ type: 'integer', nullable: true })
   orderId: number | null = null;
 
-  @Field(() => GraphQLJSONObject, { description: 'The changed record (or the fields changed) in its REST shape: snake_case keys, Unix seconds' })
+  @Field(() => GraphQLJSONObject, {
+    description:
+      'The changed record (or the fields changed) in its REST shape: snake_case keys, Unix seconds. ' +
+      "An order event shows the customer's contact details (e-mail, address, the customer's names) " +
+      'only to a token with read_customers',
+  })
   @Property({ type: 'jsonb' })
   data!: Record<string, unknown>;
 }

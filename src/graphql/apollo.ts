@@ -87,8 +87,11 @@ function compiledExecution(gateway: ReturnType<typeof createGateway>): GatewayIn
   return {
     async load() {
       return {
+        // The name the client sent, not `request.operationName`: that is the one Apollo resolved,
+        // null when the document has no such operation, and graphql-js would then run the
+        // document's only operation instead of answering "Unknown operation named …" (a 400).
         executor: async (request) =>
-          gateway.execute(request.document, request.operationName, request.context as GraphQLContext, request.request.variables),
+          gateway.execute(request.document, request.request.operationName, request.context as GraphQLContext, request.request.variables),
       };
     },
     onSchemaLoadOrUpdate(callback) {

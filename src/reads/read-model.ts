@@ -153,7 +153,7 @@ export const READ_MODEL: Record<string, TypeModel> = {
   WebhookDelivery: { relations: { attemptLog: childrenOf('WebhookAttempt', 'webhook_attempt', 'delivery_id', (c) => `${c}.attempt`) } },
   Warehouse: { relations: { stock: childrenOf('InventoryLevel', 'inventory_level', 'warehouse_id', (c) => `${c}.variant_id`) } },
   InventoryLevel: { columns: { variantId: ['variant'], warehouseId: ['warehouse'] } },
-  StoreEvent: { columns: { actor: ['actorTokenId', 'actorName'] } },
+  StoreEvent: { columns: { actor: ['actorTokenId', 'actorName'], data: ['subject', 'data'] } },
 };
 
 /** Each relation name with its kind (a name means one kind in every type; checked once here). */

@@ -531,3 +531,31 @@ it('fails a delivery refused at connection time like any failed attempt; the pro
   expect(paths.flatMap(at)).toEqual([]);
   for (const id of ids) await unsubscribe(id);
 }, 60_000);
+
+it("sends an order event without the customer's contact details when its subscription's token lacks read_customers", async () => {
+  const create = (token: string) =>
+    service.graphql(
+      'mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) { subscription { id } } }',
+      { u: `${base}/orders-only`, e: ['order.notes_changed', 'order.created'] },
+      token,
+    );
+  const ordersOnly = await service.tokenWith(['manage_webhooks', 'read_orders']);
+  const made = await create(ordersOnly);
+  expect(made.body.errors).toBeUndefined();
+  const { untracked } = await pickVariants(service);
+  const order = await placeOrder(service, [{ variantId: untracked, quantity: 1 }]);
+  const worker = new WebhookWorker(service.orm);
+  await worker.runOnce();
+  const [created] = at('/orders-only').map((r) => JSON.parse(r.body));
+  expect(created.type).toBe('order.created');
+  expect(created.data.id).toBe(order.id);
+  // The same event on the timeline, to a token that may read customers, has them.
+  const full = await service.send('GET', `/api/v1/orders/${order.id}/events`);
+  const recorded = full.body.items.find((e: any) => e.type === 'order.created').data;
+  expect(recorded.email).toBeDefined();
+  expect(created.data).not.toHaveProperty('email');
+  expect(created.data).not.toHaveProperty('address');
+  if (recorded.customer) expect(created.data.customer).toEqual({ id: recorded.customer.id });
+  expect(created.data.items).toEqual(recorded.items);
+  await unsubscribe(made.body.data.createWebhookSubscription.subscription.id);
+});

@@ -3,6 +3,7 @@ import { SQL_NOW } from '../clock.js';
 import { logger } from '../logger.js';
 import { postWebhook, type PostResult } from './http-post.js';
 import { signWebhook } from './signature.js';
+import { eventDataShownTo } from '../domain/event-visibility.js';
 import { ownerRefusal } from './subscription-authority.js';
 import { allowPrivateTargets } from './target-policy.js';
 
@@ -28,6 +29,7 @@ interface Claimed {
   secret: string;
   event_id: number;
   type: string;
+  subject: string;
   created_at: Date | string;
   data: Record<string, unknown>;
   events: string[];
@@ -57,7 +59,7 @@ with due as (
 ), logged as (
   insert into webhook_attempt (delivery_id, attempt, attempted_at, duration_ms) select id, attempts, ${SQL_NOW}, 0 from claimed
 )
-select c.id, c.attempts, s.url, s.secret, e.id as event_id, e.type, e.created_at, e.data, s.events,
+select c.id, c.attempts, s.url, s.secret, e.id as event_id, e.type, e.subject, e.created_at, e.data, s.events,
   s.created_by_token_id as owner_token_id, t.scopes as owner_scopes
 from claimed c join webhook_subscription s on s.id = c.subscription_id join event e on e.id = c.event_id
 left join api_token t on t.id = s.created_by_token_id and t.revoked_at is null`;
@@ -201,7 +203,9 @@ export class WebhookWorker {
     const id = `evt_${delivery.event_id}`;
     const timestamp = Math.floor(Date.now() / 1000);
     const created = new Date(delivery.created_at).toISOString();
-    const body = JSON.stringify({ type: delivery.type, timestamp: created, data: delivery.data });
+    // What the creating token may see of the event, as the timeline and the feed show it to that token.
+    const data = eventDataShownTo(delivery, new Set(delivery.owner_scopes ?? []));
+    const body = JSON.stringify({ type: delivery.type, timestamp: created, data });
     const headers = {
       'webhook-id': id,
       'webhook-timestamp': String(timestamp),

@@ -17,7 +17,7 @@
 //
 // The service runs as configured here, whatever the caller's environment says: authentication
 // and rate limiting on (their cost is part of every request), with a bucket so large it never
-// refuses. Any answer of either side that is not a 2xx (or a GraphQL answer carrying errors)
+// refuses, and admission control at its defaults. Any answer of either side that is not a 2xx (or a GraphQL answer carrying errors)
 // stops the run with a non-zero exit before a ratio is printed or a results file is written.
 import 'reflect-metadata';
 import autocannon from 'autocannon';
@@ -35,7 +35,8 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { ormConfig } from '../mikro-orm.config.js';
 import { createApp } from '../src/app.js';
-import { ensureFirstToken } from '../src/auth/api-tokens.js';
+import { createApiToken, ensureFirstToken, hashSecret } from '../src/auth/api-tokens.js';
+import { ApiToken } from '../src/entities/api-token.entity.js';
 import { openDatabase } from '../src/db/database.js';
 import { seedIfEmpty } from '../src/seed/seed-store.js';
 import { baselineApp } from './baseline-server.js';
@@ -55,6 +56,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string' },
     workload: { type: 'string', default: 'standard' },
     peer: { type: 'string' },
+    scenario: { type: 'string' },
     'reads-only': { type: 'boolean', default: false },
     'report-only': { type: 'boolean', default: false },
   },
@@ -72,6 +74,12 @@ if (connectionCounts.some((c) => !Number.isInteger(c) || c < 1)) throw new Error
 /** The users workload's latency check: the 99th percentile within this multiple of the median. */
 const P99_OVER_P50_GOAL = 3;
 const ADMIN_TOKEN = 'sk_bench_admin_token_not_a_secret_000000000';
+/**
+ * The users workload's callers: each connection is one user with a token of its own (read scopes),
+ * so the service's per-token limits apply to it as they would to users, not to one caller
+ * holding every connection.
+ */
+const USER_TOKENS = Array.from({ length: 32 }, (_, k) => `sk_bench_user_${String(k + 1).padStart(2, '0')}_not_a_secret_0000000000`);
 const root = path.resolve(import.meta.dirname, '../..');
 const dataDir = path.join(root, '.bench-data', `o${size.orders}-p${size.products}-c${size.customers}`);
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -106,7 +114,8 @@ const standardScenarios: Scenario[] = [
   graphqlScenario('GraphQL Q4: customers by last name "ove", totalCount', Q4, undefined, PG_Q4),
   graphqlScenario('GraphQL Q1 without totalCount', Q1_WITHOUT_COUNT, undefined, PG_Q1_WITHOUT_COUNT),
 ];
-const scenarios = workload === 'users' ? userScenarios(size) : standardScenarios;
+/** `--scenario TEXT` keeps the scenarios whose name contains TEXT (a quicker look at one of them). */
+const scenarios = (workload === 'users' ? userScenarios(size) : standardScenarios).filter((s) => !args.scenario || s.name.includes(args.scenario));
 
 const children: ChildProcess[] = [];
 function stopChildren() {
@@ -330,19 +339,21 @@ interface Load {
  */
 async function drive(what: string, url: string, scenario: Scenario, requests: autocannon.Request[], seconds: number, connections: number): Promise<Load> {
   const graphqlErrors = { count: 0, sample: '' };
-  if (scenario.graphql) {
-    // A GraphQL error can come with a 200 (partial data). Inside a JSON string a quote is escaped,
-    // so `"errors":` unescaped can only be the answer's own key.
-    requests = requests.map((request) => ({
-      ...request,
-      onResponse: (_status, body) => {
-        if (body.includes('"errors":')) {
-          graphqlErrors.count++;
-          graphqlErrors.sample ||= body.slice(0, 500);
-        }
-      },
-    }));
-  }
+  /** The first answer that was not a 2xx, to show what the side said. */
+  let failed = '';
+  requests = requests.map((request) => ({
+    ...request,
+    onResponse: (status, body, context, headers) => {
+      if ((status < 200 || status > 299) && !failed) failed = `${status} ${body.slice(0, 400)}`;
+      // A GraphQL error can come with a 200 (partial data). Inside a JSON string a quote is escaped,
+      // so `"errors":` unescaped can only be the answer's own key.
+      if (scenario.graphql && body.includes('"errors":')) {
+        graphqlErrors.count++;
+        graphqlErrors.sample ||= body.slice(0, 500);
+      }
+      request.onResponse?.(status, body, context, headers);
+    },
+  }));
   const result = await autocannon({
     url,
     connections,
@@ -359,7 +370,7 @@ async function drive(what: string, url: string, scenario: Scenario, requests: au
     errors: result.errors + result.timeouts + graphqlErrors.count,
   };
   if (load.non2xx || load.errors || !load.requests) {
-    let sample = graphqlErrors.sample;
+    let sample = failed || graphqlErrors.sample;
     if (sample) sample = `; e.g. ${sample}`;
     else if (scenario.read) {
       // Autocannon keeps no bodies: one more request shows what the failing side answers now.
@@ -377,17 +388,30 @@ async function drive(what: string, url: string, scenario: Scenario, requests: au
   return load;
 }
 
-function readRequests(scenario: Scenario): autocannon.Request[] {
+/** Read requests numbered 0, 1, …; with `tokens`, each connection (autocannon's context) sends its own. */
+function readRequests(scenario: Scenario, tokens?: string[]): autocannon.Request[] {
   let i = 0;
+  let connection = 0;
   return [
     {
       method: scenario.method,
-      setupRequest: (req) => {
+      setupRequest: (req, context) => {
         const n = i++;
-        return { ...req, path: scenario.path(n), body: scenario.body === undefined ? undefined : JSON.stringify(scenario.body(n)) };
+        const request = { ...req, path: scenario.path(n), body: scenario.body === undefined ? undefined : JSON.stringify(scenario.body(n)) };
+        if (!tokens) return request;
+        context.token ??= tokens[connection++ % tokens.length];
+        return { ...request, headers: { ...req.headers, authorization: `Bearer ${context.token as string}` } };
       },
     },
   ];
+}
+
+/** The users workload's tokens exist (read scopes), created once per store. */
+async function ensureUserTokens(em: import('@mikro-orm/postgresql').EntityManager): Promise<void> {
+  for (const [k, secret] of USER_TOKENS.entries()) {
+    if (await em.findOne(ApiToken, { secretHash: hashSecret(secret) })) continue;
+    await createApiToken(em, `bench user ${k + 1}`, ['read_orders', 'read_customers', 'read_products'], secret);
+  }
 }
 
 /** Create a fulfilment of one unit, then delete it, on orders with status 0 (round robin, so connections rarely meet). */
@@ -434,6 +458,7 @@ async function main() {
       log(`  seeded ${rows} rows in ${seedSeconds.toFixed(1)} s`);
     } else log('  reusing the store already there');
     await ensureFirstToken(database.orm.em.fork(), ADMIN_TOKEN);
+    if (workload === 'users') await ensureUserTokens(database.orm.em.fork());
     const connection = database.orm.em.getConnection();
     const [{ version }] = await connection.execute<{ version: string }[]>("select current_setting('server_version') as version");
     const lines = await connection.execute<{ order: number; line: number }[]>(
@@ -456,6 +481,11 @@ async function main() {
       LOG_LEVEL: 'silent',
       RATE_LIMIT_RPS: String(RATE_LIMIT.rps),
       RATE_LIMIT_BURST: String(RATE_LIMIT.burst),
+      // Admission control at the service's defaults (2 × cores in flight, a 1 s queue): a 503 fails the run.
+      MAX_IN_FLIGHT: '',
+      MAX_IN_FLIGHT_PER_TOKEN: '',
+      ADMISSION_QUEUE_MS: '',
+      ADMISSION_QUEUE_MAX: '',
       PUBLIC_URL: '',
       CORS_ORIGINS: '',
       SMTP_URL: '',
@@ -484,7 +514,8 @@ async function main() {
       for (const scenario of all) {
         for (const conns of scenario.read ? connectionCounts : connectionCounts.slice(0, 1)) {
           const at = connectionCounts.length > 1 ? ` (${conns} connections)` : '';
-          const requests = () => (scenario.read ? readRequests(scenario) : writeRequests(lines));
+          const tokens = workload === 'users' ? USER_TOKENS : undefined;
+          const requests = () => (scenario.read ? readRequests(scenario, tokens) : writeRequests(lines));
           log(`${scenario.name}${at}: service…`);
           const s = await measure('service', service, scenario, requests, conns);
           let b: SideLoad | null = null;

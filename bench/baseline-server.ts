@@ -102,7 +102,8 @@ const GQL_NEWEST_ORDERS = `coalesce((select json_agg(json_build_object('id', o.i
 
 /** GraphQL sort terms the users workload sends (`field:direction`), mapped to ORDER BY on `o`. */
 const GQL_ORDER_SORTS: Record<string, string> = {
-  'ID:DESC': 'o.id desc', 'ID:ASC': 'o.id asc', 'TOTAL:DESC': 'o.total desc, o.id desc', 'TOTAL:ASC': 'o.total asc, o.id asc',
+  'ID:DESC': 'o.id desc', 'ID:ASC': 'o.id asc',
+  'TOTAL:DESC': 'o.total desc, o.id desc', 'TOTAL:ASC': 'o.total asc, o.id asc',
   'ORDER_DATE:DESC': 'o.order_date desc, o.id desc', 'ORDER_DATE:ASC': 'o.order_date asc, o.id asc',
 };
 
@@ -118,8 +119,9 @@ function gqlOrdersPage(variables: Record<string, unknown>): { sql: string; param
   return {
     sql: `select json_build_object('data', json_build_object('orders', json_build_object(
         'totalCount', (select count(*) from orders)::int,
-        'items', coalesce((select json_agg(json_build_object('id', o.id, 'total', o.total::text, 'email', o.email, 'status', ${GQL_STATUS},
-          'lineItems', ${GQL_LINE_ITEMS}) order by ${orderBy}) from (select * from orders o order by ${orderBy} limit 20 offset $1) o), '[]'))),
+        'items', coalesce((select json_agg(json_build_object('id', o.id, 'total', o.total::text, 'email', o.email,
+            'status', ${GQL_STATUS}, 'lineItems', ${GQL_LINE_ITEMS}) order by ${orderBy})
+          from (select * from orders o order by ${orderBy} limit 20 offset $1) o), '[]'))),
         'extensions', ${GQL_EXTENSIONS})::text as json`,
     params: [(page - 1) * 20],
   };
@@ -127,7 +129,7 @@ function gqlOrdersPage(variables: Record<string, unknown>): { sql: string; param
 
 interface GraphQLBaseline {
   scope: string;
-  /** One statement returning the whole answer as text in column `json` (a function: the text depends on the variables). */
+  /** One statement returning the whole answer as text in column `json`; a function of the variables when its text depends on them. */
   sql: string | ((variables: Record<string, unknown>) => string);
   params(variables: Record<string, unknown>): unknown[];
 }
@@ -185,8 +187,10 @@ const GRAPHQL_BASELINES = new Map<string, GraphQLBaseline>([
     scope: 'read_customers',
     sql: `select json_build_object('data', json_build_object('customers', json_build_object(
         'totalCount', (select count(*) from customer c where c.email ilike any($1))::int,
-        'items', coalesce((select json_agg(json_build_object('id', c.id, 'email', c.email, 'firstName', c.first_name, 'lastName', c.last_name) order by c.id desc)
-          from (select * from customer c where c.email ilike any($1) order by id desc limit 20) c), '[]'))), 'extensions', ${GQL_EXTENSIONS})::text as json`,
+        'items', coalesce((select json_agg(json_build_object('id', c.id, 'email', c.email, 'firstName', c.first_name,
+            'lastName', c.last_name) order by c.id desc)
+          from (select * from customer c where c.email ilike any($1) order by id desc limit 20) c), '[]'))),
+        'extensions', ${GQL_EXTENSIONS})::text as json`,
     params: (variables) => [((variables.email as unknown[] | undefined) ?? []).map(substringPattern)],
   }],
   [ORDERS_PAGE, {
@@ -198,12 +202,14 @@ const GRAPHQL_BASELINES = new Map<string, GraphQLBaseline>([
 
 /** Sort keys the scenarios use, mapped to ORDER BY (the id tie-breaker follows the last term's direction). */
 const ORDER_SORTS: Record<string, string> = {
-  '': 'o.id desc', '!total': 'o.total desc, o.id desc', total: 'o.total asc, o.id asc', '!id': 'o.id desc', id: 'o.id asc',
+  '': 'o.id desc', '!id': 'o.id desc', id: 'o.id asc', '!total': 'o.total desc, o.id desc', total: 'o.total asc, o.id asc',
   '!order_date': 'o.order_date desc, o.id desc', order_date: 'o.order_date asc, o.id asc',
 };
 
 /** Customer search keys the scenarios send, mapped to their column (a substring match each). */
-const CUSTOMER_SEARCH_COLUMNS: Record<string, string> = { last_name: 'c.last_name', first_name: 'c.first_name', email: 'c.email' };
+const CUSTOMER_SEARCH_COLUMNS: Record<string, string> = {
+  last_name: 'c.last_name', first_name: 'c.first_name', email: 'c.email',
+};
 
 class HttpError extends Error {
   constructor(readonly status: number) {
@@ -340,7 +346,8 @@ export function baselineApp(query: Query): Koa {
           if (key === 'email') params.push(values.map(substringPattern));
           else if (key === 'customer_id') params.push(values.map(Number));
           else throw new HttpError(422);
-          return key === 'email' ? `o.email ilike any($${params.length})` : `o.customer_id = any($${params.length}::int[])`;
+          const at = `$${params.length}`;
+          return key === 'email' ? `o.email ilike any(${at})` : `o.customer_id = any(${at}::int[])`;
         });
         const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
         const { rows } = await query(

@@ -13,11 +13,12 @@ import type { PeerOperation } from './scenario.js';
 export const POSTGRAPHILE_DIR = path.join('bench', 'peers', 'postgraphile');
 export const POSTGRAPHILE_ENTRY = path.join(POSTGRAPHILE_DIR, 'server.mjs');
 
-/** Installs the peer from its lock (`npm ci`) when its node_modules is missing; resolves with PostGraphile's version. */
+/** Installs the peer from its lock (`npm ci`) when its node_modules is missing; resolves with its version. */
 export async function ensurePostGraphileInstalled(root: string, log: (line: string) => void): Promise<string> {
   const dir = path.join(root, POSTGRAPHILE_DIR);
   const installedVersion = () =>
-    readFile(path.join(dir, 'node_modules', 'postgraphile', 'package.json'), 'utf8').then((text) => (JSON.parse(text) as { version: string }).version);
+    readFile(path.join(dir, 'node_modules', 'postgraphile', 'package.json'), 'utf8')
+      .then((text) => (JSON.parse(text) as { version: string }).version);
   const version = await installedVersion().catch(() => undefined);
   if (version) return version;
   log(`Installing PostGraphile into ${POSTGRAPHILE_DIR} (npm ci)…`);
@@ -25,7 +26,10 @@ export async function ensurePostGraphileInstalled(root: string, log: (line: stri
   await new Promise<void>((resolve, reject) => {
     const child = spawn(npm, ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] });
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm ci in ${POSTGRAPHILE_DIR} exited with ${code}`))));
+    child.once('exit', (code) => {
+      if (code === 0) resolve();
+      else reject(new Error(`npm ci in ${POSTGRAPHILE_DIR} exited with ${code}`));
+    });
   });
   return installedVersion();
 }
@@ -46,6 +50,16 @@ interface PeerOrder {
   status: number;
   lineItems: Node<PeerLineItem>;
 }
+interface PeerFulfilment {
+  rowId: number;
+  createdAt: string;
+  warehouseId: number;
+  fulfilmentItems: Node<{ lineItemId: number; quantity: number }>;
+}
+interface PeerOrderWithRelations extends PeerOrder {
+  customer: PeerCustomer | null;
+  fulfilments: Node<PeerFulfilment>;
+}
 interface PeerCustomer {
   rowId: number;
   email: string;
@@ -57,8 +71,13 @@ const LINE_ITEMS = 'lineItems { nodes { rowId title price quantity } }';
 const ORDER_FIELDS = `rowId total email status ${LINE_ITEMS}`;
 const CUSTOMER_FIELDS = 'rowId email firstName lastName';
 
-const lineItem = (li: PeerLineItem) => ({ id: li.rowId, title: li.title, price: li.price, counters: { quantity: li.quantity } });
-const order = (o: PeerOrder) => ({ id: o.rowId, total: o.total, email: o.email, status: FulfilmentStatus[o.status], lineItems: o.lineItems.nodes.map(lineItem) });
+const lineItem = (li: PeerLineItem) => ({
+  id: li.rowId, title: li.title, price: li.price, counters: { quantity: li.quantity },
+});
+const order = (o: PeerOrder) => ({
+  id: o.rowId, total: o.total, email: o.email, status: FulfilmentStatus[o.status],
+  lineItems: o.lineItems.nodes.map(lineItem),
+});
 const customer = (c: PeerCustomer) => ({ id: c.rowId, email: c.email, firstName: c.firstName, lastName: c.lastName });
 /** The service's Timestamp: whole seconds since the epoch, rounded down. */
 const epochSeconds = (timestamp: string) => Math.floor(Date.parse(timestamp) / 1000);
@@ -85,16 +104,17 @@ export const PG_Q1_WITHOUT_COUNT: PeerOperation = {
 /** Q2: one order with line items, customer and fulfilments; `id(i)` as the service's variables. */
 export function pgQ2(id: (i: number) => number): PeerOperation {
   return {
-    query: `query Q2($id: Int!) { order(rowId: $id) { rowId email status total ${LINE_ITEMS} customer { ${CUSTOMER_FIELDS} }
+    query: `query Q2($id: Int!) { order(rowId: $id) { rowId email status total ${LINE_ITEMS}
+      customer { ${CUSTOMER_FIELDS} }
       fulfilments { nodes { rowId createdAt warehouseId fulfilmentItems { nodes { lineItemId quantity } } } } } }`,
     variables: (i) => ({ id: id(i) }),
     toServiceData: (data) => {
-      type Fulfilment = { rowId: number; createdAt: string; warehouseId: number; fulfilmentItems: Node<{ lineItemId: number; quantity: number }> };
-      const o = (data as { order: (Omit<PeerOrder, 'rowId'> & { rowId: number; customer: PeerCustomer | null; fulfilments: Node<Fulfilment> }) | null }).order;
+      const o = (data as { order: PeerOrderWithRelations | null }).order;
       if (!o) return { order: null };
       return {
         order: {
-          id: o.rowId, email: o.email, status: FulfilmentStatus[o.status], total: o.total, lineItems: o.lineItems.nodes.map(lineItem),
+          id: o.rowId, email: o.email, status: FulfilmentStatus[o.status], total: o.total,
+          lineItems: o.lineItems.nodes.map(lineItem),
           customer: o.customer && customer(o.customer),
           fulfilments: o.fulfilments.nodes.map((f) => ({
             id: f.rowId, createdAt: epochSeconds(f.createdAt), warehouse: f.warehouseId,
@@ -108,8 +128,9 @@ export function pgQ2(id: (i: number) => number): PeerOperation {
 
 /** Q3: fifty newest products with variants, options and images. */
 export const PG_Q3: PeerOperation = {
-  query: `query Q3 { products(first: 50, orderBy: ROW_ID_DESC) { nodes { rowId title productVariants { nodes { rowId price sku } }
-    productOptions { nodes { title values } } productImages { nodes { image { rowId path maxSize } } } } } }`,
+  query: `query Q3 { products(first: 50, orderBy: ROW_ID_DESC) { nodes { rowId title
+    productVariants { nodes { rowId price sku } } productOptions { nodes { title values } }
+    productImages { nodes { image { rowId path maxSize } } } } } }`,
   toServiceData: (data) => {
     type Product = {
       rowId: number; title: string;
@@ -124,7 +145,7 @@ export const PG_Q3: PeerOperation = {
           id: p.rowId, title: p.title,
           variants: p.productVariants.nodes.map((v) => ({ id: v.rowId, price: v.price, sku: v.sku })),
           options: p.productOptions.nodes.map((o) => ({ title: o.title, values: o.values })),
-          images: p.productImages.nodes.map(({ image }) => ({ id: image.rowId, path: image.path, maxSize: image.maxSize })),
+          images: p.productImages.nodes.map(({ image: i }) => ({ id: i.rowId, path: i.path, maxSize: i.maxSize })),
         })),
       },
     };
@@ -138,14 +159,16 @@ function customersPage(data: unknown) {
 
 /** Q4: customers whose last name contains "ove", with the total count. */
 export const PG_Q4: PeerOperation = {
-  query: `query Q4 { customers(first: 20, orderBy: ROW_ID_DESC, filter: { lastName: { includesInsensitive: "ove" } }) { totalCount nodes { ${CUSTOMER_FIELDS} } } }`,
+  query: `query Q4 { customers(first: 20, orderBy: ROW_ID_DESC, filter: { lastName: { includesInsensitive: "ove" } })
+    { totalCount nodes { ${CUSTOMER_FIELDS} } } }`,
   toServiceData: customersPage,
 };
 
 /** Customers whose e-mail contains a term (the users workload's varied searches). */
 export function pgCustomerSearch(term: (i: number) => string): PeerOperation {
   return {
-    query: `query CustomerSearch($email: String!) { customers(first: 20, orderBy: ROW_ID_DESC, filter: { email: { includesInsensitive: $email } })
+    query: `query CustomerSearch($email: String!) {
+      customers(first: 20, orderBy: ROW_ID_DESC, filter: { email: { includesInsensitive: $email } })
       { totalCount nodes { ${CUSTOMER_FIELDS} } } }`,
     variables: (i) => ({ email: term(i) }),
     toServiceData: customersPage,
@@ -159,10 +182,13 @@ const ORDER_BY: Record<string, string> = { ID: 'ROW_ID', TOTAL: 'TOTAL', ORDER_D
  * A page of orders in a given sort (the users workload's varied pages and sorts). The service
  * breaks ties by id in the last term's direction; PostGraphile is asked for the same explicitly.
  */
-export function pgOrdersPage(page: (i: number) => { page: number; field: string; direction: 'ASC' | 'DESC' }, size: number): PeerOperation {
+export function pgOrdersPage(
+  page: (i: number) => { page: number; field: string; direction: 'ASC' | 'DESC' },
+  size: number,
+): PeerOperation {
   return {
-    query: `query OrdersPage($offset: Int!, $orderBy: [OrderOrderBy!]) { orders(first: ${size}, offset: $offset, orderBy: $orderBy)
-      { totalCount nodes { ${ORDER_FIELDS} } } }`,
+    query: `query OrdersPage($offset: Int!, $orderBy: [OrderOrderBy!]) {
+      orders(first: ${size}, offset: $offset, orderBy: $orderBy) { totalCount nodes { ${ORDER_FIELDS} } } }`,
     variables: (i) => {
       const p = page(i);
       const terms = [`${ORDER_BY[p.field]}_${p.direction}`];

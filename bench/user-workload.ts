@@ -33,7 +33,10 @@ export function searchTerms(customers: number): Term[] {
     const last = LAST_NAMES[Math.floor(uniform(k, 12) * LAST_NAMES.length)];
     let term: Term;
     if (kind < 0.5) term = { field: 'email', value: `.${1 + Math.floor(uniform(k, 13) * customers)}@` };
-    else if (kind < 0.7) term = { field: 'email', value: `${lower(FIRST_NAMES[Math.floor(uniform(k, 14) * FIRST_NAMES.length)])}.${lower(last)}` };
+    else if (kind < 0.7) {
+      const first = FIRST_NAMES[Math.floor(uniform(k, 14) * FIRST_NAMES.length)];
+      term = { field: 'email', value: `${lower(first)}.${lower(last)}` };
+    }
     else {
       const length = 3 + Math.floor(uniform(k, 15) * 3);
       const start = Math.floor(uniform(k, 16) * Math.max(1, last.length - length + 1));
@@ -45,7 +48,8 @@ export function searchTerms(customers: number): Term[] {
 }
 
 /** A page number with a long tail: most users stay on the first pages, a few go far. */
-export const pageAt = (i: number, orders: number) => 1 + Math.floor(uniform(i, 21) ** 3 * Math.min(DEEPEST_PAGE, Math.ceil(orders / PAGE_SIZE)));
+export const pageAt = (i: number, orders: number) =>
+  1 + Math.floor(uniform(i, 21) ** 3 * Math.min(DEEPEST_PAGE, Math.ceil(orders / PAGE_SIZE)));
 
 const SORTS = [
   { rest: '', field: 'ID', direction: 'DESC' },
@@ -67,7 +71,8 @@ export function userScenarios(size: { orders: number; customers: number }): Scen
   const customerId = randomId(size.customers, 42);
   const list: Scenario[] = [
     {
-      name: 'users: POST /customers/search (varied terms)', read: true, method: 'POST', path: () => '/api/v1/customers/search',
+      name: 'users: POST /customers/search (varied terms)', read: true, method: 'POST',
+      path: () => '/api/v1/customers/search',
       body: (i) => {
         const t = termAt(i, 1);
         return { [t.field]: t.value };
@@ -88,15 +93,21 @@ export function userScenarios(size: { orders: number; customers: number }): Scen
         return `/api/v1/orders?size=${PAGE_SIZE}&page=${pageAt(i, size.orders)}${sort ? `&sort=${sort}` : ''}`;
       },
     },
-    { name: 'users: GET /orders/{id} (random ids)', read: true, method: 'GET', path: (i) => `/api/v1/orders/${orderId(i)}` },
-    graphqlScenario('users: GraphQL customers by e-mail term', CUSTOMER_SEARCH, (i) => ({ email: [emailTermAt(i)] }), pgCustomerSearch(emailTermAt)),
+    {
+      name: 'users: GET /orders/{id} (random ids)', read: true, method: 'GET',
+      path: (i) => `/api/v1/orders/${orderId(i)}`,
+    },
+    graphqlScenario(
+      'users: GraphQL customers by e-mail term', CUSTOMER_SEARCH,
+      (i) => ({ email: [emailTermAt(i)] }), pgCustomerSearch(emailTermAt),
+    ),
     graphqlScenario(
       'users: GraphQL orders (varied sorts and pages)', ORDERS_PAGE,
       (i) => {
         const s = sortAt(i);
         return { page: pageAt(i, size.orders), sort: [{ field: s.field, direction: s.direction }] };
       },
-      pgOrdersPage((i) => ({ page: pageAt(i, size.orders), field: sortAt(i).field, direction: sortAt(i).direction }), PAGE_SIZE),
+      pgOrdersPage((i) => ({ page: pageAt(i, size.orders), ...sortAt(i) }), PAGE_SIZE),
     ),
     graphqlScenario('users: GraphQL Q2 (random ids)', Q2, (i) => ({ id: orderId(i) }), pgQ2(orderId)),
   ];

@@ -15,7 +15,9 @@ import { PostGraphileConnectionFilterPreset } from 'postgraphile-plugin-connecti
 /** @type {GraphileConfig.Preset} */
 const preset = {
   extends: [PostGraphileAmberPreset, PgSimplifyInflectionPreset, PostGraphileConnectionFilterPreset],
-  pgServices: [makePgService({ connectionString: process.env.DATABASE_URL, schemas: ['public'], poolConfig: { max: 10 } })],
+  pgServices: [
+    makePgService({ connectionString: process.env.DATABASE_URL, schemas: ['public'], poolConfig: { max: 10 } }),
+  ],
   grafserv: { graphiql: false, watch: false },
   grafast: { explain: false },
 };

@@ -633,7 +633,10 @@ async function main() {
     }
 
     const out: BenchResults = {
-      command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, ''),
+      // Arguments with spaces (`--scenario "GraphQL Q2"`) quoted, so the command can be run again as shown.
+      command: `npm run bench -- ${process.argv.slice(2).map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}`
+        .trim()
+        .replace(/ --$/, ''),
       date: new Date().toISOString(),
       machine: {
         cpus: os.availableParallelism(),

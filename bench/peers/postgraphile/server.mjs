@@ -1,7 +1,8 @@
 // PostGraphile 5 over the bench's store: the peer that `npm run bench -- --peer postgraphile`
 // measures the service's /graphql beside. It plans each GraphQL query into SQL from PostgreSQL's
-// catalog, with nothing written by hand; the setup is the one of shared/bench/graphql-scenarios.md
-// (Amber preset, simplified inflection, connection filters; GraphiQL, watch mode and auth off).
+// catalog, with nothing written by hand. The setup the read-path work measured against
+// (docs/performance.md#postgraphile-as-a-peer): Amber preset, simplified inflection, connection
+// filters; GraphiQL, watch mode and auth off.
 // Run by bench/run.ts with the project's Node (≥ 22: PostGraphile uses Promise.withResolvers):
 // `node bench/peers/postgraphile/server.mjs` with DATABASE_URL and PORT (0 picks a free port).
 import { createServer } from 'node:http';

@@ -73,6 +73,11 @@ const MAIN_ORDERS = 100_000;
 const n = (x: number) => Math.round(x).toLocaleString('en-US');
 const ms = (x: number) => `${x} ms`;
 
+const latency = (l: Load) => `${ms(l.p50)} / ${ms(l.p99)}`;
+const cpu = (l: Load) => (l.cpuMsPerRequest === undefined ? '–' : `${l.cpuMsPerRequest.toFixed(2)} ms`);
+const ratioOf = (a: number, b: number) => (b ? (a / b).toFixed(2) : '–');
+const same = (x: boolean | null | undefined) => (x == null ? '–' : x ? 'yes' : '**no**');
+
 function mainTable(r: BenchResults): string {
   const rows = r.scenarios.map((s) => {
     const b = s.baseline;
@@ -81,26 +86,24 @@ function mainTable(r: BenchResults): string {
       n(s.service.rps),
       `${ms(s.service.p50)} / ${ms(s.service.p99)}`,
       s.service.statements ?? '–',
+      cpu(s.service),
       `${s.service.peakRssMb} MB`,
       b ? n(b.rps) : '–',
       b ? `${ms(b.p50)} / ${ms(b.p99)}` : '–',
       b?.statements ?? '–',
+      b ? cpu(b) : '–',
       b ? (s.service.rps / b.rps).toFixed(2) : '–',
       s.sameJson === null ? '–' : s.sameJson ? 'yes' : '**no**',
       s.service.non2xx + s.service.errors,
     ];
   });
   return [
-    '| scenario | service req/s | service p50 / p99 | SQL / req | service peak RSS | baseline req/s | baseline p50 / p99 | baseline SQL / req | ratio service/baseline | same JSON | service non-2xx |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|:-:|--:|',
+    '| scenario | service req/s | service p50 / p99 | SQL / req | service CPU / req | service peak RSS | baseline req/s ' +
+      '| baseline p50 / p99 | baseline SQL / req | baseline CPU / req | ratio service/baseline | same JSON | service non-2xx |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:-:|--:|',
     ...rows.map((cells) => `| ${cells.join(' | ')} |`),
   ].join('\n');
 }
-
-const latency = (l: Load) => `${ms(l.p50)} / ${ms(l.p99)}`;
-const cpu = (l: Load) => (l.cpuMsPerRequest === undefined ? '–' : `${l.cpuMsPerRequest.toFixed(2)} ms`);
-const ratioOf = (a: number, b: number) => (b ? (a / b).toFixed(2) : '–');
-const same = (x: boolean | null | undefined) => (x == null ? '–' : x ? 'yes' : '**no**');
 
 /** The GraphQL scenarios beside PostGraphile (service ÷ PostGraphile: above 1 is better for req/s, below for the rest). */
 function peerTable(r: BenchResults): string {

@@ -102,8 +102,8 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
  * second) that no request is ever refused.
  */
 const RATE_LIMIT = { burst: 1_000_000, rps: 1_000_000 };
-/** The goal for the service's peak resident memory during the run (docs/performance.md#memory). */
-const PEAK_RSS_GOAL_MB = 250;
+/** The goal for the service's peak resident memory during the run (docs/performance.md#memory; 200 MB since issue 22). */
+const PEAK_RSS_GOAL_MB = 200;
 
 /** a ÷ b to two places, or – when b is 0 (whole-millisecond latencies can be). */
 const ratio = (a: number, b: number) => (b ? (a / b).toFixed(2) : '–');

@@ -82,6 +82,12 @@ if (connectionCounts.some((c) => !Number.isInteger(c) || c < 1)) {
 }
 /** The users workload's latency check: the 99th percentile within this multiple of the median. */
 const P99_OVER_P50_GOAL = 3;
+/** Issue 22's goals: /graphql at least as fast as PostGraphile, every REST read ≥ 0.8 of the baseline. */
+const PEER_RATIO_GOAL = 1;
+const REST_RATIO_GOAL = 0.8;
+/** ` at N connections` when the run drove several counts. */
+const atConnections = (r: ScenarioResult) =>
+  (connectionCounts.length > 1 ? ` at ${r.connections} connections` : '');
 const ADMIN_TOKEN = 'sk_bench_admin_token_not_a_secret_000000000';
 /**
  * The users workload's callers: each connection is one user with a token of its own (read scopes),
@@ -618,6 +624,24 @@ async function main() {
       if (peerDiffering.length) {
         const where = `${path.relative(root, dataDir)}/diff-postgraphile-*.json`;
         log(`Same data as PostGraphile: NOT met for ${peerDiffering.join('; ')} (written to ${where})`);
+      }
+      const beside = results.filter((r) => r.postgraphile);
+      if (beside.length) {
+        const below = beside.filter((r) => r.service.rps < PEER_RATIO_GOAL * r.postgraphile!.rps);
+        const each = beside
+          .map((r) => `${r.name}${atConnections(r)} ${(r.service.rps / r.postgraphile!.rps).toFixed(2)}`)
+          .join('; ');
+        log(`Service ÷ PostGraphile req/s (goal ≥ ${PEER_RATIO_GOAL}): ${below.length ? 'NOT met' : 'met'}: ${each}`);
+      }
+      const rest = results.filter((r) => r.baseline && !r.name.includes('GraphQL'));
+      const restBelow = rest.filter((r) => r.service.rps < REST_RATIO_GOAL * r.baseline!.rps);
+      if (rest.length) {
+        const verdict = restBelow.length
+          ? `NOT met for ${restBelow
+            .map((r) => `${r.name}${atConnections(r)} ${(r.service.rps / r.baseline!.rps).toFixed(2)}`)
+            .join('; ')}`
+          : 'met for every one';
+        log(`REST reads ÷ baseline req/s (goal ≥ ${REST_RATIO_GOAL}): ${verdict}`);
       }
       if (workload === 'users') {
         const missed = results.filter((r) => r.service.p99 > P99_OVER_P50_GOAL * r.service.p50);

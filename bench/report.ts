@@ -75,7 +75,8 @@ const ms = (x: number) => `${x} ms`;
 
 const latency = (l: Load) => `${ms(l.p50)} / ${ms(l.p99)}`;
 const cpu = (l: Load) => (l.cpuMsPerRequest === undefined ? '–' : `${l.cpuMsPerRequest.toFixed(2)} ms`);
-const ratioOf = (a: number, b: number) => (b ? (a / b).toFixed(2) : '–');
+/** a ÷ b to two places, or – when b is 0 (whole-millisecond latencies can be). */
+export const ratioOf = (a: number, b: number) => (b ? (a / b).toFixed(2) : '–');
 const same = (x: boolean | null | undefined) => (x == null ? '–' : x ? 'yes' : '**no**');
 
 function mainTable(r: BenchResults): string {

@@ -45,7 +45,7 @@ import { Q1, Q1_WITHOUT_COUNT, Q2, Q3, Q4 } from './graphql-queries.js';
 import {
   ensurePostGraphileInstalled, PG_Q1, PG_Q1_WITHOUT_COUNT, PG_Q3, PG_Q4, pgQ2, POSTGRAPHILE_ENTRY,
 } from './postgraphile-peer.js';
-import { renderBenchmarks, type BenchResults, type Load as SideLoad, type ScenarioResult } from './report.js';
+import { ratioOf as ratio, renderBenchmarks, type BenchResults, type Load as SideLoad, type ScenarioResult } from './report.js';
 import { graphqlScenario, idAt, type Scenario } from './scenario.js';
 import { SEARCH_TERMS, userScenarios } from './user-workload.js';
 
@@ -108,11 +108,8 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
  * second) that no request is ever refused.
  */
 const RATE_LIMIT = { burst: 1_000_000, rps: 1_000_000 };
-/** The goal for the service's peak resident memory during the run (docs/performance.md#memory; 200 MB since issue 22). */
+/** The goal for the service's peak resident memory during the run (issue 22; docs/performance.md#memory). */
 const PEAK_RSS_GOAL_MB = 200;
-
-/** a ÷ b to two places, or – when b is 0 (whole-millisecond latencies can be). */
-const ratio = (a: number, b: number) => (b ? (a / b).toFixed(2) : '–');
 
 /** A run that must not report figures: some answer was not a success. */
 class BenchFailure extends Error {}

@@ -1,5 +1,5 @@
 import { now } from '../clock.js';
-import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
+import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
 import { Product } from '../entities/product.entity.js';
 import type { ProductCreate, ProductFields, ProductPatch } from '../schema/inputs/product.inputs.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldError } from './errors.js';
@@ -12,6 +12,7 @@ import {
 import { applyOptions, applyVariants, loadVariantState, planVariants, type VariantState } from './product-variants.js';
 import { freeSlug, SLUG, slugTaken } from './slug.js';
 import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
+import { changedMembers, lockCatalogueRows, lockProductAfterCollections, moveVersions } from './catalogue-locks.js';
 
 const SEO_META_LIMIT = 1000;
 
@@ -106,23 +107,34 @@ async function writeProduct(em: EntityManager, product: Product, input: ProductF
   return product;
 }
 
-/** The product row locked for the rest of the transaction, at the version the caller expects. */
-async function lockProduct(em: EntityManager, id: number, expected: ExpectedVersion): Promise<Product> {
-  const product = await em.findOne(Product, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  if (!product) throw new NotFoundError('Product', id);
+/**
+ * The product row locked for the rest of the transaction, at the version the caller expects, after
+ * the collections it is linked to and those it joins (catalogue-locks.ts). Returns the product with
+ * the manual collections it is linked to under the lock.
+ */
+async function lockProduct(em: EntityManager, id: number, expected: ExpectedVersion, joining: readonly number[] = []): Promise<{ product: Product; linked: number[] }> {
+  const linked = await lockProductAfterCollections(em, id, joining);
+  const product = linked && (await em.findOne(Product, { id }));
+  if (!linked || !product) throw new NotFoundError('Product', id);
   beginVersionedWrite(`Product ${id}`, product, expected);
-  return product;
+  return { product, linked };
 }
 
 /** PATCH a product (docs/decisions.md#product-patch); the row is locked for the whole transaction. */
 export async function updateProduct(em: EntityManager, actor: Actor, id: number, patch: ProductPatch, expected?: ExpectedVersion): Promise<Product> {
-  const product = await writeProduct(em, await lockProduct(em, id, expected), patch, false);
+  const locked = await lockProduct(em, id, expected, patch.collectionIds);
+  const product = await writeProduct(em, locked.product, patch, false);
+  // The collections it joined or left show it in their match_products: their versions move too.
+  if (patch.collectionIds) await moveVersions(em, 'collection', changedMembers(locked.linked, patch.collectionIds));
   recordEvent(em, actor, 'product.updated', { subject: 'product', subjectId: product.id }, { id: product.id, ...(restKeys(patch) as object) });
   return product;
 }
 
 export async function createProduct(em: EntityManager, actor: Actor, input: ProductCreate): Promise<Product> {
+  // The collections it joins are locked before it exists (catalogue-locks.ts); their versions move.
+  await lockCatalogueRows(em, 'collection', input.collectionIds ?? []);
   const product = await writeProduct(em, new Product(), input, true);
+  await moveVersions(em, 'collection', input.collectionIds ?? []);
   recordEvent(em, actor, 'product.created', { subject: 'product', subjectId: product.id }, { id: product.id, seo_url: product.seoUrl, ...(restKeys(input) as object) });
   return product;
 }
@@ -132,9 +144,11 @@ export async function createProduct(em: EntityManager, actor: Actor, input: Prod
  * items, which are snapshots (their product and variant links become null).
  */
 export async function deleteProduct(em: EntityManager, actor: Actor, id: number, expected?: ExpectedVersion): Promise<number> {
-  const product = await lockProduct(em, id, expected);
+  const { product, linked } = await lockProduct(em, id, expected);
   em.remove(product);
   await em.flush();
+  // Its links went with it (cascade): the manual collections that held it show one member less.
+  await moveVersions(em, 'collection', linked);
   recordEvent(em, actor, 'product.deleted', { subject: 'product', subjectId: id }, { id, title: product.title });
   return id;
 }

@@ -71,12 +71,14 @@ function readPlainFieldsAsProperties(schema: GraphQLSchema) {
     }
     return chain;
   };
+  const typeNameOf = (target: Function | undefined) => storage.objectTypes.find((o) => o.target === target)?.name;
   for (const objectType of storage.objectTypes) {
     const type = schema.getType(objectType.name);
     if (!isObjectType(type)) continue;
     const fields = type.getFields();
     for (const field of declaredFields(objectType.target)) {
-      const resolver = storage.fieldResolvers.find((r) => r.methodName === field.name && r.getObjectType?.() === field.target);
+      // By the type's name: a class loaded twice (Jest) has two metadata entries of one type.
+      const resolver = storage.fieldResolvers.find((r) => r.methodName === field.name && typeNameOf(r.getObjectType?.()) === objectType.name);
       const marked = resolver !== undefined && isMarkedRowProperty(resolver.target, resolver.methodName);
       if (marked && !isRowProperty(type.name, field.schemaName)) throw new Error(`@RowProperty() on ${type.name}.${field.schemaName}, which is not a list relation of the read model`);
       const plain = resolver

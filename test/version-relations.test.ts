@@ -1,0 +1,203 @@
+// docs/choices.md#versions-that-follow-relations: a record's version (its ETag) moves with every
+// change its shape shows, a write on a related record included: manual membership on both sides,
+// rule-based membership when a product's fields change, a customer's tags when a product's do.
+// A client holding the old ETag gets no 304 and its If-Match write is refused (412). Crossing
+// product and collection writes lock in one order and never deadlock.
+import { startTestService, type TestService } from './support/harness.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(() => service.stop());
+
+const etagOf = async (path: string) => (await service.get(path)).headers.get('etag')!;
+const productPath = (id: number) => `/api/v1/products/${id}`;
+const collectionPath = (id: number) => `/api/v1/collections/${id}`;
+let slug = 0;
+
+async function newProduct(title = 'Relation product'): Promise<number> {
+  const res = await service.graphql('mutation ($input: ProductCreate!) { createProduct(input: $input) { id } }', { input: { title, price: '5.00' } });
+  if (res.body.errors) throw new Error(JSON.stringify(res.body.errors));
+  return res.body.data.createProduct.id;
+}
+
+const manualBody = (productIds: number[], title = 'Relation collection') => ({ title, type: 0, seo_title: title, seo_url: `relation-${++slug}`, match_products: productIds });
+
+async function newManualCollection(productIds: number[] = []): Promise<{ id: number; body: Record<string, unknown> }> {
+  const body = manualBody(productIds);
+  const res = await service.send('POST', '/api/v1/collections', body);
+  expect(res.status).toBe(201);
+  return { id: res.body.id, body };
+}
+
+/** The record changed under the holder of `etag`: no 304 for it, and a write with it is refused, changing nothing. */
+async function expectStale(path: string, etag: string, body: unknown): Promise<void> {
+  expect((await service.get(path, undefined, { 'if-none-match': etag })).status).toBe(200);
+  const before = (await service.get(`${path}?expand=all`)).body;
+  const refused = await service.send('PATCH', path, body, undefined, { 'if-match': etag });
+  expect(refused.status).toBe(412);
+  expect((await service.get(`${path}?expand=all`)).body).toEqual(before);
+}
+
+describe('manual membership moves both sides', () => {
+  it('a product joining a collection moves the collection; its old ETag no longer matches (the issue’s lost update)', async () => {
+    const product = await newProduct();
+    const collection = await newManualCollection([]);
+    const held = await etagOf(collectionPath(collection.id));
+    expect((await service.send('PATCH', productPath(product), { collections: [collection.id] })).status).toBe(200);
+    expect(await etagOf(collectionPath(collection.id))).not.toBe(held);
+    // The holder writes back the membership it saw (none): refused, the product stays a member.
+    await expectStale(collectionPath(collection.id), held, collection.body);
+    expect((await service.get(collectionPath(collection.id))).body.match_products).toEqual([product]);
+    // Leaving moves it again.
+    const joined = await etagOf(collectionPath(collection.id));
+    expect((await service.send('PATCH', productPath(product), { collections: [] })).status).toBe(200);
+    expect(await etagOf(collectionPath(collection.id))).not.toBe(joined);
+  });
+
+  it('a collection listing or dropping a product moves the product', async () => {
+    const product = await newProduct();
+    const collection = await newManualCollection([]);
+    const held = await etagOf(productPath(product));
+    expect((await service.send('PATCH', collectionPath(collection.id), { ...collection.body, match_products: [product] })).status).toBe(200);
+    expect((await service.get(productPath(product))).body.collections).toEqual([collection.id]);
+    expect(await etagOf(productPath(product))).not.toBe(held);
+    await expectStale(productPath(product), held, { collections: [] });
+    const member = await etagOf(productPath(product));
+    expect((await service.send('PATCH', collectionPath(collection.id), { ...collection.body, match_products: [] })).status).toBe(200);
+    expect(await etagOf(productPath(product))).not.toBe(member);
+  });
+
+  it('reordering a collection moves only the collection: the products’ own shapes did not change', async () => {
+    const [a, b] = [await newProduct(), await newProduct()];
+    const collection = await newManualCollection([a, b]);
+    const held = [await etagOf(productPath(a)), await etagOf(productPath(b))];
+    expect((await service.send('PATCH', collectionPath(collection.id), { ...collection.body, match_products: [b, a] })).status).toBe(200);
+    expect([await etagOf(productPath(a)), await etagOf(productPath(b))]).toEqual(held);
+  });
+
+  it('deleting either side, creating with members, and turning rule-based move the other side', async () => {
+    const [a, b, c] = [await newProduct(), await newProduct(), await newProduct()];
+    const before = await etagOf(productPath(a));
+    const collection = await newManualCollection([a, b]);
+    expect(await etagOf(productPath(a))).not.toBe(before);
+
+    const held = await etagOf(collectionPath(collection.id));
+    expect((await service.graphql(`mutation { deleteProduct(id: ${b}) }`)).body.data).toEqual({ deleteProduct: b });
+    expect(await etagOf(collectionPath(collection.id))).not.toBe(held);
+
+    const memberEtag = await etagOf(productPath(a));
+    const ruleBased = { ...collection.body, match_products: [], type: 1, rules_match_condition: 0, rules: [{ type: 0, condition: 0, value: 'nothing matches this' }] };
+    expect((await service.send('PATCH', collectionPath(collection.id), ruleBased)).status).toBe(200);
+    expect((await service.get(productPath(a))).body.collections).toEqual([]);
+    expect(await etagOf(productPath(a))).not.toBe(memberEtag);
+
+    const other = await newManualCollection([c]);
+    const cEtag = await etagOf(productPath(c));
+    expect((await service.graphql(`mutation { deleteCollection(id: ${other.id}) }`)).body.data).toEqual({ deleteCollection: other.id });
+    expect(await etagOf(productPath(c))).not.toBe(cEtag);
+  });
+
+  it('GraphQL: expectedVersion compares with the moved version', async () => {
+    const product = await newProduct();
+    const collection = await newManualCollection([]);
+    const version = async () => (await service.graphql('query ($id: Int!) { collection(id: $id) { version } }', { id: collection.id })).body.data.collection.version;
+    const held = await version();
+    const joined = await service.graphql('mutation ($id: Int!) { updateProduct(id: $id, input: { collectionIds: [' + collection.id + '] }) { collectionIds } }', { id: product });
+    expect(joined.body.data.updateProduct.collectionIds).toEqual([collection.id]);
+    expect(await version()).toBe(held + 1);
+    const refused = await service.graphql('mutation ($id: Int!, $v: [Int!]) { deleteCollection(id: $id, expectedVersion: $v) }', { id: collection.id, v: [held] });
+    expect(refused.body.errors[0].extensions.code).toBe('PRECONDITION_FAILED');
+    const deleted = await service.graphql('mutation ($id: Int!, $v: [Int!]) { deleteCollection(id: $id, expectedVersion: $v) }', { id: collection.id, v: [held + 1] });
+    expect(deleted.body.data).toEqual({ deleteCollection: collection.id });
+  });
+});
+
+describe('a rule-based collection’s version follows its answer', () => {
+  const ruleBased = (value: string) => ({
+    title: `Rule ${value}`, type: 1, seo_title: 'Rule', seo_url: `rule-${++slug}`, rules_match_condition: 0, rules: [{ type: 0, condition: 3, value }],
+  });
+
+  it('changes when a product’s fields change its membership, and only then', async () => {
+    const body = ruleBased('Quokka');
+    const created = await service.send('POST', '/api/v1/collections', body);
+    expect(created.status).toBe(201);
+    const path = collectionPath(created.body.id);
+    const product = await newProduct('Plain product');
+    const empty = await etagOf(path);
+    expect(empty).toBe(created.headers.get('etag'));
+
+    // A change that keeps it out of the collection leaves the ETag: the answer is the same.
+    expect((await service.send('PATCH', productPath(product), { seo_meta: 'still not a member' })).status).toBe(200);
+    expect(await etagOf(path)).toBe(empty);
+    expect((await service.get(path, undefined, { 'if-none-match': empty })).status).toBe(304);
+
+    expect((await service.send('PATCH', productPath(product), { title: 'Quokka lamp' })).status).toBe(200);
+    expect((await service.get(`${path}?expand=products`)).body.products).toEqual([product]);
+    const member = await etagOf(path);
+    expect(member).not.toBe(empty);
+    await expectStale(path, empty, body);
+
+    // GraphQL shows the same version and compares with it.
+    const shown = await service.graphql('query ($id: Int!) { collection(id: $id) { version productIds } }', { id: created.body.id });
+    expect(shown.body.data.collection).toEqual({ version: Number(member.slice(2, -1)), productIds: [product] });
+    const updated = await service.send('PATCH', path, { ...body, title: 'Rule renamed' }, undefined, { 'if-match': member });
+    expect(updated.status).toBe(200);
+    expect(updated.headers.get('etag')).not.toBe(member);
+    expect(updated.headers.get('etag')).toBe(await etagOf(path));
+
+    // Leaving it moves it again; coming back gives the same answer, so the same ETag, and
+    // deleting a member moves it.
+    const renamed = await etagOf(path);
+    expect((await service.send('PATCH', productPath(product), { title: 'Plain lamp' })).status).toBe(200);
+    expect(await etagOf(path)).not.toBe(renamed);
+    expect((await service.send('PATCH', productPath(product), { title: 'Quokka again' })).status).toBe(200);
+    const again = await etagOf(path);
+    expect(again).toBe(renamed);
+    expect((await service.graphql(`mutation { deleteProduct(id: ${product}) }`)).body.data).toEqual({ deleteProduct: product });
+    expect(await etagOf(path)).not.toBe(again);
+  });
+
+  it('changes when a new product matches', async () => {
+    const created = await service.send('POST', '/api/v1/collections', ruleBased('Wombat'));
+    const path = collectionPath(created.body.id);
+    const before = await etagOf(path);
+    const product = await newProduct('Wombat mug');
+    expect((await service.get(`${path}?expand=products`)).body.products).toEqual([product]);
+    expect(await etagOf(path)).not.toBe(before);
+  });
+});
+
+describe('crossing writes', () => {
+  it('product and collection PATCHes that cross, from many connections, neither deadlock nor fail, and agree at the end', async () => {
+    const products = [await newProduct(), await newProduct(), await newProduct(), await newProduct()];
+    const collections = [await newManualCollection([]), await newManualCollection([]), await newManualCollection([])];
+    const started = Date.now();
+    const statuses: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      // Every product joins every collection while every collection lists every product, in
+      // opposite orders, all at once: each pair locks the same two rows from opposite sides.
+      const writes = [
+        ...products.map((p, i) => service.send('PATCH', productPath(p), { collections: (i + round) % 2 ? collections.map((c) => c.id) : [collections[round % 3].id] })),
+        ...collections.map((c, i) => service.send('PATCH', collectionPath(c.id), { ...c.body, match_products: (i + round) % 2 ? [...products].reverse() : products.slice(round % 2) })),
+      ];
+      for (const res of await Promise.all(writes)) statuses.push(res.status);
+    }
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(60_000);
+
+    // Both sides read the same links, and each record's ETag is its version in the table.
+    for (const p of products) {
+      const read = await service.get(productPath(p));
+      const linked = await service.sql<{ id: number }>('select collection_id as id from collection_product where product_id = ? order by collection_id', [p]);
+      expect(read.body.collections).toEqual(linked.map((row) => row.id));
+      const [{ version }] = await service.sql<{ version: number }>('select version from product where id = ?', [p]);
+      expect(read.headers.get('etag')).toBe(`"v${version}"`);
+    }
+    for (const c of collections) {
+      const members = (await service.get(collectionPath(c.id))).body.match_products as number[];
+      for (const p of products) expect((await service.get(productPath(p))).body.collections.includes(c.id)).toBe(members.includes(p));
+    }
+  }, 90_000);
+});

@@ -169,6 +169,60 @@ describe('a rule-based collection’s version follows its answer', () => {
   });
 });
 
+describe('a customer’s tags follow the products bought', () => {
+  const customerPath = (id: number) => `/api/v1/customers/${id}`;
+
+  /** A new product with a variant, bought by a new customer: the customer's tags are the product's. */
+  async function boughtProduct(tag: string): Promise<{ product: number; customer: number; variant: number }> {
+    const created = await service.graphql('mutation ($input: ProductCreate!) { createProduct(input: $input) { id variants { id } } }', {
+      input: { title: `Bought ${tag}`, price: '3.00', tags: [tag] },
+    });
+    const { id: product, variants } = created.body.data.createProduct;
+    const customer = await service.graphql('mutation ($email: String!) { createCustomer(input: { email: $email }) { id } }', { email: `${tag}@example.com` });
+    const id = customer.body.data.createCustomer.id;
+    const order = await service.graphql('mutation ($input: OrderCreate!) { createOrder(input: $input) { id } }', {
+      input: { customerId: id, items: [{ variantId: variants[0].id, quantity: 1 }] },
+    });
+    expect(order.body.errors).toBeUndefined();
+    expect((await service.get(customerPath(id))).body.tags).toEqual([tag]);
+    return { product, customer: id, variant: variants[0].id };
+  }
+
+  it('a product’s tag edit moves its buyers; an edit that keeps its tags does not', async () => {
+    const { product, customer } = await boughtProduct('kiwi');
+    const held = await etagOf(customerPath(customer));
+    expect((await service.send('PATCH', productPath(product), { seo_meta: 'tags kept', tags: ['kiwi'] })).status).toBe(200);
+    expect(await etagOf(customerPath(customer))).toBe(held);
+    expect((await service.send('PATCH', productPath(product), { tags: ['kiwi', 'fruit'] })).status).toBe(200);
+    expect((await service.get(customerPath(customer))).body.tags).toEqual(['fruit', 'kiwi']);
+    expect(await etagOf(customerPath(customer))).not.toBe(held);
+    await expectStale(customerPath(customer), held, { notes: 'written over tags never seen' });
+  });
+
+  it('deleting a product bought moves its buyers', async () => {
+    const { product, customer } = await boughtProduct('mango');
+    const held = await etagOf(customerPath(customer));
+    expect((await service.graphql(`mutation { deleteProduct(id: ${product}) }`)).body.data).toEqual({ deleteProduct: product });
+    expect((await service.get(customerPath(customer))).body.tags).toEqual([]);
+    expect(await etagOf(customerPath(customer))).not.toBe(held);
+  });
+
+  it('tag edits racing orders for the same product and customer neither deadlock nor fail', async () => {
+    const { product, customer, variant } = await boughtProduct('lychee');
+    const started = Date.now();
+    const writes = Array.from({ length: 16 }, (_, i) =>
+      i % 2
+        ? service.send('PATCH', productPath(product), { tags: [`lychee-${i}`] })
+        : service.graphql('mutation ($input: OrderCreate!) { createOrder(input: $input) { id } }', { input: { customerId: customer, items: [{ variantId: variant, quantity: 1 }] } }),
+    );
+    const answers = await Promise.all(writes);
+    expect(answers.map((res) => ({ status: res.status, errors: res.body.errors }))).toEqual(answers.map(() => ({ status: 200, errors: undefined })));
+    expect(Date.now() - started).toBeLessThan(60_000);
+    const [{ tags }] = await service.sql<{ tags: string[] }>('select tags from product where id = ?', [product]);
+    expect((await service.get(customerPath(customer))).body.tags).toEqual(tags);
+  }, 90_000);
+});
+
 describe('crossing writes', () => {
   it('product and collection PATCHes that cross, from many connections, neither deadlock nor fail, and agree at the end', async () => {
     const products = [await newProduct(), await newProduct(), await newProduct(), await newProduct()];

@@ -1,16 +1,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
- * The catalogue's one lock order (docs/choices.md#versions-that-follow-relations): collections
- * before products, each kind in id order. A manual membership (a `collection_product` row) shows
- * on both sides (a product's `collections`, a collection's `match_products`), so a write that
- * changes it moves both records' versions and so locks both rows. Every catalogue write takes its
- * locks in this order, so a product write and a collection write that cross can wait for each
- * other but never deadlock.
+ * The catalogue's one lock order (docs/choices.md#versions-that-follow-relations): collections,
+ * then customers, then products, each kind in id order. A manual membership (a `collection_product`
+ * row) shows on both sides (a product's `collections`, a collection's `match_products`), and a
+ * product's tags show in the `tags` of every customer who bought it; a write that changes such a
+ * thing moves the other side's versions too, and so locks those rows. Every catalogue write takes
+ * its locks in this order, and order placement agrees with it (it locks the customer, then takes a
+ * key-share lock on each product it sells through the line item's foreign key), so crossing writes
+ * can wait for each other but never deadlock.
  */
 
 /** The tables whose rows this order covers (a whitelist: names never come from input). */
-type CatalogueTable = 'collection' | 'product';
+type CatalogueTable = 'collection' | 'customer' | 'product';
 
 const distinctSorted = (ids: Iterable<number>) => [...new Set(ids)].sort((a, b) => a - b);
 const placeholders = (ids: readonly number[]) => ids.map(() => '?').join(', ');
@@ -46,24 +48,56 @@ async function linkedCollectionIds(em: EntityManager, productId: number): Promis
   return rows.map((row) => row.collection_id);
 }
 
+/** The customers who bought a product (its tags show in theirs). */
+async function buyerIds(em: EntityManager, productId: number): Promise<number[]> {
+  const rows = await run<{ customer_id: number }>(
+    em,
+    'select distinct o.customer_id from line_item li join orders o on o.id = li.order_id where li.product_id = ? order by o.customer_id',
+    [productId],
+  );
+  return rows.map((row) => row.customer_id);
+}
+
+const within = (ids: readonly number[], locked: readonly number[]) => ids.every((id) => locked.includes(id));
+
+/** A product locked with the records around it that its write may move (see lockProductWithRelated). */
+export interface LockedProduct {
+  /** The manual collections it is linked to now. */
+  linked: number[];
+  /** The customers who bought it (empty unless asked for). */
+  buyers: number[];
+}
+
 /**
- * Locks a product (FOR UPDATE) after the collections its write may touch: those it is linked to
- * and `joining`. Its links are read before the locks, and a collection write may add one in
- * between (it locks that collection, then the product); so they are read again under the product's
- * lock, and if a collection not yet locked appeared, every lock of this attempt is released (a
- * savepoint rolled back) and it starts again. Returns the product's links as they are now (no
- * other write can change them until commit), or null when the product does not exist.
+ * Locks a product (FOR UPDATE) after the collections its write may touch (those it is linked to
+ * and `joining`) and, with `withBuyers`, after the customers who bought it. These are read before
+ * the locks, and another write may add one in between (a collection write links it: it locks that
+ * collection, then the product; an order moved to another customer: it locks both customers); so
+ * they are read again under the product's lock, and if a record not yet locked appeared, every
+ * lock of this attempt is released (a savepoint rolled back) and it starts again. Under the
+ * product's lock no new link or buyer can appear until commit (a new order line needs a key-share
+ * lock on the product; moving an order needs its old customer's lock). Null when the product
+ * does not exist.
  */
-export async function lockProductAfterCollections(em: EntityManager, productId: number, joining: readonly number[]): Promise<number[] | null> {
+export async function lockProductWithRelated(
+  em: EntityManager,
+  productId: number,
+  joining: readonly number[],
+  withBuyers: boolean,
+): Promise<LockedProduct | null> {
+  const buyersOf = async () => (withBuyers ? buyerIds(em, productId) : []);
   for (;;) {
-    const locked = distinctSorted([...(await linkedCollectionIds(em, productId)), ...joining]);
+    const collections = distinctSorted([...(await linkedCollectionIds(em, productId)), ...joining]);
+    const customers = await buyersOf();
     await run(em, 'savepoint catalogue_locks');
-    await lockCatalogueRows(em, 'collection', locked);
+    await lockCatalogueRows(em, 'collection', collections);
+    await lockCatalogueRows(em, 'customer', customers);
     const found = await run(em, 'select id from product where id = ? for update', [productId]);
     const linked = await linkedCollectionIds(em, productId);
-    if (linked.every((id) => locked.includes(id))) {
+    const buyers = await buyersOf();
+    if (within(linked, collections) && within(buyers, customers)) {
       await run(em, 'release savepoint catalogue_locks');
-      return found.length ? linked : null;
+      return found.length ? { linked, buyers } : null;
     }
     await run(em, 'rollback to savepoint catalogue_locks');
   }

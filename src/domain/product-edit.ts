@@ -12,7 +12,7 @@ import {
 import { applyOptions, applyVariants, loadVariantState, planVariants, type VariantState } from './product-variants.js';
 import { freeSlug, SLUG, slugTaken } from './slug.js';
 import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
-import { changedMembers, lockCatalogueRows, lockProductAfterCollections, moveVersions } from './catalogue-locks.js';
+import { changedMembers, lockCatalogueRows, lockProductWithRelated, moveVersions, type LockedProduct } from './catalogue-locks.js';
 
 const SEO_META_LIMIT = 1000;
 
@@ -109,23 +109,34 @@ async function writeProduct(em: EntityManager, product: Product, input: ProductF
 
 /**
  * The product row locked for the rest of the transaction, at the version the caller expects, after
- * the collections it is linked to and those it joins (catalogue-locks.ts). Returns the product with
- * the manual collections it is linked to under the lock.
+ * the collections it is linked to and those it joins and, when its tags may change, the customers
+ * who bought it (catalogue-locks.ts).
  */
-async function lockProduct(em: EntityManager, id: number, expected: ExpectedVersion, joining: readonly number[] = []): Promise<{ product: Product; linked: number[] }> {
-  const linked = await lockProductAfterCollections(em, id, joining);
-  const product = linked && (await em.findOne(Product, { id }));
-  if (!linked || !product) throw new NotFoundError('Product', id);
+async function lockProduct(
+  em: EntityManager,
+  id: number,
+  expected: ExpectedVersion,
+  joining: readonly number[] = [],
+  withBuyers = false,
+): Promise<LockedProduct & { product: Product }> {
+  const locked = await lockProductWithRelated(em, id, joining, withBuyers);
+  const product = locked && (await em.findOne(Product, { id }));
+  if (!locked || !product) throw new NotFoundError('Product', id);
   beginVersionedWrite(`Product ${id}`, product, expected);
-  return { product, linked };
+  return { ...locked, product };
 }
+
+const sameTags = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((tag) => b.includes(tag));
 
 /** PATCH a product (docs/decisions.md#product-patch); the row is locked for the whole transaction. */
 export async function updateProduct(em: EntityManager, actor: Actor, id: number, patch: ProductPatch, expected?: ExpectedVersion): Promise<Product> {
-  const locked = await lockProduct(em, id, expected, patch.collectionIds);
+  const locked = await lockProduct(em, id, expected, patch.collectionIds, patch.tags !== undefined);
+  const tagsBefore = [...locked.product.tags];
   const product = await writeProduct(em, locked.product, patch, false);
   // The collections it joined or left show it in their match_products: their versions move too.
   if (patch.collectionIds) await moveVersions(em, 'collection', changedMembers(locked.linked, patch.collectionIds));
+  // Its buyers' tags are the current tags of what they bought: when its tags change, theirs may.
+  if (!sameTags(tagsBefore, product.tags)) await moveVersions(em, 'customer', locked.buyers);
   recordEvent(em, actor, 'product.updated', { subject: 'product', subjectId: product.id }, { id: product.id, ...(restKeys(patch) as object) });
   return product;
 }
@@ -144,11 +155,13 @@ export async function createProduct(em: EntityManager, actor: Actor, input: Prod
  * items, which are snapshots (their product and variant links become null).
  */
 export async function deleteProduct(em: EntityManager, actor: Actor, id: number, expected?: ExpectedVersion): Promise<number> {
-  const { product, linked } = await lockProduct(em, id, expected);
+  const { product, linked, buyers } = await lockProduct(em, id, expected, [], true);
   em.remove(product);
   await em.flush();
-  // Its links went with it (cascade): the manual collections that held it show one member less.
+  // Its links went with it (cascade): the manual collections that held it show one member less,
+  // and its buyers' lines no longer lead to it, so its tags leave theirs.
   await moveVersions(em, 'collection', linked);
+  if (product.tags.length) await moveVersions(em, 'customer', buyers);
   recordEvent(em, actor, 'product.deleted', { subject: 'product', subjectId: id }, { id, title: product.title });
   return id;
 }

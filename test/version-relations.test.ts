@@ -1,6 +1,7 @@
 // docs/choices.md#versions-that-follow-relations: a record's version (its ETag) moves with every
 // change its shape shows, a write on a related record included: manual membership on both sides,
-// rule-based membership when a product's fields change, a customer's tags when a product's do.
+// rule-based membership when a product's fields change, a customer's tags when a product's do,
+// an order's customer block when the customer's e-mail or name do.
 // A client holding the old ETag gets no 304 and its If-Match write is refused (412). Crossing
 // product and collection writes lock in one order and never deadlock.
 import { startTestService, type TestService } from './support/harness.js';
@@ -220,6 +221,56 @@ describe('a customer’s tags follow the products bought', () => {
     expect(Date.now() - started).toBeLessThan(60_000);
     const [{ tags }] = await service.sql<{ tags: string[] }>('select tags from product where id = ?', [product]);
     expect((await service.get(customerPath(customer))).body.tags).toEqual(tags);
+  }, 90_000);
+});
+
+describe('an order’s customer block follows the customer', () => {
+  const orderPath = (id: number) => `/api/v1/orders/${id}`;
+
+  async function customerWithOrders(n: number): Promise<{ customer: number; orders: number[] }> {
+    const created = await service.graphql('mutation ($email: String!) { createCustomer(input: { email: $email, firstName: "Ada" }) { id } }', {
+      email: `orders-${++slug}@example.com`,
+    });
+    const customer = created.body.data.createCustomer.id;
+    const [{ id: variant }] = await service.sql<{ id: number }>('select id from product_variant order by id limit 1');
+    const orders: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const order = await service.graphql('mutation ($input: OrderCreate!) { createOrder(input: $input) { id } }', { input: { customerId: customer, items: [{ variantId: variant, quantity: 1 }] } });
+      orders.push(order.body.data.createOrder.id);
+    }
+    return { customer, orders };
+  }
+
+  it('a customer’s name or e-mail change moves its orders; a notes change does not', async () => {
+    const { customer, orders } = await customerWithOrders(2);
+    const held = await etagOf(orderPath(orders[0]));
+    expect((await service.send('PATCH', `/api/v1/customers/${customer}`, { notes: 'not shown on orders', first_name: 'Ada' })).status).toBe(200);
+    expect(await etagOf(orderPath(orders[0]))).toBe(held);
+    expect((await service.send('PATCH', `/api/v1/customers/${customer}`, { first_name: 'Grace' })).status).toBe(200);
+    expect((await service.get(orderPath(orders[0]))).body.customer.first_name).toBe('Grace');
+    expect(await etagOf(orderPath(orders[0]))).not.toBe(held);
+    await expectStale(orderPath(orders[0]), held, { notes: 'written over a name never seen' });
+    const second = await etagOf(orderPath(orders[1]));
+    expect((await service.send('PATCH', `/api/v1/customers/${customer}`, { email: `renamed-${slug}@example.com` })).status).toBe(200);
+    expect(await etagOf(orderPath(orders[1]))).not.toBe(second);
+  });
+
+  it('customer edits racing order edits and moves between two customers neither deadlock nor fail', async () => {
+    const [a, b] = [await customerWithOrders(3), await customerWithOrders(3)];
+    const started = Date.now();
+    const writes = [a, b].flatMap(({ customer, orders }, side) => [
+      ...[0, 1, 2].map((i) => service.send('PATCH', `/api/v1/customers/${customer}`, { first_name: `Name ${i}`, last_name: `Side ${side}` })),
+      ...orders.map((order, i) =>
+        i % 2 ? service.send('PATCH', orderPath(order), { notes: `note ${i}` }) : service.send('PATCH', `${orderPath(order)}/customer`, { id: side ? a.customer : b.customer })),
+    ]);
+    const statuses = (await Promise.all(writes)).map((res) => res.status);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    for (const order of [...a.orders, ...b.orders]) {
+      const shown = (await service.get(orderPath(order))).body.customer;
+      const owner = (await service.get(`/api/v1/customers/${shown.id}`)).body;
+      expect(shown).toEqual({ id: owner.id, email: owner.email, first_name: owner.first_name, last_name: owner.last_name });
+    }
   }, 90_000);
 });
 

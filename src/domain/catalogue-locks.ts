@@ -25,10 +25,15 @@ async function run<T>(em: EntityManager, sql: string, params: readonly unknown[]
  * Locks these rows (FOR NO KEY UPDATE, in id order) and returns the ids found. The mode conflicts
  * with every other write lock on the row, not with the KEY SHARE a new link row's foreign key takes.
  */
-export async function lockCatalogueRows(em: EntityManager, table: CatalogueTable, ids: Iterable<number>): Promise<number[]> {
+export async function lockCatalogueRows(
+  em: EntityManager,
+  table: CatalogueTable,
+  ids: Iterable<number>,
+): Promise<number[]> {
   const sorted = distinctSorted(ids);
   if (!sorted.length) return [];
-  const rows = await run<{ id: number }>(em, `select id from ${table} where id in (${placeholders(sorted)}) order by id for no key update`, sorted);
+  const sql = `select id from ${table} where id in (${placeholders(sorted)}) order by id for no key update`;
+  const rows = await run<{ id: number }>(em, sql, sorted);
   return rows.map((row) => row.id);
 }
 
@@ -44,7 +49,8 @@ export async function moveVersions(em: EntityManager, table: CatalogueTable, ids
 
 /** The collections a product is linked to by hand (only manual collections have link rows). */
 async function linkedCollectionIds(em: EntityManager, productId: number): Promise<number[]> {
-  const rows = await run<{ collection_id: number }>(em, 'select collection_id from collection_product where product_id = ? order by collection_id', [productId]);
+  const sql = 'select collection_id from collection_product where product_id = ? order by collection_id';
+  const rows = await run<{ collection_id: number }>(em, sql, [productId]);
   return rows.map((row) => row.collection_id);
 }
 
@@ -52,7 +58,8 @@ async function linkedCollectionIds(em: EntityManager, productId: number): Promis
 async function buyerIds(em: EntityManager, productId: number): Promise<number[]> {
   const rows = await run<{ customer_id: number }>(
     em,
-    'select distinct o.customer_id from line_item li join orders o on o.id = li.order_id where li.product_id = ? order by o.customer_id',
+    `select distinct o.customer_id from line_item li join orders o on o.id = li.order_id
+      where li.product_id = ? order by o.customer_id`,
     [productId],
   );
   return rows.map((row) => row.customer_id);

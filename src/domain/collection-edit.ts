@@ -165,9 +165,9 @@ async function lockCollection(em: EntityManager, id: number, expected: ExpectedV
 
 /** The products linked to a collection by hand (its links change only under its lock). */
 async function linkedProductIds(em: EntityManager, collection: Collection): Promise<number[]> {
-  const rows = await em
-    .getConnection()
-    .execute<{ product_id: number }[]>('select product_id from collection_product where collection_id = ?', [collection.id], 'all', em.getTransactionContext());
+  const sql = 'select product_id from collection_product where collection_id = ?';
+  const ctx = em.getTransactionContext();
+  const rows = await em.getConnection().execute<{ product_id: number }[]>(sql, [collection.id], 'all', ctx);
   return rows.map((row) => row.product_id);
 }
 

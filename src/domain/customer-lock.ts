@@ -18,8 +18,11 @@ async function run<T>(em: EntityManager, sql: string, params: readonly unknown[]
   return em.getConnection().execute<T[]>(sql, [...params], 'all', em.getTransactionContext());
 }
 
-const orderIdsOf = async (em: EntityManager, customerId: number, lock = '') =>
-  (await run<{ id: number }>(em, `select id from orders where customer_id = ? order by id${lock}`, [customerId])).map((row) => row.id);
+async function orderIdsOf(em: EntityManager, customerId: number, lock = ''): Promise<number[]> {
+  const sql = `select id from orders where customer_id = ? order by id${lock}`;
+  const rows = await run<{ id: number }>(em, sql, [customerId]);
+  return rows.map((row) => row.id);
+}
 
 /**
  * Locks a customer after its orders (docs/choices.md#versions-that-follow-relations): an order

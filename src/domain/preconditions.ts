@@ -27,7 +27,12 @@ function checkExpectedVersion(record: string, version: number, expected: Expecte
  * overwrite this write unseen, and a cached copy is never answered 304. `shown` is the version
  * the record shows when it is derived from the stored one (a rule-based collection's).
  */
-export function beginVersionedWrite(record: string, locked: { version: number }, expected: ExpectedVersion, shown = locked.version): void {
+export function beginVersionedWrite(
+  record: string,
+  locked: { version: number },
+  expected: ExpectedVersion,
+  shown = locked.version,
+): void {
   checkExpectedVersion(record, shown, expected);
   locked.version += 1;
 }

@@ -12,7 +12,9 @@ import {
 import { applyOptions, applyVariants, loadVariantState, planVariants, type VariantState } from './product-variants.js';
 import { freeSlug, SLUG, slugTaken } from './slug.js';
 import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
-import { changedMembers, lockCatalogueRows, lockProductWithRelated, moveVersions, type LockedProduct } from './catalogue-locks.js';
+import {
+  changedMembers, lockCatalogueRows, lockProductWithRelated, moveVersions, type LockedProduct,
+} from './catalogue-locks.js';
 
 const SEO_META_LIMIT = 1000;
 
@@ -126,7 +128,8 @@ async function lockProduct(
   return { ...locked, product };
 }
 
-const sameTags = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((tag) => b.includes(tag));
+const sameTags = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((tag) => b.includes(tag));
 
 /** PATCH a product (docs/decisions.md#product-patch); the row is locked for the whole transaction. */
 export async function updateProduct(em: EntityManager, actor: Actor, id: number, patch: ProductPatch, expected?: ExpectedVersion): Promise<Product> {

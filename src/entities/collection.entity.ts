@@ -70,7 +70,10 @@ export class Collection {
   // A rule-based collection shows a version derived from this one and its members
   // (domain/collection-version.ts, served by CollectionFieldsResolver.version).
   @Field(() => Int, {
-    description: 'Changes with every write to the record, its parts and manual members included; a rule-based collection\'s is a fingerprint that also changes with its members (compare for equality). The REST ETag, and what `expectedVersion` compares with',
+    description:
+      'Changes with every write to the record, its parts and manual members included; a rule-based ' +
+      "collection's is a fingerprint that also changes with its members (compare for equality). " +
+      'The REST ETag, and what `expectedVersion` compares with',
   })
   @Property({ type: 'integer', default: 1 })
   version: number = 1;

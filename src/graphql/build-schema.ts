@@ -78,7 +78,9 @@ function readPlainFieldsAsProperties(schema: GraphQLSchema) {
     const fields = type.getFields();
     for (const field of declaredFields(objectType.target)) {
       // By the type's name: a class loaded twice (Jest) has two metadata entries of one type.
-      const resolver = storage.fieldResolvers.find((r) => r.methodName === field.name && typeNameOf(r.getObjectType?.()) === objectType.name);
+      const resolver = storage.fieldResolvers.find(
+        (r) => r.methodName === field.name && typeNameOf(r.getObjectType?.()) === objectType.name,
+      );
       const marked = resolver !== undefined && isMarkedRowProperty(resolver.target, resolver.methodName);
       if (marked && !isRowProperty(type.name, field.schemaName)) throw new Error(`@RowProperty() on ${type.name}.${field.schemaName}, which is not a list relation of the read model`);
       const plain = resolver

@@ -69,42 +69,56 @@ const within = (ids: readonly number[], locked: readonly number[]) => ids.every(
 
 /** A product locked with the records around it that its write may move (see lockProductWithRelated). */
 export interface LockedProduct {
-  /** The manual collections it is linked to now. */
+  /** The manual collections it is linked to now (empty unless its links were asked for). */
   linked: number[];
-  /** The customers who bought it (empty unless asked for). */
+  /** The customers who bought it (empty unless they were asked for). */
   buyers: number[];
 }
 
+/** What a product write may move besides the product, so what it locks first. */
+export interface ProductWriteReach {
+  /**
+   * Null: the write leaves its manual collections alone (nothing locked for them). Else the
+   * collections it joins; those it is linked to are locked as well.
+   */
+  joining: readonly number[] | null;
+  /** Whether the write moves its buyers, given its tags as they are (then they are locked). */
+  movesBuyers: (tags: readonly string[]) => boolean;
+}
+
 /**
- * Locks a product (FOR UPDATE) after the collections its write may touch (those it is linked to
- * and `joining`) and, with `withBuyers`, after the customers who bought it. These are read before
- * the locks, and another write may add one in between (a collection write links it: it locks that
- * collection, then the product; an order moved to another customer: it locks both customers); so
- * they are read again under the product's lock, and if a record not yet locked appeared, every
- * lock of this attempt is released (a savepoint rolled back) and it starts again. Under the
- * product's lock no new link or buyer can appear until commit (a new order line needs a key-share
- * lock on the product; moving an order needs its old customer's lock). Null when the product
- * does not exist.
+ * Locks a product (FOR UPDATE) after the records its write may move (`reach`): the collections it
+ * is linked to and joins, and its buyers when its tags are to change. These are read before the
+ * locks, and another write may add one in between (a collection write links it: it locks that
+ * collection, then the product; an order moved to another customer: it locks both customers; a
+ * tag edit: it locks the product), so they are read again under the product's lock, and if a
+ * record not yet locked appeared, every lock of this attempt is released (a savepoint rolled
+ * back) and it starts again. Under the product's lock no new link or buyer can appear until commit
+ * (a new order line needs a key-share lock on the product; moving an order needs its old
+ * customer's lock). Null when the product does not exist.
  */
 export async function lockProductWithRelated(
   em: EntityManager,
   productId: number,
-  joining: readonly number[],
-  withBuyers: boolean,
+  reach: ProductWriteReach,
 ): Promise<LockedProduct | null> {
-  const buyersOf = async () => (withBuyers ? buyerIds(em, productId) : []);
+  const linkedNow = async () => (reach.joining ? linkedCollectionIds(em, productId) : []);
+  const buyersNow = async (tags: readonly string[] | undefined) =>
+    (tags && reach.movesBuyers(tags) ? buyerIds(em, productId) : []);
+  const tagsOf = async (lock: string) =>
+    (await run<{ tags: string[] }>(em, `select tags from product where id = ?${lock}`, [productId]))[0]?.tags;
   for (;;) {
-    const collections = distinctSorted([...(await linkedCollectionIds(em, productId)), ...joining]);
-    const customers = await buyersOf();
+    const collections = distinctSorted([...(await linkedNow()), ...(reach.joining ?? [])]);
+    const customers = await buyersNow(await tagsOf(''));
     await run(em, 'savepoint catalogue_locks');
     await lockCatalogueRows(em, 'collection', collections);
     await lockCatalogueRows(em, 'customer', customers);
-    const found = await run(em, 'select id from product where id = ? for update', [productId]);
-    const linked = await linkedCollectionIds(em, productId);
-    const buyers = await buyersOf();
+    const tags = await tagsOf(' for update');
+    const linked = await linkedNow();
+    const buyers = await buyersNow(tags);
     if (within(linked, collections) && within(buyers, customers)) {
       await run(em, 'release savepoint catalogue_locks');
-      return found.length ? { linked, buyers } : null;
+      return tags ? { linked, buyers } : null;
     }
     await run(em, 'rollback to savepoint catalogue_locks');
   }

@@ -13,7 +13,7 @@ import { applyOptions, applyVariants, loadVariantState, planVariants, type Varia
 import { freeSlug, SLUG, slugTaken } from './slug.js';
 import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
 import {
-  changedMembers, lockCatalogueRows, lockProductWithRelated, moveVersions, type LockedProduct,
+  changedMembers, lockCatalogueRows, lockProductWithRelated, moveVersions, type LockedProduct, type ProductWriteReach,
 } from './catalogue-locks.js';
 
 const SEO_META_LIMIT = 1000;
@@ -111,17 +111,15 @@ async function writeProduct(em: EntityManager, product: Product, input: ProductF
 
 /**
  * The product row locked for the rest of the transaction, at the version the caller expects, after
- * the collections it is linked to and those it joins and, when its tags may change, the customers
- * who bought it (catalogue-locks.ts).
+ * the records its write may move (catalogue-locks.ts).
  */
 async function lockProduct(
   em: EntityManager,
   id: number,
   expected: ExpectedVersion,
-  joining: readonly number[] = [],
-  withBuyers = false,
+  reach: ProductWriteReach,
 ): Promise<LockedProduct & { product: Product }> {
-  const locked = await lockProductWithRelated(em, id, joining, withBuyers);
+  const locked = await lockProductWithRelated(em, id, reach);
   const product = locked && (await em.findOne(Product, { id }));
   if (!locked || !product) throw new NotFoundError('Product', id);
   beginVersionedWrite(`Product ${id}`, product, expected);
@@ -133,7 +131,10 @@ const sameTags = (a: readonly string[], b: readonly string[]) =>
 
 /** PATCH a product (docs/decisions.md#product-patch); the row is locked for the whole transaction. */
 export async function updateProduct(em: EntityManager, actor: Actor, id: number, patch: ProductPatch, expected?: ExpectedVersion): Promise<Product> {
-  const locked = await lockProduct(em, id, expected, patch.collectionIds, patch.tags !== undefined);
+  const locked = await lockProduct(em, id, expected, {
+    joining: patch.collectionIds ?? null,
+    movesBuyers: (tags) => patch.tags !== undefined && !sameTags(tags, patch.tags),
+  });
   const tagsBefore = [...locked.product.tags];
   const product = await writeProduct(em, locked.product, patch, false);
   // The collections it joined or left show it in their match_products: their versions move too.
@@ -158,7 +159,8 @@ export async function createProduct(em: EntityManager, actor: Actor, input: Prod
  * items, which are snapshots (their product and variant links become null).
  */
 export async function deleteProduct(em: EntityManager, actor: Actor, id: number, expected?: ExpectedVersion): Promise<number> {
-  const { product, linked, buyers } = await lockProduct(em, id, expected, [], true);
+  const reach = { joining: [], movesBuyers: (tags: readonly string[]) => tags.length > 0 };
+  const { product, linked, buyers } = await lockProduct(em, id, expected, reach);
   em.remove(product);
   await em.flush();
   // Its links went with it (cascade): the manual collections that held it show one member less,

@@ -124,7 +124,12 @@ export async function memberProductIds(em: EntityManager, collections: Collectio
   const union = collections.map((c) => `(${memberQuery(c, params)})`).join(' union all ');
   const rows = await em
     .getConnection()
-    .execute<{ collection_id: number; product_id: number }[]>(`select collection_id, product_id from (${union}) m order by collection_id, ord`, params);
+    .execute<{ collection_id: number; product_id: number }[]>(
+      `select collection_id, product_id from (${union}) m order by collection_id, ord`,
+      params,
+      'all',
+      em.getTransactionContext(),
+    );
   for (const row of rows) result.get(row.collection_id)?.push(row.product_id);
   return result;
 }

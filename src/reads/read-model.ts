@@ -147,8 +147,13 @@ export const READ_MODEL: Record<string, TypeModel> = {
       },
     },
     // Membership is computed from the rules when read (collection-membership.ts).
-    needs: { productIds: ['rules'], products: ['rules'] },
-    columns: { productIds: ['type', 'rulesMatchCondition'], products: ['type', 'rulesMatchCondition'] },
+    // A rule-based collection's version follows its members (domain/collection-version.ts).
+    needs: { productIds: ['rules'], products: ['rules'], version: ['rules'] },
+    columns: {
+      productIds: ['type', 'rulesMatchCondition'],
+      products: ['type', 'rulesMatchCondition'],
+      version: ['version', 'type', 'rulesMatchCondition'],
+    },
   },
   WebhookDelivery: { relations: { attemptLog: childrenOf('WebhookAttempt', 'webhook_attempt', 'delivery_id', (c) => `${c}.attempt`) } },
   Warehouse: { relations: { stock: childrenOf('InventoryLevel', 'inventory_level', 'warehouse_id', (c) => `${c}.variant_id`) } },

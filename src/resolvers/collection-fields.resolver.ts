@@ -1,8 +1,9 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Args, Authorized, Ctx, FieldResolver, Info, Int, Resolver, Root } from 'type-graphql';
 import { memberProductIds, type MembershipRule } from '../domain/collection-membership.js';
+import { ruleBasedVersion } from '../domain/collection-version.js';
 import { CollectionRule } from '../entities/collection-rule.entity.js';
-import { Collection } from '../entities/collection.entity.js';
+import { Collection, CollectionType } from '../entities/collection.entity.js';
 import { Image } from '../entities/image.entity.js';
 import type { Product } from '../entities/product.entity.js';
 import { loaded, RowProperty, type ReadRow } from '../reads/read-model.js';
@@ -68,6 +69,15 @@ export class CollectionFieldsResolver {
       (row) => row.collectionId,
     );
     return (await loader.load(collection.id)).map((row) => row.productId);
+  }
+
+  // A rule-based collection's version follows its members (domain/collection-version.ts): it is
+  // computed from the same membership statement as productIds (one per response, shared). The
+  // field and its description are the entity's.
+  @FieldResolver(() => Int)
+  async version(@Root() collection: ReadRow<Collection>, @Ctx() ctx: GraphQLContext): Promise<number> {
+    if (collection.type === CollectionType.Manual) return collection.version;
+    return ruleBasedVersion(collection.version, await this.productIds(collection, ctx));
   }
 
   // Whole products are product data: they need read_products, not just read_collections.

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { Q1, Q1_WITHOUT_COUNT, Q2, Q3, Q4 } from './graphql-queries.js';
+import { CUSTOMER_SEARCH, ORDERS_PAGE, Q1, Q1_WITHOUT_COUNT, Q2, Q3, Q4 } from './graphql-queries.js';
 
 type Query = (text: string, params?: unknown[]) => Promise<pg.QueryResult>;
 
@@ -100,10 +100,37 @@ const GQL_STATUS = `(array['NOT_FULFILLED', 'PARTIALLY_FULFILLED', 'PARTIALLY_FU
 const GQL_NEWEST_ORDERS = `coalesce((select json_agg(json_build_object('id', o.id, 'total', o.total::text, 'email', o.email, 'status', ${GQL_STATUS},
     'lineItems', ${GQL_LINE_ITEMS}) order by o.id desc) from (select * from orders order by id desc limit 20) o), '[]')`;
 
+/** GraphQL sort terms the users workload sends (`field:direction`), mapped to ORDER BY on `o`. */
+const GQL_ORDER_SORTS: Record<string, string> = {
+  'ID:DESC': 'o.id desc', 'ID:ASC': 'o.id asc',
+  'TOTAL:DESC': 'o.total desc, o.id desc', 'TOTAL:ASC': 'o.total asc, o.id asc',
+  'ORDER_DATE:DESC': 'o.order_date desc, o.id desc', 'ORDER_DATE:ASC': 'o.order_date asc, o.id asc',
+};
+
+/** `%term%` with LIKE's wildcards escaped: a case-insensitive substring, as the service matches. */
+const substringPattern = (term: unknown) => `%${String(term).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** The users workload's page of orders in a given sort: the ORDER BY (whitelisted) is part of the text. */
+function gqlOrdersPage(variables: Record<string, unknown>): { sql: string; params: unknown[] } {
+  const sort = (variables.sort as { field: string; direction: string }[] | undefined)?.[0];
+  const orderBy = GQL_ORDER_SORTS[sort ? `${sort.field}:${sort.direction}` : 'ID:DESC'];
+  if (!orderBy) throw new HttpError(400);
+  const page = Number(variables.page ?? 1);
+  return {
+    sql: `select json_build_object('data', json_build_object('orders', json_build_object(
+        'totalCount', (select count(*) from orders)::int,
+        'items', coalesce((select json_agg(json_build_object('id', o.id, 'total', o.total::text, 'email', o.email,
+            'status', ${GQL_STATUS}, 'lineItems', ${GQL_LINE_ITEMS}) order by ${orderBy})
+          from (select * from orders o order by ${orderBy} limit 20 offset $1) o), '[]'))),
+        'extensions', ${GQL_EXTENSIONS})::text as json`,
+    params: [(page - 1) * 20],
+  };
+}
+
 interface GraphQLBaseline {
   scope: string;
-  /** One statement returning the whole answer as text in column `json`. */
-  sql: string;
+  /** One statement returning the whole answer as text in column `json`; a function of the variables when its text depends on them. */
+  sql: string | ((variables: Record<string, unknown>) => string);
   params(variables: Record<string, unknown>): unknown[];
 }
 
@@ -156,10 +183,33 @@ const GRAPHQL_BASELINES = new Map<string, GraphQLBaseline>([
           from (select * from customer c where c.last_name ilike any($1) order by id desc limit 20) c), '[]'))), 'extensions', ${GQL_EXTENSIONS})::text as json`,
     params: () => [['%ove%']],
   }],
+  [CUSTOMER_SEARCH, {
+    scope: 'read_customers',
+    sql: `select json_build_object('data', json_build_object('customers', json_build_object(
+        'totalCount', (select count(*) from customer c where c.email ilike any($1))::int,
+        'items', coalesce((select json_agg(json_build_object('id', c.id, 'email', c.email, 'firstName', c.first_name,
+            'lastName', c.last_name) order by c.id desc)
+          from (select * from customer c where c.email ilike any($1) order by id desc limit 20) c), '[]'))),
+        'extensions', ${GQL_EXTENSIONS})::text as json`,
+    params: (variables) => [((variables.email as unknown[] | undefined) ?? []).map(substringPattern)],
+  }],
+  [ORDERS_PAGE, {
+    scope: 'read_orders',
+    sql: (variables) => gqlOrdersPage(variables).sql,
+    params: (variables) => gqlOrdersPage(variables).params,
+  }],
 ]);
 
 /** Sort keys the scenarios use, mapped to ORDER BY (the id tie-breaker follows the last term's direction). */
-const ORDER_SORTS: Record<string, string> = { '': 'o.id desc', '!total': 'o.total desc, o.id desc', total: 'o.total asc, o.id asc', '!id': 'o.id desc', id: 'o.id asc' };
+const ORDER_SORTS: Record<string, string> = {
+  '': 'o.id desc', '!id': 'o.id desc', id: 'o.id asc', '!total': 'o.total desc, o.id desc', total: 'o.total asc, o.id asc',
+  '!order_date': 'o.order_date desc, o.id desc', order_date: 'o.order_date asc, o.id asc',
+};
+
+/** Customer search keys the scenarios send, mapped to their column (a substring match each). */
+const CUSTOMER_SEARCH_COLUMNS: Record<string, string> = {
+  last_name: 'c.last_name', first_name: 'c.first_name', email: 'c.email',
+};
 
 class HttpError extends Error {
   constructor(readonly status: number) {
@@ -268,22 +318,55 @@ export function baselineApp(query: Query): Koa {
         const size = intParam(ctx.query.size, 20, 250);
         const page = intParam(ctx.query.page, 1);
         const body = await readJson(ctx);
-        const names = body.last_name === undefined ? [] : Array.isArray(body.last_name) ? body.last_name : [body.last_name];
-        const patterns = names.map((n) => `%${String(n).replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-        const where = patterns.length ? 'where c.last_name ilike any($3)' : '';
+        // Every key is one column's "any of these substrings"; the keys are ANDed.
+        const params: unknown[] = [size, (page - 1) * size];
+        const conditions = Object.entries(body).map(([key, value]) => {
+          const column = CUSTOMER_SEARCH_COLUMNS[key];
+          if (!column) throw new HttpError(422);
+          params.push((Array.isArray(value) ? value : [value]).map(substringPattern));
+          return `${column} ilike any($${params.length})`;
+        });
+        const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
         const { rows } = await query(
           `select (select count(*) from customer c ${where})::int as total,
                   (select coalesce(json_agg(${CUSTOMER_JSON} order by c.id desc), '[]') from (select * from customer c ${where} order by id desc limit $1 offset $2) c) as items`,
-          patterns.length ? [size, (page - 1) * size, patterns] : [size, (page - 1) * size],
+          params,
         );
         return sendList(ctx, rows[0].items, page, size, rows[0].total);
+      }
+      if (ctx.method === 'POST' && path === '/orders/search') {
+        // The users workload's order searches: e-mail substrings or customer ids; a bare array.
+        need('read_orders');
+        const size = intParam(ctx.query.size, 20, 250);
+        const page = intParam(ctx.query.page, 1);
+        const body = await readJson(ctx);
+        const params: unknown[] = [size, (page - 1) * size];
+        const conditions = Object.entries(body).map(([key, value]) => {
+          const values = Array.isArray(value) ? value : [value];
+          if (key === 'email') params.push(values.map(substringPattern));
+          else if (key === 'customer_id') params.push(values.map(Number));
+          else throw new HttpError(422);
+          const at = `$${params.length}`;
+          return key === 'email' ? `o.email ilike any(${at})` : `o.customer_id = any(${at}::int[])`;
+        });
+        const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
+        const { rows } = await query(
+          `select (select count(*) from orders o ${where})::int as total,
+                  (select coalesce(json_agg(${ORDER_JSON} order by o.id desc), '[]') from (select * from orders o ${where} order by id desc limit $1 offset $2) o) as items`,
+          params,
+        );
+        sendList(ctx, rows[0].items, page, size, rows[0].total);
+        ctx.body = rows[0].items;
+        return;
       }
       if (ctx.method === 'POST' && ctx.path === '/graphql') {
         const body = await readJson(ctx);
         const operation = GRAPHQL_BASELINES.get(String(body.query));
         if (!operation) throw new HttpError(400);
         need(operation.scope);
-        const { rows } = await query(operation.sql, operation.params((body.variables ?? {}) as Record<string, unknown>));
+        const variables = (body.variables ?? {}) as Record<string, unknown>;
+        const sql = typeof operation.sql === 'string' ? operation.sql : operation.sql(variables);
+        const { rows } = await query(sql, operation.params(variables));
         ctx.type = 'application/json';
         ctx.body = rows[0].json;
         return;

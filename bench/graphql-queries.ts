@@ -22,3 +22,11 @@ export const Q3 =
 /** Customers whose last name contains "ove", with the total count. */
 export const Q4 =
   'query Q4 { customers(size: 20, sort: [{ field: ID, direction: DESC }], filter: { lastName: ["ove"] }) { totalCount items { id email firstName lastName } } }';
+
+/** The users workload: a page of orders in a given sort (variables `page`, `sort`). */
+export const ORDERS_PAGE =
+  'query OrdersPage($page: Int!, $sort: [OrderSort!]) { orders(size: 20, page: $page, sort: $sort) { totalCount items { id total email status lineItems { id title price counters { quantity } } } } }';
+
+/** The users workload: customers whose e-mail contains any of the terms (variable `email`), with the total count. */
+export const CUSTOMER_SEARCH =
+  'query CustomerSearch($email: [String!]) { customers(size: 20, sort: [{ field: ID, direction: DESC }], filter: { email: $email }) { totalCount items { id email firstName lastName } } }';

@@ -12,15 +12,24 @@ export interface Load {
   requests: number;
   non2xx: number;
   errors: number;
-  statements: number | null;
+  statements?: number | null;
+  /** CPU time of the side's process (user + system) per request during the measured part (absent in older runs). */
+  cpuMsPerRequest?: number;
+  peakRssMb?: number;
 }
 
 export interface ScenarioResult {
   name: string;
+  /** Connections this result was driven with (absent in older runs: the run's `connections`). */
+  connections?: number;
   service: Load & { peakRssMb: number };
   baseline: Load | null;
   sameJson: boolean | null;
   items: number | null;
+  /** The same read through PostGraphile (runs with `--peer postgraphile`, scenarios with a PostGraphile operation). */
+  postgraphile?: Load | null;
+  /** PostGraphile's data equal to the service's after normalising names and shapes. */
+  samePostGraphileData?: boolean | null;
 }
 
 export interface BenchResults {
@@ -31,6 +40,14 @@ export interface BenchResults {
   seedSeconds: number | null;
   duration: number;
   connections: number;
+  /** Every connection count the run drove (the users workload: 4 and 32). */
+  connectionCounts?: number[];
+  /** `standard` (the scenario list) or `users` (bench/user-workload.ts); absent in older runs: standard. */
+  workload?: 'standard' | 'users';
+  /** Distinct search terms the users workload drew from. */
+  searchTerms?: number;
+  /** The GraphQL peer of the run, e.g. "PostGraphile 5.1.5". */
+  peer?: string;
   /** The service's rate limit during the run (absent in runs before the bench set it itself). */
   rateLimit?: { burst: number; rps: number };
   scenarios: ScenarioResult[];
@@ -56,6 +73,12 @@ const MAIN_ORDERS = 100_000;
 const n = (x: number) => Math.round(x).toLocaleString('en-US');
 const ms = (x: number) => `${x} ms`;
 
+const latency = (l: Load) => `${ms(l.p50)} / ${ms(l.p99)}`;
+const cpu = (l: Load) => (l.cpuMsPerRequest === undefined ? '–' : `${l.cpuMsPerRequest.toFixed(2)} ms`);
+/** a ÷ b to two places, or – when b is 0 (whole-millisecond latencies can be). */
+export const ratioOf = (a: number, b: number) => (b ? (a / b).toFixed(2) : '–');
+const same = (x: boolean | null | undefined) => (x == null ? '–' : x ? 'yes' : '**no**');
+
 function mainTable(r: BenchResults): string {
   const rows = r.scenarios.map((s) => {
     const b = s.baseline;
@@ -64,18 +87,61 @@ function mainTable(r: BenchResults): string {
       n(s.service.rps),
       `${ms(s.service.p50)} / ${ms(s.service.p99)}`,
       s.service.statements ?? '–',
+      cpu(s.service),
       `${s.service.peakRssMb} MB`,
       b ? n(b.rps) : '–',
       b ? `${ms(b.p50)} / ${ms(b.p99)}` : '–',
       b?.statements ?? '–',
+      b ? cpu(b) : '–',
       b ? (s.service.rps / b.rps).toFixed(2) : '–',
       s.sameJson === null ? '–' : s.sameJson ? 'yes' : '**no**',
       s.service.non2xx + s.service.errors,
     ];
   });
   return [
-    '| scenario | service req/s | service p50 / p99 | SQL / req | service peak RSS | baseline req/s | baseline p50 / p99 | baseline SQL / req | ratio service/baseline | same JSON | service non-2xx |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|:-:|--:|',
+    '| scenario | service req/s | service p50 / p99 | SQL / req | service CPU / req | service peak RSS | baseline req/s ' +
+      '| baseline p50 / p99 | baseline SQL / req | baseline CPU / req | ratio service/baseline | same JSON | service non-2xx |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:-:|--:|',
+    ...rows.map((cells) => `| ${cells.join(' | ')} |`),
+  ].join('\n');
+}
+
+/** The GraphQL scenarios beside PostGraphile (service ÷ PostGraphile: above 1 is better for req/s, below for the rest). */
+function peerTable(r: BenchResults): string {
+  const rows = r.scenarios.filter((s) => s.postgraphile).map((s) => {
+    const p = s.postgraphile!;
+    return [
+      s.name, ...(r.connectionCounts ? [s.connections ?? r.connections] : []),
+      n(s.service.rps), n(p.rps), ratioOf(s.service.rps, p.rps),
+      latency(s.service), latency(p), `${ratioOf(s.service.p50, p.p50)} / ${ratioOf(s.service.p99, p.p99)}`,
+      cpu(s.service), cpu(p),
+      p.cpuMsPerRequest && s.service.cpuMsPerRequest !== undefined ? ratioOf(s.service.cpuMsPerRequest, p.cpuMsPerRequest) : '–',
+      `${s.service.peakRssMb} MB`, p.peakRssMb === undefined ? '–' : `${p.peakRssMb} MB`, same(s.samePostGraphileData),
+    ];
+  });
+  return [
+    `| scenario |${r.connectionCounts ? ' connections |' : ''} service req/s | ${r.peer} req/s | req/s service ÷ PostGraphile | service p50 / p99 | PostGraphile p50 / p99 | p50 / p99 service ÷ PostGraphile | service CPU / req | PostGraphile CPU / req | CPU service ÷ PostGraphile | service peak RSS | PostGraphile peak RSS | same data |`,
+    `|---|${r.connectionCounts ? '--:|' : ''}--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:-:|`,
+    ...rows.map((cells) => `| ${cells.join(' | ')} |`),
+  ].join('\n');
+}
+
+/** The users workload: every scenario at every connection count, with the p99 ≤ 3 × p50 check. */
+function usersTable(r: BenchResults): string {
+  const rows = r.scenarios.map((s) => {
+    const b = s.baseline;
+    const p = s.postgraphile;
+    return [
+      s.name, s.connections ?? r.connections, n(s.service.rps), latency(s.service),
+      s.service.p99 <= 3 * s.service.p50 ? 'yes' : '**no**', cpu(s.service), s.service.statements ?? '–',
+      b ? n(b.rps) : '–', b ? latency(b) : '–', b ? ratioOf(s.service.rps, b.rps) : '–', same(s.sameJson),
+      p ? n(p.rps) : '–', p ? latency(p) : '–', p ? ratioOf(s.service.rps, p.rps) : '–', same(s.samePostGraphileData),
+      s.service.non2xx + s.service.errors,
+    ];
+  });
+  return [
+    '| scenario | connections | service req/s | service p50 / p99 | p99 ≤ 3 × p50 | service CPU / req | SQL / req | baseline req/s | baseline p50 / p99 | ratio ÷ baseline | same JSON | PostGraphile req/s | PostGraphile p50 / p99 | ratio ÷ PostGraphile | same data | service non-2xx |',
+    '|---|--:|--:|--:|:-:|--:|--:|--:|--:|--:|:-:|--:|--:|--:|:-:|--:|',
     ...rows.map((cells) => `| ${cells.join(' | ')} |`),
   ].join('\n');
 }
@@ -163,7 +229,12 @@ export async function renderBenchmarks(resultsDir: string): Promise<string> {
   const all: BenchResults[] = [];
   for (const file of files) all.push(JSON.parse(await readFile(path.join(resultsDir, file), 'utf8')));
   all.sort((a, b) => a.store.orders - b.store.orders);
-  const main = all.find((r) => r.store.orders === MAIN_ORDERS) ?? all.at(-1)!;
+  const main = all.find((r) => r.store.orders === MAIN_ORDERS) ?? all.at(-1);
+  const users: BenchResults[] = [];
+  for (const file of (await readdir(resultsDir)).filter((f) => /^users-orders-\d+\.json$/.test(f))) {
+    users.push(JSON.parse(await readFile(path.join(resultsDir, file), 'utf8')));
+  }
+  users.sort((a, b) => a.store.orders - b.store.orders);
   const analysis = await readFile(path.join(resultsDir, '..', 'analysis.md'), 'utf8').catch(() => '');
   const before = await readJson<BenchResults>(path.join(resultsDir, 'before', `orders-${MAIN_ORDERS}.json`));
   const graphqlBefore = await readJson<GraphQLBefore>(path.join(resultsDir, 'before', 'graphql-issue-13.json'));
@@ -172,23 +243,54 @@ export async function renderBenchmarks(resultsDir: string): Promise<string> {
     '',
     '_Generated by `npm run bench` (bench/run.ts) from bench/results/*.json; the analysis at the end is bench/analysis.md._',
     '',
-    `## ${n(main.store.orders)} orders, ${n(main.store.products)} products, ${n(main.store.customers)} customers`,
-    '',
-    `- Command: \`${main.command}\``,
-    `- Date: ${main.date}`,
-    `- Machine: ${machine(main)}`,
-    `- Load: autocannon, ${main.connections} connections, ${main.duration} s per scenario after a short warm-up; service and baseline are child processes on 127.0.0.1 sharing the machine with PostgreSQL and autocannon` +
-      (main.seedSeconds ? `; seeding this store took ${main.seedSeconds.toFixed(1)} s` : ''),
-    '- SQL / req: statements of one request, counted on in-process instances (MikroORM `onQuery` for the service, a counting query function for the baseline); the token lookup is one of them' +
-      (main.rateLimit ? ', and so is the service\'s rate-limit charge.' : '.'),
-    main.rateLimit
-      ? `- Service configuration: authentication and rate limiting on (a bucket of ${n(main.rateLimit.burst)} refilled at ${n(main.rateLimit.rps)}/s, so nothing is refused); the run stops without figures if any answer of either side is not a 2xx.`
-      : '- Service configuration: as the caller\'s environment had it (this run predates the bench setting it).',
-    '- Peak RSS: VmHWM of the service process during the measured part of the scenario.',
-    '',
-    mainTable(main),
-    '',
   ];
+  if (main) {
+    parts.push(
+      `## ${n(main.store.orders)} orders, ${n(main.store.products)} products, ${n(main.store.customers)} customers`,
+      '',
+      `- Command: \`${main.command}\``,
+      `- Date: ${main.date}`,
+      `- Machine: ${machine(main)}`,
+      `- Load: autocannon, ${main.connections} connections, ${main.duration} s per scenario after a short warm-up; service and baseline are child processes on 127.0.0.1 sharing the machine with PostgreSQL and autocannon` +
+        (main.seedSeconds ? `; seeding this store took ${main.seedSeconds.toFixed(1)} s` : ''),
+      '- SQL / req: statements of one request, counted on in-process instances (MikroORM `onQuery` for the service, a counting query function for the baseline); the token lookup is one of them' +
+        (main.rateLimit ? ', and so is the service\'s rate-limit charge.' : '.'),
+      main.rateLimit
+        ? `- Service configuration: authentication and rate limiting on (a bucket of ${n(main.rateLimit.burst)} refilled at ${n(main.rateLimit.rps)}/s, so nothing is refused); the run stops without figures if any answer of either side is not a 2xx.`
+        : '- Service configuration: as the caller\'s environment had it (this run predates the bench setting it).',
+      '- Peak RSS: VmHWM of the service process during the measured part of the scenario.',
+      '',
+      mainTable(main),
+      '',
+    );
+    if (main.scenarios.some((s) => s.postgraphile)) {
+      parts.push(
+        `### GraphQL beside ${main.peer}`,
+        '',
+        `${main.peer} (bench/peers/postgraphile: Amber preset, simplified inflection, connection filters; no auth) ` +
+          'serves the same database in the same run; its answers are mapped onto the service\'s shape and compared as ' +
+          'data. The service runs with auth and rate limiting on. CPU / req: user + system time of the server process ' +
+          '(not PostgreSQL\'s) over the measured part ÷ requests.',
+        '',
+        peerTable(main),
+        '',
+      );
+    }
+  }
+  for (const r of users) {
+    parts.push(
+      `## The users workload at ${n(r.store.orders)} orders`,
+      '',
+      `- Command: \`${r.command}\`, ${r.date}; ${machine(r)}`,
+      `- ${r.searchTerms ? `${n(r.searchTerms)} distinct search terms, ` : ''}sorts and pages with a long tail, ` +
+        `ids at random over the store (bench/user-workload.ts); ${r.duration} s per scenario and connection count; ` +
+        'each connection a user with its own token; auth, rate limiting and admission control on for the service; ' +
+        '12 requests per scenario compared between the sides.',
+      '',
+      usersTable(r),
+      '',
+    );
+  }
   if (before || graphqlBefore) {
     parts.push(`## Before / after the read-path work (${n(MAIN_ORDERS)} orders)`, '', beforeAfterTable(before, graphqlBefore, all.find((r) => r.store.orders === MAIN_ORDERS)), '');
   }

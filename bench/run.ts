@@ -1,4 +1,5 @@
-// `npm run bench [-- --orders N --products N --customers N --duration S --warmup S --connections N --reads-only | --report-only]`
+// `npm run bench [-- --orders N --products N --customers N --duration S --warmup S --connections N[,N…]
+//                    --workload standard|users --peer postgraphile --reads-only | --report-only]`
 //
 // Seeds (or reuses) a store in its own embedded PostgreSQL under .bench-data/, starts the service
 // and the hand-written baseline (bench/baseline-server.ts) as child processes on 127.0.0.1, checks
@@ -7,10 +8,18 @@
 // then drives both with autocannon for a bounded time per scenario. Results go to
 // bench/results/orders-N.json, and BENCHMARKS.md is rendered from every results file there.
 //
+// `--workload users` runs the users workload instead (bench/user-workload.ts: thousands of
+// distinct search terms, varied sorts and pages, random ids) at each of `--connections` (default
+// 4 and 32), checks p99 ≤ 3 × p50 for each, and writes bench/results/users-orders-N.json.
+// `--peer postgraphile` also serves the same database with PostGraphile 5 (bench/peers/postgraphile,
+// installed from its own lock when missing) and runs every GraphQL scenario against it, its data
+// compared with the service's after normalising names and shapes (bench/postgraphile-peer.ts).
+//
 // The service runs as configured here, whatever the caller's environment says: authentication
 // and rate limiting on (their cost is part of every request), with a bucket so large it never
-// refuses. Any answer of either side that is not a 2xx (or a GraphQL answer carrying errors)
-// stops the run with a non-zero exit before a ratio is printed or a results file is written.
+// refuses, and admission control at its defaults. Any answer of any side that is not a 2xx (or a
+// GraphQL answer carrying errors) stops the run with a non-zero exit before that scenario's ratio
+// is printed or a results file is written.
 import 'reflect-metadata';
 import autocannon from 'autocannon';
 import { MikroORM } from '@mikro-orm/postgresql';
@@ -27,12 +36,18 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { ormConfig } from '../mikro-orm.config.js';
 import { createApp } from '../src/app.js';
-import { ensureFirstToken } from '../src/auth/api-tokens.js';
+import { createApiToken, ensureFirstToken, hashSecret } from '../src/auth/api-tokens.js';
+import { ApiToken } from '../src/entities/api-token.entity.js';
 import { openDatabase } from '../src/db/database.js';
 import { seedIfEmpty } from '../src/seed/seed-store.js';
 import { baselineApp } from './baseline-server.js';
 import { Q1, Q1_WITHOUT_COUNT, Q2, Q3, Q4 } from './graphql-queries.js';
-import { renderBenchmarks, type BenchResults, type ScenarioResult } from './report.js';
+import {
+  ensurePostGraphileInstalled, PG_Q1, PG_Q1_WITHOUT_COUNT, PG_Q3, PG_Q4, pgQ2, POSTGRAPHILE_ENTRY,
+} from './postgraphile-peer.js';
+import { ratioOf as ratio, renderBenchmarks, type BenchResults, type Load as SideLoad, type ScenarioResult } from './report.js';
+import { graphqlScenario, idAt, type Scenario } from './scenario.js';
+import { SEARCH_TERMS, userScenarios } from './user-workload.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -41,7 +56,10 @@ const { values: args } = parseArgs({
     customers: { type: 'string', default: '50000' },
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '2' },
-    connections: { type: 'string', default: '4' },
+    connections: { type: 'string' },
+    workload: { type: 'string', default: 'standard' },
+    peer: { type: 'string' },
+    scenario: { type: 'string' },
     'reads-only': { type: 'boolean', default: false },
     'report-only': { type: 'boolean', default: false },
   },
@@ -49,8 +67,37 @@ const { values: args } = parseArgs({
 const size = { orders: Number(args.orders), products: Number(args.products), customers: Number(args.customers), warehouses: 3, seed: 1 };
 const duration = Math.min(60, Number(args.duration));
 const warmup = Math.min(10, Number(args.warmup));
-const connections = Math.min(32, Number(args.connections));
+const workload = args.workload === 'users' ? 'users' : 'standard';
+if (args.workload !== workload) throw new Error(`--workload ${args.workload}: standard or users`);
+if (args.peer !== undefined && args.peer !== 'postgraphile') {
+  throw new Error(`--peer ${args.peer}: the only peer is postgraphile`);
+}
+const withPostGraphile = args.peer === 'postgraphile';
+/** Connection counts to drive each scenario at (bounded: ≤ 32). */
+const connectionCounts = (args.connections ?? (workload === 'users' ? '4,32' : '4'))
+  .split(',')
+  .map((c) => Math.min(32, Number(c)));
+if (connectionCounts.some((c) => !Number.isInteger(c) || c < 1)) {
+  throw new Error(`--connections ${args.connections}: whole numbers ≥ 1`);
+}
+/** The users workload's latency check: the 99th percentile within this multiple of the median. */
+const P99_OVER_P50_GOAL = 3;
+/** Issue 22's goals: /graphql at least as fast as PostGraphile, every REST read ≥ 0.8 of the baseline. */
+const PEER_RATIO_GOAL = 1;
+const REST_RATIO_GOAL = 0.8;
+/** ` at N connections` when the run drove several counts. */
+const atConnections = (r: ScenarioResult) =>
+  (connectionCounts.length > 1 ? ` at ${r.connections} connections` : '');
 const ADMIN_TOKEN = 'sk_bench_admin_token_not_a_secret_000000000';
+/**
+ * The users workload's callers: each connection is one user with a token of its own (read scopes),
+ * so the service's per-token limits apply to it as they would to users, not to one caller
+ * holding every connection.
+ */
+const USER_TOKENS = Array.from(
+  { length: 32 },
+  (_, k) => `sk_bench_user_${String(k + 1).padStart(2, '0')}_not_a_secret_0000000000`,
+);
 const root = path.resolve(import.meta.dirname, '../..');
 const dataDir = path.join(root, '.bench-data', `o${size.orders}-p${size.products}-c${size.customers}`);
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -61,48 +108,33 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
  * second) that no request is ever refused.
  */
 const RATE_LIMIT = { burst: 1_000_000, rps: 1_000_000 };
-/** The goal for the service's peak resident memory during the run (docs/performance.md#memory). */
-const PEAK_RSS_GOAL_MB = 250;
+/** The goal for the service's peak resident memory during the run (issue 22; docs/performance.md#memory). */
+const PEAK_RSS_GOAL_MB = 200;
 
 /** A run that must not report figures: some answer was not a success. */
 class BenchFailure extends Error {}
 
-interface Scenario {
-  name: string;
-  /** Reads run against the baseline too; writes only against the service. */
-  read: boolean;
-  method: 'GET' | 'POST' | 'DELETE';
-  /** Path for request number i (ids vary so the cache of one row does not decide). */
-  path(i: number): string;
-  /** JSON body of request number i. */
-  body?(i: number): unknown;
-  /** A `/graphql` operation: an answer with `errors` counts as a failed request. */
-  graphql?: boolean;
-}
-
 const WRITE_MIX = 'write mix: POST + DELETE /orders/{id}/fulfilments';
 
-/** Deterministic spread of ids over 1..n (the same sequence for service and baseline). */
-const idAt = (i: number, n: number) => ((i * 7919 + 17) % n) + 1;
-
-/** A `/graphql` read: the operation's text verbatim, variables for request number i. */
-const graphqlScenario = (name: string, query: string, variables?: (i: number) => Record<string, unknown>): Scenario => ({
-  name, read: true, graphql: true, method: 'POST', path: () => '/graphql', body: (i) => (variables ? { query, variables: variables(i) } : { query }),
-});
-
-const scenarios: Scenario[] = [
+const standardScenarios: Scenario[] = [
   { name: 'GET /orders?size=20', read: true, method: 'GET', path: () => '/api/v1/orders?size=20' },
   { name: 'GET /orders/{id}', read: true, method: 'GET', path: (i) => `/api/v1/orders/${idAt(i, size.orders)}` },
   { name: 'GET /products?expand=all&size=50', read: true, method: 'GET', path: () => '/api/v1/products?expand=all&size=50' },
   { name: 'POST /customers/search (last name)', read: true, method: 'POST', path: () => '/api/v1/customers/search', body: () => ({ last_name: 'ove' }) },
   { name: 'GET /orders?sort=!total&page=2000', read: true, method: 'GET', path: () => '/api/v1/orders?sort=!total&page=2000' },
   { name: 'GET /orders/{id}/page', read: true, method: 'GET', path: (i) => `/api/v1/orders/${idAt(i, size.orders)}/page` },
-  graphqlScenario('GraphQL Q1: 20 newest orders, line items, totalCount', Q1),
-  graphqlScenario('GraphQL Q2: order by id, line items, customer, fulfilments', Q2, (i) => ({ id: idAt(i, size.orders) })),
-  graphqlScenario('GraphQL Q3: 50 newest products, variants, options, images', Q3),
-  graphqlScenario('GraphQL Q4: customers by last name "ove", totalCount', Q4),
-  graphqlScenario('GraphQL Q1 without totalCount', Q1_WITHOUT_COUNT),
+  graphqlScenario('GraphQL Q1: 20 newest orders, line items, totalCount', Q1, undefined, PG_Q1),
+  graphqlScenario(
+    'GraphQL Q2: order by id, line items, customer, fulfilments', Q2,
+    (i) => ({ id: idAt(i, size.orders) }), pgQ2((i) => idAt(i, size.orders)),
+  ),
+  graphqlScenario('GraphQL Q3: 50 newest products, variants, options, images', Q3, undefined, PG_Q3),
+  graphqlScenario('GraphQL Q4: customers by last name "ove", totalCount', Q4, undefined, PG_Q4),
+  graphqlScenario('GraphQL Q1 without totalCount', Q1_WITHOUT_COUNT, undefined, PG_Q1_WITHOUT_COUNT),
 ];
+/** `--scenario TEXT` keeps the scenarios whose name contains TEXT (a quicker look at one of them). */
+const scenarios = (workload === 'users' ? userScenarios(size) : standardScenarios)
+  .filter((s) => !args.scenario || s.name.includes(args.scenario));
 
 const children: ChildProcess[] = [];
 function stopChildren() {
@@ -129,8 +161,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 const V8_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=256', '--no-maglev'];
 
 /** Starts a built entry point as a child and resolves with its URL once it prints "listening on". */
-async function startChild(entry: string, env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [...V8_FLAGS, path.join(root, entry)], {
+async function startChild(
+  entry: string,
+  env: Record<string, string>,
+  flags = V8_FLAGS,
+): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [...flags, path.join(root, entry)], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', NODE_OPTIONS: '', MALLOC_ARENA_MAX: '2', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -181,13 +217,22 @@ async function resetPeakRss(pid: number) {
   await writeFile(`/proc/${pid}/clear_refs`, '5').catch(() => undefined);
 }
 
+/** Clock ticks per second of /proc/<pid>/stat's CPU times (`getconf CLK_TCK`; 100 on Linux). */
+const CLOCK_TICKS = 100;
+/** CPU time (user + system) a process has used so far, in ms (fields 14 and 15 of /proc/<pid>/stat). */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
 async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
   const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
-async function call(url: string, scenario: Scenario, i: number) {
+async function call(url: string, scenario: Pick<Scenario, 'path' | 'method' | 'body'>, i: number) {
   const res = await fetch(url + scenario.path(i), {
     method: scenario.method,
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
@@ -213,23 +258,33 @@ async function countAndCompare(databaseUrl: string, writeTarget?: { order: numbe
   try {
     for (const scenario of scenarios.filter((s) => s.read)) {
       await call(service.url, scenario, 0); // warm: document cache, token row in shared buffers
-      serviceCount = 0;
-      const s = await call(service.url, scenario, 1);
-      const serviceStatements = serviceCount;
-      baselineCount = 0;
-      const b = await call(baseline.url, scenario, 1);
-      const baselineStatements = baselineCount;
-      for (const [side, answer] of [['service', s], ['baseline', b]] as const) {
-        if (answer.status !== 200 || (scenario.graphql && answer.body?.errors)) {
-          throw new BenchFailure(`${scenario.name}: the ${side} answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 500)}`);
+      let first: { service: number; baseline: number; items: number } | undefined;
+      let sameJson = true;
+      // Statements are those of the first compared request; every compared request must match.
+      for (const i of scenario.compareAt ?? [1]) {
+        serviceCount = 0;
+        const s = await call(service.url, scenario, i);
+        const serviceStatements = serviceCount;
+        baselineCount = 0;
+        const b = await call(baseline.url, scenario, i);
+        first ??= { service: serviceStatements, baseline: baselineCount, items: itemsOf(s.body) };
+        for (const [side, answer] of [['service', s], ['baseline', b]] as const) {
+          if (answer.status !== 200 || (scenario.graphql && answer.body?.errors)) {
+            const sample = JSON.stringify(answer.body).slice(0, 500);
+            throw new BenchFailure(`${scenario.name} (request ${i}): the ${side} answered ${answer.status}: ${sample}`);
+          }
+        }
+        if (!isDeepStrictEqual(s.body, b.body)) {
+          sameJson = false;
+          await writeFile(
+            path.join(dataDir, `diff-${scenario.name.replace(/\W+/g, '_')}.json`),
+            JSON.stringify({ request: i, body: scenario.body?.(i), service: s.body, baseline: b.body }, null, 1),
+          );
+          log(`  ! ${scenario.name}: the baseline's JSON differs from the service's at request ${i} (in ${dataDir})`);
+          break;
         }
       }
-      const sameJson = isDeepStrictEqual(s.body, b.body);
-      if (!sameJson) {
-        await writeFile(path.join(dataDir, `diff-${scenario.name.replace(/\W+/g, '_')}.json`), JSON.stringify({ service: s.body, baseline: b.body }, null, 1));
-        log(`  ! ${scenario.name}: the baseline's JSON differs from the service's (both written to ${dataDir})`);
-      }
-      out.set(scenario.name, { service: serviceStatements, baseline: baselineStatements, sameJson, items: itemsOf(s.body) });
+      out.set(scenario.name, { ...first!, sameJson });
     }
     if (writeTarget) {
       // One create + delete pair (the database ends as it was); statements per request = half.
@@ -253,9 +308,49 @@ async function countAndCompare(databaseUrl: string, writeTarget?: { order: numbe
 }
 
 /** Records in an answer: a list's `items` (a REST list, or the GraphQL root field's page), else 1. */
-function itemsOf(body: { items?: unknown[]; _meta?: unknown; data?: Record<string, { items?: unknown[] } | null> }): number {
+type Answer = unknown[] | { items?: unknown[]; _meta?: unknown; data?: Record<string, { items?: unknown[] } | null> };
+function itemsOf(body: Answer): number {
+  if (Array.isArray(body)) return body.length; // POST /orders/search: a bare array
   const list = body.data ? Object.values(body.data)[0] : body._meta ? body : undefined;
   return list?.items?.length ?? 1;
+}
+
+/** The scenario's operation as PostGraphile is sent it: `/graphql`, its own text and variables. */
+function peerScenario(scenario: Scenario): Scenario {
+  const op = scenario.postgraphile!;
+  return {
+    ...scenario, path: () => '/graphql',
+    body: (i) => (op.variables ? { query: op.query, variables: op.variables(i) } : { query: op.query }),
+  };
+}
+
+/**
+ * Same data from the service and PostGraphile at the scenario's compared request numbers (the
+ * peer's `data` mapped onto the service's shape; `extensions` is not compared). Any non-2xx or
+ * GraphQL error of either side stops the run.
+ */
+async function comparePeer(serviceUrl: string, peerUrl: string, scenario: Scenario): Promise<boolean> {
+  const op = scenario.postgraphile!;
+  for (const i of scenario.compareAt ?? [1]) {
+    const s = await call(serviceUrl, scenario, i);
+    const p = await call(peerUrl, peerScenario(scenario), i);
+    for (const [side, answer] of [['service', s], ['PostGraphile', p]] as const) {
+      if (answer.status !== 200 || answer.body?.errors) {
+        const sample = JSON.stringify(answer.body).slice(0, 500);
+        throw new BenchFailure(`${scenario.name} (request ${i}): ${side} answered ${answer.status}: ${sample}`);
+      }
+    }
+    const peerData = op.toServiceData(p.body.data);
+    if (!isDeepStrictEqual(s.body.data, peerData)) {
+      await writeFile(
+        path.join(dataDir, `diff-postgraphile-${scenario.name.replace(/\W+/g, '_')}.json`),
+        JSON.stringify({ request: i, service: s.body.data, mapped: peerData, postgraphile: p.body.data }, null, 1),
+      );
+      log(`  ! ${scenario.name}: PostGraphile's data differs from the service's at request ${i} (in ${dataDir})`);
+      return false;
+    }
+  }
+  return true;
 }
 
 interface Load {
@@ -271,21 +366,30 @@ interface Load {
  * Drives one side for `seconds`; throws a BenchFailure when any answer was not a 2xx, a request
  * failed or timed out, or (GraphQL) a 2xx answer carried errors, so no figure of it is reported.
  */
-async function drive(what: string, url: string, scenario: Scenario, requests: autocannon.Request[], seconds: number): Promise<Load> {
+async function drive(
+  what: string,
+  url: string,
+  scenario: Scenario,
+  requests: autocannon.Request[],
+  seconds: number,
+  connections: number,
+): Promise<Load> {
   const graphqlErrors = { count: 0, sample: '' };
-  if (scenario.graphql) {
-    // A GraphQL error can come with a 200 (partial data). Inside a JSON string a quote is escaped,
-    // so `"errors":` unescaped can only be the answer's own key.
-    requests = requests.map((request) => ({
-      ...request,
-      onResponse: (_status, body) => {
-        if (body.includes('"errors":')) {
-          graphqlErrors.count++;
-          graphqlErrors.sample ||= body.slice(0, 500);
-        }
-      },
-    }));
-  }
+  /** The first answer that was not a 2xx, to show what the side said. */
+  let failed = '';
+  requests = requests.map((request) => ({
+    ...request,
+    onResponse: (status, body, context, headers) => {
+      if ((status < 200 || status > 299) && !failed) failed = `${status} ${body.slice(0, 400)}`;
+      // A GraphQL error can come with a 200 (partial data). Inside a JSON string a quote is escaped,
+      // so `"errors":` unescaped can only be the answer's own key.
+      if (scenario.graphql && body.includes('"errors":')) {
+        graphqlErrors.count++;
+        graphqlErrors.sample ||= body.slice(0, 500);
+      }
+      request.onResponse?.(status, body, context, headers);
+    },
+  }));
   const result = await autocannon({
     url,
     connections,
@@ -302,7 +406,7 @@ async function drive(what: string, url: string, scenario: Scenario, requests: au
     errors: result.errors + result.timeouts + graphqlErrors.count,
   };
   if (load.non2xx || load.errors || !load.requests) {
-    let sample = graphqlErrors.sample;
+    let sample = failed || graphqlErrors.sample;
     if (sample) sample = `; e.g. ${sample}`;
     else if (scenario.read) {
       // Autocannon keeps no bodies: one more request shows what the failing side answers now.
@@ -320,17 +424,31 @@ async function drive(what: string, url: string, scenario: Scenario, requests: au
   return load;
 }
 
-function readRequests(scenario: Scenario): autocannon.Request[] {
+/** Read requests numbered 0, 1, …; with `tokens`, each connection (autocannon's context) sends its own. */
+function readRequests(scenario: Scenario, tokens?: string[]): autocannon.Request[] {
   let i = 0;
+  let connection = 0;
   return [
     {
       method: scenario.method,
-      setupRequest: (req) => {
+      setupRequest: (req, context) => {
         const n = i++;
-        return { ...req, path: scenario.path(n), body: scenario.body === undefined ? undefined : JSON.stringify(scenario.body(n)) };
+        const body = scenario.body === undefined ? undefined : JSON.stringify(scenario.body(n));
+        const request = { ...req, path: scenario.path(n), body };
+        if (!tokens) return request;
+        context.token ??= tokens[connection++ % tokens.length];
+        return { ...request, headers: { ...req.headers, authorization: `Bearer ${context.token as string}` } };
       },
     },
   ];
+}
+
+/** The users workload's tokens exist (read scopes), created once per store. */
+async function ensureUserTokens(em: import('@mikro-orm/postgresql').EntityManager): Promise<void> {
+  for (const [k, secret] of USER_TOKENS.entries()) {
+    if (await em.findOne(ApiToken, { secretHash: hashSecret(secret) })) continue;
+    await createApiToken(em, `bench user ${k + 1}`, ['read_orders', 'read_customers', 'read_products'], secret);
+  }
 }
 
 /** Create a fulfilment of one unit, then delete it, on orders with status 0 (round robin, so connections rarely meet). */
@@ -377,6 +495,7 @@ async function main() {
       log(`  seeded ${rows} rows in ${seedSeconds.toFixed(1)} s`);
     } else log('  reusing the store already there');
     await ensureFirstToken(database.orm.em.fork(), ADMIN_TOKEN);
+    if (workload === 'users') await ensureUserTokens(database.orm.em.fork());
     const connection = database.orm.em.getConnection();
     const [{ version }] = await connection.execute<{ version: string }[]>("select current_setting('server_version') as version");
     const lines = await connection.execute<{ order: number; line: number }[]>(
@@ -384,8 +503,10 @@ async function main() {
        where o.status = 0 and li.track_inventory and li.not_fulfilled > 0 and li.variant_id is not null order by o.id, li.id limit 256`,
     );
 
+    const peerVersion = withPostGraphile ? await ensurePostGraphileInstalled(root, log) : undefined;
     log('Counting statements and comparing JSON (in-process instances)…');
-    const counts = await countAndCompare(database.url, args['reads-only'] ? undefined : lines[0]);
+    const withWrites = !args['reads-only'] && workload === 'standard';
+    const counts = await countAndCompare(database.url, withWrites ? lines[0] : undefined);
 
     const env = { DATABASE_URL: database.url, DB_POOL_MAX: '10' };
     // The service's whole configuration, over whatever the caller's environment holds (an empty
@@ -398,53 +519,145 @@ async function main() {
       LOG_LEVEL: 'silent',
       RATE_LIMIT_RPS: String(RATE_LIMIT.rps),
       RATE_LIMIT_BURST: String(RATE_LIMIT.burst),
+      // Admission control at the service's defaults (2 × cores in flight, a 1 s queue): a 503 fails the run.
+      MAX_IN_FLIGHT: '',
+      MAX_IN_FLIGHT_PER_TOKEN: '',
+      ADMISSION_QUEUE_MS: '',
+      ADMISSION_QUEUE_MAX: '',
       PUBLIC_URL: '',
       CORS_ORIGINS: '',
       SMTP_URL: '',
     });
     const baseline = await startChild('dist/bench/baseline-server.js', env);
+    // PostGraphile as its users run it: Node's default heap settings, no auth, the same database.
+    const postgraphile = withPostGraphile
+      ? await startChild(POSTGRAPHILE_ENTRY, { ...env, GRAPHILE_ENV: 'production' }, [])
+      : undefined;
     const results: ScenarioResult[] = [];
     try {
-      const all = args['reads-only'] ? scenarios : [...scenarios, { name: WRITE_MIX, read: false } as Scenario];
-      for (const scenario of all) {
-        const requests = scenario.read ? readRequests(scenario) : writeRequests(lines);
-        log(`${scenario.name}: service…`);
-        await drive('service warm-up', service.url, scenario, requests, warmup);
-        await resetPeakRss(service.child.pid!);
-        const s = await drive('service', service.url, scenario, scenario.read ? readRequests(scenario) : writeRequests(lines), duration);
-        const rss = await peakRssMb(service.child.pid!);
-        let b: Load | null = null;
-        if (scenario.read) {
-          log(`${scenario.name}: baseline…`);
-          await drive('baseline warm-up', baseline.url, scenario, readRequests(scenario), warmup);
-          b = await drive('baseline', baseline.url, scenario, readRequests(scenario), duration);
+      const samePeerData = new Map<string, boolean>();
+      if (postgraphile) {
+        log('Comparing PostGraphile\'s data with the service\'s…');
+        for (const scenario of scenarios.filter((x) => x.postgraphile)) {
+          samePeerData.set(scenario.name, await comparePeer(service.url, postgraphile.url, scenario));
         }
-        const count = counts.get(scenario.name);
-        results.push({
-          name: scenario.name,
-          service: { ...s, statements: count?.service ?? null, peakRssMb: Math.round(rss) },
-          baseline: b && { ...b, statements: count?.baseline ?? null },
-          sameJson: count?.sameJson ?? null,
-          items: count?.items ?? null,
-        });
-        const r = results.at(-1)!;
-        log(
-          `  service ${s.rps.toFixed(0)} req/s p50 ${s.p50} ms p99 ${s.p99} ms, ${r.service.statements ?? '?'} statements, RSS ${r.service.peakRssMb} MB` +
-            (b ? ` | baseline ${b.rps.toFixed(0)} req/s p50 ${b.p50} ms, ${r.baseline!.statements} statements | ratio ${(s.rps / b.rps).toFixed(2)}` : '') +
-            (r.sameJson === false ? ' | JSON DIFFERS from the baseline' : ''),
-        );
+      }
+      /** Warm-up, then the measured drive with the process's CPU time and peak RSS around it. */
+      const measure = async (
+        what: string,
+        side: { url: string; child: ChildProcess },
+        scenario: Scenario,
+        requests: () => autocannon.Request[],
+        conns: number,
+      ) => {
+        await drive(`${what} warm-up`, side.url, scenario, requests(), warmup, conns);
+        const pid = side.child.pid!;
+        await resetPeakRss(pid);
+        const cpuBefore = await cpuMs(pid);
+        const load = await drive(what, side.url, scenario, requests(), duration, conns);
+        const cpuMsPerRequest = Math.round((((await cpuMs(pid)) - cpuBefore) / load.requests) * 100) / 100;
+        return { ...load, cpuMsPerRequest, peakRssMb: Math.round(await peakRssMb(pid)) };
+      };
+      const all = withWrites ? [...scenarios, { name: WRITE_MIX, read: false } as Scenario] : scenarios;
+      for (const scenario of all) {
+        for (const conns of scenario.read ? connectionCounts : connectionCounts.slice(0, 1)) {
+          const at = connectionCounts.length > 1 ? ` (${conns} connections)` : '';
+          const tokens = workload === 'users' ? USER_TOKENS : undefined;
+          const requests = () => (scenario.read ? readRequests(scenario, tokens) : writeRequests(lines));
+          log(`${scenario.name}${at}: service…`);
+          const s = await measure('service', service, scenario, requests, conns);
+          let b: SideLoad | null = null;
+          if (scenario.read) {
+            log(`${scenario.name}${at}: baseline…`);
+            b = await measure('baseline', baseline, scenario, requests, conns);
+          }
+          let p: Awaited<ReturnType<typeof measure>> | null = null;
+          if (postgraphile && scenario.postgraphile) {
+            log(`${scenario.name}${at}: PostGraphile…`);
+            const peer = peerScenario(scenario);
+            p = await measure('PostGraphile', postgraphile, peer, () => readRequests(peer), conns);
+          }
+          const count = counts.get(scenario.name);
+          const r: ScenarioResult = {
+            name: scenario.name,
+            connections: conns,
+            service: { ...s, statements: count?.service ?? null },
+            baseline: b && { ...b, statements: count?.baseline ?? null },
+            sameJson: count?.sameJson ?? null,
+            items: count?.items ?? null,
+            ...(postgraphile ? { postgraphile: p, samePostGraphileData: samePeerData.get(scenario.name) ?? null } : {}),
+          };
+          results.push(r);
+          log(
+            `  service ${s.rps.toFixed(0)} req/s p50 ${s.p50} ms p99 ${s.p99} ms, CPU ${s.cpuMsPerRequest} ms/req, ` +
+              `${r.service.statements ?? '?'} statements, RSS ${s.peakRssMb} MB` +
+              (b
+                ? ` | baseline ${b.rps.toFixed(0)} req/s p50 ${b.p50} ms, ${r.baseline!.statements} statements` +
+                  ` | ratio ${(s.rps / b.rps).toFixed(2)}`
+                : '') +
+              (r.sameJson === false ? ' | JSON DIFFERS from the baseline' : ''),
+          );
+          if (p) {
+            log(
+              `  PostGraphile ${p.rps.toFixed(0)} req/s p50 ${p.p50} ms p99 ${p.p99} ms, ` +
+                `CPU ${p.cpuMsPerRequest} ms/req, RSS ${p.peakRssMb} MB` +
+                ` | service ÷ PostGraphile: req/s ${(s.rps / p.rps).toFixed(2)}, p50 ${ratio(s.p50, p.p50)}, ` +
+                `p99 ${ratio(s.p99, p.p99)}, CPU ms/req ${ratio(s.cpuMsPerRequest, p.cpuMsPerRequest)}` +
+                (r.samePostGraphileData === false ? ' | DATA DIFFERS from PostGraphile\'s' : ''),
+            );
+          }
+          if (workload === 'users') {
+            const met = s.p99 <= P99_OVER_P50_GOAL * s.p50;
+            const verdict = met ? 'met' : 'NOT met';
+            log(`  p99 ≤ ${P99_OVER_P50_GOAL} × p50: ${verdict} (${s.p99} ms vs ${P99_OVER_P50_GOAL} × ${s.p50} ms)`);
+          }
+        }
       }
       const peak = Math.max(...results.map((r) => r.service.peakRssMb));
       log(`Peak RSS of the service: ${peak} MB (goal ≤ ${PEAK_RSS_GOAL_MB} MB${peak > PEAK_RSS_GOAL_MB ? ', NOT met' : ', met'})`);
       const differing = results.filter((r) => r.sameJson === false).map((r) => r.name);
       if (differing.length) log(`Same JSON: NOT met for ${differing.join('; ')} (answers written to ${path.relative(root, dataDir)}/diff-*.json)`);
+      const peerDiffering = results.filter((r) => r.samePostGraphileData === false).map((r) => r.name);
+      if (peerDiffering.length) {
+        const where = `${path.relative(root, dataDir)}/diff-postgraphile-*.json`;
+        log(`Same data as PostGraphile: NOT met for ${peerDiffering.join('; ')} (written to ${where})`);
+      }
+      const beside = results.filter((r) => r.postgraphile);
+      if (beside.length) {
+        const below = beside.filter((r) => r.service.rps < PEER_RATIO_GOAL * r.postgraphile!.rps);
+        const each = beside
+          .map((r) => `${r.name}${atConnections(r)} ${(r.service.rps / r.postgraphile!.rps).toFixed(2)}`)
+          .join('; ');
+        log(`Service ÷ PostGraphile req/s (goal ≥ ${PEER_RATIO_GOAL}): ${below.length ? 'NOT met' : 'met'}: ${each}`);
+      }
+      const rest = results.filter((r) => r.baseline && !r.name.includes('GraphQL'));
+      const restBelow = rest.filter((r) => r.service.rps < REST_RATIO_GOAL * r.baseline!.rps);
+      if (rest.length) {
+        const verdict = restBelow.length
+          ? `NOT met for ${restBelow
+            .map((r) => `${r.name}${atConnections(r)} ${(r.service.rps / r.baseline!.rps).toFixed(2)}`)
+            .join('; ')}`
+          : 'met for every one';
+        log(`REST reads ÷ baseline req/s (goal ≥ ${REST_RATIO_GOAL}): ${verdict}`);
+      }
+      if (workload === 'users') {
+        const missed = results.filter((r) => r.service.p99 > P99_OVER_P50_GOAL * r.service.p50);
+        const verdict = missed.length
+          ? `NOT met for ${missed.map((r) => `${r.name} at ${r.connections} connections`).join('; ')}`
+          : 'met for every scenario';
+        log(`p99 ≤ ${P99_OVER_P50_GOAL} × p50 (service): ${verdict}`);
+      }
     } finally {
       await stopChild(service.child);
       await stopChild(baseline.child);
+      if (postgraphile) await stopChild(postgraphile.child);
     }
 
     const out: BenchResults = {
-      command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, ''),
+      // Arguments with spaces (`--scenario "GraphQL Q2"`) quoted, so the command can be run again as shown.
+      command: `npm run bench -- ${process.argv.slice(2).map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}`
+        .trim()
+        .replace(/ --$/, ''),
       date: new Date().toISOString(),
       machine: {
         cpus: os.availableParallelism(),
@@ -456,15 +669,20 @@ async function main() {
       store: size,
       seedSeconds,
       duration,
-      connections,
+      connections: connectionCounts[0],
+      ...(connectionCounts.length > 1 ? { connectionCounts } : {}),
+      workload,
+      ...(workload === 'users' ? { searchTerms: SEARCH_TERMS } : {}),
+      ...(postgraphile ? { peer: `PostGraphile ${peerVersion}` } : {}),
       rateLimit: RATE_LIMIT,
       scenarios: results,
     };
     const resultsDir = path.join(root, 'bench', 'results');
     await mkdir(resultsDir, { recursive: true });
-    await writeFile(path.join(resultsDir, `orders-${size.orders}.json`), `${JSON.stringify(out, null, 2)}\n`);
+    const file = `${workload === 'users' ? 'users-' : ''}orders-${size.orders}.json`;
+    await writeFile(path.join(resultsDir, file), `${JSON.stringify(out, null, 2)}\n`);
     await writeFile(path.join(root, 'BENCHMARKS.md'), await renderBenchmarks(resultsDir));
-    log(`Wrote bench/results/orders-${size.orders}.json and BENCHMARKS.md`);
+    log(`Wrote bench/results/${file} and BENCHMARKS.md`);
   } finally {
     await database.close();
     openStore = undefined;

@@ -10,7 +10,7 @@ import { logger } from './logger.js';
 import { operationsMiddleware } from './observability/health.js';
 import { requestLog } from './observability/request-log.js';
 import { startApollo } from './graphql/apollo.js';
-import { createGateway } from './graphql/gateway.js';
+import { createGateway, type ReplicaRouting } from './graphql/gateway.js';
 import { graphiqlMiddleware } from './graphql/graphiql.js';
 import { documentGuard } from './graphql/document-guard.js';
 import { bodyTimeout, DEFAULT_TIMEOUTS } from './http/timeouts.js';
@@ -43,6 +43,19 @@ export interface AppOptions {
   idempotencyLeaseMs?: number;
   /** MAX_IN_FLIGHT, MAX_IN_FLIGHT_PER_TOKEN, ADMISSION_QUEUE_MS, ADMISSION_QUEUE_MAX. */
   admission?: Partial<AdmissionLimits>;
+  /** DATABASE_READ_URL: replicas for reads, and the read-your-writes window. */
+  replicas?: ReplicaRouting;
+}
+
+/**
+ * Whether a `/graphql` request may hold a mutation: a mutation is always spelt `mutation`, so a
+ * document without the word surely reads only (and may go to a replica); a false alarm only keeps
+ * the request on the primary. A GET carries no body and may not mutate.
+ */
+function mayWrite(body: unknown): boolean {
+  if (!body || typeof body !== 'object') return false;
+  const operations = Array.isArray(body) ? body : [body];
+  return operations.some((op) => typeof op?.query !== 'string' || /\bmutation\b/.test(op.query));
 }
 
 const EXPOSED_HEADERS = [
@@ -54,13 +67,15 @@ const EXPOSED_HEADERS = [
  * The Koa application: GraphiQL, `/graphql` (Apollo) and `/api/v1` (the REST mapping onto the same
  * schema). Every middleware is registered before `app.callback()` is taken (Koa 3 fixes the list).
  */
-export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogger = logger, rateLimit, allowedHosts = [], bodyTimeoutMs = DEFAULT_TIMEOUTS.bodyMs, idempotencyLeaseMs = 10_000, admission: admissionGiven }: AppOptions) {
+export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogger = logger, rateLimit, allowedHosts = [], bodyTimeoutMs = DEFAULT_TIMEOUTS.bodyMs, idempotencyLeaseMs = 10_000, admission: admissionGiven, replicas }: AppOptions) {
   const schema = await buildStoreSchema();
   const rest = deriveRestApi(schema, routes);
   checkRouteScopes(schema, routes);
-  const gateway = createGateway(schema, orm, RateLimiter.create(orm, rateLimit));
+  const gateway = createGateway(schema, orm, RateLimiter.create(orm, rateLimit), replicas);
   const apollo = await startApollo(gateway);
-  const graphql = koaMiddleware(apollo.server, { context: ({ ctx }) => apollo.context(ctx.get('authorization') || undefined) });
+  const graphql = koaMiddleware(apollo.server, {
+    context: ({ ctx }) => apollo.context(ctx.get('authorization') || undefined, mayWrite(ctx.request.body)),
+  });
   await measurePoolWait(orm);
   const router = restRouter({ gateway, publicUrl, allowedHosts, api: rest, idempotency: postgresIdempotencyStore(orm, idempotencyLeaseMs) });
 
@@ -89,7 +104,7 @@ export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogge
   }
   app.use(problemMiddleware);
   app.use(admission(admissionLimits(admissionGiven)));
-  app.use(operationsMiddleware(orm, (authorization) => gateway.hasScope(authorization, 'read_metrics')));
+  app.use(operationsMiddleware(orm, (authorization) => gateway.hasScope(authorization, 'read_metrics'), replicas && (() => replicas.set.status())));
   app.use(notFoundMiddleware);
   app.use(graphiqlMiddleware);
   app.use(apiDocsMiddleware(rest, publicUrl));

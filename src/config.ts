@@ -21,6 +21,14 @@ const schema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .optional(),
+  /** Streaming replicas for reads (docs/operations.md#read-replicas), comma-separated postgres:// URLs. */
+  DATABASE_READ_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v ?? '').split(',').map((u) => u.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^postgres(ql)?:\/\//, 'must be postgres:// URLs, comma-separated'))),
+  /** A replica further behind the primary than this is skipped until it catches up. */
+  REPLICA_MAX_LAG_MS: z.coerce.number().int().min(0).max(3_600_000).default(2000),
   DATA_DIR: z.string().min(1).default('./.data'),
   EMBEDDED_PG_PORT: port.default(0),
   SEED_DEMO: bool.default(true),
@@ -35,6 +43,8 @@ const schema = z.object({
   CORS_ORIGINS: z.string().optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /** Worker processes serving one port (node:cluster); 1 serves from the started process itself. */
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(1),
   /** Admission control: API requests one process works on at once (default 2 × CPU cores), and per token (default one less). */
   MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).optional(),
   MAX_IN_FLIGHT_PER_TOKEN: z.coerce.number().int().min(1).max(100_000).optional(),

@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+import cluster from 'node:cluster';
+import { startCluster } from './cluster.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DatabaseInUseError } from './db/database.js';
 import { logger } from './logger.js';
@@ -7,9 +9,13 @@ import { startBanner } from './start-banner.js';
 
 try {
   const config = loadConfig();
-  const service = await startService(config);
-  const base = config.PUBLIC_URL?.replace(/\/$/, '') ?? service.url;
-  process.stdout.write(startBanner(service, base));
+  // WEB_CONCURRENCY > 1: this process supervises workers (cluster.ts), each of which runs this file again.
+  const supervising = config.WEB_CONCURRENCY > 1 && cluster.isPrimary;
+  const service = supervising ? await startCluster(config) : await startService(config);
+  if (!cluster.isWorker) {
+    const base = config.PUBLIC_URL?.replace(/\/$/, '') ?? service.url;
+    process.stdout.write(startBanner(service, base));
+  }
 
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
@@ -23,6 +29,8 @@ try {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+  // A worker whose primary is gone (killed) has nobody to hand it connections: it drains and exits.
+  if (cluster.isWorker) process.once('disconnect', () => shutdown('disconnect'));
 } catch (error) {
   if (error instanceof ConfigError || error instanceof DatabaseInUseError) {
     process.stderr.write(`${error.message}\n`);

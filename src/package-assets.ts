@@ -1,7 +1,9 @@
 import type { Context } from 'koa';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 
@@ -16,6 +18,21 @@ function packageDir(pkg: string): string {
     const entry = require.resolve(pkg);
     return entry.slice(0, entry.lastIndexOf(`${path.sep}node_modules${path.sep}${pkg.split('/').join(path.sep)}${path.sep}`)) + path.join(path.sep, 'node_modules', pkg);
   }
+}
+
+/**
+ * A file of this project kept outside `src` (a generated asset such as assets/openapi-examples.json),
+ * from the folder that holds package.json: the same file whether the code runs from `src` (Jest)
+ * or from `dist/src` (compiled).
+ */
+export function projectFile(file: string): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`No package.json above ${fileURLToPath(import.meta.url)}`);
+    dir = parent;
+  }
+  return path.join(dir, file);
 }
 
 export interface Asset {

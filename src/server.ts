@@ -4,6 +4,7 @@ import { createApp } from './app.js';
 import { ensureFirstToken } from './auth/api-tokens.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
+import { ReadReplicas } from './db/read-replicas.js';
 import { createMailer } from './notifications/mailer.js';
 import { OutboxWorker } from './notifications/outbox-worker.js';
 import { createHttpServer } from './http/timeouts.js';
@@ -22,17 +23,42 @@ export interface RunningService {
 }
 
 /**
+ * What a start does to the store before serving: the demo store on an empty database, then the
+ * first token. Run once per start, by the process that owns the start (the only one, or the
+ * WEB_CONCURRENCY primary, whose workers then skip it).
+ */
+export async function prepareStore(
+  database: Database,
+  config: Pick<Config, 'SEED_DEMO' | 'SEED' | 'ADMIN_TOKEN'>,
+): Promise<Pick<RunningService, 'seeded' | 'firstToken'>> {
+  const seeded = config.SEED_DEMO ? await seedIfEmpty(database.orm, { ...DEMO_STORE, seed: config.SEED }) : false;
+  const firstToken = await ensureFirstToken(database.orm.em.fork(), config.ADMIN_TOKEN);
+  return { seeded, firstToken };
+}
+
+/**
  * The start-up contract (docs/decisions.md#start-up-contract): database (embedded or DATABASE_URL)
  * → migrations → demo store on an empty database → first token → listen. `stop` drains in-flight
  * requests first.
  */
 export async function startService(config: Config): Promise<RunningService> {
   const database = await openDatabase(config, { readTimeoutMs: config.DB_READ_TIMEOUT_MS });
+  let closeReplicas: () => Promise<void> | undefined = () => undefined;
   try {
-    const seeded = config.SEED_DEMO ? await seedIfEmpty(database.orm, { ...DEMO_STORE, seed: config.SEED }) : false;
-    const firstToken = await ensureFirstToken(database.orm.em.fork(), config.ADMIN_TOKEN);
+    const { seeded, firstToken } = await prepareStore(database, config);
+    const replicas = config.DATABASE_READ_URL.length
+      ? await ReadReplicas.open(database.orm, config.DATABASE_READ_URL, {
+          poolMax: config.DB_POOL_MAX,
+          readTimeoutMs: config.DB_READ_TIMEOUT_MS,
+          maxLagMs: config.REPLICA_MAX_LAG_MS,
+        })
+      : undefined;
+    closeReplicas = () => replicas?.close();
     const { app, stop: stopApp } = await createApp({
       orm: database.orm,
+      // A write's commit comes at most REQUEST_TIMEOUT_MS after its token statement; past that and
+      // the allowed lag, any replica in use has replayed it.
+      replicas: replicas && { set: replicas, windowSeconds: Math.ceil((config.REQUEST_TIMEOUT_MS + config.REPLICA_MAX_LAG_MS) / 1000) + 1 },
       publicUrl: config.PUBLIC_URL,
       corsOrigins: config.CORS_ORIGINS?.split(',').map((o) => o.trim()).filter(Boolean),
       rateLimit: { burst: config.RATE_LIMIT_BURST, rps: config.RATE_LIMIT_RPS },
@@ -86,12 +112,14 @@ export async function startService(config: Config): Promise<RunningService> {
           await webhooks?.stop();
           mailer.close();
           await stopApp();
+          await closeReplicas();
           await database.close();
         })();
         return stopping;
       },
     };
   } catch (error) {
+    await closeReplicas();
     await database.close();
     throw error;
   }

@@ -2,7 +2,7 @@
 // /docs reference (Scalar) renders it in headless Chromium with no network at all.
 import { validate, compileErrors } from '@readme/openapi-parser';
 import type { Browser } from 'playwright-core';
-import { EXAMPLES } from '../src/rest/examples/examples.generated.js';
+import { EXAMPLES } from '../src/rest/examples/stored-examples.js';
 import { routes } from '../src/rest/routes.js';
 import { launchChromium } from './support/chromium.js';
 import { startTestService, type TestService } from './support/harness.js';

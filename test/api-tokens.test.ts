@@ -98,6 +98,39 @@ describe('revokeApiToken', () => {
     expect((await graphqlAt(other.url, '{ orders(size: 1) { totalCount } }', bystander.secret)).status).toBe(200);
   });
 
+  it('revokes only tokens whose scopes the caller holds all of; others are FORBIDDEN and stay active', async () => {
+    const REVOKE = 'mutation ($id: Int!) { revokeApiToken(id: $id) { id revokedAt } }';
+    const manager = (await create('token manager', ['manage_tokens', 'read_orders'])).body.data.createApiToken;
+    const stronger = (await create('orders app', ['read_orders', 'write_orders'])).body.data.createApiToken;
+    const adminScopes = ['manage_tokens', 'read_orders', 'read_customers'];
+    const admin = (await create('second admin', adminScopes)).body.data.createApiToken;
+    for (const target of [stronger, admin]) {
+      const refused = await service.graphql(REVOKE, { id: target.token.id }, manager.secret);
+      expect(refused.status).toBe(403);
+      expect(refused.body.errors[0].extensions.code).toBe('FORBIDDEN');
+      const lacking = target === admin ? 'read_customers' : 'write_orders';
+      expect(refused.body.errors[0].message).toBe(
+        `A token can revoke only tokens whose scopes it holds itself; this one lacks ${lacking}`,
+      );
+      const [row] = await service.sql('select revoked_at from api_token where id = ?', [target.token.id]);
+      expect(row).toEqual({ revoked_at: null });
+      expect((await service.get('/api/v1/orders?size=1', target.secret)).status).toBe(200);
+    }
+
+    // A subset (or the same scopes, or itself) is the manager's to revoke.
+    const weaker = (await create('order reader', ['read_orders'])).body.data.createApiToken;
+    const peer = (await create('peer manager', ['read_orders', 'manage_tokens'])).body.data.createApiToken;
+    for (const target of [weaker, peer, manager]) {
+      const res = await service.graphql(REVOKE, { id: target.token.id }, manager.secret);
+      expect(res.body.errors).toBeUndefined();
+      expect(res.body.data.revokeApiToken).toEqual({ id: target.token.id, revokedAt: expect.any(Number) });
+      expect((await service.get('/api/v1/orders?size=1', target.secret)).status).toBe(401);
+    }
+    // The admin (every scope) revokes the stronger ones.
+    const byAdmin = await service.graphql(REVOKE, { id: stronger.token.id });
+    expect(byAdmin.body.data.revokeApiToken.revokedAt).toEqual(expect.any(Number));
+  });
+
   it('answers NOT_FOUND for an unknown id', async () => {
     const res = await service.graphql('mutation { revokeApiToken(id: 999999) { id } }');
     expect(res.body.errors[0].extensions.code).toBe('NOT_FOUND');

@@ -14,6 +14,7 @@ interface Layer {
 export const LAYERS: Layer[] = [
   { units: ['main.ts', 'cli'], what: 'entry points: `npm start` and the CLI commands' },
   { units: ['start-banner.ts'], what: 'what `npm start` prints' },
+  { units: ['cluster.ts'], what: 'WEB_CONCURRENCY: the primary that starts the store and supervises workers' },
   { units: ['server.ts'], what: 'the running service: database, workers, HTTP server, shutdown' },
   { units: ['app.ts'], what: 'the Koa application: mounts the HTTP edge, GraphQL and REST' },
   { units: ['http'], what: 'HTTP edge around both APIs: timeouts, admission control, landing page' },

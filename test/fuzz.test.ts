@@ -1,5 +1,5 @@
 // A bounded fuzz (docs/operations.md#security) over every REST route: wrong types, huge numbers,
-// long and deep values, unicode, SQL-looking text, missing and extra fields, bad query parameters.
+// long and deep values, wide objects, unicode, SQL-looking text, missing and extra fields, bad query parameters.
 // Never a 5xx, every refusal is problem+json (and matches the OpenAPI document, which the harness
 // checks), and a refused request leaves the database exactly as it was.
 import fc from 'fast-check';
@@ -99,6 +99,52 @@ it('hostile bodies (deep, bad Unicode, out-of-range numbers, bad encodings) neve
   );
 }, 180_000);
 
+// Wide objects (issue #25): many keys, at the top or nested, in bodies that are objects or lists,
+// with and without an Idempotency-Key. However wide, the answer is a small 4xx, nothing changes and
+// nothing large is kept for the key.
+const wideRoutes = routes
+  .filter((r) => r.kind === 'search' || (r.kind === 'write' && r.body))
+  .map((r) => ({ method: r.method, path: r.path }));
+const wide = fc.record({
+  keys: fc.oneof(fc.integer({ min: 21, max: 200 }), fc.integer({ min: 1000, max: 60_000 })),
+  name: fc.constantFrom('k', 'items', 'x'.repeat(300)),
+  at: fc.constantFrom('top', 'nested', 'listed'),
+  key: fc.boolean(),
+});
+const MAX_ANSWER = 8192;
+
+it('wide objects (many keys, with and without Idempotency-Key) get a small 4xx on every body route', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.constantFrom(...wideRoutes), wide, async (route, { keys, name, at, key }) => {
+      const object = `{${Array.from({ length: keys }, (_, i) => `"${name}${i}":1`).join(',')}}`;
+      const text = at === 'top' ? object : at === 'nested' ? `{"items":[${object}],"notes":${object}}` : `[${object}]`;
+      const path = `/api/v1${route.path.replace(/\{\w+\}/g, '1')}`;
+      const label = `${route.method} ${path} ${keys} keys ${at}${key ? ' with a key' : ''}`;
+      const before = await digest();
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${service.token}`,
+        'content-type': 'application/json',
+      };
+      if (key) headers['idempotency-key'] = `wide-${Math.random()}`;
+      const res = await fetch(service.url + path, { method: route.method, headers, body: text });
+      const answer = await res.text();
+      expectNoServerError(label, res.status);
+      const size = Buffer.byteLength(answer) <= MAX_ANSWER;
+      expect({ label, refused: res.status >= 400, size }).toEqual({ label, refused: true, size: true });
+      expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      expect(await digest()).toBe(before);
+      if (key) {
+        const [kept] = await service.sql<{ n: number }>(
+          'select coalesce(max(length(response::text)), 0)::int as n from idempotency_key where key = ?',
+          [headers['idempotency-key']],
+        );
+        expect(kept.n).toBeLessThanOrEqual(MAX_ANSWER);
+      }
+    }),
+    { numRuns: 40, seed: 2525, endOnFailure: true },
+  );
+}, 180_000);
+
 const mutationFields = ['createWarehouse(title: "x") { id }', 'updateOrder(id: 1, input: { notes: "x" }) { id }', 'deleteCustomer(id: 99999)', 'createShippingCarrier(input: { title: "c", url: "http://x" }) { id }'];
 /** A /graphql body as JSON text (a label to name it in a failure): deep values stay text here. */
 const request = (label: string, query: string, variables = '{}') => ({ label, body: `{"query":${JSON.stringify(query)},"variables":${variables}}` });
@@ -113,6 +159,11 @@ const graphqlAbuse = fc.oneof(
   fc.constantFrom('\\ud800', 'a\\udc00', '\\u0000').map((t) => request(`text ${t}`, 'mutation($t:String!){ createWarehouse(title:$t){ id } }', `{"t":"${t}"}`)),
   fc.constantFrom('1e309', '-1e400', '99999999999999999999').map((n) => request(`number ${n}`, 'query($s:Int){ products(size:$s){ totalCount } }', `{"s":${n}}`)),
   fc.integer({ min: 65, max: 30_000 }).map((n) => request(`document ${n} deep`, `{ a${' { a'.repeat(n)}${' }'.repeat(n + 1)}`)),
+  fc.integer({ min: 101, max: 60_000 }).map((n) => {
+    const input = `{${Array.from({ length: n }, (_, i) => `"k${i}":1`).join(',')}}`;
+    const query = 'mutation($i: OrderPatch!){ updateOrder(id: 1, input: $i) { id } }';
+    return request(`input of ${n} keys`, query, `{"i":${input}}`);
+  }),
 );
 
 it('hostile GraphQL (aliased mutations, introspection bombs, huge or deep variables, bad text, deep documents) never gets a 5xx', async () => {

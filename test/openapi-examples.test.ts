@@ -1,8 +1,8 @@
 // The OpenAPI examples are answers of the demo store: calling every operation again on a fresh copy
-// of it gives what examples.generated.ts holds (`npm run openapi:examples` refreshes it), and the
+// of it gives what assets/openapi-examples.json holds (`npm run openapi:examples` refreshes it), and the
 // served document shows them on every operation.
 import { collectExamples, EXAMPLE_BASE_URL, singleReadOf } from '../src/rest/examples/collect-examples.js';
-import { EXAMPLES } from '../src/rest/examples/examples.generated.js';
+import { EXAMPLES } from '../src/rest/examples/stored-examples.js';
 import { routes } from '../src/rest/routes.js';
 import { startTestService, type TestService } from './support/harness.js';
 
@@ -22,7 +22,7 @@ const withoutRunTimes = (value: unknown): unknown =>
     return (key.endsWith('_at') || key === 'order_date') && typeof v === 'number' && v > WRITTEN_AFTER ? 'written at run time' : v;
   });
 
-it('examples.generated.ts holds what the demo store answers now', async () => {
+it('assets/openapi-examples.json holds what the demo store answers now', async () => {
   const fresh = await collectExamples((method, path, body) => service.send(method, path, body));
   expect(withoutRunTimes(EXAMPLES)).toEqual(withoutRunTimes(fresh));
 }, 60_000);

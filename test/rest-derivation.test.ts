@@ -6,7 +6,8 @@ import {
   GraphQLSchema, GraphQLString, type GraphQLInputType, type GraphQLOutputType,
 } from 'graphql';
 import { checkBody, toInput } from '../src/rest/body.js';
-import { field, type JsonSchema } from '../src/rest/fields.js';
+import { field } from '../src/rest/fields.js';
+import type { JsonSchema } from '../src/rest/json-schema.js';
 import { toFilter } from '../src/rest/filters.js';
 import { openApiDocument } from '../src/rest/openapi.js';
 import { TAGS } from '../src/rest/openapi-prose.js';
@@ -14,7 +15,8 @@ import { reshapeRecord } from '../src/rest/operations.js';
 import { Problem } from '../src/rest/problem.js';
 import type { RestResource } from '../src/rest/resource.js';
 import { deriveRestApi, type RestApi } from '../src/rest/rest-api.js';
-import { routes as storeRoutes, type RouteSpec } from '../src/rest/routes.js';
+import type { RouteSpec } from '../src/rest/route-spec.js';
+import { routes as storeRoutes } from '../src/rest/routes.js';
 import { buildStoreSchema } from '../src/graphql/build-schema.js';
 import { OPTIONAL_EXTENSIONS } from '../src/schema/optional-field.js';
 import { DecimalScalar } from '../src/schema/scalars/decimal.scalar.js';

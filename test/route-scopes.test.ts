@@ -5,7 +5,8 @@ import type { GraphQLObjectType, GraphQLSchema } from 'graphql';
 import { buildStoreSchema } from '../src/graphql/build-schema.js';
 import { fieldScopes } from '../src/schema/field-scopes.js';
 import { checkRouteScopes, checkRoutesAgainstSchema } from '../src/rest/rest-api.js';
-import { routes, type RouteSpec } from '../src/rest/routes.js';
+import type { RouteSpec } from '../src/rest/route-spec.js';
+import { routes } from '../src/rest/routes.js';
 import { startTestService, type TestService } from './support/harness.js';
 
 let schema: GraphQLSchema;

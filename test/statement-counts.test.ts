@@ -1,6 +1,7 @@
 // Load only what was selected, batched: the number of SQL statements of a list request does not
 // grow with the page size or with how many records have relations (no N+1).
-import { routes, type RouteSpec } from '../src/rest/routes.js';
+import type { RouteSpec } from '../src/rest/route-spec.js';
+import { routes } from '../src/rest/routes.js';
 import { PAGE_SIZE } from '../src/schema/page-size.js';
 import { startTestService, type TestService } from './support/harness.js';
 import { placeOrder, pickVariants, setStock } from './support/orders.js';

@@ -7,9 +7,14 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
+import { isScope } from '../src/auth/scopes.js';
+import { EVENT_READ_SCOPES, readScopeOf } from '../src/domain/event-read-scopes.js';
+import { EVENT_TYPES } from '../src/domain/event-types.js';
+import { isNonPublicAddress } from '../src/webhooks/target-policy.js';
 import { WebhookWorker } from '../src/webhooks/webhook-worker.js';
 import { createDatabase, startTestService, type TestService } from './support/harness.js';
 import { pickVariants, placeOrder } from './support/orders.js';
+import { startServerProcess } from './support/server-process.js';
 
 interface Received {
   path: string;
@@ -255,6 +260,7 @@ it('never makes the same attempt twice with two worker processes on one queue', 
   expect(rows).toEqual([{ status: 'delivered', attempts: 1, n: COUNT }]);
   const attempts = await service.sql<{ n: number }>('select count(*)::int as n from webhook_attempt a join webhook_delivery d on d.id = a.delivery_id where d.subscription_id = ?', [id]);
   expect(attempts[0].n).toBe(COUNT);
+  await unsubscribe(id);
 }, 60_000);
 
 describe('subscriptions', () => {
@@ -269,14 +275,85 @@ describe('subscriptions', () => {
     expect((await create(`${base}/x`, ['order.exploded'])).body.errors[0].message).toContain('fulfilment.created');
     process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'false';
     try {
-      for (const url of ['http://127.0.0.1:9/hook', 'http://localhost/hook', 'http://10.1.2.3/', 'http://[::1]/', 'http://169.254.169.254/latest/meta-data', 'http://192.168.0.10/']) {
-        const res = await create(url);
-        expect(res.body.errors?.[0]?.message).toMatch(/loopback or private/);
+      const refused = [
+        'http://127.0.0.1:9/hook', 'http://localhost/hook', 'http://10.1.2.3/', 'http://[::1]/',
+        'http://169.254.169.254/latest/meta-data', 'http://192.168.0.10/', 'http://0x7f000001/', 'http://127.1/hook',
+        // IPv6 spellings of IPv4 loopback and private addresses, and IPv6's own local blocks.
+        'http://[::7f00:1]/hook', 'http://[::ffff:0:7f00:1]/hook', 'http://[::ffff:127.0.0.1]/hook',
+        'http://[::127.0.0.1]/hook', 'http://[::ffff:10.0.0.1]/hook', 'http://[64:ff9b::a00:1]/hook',
+        'http://[fe80::1]/hook', 'http://[fc00::1]/hook', 'http://[fd12:3456::1]/hook',
+      ];
+      for (const url of refused) {
+        const message = (await create(url)).body.errors?.[0]?.message;
+        expect({ url, message }).toEqual({ url, message: expect.stringMatching(/loopback or private/) });
       }
     } finally {
       process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
     }
     expect(await service.sql('select id from webhook_subscription where url like ?', ['%/hook'])).toEqual([]);
+  });
+
+  it('classify addresses by ipaddr.js: only plain unicast is public, IPv4 inside IPv6 is read as IPv4', () => {
+    const refused = [
+      '127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1',
+      '240.0.0.1', '255.255.255.255', '192.0.2.1', '198.18.0.1', '::1', '::', '::7f00:1', '::ffff:0:7f00:1',
+      '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:a9fe:a9fe', '::a00:1', '::10.0.0.1',
+      '::ffff:0:a00:1', '64:ff9b::7f00:1', 'fe80::1', 'fe80::1%eth0', 'fc00::1', 'fd00::1', 'ff02::1', '2001:db8::1',
+      '2002:7f00:1::1', 'not an address',
+    ];
+    const allowed = [
+      '8.8.8.8', '1.1.1.1', '93.184.216.34', '2606:4700:4700::1111', '2a00:1450:4001:81b::200e', '::ffff:8.8.8.8',
+      '::808:808',
+    ];
+    expect(refused.filter((a) => !isNonPublicAddress(a))).toEqual([]);
+    expect(allowed.filter((a) => isNonPublicAddress(a))).toEqual([]);
+  });
+
+  it('need the read scope of each event type’s records: manage_webhooks alone reads nothing by webhook', async () => {
+    const mutation = 'mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) '
+      + '{ subscription { id events } } }';
+    const create = (events: string[], token: string) =>
+      service.graphql(mutation, { u: `${base}/scoped`, e: events }, token);
+    const hooksOnly = await service.tokenWith(['manage_webhooks']);
+    expect((await service.send('GET', '/api/v1/customers', undefined, hooksOnly)).status).toBe(403);
+    const refused = await create(['customer.updated'], hooksOnly);
+    expect(refused.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(refused.body.errors[0].message).toContain('read_customers');
+    expect(refused.body.data).toBeNull();
+    // Each missing scope is named once; a held one is not.
+    const withOrders = await service.tokenWith(['manage_webhooks', 'read_orders']);
+    const mixed = await create(
+      ['order.created', 'shipment.created', 'customer.updated', 'product.deleted', 'collection.created'],
+      withOrders,
+    );
+    expect(mixed.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(mixed.body.errors[0].message).toMatch(
+      /needs read_collections and read_customers and read_products, which this token lacks/,
+    );
+    // An unknown type is still bad input, whatever the token holds.
+    expect((await create(['customer.exploded'], hooksOnly)).body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(await service.sql('select id from webhook_subscription where url = ?', [`${base}/scoped`])).toEqual([]);
+    // With the read scopes, the same subscriptions are made.
+    const allowed = await create(['order.created', 'shipment.created'], withOrders);
+    expect(allowed.body.errors).toBeUndefined();
+    const reader = await service.tokenWith(['manage_webhooks', 'read_customers']);
+    const customers = await create(['customer.updated'], reader);
+    expect(customers.body.data.createWebhookSubscription.subscription.events).toEqual(['customer.updated']);
+    for (const made of [allowed, customers]) {
+      await unsubscribe(made.body.data.createWebhookSubscription.subscription.id);
+    }
+  });
+
+  it('name a read scope of the token vocabulary for every event type (one rule, as the event feed’s)', () => {
+    expect(Object.values(EVENT_READ_SCOPES).filter((scope) => !isScope(scope))).toEqual([]);
+    expect(Object.fromEntries(EVENT_TYPES.map((type) => [type, readScopeOf(type)]))).toMatchObject({
+      'order.customer_changed': 'read_orders',
+      'restock.created': 'read_orders',
+      'fulfilment.deleted': 'read_orders',
+      'product.updated': 'read_products',
+      'customer.created': 'read_customers',
+      'collection.deleted': 'read_collections',
+    });
   });
 
   it('need manage_webhooks, and never show the secret again', async () => {
@@ -348,4 +425,137 @@ it('stamps deliveries, attempts, retries and a disabling in whole seconds, as ev
     { stamp: 'subscription.disabled_at', held: 1, fractional: 0 },
   ]);
   for (const id of ids) await unsubscribe(id);
+});
+
+it('sends nothing once the subscribing token is revoked or lacks a read scope, and says why', async () => {
+  const reader = await service.tokenWith(['manage_webhooks', 'read_customers']);
+  const made = await service.graphql(
+    'mutation ($u: String!) { createWebhookSubscription(url: $u, events: ["customer.updated"]) '
+      + '{ subscription { id createdByTokenId } } }',
+    { u: `${base}/owned` },
+    reader,
+  );
+  const { id, createdByTokenId: owner } = made.body.data.createWebhookSubscription.subscription;
+  const worker = new WebhookWorker(service.orm);
+  const note = async (notes: string) => {
+    expect((await service.send('PATCH', '/api/v1/customers/3', { notes })).status).toBe(200);
+  };
+  const enable = () =>
+    service.graphql('mutation ($id: Int!) { enableWebhookSubscription(id: $id) { disabledAt } }', { id });
+  await note('while the token holds read_customers');
+  expect(await worker.runOnce()).toBe(1);
+  expect(at('/owned')).toHaveLength(1);
+
+  // A scope lost (no API takes one away, but the token row is the authority): not sent, disabled.
+  await service.sql("update api_token set scopes = '{manage_webhooks}' where id = ?", [owner]);
+  await note('after losing the scope');
+  expect(await worker.runOnce()).toBe(1);
+  expect(at('/owned')).toHaveLength(1);
+  let subscription = await deliveries(id);
+  expect(subscription.disabledReason).toBe(`the token that created it (${owner}) lacks read_customers`);
+  expect(subscription.deliveries.items[1]).toMatchObject({
+    status: 'PENDING', attempts: 1, lastError: expect.stringMatching(/^not sent: /),
+  });
+  const refused = await enable();
+  expect(refused.body.errors[0].extensions.code).toBe('CONFLICT');
+  expect(refused.body.errors[0].message).toContain('lacks read_customers');
+
+  // The scope back, enabled again: the pending delivery goes out. Then the token is revoked.
+  await service.sql("update api_token set scopes = '{manage_webhooks,read_customers}' where id = ?", [owner]);
+  expect((await enable()).body.data.enableWebhookSubscription.disabledAt).toBeNull();
+  await service.sql('update webhook_delivery set next_attempt_at = now() where subscription_id = ?', [id]);
+  expect(await worker.runOnce()).toBe(1);
+  const sent = at('/owned').map((r) => JSON.parse(r.body).data.notes);
+  expect(sent).toEqual(['while the token holds read_customers', 'after losing the scope']);
+  const revoked = await service.graphql('mutation ($id: Int!) { revokeApiToken(id: $id) { revokedAt } }', {
+    id: owner,
+  });
+  expect(revoked.body.errors).toBeUndefined();
+  await note('after revoking');
+  expect(await worker.runOnce()).toBe(1);
+  expect(at('/owned')).toHaveLength(2);
+  subscription = await deliveries(id);
+  expect(subscription.disabledReason).toBe(`the token that created it (${owner}) was revoked`);
+  expect(subscription.disabledAt).toEqual(expect.any(Number));
+  expect((await enable()).body.errors[0].message).toMatch(/was revoked; delete it and subscribe again/);
+  await unsubscribe(id);
+});
+
+it('fails a delivery refused at connection time like any failed attempt; the process keeps answering', async () => {
+  // Subscribed where private targets are allowed (this file), delivered by a service process where
+  // they are not (npm start's default), with npm start's heap limit. The literal address was a
+  // ReferenceError that killed the claiming process, and then the next one after each lease.
+  const hosts = { literal: '127.0.0.1', name: 'localhost', compatible: '[::7f00:1]', translated: '[::ffff:0:7f00:1]' };
+  const paths = Object.keys(hosts).map((kind) => `/refused-${kind}`);
+  const ids: number[] = [];
+  for (const [kind, host] of Object.entries(hosts)) {
+    const res = await service.graphql(
+      'mutation ($u: String!) { createWebhookSubscription(url: $u, events: ["order.notes_changed"]) '
+        + '{ subscription { id } } }',
+      { u: `${base.replace('127.0.0.1', host)}/refused-${kind}` },
+    );
+    expect(res.body.errors).toBeUndefined();
+    ids.push(res.body.data.createWebhookSubscription.subscription.id);
+  }
+  const { untracked } = await pickVariants(service);
+  const order = await placeOrder(service, [{ variantId: untracked, quantity: 1 }]);
+  const noted = await service.send('PATCH', `/api/v1/orders/${order.id}`, { notes: 'to a refused target' });
+  expect(noted.status).toBe(200);
+
+  const admin = 'admin-token-for-refused-targets';
+  const server = await startServerProcess(databaseUrl, admin, {
+    OUTBOX_WORKER: 'true',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
+    NODE_OPTIONS: '--max-old-space-size=256 --max-semi-space-size=16',
+  });
+  try {
+    // An attempt is logged when claimed and completed with its outcome: wait for the outcome.
+    const attempted = async (n: number) =>
+      (await Promise.all(ids.map(deliveries))).every((s) => s.deliveries.items[0]?.attemptLog[n - 1]?.error);
+    await until(() => attempted(1), 15_000);
+    for (const id of ids) {
+      const delivery = (await deliveries(id)).deliveries.items[0];
+      expect(delivery).toMatchObject({
+        status: 'PENDING', lastStatusCode: null, lastError: expect.stringMatching(/refused|private or loopback/),
+      });
+      expect(delivery.nextAttemptAt).toEqual(expect.any(Number));
+    }
+    // Retried after its delay (5 s), by the same process, refused again: no crash loop.
+    await until(() => attempted(2), 20_000);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    const orders = await fetch(`${server.url}/api/v1/orders?size=1`, { headers: { authorization: `Bearer ${admin}` } });
+    expect(orders.status).toBe(200);
+  } finally {
+    await server.stop();
+  }
+  expect(paths.flatMap(at)).toEqual([]);
+  for (const id of ids) await unsubscribe(id);
+}, 60_000);
+
+it("sends an order event without the customer's contact details when its subscription's token lacks read_customers", async () => {
+  const create = (token: string) =>
+    service.graphql(
+      'mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) { subscription { id } } }',
+      { u: `${base}/orders-only`, e: ['order.notes_changed', 'order.created'] },
+      token,
+    );
+  const ordersOnly = await service.tokenWith(['manage_webhooks', 'read_orders']);
+  const made = await create(ordersOnly);
+  expect(made.body.errors).toBeUndefined();
+  const { untracked } = await pickVariants(service);
+  const order = await placeOrder(service, [{ variantId: untracked, quantity: 1 }]);
+  const worker = new WebhookWorker(service.orm);
+  await worker.runOnce();
+  const [created] = at('/orders-only').map((r) => JSON.parse(r.body));
+  expect(created.type).toBe('order.created');
+  expect(created.data.id).toBe(order.id);
+  // The same event on the timeline, to a token that may read customers, has them.
+  const full = await service.send('GET', `/api/v1/orders/${order.id}/events`);
+  const recorded = full.body.items.find((e: any) => e.type === 'order.created').data;
+  expect(recorded.email).toBeDefined();
+  expect(created.data).not.toHaveProperty('email');
+  expect(created.data).not.toHaveProperty('address');
+  if (recorded.customer) expect(created.data.customer).toEqual({ id: recorded.customer.id });
+  expect(created.data.items).toEqual(recorded.items);
+  await unsubscribe(made.body.data.createWebhookSubscription.subscription.id);
 });

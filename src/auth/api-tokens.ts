@@ -27,6 +27,8 @@ function newSecret(): string {
 export interface Authentication {
   principal: Principal;
   limit?: RateLimitState;
+  /** The primary's WAL position a replica must have replayed to serve this caller's reads (its recent write). */
+  waitLsn?: string;
 }
 
 /**
@@ -36,7 +38,7 @@ export interface Authentication {
  * request touching it, a revocation in progress); it just leaves the touch to that one.
  */
 const TOKEN_CTES = `
-token as (select id, name, scopes, last_used_at from api_token where secret_hash = ? and revoked_at is null),
+token as (select id, name, scopes, last_used_at, last_write_at from api_token where secret_hash = ? and revoked_at is null),
 touched as (
   update api_token a set last_used_at = ${SQL_NOW}
   where a.id = (
@@ -45,27 +47,61 @@ touched as (
     for update of x skip locked
   )
 )`;
-type TokenRow = { id: number; name: string; scopes: string[]; tokens?: number; granted?: boolean };
+
+/**
+ * With read replicas, a write request also stamps `last_write_at` (it must, so it waits for the
+ * row instead of skipping it; the lock lasts this one statement).
+ */
+const WRITING_TOKEN_CTES = `
+token as (select id, name, scopes from api_token where secret_hash = ? and revoked_at is null),
+touched as (update api_token a set last_used_at = ${SQL_NOW}, last_write_at = now() from token where a.id = token.id)`;
+
+/**
+ * With read replicas, a read by a token that wrote within the window learns the primary's WAL
+ * position now: that write's commit lies before it, so a replica that has replayed this far shows
+ * it (src/db/read-replicas.ts). Outside the window any replica within its allowed lag has it.
+ */
+const WAIT_LSN = `case when token.last_write_at > now() - make_interval(secs => ?) then pg_current_wal_lsn()::text end as wait_lsn`;
+
+type TokenRow = { id: number; name: string; scopes: string[]; tokens?: number; granted?: boolean; wait_lsn?: string | null };
+
+/** Read-your-writes bookkeeping (only with read replicas): whether this request writes, and the window. */
+export interface WriteTracking {
+  writes: boolean;
+  windowSeconds: number;
+}
 
 /**
  * Looks a bearer secret up by its hash and, with a limiter, charges the token's bucket in the same
  * statement (no second round trip per request). The comparison happens inside a unique-index
  * probe on the hash, so no timing difference reveals how much of a guessed secret was right.
  * Never cached: every request reads the token row, so a revocation holds at once in every process.
+ * `tracking` (read replicas): a write is stamped; a read gets the WAL position it must see (`waitLsn`).
  */
-export async function authenticate(em: EntityManager, secret: string, limiter?: RateLimiter, cost = 1): Promise<Authentication | null> {
+export async function authenticate(
+  em: EntityManager,
+  secret: string,
+  limiter?: RateLimiter,
+  cost = 1,
+  tracking?: WriteTracking,
+): Promise<Authentication | null> {
   if (!secret) return null;
+  const ctes = tracking?.writes ? WRITING_TOKEN_CTES : TOKEN_CTES;
+  const waitLsn = tracking && !tracking.writes ? `, ${WAIT_LSN}` : '';
+  const waitParams = waitLsn ? [tracking?.windowSeconds] : [];
   const [row] = limiter
     ? await runPrepared<TokenRow>(
         em,
-        `with ${TOKEN_CTES}, ${chargeCte('token')}
-         select token.id, token.name, token.scopes, charged.tokens, charged.granted from token left join charged on true`,
-        [hashSecret(secret), limiter.settings.burst, limiter.settings.rps, limiter.charged(cost)],
+        `with ${ctes}, ${chargeCte('token')}
+         select token.id, token.name, token.scopes, charged.tokens, charged.granted${waitLsn} from token left join charged on true`,
+        [hashSecret(secret), limiter.settings.burst, limiter.settings.rps, limiter.charged(cost), ...waitParams],
       )
-    : await runPrepared<TokenRow>(em, `with ${TOKEN_CTES} select id, name, scopes from token`, [hashSecret(secret)]);
+    : await runPrepared<TokenRow>(em, `with ${ctes} select id, name, scopes${waitLsn} from token`, [hashSecret(secret), ...waitParams]);
   if (!row) return null;
   const principal = { tokenId: row.id, name: row.name, scopes: new Set(row.scopes.filter(isScope)) };
-  return limiter ? { principal, limit: limiter.stateOf(row as Required<TokenRow>, cost) } : { principal };
+  const authentication: Authentication = limiter ? { principal, limit: limiter.stateOf(row as Required<TokenRow>, cost) } : { principal };
+  if (row.wait_lsn) authentication.waitLsn = row.wait_lsn;
+  return authentication;
 }
 
 export function validateScopes(scopes: string[], field = 'scopes'): Scope[] {

@@ -61,7 +61,7 @@ await runCommand(async () => {
       const rows = tokens.map((t) => [String(t.id), t.name, t.revokedAt ? 'revoked' : 'active', date(t.createdAt), date(t.lastUsedAt), date(t.revokedAt), t.scopes.join(',')]);
       process.stdout.write(`${table(['ID', 'NAME', 'STATUS', 'CREATED (UTC)', 'LAST USED', 'REVOKED', 'SCOPES'], rows)}\n`);
     } else {
-      const token = await revokeApiToken(em, id);
+      const token = await revokeApiToken(em, null, id); // the operator: any token
       process.stdout.write(`Token ${token.id} "${token.name}" revoked at ${date(token.revokedAt)} UTC\n`);
     }
   } finally {

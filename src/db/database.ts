@@ -3,7 +3,9 @@ import path from 'node:path';
 import { ormConfig } from '../../mikro-orm.config.js';
 import type { Config } from '../config.js';
 import { logger } from '../logger.js';
-import { runningEmbeddedPostgres, startEmbeddedPostgres, type EmbeddedServer } from './embedded-postgres.js';
+import {
+  runningEmbeddedPostgres, startEmbeddedPostgres, stopOrphanedPostgres, type EmbeddedServer,
+} from './embedded-postgres.js';
 
 /** The embedded data folder is already served by another process (a second `npm start`). */
 export class DatabaseInUseError extends Error {}
@@ -34,9 +36,19 @@ export async function openDatabase(
     if (running && shareRunning) {
       // The CLI beside `npm start`: use the server's PostgreSQL (and leave it running on close).
       url = running.url('store');
+    } else if (running?.orphaned) {
+      // Its store process crashed and nobody else will stop it: stop it and start our own.
+      const { pid, port } = running;
+      logger.warn({ pid, port }, 'stopping the embedded PostgreSQL left running by a store process that is gone');
+      await stopOrphanedPostgres(running);
     } else if (running) {
+      const by = running.owner
+        ? `started by the running store process ${running.owner}`
+        : 'not started by a running store process';
       throw new DatabaseInUseError(
-        `DATA_DIR ${path.resolve(config.DATA_DIR)} is in use by a running PostgreSQL (pid ${running.pid}, port ${running.port}): is the store already started? Stop it, or set another DATA_DIR or DATABASE_URL`,
+        `DATA_DIR ${path.resolve(config.DATA_DIR)} is in use by a running PostgreSQL ` +
+          `(pid ${running.pid}, port ${running.port}, ${by}): ` +
+          'is the store already started? Stop it, or set another DATA_DIR or DATABASE_URL',
       );
     }
   }

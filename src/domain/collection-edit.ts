@@ -7,7 +7,7 @@ import { Collection, CollectionType } from '../entities/collection.entity.js';
 import { Image } from '../entities/image.entity.js';
 import { Product } from '../entities/product.entity.js';
 import type { CollectionInput, CollectionRuleInput } from '../schema/inputs/collection.inputs.js';
-import { CONDITIONS_BY_FIELD, RuleField } from './collection-membership.js';
+import { CONDITIONS_BY_FIELD, DECIMAL, RuleField } from './collection-membership.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldError } from './errors.js';
 import { restKeys } from './event-data.js';
 import { recordEvent, type Actor } from './events.js';
@@ -15,6 +15,8 @@ import { checkDistinct, checkText, missingIds, reportMissing } from './input-che
 import { replaceOrdered } from './ordered-links.js';
 import { freeSlug, SLUG, slugTaken } from './slug.js';
 import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
+import { changedMembers, lockCatalogueRows, moveVersions } from './catalogue-locks.js';
+import { shownCollectionVersion } from './collection-version.js';
 
 /**
  * Collections written (docs/decisions.md#spec-collection and #collections): title, type, seo_title and seo_url are
@@ -24,7 +26,6 @@ import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
  */
 
 const FIELD_NAMES = ['title', 'vendor', 'type', 'price', 'tag', 'weight', 'variant title'];
-const NUMBER = /^-?\d+(\.\d+)?$/;
 const TEXT_FIELDS_LIMIT = 10_000;
 
 /** A rule-based collection's rules (docs/decisions.md#collections): each condition valid for its field. */
@@ -40,7 +41,7 @@ export function checkRules(rules: CollectionRuleInput[], errors: FieldError[]): 
     }
     checkText(rule.value, `${at}.value`, errors, { required: true });
     const numeric = rule.type === RuleField.Price || rule.type === RuleField.Weight;
-    if (numeric && rule.value.trim() && !NUMBER.test(rule.value)) {
+    if (numeric && rule.value.trim() && !DECIMAL.test(rule.value)) {
       errors.push({ field: `${at}.value`, message: `must be a number for ${FIELD_NAMES[rule.type]} rules` });
     }
   });
@@ -150,22 +151,49 @@ async function writeCollection(em: EntityManager, collection: Collection, input:
   return collection;
 }
 
-/** The collection row locked for the rest of the transaction, at the version the caller expects. */
+/**
+ * The collection row locked for the rest of the transaction, at the version the caller expects:
+ * the version it shows (a rule-based collection's follows its members, collection-version.ts).
+ */
 async function lockCollection(em: EntityManager, id: number, expected: ExpectedVersion): Promise<Collection> {
   const collection = await em.findOne(Collection, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!collection) throw new NotFoundError('Collection', id);
-  beginVersionedWrite(`Collection ${id}`, collection, expected);
+  beginVersionedWrite(`Collection ${id}`, collection, expected, await shownCollectionVersion(em, collection));
   return collection;
 }
 
+/** The products linked to a collection by hand (its links change only under its lock). */
+async function linkedProductIds(em: EntityManager, collection: Collection): Promise<number[]> {
+  const sql = 'select product_id from collection_product where collection_id = ?';
+  const ctx = em.getTransactionContext();
+  const rows = await em.getConnection().execute<{ product_id: number }[]>(sql, [collection.id], 'all', ctx);
+  return rows.map((row) => row.product_id);
+}
+
+/**
+ * The products whose `collections` this write changes (they join or leave), locked after the
+ * collection (catalogue-locks.ts); their versions move once the write is flushed.
+ */
+async function lockMembersChanging(em: EntityManager, before: number[], input: CollectionInput): Promise<number[]> {
+  const after = input.type === CollectionType.Manual ? (input.manualProductIds ?? before) : [];
+  const changed = changedMembers(before, after);
+  await lockCatalogueRows(em, 'product', changed);
+  return changed;
+}
+
 export async function createCollection(em: EntityManager, actor: Actor, input: CollectionInput): Promise<Collection> {
+  const changed = await lockMembersChanging(em, [], input);
   const collection = await writeCollection(em, new Collection(), input, true);
+  await moveVersions(em, 'product', changed);
   recordEvent(em, actor, 'collection.created', { subject: 'collection', subjectId: collection.id }, { id: collection.id, ...(restKeys(input) as object) });
   return collection;
 }
 
 export async function updateCollection(em: EntityManager, actor: Actor, id: number, input: CollectionInput, expected?: ExpectedVersion): Promise<Collection> {
-  const collection = await writeCollection(em, await lockCollection(em, id, expected), input, false);
+  const locked = await lockCollection(em, id, expected);
+  const changed = await lockMembersChanging(em, await linkedProductIds(em, locked), input);
+  const collection = await writeCollection(em, locked, input, false);
+  await moveVersions(em, 'product', changed);
   recordEvent(em, actor, 'collection.updated', { subject: 'collection', subjectId: id }, { id, ...(restKeys(input) as object) });
   return collection;
 }
@@ -173,8 +201,12 @@ export async function updateCollection(em: EntityManager, actor: Actor, id: numb
 /** Deletes a collection with its rules, links and image links (cascades); products stay. */
 export async function deleteCollection(em: EntityManager, actor: Actor, id: number, expected?: ExpectedVersion): Promise<number> {
   const collection = await lockCollection(em, id, expected);
+  // Its members no longer list it in their `collections`: their versions move.
+  const members = await linkedProductIds(em, collection);
+  await lockCatalogueRows(em, 'product', members);
   em.remove(collection);
   await em.flush();
+  await moveVersions(em, 'product', members);
   recordEvent(em, actor, 'collection.deleted', { subject: 'collection', subjectId: id }, { id, title: collection.title });
   return id;
 }

@@ -33,7 +33,8 @@ export interface CollectionDefinition {
   rules: MembershipRule[];
 }
 
-const NUMERIC = /^-?\d+(\.\d+)?$/;
+/** A price or weight rule's value: a plain decimal (the edit refuses others; the SQL casts it to numeric). */
+export const DECIMAL = /^-?\d+(\.\d+)?$/;
 const TEXT_COLUMNS: Record<number, string> = {
   [RuleField.Title]: 'p.title',
   [RuleField.Vendor]: "coalesce(p.vendor, '')",
@@ -62,7 +63,7 @@ function rulePredicate(rule: MembershipRule, params: unknown[]): string {
   };
   const numeric = (column: string): string => {
     const op = COMPARISONS[rule.condition];
-    return op && NUMERIC.test(rule.value) ? `${column} ${op} ${bind(rule.value)}::numeric` : 'false';
+    return op && DECIMAL.test(rule.value) ? `${column} ${op} ${bind(rule.value)}::numeric` : 'false';
   };
   switch (rule.field) {
     case RuleField.Title:
@@ -123,7 +124,12 @@ export async function memberProductIds(em: EntityManager, collections: Collectio
   const union = collections.map((c) => `(${memberQuery(c, params)})`).join(' union all ');
   const rows = await em
     .getConnection()
-    .execute<{ collection_id: number; product_id: number }[]>(`select collection_id, product_id from (${union}) m order by collection_id, ord`, params);
+    .execute<{ collection_id: number; product_id: number }[]>(
+      `select collection_id, product_id from (${union}) m order by collection_id, ord`,
+      params,
+      'all',
+      em.getTransactionContext(),
+    );
   for (const row of rows) result.get(row.collection_id)?.push(row.product_id);
   return result;
 }

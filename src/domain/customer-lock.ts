@@ -13,3 +13,43 @@ export async function lockCustomers(em: EntityManager, ids: number[]): Promise<v
     .getConnection()
     .execute(`select id from customer where id in (${sorted.map(() => '?').join(', ')}) order by id for no key update`, sorted, 'all', em.getTransactionContext());
 }
+
+async function run<T>(em: EntityManager, sql: string, params: readonly unknown[] = []): Promise<T[]> {
+  return em.getConnection().execute<T[]>(sql, [...params], 'all', em.getTransactionContext());
+}
+
+async function orderIdsOf(em: EntityManager, customerId: number, lock = ''): Promise<number[]> {
+  const sql = `select id from orders where customer_id = ? order by id${lock}`;
+  const rows = await run<{ id: number }>(em, sql, [customerId]);
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Locks a customer after its orders (docs/choices.md#versions-that-follow-relations): an order
+ * shows its customer's e-mail and name, so a write that changes them moves the orders' versions
+ * too, and order mutations lock the order before its customers. The orders are locked by
+ * customer first (FOR NO KEY UPDATE, id order); an order moved to this customer before the
+ * customer's lock is taken was not among them, so they are read again under it and, if one
+ * appeared, this attempt's locks are released (a savepoint rolled back) and it starts again.
+ * Under the customer's lock no order can join (placing or moving one locks the customer).
+ * Returns the customer's order ids.
+ */
+export async function lockCustomerAfterOrders(em: EntityManager, id: number): Promise<number[]> {
+  for (;;) {
+    await run(em, 'savepoint customer_orders');
+    const locked = await orderIdsOf(em, id, ' for no key update');
+    await lockCustomers(em, [id]);
+    const orders = await orderIdsOf(em, id);
+    if (orders.every((order) => locked.includes(order))) {
+      await run(em, 'release savepoint customer_orders');
+      return orders;
+    }
+    await run(em, 'rollback to savepoint customer_orders');
+  }
+}
+
+/** Moves these orders' versions on: their customer block changed with their customer. */
+export async function moveOrderVersions(em: EntityManager, ids: readonly number[]): Promise<void> {
+  if (!ids.length) return;
+  await run(em, `update orders set version = version + 1 where id in (${ids.map(() => '?').join(', ')})`, ids);
+}

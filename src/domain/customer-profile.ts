@@ -7,7 +7,7 @@ import type { CustomerAddressPatch, CustomerCreate, CustomerPatch } from '../sch
 import { ConflictError, NotFoundError, ValidationError, type FieldError } from './errors.js';
 import { restKeys } from './event-data.js';
 import { recordEvent, type Actor } from './events.js';
-import { lockCustomers } from './customer-lock.js';
+import { lockCustomerAfterOrders, lockCustomers, moveOrderVersions } from './customer-lock.js';
 import { mergeAddressBlock } from './postal-address.js';
 import { likeEscape } from './text-match.js';
 import { now } from '../clock.js';
@@ -65,10 +65,15 @@ async function flushUnique(em: EntityManager, email: string | undefined) {
 
 /** PATCH a customer: names, notes, e-mail (unique, 409 when taken) and the primary address. */
 export async function updateCustomer(em: EntityManager, actor: Actor, id: number, patch: CustomerPatch, expected?: ExpectedVersion): Promise<Customer> {
-  await lockCustomers(em, [id]);
+  // Its orders show its e-mail and name: a write that may change them locks them first.
+  const touchesOrders = patch.email !== undefined || patch.firstName !== undefined || patch.lastName !== undefined;
+  const orders = touchesOrders ? await lockCustomerAfterOrders(em, id) : [];
+  if (!touchesOrders) await lockCustomers(em, [id]);
   const customer = await em.findOne(Customer, { id });
   if (!customer) throw new NotFoundError('Customer', id);
   beginVersionedWrite(`Customer ${id}`, customer, expected);
+  const shownOnOrders = () => [customer.email, customer.firstName, customer.lastName].join('\n');
+  const before = shownOnOrders();
   const errors: FieldError[] = [];
   const email = normaliseEmail(patch.email, errors);
   checkText(patch.firstName, 'firstName', NAME_LIMIT, errors);
@@ -84,6 +89,7 @@ export async function updateCustomer(em: EntityManager, actor: Actor, id: number
   if (patch.notes !== undefined) customer.notes = patch.notes;
   customer.updatedAt = now();
   await flushUnique(em, email);
+  if (shownOnOrders() !== before) await moveOrderVersions(em, orders);
   recordEvent(em, actor, 'customer.updated', { subject: 'customer', subjectId: id }, { id, ...(restKeys(patch) as object) });
   return customer;
 }

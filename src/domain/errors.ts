@@ -1,3 +1,5 @@
+import { fieldSummary, reportedFields } from './reported-fields.js';
+
 /**
  * The domain's typed errors. Domain code throws these; the GraphQL error formatter maps each to
  * `extensions.code` once, and the REST layer maps codes to HTTP statuses once.
@@ -14,7 +16,7 @@ export abstract class DomainError extends Error {
 
 export class ValidationError extends DomainError {
   readonly code = 'BAD_USER_INPUT' as const;
-  constructor(readonly fields: FieldError[], message = fields.map((f) => `${f.field}: ${f.message}`).join('; ')) {
+  constructor(readonly fields: FieldError[], message = fieldSummary(reportedFields(fields))) {
     super(message);
   }
 }

@@ -16,6 +16,18 @@ export const INPUT_LIMITS = {
   list: 1000,
   /** How deep JSON input may nest (objects and arrays); no request shape needs more than 6. */
   depth: 32,
+  /**
+   * Most keys one JSON object may hold: four times the widest input (OrderFilter, 24 fields). Counted
+   * before anything looks at the keys, so a body of 50 000 unknown keys costs one count, not 50 000
+   * schema errors, messages and stored bytes (issue #25).
+   */
+  keys: 100,
+  /**
+   * Most values one JSON input may hold in all (object members and list items, at any depth): a
+   * product of 1000 variants with a dozen values each fits. Without it a 1 MiB body of nested lists
+   * holds 500 000 values, each a schema error of its own: hundreds of MB of heap (issue #25).
+   */
+  values: 20_000,
   /** Field errors named in one answer at most (a huge bad input must not make a huge answer). */
   reported: 20,
 } as const;
@@ -31,6 +43,19 @@ export interface InputCheckOptions {
   /** Check text too (default); off where the text is checked later with better names. */
   text?: boolean;
 }
+
+/** Whether a JSON object holds more than `INPUT_LIMITS.keys` keys; stops counting there. */
+export function hasTooManyKeys(object: object): boolean {
+  let count = 0;
+  for (const key in object) if (Object.hasOwn(object, key) && ++count > INPUT_LIMITS.keys) return true;
+  return false;
+}
+
+/** The field error of an object over the key limit (`body` when it is the whole input). */
+export const tooManyKeys = (field: string): FieldError => ({
+  field: field || 'body',
+  message: `may hold at most ${INPUT_LIMITS.keys} keys`,
+});
 
 const join = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key);
 
@@ -50,12 +75,19 @@ export function leafProblem(value: unknown, filter = false, text = true): string
 /**
  * Every value of a JSON input that breaks a limit, by path (`items[2].title`). The walk uses an
  * explicit stack, never recursion, so no nesting can overflow the call stack; it stops descending
- * at the depth limit and stops collecting after `INPUT_LIMITS.reported` problems.
+ * at the depth limit, does not open an object over the key limit, stops walking once the input
+ * holds more than `INPUT_LIMITS.values` values, and stops collecting after `INPUT_LIMITS.reported`
+ * problems.
  */
 export function inputProblems(value: unknown, { root = '', filter = false, text = true }: InputCheckOptions = {}): FieldError[] {
   const problems: FieldError[] = [];
   const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: root, depth: 0 }];
+  let values = 0;
   while (stack.length && problems.length < INPUT_LIMITS.reported) {
+    if (values > INPUT_LIMITS.values) {
+      problems.push({ field: root || 'body', message: `may hold at most ${INPUT_LIMITS.values} values in all` });
+      break;
+    }
     const { value: node, path, depth } = stack.pop()!;
     if (node === null || typeof node !== 'object') {
       const message = leafProblem(node, filter, text);
@@ -77,9 +109,15 @@ export function inputProblems(value: unknown, { root = '', filter = false, text 
         problems.push({ field: path || 'body', message: `may hold at most ${limit} values` });
         continue;
       }
+      values += node.length;
       for (let i = node.length - 1; i >= 0; i--) stack.push({ value: node[i], path: join(path, i), depth: depth + 1 });
     } else if (!(node instanceof Date)) {
+      if (hasTooManyKeys(node)) {
+        problems.push(tooManyKeys(path));
+        continue;
+      }
       const entries = Object.entries(node);
+      values += entries.length;
       for (let i = entries.length - 1; i >= 0; i--) {
         const [key, child] = entries[i];
         const keyProblem = text ? leafProblem(key) : undefined;

@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConflictError } from './errors.js';
+import { INT4_MAX } from './int4.js';
 
 /** The most units one inventory level holds (the column is a 32-bit integer). */
-export const MAX_STOCK = 2_147_483_647;
+export const MAX_STOCK = INT4_MAX;
 
 export interface StockMove {
   warehouseId: number;

@@ -6,6 +6,7 @@ import type { Order } from '../entities/order.entity.js';
 import { ShipmentItem } from '../entities/shipment-item.entity.js';
 import { Shipment } from '../entities/shipment.entity.js';
 import { ValidationError, type FieldError } from './errors.js';
+import { INT4_MAX } from './int4.js';
 import { lockOrder } from './order-lock.js';
 import type { ExpectedVersion } from './preconditions.js';
 import { settleOrder } from './order-status.js';
@@ -87,8 +88,8 @@ export class OrderState {
 
 /** Positive whole quantities only (docs/decisions.md#references-and-quantities: anything else is a 422). */
 export function checkQuantity(quantity: number, field: string, errors: FieldError[], allowZero = false): boolean {
-  // No upper cap beyond 32 bits: a positive quantity over what the state allows is a 409, not a 422.
-  const ok = Number.isInteger(quantity) && (allowZero ? quantity >= 0 : quantity > 0) && quantity <= 2_147_483_647;
+  // No upper cap beyond the int4 column: a positive quantity over what the state allows is a 409, not a 422.
+  const ok = Number.isInteger(quantity) && (allowZero ? quantity >= 0 : quantity > 0) && quantity <= INT4_MAX;
   if (!ok) errors.push({ field, message: allowZero ? 'must be a whole number ≥ 0' : 'must be a positive whole number' });
   return ok;
 }

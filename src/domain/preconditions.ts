@@ -24,9 +24,15 @@ function checkExpectedVersion(record: string, version: number, expected: Expecte
  * version is compared, then the version moves on by one, flushed with the write. It moves whether
  * or not the record's own row changes (an order's fulfilments and shipments, a product's variants,
  * a customer's addresses live in other tables), so a caller holding the old version can never
- * overwrite this write unseen, and a cached copy is never answered 304.
+ * overwrite this write unseen, and a cached copy is never answered 304. `shown` is the version
+ * the record shows when it is derived from the stored one (a rule-based collection's).
  */
-export function beginVersionedWrite(record: string, locked: { version: number }, expected: ExpectedVersion): void {
-  checkExpectedVersion(record, locked.version, expected);
+export function beginVersionedWrite(
+  record: string,
+  locked: { version: number },
+  expected: ExpectedVersion,
+  shown = locked.version,
+): void {
+  checkExpectedVersion(record, shown, expected);
   locked.version += 1;
 }

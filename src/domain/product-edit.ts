@@ -1,5 +1,5 @@
 import { now } from '../clock.js';
-import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
+import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
 import { Product } from '../entities/product.entity.js';
 import type { ProductCreate, ProductFields, ProductPatch } from '../schema/inputs/product.inputs.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldError } from './errors.js';
@@ -12,6 +12,9 @@ import {
 import { applyOptions, applyVariants, loadVariantState, planVariants, type VariantState } from './product-variants.js';
 import { freeSlug, SLUG, slugTaken } from './slug.js';
 import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
+import {
+  changedMembers, lockCatalogueRows, lockProductWithRelated, moveVersions, type LockedProduct, type ProductWriteReach,
+} from './catalogue-locks.js';
 
 const SEO_META_LIMIT = 1000;
 
@@ -106,23 +109,47 @@ async function writeProduct(em: EntityManager, product: Product, input: ProductF
   return product;
 }
 
-/** The product row locked for the rest of the transaction, at the version the caller expects. */
-async function lockProduct(em: EntityManager, id: number, expected: ExpectedVersion): Promise<Product> {
-  const product = await em.findOne(Product, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  if (!product) throw new NotFoundError('Product', id);
+/**
+ * The product row locked for the rest of the transaction, at the version the caller expects, after
+ * the records its write may move (catalogue-locks.ts).
+ */
+async function lockProduct(
+  em: EntityManager,
+  id: number,
+  expected: ExpectedVersion,
+  reach: ProductWriteReach,
+): Promise<LockedProduct & { product: Product }> {
+  const locked = await lockProductWithRelated(em, id, reach);
+  const product = locked && (await em.findOne(Product, { id }));
+  if (!locked || !product) throw new NotFoundError('Product', id);
   beginVersionedWrite(`Product ${id}`, product, expected);
-  return product;
+  return { ...locked, product };
 }
+
+const sameTags = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((tag) => b.includes(tag));
 
 /** PATCH a product (docs/decisions.md#product-patch); the row is locked for the whole transaction. */
 export async function updateProduct(em: EntityManager, actor: Actor, id: number, patch: ProductPatch, expected?: ExpectedVersion): Promise<Product> {
-  const product = await writeProduct(em, await lockProduct(em, id, expected), patch, false);
+  const locked = await lockProduct(em, id, expected, {
+    joining: patch.collectionIds ?? null,
+    movesBuyers: (tags) => patch.tags !== undefined && !sameTags(tags, patch.tags),
+  });
+  const tagsBefore = [...locked.product.tags];
+  const product = await writeProduct(em, locked.product, patch, false);
+  // The collections it joined or left show it in their match_products: their versions move too.
+  if (patch.collectionIds) await moveVersions(em, 'collection', changedMembers(locked.linked, patch.collectionIds));
+  // Its buyers' tags are the current tags of what they bought: when its tags change, theirs may.
+  if (!sameTags(tagsBefore, product.tags)) await moveVersions(em, 'customer', locked.buyers);
   recordEvent(em, actor, 'product.updated', { subject: 'product', subjectId: product.id }, { id: product.id, ...(restKeys(patch) as object) });
   return product;
 }
 
 export async function createProduct(em: EntityManager, actor: Actor, input: ProductCreate): Promise<Product> {
+  // The collections it joins are locked before it exists (catalogue-locks.ts); their versions move.
+  await lockCatalogueRows(em, 'collection', input.collectionIds ?? []);
   const product = await writeProduct(em, new Product(), input, true);
+  await moveVersions(em, 'collection', input.collectionIds ?? []);
   recordEvent(em, actor, 'product.created', { subject: 'product', subjectId: product.id }, { id: product.id, seo_url: product.seoUrl, ...(restKeys(input) as object) });
   return product;
 }
@@ -132,9 +159,14 @@ export async function createProduct(em: EntityManager, actor: Actor, input: Prod
  * items, which are snapshots (their product and variant links become null).
  */
 export async function deleteProduct(em: EntityManager, actor: Actor, id: number, expected?: ExpectedVersion): Promise<number> {
-  const product = await lockProduct(em, id, expected);
+  const reach = { joining: [], movesBuyers: (tags: readonly string[]) => tags.length > 0 };
+  const { product, linked, buyers } = await lockProduct(em, id, expected, reach);
   em.remove(product);
   await em.flush();
+  // Its links went with it (cascade): the manual collections that held it show one member less,
+  // and its buyers' lines no longer lead to it, so its tags leave theirs.
+  await moveVersions(em, 'collection', linked);
+  if (product.tags.length) await moveVersions(em, 'customer', buyers);
   recordEvent(em, actor, 'product.deleted', { subject: 'product', subjectId: id }, { id, title: product.title });
   return id;
 }

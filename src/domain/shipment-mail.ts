@@ -3,6 +3,7 @@ import { OutboxMessage } from '../entities/outbox-message.entity.js';
 import type { Order } from '../entities/order.entity.js';
 import type { Shipment } from '../entities/shipment.entity.js';
 import { ShippingCarrier } from '../entities/shipping-carrier.entity.js';
+import { trackingUrlOf } from './tracking-url.js';
 
 export interface ShipmentMail {
   to: string;
@@ -27,7 +28,7 @@ export async function enqueueShipmentMail(em: EntityManager, order: Order, shipm
     orderId: order.id,
     shipmentId: shipment.id,
     trackingNumber: shipment.trackingNumber,
-    trackingUrl: `${carrier.url}${shipment.trackingNumber}`,
+    trackingUrl: trackingUrlOf(carrier.url, shipment.trackingNumber),
     carrier: carrier.title,
     event,
   };

@@ -12,6 +12,7 @@ import type { ExpectedVersion } from './preconditions.js';
 import { enqueueShipmentMail } from './shipment-mail.js';
 import { now } from '../clock.js';
 import { shipmentData } from './event-data.js';
+import { trackingUrlOf } from './tracking-url.js';
 import { orderEventSubject, recordEvent, type Actor, type EventType } from './events.js';
 
 const TRACKING_LIMIT = 100;
@@ -92,7 +93,7 @@ export async function createShipments(em: EntityManager, actor: Actor, orderId: 
 /** After the change settled: the shipment record as REST shows it (its carrier is in the identity map). */
 async function recordShipmentEvent(state: OrderState, actor: Actor, type: EventType, shipment: Shipment, items = state.shipmentItemsOf(shipment), id = shipment.id): Promise<void> {
   const carrier = await state.em.findOne(ShippingCarrier, { id: shipment.carrier.id });
-  const data = shipmentData(state.order, shipment, items, `${carrier?.url ?? ''}${shipment.trackingNumber}`);
+  const data = shipmentData(state.order, shipment, items, trackingUrlOf(carrier?.url, shipment.trackingNumber));
   recordEvent(state.em, actor, type, orderEventSubject(state.order), { ...data, id });
 }
 

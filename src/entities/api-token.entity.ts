@@ -36,6 +36,10 @@ export class ApiToken {
   @Property({ type: 'timestamptz', nullable: true })
   lastUsedAt: Date | null = null;
 
+  /** The token's last write request (read-your-writes with replicas, src/db/read-replicas.ts); not shown. */
+  @Property({ type: 'timestamptz', nullable: true })
+  lastWriteAt: Date | null = null;
+
   @Field(() => TimestampScalar, { nullable: true, description: 'Set once revoked; a revoked token is refused at once (401)' })
   @Property({ type: 'timestamptz', nullable: true })
   revokedAt: Date | null = null;

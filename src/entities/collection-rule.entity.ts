@@ -10,8 +10,9 @@ import { Collection } from './collection.entity.js';
 @ObjectType({ description: 'A membership rule of a rule-based collection' })
 @Entity()
 @Index({ properties: ['collection'] })
-@Check({ name: 'collection_rule_field_valid', expression: 'field between 0 and 6' })
-@Check({ name: 'collection_rule_condition_valid', expression: 'condition between 0 and 8' })
+// Checks in the form PostgreSQL echoes them back (no `between`), so `npm run migration:create` sees no change.
+@Check({ name: 'collection_rule_field_valid', expression: 'field >= 0 and field <= 6' })
+@Check({ name: 'collection_rule_condition_valid', expression: 'condition >= 0 and condition <= 8' })
 export class CollectionRule {
   @PrimaryKey({ type: 'integer' })
   id!: number;

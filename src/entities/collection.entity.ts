@@ -68,7 +68,14 @@ export class Collection {
   // Moved on by the domain under the row lock, once per write (domain/preconditions.ts), not by the
   // ORM: the ORM's version only moves when this row changes, and a write may change only rows of
   // other tables (fulfilments, variants, addresses) that are part of this record all the same.
-  @Field(() => Int, { description: 'Moves on with every write to the record, its parts included: the REST ETag, and what `expectedVersion` compares with' })
+  // A rule-based collection shows a version derived from this one and its members
+  // (domain/collection-version.ts, served by CollectionFieldsResolver.version).
+  @Field(() => Int, {
+    description:
+      'Changes with every write to the record, its parts and manual members included; a rule-based ' +
+      "collection's is a fingerprint that also changes with its members (compare for equality). " +
+      'The REST ETag, and what `expectedVersion` compares with',
+  })
   @Property({ type: 'integer', default: 1 })
   version: number = 1;
 

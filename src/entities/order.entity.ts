@@ -26,8 +26,9 @@ import { FulfilmentStatus, PaymentStatus } from '../schema/enums/order-status.en
 @Index({ properties: ['status', 'id'] })
 @Index({ properties: ['email', 'id'] })
 @Index({ properties: ['customer', 'id'] })
-@Check({ name: 'orders_status_valid', expression: 'status between 0 and 5' })
-@Check({ name: 'orders_paid_valid', expression: 'paid between -2 and 1' })
+// Checks in the form PostgreSQL echoes them back (no `between`), so `npm run migration:create` sees no change.
+@Check({ name: 'orders_status_valid', expression: 'status >= 0 and status <= 5' })
+@Check({ name: 'orders_paid_valid', expression: 'paid >= -2 and paid <= 1' })
 export class Order {
   @Field(() => Int, { description: 'Same as the order number' })
   @PrimaryKey({ type: 'integer' })

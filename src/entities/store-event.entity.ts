@@ -13,7 +13,11 @@ import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
  */
 @ObjectType('Event', { description: 'A change to the store: what changed, when, and through which token' })
 @Entity({ tableName: 'event' })
-@Index({ name: 'event_order_id_id_index', properties: ['orderId', 'id'] })
+// Partial, as its migration wrote it: only order events are read by order.
+@Index({
+  name: 'event_order_id_id_index',
+  expression: 'create index "event_order_id_id_index" on "event" ("order_id", "id") where "order_id" is not null',
+})
 @Index({ name: 'event_subject_index', properties: ['subject', 'subjectId', 'id'] })
 export class StoreEvent {
   @Field(() => Int, { description: 'Increasing with the order of commits within one record; the de-duplication key of webhook deliveries' })
@@ -50,7 +54,12 @@ export class StoreEvent {
   @Property({ type: 'integer', nullable: true })
   orderId: number | null = null;
 
-  @Field(() => GraphQLJSONObject, { description: 'The changed record (or the fields changed) in its REST shape: snake_case keys, Unix seconds' })
+  @Field(() => GraphQLJSONObject, {
+    description:
+      'The changed record (or the fields changed) in its REST shape: snake_case keys, Unix seconds. ' +
+      "An order event shows the customer's contact details (e-mail, address, the customer's names) " +
+      'only to a token with read_customers',
+  })
   @Property({ type: 'jsonb' })
   data!: Record<string, unknown>;
 }

@@ -87,7 +87,11 @@ function compiledExecution(gateway: ReturnType<typeof createGateway>): GatewayIn
   return {
     async load() {
       return {
-        executor: async (request) => gateway.execute(request.document, request.operationName, request.context, request.request.variables),
+        // The name the client sent, not `request.operationName`: that is the one Apollo resolved,
+        // null when the document has no such operation, and graphql-js would then run the
+        // document's only operation instead of answering "Unknown operation named …" (a 400).
+        executor: async (request) =>
+          gateway.execute(request.document, request.request.operationName, request.context as GraphQLContext, request.request.variables),
       };
     },
     onSchemaLoadOrUpdate(callback) {
@@ -117,10 +121,11 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
     stopOnTerminationSignals: false,
   });
   await server.start();
-  const context = async (authorization: string | undefined) => {
+  /** `writes`: whether the request may hold a mutation (its reads then stay on the primary, see gateway.ts). */
+  const context = async (authorization: string | undefined, writes = true) => {
     let context: GraphQLContext;
     try {
-      context = await gateway.contextFor(authorization);
+      context = await gateway.contextFor(authorization, writes);
     } catch (error) {
       if (isPoolExhausted(error)) {
         throw new GraphQLError('The service is busy; retry shortly', { extensions: { code: 'OVERLOADED', http: { status: 503, headers: new Map([['Retry-After', '1']]) } } });

@@ -42,7 +42,7 @@ export async function buildStoreSchema(): Promise<GraphQLSchema> {
   if (unguarded.length) throw new Error(`root operations without @UseMiddleware(inputGuard): ${unguarded.map((d) => d.schemaName).join(', ')}`);
   describeRootOperations(schema);
   restoreInheritedExtensions(schema);
-  readPlainFieldsAsProperties(schema);
+  readPlainFieldsAsProperties(schema, resolvers);
   return schema;
 }
 
@@ -59,8 +59,11 @@ export async function buildStoreSchema(): Promise<GraphQLSchema> {
  *   no middleware and takes nothing but the row.
  * Anything else keeps its resolver.
  */
-function readPlainFieldsAsProperties(schema: GraphQLSchema) {
+function readPlainFieldsAsProperties(schema: GraphQLSchema, resolvers: Function[]) {
   const storage = getMetadataStorage();
+  // By type name, not class: a process that loaded an entity twice (Jest) holds two classes of one
+  // type, and the copy no resolver names must not take the resolver off a field it overrides.
+  const typeNameOf = (cls: Function | undefined) => storage.objectTypes.find((o) => o.target === cls)?.name;
   const unguarded = (def: { roles?: unknown[]; middlewares?: unknown[] }) => !def.roles?.length && !def.middlewares?.length;
   // A type's fields with those it inherits (a page type's from the generic page), nearest first.
   const declaredFields = (target: Function) => {
@@ -77,7 +80,10 @@ function readPlainFieldsAsProperties(schema: GraphQLSchema) {
     if (!isObjectType(type)) continue;
     const fields = type.getFields();
     for (const field of declaredFields(objectType.target)) {
-      const resolver = storage.fieldResolvers.find((r) => r.methodName === field.name && r.getObjectType?.() === field.target);
+      const resolver = storage.fieldResolvers.find(
+        (r) =>
+          r.methodName === field.name && resolvers.includes(r.target) && typeNameOf(r.getObjectType?.()) === type.name,
+      );
       const marked = resolver !== undefined && isComputedRowProperty(resolver.target, resolver.methodName, field.schemaName);
       const plain = resolver
         ? marked && unguarded(resolver) && resolver.params?.every((p) => p.kind === 'root')

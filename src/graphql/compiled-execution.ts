@@ -11,18 +11,22 @@ import { execute, getOperationAST, GraphQLError, type DocumentNode, type Executi
  * non-null input field that has a default instead of applying the default.
  */
 export function compiledExecutor(schema: GraphQLSchema) {
-  const compiled = new WeakMap<DocumentNode, CompiledQuery>();
+  // Per document, then per operation: a document may hold several, and each compiles to its own.
+  const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery>>();
 
   return function run(document: DocumentNode, operationName: string | null | undefined, contextValue: unknown, variables: Record<string, unknown> | undefined) {
     const operation = getOperationAST(document, operationName);
     if (operation?.operation !== 'query') {
       return execute({ schema, document, operationName, variableValues: variables, contextValue }) as Promise<ExecutionResult> | ExecutionResult;
     }
-    let query = compiled.get(document);
+    let byOperation = compiled.get(document);
+    if (!byOperation) compiled.set(document, (byOperation = new Map()));
+    const name = operation.name?.value ?? '';
+    let query = byOperation.get(name);
     if (!query) {
       const result = compileQuery(schema, document, operationName ?? undefined);
       if (!isCompiledQuery(result)) return result as ExecutionResult;
-      compiled.set(document, (query = result));
+      byOperation.set(name, (query = result));
     }
     const result = query.query(undefined, contextValue, withoutUndefined(variables ?? {}) as Record<string, unknown>) as Promise<ExecutionResult> | ExecutionResult;
     return 'then' in result ? result.then(withPlainErrors) : withPlainErrors(result);

@@ -1,5 +1,7 @@
 import type { Context, Next } from 'koa';
-import { inputProblems } from '../domain/input-limits.js';
+import { hasTooManyKeys, inputProblems, tooManyKeys } from '../domain/input-limits.js';
+import { fieldSummary, reportedFields } from '../domain/reported-fields.js';
+import { badInput } from './format-error.js';
 
 /**
  * Brackets (`{`, `(`, `[`) a `/graphql` document may nest before it is even parsed. graphql-js
@@ -44,8 +46,8 @@ function refuse(ctx: Context, message: string, extensions: Record<string, unknow
 /**
  * Before Apollo parses anything: a document nesting deeper than MAX_DOCUMENT_NESTING is refused
  * with QUERY_TOO_DEEP (never "Maximum call stack size exceeded"), and variables are held to the
- * structural input limits that coercion would otherwise trip over first (depth, list length,
- * finite numbers) with BAD_USER_INPUT naming each one (`$input.weight`). Text (length, valid
+ * structural input limits that coercion would otherwise trip over first (depth, list length, keys
+ * per object, finite numbers) with BAD_USER_INPUT naming each one (`$input.weight`). Text (length, valid
  * Unicode, NUL) is checked after coercion by the input guard, which names the argument's field.
  */
 export async function documentGuard(ctx: Context, next: Next) {
@@ -67,9 +69,12 @@ export async function documentGuard(ctx: Context, next: Next) {
     }
   }
   if (variables && typeof variables === 'object' && !Array.isArray(variables)) {
-    const fields = Object.entries(variables).flatMap(([name, value]) => inputProblems(value, { root: `$${name}`, text: false }));
+    const fields = hasTooManyKeys(variables)
+      ? [tooManyKeys('variables')]
+      : Object.entries(variables).flatMap(([name, value]) => inputProblems(value, { root: `$${name}`, text: false }));
     if (fields.length) {
-      return refuse(ctx, `Invalid variables: ${fields.map((f) => `${f.field} ${f.message}`).join('; ')}`, { code: 'BAD_USER_INPUT', fields });
+      const summary = fieldSummary(reportedFields(fields), (f) => `${f.field} ${f.message}`);
+      return refuse(ctx, `Invalid variables: ${summary}`, badInput(fields));
     }
   }
   return next();

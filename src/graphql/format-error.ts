@@ -1,6 +1,7 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { ArgumentValidationError } from 'type-graphql';
 import { ConflictError, DomainError, ValidationError, type FieldError } from '../domain/errors.js';
+import { reportedFields } from '../domain/reported-fields.js';
 import { isDatabaseUnavailable, isPoolExhausted, isStatementTimeout } from '../db/database-errors.js';
 import { OVERLOADED } from './error-codes.js';
 import { logger } from '../logger.js';
@@ -18,6 +19,22 @@ function fieldsOfValidation(error: ArgumentValidationError): FieldError[] {
   return out;
 }
 
+/** A type (not an interface) so that it is a plain `Record<string, unknown>` as extensions are. */
+export type BadInput = {
+  code: 'BAD_USER_INPUT';
+  fields: FieldError[];
+  fieldsOmitted?: number;
+};
+
+/**
+ * A BAD_USER_INPUT error's `extensions`: the first `INPUT_LIMITS.reported` fields, and `fieldsOmitted`
+ * counting the rest (src/domain/reported-fields.ts), like a REST problem's `errors`.
+ */
+export function badInput(fields: FieldError[]): BadInput {
+  const { fields: shown, omitted } = reportedFields(fields);
+  return { code: 'BAD_USER_INPUT', fields: shown, ...(omitted ? { fieldsOmitted: omitted } : {}) };
+}
+
 /**
  * The one GraphQL error formatter (Apollo and the in-process REST execution both use it): domain
  * errors get their `extensions.code` (and `fields` for validation); anything unexpected is logged
@@ -27,7 +44,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   const original = error instanceof GraphQLError && error.originalError ? error.originalError : error;
   const base = { message: formatted.message, locations: formatted.locations, path: formatted.path };
   if (original instanceof ValidationError) {
-    return { ...base, message: original.message, extensions: { code: original.code, fields: original.fields } };
+    return { ...base, message: original.message, extensions: badInput(original.fields) };
   }
   if (original instanceof ConflictError && original.field) {
     return { ...base, message: original.message, extensions: { code: original.code, fields: [{ field: original.field, message: original.message }] } };
@@ -36,8 +53,8 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     return { ...base, message: original.message, extensions: { code: original.code } };
   }
   if (original instanceof ArgumentValidationError) {
-    const fields = fieldsOfValidation(original);
-    return { ...base, message: fields.map((f) => f.message).join('; ') || 'Invalid arguments', extensions: { code: 'BAD_USER_INPUT', fields } };
+    const extensions = badInput(fieldsOfValidation(original));
+    return { ...base, message: extensions.fields.map((f) => f.message).join('; ') || 'Invalid arguments', extensions };
   }
   if (original instanceof GraphQLError || (error instanceof GraphQLError && !error.originalError)) {
     // Parse, validation and variable errors, or an operation the schema cannot run: the request is wrong.

@@ -6,13 +6,16 @@ import {
   specifiedRules,
   validate,
   type DocumentNode,
+  type ExecutionResult,
   type GraphQLFormattedError,
   type GraphQLSchema,
 } from 'graphql';
 import { authenticate } from '../auth/api-tokens.js';
+import { isDatabaseUnavailable } from '../db/database-errors.js';
+import type { ReadReplicas } from '../db/read-replicas.js';
 import { RATE_LIMITED, rateLimitedMessage, rateLimitHeaders, type RateLimiter } from '../auth/rate-limit.js';
 import type { Scope } from '../auth/scopes.js';
-import { graphqlOperations } from '../observability/metrics.js';
+import { graphqlOperations, readFallbacks, readsByTarget } from '../observability/metrics.js';
 import { UnauthenticatedError } from '../domain/errors.js';
 import { Loaders } from '../resolvers/loaders.js';
 import type { GraphQLContext } from '../resolvers/context.js';
@@ -57,7 +60,13 @@ export interface SessionHeaders {
  */
 export interface GraphQLGateway {
   schema: GraphQLSchema;
-  session(authorization: string | undefined): Promise<(Session | { errors: readonly GraphQLFormattedError[] }) & SessionHeaders>;
+  session(authorization: string | undefined, writes?: boolean): Promise<(Session | { errors: readonly GraphQLFormattedError[] }) & SessionHeaders>;
+}
+
+/** Read replicas, and how long after a token's write its reads must see that write (seconds). */
+export interface ReplicaRouting {
+  set: ReadReplicas;
+  windowSeconds: number;
 }
 
 const CACHE_LIMIT = 1000;
@@ -77,21 +86,59 @@ function bearerOf(header: string | undefined): string | null {
  * and gives resolvers a fresh EntityManager; `run` executes a document in-process, parsing and
  * validating each distinct document only once.
  */
-export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: RateLimiter) {
+export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: RateLimiter, replicas?: ReplicaRouting) {
   const documents = new Map<string, Prepared>();
-  const execute = compiledExecutor(schema);
+  const compiled = compiledExecutor(schema);
+  // Per request: whether it writes, and the WAL position its reads must see (read replicas only).
+  const routing = new WeakMap<GraphQLContext, { writes: boolean; waitLsn?: string }>();
+
+  /**
+   * Runs a document as the caller. A query of a request that writes nothing goes to a read
+   * replica when one qualifies (src/db/read-replicas.ts); one that fails there because the replica
+   * went away runs again on the primary, so the client never sees a replica's outage.
+   */
+  async function execute(
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    context: GraphQLContext,
+    given?: Record<string, unknown> | null,
+  ): Promise<ExecutionResult> {
+    const variables = given ?? undefined;
+    const route = routing.get(context);
+    if (!replicas || !route || route.writes || getOperationAST(document, operationName)?.operation !== 'query') {
+      return compiled(document, operationName, context, variables);
+    }
+    const target = replicas.set.forRead(route.waitLsn);
+    if (typeof target === 'string') {
+      readsByTarget.inc({ target: 'primary' });
+      readFallbacks.inc({ reason: target });
+      return compiled(document, operationName, context, variables);
+    }
+    const result = await compiled(document, operationName, { ...context, em: target.em, loaders: new Loaders(target.em) }, variables);
+    if (!result.errors?.some((error) => isDatabaseUnavailable(error.originalError))) {
+      readsByTarget.inc({ target: target.name });
+      return result;
+    }
+    replicas.set.failed(target.name);
+    readsByTarget.inc({ target: 'primary' });
+    readFallbacks.inc({ reason: 'read_failed' });
+    return compiled(document, operationName, context, variables);
+  }
 
   /**
    * The caller's context, one statement: the token is checked and its bucket charged one request
    * together (every request, REST or GraphQL, costs at least one; a GraphQL operation that costs
    * more is charged the rest once it is measured). A refused charge is in `limit.allowed`.
    */
-  async function contextFor(authorization: string | undefined): Promise<GraphQLContext> {
+  async function contextFor(authorization: string | undefined, writes = true): Promise<GraphQLContext> {
     const em = orm.em.fork();
     const secret = bearerOf(authorization);
-    const authentication = secret ? await authenticate(em, secret, limiter) : null;
+    const tracking = replicas ? { writes, windowSeconds: replicas.windowSeconds } : undefined;
+    const authentication = secret ? await authenticate(em, secret, limiter, 1, tracking) : null;
     if (!authentication) throw new UnauthenticatedError();
-    return { em, principal: authentication.principal, loaders: new Loaders(em), limit: authentication.limit };
+    const context = { em, principal: authentication.principal, loaders: new Loaders(em), limit: authentication.limit };
+    routing.set(context, { writes, waitLsn: authentication.waitLsn });
+    return context;
   }
 
   /** A document parsed and validated once, then run as often as REST asks for it (compiled, see compiled-execution.ts). */
@@ -138,10 +185,10 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
   }
 
   /** A REST request: authenticated and charged one request at once (its operations are the service's own). */
-  async function session(authorization: string | undefined): Promise<(Session | { errors: readonly GraphQLFormattedError[] }) & SessionHeaders> {
+  async function session(authorization: string | undefined, writes = true): Promise<(Session | { errors: readonly GraphQLFormattedError[] }) & SessionHeaders> {
     let context: GraphQLContext;
     try {
-      context = await contextFor(authorization);
+      context = await contextFor(authorization, writes);
     } catch (error) {
       const wrapped = new GraphQLError((error as Error).message, { originalError: error as Error });
       return { errors: [formatError(wrapped.toJSON(), wrapped)] };

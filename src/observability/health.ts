@@ -2,9 +2,17 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Context, Next } from 'koa';
 import type { Pool } from 'pg';
 import { logger } from '../logger.js';
-import { registerServiceGauges, registry } from './metrics.js';
+import { metricsText, registerServiceGauges, registry } from './metrics.js';
 
 const READY_TIMEOUT_MS = 1500;
+
+/** A read replica as /readyz and /metrics show it (src/db/read-replicas.ts `status`). */
+interface ReplicaState {
+  name: string;
+  host: string;
+  state: 'streaming' | 'lagging' | 'down';
+  lagMs: number | null;
+}
 
 function within<T>(ms: number, work: Promise<T>): Promise<T> {
   return Promise.race([work, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);
@@ -15,7 +23,11 @@ function within<T>(ms: number, work: Promise<T>): Promise<T> {
  * within 1.5 s and every migration is applied; 503 otherwise), and `GET /metrics` (Prometheus
  * text), which needs a token with the `read_metrics` scope.
  */
-export function operationsMiddleware(orm: MikroORM, canReadMetrics: (authorization: string | undefined) => Promise<'ok' | 'unauthenticated' | 'forbidden'>) {
+export function operationsMiddleware(
+  orm: MikroORM,
+  canReadMetrics: (authorization: string | undefined) => Promise<'ok' | 'unauthenticated' | 'forbidden'>,
+  replicas?: () => ReplicaState[],
+) {
   let migrated = false;
   const pool = async (): Promise<Pool> => orm.em.getConnection().getNativeClient();
   registerServiceGauges({
@@ -27,6 +39,7 @@ export function operationsMiddleware(orm: MikroORM, canReadMetrics: (authorizati
       const [row] = await orm.em.getConnection().execute<{ n: number }[]>('select count(*)::int as n from outbox_message where sent_at is null');
       return row.n;
     },
+    replicaLags: () => (replicas?.() ?? []).map((r) => ({ replica: r.name, seconds: r.lagMs === null ? null : r.lagMs / 1000 })),
   });
 
   async function ready(): Promise<string | null> {
@@ -54,7 +67,8 @@ export function operationsMiddleware(orm: MikroORM, canReadMetrics: (authorizati
           ctx.type = 'application/problem+json';
           ctx.body = { type: '/problems/service-unavailable', title: 'Service Unavailable', status: 503, detail: problem };
         } else {
-          ctx.body = { status: 'ready' };
+          // Replicas never make the service unready: their reads go to the primary meanwhile.
+          ctx.body = replicas ? { status: 'ready', replicas: replicas() } : { status: 'ready' };
         }
         return;
       }
@@ -79,7 +93,7 @@ export function operationsMiddleware(orm: MikroORM, canReadMetrics: (authorizati
         }
         try {
           ctx.type = registry.contentType;
-          ctx.body = await registry.metrics();
+          ctx.body = await metricsText();
         } catch (error) {
           logger.warn({ err: error }, 'metrics collection failed');
           ctx.status = 503;

@@ -51,8 +51,15 @@ export class ApiTokenResolver {
   }
 
   @Authorized('manage_tokens')
-  @Mutation(() => ApiToken, { description: 'Revokes a token: from the next request on it is refused (401) by every server process' })
-  revokeApiToken(@Arg('id', () => Int, { description: 'Id of the API token to revoke' }) id: number, @Ctx() { em }: GraphQLContext) {
-    return inTransaction(em, (tx) => revokeApiToken(tx, id));
+  @Mutation(() => ApiToken, {
+    description:
+      "Revokes a token (only one whose scopes the caller's token all holds): " +
+      'from the next request on it is refused (401) by every server process',
+  })
+  revokeApiToken(
+    @Arg('id', () => Int, { description: 'Id of the API token to revoke' }) id: number,
+    @Ctx() { em, principal }: GraphQLContext,
+  ) {
+    return inTransaction(em, (tx) => revokeApiToken(tx, principal, id));
   }
 }

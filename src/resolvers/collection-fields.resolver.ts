@@ -2,11 +2,12 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { Args, Authorized, Ctx, FieldResolver, Info, Int, Resolver, Root } from 'type-graphql';
 import { memberProductIds, type MembershipRule } from '../domain/collection-membership.js';
 import type { CollectionRule } from '../entities/collection-rule.entity.js';
-import { Collection } from '../entities/collection.entity.js';
+import { Collection, CollectionType } from '../entities/collection.entity.js';
 import type { Page } from '../domain/listing.js';
 import { Computed, Reads } from '../reads/field-reads.js';
 import type { ReadRow } from '../reads/read-row.js';
 import { readByIds, type RowById } from '../reads/read-query.js';
+import { ruleBasedVersion } from '../domain/collection-version.js';
 import { below, selectionOf, type SelectionTree } from '../reads/selection.js';
 import type { GraphQLContext } from './context.js';
 import { PageArgs } from '../schema/pagination.js';
@@ -64,6 +65,16 @@ export class CollectionFieldsResolver {
       (row) => row.collectionId,
     );
     return (await loader.load(collection.id)).map((row) => row.productId);
+  }
+
+  // A rule-based collection's version follows its members (domain/collection-version.ts): it is
+  // computed from the same membership statement as productIds (one per response, shared). The
+  // field and its description are the entity's.
+  @Reads('version', 'type', 'rulesMatchCondition', 'rules')
+  @FieldResolver(() => Int)
+  async version(@Root() collection: WithRules, @Ctx() ctx: GraphQLContext): Promise<number> {
+    if (collection.type === CollectionType.Manual) return collection.version;
+    return ruleBasedVersion(collection.version, await this.productIds(collection, ctx));
   }
 
   // Whole products are product data: they need read_products, not just read_collections.

@@ -1,6 +1,8 @@
 import type { GraphQLResolveInfo } from 'graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
 import { Args, ArgsType, Authorized, Ctx, Field, FieldResolver, Info, Int, ObjectType, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
 import { NotFoundError } from '../domain/errors.js';
+import { eventDataShownTo } from '../domain/event-visibility.js';
 import { Order } from '../entities/order.entity.js';
 import { StoreEvent } from '../entities/store-event.entity.js';
 import { Computed, Reads } from '../reads/field-reads.js';
@@ -47,6 +49,13 @@ export class EventResolver {
 
 @Resolver(() => StoreEvent)
 export class EventFieldsResolver {
+  // Declared (and described) on the entity; resolved here so every reader of events sees what its scopes allow.
+  @Reads('subject', 'data')
+  @FieldResolver(() => GraphQLJSONObject)
+  data(@Root() event: ReadRow<StoreEvent>, @Ctx() { principal }: GraphQLContext): Record<string, unknown> {
+    return eventDataShownTo(event, principal.scopes);
+  }
+
   @Reads('actorTokenId', 'actorName')
   @FieldResolver(() => EventActor, { nullable: true, description: 'The token that made the change; null for the service itself' })
   actor(@Root() event: ReadRow<StoreEvent>): EventActor | null {

@@ -1,5 +1,6 @@
 import { FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import type { FulfilmentItem } from '../entities/fulfilment-item.entity.js';
+import { trackingUrlOf } from '../domain/tracking-url.js';
 import { Fulfilment } from '../entities/fulfilment.entity.js';
 import { Restock } from '../entities/restock.entity.js';
 import { Shipment } from '../entities/shipment.entity.js';
@@ -46,7 +47,7 @@ export class ShipmentFieldsResolver {
   @Reads('trackingNumber', 'carrier.url')
   @FieldResolver(() => String, { description: "The carrier's URL followed by the tracking number" })
   trackingUrl(@Root() shipment: ReadRow<Shipment, { $carrier: ReadRow<ShippingCarrier> | null }>): string {
-    return `${shipment.$carrier?.url ?? ''}${shipment.trackingNumber}`;
+    return trackingUrlOf(shipment.$carrier?.url, shipment.trackingNumber);
   }
 
   @Reads('items.lineItem', 'items.quantity')

@@ -59,7 +59,12 @@ export class WebhookResolver {
 
   @Authorized('manage_webhooks')
   @Mutation(() => CreatedWebhookSubscription, {
-    description: `Subscribes an http(s) URL to event types (${EVENT_TYPES.join(', ')}). Each event is POSTed as {type, timestamp, data} with Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature), retried with back-off until a 2xx.`,
+    description: `Subscribes an http(s) URL to event types (${EVENT_TYPES.join(', ')}). Each event is POSTed as`
+      + ' {type, timestamp, data} with Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature),'
+      + ' retried with back-off until a 2xx.'
+      + ' Needs the read scope of each event type\'s records (read_orders for order, fulfilment, shipment and'
+      + ' restock; read_products; read_customers; read_collections): FORBIDDEN otherwise. Deliveries stop, and'
+      + ' the subscription is disabled, once the creating token is revoked or loses one of those scopes.',
   })
   createWebhookSubscription(
     @Arg('url', () => String, { description: 'The http(s) URL events are POSTed to' }) url: string,
@@ -70,7 +75,10 @@ export class WebhookResolver {
   }
 
   @Authorized('manage_webhooks')
-  @Mutation(() => WebhookSubscription, { description: 'Re-enables a subscription disabled after repeated failure; failed deliveries and events made while it was disabled are not sent' })
+  @Mutation(() => WebhookSubscription, {
+    description: 'Re-enables a subscription disabled after repeated failure; failed deliveries and events made while it'
+      + ' was disabled are not sent. CONFLICT while its creating token is revoked or lacks a read scope of its events',
+  })
   enableWebhookSubscription(@Arg('id', () => Int, { description: 'Id of the webhook subscription to re-enable' }) id: number, @Ctx() { em }: GraphQLContext) {
     return inTransaction(em, (tx) => enableWebhookSubscription(tx, id));
   }

@@ -4,7 +4,8 @@ import {
   type GraphQLInputObjectType, type GraphQLInputType, type GraphQLLeafType, type GraphQLScalarType, type GraphQLSchema,
 } from 'graphql';
 import { refusesNull } from '../schema/optional-field.js';
-import { gqlNameOf, type DerivedMap, type DerivedSpec, type FieldMap, type FieldSpec, type JsonSchema } from './fields.js';
+import { gqlNameOf, type DerivedMap, type DerivedSpec, type FieldMap, type FieldSpec } from './fields.js';
+import type { JsonSchema } from './json-schema.js';
 import { Problem, type ProblemFieldError } from './problem.js';
 import { enumCodes, expected, leafSchema, orNull } from './type-schemas.js';
 
@@ -208,7 +209,7 @@ export function checkBody(body: BodyValidator, value: unknown, shown: FieldMap =
       .map((e) => describe(e, shown))
       .map((e) => ({ ...e, field: unwrap(e.field) }))
       .filter((e) => !seen.has(`${e.field}|${e.message}`) && seen.add(`${e.field}|${e.message}`));
-    throw new Problem(422, `Invalid request body: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
+    throw Problem.fields(422, 'Invalid request body', errors, (e) => `${e.field} ${e.message}`);
   }
   return { value: value as Record<string, unknown> | Record<string, unknown>[], unwrap };
 }

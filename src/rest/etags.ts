@@ -1,4 +1,4 @@
-import { GRAPHQL_MAX_INT } from 'graphql';
+import { parseInteger, POSITIVE_INT } from './integer-param.js';
 
 /**
  * ETags are REST's view of a record's `version` (docs/decisions.md#conditional-writes): strong tags
@@ -31,7 +31,8 @@ export function expectedVersionOf(ifMatch: string): number[] | undefined {
   const tags = entityTags(ifMatch);
   if (tags === '*') return undefined;
   return tags.flatMap((tag) => {
-    const version = Number(/^"v(\d{1,10})"$/.exec(tag)?.[1]);
-    return Number.isInteger(version) && version <= GRAPHQL_MAX_INT && etagOf(version) === tag ? [version] : [];
+    const digits = /^"v(\d+)"$/.exec(tag)?.[1];
+    const version = digits === undefined ? undefined : parseInteger(digits, POSITIVE_INT);
+    return version !== undefined && etagOf(version) === tag ? [version] : [];
   });
 }

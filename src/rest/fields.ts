@@ -2,14 +2,12 @@
  * Declarative REST ↔ GraphQL field mapping: what is REST's own. A resource lists its REST keys;
  * each key names the GraphQL field it comes from (or fills, in a body), an optional nested map and
  * an optional conversion where the spec shows a value differently from GraphQL. Types, nullability,
- * requiredness and limits are not declared here: src/rest/derive.ts reads them from the schema's
+ * requiredness and limits are not declared here: src/rest/rest-api.ts reads them from the schema's
  * types at start-up and completes every map (`DerivedMap`), from which come the selection set, the
  * response shape, the body validator and the OpenAPI document.
  */
+import type { JsonSchema } from './json-schema.js';
 import { retyped, withoutNull } from './type-schemas.js';
-
-/** A JSON schema (the OpenAPI 3.1 dialect) of a REST value. */
-export type JsonSchema = Record<string, any>;
 
 export interface FieldSpec {
   /** GraphQL field; defaults to the camelCase of the REST key. `.` groups fields of the same node. */
@@ -37,7 +35,7 @@ export interface FieldSpec {
 
 export type FieldMap = Record<string, FieldSpec>;
 
-/** A spec completed from the schema (src/rest/derive.ts): the REST value's JSON schema, always. */
+/** A spec completed from the schema (src/rest/rest-api.ts): the REST value's JSON schema, always. */
 export interface DerivedSpec extends FieldSpec {
   schema: JsonSchema;
   sub?: DerivedMap;

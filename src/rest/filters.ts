@@ -3,7 +3,8 @@ import {
   type GraphQLInputType, type GraphQLLeafType,
 } from 'graphql';
 import { INPUT_LIMITS } from '../domain/input-limits.js';
-import { gqlNameOf, type JsonSchema } from './fields.js';
+import { gqlNameOf } from './fields.js';
+import type { JsonSchema } from './json-schema.js';
 import { Problem, type ProblemFieldError } from './problem.js';
 import { enumCodes, expected, leafSchema } from './type-schemas.js';
 
@@ -214,6 +215,6 @@ export function toFilter(reader: FilterReader, body: unknown): Record<string, un
     }
   };
   visit(body, '');
-  if (errors.length) throw new Problem(422, `Invalid search filters: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
+  if (errors.length) throw Problem.fields(422, 'Invalid search filters', errors, (e) => `${e.field} ${e.message}`);
   return filter;
 }

@@ -9,7 +9,11 @@ import { Problem } from './problem.js';
  */
 export type CommitAnswer = (sql: SqlRunner) => Promise<void>;
 
-const KEY = /^[\x21-\x7e]{1,255}$/;
+/** The Idempotency-Key header's schema: the check below and the OpenAPI document both read it. */
+export const IDEMPOTENCY_KEY = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]*$' } as const;
+const VISIBLE_ASCII = new RegExp(IDEMPOTENCY_KEY.pattern);
+const validKey = (key: string) =>
+  key.length >= IDEMPOTENCY_KEY.minLength && key.length <= IDEMPOTENCY_KEY.maxLength && VISIBLE_ASCII.test(key);
 const WAIT_MS = 30_000;
 const POLL_MS = 50;
 
@@ -75,7 +79,10 @@ export async function idempotent(
 ): Promise<void> {
   const key = ctx.get('idempotency-key');
   if (!key || !store) return write();
-  if (!KEY.test(key)) throw Problem.parameter('Idempotency-Key', 'must be 1 to 255 visible ASCII characters');
+  if (!validKey(key)) {
+    const { minLength, maxLength } = IDEMPOTENCY_KEY;
+    throw Problem.parameter('Idempotency-Key', `must be ${minLength} to ${maxLength} visible ASCII characters`);
+  }
   const scope: KeyScope = { tokenId, key, method: ctx.method, path: ctx.path };
   const hash = createHash('sha256').update(canonical(body)).digest('hex');
   const deadline = Date.now() + WAIT_MS;

@@ -1,5 +1,6 @@
+import { INPUT_LIMITS } from '../domain/input-limits.js';
 import { PAGE_SIZE } from '../schema/page-size.js';
-import type { JsonSchema } from './fields.js';
+import type { JsonSchema } from './json-schema.js';
 
 /**
  * The parts of the OpenAPI document that are prose rather than generated from the route table: the
@@ -18,7 +19,7 @@ Lists take \`page\` (from 1), \`size\` (${PAGE_SIZE.min}–${PAGE_SIZE.max}, def
 \`fields=a,b\` sends only those keys of each record: the record schemas' \`required\` lists describe answers without \`fields\`, and with it only the named keys are present. \`expand=x,y\` (or \`all\`) adds the related records listed on the operation.
 
 ## Errors
-Every error is RFC 9457 \`application/problem+json\` with \`type\`, \`title\`, \`status\`, \`detail\`; bad input is a 400 (query) or 422 (body) whose \`errors\` array names each field. A 5xx never shows internals; a 503 says to retry after \`Retry-After\`.
+Every error is RFC 9457 \`application/problem+json\` with \`type\`, \`title\`, \`status\`, \`detail\`; bad input is a 400 (query) or 422 (body) whose \`errors\` array names each field: the first ${INPUT_LIMITS.reported} at most, with \`errors_omitted\` counting the rest. A JSON object holds at most ${INPUT_LIMITS.keys} keys and a body ${INPUT_LIMITS.values} values in all (a 422 naming the object). A 5xx never shows internals; a 503 says to retry after \`Retry-After\`.
 
 ## Rate limits
 Each token has a bucket (100 requests by default, refilled at 50/s). Every authenticated answer carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`; an empty bucket answers 429 with \`Retry-After\` in whole seconds.
@@ -30,7 +31,7 @@ Send \`Idempotency-Key: <unique string>\` on a write to retry it safely: the sam
 Single reads and write answers carry a strong \`ETag\` (the record version; \`fields\`/\`expand\` do not change it). \`If-None-Match\` answers 304 while it still matches; \`If-Match\` on a write answers 412, changing nothing, once the record has moved on. Writes under an order compare with the order's ETag.
 
 ## Webhooks
-The \`webhooks\` section lists what a subscribed endpoint receives. Subscribe over GraphQL with \`createWebhookSubscription\` (scope \`manage_webhooks\`); deliveries are signed per the Standard Webhooks specification.`;
+The \`webhooks\` section lists what a subscribed endpoint receives. Subscribe over GraphQL with \`createWebhookSubscription\` (scope \`manage_webhooks\`, plus the read scope of each event type's records); deliveries are signed per the Standard Webhooks specification.`;
 
 /**
  * Tags whose prose says more than the GraphQL type's description, plus the operational routes. A

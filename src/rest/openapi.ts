@@ -1,15 +1,18 @@
-import { GRAPHQL_MAX_INT } from 'graphql';
 import { SCOPES } from '../auth/scopes.js';
 import { EVENT_DATA, EVENT_TYPES } from '../domain/event-types.js';
+import { INPUT_LIMITS } from '../domain/input-limits.js';
 import { PAGE_SIZE } from '../schema/page-size.js';
-import { EXAMPLES } from './examples/examples.generated.js';
-import type { JsonSchema } from './fields.js';
+import { EXAMPLES } from './examples/stored-examples.js';
+import { IDEMPOTENCY_KEY } from './idempotency.js';
+import { integerSchema, POSITIVE_INT } from './integer-param.js';
+import type { JsonSchema } from './json-schema.js';
 import { CONVENTIONS, OPERATIONAL_PATHS, TAGS } from './openapi-prose.js';
+import { PAGE_NUMBER, PAGE_SIZE_RANGE } from './query-params.js';
 import { recordObject } from './records.js';
 import type { DerivedResource, DerivedRoute, RestApi } from './rest-api.js';
 import { sortKeys } from './resource.js';
 import { API_PREFIX, MAX_QUERY } from './router.js';
-import type { RouteSpec } from './routes.js';
+import type { RouteSpec } from './route-spec.js';
 
 /**
  * The OpenAPI 3.1 document of /api/v1, generated from the route table as completed from the
@@ -63,9 +66,9 @@ function queryParameters(route: RouteSpec): JsonSchema[] {
   const fields = Object.keys(resource.fields);
   const relations = Object.keys(resource.expand);
   if (route.kind === 'list' || route.kind === 'search' || route.kind === 'position') {
-    if (route.kind !== 'position') params.push({ name: 'page', in: 'query', schema: { type: 'integer', minimum: 1, default: 1 }, description: 'page number' });
+    if (route.kind !== 'position') params.push({ name: 'page', in: 'query', schema: { ...integerSchema(PAGE_NUMBER), default: 1 }, description: 'page number' });
     params.push(
-      { name: 'size', in: 'query', schema: { type: 'integer', minimum: PAGE_SIZE.min, maximum: PAGE_SIZE.max, default: PAGE_SIZE.default }, description: 'page size' },
+      { name: 'size', in: 'query', schema: { ...integerSchema(PAGE_SIZE_RANGE), default: PAGE_SIZE.default }, description: 'page size' },
       {
         name: 'sort',
         in: 'query',
@@ -98,7 +101,7 @@ function pathParameters(route: RouteSpec): JsonSchema[] {
     name,
     in: 'path',
     required: true,
-    schema: { type: 'integer', minimum: 1, maximum: GRAPHQL_MAX_INT },
+    schema: integerSchema(POSITIVE_INT),
   }));
 }
 
@@ -164,7 +167,7 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
       extraParameters.push({
         name: 'Idempotency-Key',
         in: 'header',
-        schema: { type: 'string', minLength: 1, maxLength: 255 },
+        schema: IDEMPOTENCY_KEY,
         description: 'a retry with the same key and body answers the first answer again (kept 24 h); another body → 422',
       });
       if (resource.versioned && route.pathArgs.id) {
@@ -197,7 +200,7 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
 }
 
 /**
- * Puts the operation's example from the demo store (examples.generated.ts) into the document: the
+ * Puts the operation's example from the demo store (assets/openapi-examples.json) into the document: the
  * path and query values as parameter examples, the body as the request example, the answer as the
  * example of its status.
  */
@@ -277,7 +280,14 @@ export function openApiDocument(api: RestApi, serverUrl = ''): JsonSchema {
         detail: { type: 'string' },
         errors: {
           type: 'array',
+          description: `The offending fields, the first ${INPUT_LIMITS.reported} at most`,
+          maxItems: INPUT_LIMITS.reported,
           items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } }, required: ['field', 'message'], additionalProperties: false },
+        },
+        errors_omitted: {
+          type: 'integer',
+          minimum: 1,
+          description: 'How many more offending fields `errors` leaves out (absent: none)',
         },
       },
       required: ['type', 'title', 'status', 'detail'],

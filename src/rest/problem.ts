@@ -1,5 +1,6 @@
 import type { GraphQLFormattedError } from 'graphql';
 import { STATUS_CODES } from 'node:http';
+import { fieldSummary, reportedFields, type ReportedFields } from '../domain/reported-fields.js';
 import { HTTP_STATUS_BY_CODE, OVERLOADED } from '../graphql/error-codes.js';
 
 export interface ProblemFieldError {
@@ -27,18 +28,29 @@ const TYPE_BY_STATUS: Record<number, string> = {
 
 /**
  * An RFC 9457 problem. Thrown anywhere in the REST layer and rendered once by the problem
- * middleware as `application/problem+json`.
+ * middleware as `application/problem+json`. Its `errors` are the first `INPUT_LIMITS.reported`
+ * field errors given, and `errors_omitted` counts the rest (src/domain/reported-fields.ts), so no
+ * input makes a large answer, nor a large stored answer for an `Idempotency-Key`.
  */
 export class Problem extends Error {
+  readonly errors?: ProblemFieldError[];
+  /** How many field errors `errors` leaves out. */
+  readonly errorsOmitted: number;
+
   constructor(
     readonly status: number,
     readonly detail: string,
-    readonly errors?: ProblemFieldError[],
+    errors?: ProblemFieldError[] | ReportedFields,
     readonly headers: Record<string, string> = {},
     /** The problem type when the status alone does not say it (`overloaded` is a 503 too). */
     readonly kind?: string,
   ) {
     super(detail);
+    const reported = Array.isArray(errors)
+      ? reportedFields(errors)
+      : errors && reportedFields(errors.fields, errors.omitted);
+    this.errors = reported?.fields;
+    this.errorsOmitted = reported?.omitted ?? 0;
   }
 
   get body() {
@@ -48,7 +60,22 @@ export class Problem extends Error {
       status: this.status,
       detail: this.detail,
       ...(this.errors?.length ? { errors: this.errors } : {}),
+      ...(this.errorsOmitted ? { errors_omitted: this.errorsOmitted } : {}),
     };
+  }
+
+  /**
+   * A problem naming fields: `detail` is `lead: ` and the reported ones (`format` writes one), with
+   * how many more there are.
+   */
+  static fields(
+    status: number,
+    lead: string,
+    errors: ProblemFieldError[] | ReportedFields,
+    format?: (f: ProblemFieldError) => string,
+  ): Problem {
+    const reported = Array.isArray(errors) ? reportedFields(errors) : reportedFields(errors.fields, errors.omitted);
+    return new Problem(status, `${lead}: ${fieldSummary(reported, format)}`, reported);
   }
 
   /** The service (not the database) has more work than it admits now: 503 `overloaded`, retry shortly. */
@@ -72,8 +99,9 @@ export class Problem extends Error {
     const fields = errors
       .flatMap((e) => (e.extensions?.fields as ProblemFieldError[] | undefined) ?? [])
       .map((f) => ({ field: fieldName(f.field), message: f.message }));
+    const omitted = errors.reduce((sum, e) => sum + (Number(e.extensions?.fieldsOmitted) || 0), 0);
     const lead = status === 422 ? 'Invalid input' : 'Conflict';
-    const detail = fields.length ? `${lead}: ${fields.map((f) => `${f.field}: ${f.message}`).join('; ')}` : errors.map((e) => e.message).join('; ');
-    return new Problem(status, detail, fields);
+    if (fields.length) return Problem.fields(status, lead, { fields, omitted });
+    return new Problem(status, errors.map((e) => e.message).join('; '));
   }
 }

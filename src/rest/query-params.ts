@@ -1,5 +1,5 @@
-import { GRAPHQL_MAX_INT } from 'graphql';
 import { PAGE_SIZE } from '../schema/page-size.js';
+import { parseInteger, POSITIVE_INT, type IntegerRange } from './integer-param.js';
 import { Problem } from './problem.js';
 import { sortKeys, type RestResource } from './resource.js';
 
@@ -22,6 +22,10 @@ export interface ListParams extends ReadParams {
   sort: SortTerm[];
 }
 
+/** The ranges `page` and `size` are read in: the GraphQL arguments' (an Int; the page size limits). */
+export const PAGE_NUMBER = POSITIVE_INT;
+export const PAGE_SIZE_RANGE: IntegerRange = { minimum: PAGE_SIZE.min, maximum: PAGE_SIZE.max };
+
 type Query = Record<string, string | string[] | undefined>;
 
 function single(query: Query, name: string): string | undefined {
@@ -30,13 +34,13 @@ function single(query: Query, name: string): string | undefined {
   return value;
 }
 
-function integerParam(query: Query, name: string, fallback: number, min: number, max: number): number {
+function integerParam(query: Query, name: string, fallback: number, range: IntegerRange): number {
   const raw = single(query, name);
   if (raw === undefined) return fallback;
-  const message = `must be an integer from ${min} to ${max}`;
-  if (!/^\d{1,10}$/.test(raw)) throw Problem.parameter(name, message);
-  const value = Number(raw);
-  if (value < min || value > max) throw Problem.parameter(name, message);
+  const value = parseInteger(raw, range);
+  if (value === undefined) {
+    throw Problem.parameter(name, `must be an integer from ${range.minimum} to ${range.maximum}`);
+  }
   return value;
 }
 
@@ -68,9 +72,8 @@ export function parseReadParams(query: Query, resource: RestResource): ReadParam
 
 /** `page`, `size`, `sort` (`!field` or `-field` descending), plus `fields` and `expand`. */
 export function parseListParams(query: Query, resource: RestResource): ListParams {
-  // The GraphQL arguments' limits: `page` is an Int, `size` within the page size limits.
-  const page = integerParam(query, 'page', 1, 1, GRAPHQL_MAX_INT);
-  const size = integerParam(query, 'size', PAGE_SIZE.default, PAGE_SIZE.min, PAGE_SIZE.max);
+  const page = integerParam(query, 'page', 1, PAGE_NUMBER);
+  const size = integerParam(query, 'size', PAGE_SIZE.default, PAGE_SIZE_RANGE);
   const byKey = sortKeys(resource);
   const sortable = Object.keys(byKey);
   const sort: SortTerm[] = [];

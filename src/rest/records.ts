@@ -1,5 +1,6 @@
 import { getNullableType, isEnumType, isLeafType, isListType, isNonNullType, isObjectType, type GraphQLObjectType, type GraphQLOutputType } from 'graphql';
-import { gqlNameOf, INLINE, type DerivedMap, type DerivedSpec, type FieldMap, type FieldSpec, type JsonSchema } from './fields.js';
+import { gqlNameOf, INLINE, type DerivedMap, type DerivedSpec, type FieldMap, type FieldSpec } from './fields.js';
+import type { JsonSchema } from './json-schema.js';
 import { enumCodes, leafSchema, orNull, takesNull } from './type-schemas.js';
 
 /**

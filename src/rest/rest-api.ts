@@ -9,7 +9,7 @@ import { getDocument, listDocument, mutationDocument, positionDocument } from '.
 import { deriveRecordMap } from './records.js';
 import { sortKeys, type RestResource } from './resource.js';
 import { checkRouteScope, checkRouteVersioning } from './route-checks.js';
-import type { RouteSpec } from './routes.js';
+import type { RouteSpec } from './route-spec.js';
 
 /**
  * The REST API as it runs: the route table completed from the GraphQL schema at start-up. A

@@ -1,6 +1,6 @@
 import { getNamedType, isObjectType, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { fieldScopes } from '../schema/field-scopes.js';
-import type { RouteSpec } from './routes.js';
+import type { RouteSpec } from './route-spec.js';
 
 /*
  * What a route declares besides its fields, held to the schema at start-up (rest-api.ts

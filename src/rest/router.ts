@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import { GRAPHQL_MAX_INT } from 'graphql';
 import type { Context } from 'koa';
 import type { GraphQLGateway, OperationResult, Session } from '../graphql/gateway.js';
 import { inputProblems } from '../domain/input-limits.js';
@@ -8,13 +7,14 @@ import { checkBody, restFieldPath, toInput } from './body.js';
 import type { IdempotencyStore } from '../db/idempotency-store.js';
 import { etagOf, expectedVersionOf, matches } from './etags.js';
 import { idempotent, type CommitAnswer } from './idempotency.js';
+import { parseInteger, POSITIVE_INT } from './integer-param.js';
 import { toFilter } from './filters.js';
 import { listPage } from './list-wrapper.js';
 import { getDocument, listDocument, listVariables, mutationDocument, positionDocument, reshapeRecord, reshapeRecords } from './operations.js';
 import { Problem } from './problem.js';
 import { parseListParams, parseReadParams } from './query-params.js';
 import type { RestApi } from './rest-api.js';
-import type { GetRoute, ListRoute, PositionRoute, RouteSpec, SearchRoute, WriteRoute } from './routes.js';
+import type { GetRoute, ListRoute, PositionRoute, RouteSpec, SearchRoute, WriteRoute } from './route-spec.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -31,10 +31,9 @@ export interface RestOptions {
 
 /** A path `{id}`: a positive GraphQL Int, or a 404 (no record has any other id). */
 function idParam(raw: string | undefined): number {
-  if (!raw || !/^\d{1,10}$/.test(raw) || Number(raw) < 1 || Number(raw) > GRAPHQL_MAX_INT) {
-    throw new Problem(404, `No record has the id "${raw}": ids are positive integers`);
-  }
-  return Number(raw);
+  const id = raw === undefined ? undefined : parseInteger(raw, POSITIVE_INT);
+  if (id === undefined) throw new Problem(404, `No record has the id "${raw}": ids are positive integers`);
+  return id;
 }
 
 /** The operation's result, or the problem its errors stand for (field paths in the body's names). */
@@ -84,9 +83,9 @@ export const MAX_QUERY = 4096;
  * limit; every answer from here on (problems included) carries the `RateLimit-*` headers, and an
  * empty bucket is a 429 with `Retry-After`.
  */
-async function sessionOf(ctx: Context, options: RestOptions): Promise<Session> {
+async function sessionOf(ctx: Context, options: RestOptions, writes = false): Promise<Session> {
   if (ctx.querystring.length > MAX_QUERY) throw new Problem(414, `The query string is longer than ${MAX_QUERY} characters`);
-  const session = await options.gateway.session(ctx.get('authorization') || undefined);
+  const session = await options.gateway.session(ctx.get('authorization') || undefined, writes);
   if (session.headers) ctx.set(session.headers);
   if ('errors' in session) throw Problem.fromGraphQL(session.errors);
   return session;
@@ -163,7 +162,7 @@ function pathVariables(ctx: Context, pathArgs: Record<string, string> | undefine
 }
 
 async function handleWrite(ctx: Context, route: WriteRoute, options: RestOptions) {
-  const session = await sessionOf(ctx, options);
+  const session = await sessionOf(ctx, options, true);
   requireScope(session, route);
   const body = route.body ? requestBody(ctx) : null;
   await idempotent(ctx, options.idempotency, session.tokenId, body ?? null, (commit) => write(ctx, route, options, session, body, commit));

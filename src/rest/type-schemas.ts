@@ -1,7 +1,7 @@
 import {
   GRAPHQL_MAX_INT, GRAPHQL_MIN_INT, isEnumType, isSpecifiedScalarType, type GraphQLEnumType, type GraphQLLeafType, type GraphQLScalarType,
 } from 'graphql';
-import type { JsonSchema } from './fields.js';
+import type { JsonSchema } from './json-schema.js';
 
 /**
  * What a GraphQL leaf type is in REST's JSON, as JSON Schema. Nothing here defines a format or a

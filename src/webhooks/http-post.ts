@@ -22,6 +22,8 @@ export function postWebhook(url: string, headers: Record<string, string>, body: 
   const started = Date.now();
   return new Promise((resolve) => {
     let settled = false;
+    // Declared before anything can finish: a refusal before the request exists ends the attempt too.
+    let timer: NodeJS.Timeout | undefined;
     const finish = (result: Omit<PostResult, 'durationMs'>) => {
       if (settled) return;
       settled = true;
@@ -39,13 +41,23 @@ export function postWebhook(url: string, headers: Record<string, string>, body: 
     // A literal address never goes through `lookup`, so it is checked here.
     const host = target.hostname.replace(/^\[|\]$/g, '');
     if (!options.allowPrivate && isIP(host) && isNonPublicAddress(host)) return finish({ error: `refused: ${host} is a private or loopback address` });
-    const request = client.request(target, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'store-api-webhooks/1' },
-      lookup: guardedLookup(options.allowPrivate),
-      agent: false,
-    });
-    const timer = setTimeout(() => {
+    let request: http.ClientRequest;
+    try {
+      request = client.request(target, {
+        method: 'POST',
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'user-agent': 'store-api-webhooks/1',
+        },
+        lookup: guardedLookup(options.allowPrivate),
+        agent: false,
+      });
+    } catch (error) {
+      return finish({ error: error instanceof Error ? error.message : String(error) });
+    }
+    timer = setTimeout(() => {
       request.destroy(new Error(`timed out after ${options.timeoutMs} ms`));
     }, options.timeoutMs);
     request.on('error', (error) => finish({ error: error.message }));

@@ -1,10 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { NotFoundError, ValidationError, type FieldError } from '../domain/errors.js';
-import { EVENT_TYPES, type Actor } from '../domain/events.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError, type FieldError } from '../domain/errors.js';
+import { missingReadScopes } from '../domain/event-read-scopes.js';
+import { EVENT_TYPES, type Actor, type EventType } from '../domain/events.js';
+import { ApiToken } from '../entities/api-token.entity.js';
 import { WebhookSubscription } from '../entities/webhook-subscription.entity.js';
 import { newWebhookSecret } from './signature.js';
+import { ownerRefusal } from './subscription-authority.js';
 import { allowPrivateTargets, isNonPublicAddress, urlProblems } from './target-policy.js';
 
 const MAX_SUBSCRIPTIONS = 100;
@@ -27,20 +30,48 @@ export async function checkWebhookUrl(url: string, allowPrivate = allowPrivateTa
   return problems.map((message) => ({ field: 'url', message }));
 }
 
-/** `createWebhookSubscription` (docs/decisions.md#webhooks): the secret is returned this once. */
-export async function createWebhookSubscription(em: EntityManager, actor: Actor, url: string, events: string[]): Promise<{ subscription: WebhookSubscription; secret: string }> {
-  const errors = await checkWebhookUrl(url.trim());
+/** The caller of a subscription mutation: who it is and the scopes its token holds. */
+export type WebhookManager = Actor & { scopes: ReadonlySet<string> };
+
+/**
+ * `createWebhookSubscription` (docs/decisions.md#webhooks): the secret is returned this once. The
+ * caller must hold the read scope of every event type's record kind (`read_customers` for
+ * `customer.updated`): a subscription sends those records to a URL of the caller's choosing.
+ */
+export async function createWebhookSubscription(
+  em: EntityManager,
+  caller: WebhookManager,
+  url: string,
+  events: string[],
+): Promise<{ subscription: WebhookSubscription; secret: string }> {
+  const eventErrors: FieldError[] = [];
   const unknown = events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
-  if (!events.length) errors.push({ field: 'events', message: 'name at least one event type' });
-  if (unknown.length) errors.push({ field: 'events', message: `unknown event type ${unknown.join(', ')}; valid: ${EVENT_TYPES.join(', ')}` });
+  if (!events.length) eventErrors.push({ field: 'events', message: 'name at least one event type' });
+  if (unknown.length) {
+    const message = `unknown event type ${unknown.join(', ')}; valid: ${EVENT_TYPES.join(', ')}`;
+    eventErrors.push({ field: 'events', message });
+  }
+  if (!eventErrors.length) refuseUnreadableEvents(events as EventType[], caller.scopes);
+  const errors = [...(await checkWebhookUrl(url.trim())), ...eventErrors];
   if (errors.length) throw new ValidationError(errors);
   if ((await em.count(WebhookSubscription, {})) >= MAX_SUBSCRIPTIONS) {
     throw new ValidationError([{ field: 'url', message: `a store has at most ${MAX_SUBSCRIPTIONS} webhook subscriptions; delete one first` }]);
   }
   const secret = newWebhookSecret();
-  const subscription = Object.assign(new WebhookSubscription(), { url: url.trim(), events: [...new Set(events)], secret, createdByTokenId: actor.tokenId });
+  const subscription = Object.assign(new WebhookSubscription(), {
+    url: url.trim(), events: [...new Set(events)], secret, createdByTokenId: caller.tokenId,
+  });
   await em.persist(subscription).flush();
   return { subscription, secret };
+}
+
+function refuseUnreadableEvents(events: EventType[], held: ReadonlySet<string>): void {
+  const missing = missingReadScopes(events, held);
+  if (!missing.length) return;
+  const error = new ForbiddenError(missing);
+  error.message = `Subscribing to these event types needs ${missing.join(' and ')}, `
+    + 'which this token lacks (the read scope of their records)';
+  throw error;
 }
 
 /** Deletes a subscription with its queue and log; nothing more is sent to it. */
@@ -54,11 +85,18 @@ export async function deleteWebhookSubscription(em: EntityManager, id: number): 
 /**
  * Re-enables a subscription disabled after repeated failure: new events are queued for it again
  * and its pending deliveries resume. Deliveries that failed, and events made while it was
- * disabled, are not sent (the receiver can read the order timeline for what it missed).
+ * disabled, are not sent (the receiver can read the order timeline for what it missed). One whose
+ * creating token was revoked or lost a scope stays disabled: it would send under no one's authority.
  */
 export async function enableWebhookSubscription(em: EntityManager, id: number): Promise<WebhookSubscription> {
   const subscription = await em.findOne(WebhookSubscription, { id });
   if (!subscription) throw new NotFoundError('WebhookSubscription', id);
+  const tokenId = subscription.createdByTokenId;
+  const token = tokenId === null ? null : await em.findOne(ApiToken, { id: tokenId, revokedAt: null });
+  const refusal = ownerRefusal({ tokenId, scopes: token?.scopes ?? null }, subscription.events);
+  if (refusal) {
+    throw new ConflictError(`Cannot enable webhook subscription ${id}: ${refusal}; delete it and subscribe again`);
+  }
   Object.assign(subscription, { disabledAt: null, disabledReason: null, consecutiveFailures: 0 });
   await em.flush();
   return subscription;

@@ -1,5 +1,6 @@
+import ipaddr from 'ipaddr.js';
 import { lookup } from 'node:dns';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 
 /**
  * Server-side request forgery guard (docs/integrations.md#ssrf-guard): webhooks go to public
@@ -8,27 +9,32 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
  * address is checked as the socket connects, so a name that later resolves to 10.0.0.1 is still
  * refused). `WEBHOOK_ALLOW_PRIVATE_TARGETS=true` lifts it for local development and the tests.
  */
-const blocked = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
-  ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['2001:db8::', 32]] as const) {
-  blocked.addSubnet(net, prefix, 'ipv6');
-}
+
+/**
+ * IPv4-compatible IPv6 (`::a.b.c.d`, deprecated by RFC 4291). ipaddr.js reads the dotted spelling
+ * as IPv4-mapped but counts the hex one (`::7f00:1`, how URLs print it) as unicast, so both are
+ * read here as the IPv4 address they carry, as IPv4-mapped addresses are.
+ */
+const IPV4_COMPATIBLE = ipaddr.IPv6.parseCIDR('::/96');
 
 export function allowPrivateTargets(env: NodeJS.ProcessEnv = process.env): boolean {
   return ['true', '1'].includes(env.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? '');
 }
 
-/** Whether an IP address is loopback, private or otherwise not a public destination. */
+/**
+ * Whether an IP address is loopback, private or otherwise not a public destination. An IPv6
+ * address that carries an IPv4 one (`::ffff:7f00:1`, `::7f00:1`) is read as that IPv4 address;
+ * then only what ipaddr.js classes as plain `unicast` passes, so every special-purpose block of
+ * either family (IANA's registries: NAT64, 6to4, Teredo and the like included) is refused, and so
+ * is anything that is not an address.
+ */
 export function isNonPublicAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return isNonPublicAddress(mapped[1]);
-  const family = isIP(address);
-  if (family === 0) return true;
-  return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (!ipaddr.isValid(address)) return true;
+  let parsed = ipaddr.process(address);
+  if (parsed instanceof ipaddr.IPv6 && parsed.range() === 'unicast' && parsed.match(IPV4_COMPATIBLE)) {
+    parsed = ipaddr.fromByteArray(parsed.toByteArray().slice(12));
+  }
+  return parsed.range() !== 'unicast';
 }
 
 export class TargetRefusedError extends Error {}

@@ -3,6 +3,8 @@ import { SQL_NOW } from '../clock.js';
 import { logger } from '../logger.js';
 import { postWebhook, type PostResult } from './http-post.js';
 import { signWebhook } from './signature.js';
+import { eventDataShownTo } from '../domain/event-visibility.js';
+import { ownerRefusal } from './subscription-authority.js';
 import { allowPrivateTargets } from './target-policy.js';
 
 /** Seconds before retry n (after attempt n failed), as Svix does: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
@@ -27,15 +29,24 @@ interface Claimed {
   secret: string;
   event_id: number;
   type: string;
+  subject: string;
   created_at: Date | string;
   data: Record<string, unknown>;
+  events: string[];
+  owner_token_id: number | null;
+  /** The creating token's scopes; null once it was revoked. */
+  owner_scopes: string[] | null;
 }
+
+/** An attempt's outcome; `disable` stops the subscription, with this reason, whatever the attempt count. */
+type Outcome = PostResult & { disable?: string };
 
 /**
  * One statement claims due deliveries: `FOR UPDATE SKIP LOCKED` picks rows no other worker is
  * claiming, the attempt counter moves on and `next_attempt_at` is pushed past a lease (so a crashed
  * worker's attempt is retried, as the next attempt, after the lease), and the attempt is logged
- * under a unique (delivery, attempt) key: two workers can never make the same attempt.
+ * under a unique (delivery, attempt) key: two workers can never make the same attempt. The
+ * subscription's creating token comes along, since a subscription sends only under its authority.
  */
 const CLAIM_SQL = `
 with due as (
@@ -48,8 +59,10 @@ with due as (
 ), logged as (
   insert into webhook_attempt (delivery_id, attempt, attempted_at, duration_ms) select id, attempts, ${SQL_NOW}, 0 from claimed
 )
-select c.id, c.attempts, s.url, s.secret, e.id as event_id, e.type, e.created_at, e.data
-from claimed c join webhook_subscription s on s.id = c.subscription_id join event e on e.id = c.event_id`;
+select c.id, c.attempts, s.url, s.secret, e.id as event_id, e.type, e.subject, e.created_at, e.data, s.events,
+  s.created_by_token_id as owner_token_id, t.scopes as owner_scopes
+from claimed c join webhook_subscription s on s.id = c.subscription_id join event e on e.id = c.event_id
+left join api_token t on t.id = s.created_by_token_id and t.revoked_at is null`;
 
 /** A 2xx: delivered; the subscription's failure streak ends. */
 const SUCCEEDED_SQL = `
@@ -63,10 +76,14 @@ update webhook_subscription set consecutive_failures = 0 where id = (select subs
 
 /**
  * A failed attempt: retried after the next delay, or, with no retry left, failed; a subscription
- * with a delivery that failed every attempt is disabled (and visible as such) until re-created.
+ * with a delivery that failed every attempt is disabled (and visible as such) until re-enabled. With
+ * `disable_reason` the subscription is disabled at once (its deliveries stay pending).
  */
 const FAILED_SQL = `
-with p as (select ?::int as id, ?::int as attempt, ?::int as status_code, ?::text as error, ?::int as duration_ms, ?::int as max_attempts, ?::int as delay),
+with p as (
+  select ?::int as id, ?::int as attempt, ?::int as status_code, ?::text as error, ?::int as duration_ms,
+    ?::int as max_attempts, ?::int as delay, ?::text as disable_reason
+),
 d as (
   update webhook_delivery w set last_status_code = p.status_code, last_error = p.error,
     status = case when p.attempt >= p.max_attempts then 'failed' else 'pending' end,
@@ -77,9 +94,12 @@ d as (
   from p where t.delivery_id = p.id and t.attempt = p.attempt
 )
 update webhook_subscription s set consecutive_failures = s.consecutive_failures + 1,
-  disabled_at = case when d.status = 'failed' then coalesce(s.disabled_at, ${SQL_NOW}) else s.disabled_at end,
-  disabled_reason = case when d.status = 'failed' and s.disabled_at is null
-    then 'event ' || (select event_id from webhook_delivery where id = p.id) || ' failed ' || p.attempt || ' attempts (last: ' || coalesce(p.status_code::text, p.error) || ')'
+  disabled_at = case when d.status = 'failed' or p.disable_reason is not null
+    then coalesce(s.disabled_at, ${SQL_NOW}) else s.disabled_at end,
+  disabled_reason = case when s.disabled_at is not null then s.disabled_reason
+    when p.disable_reason is not null then p.disable_reason
+    when d.status = 'failed' then 'event ' || (select event_id from webhook_delivery where id = p.id)
+      || ' failed ' || p.attempt || ' attempts (last: ' || coalesce(p.status_code::text, p.error) || ')'
     else s.disabled_reason end
 from d, p where s.id = d.subscription_id`;
 
@@ -155,12 +175,19 @@ export class WebhookWorker {
     return this.orm.em.getConnection().execute<Claimed[]>(CLAIM_SQL, [limit, lease]);
   }
 
+  /**
+   * One attempt, start to end. Never rejects: an error in building or sending the request is a
+   * failed attempt like any other (retried, then disabling), so no delivery can take the process
+   * down, and no delivery that would do it again stays pending to crash the next worker after the lease.
+   */
   private async deliver(delivery: Claimed): Promise<void> {
-    const id = `evt_${delivery.event_id}`;
-    const timestamp = Math.floor(Date.now() / 1000);
-    const body = JSON.stringify({ type: delivery.type, timestamp: new Date(delivery.created_at).toISOString(), data: delivery.data });
-    const headers = { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signWebhook(delivery.secret, id, timestamp, body) };
-    const result = await postWebhook(delivery.url, headers, body, { timeoutMs: this.options.timeoutMs, allowPrivate: this.options.allowPrivate });
+    let result: Outcome;
+    try {
+      result = await this.attempt(delivery);
+    } catch (error) {
+      logger.error({ err: error, deliveryId: delivery.id }, 'a webhook attempt threw');
+      result = { error: `internal error: ${error instanceof Error ? error.message : String(error)}`, durationMs: 0 };
+    }
     try {
       await this.record(delivery, result);
     } catch (error) {
@@ -169,7 +196,26 @@ export class WebhookWorker {
     }
   }
 
-  private async record(delivery: Claimed, result: PostResult): Promise<void> {
+  private async attempt(delivery: Claimed): Promise<Outcome> {
+    const owner = { tokenId: delivery.owner_token_id, scopes: delivery.owner_scopes };
+    const refusal = ownerRefusal(owner, delivery.events);
+    if (refusal) return { error: `not sent: ${refusal}`, durationMs: 0, disable: refusal };
+    const id = `evt_${delivery.event_id}`;
+    const timestamp = Math.floor(Date.now() / 1000);
+    const created = new Date(delivery.created_at).toISOString();
+    // What the creating token may see of the event, as the timeline and the feed show it to that token.
+    const data = eventDataShownTo(delivery, new Set(delivery.owner_scopes ?? []));
+    const body = JSON.stringify({ type: delivery.type, timestamp: created, data });
+    const headers = {
+      'webhook-id': id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signWebhook(delivery.secret, id, timestamp, body),
+    };
+    const { timeoutMs, allowPrivate } = this.options;
+    return postWebhook(delivery.url, headers, body, { timeoutMs, allowPrivate });
+  }
+
+  private async record(delivery: Claimed, result: Outcome): Promise<void> {
     const connection = this.orm.em.getConnection();
     if (result.status !== undefined && result.status >= 200 && result.status < 300) {
       await connection.execute(SUCCEEDED_SQL, [result.status, delivery.id, result.status, result.durationMs, delivery.id, delivery.attempts], 'run');
@@ -180,7 +226,10 @@ export class WebhookWorker {
     logger.warn({ deliveryId: delivery.id, attempt: delivery.attempts, url: delivery.url, error }, 'webhook delivery failed');
     await connection.execute(
       FAILED_SQL,
-      [delivery.id, delivery.attempts, result.status ?? null, error.slice(0, 1000), result.durationMs, delays.length + 1, delays[Math.min(delivery.attempts, delays.length) - 1] ?? 0],
+      [
+        delivery.id, delivery.attempts, result.status ?? null, error.slice(0, 1000), result.durationMs,
+        delays.length + 1, delays[Math.min(delivery.attempts, delays.length) - 1] ?? 0, result.disable ?? null,
+      ],
       'run',
     );
   }

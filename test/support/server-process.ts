@@ -1,19 +1,40 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 export interface ServerProcess {
   url: string;
+  /** The started process (with WEB_CONCURRENCY > 1, the primary whose children are the workers). */
+  pid: number;
   stop(): Promise<void>;
   /** Sends a signal; resolves with the exit code. */
   signal(name: NodeJS.Signals): Promise<number | null>;
 }
 
 /**
- * Starts the built service (`dist/src/main.js`, compiled by `npm test` before Jest) as a separate
- * OS process on a free port against the given database, and resolves once it listens.
+ * The Node flags `npm start` runs the service with (its heap limit among them), read from the
+ * `start` script itself so a crash test keeps the production limits when they change.
  */
-export async function startServerProcess(databaseUrl: string, adminToken: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(process.execPath, [path.resolve('dist/src/main.js')], {
+export function npmStartNodeFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(path.resolve('package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const { scripts } = pkg;
+  const command = /\bnode ((?:--\S+ )+)dist\/src\/main\.js/.exec(scripts.start);
+  if (!command) throw new Error(`npm start runs no "node --flags dist/src/main.js": ${scripts.start}`);
+  return command[1].trim().split(' ');
+}
+
+/**
+ * Starts the built service (`dist/src/main.js`, compiled by `npm test` before Jest) as a separate
+ * OS process on a free port against the given database, and resolves once it listens. `nodeFlags`
+ * go to Node itself (`npmStartNodeFlags()` for the heap limit `npm start` uses).
+ */
+export async function startServerProcess(
+  databaseUrl: string,
+  adminToken: string,
+  env: Record<string, string> = {},
+  nodeFlags: string[] = [],
+): Promise<ServerProcess> {
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, path.resolve('dist/src/main.js')], {
     env: {
       ...process.env, DATABASE_URL: databaseUrl, ADMIN_TOKEN: adminToken, PORT: '0', HOST: '127.0.0.1',
       SEED_DEMO: 'false', OUTBOX_WORKER: 'false', LOG_LEVEL: 'silent', NODE_OPTIONS: '', ...env,
@@ -41,6 +62,7 @@ export async function startServerProcess(databaseUrl: string, adminToken: string
   });
   return {
     url,
+    pid: child.pid as number,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

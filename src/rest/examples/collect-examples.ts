@@ -1,9 +1,10 @@
 import { API_PREFIX } from '../router.js';
-import { routes, type RouteSpec } from '../routes.js';
+import type { RouteSpec } from '../route-spec.js';
+import { routes } from '../routes.js';
 
 /**
  * The OpenAPI examples, taken from the demo store: every operation is called once against a fresh
- * demo store (`npm run openapi:examples` writes them to examples.generated.ts; a test calls them
+ * demo store (`npm run openapi:examples` writes them to assets/openapi-examples.json; a test calls them
  * again and compares), so the examples are real answers and cannot drift from the behaviour.
  * Requests find their records through the API itself (an order in the right status, a fulfilment
  * not yet shipped, …); writes use different orders so they do not depend on each other. A list or

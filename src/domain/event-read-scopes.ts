@@ -1,0 +1,33 @@
+import type { EventType } from './event-types.js';
+
+/** The record kind an event type belongs to: `fulfilment` for `fulfilment.created`. */
+export type EventKind = EventType extends `${infer Kind}.${string}` ? Kind : never;
+
+/**
+ * Who may see an event: a token holding the read scope of its record kind, the rule of the event
+ * feed (docs/integrations.md#who-a-subscription-delivers-for). A webhook subscription sends events
+ * to a URL its creator chose, so subscribing to an event type needs this scope too; otherwise
+ * `manage_webhooks` alone would read customers through a webhook. The scope names are those of
+ * `src/auth/scopes.ts` (a test checks).
+ */
+export const EVENT_READ_SCOPES = {
+  order: 'read_orders',
+  fulfilment: 'read_orders',
+  shipment: 'read_orders',
+  restock: 'read_orders',
+  product: 'read_products',
+  customer: 'read_customers',
+  collection: 'read_collections',
+} as const satisfies Record<EventKind, string>;
+
+export type EventReadScope = (typeof EVENT_READ_SCOPES)[EventKind];
+
+/** The read scope an event of this type needs (`read_orders` for `shipment.created`). */
+export function readScopeOf(type: EventType): EventReadScope {
+  return EVENT_READ_SCOPES[type.slice(0, type.indexOf('.')) as EventKind];
+}
+
+/** The read scopes the given event types need that `held` lacks, each once, in a stable order. */
+export function missingReadScopes(types: readonly EventType[], held: ReadonlySet<string>): EventReadScope[] {
+  return [...new Set(types.map(readScopeOf))].filter((scope) => !held.has(scope)).sort();
+}

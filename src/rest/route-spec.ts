@@ -1,0 +1,69 @@
+import type { FieldMap } from './fields.js';
+import type { RestResource } from './resource.js';
+
+/** What a route of /api/v1 is, as data: src/rest/routes.ts lists them, the router runs them. */
+interface RouteBase {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** Path under /api/v1, OpenAPI style (`/products/{id}`). */
+  path: string;
+  resource: RestResource;
+  /** The GraphQL root field the route runs. */
+  operation: string;
+  /**
+   * Scope checked before the body is read (403); the start-up check holds it equal to the
+   * resolver's @Authorized, which GraphQL enforces (route-checks.ts).
+   */
+  scope: string;
+  summary: string;
+  /** Set on routes that are not in the spec but decided (docs/decisions.md#extensions-beyond-the-spec). */
+  extension?: true;
+}
+
+/** A paginated list: `page`, `size`, `sort`, `fields`, `expand` → the list wrapper. */
+export interface ListRoute extends RouteBase {
+  kind: 'list';
+  /** Path parameters passed as GraphQL Int arguments: `{ id: 'orderId' }`. */
+  pathArgs?: Record<string, string>;
+}
+
+/** A list narrowed by the filters in the body; answers the wrapper, or a bare array (`bare`). */
+export interface SearchRoute extends RouteBase {
+  kind: 'search';
+  bare?: boolean;
+  /** The filter key the path's `{id}` is added to (`POST /orders/{id}/search`). */
+  idFilter?: string;
+}
+
+/** Where one record lies in the list: `sort`, `size` → `{ "page": N }`. */
+export interface PositionRoute extends RouteBase {
+  kind: 'position';
+}
+
+/** One record by id: `fields`, `expand` → the record. */
+export interface GetRoute extends RouteBase {
+  kind: 'get';
+}
+
+/** A write: the body (checked against `body`) becomes the mutation's `input`; answers the record. */
+export interface WriteRoute extends RouteBase {
+  kind: 'write';
+  /** The body's fields; omitted for writes without a body. */
+  body?: FieldMap;
+  /** The body is a JSON array of `body` objects, given to the input field of this name. */
+  listBody?: string;
+  /** GraphQL input type of `body`. */
+  input?: string;
+  /** Path parameters passed as GraphQL Int arguments: `{ id: 'orderId', fulfilmentId: 'fulfilmentId' }`. */
+  pathArgs: Record<string, string>;
+  /**
+   * The mutation argument `If-Match` is passed as (the versions its ETags name; `*` passes none):
+   * the use case compares it with the record's version under the row lock, 412 when stale. Writes
+   * under an order guard the order. The start-up check holds it to the schema both ways: a
+   * mutation taking `expectedVersion` must be given it.
+   */
+  ifMatch?: 'expectedVersion';
+  /** 201 for a POST that creates. */
+  status: 200 | 201;
+}
+
+export type RouteSpec = ListRoute | SearchRoute | GetRoute | PositionRoute | WriteRoute;

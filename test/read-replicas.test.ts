@@ -1,0 +1,142 @@
+// DATABASE_READ_URL (docs/decisions.md#7-beyond-one-machine): reads go to a real streaming
+// replica, a client reads its own writes on any instance, and a replica that goes away mid-load
+// costs no client an error. The replica applies WAL 1.5 s late (recovery_min_apply_delay), so a
+// read that reaches it shows the store as it was 1.5 s ago: that is how these tests tell where a
+// read ran, from outside.
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres, type EmbeddedServer } from '../src/db/embedded-postgres.js';
+import { startStreamingReplica, type StreamingReplica } from '../src/db/streaming-replica.js';
+import { startServerProcess, type ServerProcess } from './support/server-process.js';
+
+const ADMIN = 'admin-token-for-read-replica-tests';
+let dir: string;
+let primary: EmbeddedServer;
+let replica: StreamingReplica;
+let a: ServerProcess;
+let b: ServerProcess;
+let sql: pg.Client;
+let reader: string;
+
+async function call(server: ServerProcess, token: string, pathAndQuery: string, init: RequestInit = {}) {
+  const res = await fetch(`${server.url}${pathAndQuery}`, {
+    ...init,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers },
+  });
+  const text = await res.text();
+  return { status: res.status, body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
+}
+
+async function until<T>(probe: () => Promise<T | undefined | false>, ms: number): Promise<T> {
+  for (const end = Date.now() + ms; ; ) {
+    const value = await probe().catch(() => undefined);
+    if (value) return value;
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function readyReplica(server: ServerProcess): Promise<string> {
+  const ready = await call(server, ADMIN, '/readyz');
+  return ready.body.replicas?.[0]?.state;
+}
+
+async function readsOn(server: ServerProcess, target: string): Promise<number> {
+  const metrics = await call(server, ADMIN, '/metrics');
+  const line = (metrics.body as string).split('\n').find((l) => l.startsWith(`db_reads_total{target="${target}"}`));
+  return line ? Number(line.split(' ').pop()) : 0;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'store-replica-'));
+  await chmod(dir, 0o755);
+  primary = await startEmbeddedPostgres({ dataDir: path.join(dir, 'primary'), persistent: false });
+  await primary.createDatabase('store');
+  replica = await startStreamingReplica({
+    primaryUrl: primary.url('postgres'),
+    primaryDataDir: path.join(dir, 'primary'),
+    dataDir: path.join(dir, 'replica'),
+    settings: { recovery_min_apply_delay: '1500ms' },
+  });
+  const env = { DATABASE_READ_URL: replica.url('store'), REPLICA_MAX_LAG_MS: '5000', RATE_LIMIT_RPS: '0' };
+  a = await startServerProcess(primary.url('store'), ADMIN, { ...env, SEED_DEMO: 'true' });
+  b = await startServerProcess(primary.url('store'), ADMIN, env);
+  sql = new pg.Client({ connectionString: primary.url('store') });
+  await sql.connect();
+  const created = await call(a, ADMIN, '/graphql', {
+    method: 'POST',
+    body: JSON.stringify({ query: 'mutation { createApiToken(name: "reader", scopes: ["read_products"]) { secret } }' }),
+  });
+  reader = created.body.data.createApiToken.secret;
+  // The seeded store and the reader's token have reached the replica, and both services use it.
+  await until(async () => (await call(a, reader, '/api/v1/products?size=1')).status === 200, 20_000);
+  await until(async () => (await readyReplica(a)) === 'streaming' && (await readyReplica(b)) === 'streaming', 20_000);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([a?.stop(), b?.stop()]);
+  await sql?.end();
+  await replica?.destroy();
+  await primary?.stop();
+  await rm(dir, { recursive: true, force: true });
+}, 60_000);
+
+const titleOf = async (server: ServerProcess, token: string, id: number) =>
+  (await call(server, token, `/api/v1/products/${id}?fields=id,title`)).body.title as string;
+
+it('sends reads of a client that has not written to the replica', async () => {
+  const [{ id }] = (await sql.query<{ id: number }>('select id from product order by id limit 1')).rows;
+  const before = await titleOf(a, reader, id);
+  const replicaReads = await readsOn(a, 'replica-1');
+  // Changed on the primary behind the service's back: the replica shows it only 1.5 s later.
+  await sql.query(`update product set title = title || ' (renamed)' where id = $1`, [id]);
+  expect(await titleOf(a, reader, id)).toBe(before);
+  expect(await readsOn(a, 'replica-1')).toBeGreaterThan(replicaReads);
+  await until(async () => (await titleOf(a, reader, id)) === `${before} (renamed)`, 10_000);
+});
+
+it('shows a client its own write at once, on another instance too, although the replica is behind', async () => {
+  const [{ id }] = (await sql.query<{ id: number }>('select id from product order by id limit 1 offset 1')).rows;
+  for (let round = 1; round <= 3; round++) {
+    const title = `read-your-writes ${round}`;
+    const patched = await call(a, ADMIN, `/api/v1/products/${id}`, { method: 'PATCH', body: JSON.stringify({ title }) });
+    expect(patched.status).toBe(200);
+    expect(await titleOf(b, ADMIN, id)).toBe(title);
+    expect(await titleOf(a, ADMIN, id)).toBe(title);
+    // GraphQL reads follow the same rule.
+    const gql = await call(b, ADMIN, '/graphql', { method: 'POST', body: JSON.stringify({ query: `{ product(id: ${id}) { title } }` }) });
+    expect(gql.body.data.product.title).toBe(title);
+  }
+  // Another client, which wrote nothing, still reads from the replica meanwhile.
+  expect(await titleOf(b, reader, id)).not.toBe('read-your-writes 3');
+});
+
+it('answers every read while the replica stops mid-load, reports it, and returns to it once it is back', async () => {
+  const statuses: number[] = [];
+  let stopped = false;
+  const load = async (server: ServerProcess) => {
+    for (const end = Date.now() + 4000; Date.now() < end; ) {
+      statuses.push((await call(server, reader, '/api/v1/products?size=5&expand=variants')).status);
+    }
+  };
+  const stopping = (async () => {
+    await new Promise((r) => setTimeout(r, 1000));
+    await replica.stop();
+    stopped = true;
+  })();
+  await Promise.all([load(a), load(a), load(b), stopping]);
+  expect(stopped).toBe(true);
+  expect(statuses.length).toBeGreaterThan(20);
+  expect(statuses.filter((s) => s !== 200)).toEqual([]);
+  const ready = await call(a, ADMIN, '/readyz');
+  expect(ready.status).toBe(200);
+  expect(ready.body.replicas[0].state).toBe('down');
+
+  await replica.start();
+  await until(async () => (await readyReplica(a)) === 'streaming', 20_000);
+  const before = await readsOn(a, 'replica-1');
+  expect((await call(a, reader, '/api/v1/products?size=1')).status).toBe(200);
+  expect(await readsOn(a, 'replica-1')).toBe(before + 1);
+}, 60_000);

@@ -14,7 +14,7 @@ export interface RunningCluster extends Pick<RunningService, 'url' | 'seeded' | 
 const STEADY_MS = 5000;
 
 /**
- * `WEB_CONCURRENCY=N` (docs/decisions.md#7-beyond-one-machine): this process, the primary, owns
+ * `WEB_CONCURRENCY=N` (docs/decisions.md#instances): this process, the primary, owns
  * the start (embedded PostgreSQL or `DATABASE_URL`, migrations, demo store, first token) and then
  * forks N workers that run the service on one shared port; node:cluster's primary accepts the
  * connections and hands them out round-robin. The primary serves no request itself: it replaces a

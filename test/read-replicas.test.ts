@@ -1,4 +1,4 @@
-// DATABASE_READ_URL (docs/decisions.md#7-beyond-one-machine): reads go to a real streaming
+// DATABASE_READ_URL (docs/decisions.md#read-replicas): reads go to a real streaming
 // replica, a client reads its own writes on any instance, and a replica that goes away mid-load
 // costs no client an error. The replica applies WAL 1.5 s late (recovery_min_apply_delay), so a
 // read that reaches it shows the store as it was 1.5 s ago: that is how these tests tell where a

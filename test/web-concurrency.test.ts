@@ -1,4 +1,4 @@
-// WEB_CONCURRENCY=N (docs/decisions.md#7-beyond-one-machine): N worker processes serve one port,
+// WEB_CONCURRENCY=N (docs/decisions.md#instances): N worker processes serve one port,
 // a worker that dies is replaced, /metrics sums every worker, and SIGTERM stops them all.
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';

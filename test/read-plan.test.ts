@@ -2,7 +2,10 @@
 // no table and no column of its own, so a relation lives in one place, the entity.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { FieldResolver, Resolver, Root } from 'type-graphql';
 import ts from 'typescript';
+import { Reads } from '../src/reads/field-reads.js';
+import { checkDeclaredReads } from '../src/reads/read-plan.js';
 import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService;
@@ -70,4 +73,20 @@ it('src types rows as what they are: no double cast (`as unknown as`) anywhere',
   }
   expect(files.length).toBeGreaterThan(50);
   expect(casts).toEqual([]);
+});
+
+it('refuses to start with a field resolver that @Reads a property its entity lacks', () => {
+  expect(() => checkDeclaredReads(service.orm.getMetadata())).not.toThrow();
+  // Declared here, after the service started, on the entity class the service's ORM discovered.
+  const order = service.orm.getMetadata().getByClassName('Order').class;
+  @Resolver(() => order)
+  class MisspeltReads {
+    @Reads('ipFial')
+    @FieldResolver(() => Boolean)
+    misspelt(@Root() order: { ipFail: boolean }): boolean {
+      return order.ipFail;
+    }
+  }
+  expect(MisspeltReads).toBeDefined();
+  expect(() => checkDeclaredReads(service.orm.getMetadata())).toThrow("@Reads('ipFial'): Order has no ipFial");
 });

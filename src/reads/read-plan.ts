@@ -237,3 +237,25 @@ export function planFor(metadata: MetadataStorage, type: string, tree: Selection
     registry = undefined;
   }
 }
+
+/**
+ * Plans every field resolver's field once, at start: a `@Reads` path naming a property its entity
+ * does not have (a rename, a typo) stops the service there instead of failing the first request
+ * that selects the field.
+ */
+export function checkDeclaredReads(metadata: MetadataStorage): void {
+  registry = metadata;
+  try {
+    const storage = getMetadataStorage();
+    for (const resolver of storage.fieldResolvers) {
+      // The schema build links a field resolver to its type; before it, its class's @Resolver says.
+      const type = resolver.getObjectType?.() ?? storage.resolverClasses.find((c) => c.target === resolver.target)?.getObjectType?.();
+      const meta = typeof type === 'function' ? metadata.find(type) : undefined;
+      if (!meta || meta.embeddable) continue;
+      const plan = emptyPlan(meta);
+      for (const path of declaredOn(resolver.target, resolver.methodName).reads ?? []) addPath(plan, path);
+    }
+  } finally {
+    registry = undefined;
+  }
+}

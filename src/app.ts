@@ -25,6 +25,7 @@ import { checkRouteScopes, deriveRestApi } from './rest/rest-api.js';
 import { restRouter } from './rest/router.js';
 import { routes } from './rest/routes.js';
 import { buildStoreSchema } from './graphql/build-schema.js';
+import { checkDeclaredReads } from './reads/read-plan.js';
 
 export interface AppOptions {
   orm: MikroORM;
@@ -69,6 +70,7 @@ const EXPOSED_HEADERS = [
  */
 export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogger = logger, rateLimit, allowedHosts = [], bodyTimeoutMs = DEFAULT_TIMEOUTS.bodyMs, idempotencyLeaseMs = 10_000, admission: admissionGiven, replicas }: AppOptions) {
   const schema = await buildStoreSchema();
+  checkDeclaredReads(orm.getMetadata());
   const rest = deriveRestApi(schema, routes);
   checkRouteScopes(schema, routes);
   const gateway = createGateway(schema, orm, RateLimiter.create(orm, rateLimit), replicas);

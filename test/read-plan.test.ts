@@ -2,7 +2,10 @@
 // no table and no column of its own, so a relation lives in one place, the entity.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { FieldResolver, Resolver, Root } from 'type-graphql';
 import ts from 'typescript';
+import { Reads } from '../src/reads/field-reads.js';
+import { checkDeclaredReads } from '../src/reads/read-plan.js';
 import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService;
@@ -47,15 +50,27 @@ it('src/reads holds no table or column name as a string literal', async () => {
   expect(offending).toEqual([]);
 });
 
-it('reads a list relation of an entity through its @Field alone, in its orderBy (Order.lineItems, Product.images)', async () => {
-  const [order] = await service.sql<{ id: number }>('select order_id as id from line_item group by order_id having count(*) > 1 order by order_id limit 1');
-  const lines = await service.sql<{ id: number; title: string }>('select id, title from line_item where order_id = ? order by id', [order.id]);
-  const res = await service.graphql('query ($id: Int!) { order(id: $id) { lineItems { id title } } }', { id: order.id });
+it('reads an entity list relation through its @Field alone, in its orderBy (Order.lineItems, Product.images)', async () => {
+  const [order] = await service.sql<{ id: number }>(
+    'select order_id as id from line_item group by order_id having count(*) > 1 order by order_id limit 1',
+  );
+  const lines = await service.sql<{ id: number; title: string }>(
+    'select id, title from line_item where order_id = ? order by id',
+    [order.id],
+  );
+  const res = await service.graphql('query ($id: Int!) { order(id: $id) { lineItems { id title } } }', {
+    id: order.id,
+  });
   expect(res.body.errors).toBeUndefined();
   expect(res.body.data.order.lineItems).toEqual(lines);
 
-  const [product] = await service.sql<{ id: number }>('select product_id as id from product_image group by product_id having count(*) > 1 order by product_id limit 1');
-  const images = await service.sql<{ id: number }>('select image_id as id from product_image where product_id = ? order by position, id', [product.id]);
+  const [product] = await service.sql<{ id: number }>(
+    'select product_id as id from product_image group by product_id having count(*) > 1 order by product_id limit 1',
+  );
+  const images = await service.sql<{ id: number }>(
+    'select image_id as id from product_image where product_id = ? order by position, id',
+    [product.id],
+  );
   const shown = await service.graphql('query ($id: Int!) { product(id: $id) { images { id } } }', { id: product.id });
   expect(shown.body.errors).toBeUndefined();
   expect(shown.body.data.product.images).toEqual(images);
@@ -70,4 +85,20 @@ it('src types rows as what they are: no double cast (`as unknown as`) anywhere',
   }
   expect(files.length).toBeGreaterThan(50);
   expect(casts).toEqual([]);
+});
+
+it('refuses to start with a field resolver that @Reads a property its entity lacks', () => {
+  expect(() => checkDeclaredReads(service.orm.getMetadata())).not.toThrow();
+  // Declared here, after the service started, on the entity class the service's ORM discovered.
+  const order = service.orm.getMetadata().getByClassName('Order').class;
+  @Resolver(() => order)
+  class MisspeltReads {
+    @Reads('ipFial')
+    @FieldResolver(() => Boolean)
+    misspelt(@Root() order: { ipFail: boolean }): boolean {
+      return order.ipFail;
+    }
+  }
+  expect(MisspeltReads).toBeDefined();
+  expect(() => checkDeclaredReads(service.orm.getMetadata())).toThrow("@Reads('ipFial'): Order has no ipFial");
 });

@@ -53,7 +53,9 @@ it(`answers ${SEARCHES} distinct customer searches with a bounded set of stateme
 
 it('sends the same text for pages of one search whatever the term, and a new one per page size', async () => {
   const sizes = await textsDuring(async () => {
-    for (const term of ['ab', 'cd', 'ef']) expect((await service.send('POST', '/api/v1/customers/search?size=5', { email: term })).status).toBe(200);
+    for (const term of ['ab', 'cd', 'ef']) {
+      expect((await service.send('POST', '/api/v1/customers/search?size=5', { email: term })).status).toBe(200);
+    }
   });
   const page = [...sizes].filter((text) => text.includes('limit 5 offset 0'));
   expect(page).toHaveLength(1);

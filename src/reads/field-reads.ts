@@ -18,7 +18,12 @@ export type ReadPath = string;
  * aliases; the SQL is fixed text, nothing a client sends reaches it.
  */
 export type ComputedRelation =
-  | { kind: 'many'; entity: () => Function; where: (child: string, parent: string) => string; orderBy: (child: string) => string }
+  | {
+      kind: 'many';
+      entity: () => Function;
+      where: (child: string, parent: string) => string;
+      orderBy: (child: string) => string;
+    }
   | { kind: 'one'; entity: () => Function; where: (child: string, parent: string) => string }
   | { kind: 'json'; sql: (parent: string) => string };
 

@@ -32,10 +32,14 @@ const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 const column = (alias: string, prop: EntityProperty) => `${alias}.${quote(prop.fieldNames[0])}`;
 const primaryOf = (meta: EntityMetadata) => meta.getPrimaryProps()[0];
 /** The primary key of `meta`: its property name, and its column on `alias`. */
-export const primaryKey = (meta: EntityMetadata, alias: string) => ({ property: primaryOf(meta).name, column: column(alias, primaryOf(meta)) });
+export const primaryKey = (meta: EntityMetadata, alias: string) => ({
+  property: primaryOf(meta).name,
+  column: column(alias, primaryOf(meta)),
+});
 export const tableOf = (meta: EntityMetadata) => quote(meta.tableName);
 /** The column of an entity property on `alias`. */
-export const columnOf = (meta: EntityMetadata, property: string, alias: string) => column(alias, meta.properties[property as never]);
+export const columnOf = (meta: EntityMetadata, property: string, alias: string) =>
+  column(alias, meta.properties[property as never]);
 
 interface TypeFields {
   /** GraphQL field → the entity property a `@Field` of the entity reads, and the field's type. */
@@ -56,10 +60,13 @@ function fieldsOf(meta: EntityMetadata): TypeFields {
     if (resolver.getObjectType?.() !== meta.class) continue;
     const declared = declaredOn(resolver.target, resolver.methodName);
     fields.resolvers.set(resolver.schemaName, { reads: declared.reads ?? null, type: resolver.getType?.() });
-    for (const { name, relation } of declared.computed ?? []) fields.computed.set(name ?? resolver.schemaName, relation);
+    for (const { name, relation } of declared.computed ?? []) {
+      fields.computed.set(name ?? resolver.schemaName, relation);
+    }
   }
   for (const field of storage.fields) {
-    if (field.target !== meta.class || fields.resolvers.has(field.schemaName) || !meta.properties[field.name as never]) continue;
+    if (field.target !== meta.class || fields.resolvers.has(field.schemaName)) continue;
+    if (!meta.properties[field.name as never]) continue;
     fields.properties.set(field.schemaName, { property: field.name, type: field.getType() });
   }
   fieldsByClass.set(meta.class, fields);
@@ -68,10 +75,15 @@ function fieldsOf(meta: EntityMetadata): TypeFields {
 
 /** Whether a resolver's field is a list or value computed under its own name (read as a property). */
 export function isComputedRowProperty(resolverClass: Function, method: string, field: string): boolean {
-  return (declaredOn(resolverClass, method).computed ?? []).some((c) => (c.name ?? field) === field && c.relation.kind !== 'one');
+  const computed = declaredOn(resolverClass, method).computed ?? [];
+  return computed.some((c) => (c.name ?? field) === field && c.relation.kind !== 'one');
 }
 
-const emptyPlan = (meta: EntityMetadata): Plan => ({ meta, columns: new Set([primaryOf(meta).name]), relations: new Map() });
+const emptyPlan = (meta: EntityMetadata): Plan => ({
+  meta,
+  columns: new Set([primaryOf(meta).name]),
+  relations: new Map(),
+});
 
 function merge(into: Plan, from: Plan) {
   if (into.columns && from.columns) for (const property of from.columns) into.columns.add(property);
@@ -85,14 +97,18 @@ function addRelationPlan(plan: Plan, name: string, relation: RelationPlan) {
   else if (known.kind !== 'json' && relation.kind !== 'json') merge(known.plan, relation.plan);
 }
 
-const isRelation = (prop: EntityProperty | undefined) => prop !== undefined && prop.kind !== 'scalar' && prop.kind !== 'embedded';
+const isRelation = (prop: EntityProperty | undefined) =>
+  prop !== undefined && prop.kind !== 'scalar' && prop.kind !== 'embedded';
 
 /** `orderBy` of a relation's metadata as SQL on `alias` (the relation's own order, then the key). */
 function orderSql(meta: EntityMetadata, orderBy: EntityProperty['orderBy'], alias: string): string {
   const terms = (Array.isArray(orderBy) ? orderBy : orderBy ? [orderBy] : []).flatMap((term) => Object.entries(term));
   const primary = primaryOf(meta);
   if (!terms.some(([property]) => property === primary.name)) terms.push([primary.name, 'asc']);
-  return terms.map(([property, direction]) => `${column(alias, meta.properties[property as never])} ${String(direction).toLowerCase()}`).join(', ');
+  return terms
+    .map(([property, order]) => [column(alias, meta.properties[property as never]), String(order).toLowerCase()])
+    .map(([sql, direction]) => `${sql} ${direction}`)
+    .join(', ');
 }
 
 /**
@@ -100,20 +116,30 @@ function orderSql(meta: EntityMetadata, orderBy: EntityProperty['orderBy'], alia
  * entity than the relation's (`Product.images`: links to `Image`, `[Image]`) goes through the
  * link's reference to that entity, in the links' order.
  */
-function entityRelation(meta: EntityMetadata, prop: EntityProperty, tree: SelectionTree | null, shown: unknown): RelationPlan {
-  const parentKey = column('%p', primaryOf(meta));
-  const at = (sql: string, child: string, parent: string) => sql.replaceAll('%p.', `${parent}.`).replaceAll('%c.', `${child}.`);
+function entityRelation(
+  meta: EntityMetadata,
+  prop: EntityProperty,
+  tree: SelectionTree | null,
+  shown: unknown,
+): RelationPlan {
   const target = prop.targetMeta!;
+  const parentKey = (parent: string) => column(parent, primaryOf(meta));
+  const targetKey = (child: string) => column(child, primaryOf(target));
   switch (prop.kind) {
     case 'm:1':
     case '1:1': {
-      const where = prop.owner || prop.kind === 'm:1'
-        ? `${column('%c', primaryOf(target))} = ${column('%p', prop)}`
-        : `${column('%c', target.properties[prop.mappedBy as never])} = ${parentKey}`;
-      return { kind: 'one', plan: rowsPlan(target, tree), from: (c, p) => `${tableOf(target)} ${c} where ${at(where, c, p)}` };
+      // The owner holds the reference; the inverse side of a 1:1 is found by the owner's column.
+      const back = prop.kind === '1:1' && !prop.owner ? target.properties[prop.mappedBy as never] : undefined;
+      const where = (c: string, p: string) =>
+        back ? `${column(c, back)} = ${parentKey(p)}` : `${targetKey(c)} = ${column(p, prop)}`;
+      return {
+        kind: 'one',
+        plan: rowsPlan(target, tree),
+        from: (c, p) => `${tableOf(target)} ${c} where ${where(c, p)}`,
+      };
     }
     case '1:m': {
-      const back = column('%l', target.properties[prop.mappedBy as never]);
+      const back = target.properties[prop.mappedBy as never];
       const through = shown && shown !== target.class
         ? target.props.find((p) => p.kind === 'm:1' && p.targetMeta?.class === shown)
         : undefined;
@@ -121,28 +147,34 @@ function entityRelation(meta: EntityMetadata, prop: EntityProperty, tree: Select
         return {
           kind: 'many',
           plan: rowsPlan(target, tree),
-          from: (c, p) => `${tableOf(target)} ${c} where ${at(back.replace('%l.', '%c.'), c, p)} = ${at(parentKey, c, p)}`,
+          from: (c, p) => `${tableOf(target)} ${c} where ${column(c, back)} = ${parentKey(p)}`,
           orderBy: (c) => orderSql(target, prop.orderBy, c),
         };
       }
       const shownMeta = through.targetMeta!;
+      const shownKey = (child: string) => column(child, primaryOf(shownMeta));
       return {
         kind: 'many',
         plan: rowsPlan(shownMeta, tree),
-        from: (c, p) => `${tableOf(target)} ${c}_l join ${tableOf(shownMeta)} ${c} on ${column(c, primaryOf(shownMeta))} = ${column(`${c}_l`, through)}`
-          + ` where ${back.replace('%l.', `${c}_l.`)} = ${at(parentKey, c, p)}`,
+        from: (c, p) =>
+          `${tableOf(target)} ${c}_l join ${tableOf(shownMeta)} ${c} on ${shownKey(c)} = ${column(`${c}_l`, through)}`
+          + ` where ${column(`${c}_l`, back)} = ${parentKey(p)}`,
         orderBy: (c) => orderSql(target, prop.orderBy, `${c}_l`),
       };
     }
     case 'm:n': {
       // The pivot table's columns, seen from this side (the owner's, swapped on the inverse side).
       const owner = prop.owner ? prop : target.properties[prop.mappedBy as never];
-      const [mine, theirs] = prop.owner ? [owner.joinColumns, owner.inverseJoinColumns] : [owner.inverseJoinColumns, owner.joinColumns];
+      const [mine, theirs] = prop.owner
+        ? [owner.joinColumns, owner.inverseJoinColumns]
+        : [owner.inverseJoinColumns, owner.joinColumns];
+      const pivot = quote(owner.pivotTable);
       return {
         kind: 'many',
         plan: rowsPlan(target, tree),
-        from: (c, p) => `${quote(owner.pivotTable)} ${c}_l join ${tableOf(target)} ${c} on ${column(c, primaryOf(target))} = ${c}_l.${quote(theirs[0])}`
-          + ` where ${c}_l.${quote(mine[0])} = ${at(parentKey, c, p)}`,
+        from: (c, p) =>
+          `${pivot} ${c}_l join ${tableOf(target)} ${c} on ${targetKey(c)} = ${c}_l.${quote(theirs[0])}`
+          + ` where ${c}_l.${quote(mine[0])} = ${parentKey(p)}`,
         orderBy: (c) => orderSql(target, prop.orderBy, c),
       };
     }
@@ -186,7 +218,9 @@ function addPath(plan: Plan, path: ReadPath) {
   const [head, ...rest] = path.split('.');
   const prop = plan.meta.properties[head as never] as EntityProperty | undefined;
   const single = prop?.kind === 'm:1' || prop?.kind === '1:1';
-  if (!fieldsOf(plan.meta).computed.has(head) && !prop) throw new Error(`@Reads('${path}'): ${plan.meta.className} has no ${head}`);
+  if (!fieldsOf(plan.meta).computed.has(head) && !prop) {
+    throw new Error(`@Reads('${path}'): ${plan.meta.className} has no ${head}`);
+  }
   if (prop && (!isRelation(prop) || (single && !rest.length))) {
     plan.columns?.add(head);
     return;
@@ -214,7 +248,9 @@ function planOf(meta: EntityMetadata, tree: SelectionTree): Plan {
       else plan.columns = null;
       const prop = meta.properties[field as never] as EntityProperty | undefined;
       if (fields.computed.has(field)) addRelation(plan, field, below, resolver.type);
-      else if (isRelation(prop) && prop!.targetMeta?.class === resolver.type) addRelation(plan, field, below, resolver.type);
+      else if (isRelation(prop) && prop!.targetMeta?.class === resolver.type) {
+        addRelation(plan, field, below, resolver.type);
+      }
       continue;
     }
     const declared = fields.properties.get(field);
@@ -222,7 +258,8 @@ function planOf(meta: EntityMetadata, tree: SelectionTree): Plan {
       plan.columns = null;
       continue;
     }
-    if (isRelation(meta.properties[declared.property as never])) addRelation(plan, declared.property, below, declared.type);
+    const prop = meta.properties[declared.property as never] as EntityProperty | undefined;
+    if (isRelation(prop)) addRelation(plan, declared.property, below, declared.type);
     else plan.columns?.add(declared.property);
   }
   return plan;
@@ -233,6 +270,29 @@ export function planFor(metadata: MetadataStorage, type: string, tree: Selection
   registry = metadata;
   try {
     return planOf(metadata.getByClassName(type), tree);
+  } finally {
+    registry = undefined;
+  }
+}
+
+/**
+ * Plans every field resolver's field once, at start: a `@Reads` path naming a property its entity
+ * does not have (a rename, a typo) stops the service there instead of failing the first request
+ * that selects the field.
+ */
+export function checkDeclaredReads(metadata: MetadataStorage): void {
+  registry = metadata;
+  try {
+    const storage = getMetadataStorage();
+    for (const resolver of storage.fieldResolvers) {
+      // The schema build links a field resolver to its type; before it, its class's @Resolver says.
+      const type = resolver.getObjectType?.()
+        ?? storage.resolverClasses.find((c) => c.target === resolver.target)?.getObjectType?.();
+      const meta = typeof type === 'function' ? metadata.find(type) : undefined;
+      if (!meta || meta.embeddable) continue;
+      const plan = emptyPlan(meta);
+      for (const path of declaredOn(resolver.target, resolver.methodName).reads ?? []) addPath(plan, path);
+    }
   } finally {
     registry = undefined;
   }

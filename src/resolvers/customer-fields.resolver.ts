@@ -15,7 +15,8 @@ export class CustomerFieldsResolver {
 
   @Computed({
     kind: 'json',
-    sql: (p) => `coalesce((select json_agg(co.id order by co.id) from orders co where co.customer_id = ${p}.id), '[]'::json)`,
+    sql: (p) => `coalesce((select json_agg(co.id order by co.id) from orders co where co.customer_id = ${p}.id),
+      '[]'::json)`,
   })
   @FieldResolver(() => [Int], { description: "Ids of the customer's orders, oldest first" })
   orderIds(@Root() customer: ReadRow<Customer, { orderIds: number[] }>): number[] {

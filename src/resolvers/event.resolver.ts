@@ -63,11 +63,19 @@ export class EventFieldsResolver {
   }
 }
 
-/** `Order.events`: the whole timeline of an order, oldest first, aggregated into the order's statement (events keep the order's id, not a reference: they outlive it). */
+/**
+ * `Order.events`: the whole timeline of an order, oldest first, aggregated into the order's
+ * statement (events keep the order's id, not a reference to it: they outlive the order).
+ */
 @Resolver(() => Order)
 export class OrderEventsFieldResolver {
   @Authorized('read_orders')
-  @Computed({ kind: 'many', entity: () => StoreEvent, where: (e, o) => `${e}.order_id = ${o}.id`, orderBy: (e) => `${e}.id` })
+  @Computed({
+    kind: 'many',
+    entity: () => StoreEvent,
+    where: (e, o) => `${e}.order_id = ${o}.id`,
+    orderBy: (e) => `${e}.id`,
+  })
   @FieldResolver(() => [StoreEvent], { description: 'Every change to this order, oldest first (GET /orders/{id}/events pages them)' })
   events(@Root() order: ReadRow<Order, { events: ReadRow<StoreEvent>[] }>): ReadRow<StoreEvent>[] {
     return order.events;

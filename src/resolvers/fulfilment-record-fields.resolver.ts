@@ -12,7 +12,8 @@ import { RecordItem } from './order-parts.type.js';
 /** A record with its items (fulfilment, shipment and restock items have the same two columns). */
 type WithItems<E> = ReadRow<E, { items: ReadRow<FulfilmentItem>[] }>;
 
-const recordItems = (record: WithItems<object>): RecordItem[] => record.items.map((i) => ({ id: i.lineItem, quantity: i.quantity }));
+const recordItems = (record: WithItems<object>): RecordItem[] =>
+  record.items.map((i) => ({ id: i.lineItem, quantity: i.quantity }));
 
 /** Fulfilment, shipment and restock records as docs/decisions.md#records shapes them; items come with the record. */
 @Resolver(() => Fulfilment)

@@ -22,13 +22,16 @@ export class InventoryResolver {
 
   @Authorized('write_inventory')
   @Mutation(() => InventoryLevel, { description: 'Sets the units of a variant held in a warehouse' })
-  setInventoryLevel(
+  async setInventoryLevel(
     @Arg('warehouseId', () => Int, { description: 'Warehouse id' }) warehouseId: number,
     @Arg('variantId', () => Int, { description: 'Product variant id' }) variantId: number,
     @Arg('quantity', () => Int, { description: 'Units in stock, ≥ 0' }) quantity: number,
     @Ctx() { em }: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
   ) {
-    return inTransaction(em, (tx) => setInventoryLevel(tx, warehouseId, variantId, quantity));
+    // Read back as any read is (its field resolvers take rows, whose references are ids).
+    const level = await inTransaction(em, (tx) => setInventoryLevel(tx, warehouseId, variantId, quantity));
+    return readRecord(em, info, 'InventoryLevel', level.id);
   }
 
   @Authorized('write_shipping')

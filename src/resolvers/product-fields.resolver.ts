@@ -28,7 +28,8 @@ export class ProductFieldsResolver {
   @Computed({
     kind: 'many',
     entity: () => Collection,
-    where: (c, p) => `${c}.type = ${MANUAL} and exists (select 1 from collection_product l where l.collection_id = ${c}.id and l.product_id = ${p}.id)`,
+    where: (c, p) => `${c}.type = ${MANUAL}
+      and exists (select 1 from collection_product l where l.collection_id = ${c}.id and l.product_id = ${p}.id)`,
     orderBy: (c) => `${c}.id`,
   })
   @FieldResolver(() => [Collection], { description: 'Manual collections holding the product (rule-based ones are not listed)' })

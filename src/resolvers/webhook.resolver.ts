@@ -105,11 +105,18 @@ export class WebhookSubscriptionFieldsResolver {
   }
 }
 
+type WithAttempts = ReadRow<WebhookDelivery, { attemptLog: ReadRow<WebhookAttempt>[] }>;
+
 @Resolver(() => WebhookDelivery)
 export class WebhookDeliveryFieldsResolver {
-  @Computed({ kind: 'many', entity: () => WebhookAttempt, where: (a, d) => `${a}.delivery_id = ${d}.id`, orderBy: (a) => `${a}.attempt` })
+  @Computed({
+    kind: 'many',
+    entity: () => WebhookAttempt,
+    where: (a, d) => `${a}.delivery_id = ${d}.id`,
+    orderBy: (a) => `${a}.attempt`,
+  })
   @FieldResolver(() => [WebhookAttempt], { description: 'Every attempt, first to last' })
-  attemptLog(@Root() delivery: ReadRow<WebhookDelivery, { attemptLog: ReadRow<WebhookAttempt>[] }>): ReadRow<WebhookAttempt>[] {
+  attemptLog(@Root() delivery: WithAttempts): ReadRow<WebhookAttempt>[] {
     return delivery.attemptLog;
   }
 }

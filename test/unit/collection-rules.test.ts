@@ -1,4 +1,4 @@
-// A rule-based collection's rules (docs/decisions.md §3 Collections): each condition valid for its
+// A rule-based collection's rules (docs/decisions.md#collections): each condition valid for its
 // field, and a number for price and weight rules.
 import fc from 'fast-check';
 import { checkRules } from '../../src/domain/collection-edit.js';

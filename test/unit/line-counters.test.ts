@@ -1,4 +1,4 @@
-// A line item's counters are exclusive buckets (docs/decisions.md §3): every move keeps
+// A line item's counters are exclusive buckets (docs/decisions.md#line-item-counters): every move keeps
 // quantity = not_fulfilled + fulfilled + shipped + restocked, and none goes negative.
 import fc from 'fast-check';
 import { countersFromRecords, moveUnits, type Bucket, type LineCounters } from '../../src/domain/line-counters.js';

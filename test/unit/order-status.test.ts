@@ -1,4 +1,4 @@
-// Order status from the line counters (docs/decisions.md §3), as a pure rule: no database.
+// Order status from the line counters (docs/decisions.md#order-status), as a pure rule: no database.
 import fc from 'fast-check';
 import type { LineCounters } from '../../src/domain/line-counters.js';
 import { deriveStatus } from '../../src/domain/order-status.js';

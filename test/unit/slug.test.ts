@@ -1,5 +1,5 @@
 // seo_url slugs: derived from a title, ASCII words joined by hyphens, at most 80 characters, and
-// made unique with the first free `-2`, `-3`, … (docs/decisions.md §3).
+// made unique with the first free `-2`, `-3`, … (docs/decisions.md#product-patch).
 import fc from 'fast-check';
 import { firstFreeSlug, SLUG, slugBase, slugify } from '../../src/domain/slug.js';
 

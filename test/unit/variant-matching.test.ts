@@ -1,4 +1,4 @@
-// Product PATCH variants (docs/decisions.md §3 Product PATCH): given variants replace the set, a
+// Product PATCH variants (docs/decisions.md#product-patch): given variants replace the set, a
 // variant keeps its row (its id) while its combination of option values is unchanged, every value
 // belongs to its option, combinations are unique and at most one is the default.
 import fc from 'fast-check';

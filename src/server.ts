@@ -5,6 +5,7 @@ import { ensureFirstToken } from './auth/api-tokens.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { createMailer } from './notifications/mailer.js';
+import { EventRetention } from './db/event-retention.js';
 import { OutboxWorker } from './notifications/outbox-worker.js';
 import { createHttpServer } from './http/timeouts.js';
 import { WebhookWorker } from './webhooks/webhook-worker.js';
@@ -58,6 +59,9 @@ export async function startService(config: Config): Promise<RunningService> {
     // Webhooks share the switch: OUTBOX_WORKER=false leaves all background delivery to `npm run worker`.
     const webhooks = config.OUTBOX_WORKER ? new WebhookWorker(database.orm, { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }) : undefined;
     webhooks?.start();
+    // The purge too: OUTBOX_WORKER=false leaves it to `npm run worker`.
+    const retention = config.OUTBOX_WORKER ? new EventRetention(database.orm, { days: config.EVENT_RETENTION_DAYS }) : undefined;
+    retention?.start();
     const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
     let stopping: Promise<void> | undefined;
     return {
@@ -84,6 +88,7 @@ export async function startService(config: Config): Promise<RunningService> {
           });
           await worker?.stop();
           await webhooks?.stop();
+          await retention?.stop();
           mailer.close();
           await stopApp();
           await database.close();

@@ -87,3 +87,25 @@ export function parseListParams(query: Query, resource: RestResource): ListParam
   }
   return { page, size, sort, ...parseReadParams(query, resource) };
 }
+
+export interface FeedParams extends ReadParams {
+  after: number | null;
+  size: number;
+  /** The `types` filter as given (the operation checks the names); null for none. */
+  types: string[] | null;
+}
+
+/**
+ * A cursor feed's parameters: `after` (an event id, or none for the oldest kept), `size`, `types`
+ * (comma-separated), plus `fields` and `expand`. `page` and `sort` belong to lists: a feed is read
+ * by cursor in commit order, so they are refused rather than ignored.
+ */
+export function parseFeedParams(query: Query, resource: RestResource): FeedParams {
+  for (const name of ['page', 'sort']) {
+    if (query[name] !== undefined) throw Problem.parameter(name, 'a feed is read in commit order by cursor: follow _links.next (after=<event id>)');
+  }
+  const after = integerParam(query, 'after', 0, 0, GRAPHQL_MAX_INT);
+  const size = integerParam(query, 'size', PAGE_SIZE.default, PAGE_SIZE.min, PAGE_SIZE.max);
+  const rawTypes = single(query, 'types');
+  return { after: after || null, size, types: rawTypes === undefined ? null : names(rawTypes), ...parseReadParams(query, resource) };
+}

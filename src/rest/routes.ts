@@ -1,5 +1,7 @@
 import type { FieldMap } from './fields.js';
 import type { RestResource } from './resource.js';
+import { FEED_SCOPES } from '../domain/event-read-scopes.js';
+import { eventResource } from './resources/event.resource.js';
 import { collectionBody, collectionResource } from './resources/collection.resource.js';
 import { customerPatchBody, customerResource } from './resources/customer.resource.js';
 import { fulfilmentRoutes } from './fulfilment-routes.js';
@@ -17,9 +19,9 @@ interface RouteBase {
   operation: string;
   /**
    * Scope checked before the body is read (403); the start-up check holds it equal to the
-   * resolver's @Authorized, which GraphQL enforces (route-checks.ts).
+   * resolver's @Authorized, which GraphQL enforces (route-checks.ts). A list: any one of them admits.
    */
-  scope: string;
+  scope: string | readonly string[];
   summary: string;
   /** Set on routes that are not in the spec but decided (docs/decisions.md#extensions-beyond-the-spec). */
   extension?: true;
@@ -72,7 +74,20 @@ export interface WriteRoute extends RouteBase {
   status: 200 | 201;
 }
 
-export type RouteSpec = ListRoute | SearchRoute | GetRoute | PositionRoute | WriteRoute;
+/**
+ * A cursor feed: `after`, `size`, `types`, `fields` → the events after the cursor in the list
+ * wrapper, `_links.next` carrying the next cursor (docs/decisions.md#live-data).
+ */
+export interface FeedRoute extends RouteBase {
+  kind: 'feed';
+}
+
+export type RouteSpec = ListRoute | SearchRoute | GetRoute | PositionRoute | WriteRoute | FeedRoute;
+
+/** The scopes a route admits (any one of them). */
+export function routeScopes(route: Pick<RouteSpec, 'scope'>): readonly string[] {
+  return typeof route.scope === 'string' ? [route.scope] : route.scope;
+}
 
 /** Every /api/v1 route, as data. The router, the self-check and the API docs are built from it. */
 export const routes: RouteSpec[] = [
@@ -119,6 +134,10 @@ export const routes: RouteSpec[] = [
   { kind: 'search', method: 'POST', path: '/customers/search', resource: customerResource, operation: 'customers', scope: 'read_customers', summary: 'Search customers' },
   { kind: 'get', method: 'GET', path: '/customers/{id}', resource: customerResource, operation: 'customer', scope: 'read_customers', summary: 'Read a customer' },
   ...fulfilmentRoutes,
+  {
+    kind: 'feed', method: 'GET', path: '/events', resource: eventResource, operation: 'events', scope: FEED_SCOPES, extension: true,
+    summary: 'The event feed: every event of the records the token may read, after a cursor, oldest first, in commit order (gap-free)',
+  },
   {
     kind: 'write', method: 'PATCH', path: '/customers/{id}', resource: customerResource, operation: 'updateCustomer', scope: 'write_customers',
     summary: 'Update a customer', body: customerPatchBody, input: 'CustomerPatch', pathArgs: { id: 'id' }, ifMatch: 'expectedVersion', status: 200,

@@ -1663,7 +1663,7 @@ export const EXAMPLES: Examples = {
       "refunded": "0.00",
       "refund_possible": true,
       "order_date": 1762643802,
-      "updated_at": 1795468961,
+      "updated_at": 1795545923,
       "notes": "Gift wrap, please"
     }
   },
@@ -1811,7 +1811,7 @@ export const EXAMPLES: Examples = {
       "refunded": "0.00",
       "refund_possible": true,
       "order_date": 1762643802,
-      "updated_at": 1795468961,
+      "updated_at": 1795545923,
       "notes": "Gift wrap, please"
     }
   },
@@ -1955,7 +1955,7 @@ export const EXAMPLES: Examples = {
       "refunded": "0.00",
       "refund_possible": true,
       "order_date": 1762643802,
-      "updated_at": 1795468961,
+      "updated_at": 1795545923,
       "notes": "Gift wrap, please"
     }
   },
@@ -2092,7 +2092,7 @@ export const EXAMPLES: Examples = {
               "quantity": 1
             }
           ],
-          "created_at": 1795468961,
+          "created_at": 1795545923,
           "updated_at": null
         }
       ],
@@ -2146,7 +2146,7 @@ export const EXAMPLES: Examples = {
       "refunded": "0.00",
       "refund_possible": true,
       "order_date": 1766442460,
-      "updated_at": 1795468961,
+      "updated_at": 1795545923,
       "notes": null
     }
   },
@@ -2296,7 +2296,7 @@ export const EXAMPLES: Examples = {
             }
           ],
           "created_at": 1764472277,
-          "updated_at": 1795468961
+          "updated_at": 1795545923
         }
       ],
       "shipments": [],
@@ -2349,7 +2349,7 @@ export const EXAMPLES: Examples = {
       "refunded": "0.00",
       "refund_possible": true,
       "order_date": 1764471677,
-      "updated_at": 1795468961,
+      "updated_at": 1795545923,
       "notes": null
     }
   },
@@ -2499,7 +2499,7 @@ export const EXAMPLES: Examples = {
             }
           ],
           "created_at": 1762557473,
-          "updated_at": 1795468961
+          "updated_at": 1795545923
         }
       ],
       "shipments": [],
@@ -2552,7 +2552,7 @@ export const EXAMPLES: Examples = {
       "refunded": "0.00",
       "refund_possible": true,
       "order_date": 1762556873,
-      "updated_at": 1795468961,
+      "updated_at": 1795545923,
       "notes": null
     }
   },
@@ -2660,7 +2660,7 @@ export const EXAMPLES: Examples = {
       "refunded": "0.00",
       "refund_possible": true,
       "order_date": 1761849279,
-      "updated_at": 1795468961,
+      "updated_at": 1795545923,
       "notes": null
     }
   },
@@ -2754,7 +2754,7 @@ export const EXAMPLES: Examples = {
             }
           ],
           "notify": false,
-          "created_at": 1795468961,
+          "created_at": 1795545923,
           "updated_at": null
         }
       ],
@@ -2807,7 +2807,7 @@ export const EXAMPLES: Examples = {
       "refunded": "0.00",
       "refund_possible": false,
       "order_date": 1763448833,
-      "updated_at": 1795468961,
+      "updated_at": 1795545923,
       "notes": null
     }
   },
@@ -2902,7 +2902,7 @@ export const EXAMPLES: Examples = {
           ],
           "notify": false,
           "created_at": 1755189110,
-          "updated_at": 1795468961
+          "updated_at": 1795545923
         }
       ],
       "restocks": [],
@@ -2954,7 +2954,7 @@ export const EXAMPLES: Examples = {
       "refunded": "0.00",
       "refund_possible": true,
       "order_date": 1755187310,
-      "updated_at": 1795468961,
+      "updated_at": 1795545923,
       "notes": null
     }
   },
@@ -3087,7 +3087,7 @@ export const EXAMPLES: Examples = {
           ],
           "notify": false,
           "created_at": 1756489827,
-          "updated_at": 1795468961
+          "updated_at": 1795545923
         }
       ],
       "restocks": [],
@@ -3139,7 +3139,7 @@ export const EXAMPLES: Examples = {
       "refunded": "0.00",
       "refund_possible": true,
       "order_date": 1756488027,
-      "updated_at": 1795468961,
+      "updated_at": 1795545923,
       "notes": null
     }
   },
@@ -3328,7 +3328,7 @@ export const EXAMPLES: Examples = {
       "refunded": "0.00",
       "refund_possible": true,
       "order_date": 1762625977,
-      "updated_at": 1795468961,
+      "updated_at": 1795545923,
       "notes": null
     }
   },
@@ -3342,7 +3342,7 @@ export const EXAMPLES: Examples = {
         {
           "id": 10,
           "type": "shipment.updated",
-          "created_at": 1795468961,
+          "created_at": 1795545923,
           "actor": {
             "token_id": 1,
             "name": "openapi examples"
@@ -3362,7 +3362,7 @@ export const EXAMPLES: Examples = {
             "notify": false,
             "order_id": 12,
             "created_at": 1756489827,
-            "updated_at": 1795468961,
+            "updated_at": 1795545923,
             "order_status": 5,
             "tracking_url": "https://www.royalmail.com/track-your-item#/tracking-results/1Z999AA10123456786",
             "fulfilment_id": 10,
@@ -3425,7 +3425,7 @@ export const EXAMPLES: Examples = {
       "price": 146,
       "compare_price": null,
       "created_at": 1751943357,
-      "updated_at": 1795468961
+      "updated_at": 1795545923
     }
   },
   "POST /collections": {
@@ -3457,7 +3457,7 @@ export const EXAMPLES: Examples = {
       ],
       "rules_match_condition": null,
       "rules": [],
-      "created_at": 1795468961,
+      "created_at": 1795545923,
       "updated_at": 0
     }
   },
@@ -3493,7 +3493,7 @@ export const EXAMPLES: Examples = {
         }
       ],
       "created_at": 1736380800,
-      "updated_at": 1795468961
+      "updated_at": 1795545923
     }
   },
   "PATCH /customers/{id}": {
@@ -3520,7 +3520,84 @@ export const EXAMPLES: Examples = {
       "orders": [],
       "tags": [],
       "created_at": 1747126309,
-      "updated_at": 1795468961
+      "updated_at": 1795545924
+    }
+  },
+  "GET /events": {
+    "request": {
+      "path": "/api/v1/events?types=order.*,fulfilment.created&size=2"
+    },
+    "status": 200,
+    "response": {
+      "items": [
+        {
+          "id": 1,
+          "type": "order.notes_changed",
+          "created_at": 1795545923,
+          "actor": {
+            "token_id": 1,
+            "name": "openapi examples"
+          },
+          "data": {
+            "id": 1,
+            "notes": "Gift wrap, please"
+          }
+        },
+        {
+          "id": 2,
+          "type": "order.address_changed",
+          "created_at": 1795545923,
+          "actor": {
+            "token_id": 1,
+            "name": "openapi examples"
+          },
+          "data": {
+            "id": 1,
+            "address": {
+              "phone": "+44 117 496 0000",
+              "billing": {
+                "zip": "74492",
+                "city": "London",
+                "state": "LND",
+                "suite": null,
+                "street": "741 Station Rd",
+                "company": null,
+                "country": "GB",
+                "last_name": "Lovelace",
+                "first_name": "Grace"
+              },
+              "shipping": {
+                "zip": "74492",
+                "city": "London",
+                "state": "LND",
+                "suite": "Flat 3",
+                "street": "12 Harbour Road",
+                "company": null,
+                "country": "GB",
+                "last_name": "Lovelace",
+                "first_name": "Grace"
+              }
+            }
+          }
+        }
+      ],
+      "_links": {
+        "self": {
+          "href": "http://localhost:3000/api/v1/events?types=order.*%2Cfulfilment.created&size=2"
+        },
+        "first": {
+          "href": "http://localhost:3000/api/v1/events?types=order.*%2Cfulfilment.created&size=2"
+        },
+        "next": {
+          "href": "http://localhost:3000/api/v1/events?types=order.*%2Cfulfilment.created&size=2&after=2"
+        }
+      },
+      "_meta": {
+        "totalCount": 4,
+        "perPage": 2,
+        "currentPage": 1,
+        "pageCount": 2
+      }
     }
   }
 };

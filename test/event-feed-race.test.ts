@@ -1,4 +1,4 @@
-// docs/decisions.md#live-data "Gap-free": a reader that follows the feed's cursor while writes
+// docs/decisions.md#event-feed "Gap-free": a reader that follows the feed's cursor while writes
 // commit concurrently on two service processes (and on raw connections that hold their event
 // uncommitted for a while) receives every committed event exactly once and never skips one,
 // although ids (a sequence) are taken in another order than the transactions commit.

@@ -1,4 +1,4 @@
-// docs/decisions.md#live-data "Event feed": GET /api/v1/events and Query.events list every event
+// docs/decisions.md#event-feed "Event feed": GET /api/v1/events and Query.events list every event
 // of the records the token may read after a cursor, oldest first; `types` filters; a cursor past
 // retention is a 410 naming the oldest event kept. The cross-process race is event-feed-race.test.ts.
 import pg from 'pg';

@@ -1,7 +1,7 @@
 import type { EventSubject } from './events.js';
 
 /**
- * Which read scope shows the events of each kind of record (docs/decisions.md#live-data): a token
+ * Which read scope shows the events of each kind of record (docs/decisions.md#event-feed): a token
  * sees in the feed only the events of records it may read. Keyed by the event's `subject`: the
  * events of fulfilments, shipments and restocks belong to their order (subject `order`), so
  * `read_orders` covers them. One table, as data; the feed's SQL filters on it.

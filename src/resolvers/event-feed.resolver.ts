@@ -49,7 +49,7 @@ export class EventFeedArgs {
 }
 
 /**
- * The store's event feed (docs/decisions.md#live-data): every event of the records the token may
+ * The store's event feed (docs/decisions.md#event-feed): every event of the records the token may
  * read, in commit order, gap-free across instances (src/reads/event-feed.ts says how).
  */
 @Resolver(() => EventFeed)

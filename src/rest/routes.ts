@@ -76,7 +76,7 @@ export interface WriteRoute extends RouteBase {
 
 /**
  * A cursor feed: `after`, `size`, `types`, `fields` → the events after the cursor in the list
- * wrapper, `_links.next` carrying the next cursor (docs/decisions.md#live-data).
+ * wrapper, `_links.next` carrying the next cursor (docs/decisions.md#event-feed).
  */
 export interface FeedRoute extends RouteBase {
   kind: 'feed';

@@ -60,7 +60,9 @@ export async function startService(config: Config): Promise<RunningService> {
     const webhooks = config.OUTBOX_WORKER ? new WebhookWorker(database.orm, { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }) : undefined;
     webhooks?.start();
     // The purge too: OUTBOX_WORKER=false leaves it to `npm run worker`.
-    const retention = config.OUTBOX_WORKER ? new EventRetention(database.orm, { days: config.EVENT_RETENTION_DAYS }) : undefined;
+    const retention = config.OUTBOX_WORKER
+      ? new EventRetention(database.orm, { days: config.EVENT_RETENTION_DAYS })
+      : undefined;
     retention?.start();
     const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
     let stopping: Promise<void> | undefined;

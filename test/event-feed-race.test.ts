@@ -20,7 +20,7 @@ let pool: pg.Pool;
 beforeAll(async () => {
   databaseUrl = await createDatabase();
   const env = { RATE_LIMIT_RPS: '0', RATE_LIMIT_BURST: '0', DB_POOL_MAX: '8' };
-  processes = await Promise.all([startServerProcess(databaseUrl, ADMIN, env), startServerProcess(databaseUrl, ADMIN, env)]);
+  processes = await Promise.all([0, 1].map(() => startServerProcess(databaseUrl, ADMIN, env)));
   pool = new pg.Pool({ connectionString: databaseUrl, max: SLOW_WRITERS });
 }, 60_000);
 afterAll(async () => {
@@ -52,7 +52,8 @@ async function slowWriter(writer: number): Promise<void> {
     try {
       await client.query('begin');
       await client.query(
-        `insert into event (type, created_at, subject, subject_id, data) values ('product.updated', now(), 'product', $1, jsonb_build_object('id', $1::int))`,
+        `insert into event (type, created_at, subject, subject_id, data)
+         values ('product.updated', now(), 'product', $1, jsonb_build_object('id', $1::int))`,
         [1 + writer],
       );
       await client.query('select pg_sleep($1)', [((writer * 7 + k * 13) % 40) / 1000]);
@@ -63,7 +64,7 @@ async function slowWriter(writer: number): Promise<void> {
   }
 }
 
-it('a reader following the cursor across two processes gets every committed event once, in one order, none skipped', async () => {
+it('a reader following the cursor across two processes gets every committed event once, none skipped', async () => {
   const started = Date.now();
   const seen: number[] = [];
   let writing = true;
@@ -109,7 +110,8 @@ it('a reader following the cursor across two processes gets every committed even
   const again: number[] = [];
   let next = '/api/v1/events?size=250';
   for (;;) {
-    const body = (await (await fetch(`${processes[1].url}${next}`, { headers: auth })).json()) as { items: { id: number }[]; _links: { next: { href: string } } };
+    const res = await fetch(`${processes[1].url}${next}`, { headers: auth });
+    const body = (await res.json()) as { items: { id: number }[]; _links: { next: { href: string } } };
     if (!body.items.length) break;
     again.push(...body.items.map((e) => e.id));
     const href = new URL(body._links.next.href);

@@ -18,8 +18,13 @@ const rootOf = (route: RouteSpec) => (route.kind === 'write' ? schema.getMutatio
 it('every route of the table declares exactly the scope its GraphQL field asks for', () => {
   expect(routes.length).toBeGreaterThan(30);
   const mismatches = routes
-    .map((route) => ({ route: `${route.method} ${route.path}`, scopes: routeScopes(route), authorized: fieldScopes(schema, rootOf(route), route.operation) }))
-    .filter(({ scopes, authorized }) => authorized?.length !== scopes.length || scopes.some((s) => !authorized.includes(s)));
+    .map((route) => ({
+      route: `${route.method} ${route.path}`,
+      scopes: routeScopes(route),
+      authorized: fieldScopes(schema, rootOf(route), route.operation),
+    }))
+    .filter(({ scopes, authorized }) =>
+      authorized?.length !== scopes.length || scopes.some((s) => !authorized.includes(s)));
   expect(mismatches).toEqual([]);
   expect(() => checkRoutesAgainstSchema(schema, routes)).not.toThrow();
   expect(() => checkRouteScopes(schema, routes)).not.toThrow();
@@ -116,7 +121,9 @@ describe('over HTTP', () => {
         expect({ path, scope, status: allowed.status }).toEqual({ path, scope, status: found ? 200 : 404 });
       }
       const refused = await service.get(path, await service.tokenWith(scopes.filter((o) => !anyOf.includes(o))));
-      expect({ path, status: refused.status, detail: refused.body.detail }).toEqual({ path, status: 403, detail: `This token lacks the scope ${anyOf.join(' or ')}` });
+      const lacks = `This token lacks the scope ${anyOf.join(' or ')}`;
+      const answer = { path, status: refused.status, detail: refused.body.detail };
+      expect(answer).toEqual({ path, status: 403, detail: lacks });
     }
   });
 });

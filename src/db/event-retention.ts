@@ -17,7 +17,12 @@ export interface EventRetentionOptions {
  * without loss; one whose cursor is gone gets a 410 and restarts from the oldest event kept.
  * Several processes may purge at once (each batch deletes what is there; repeats are no-ops).
  */
-export async function purgeExpiredEvents(orm: MikroORM, days: number, batchSize = 5000, at: Date = new Date()): Promise<number> {
+export async function purgeExpiredEvents(
+  orm: MikroORM,
+  days: number,
+  batchSize = 5000,
+  at: Date = new Date(),
+): Promise<number> {
   const cutoff = new Date(at.getTime() - days * 86_400_000);
   let total = 0;
   for (;;) {

@@ -9,7 +9,8 @@ export interface FieldError {
 }
 
 export abstract class DomainError extends Error {
-  abstract readonly code: 'BAD_USER_INPUT' | 'NOT_FOUND' | 'CONFLICT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'PRECONDITION_FAILED' | 'GONE';
+  abstract readonly code:
+    | 'BAD_USER_INPUT' | 'NOT_FOUND' | 'CONFLICT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'PRECONDITION_FAILED' | 'GONE';
 }
 
 export class ValidationError extends DomainError {

@@ -25,10 +25,13 @@ export function eventTypeFilter(patterns: readonly string[] | undefined, field =
     else if (pattern.endsWith('.*') && KINDS.includes(pattern.slice(0, -2))) kinds.push(pattern.slice(0, -2));
     else unknown.push(pattern);
   }
-  if (!patterns.length) throw new ValidationError([{ field, message: 'name at least one event type, or leave the filter out' }]);
+  if (!patterns.length) {
+    throw new ValidationError([{ field, message: 'name at least one event type, or leave the filter out' }]);
+  }
   if (unknown.length) {
     const valid = `${EVENT_TYPES.join(', ')}, or a kind with .* (${KINDS.map((k) => `${k}.*`).join(', ')})`;
-    throw new ValidationError([{ field, message: `unknown event type ${unknown.map((u) => JSON.stringify(u)).join(', ')}; valid: ${valid}` }]);
+    const named = unknown.map((u) => JSON.stringify(u)).join(', ');
+    throw new ValidationError([{ field, message: `unknown event type ${named}; valid: ${valid}` }]);
   }
   return { types, kinds };
 }

@@ -23,7 +23,7 @@ import { below, type SelectionTree } from './selection.js';
  */
 const HORIZON = 'pg_snapshot_xmin(pg_current_snapshot())';
 
-/** The feed's conditions, `?` placeholders bound in this order: cursor xid, cursor id, subjects, unfiltered, types, kinds. */
+/** The feed's conditions; `?` bound in this order: cursor xid, cursor id, subjects, unfiltered, types, kinds. */
 const WHERE = `(r0.xid, r0.id) > (?::xid8, ?::int) and r0.xid < ${HORIZON} and r0.subject = any(?::text[])
   and (?::boolean or r0.type = any(?::text[]) or split_part(r0.type, '.', 1) = any(?::text[]))`;
 
@@ -69,10 +69,14 @@ async function cursorOf(em: EntityManager, after: number | null | undefined): Pr
   );
   if (row.xid !== null) return { xid: row.xid, id: after };
   if (row.newest !== null && after > row.newest) {
-    throw new ValidationError([{ field: 'after', message: `no event has the id ${after} (the newest is ${row.newest})` }]);
+    const message = `no event has the id ${after} (the newest is ${row.newest})`;
+    throw new ValidationError([{ field: 'after', message }]);
   }
   const restart = row.oldest === null ? 'the feed has no event now' : `the oldest event kept is ${row.oldest}`;
-  throw new GoneError(`Event ${after} is no longer kept (events are kept for a retention period): ${restart}; read from the start of the feed (no after) to continue`);
+  throw new GoneError(
+    `Event ${after} is no longer kept (events are kept for a retention period): ${restart}; ` +
+      'read from the start of the feed (no after) to continue',
+  );
 }
 
 /** One page of the feed, as plain rows with what `items` selects, in one statement after the cursor's. */
@@ -85,9 +89,13 @@ export async function readEventFeed(em: EntityManager, selection: SelectionTree,
     `select coalesce(json_agg(p.r order by p.xid, p.id), '[]'::json) as items,
       (array_agg(p.id order by p.xid desc, p.id desc))[1] as last,
       ${counted ? `(select count(*) from event r0 where ${WHERE})` : 'null'} as total
-    from (select ${rowSql(em, 'StoreEvent', below(selection, 'items'))}, r0.xid, r0.id from event r0 where ${WHERE} order by r0.xid, r0.id limit ?) p`,
+    from (
+      select ${rowSql(em, 'StoreEvent', below(selection, 'items'))}, r0.xid, r0.id
+      from event r0 where ${WHERE} order by r0.xid, r0.id limit ?
+    ) p`,
     [...(counted ? where : []), ...where, args.size],
   );
   const after = args.after || null;
-  return { items: row.items, totalCount: row.total === null ? Number.NaN : Number(row.total), size: args.size, after, next: row.last ?? after };
+  const totalCount = row.total === null ? Number.NaN : Number(row.total);
+  return { items: row.items, totalCount, size: args.size, after, next: row.last ?? after };
 }

@@ -29,7 +29,10 @@ const PROBLEMS: Record<number, string> = {
   408: 'The body did not arrive within BODY_TIMEOUT_MS of the headers: the connection is closed',
   412: 'If-Match names an ETag the record no longer has: nothing was changed',
   409: 'The request conflicts with the current state (e.g. more than is left to fulfil)',
-  410: 'The cursor names an event no longer kept (older than EVENT_RETENTION_DAYS): the detail names the oldest event kept; read from the start (no `after`)',
+  410:
+    'The cursor names an event no longer kept (older than EVENT_RETENTION_DAYS): ' +
+    'the detail names the oldest event kept; ' +
+    'read from the start (no `after`)',
   413: 'The body is larger than 1 MiB',
   414: `The query string is longer than ${MAX_QUERY} characters`,
   415: 'The body is not application/json',
@@ -77,13 +80,26 @@ function queryParameters(route: RouteSpec): JsonSchema[] {
   }
   if (route.kind === 'feed') {
     params.push(
-      { name: 'after', in: 'query', schema: { type: 'integer', minimum: 0, maximum: GRAPHQL_MAX_INT }, description: 'id of the last event already read (`_links.next` carries it); omit to read from the oldest event kept' },
-      { name: 'size', in: 'query', schema: { type: 'integer', minimum: PAGE_SIZE.min, maximum: PAGE_SIZE.max, default: PAGE_SIZE.default }, description: 'events per page' },
+      {
+        name: 'after',
+        in: 'query',
+        schema: { type: 'integer', minimum: 0, maximum: GRAPHQL_MAX_INT },
+        description: 'id of the last event read (`_links.next` carries it); omit it to start at the oldest kept',
+      },
+      {
+        name: 'size',
+        in: 'query',
+        schema: { type: 'integer', minimum: PAGE_SIZE.min, maximum: PAGE_SIZE.max, default: PAGE_SIZE.default },
+        description: 'events per page',
+      },
       {
         name: 'types',
         in: 'query',
         schema: { type: 'string' },
-        description: `comma-separated event types, or a kind followed by \`.*\` for all of its types (\`fulfilment.created,order.*\`). Types: ${EVENT_TYPES.join(', ')}`,
+        description:
+          'comma-separated event types, or a kind followed by `.*` for all of its types ' +
+          '(`fulfilment.created,order.*`). ' +
+          `Types: ${EVENT_TYPES.join(', ')}`,
       },
     );
   }
@@ -172,7 +188,10 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
       break;
     case 'feed':
       responses['200'] = {
-        description: 'the events after the cursor, oldest first, in the list wrapper; `_links.next` continues after the last one (or repeats the cursor when none is there yet)',
+        description:
+          'the events after the cursor, oldest first, in the list wrapper; ' +
+          '`_links.next` continues after the last one ' +
+          '(or repeats the cursor when none is there yet)',
         headers: PAGINATION_HEADERS,
         content: { 'application/json': { schema: ref(`${resource.name}Feed`) } },
       };
@@ -206,7 +225,9 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
   return {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/\{(\w+)\}/g, 'By_$1').replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
     summary: route.summary,
-    description: `Requires the scope ${routeScopes(route).map((scope) => `\`${scope}\``).join(' or ')}.${route.extension ? ' Not in the original specification (an extension).' : ''}`,
+    description:
+      `Requires the scope ${routeScopes(route).map((scope) => `\`${scope}\``).join(' or ')}.` +
+      `${route.extension ? ' Not in the original specification (an extension).' : ''}`,
     tags: [resource.name],
     // A bearer scheme has no scopes in OpenAPI (only OAuth2 flows do): the one scope the operation
     // needs is in x-scopes and the description; the document-wide security requirement applies.
@@ -334,7 +355,9 @@ export function openApiDocument(api: RestApi, serverUrl = ''): JsonSchema {
     const list = schemas[`${route.resource.name}List`] as { properties: Record<string, JsonSchema> };
     schemas[`${route.resource.name}Feed`] = {
       ...list,
-      description: 'A page of a cursor feed: the list wrapper without `last` and `prev`; `_meta` counts what follows the cursor now',
+      description:
+        'A page of a cursor feed: the list wrapper without `last` and `prev`; ' +
+        '`_meta` counts what follows the cursor now',
       properties: {
         ...list.properties,
         _links: {

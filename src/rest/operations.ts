@@ -83,6 +83,8 @@ export function positionDocument(resource: RestResource, queryField: string): st
 export function feedDocument(resource: RestResource, queryField: string, params: ReadParams): string {
   const { map, keys } = shapeOf(resource, params);
   return `query RestFeed($after: Int, $size: Int!, $types: [String!]) {
-  result: ${queryField}(after: $after, size: $size, types: $types) { totalCount next items { ${selectionOf(map, keys)} } }
+  result: ${queryField}(after: $after, size: $size, types: $types) {
+    totalCount next items { ${selectionOf(map, keys)} }
+  }
 }`;
 }

@@ -102,10 +102,13 @@ export interface FeedParams extends ReadParams {
  */
 export function parseFeedParams(query: Query, resource: RestResource): FeedParams {
   for (const name of ['page', 'sort']) {
-    if (query[name] !== undefined) throw Problem.parameter(name, 'a feed is read in commit order by cursor: follow _links.next (after=<event id>)');
+    if (query[name] !== undefined) {
+      throw Problem.parameter(name, 'a feed is read in commit order by cursor: follow _links.next (after=<event id>)');
+    }
   }
   const after = integerParam(query, 'after', 0, 0, GRAPHQL_MAX_INT);
   const size = integerParam(query, 'size', PAGE_SIZE.default, PAGE_SIZE.min, PAGE_SIZE.max);
   const rawTypes = single(query, 'types');
-  return { after: after || null, size, types: rawTypes === undefined ? null : names(rawTypes), ...parseReadParams(query, resource) };
+  const types = rawTypes === undefined ? null : names(rawTypes);
+  return { after: after || null, size, types, ...parseReadParams(query, resource) };
 }

@@ -87,7 +87,8 @@ function recordType(schema: GraphQLSchema, route: RouteSpec): GraphQLObjectType 
   if (route.kind === 'position') return undefined;
   const root = route.kind === 'write' ? schema.getMutationType() : schema.getQueryType();
   let type = getNamedType(root?.getFields()[route.operation]?.type);
-  if (isObjectType(type) && (route.kind === 'list' || route.kind === 'search' || route.kind === 'feed')) type = getNamedType(type.getFields().items?.type);
+  const listed = route.kind === 'list' || route.kind === 'search' || route.kind === 'feed';
+  if (isObjectType(type) && listed) type = getNamedType(type.getFields().items?.type);
   if (!isObjectType(type)) throw new Error(`${where(route)}: ${route.operation} does not answer ${route.resource.name} records`);
   return type;
 }

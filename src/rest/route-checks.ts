@@ -24,7 +24,8 @@ export function checkRouteScope(schema: GraphQLSchema, route: RouteSpec, documen
   const problems: string[] = [];
   const wanted = routeScopes(route);
   const named = wanted.join(' or ');
-  const same = (scopes: readonly string[] | undefined) => scopes?.length === wanted.length && wanted.every((s) => scopes.includes(s));
+  const same = (scopes: readonly string[] | undefined) =>
+    scopes?.length === wanted.length && wanted.every((s) => scopes.includes(s));
   visit(
     document,
     visitWithTypeInfo(typeInfo, {
@@ -36,7 +37,9 @@ export function checkRouteScope(schema: GraphQLSchema, route: RouteSpec, documen
         if (roots.has(parent as never)) {
           if (!same(scopes)) problems.push(`the table says scope ${named}, but ${field} has ${shown(scopes)}`);
         } else if (scopes && !wanted.every((s) => scopes.includes(s))) {
-          problems.push(`it selects ${field}, which has ${shown(scopes)}: a token holding only ${named} would be refused`);
+          problems.push(
+            `it selects ${field}, which has ${shown(scopes)}: a token holding only ${named} would be refused`,
+          );
         }
       },
     }),

@@ -10,11 +10,17 @@ import { etagOf, expectedVersionOf, matches } from './etags.js';
 import { idempotent, type CommitAnswer } from './idempotency.js';
 import { toFilter } from './filters.js';
 import { feedPage, listPage } from './list-wrapper.js';
-import { feedDocument, getDocument, listDocument, listVariables, mutationDocument, positionDocument, reshapeRecord, reshapeRecords } from './operations.js';
+import {
+  feedDocument, getDocument, listDocument, listVariables, mutationDocument, positionDocument, reshapeRecord,
+  reshapeRecords,
+} from './operations.js';
 import { Problem } from './problem.js';
 import { parseFeedParams, parseListParams, parseReadParams } from './query-params.js';
 import type { RestApi } from './rest-api.js';
-import { routeScopes, type FeedRoute, type GetRoute, type ListRoute, type PositionRoute, type RouteSpec, type SearchRoute, type WriteRoute } from './routes.js';
+import {
+  routeScopes, type FeedRoute, type GetRoute, type ListRoute, type PositionRoute, type RouteSpec, type SearchRoute,
+  type WriteRoute,
+} from './routes.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -68,7 +74,9 @@ function requestBody(ctx: Context, filter = false): unknown {
  */
 function requireScope(session: Session, route: RouteSpec): void {
   const scopes = routeScopes(route);
-  if (scopes.length && !scopes.some((scope) => session.scopes.has(scope))) throw new Problem(403, `This token lacks the scope ${scopes.join(' or ')}`);
+  if (scopes.length && !scopes.some((scope) => session.scopes.has(scope))) {
+    throw new Problem(403, `This token lacks the scope ${scopes.join(' or ')}`);
+  }
 }
 
 /** A longer query string is a 414, refused before the token is even looked up (links echo the list's parameters). */
@@ -129,7 +137,10 @@ async function handleFeed(ctx: Context, route: FeedRoute, options: RestOptions) 
   const session = await sessionOf(ctx, options);
   requireScope(session, route);
   const params = parseFeedParams(ctx.query, route.resource);
-  const result = await session.run({ document: feedDocument(route.resource, route.operation, params), variables: { after: params.after, size: params.size, types: params.types } });
+  const result = await session.run({
+    document: feedDocument(route.resource, route.operation, params),
+    variables: { after: params.after, size: params.size, types: params.types },
+  });
   if (result.errors?.length) {
     const problem = Problem.fromGraphQL(result.errors);
     if (problem.status !== 422) throw problem;
@@ -138,7 +149,8 @@ async function handleFeed(ctx: Context, route: FeedRoute, options: RestOptions) 
   }
   const data = dataOf(result);
   const items = reshapeRecords(route.resource, params, data.items as Record<string, unknown>[]);
-  const facts = { after: params.after, next: data.next as number | null, size: params.size, totalCount: data.totalCount as number };
+  const next = data.next as number | null;
+  const facts = { after: params.after, next, size: params.size, totalCount: data.totalCount };
   const page = feedPage(items, facts, baseUrl(ctx, options), ctx.querystring);
   ctx.set(page.headers);
   ctx.body = page.body;

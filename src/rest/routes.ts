@@ -135,8 +135,9 @@ export const routes: RouteSpec[] = [
   { kind: 'get', method: 'GET', path: '/customers/{id}', resource: customerResource, operation: 'customer', scope: 'read_customers', summary: 'Read a customer' },
   ...fulfilmentRoutes,
   {
-    kind: 'feed', method: 'GET', path: '/events', resource: eventResource, operation: 'events', scope: FEED_SCOPES, extension: true,
-    summary: 'The event feed: every event of the records the token may read, after a cursor, oldest first, in commit order (gap-free)',
+    kind: 'feed', method: 'GET', path: '/events', resource: eventResource, operation: 'events', scope: FEED_SCOPES,
+    extension: true,
+    summary: 'The event feed: events of the records the token may read, after a cursor, oldest first, in commit order',
   },
   {
     kind: 'write', method: 'PATCH', path: '/customers/{id}', resource: customerResource, operation: 'updateCustomer', scope: 'write_customers',

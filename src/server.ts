@@ -8,6 +8,7 @@ import { createMailer } from './notifications/mailer.js';
 import { EventRetention } from './db/event-retention.js';
 import { OutboxWorker } from './notifications/outbox-worker.js';
 import { createHttpServer } from './http/timeouts.js';
+import { startSubscriptionServer } from './graphql/subscription-server.js';
 import { WebhookWorker } from './webhooks/webhook-worker.js';
 import { seedIfEmpty } from './seed/seed-store.js';
 import { DEMO_STORE } from './seed/store-generator.js';
@@ -32,7 +33,7 @@ export async function startService(config: Config): Promise<RunningService> {
   try {
     const seeded = config.SEED_DEMO ? await seedIfEmpty(database.orm, { ...DEMO_STORE, seed: config.SEED }) : false;
     const firstToken = await ensureFirstToken(database.orm.em.fork(), config.ADMIN_TOKEN);
-    const { app, stop: stopApp } = await createApp({
+    const { app, schema, stop: stopApp } = await createApp({
       orm: database.orm,
       publicUrl: config.PUBLIC_URL,
       corsOrigins: config.CORS_ORIGINS?.split(',').map((o) => o.trim()).filter(Boolean),
@@ -53,6 +54,8 @@ export async function startService(config: Config): Promise<RunningService> {
       server.listen(config.PORT, config.HOST, () => resolve());
     });
     const { port } = server.address() as AddressInfo;
+    // GraphQL subscriptions share the port: WebSocket upgrades of /graphql.
+    const subscriptions = await startSubscriptionServer(server, schema, database.orm);
     const mailer = createMailer(config.SMTP_URL, config.MAIL_FROM);
     const worker = config.OUTBOX_WORKER ? new OutboxWorker(database.orm, mailer) : undefined;
     worker?.start();
@@ -74,6 +77,8 @@ export async function startService(config: Config): Promise<RunningService> {
       seeded,
       stop() {
         stopping ??= (async () => {
+          // Live subscriptions end first (close 1001), so no socket holds the drain below.
+          await subscriptions.close();
           // Stop accepting, let in-flight requests finish (idle keep-alive sockets close now), and
           // cut whatever is still open after the grace period so shutdown is bounded.
           await new Promise<void>((resolve) => {

@@ -20,6 +20,13 @@ async function discoverResolvers(): Promise<[Function, ...Function[]]> {
   return resolvers as [Function, ...Function[]];
 }
 
+const NO_PUBSUB = {
+  publish: () => undefined,
+  subscribe: (): never => {
+    throw new Error('no subscription reads the in-process PubSub');
+  },
+};
+
 /**
  * The one schema: served at /graphql and executed in-process by the REST layer.
  *
@@ -34,6 +41,9 @@ export async function buildStoreSchema(): Promise<GraphQLSchema> {
     resolvers,
     authChecker,
     validateFn: validateArgument,
+    // type-graphql asks for a PubSub as soon as a subscription exists, even when it brings its own
+    // source: `Subscription.events` streams the event feed (woken by LISTEN/NOTIFY), never this.
+    pubSub: NO_PUBSUB,
   });
   const storage = getMetadataStorage();
   // The metadata storage is process-wide: a process that loaded the resolvers more than once (Jest

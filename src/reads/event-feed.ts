@@ -99,3 +99,14 @@ export async function readEventFeed(em: EntityManager, selection: SelectionTree,
   const totalCount = row.total === null ? Number.NaN : Number(row.total);
   return { items: row.items, totalCount, size: args.size, after, next: row.last ?? after };
 }
+
+/** The id of the newest event the feed shows now (in its order), where a subscription without `after` starts. */
+export async function feedHead(em: EntityManager, subjects: string[]): Promise<number | null> {
+  const [row] = await runPrepared<{ id: number | null }>(
+    em,
+    `select (select id from event r0 where r0.xid < ${HORIZON} and r0.subject = any(?::text[])
+      order by r0.xid desc, r0.id desc limit 1) as id`,
+    [subjects],
+  );
+  return row.id;
+}

@@ -1,0 +1,81 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { GraphQLSchema } from 'graphql';
+import { handleProtocols, type Context } from 'graphql-ws';
+import { useServer } from 'graphql-ws/use/ws';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { authenticate, type Principal } from '../auth/api-tokens.js';
+import { EventWakeups } from '../db/event-wakeups.js';
+import type { GraphQLContext } from '../resolvers/context.js';
+import { Loaders } from '../resolvers/loaders.js';
+import { formatError } from './format-error.js';
+import { bearerOf } from './gateway.js';
+
+/** How often an open connection's token is looked up again: a revoked token's socket closes within this. */
+const RECHECK_MS = 5000;
+
+/** What a connection keeps: its caller, and the timer that looks the token up again. */
+type Connection = { principal?: Principal; recheck?: NodeJS.Timeout };
+
+type Ctx = Context<Record<string, unknown> | undefined, { socket: WebSocket; request: IncomingMessage } & Connection>;
+
+const authorizationOf = (params: Record<string, unknown> | undefined) =>
+  String(params?.Authorization ?? params?.authorization ?? '') || undefined;
+
+/**
+ * GraphQL subscriptions over WebSocket at /graphql (docs/integrations.md#subscriptions), with the
+ * maintained `graphql-ws` server on `ws`: subprotocol `graphql-transport-ws` (another is closed
+ * with 4406), the bearer token in `connectionParams` (`{"Authorization": "Bearer sk_…"}`; none or
+ * an unknown one is closed with 4403). The token is looked up again every few seconds, so a
+ * revoked token's socket closes (4403). Other upgrade requests are refused.
+ */
+export async function startSubscriptionServer(server: Server, schema: GraphQLSchema, orm: MikroORM) {
+  const wakeups = new EventWakeups(orm.config.get('clientUrl')!);
+  await wakeups.start();
+  const sockets = new WebSocketServer({ noServer: true, handleProtocols, maxPayload: 64 * 1024 });
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (new URL(request.url ?? '/', 'http://x').pathname !== '/graphql') {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    sockets.handleUpgrade(request, socket, head, (ws) => sockets.emit('connection', ws, request));
+  };
+  server.on('upgrade', onUpgrade);
+  const stopRecheck = (ctx: Ctx) => clearInterval(ctx.extra.recheck);
+  const graphqlWs = useServer<Record<string, unknown> | undefined, Connection>(
+    {
+      schema,
+      async onConnect(ctx) {
+        const secret = bearerOf(authorizationOf(ctx.connectionParams));
+        const authentication = secret ? await authenticate(orm.em.fork(), secret) : null;
+        if (!authentication) return false;
+        ctx.extra.principal = authentication.principal;
+        ctx.extra.recheck = setInterval(async () => {
+          const still = await authenticate(orm.em.fork(), secret!).catch(() => undefined);
+          if (still === null) ctx.extra.socket.close(4403, 'Forbidden: the token was revoked');
+        }, RECHECK_MS);
+        ctx.extra.recheck.unref();
+        return true;
+      },
+      context(ctx): GraphQLContext {
+        const em = orm.em.fork();
+        return { em, principal: ctx.extra.principal!, loaders: new Loaders(em), feedWakeups: wakeups };
+      },
+      onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatError(e.toJSON(), e)),
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        result.errors ? { ...result, errors: result.errors.map((e) => formatError(e.toJSON(), e)) } : undefined,
+      onClose: stopRecheck,
+      onDisconnect: stopRecheck,
+    },
+    sockets,
+  );
+  return {
+    async close(): Promise<void> {
+      server.off('upgrade', onUpgrade);
+      await graphqlWs.dispose();
+      await new Promise<void>((resolve) => sockets.close(() => resolve()));
+      await wakeups.close();
+    },
+  };
+}

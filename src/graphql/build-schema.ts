@@ -136,7 +136,14 @@ function describeRootOperations(schema: GraphQLSchema) {
   const mutation = schema.getMutationType()!;
   query.description = 'Reads. Every request needs a bearer token; each field names the scope it needs.';
   mutation.description = 'Writes, each in one transaction. Every request needs a bearer token; each field names the scope it needs.';
-  for (const [type, defs] of [[query, storage.queries], [mutation, storage.mutations]] as const) {
+  const subscription = schema.getSubscriptionType();
+  if (subscription) {
+    subscription.description =
+      'Live data over WebSocket at /graphql (graphql-transport-ws), the token in connectionParams; each field names its scope.';
+  }
+  const roots = [[query, storage.queries], [mutation, storage.mutations], [subscription, storage.subscriptions]] as const;
+  for (const [type, defs] of roots) {
+    if (!type) continue;
     for (const def of defs) {
       const scopes = storage.authorizedFields.find((a) => a.target === def.target && a.fieldName === def.methodName)?.roles ?? [];
       const field = type.getFields()[def.schemaName];

@@ -55,7 +55,10 @@ export async function startService(config: Config): Promise<RunningService> {
     });
     const { port } = server.address() as AddressInfo;
     // GraphQL subscriptions share the port: WebSocket upgrades of /graphql.
-    const subscriptions = await startSubscriptionServer(server, schema, database.orm);
+    const subscriptions = await startSubscriptionServer(server, schema, database.orm, {
+      connectionsPerToken: config.SUBSCRIPTION_CONNECTIONS_PER_TOKEN,
+      subscriptionsPerToken: config.SUBSCRIPTIONS_PER_TOKEN,
+    });
     const mailer = createMailer(config.SMTP_URL, config.MAIL_FROM);
     const worker = config.OUTBOX_WORKER ? new OutboxWorker(database.orm, mailer) : undefined;
     worker?.start();

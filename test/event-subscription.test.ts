@@ -12,13 +12,13 @@ let processes: ServerProcess[] = [];
 const clients: Client[] = [];
 beforeAll(async () => {
   const databaseUrl = await createDatabase();
-  const env = { RATE_LIMIT_RPS: '0', RATE_LIMIT_BURST: '0' };
+  const env = { RATE_LIMIT_RPS: '0', RATE_LIMIT_BURST: '0', SUBSCRIPTION_CONNECTIONS_PER_TOKEN: '3', SUBSCRIPTIONS_PER_TOKEN: '3' };
   processes = await Promise.all([0, 1].map(() => startServerProcess(databaseUrl, ADMIN, env)));
 }, 60_000);
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.dispose()));
   await Promise.all(processes.map((p) => p.stop()));
-});
+}, 60_000);
 
 const wsUrl = (p: ServerProcess) => `${p.url.replace(/^http/, 'ws')}/graphql`;
 
@@ -153,4 +153,34 @@ it('closes a socket without a token (4403), with another subprotocol (4406), and
   const started = Date.now();
   expect(await whenClosed).toBe(4403);
   expect(Date.now() - started).toBeLessThan(15_000);
+}, 60_000);
+
+it('limits a token to its connections and subscriptions per instance, and gives them back when they end', async () => {
+  const { secret } = await tokenWith(['read_orders']);
+  const codes: number[] = [];
+  const [a, b, c] = [0, 1, 2].map(() => client(processes[0], secret, (code) => codes.push(code)));
+  const live = [a, b, c].map((x) => x.iterate({ query: EVENTS }));
+  await new Promise((r) => setTimeout(r, 500));
+  const fourth = await new Promise<number>((resolve) => {
+    client(processes[0], secret, (code) => resolve(code));
+  });
+  expect(fourth).toBe(4429);
+  expect(codes).toEqual([]);
+  // Another instance counts its own.
+  const elsewhere = client(processes[1], secret);
+  // A subscription over the limit is refused with an error message (the iterator rejects).
+  const refusedHere = await take(a.iterate({ query: EVENTS }), 1).catch((errors: unknown) => errors);
+  expect(refusedHere).toEqual([expect.objectContaining({ extensions: { code: 'RATE_LIMITED' }, message: expect.stringContaining('Too many subscriptions') })]);
+  // One ends: its place is free again.
+  await live[0].return?.();
+  await new Promise((r) => setTimeout(r, 300));
+  const cursor = (await graphql(processes[0], '{ events(size: 250) { next } }')).data.events.next ?? 0;
+  const replacement = a.iterate({ query: EVENTS, variables: { after: cursor, types: ['order.*'] } });
+  await patchNotes(processes[1], 6, 'still counted right');
+  const [delivered] = await take(replacement, 1);
+  expect(delivered.data.events).toMatchObject({ data: { id: 6 } });
+  // The other instance counts its own.
+  const onB = await take(elsewhere.iterate({ query: EVENTS, variables: { after: cursor } }), 1);
+  expect(onB[0].data.events.id).toBe(delivered.data.events.id);
+  await Promise.all([replacement, ...live.slice(1)].map((it) => it.return?.()));
 }, 60_000);

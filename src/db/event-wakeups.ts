@@ -31,16 +31,19 @@ export class EventWakeups {
     this.wakeAll(); // whatever committed while no connection listened
   }
 
-  /** Resolves at the next notification, or after `ms` at the latest. */
-  wait(ms: number): Promise<void> {
+  /** Resolves at the next notification, after `ms` at the latest, or at once when `signal` aborts. */
+  wait(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
         this.waiting.delete(done);
+        signal?.removeEventListener('abort', done);
         resolve();
       };
       const timer = setTimeout(done, ms);
       this.waiting.add(done);
+      if (signal?.aborted) done();
+      else signal?.addEventListener('abort', done, { once: true });
     });
   }
 

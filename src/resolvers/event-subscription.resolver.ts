@@ -5,6 +5,7 @@ import { FEED_SCOPES, readableSubjects } from '../domain/event-read-scopes.js';
 import { eventTypeFilter } from '../domain/event-type-patterns.js';
 import { StoreEvent } from '../entities/store-event.entity.js';
 import { feedHead, readEventFeed } from '../reads/event-feed.js';
+import type { Row } from '../reads/read-query.js';
 import type { ReadRow } from '../reads/read-model.js';
 import { selectionOf, type SelectionTree } from '../reads/selection.js';
 import type { GraphQLContext } from './context.js';
@@ -49,14 +50,31 @@ async function followFeed(context: GraphQLContext, args: EventSubscriptionArgs, 
   const read = (after: number | null) => readEventFeed(em, selection, { after, size: ROUND, subjects, types });
   // The first round runs here: an expired `after` is a GONE refusal, not a broken stream.
   const first = await read(args.after ?? (await feedHead(em, subjects)));
-  return (async function* stream() {
-    let page = first;
-    for (;;) {
-      for (const event of page.items) yield event;
-      if (page.items.length < ROUND) await feedWakeups.wait(POLL_MS);
-      page = await read(page.next);
-    }
-  })();
+  // A hand-written iterator, not a generator: a generator's return() waits for its pending await
+  // (the sleep), while this one ends at once when the client completes or the socket closes.
+  const stop = new AbortController();
+  let page = first;
+  let index = 0;
+  const iterator: AsyncIterableIterator<Row> = {
+    async next() {
+      while (!stop.signal.aborted) {
+        if (index < page.items.length) return { value: page.items[index++], done: false };
+        if (page.items.length < ROUND) await feedWakeups.wait(POLL_MS, stop.signal);
+        if (stop.signal.aborted) break;
+        page = await read(page.next);
+        index = 0;
+      }
+      return { value: undefined, done: true };
+    },
+    async return() {
+      stop.abort();
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
 }
 
 /** `Subscription.events` (docs/decisions.md#event-feed): the feed pushed as events commit, on any instance. */

@@ -12,7 +12,8 @@ let processes: ServerProcess[] = [];
 const clients: Client[] = [];
 beforeAll(async () => {
   const databaseUrl = await createDatabase();
-  const env = { RATE_LIMIT_RPS: '0', RATE_LIMIT_BURST: '0', SUBSCRIPTION_CONNECTIONS_PER_TOKEN: '3', SUBSCRIPTIONS_PER_TOKEN: '3' };
+  const limits = { SUBSCRIPTION_CONNECTIONS_PER_TOKEN: '3', SUBSCRIPTIONS_PER_TOKEN: '3' };
+  const env = { RATE_LIMIT_RPS: '0', RATE_LIMIT_BURST: '0', ...limits };
   processes = await Promise.all([0, 1].map(() => startServerProcess(databaseUrl, ADMIN, env)));
 }, 60_000);
 afterAll(async () => {
@@ -55,7 +56,8 @@ async function patchNotes(p: ServerProcess, orderId: number, notes: string) {
 }
 
 async function tokenWith(scopes: string[]): Promise<{ id: number; secret: string }> {
-  const made = await graphql(processes[0], 'mutation ($s: [String!]!) { createApiToken(name: "sub", scopes: $s) { secret token { id } } }', { s: scopes });
+  const mutation = 'mutation ($s: [String!]!) { createApiToken(name: "sub", scopes: $s) { secret token { id } } }';
+  const made = await graphql(processes[0], mutation, { s: scopes });
   return { id: made.data.createApiToken.token.id, secret: made.data.createApiToken.secret };
 }
 
@@ -65,25 +67,32 @@ async function take(iterator: AsyncIterator<any>, count: number, ms = 10_000): P
   const deadline = Date.now() + ms;
   while (results.length < count) {
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), Math.max(deadline - Date.now(), 0))));
+    const left = Math.max(deadline - Date.now(), 0);
+    const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), left)));
     const next = await Promise.race([iterator.next(), timeout]);
     clearTimeout(timer);
-    if (next === 'timeout') throw new Error(`only ${results.length} of ${count} results within ${ms} ms: ${JSON.stringify(results)}`);
+    if (next === 'timeout') {
+      throw new Error(`only ${results.length} of ${count} results within ${ms} ms: ${JSON.stringify(results)}`);
+    }
     if (next.done) break;
     results.push(next.value);
   }
   return results;
 }
 
-const EVENTS = 'subscription ($after: Int, $types: [String!]) { events(after: $after, types: $types) { id type data actor { name } } }';
+const EVENTS = `subscription ($after: Int, $types: [String!]) {
+  events(after: $after, types: $types) { id type data actor { name } }
+}`;
 
-it('pushes to a subscriber on process A the change written through process B, and resumes after a cursor without loss', async () => {
+it('pushes to a subscriber on A the change written through B, and resumes after a cursor without loss', async () => {
   const subscriber = client(processes[0], ADMIN);
   const live = subscriber.iterate({ query: EVENTS, variables: { after: 0, types: ['order.*'] } });
   await patchNotes(processes[1], 1, 'written on B');
   const [first] = await take(live, 1);
   expect(first.errors).toBeUndefined();
-  expect(first.data.events).toMatchObject({ type: 'order.notes_changed', data: { id: 1, notes: 'written on B' }, actor: { name: expect.any(String) } });
+  expect(first.data.events).toMatchObject({
+    type: 'order.notes_changed', data: { id: 1, notes: 'written on B' }, actor: { name: expect.any(String) },
+  });
   const started = Date.now();
   await patchNotes(processes[1], 2, 'second');
   const [second] = await take(live, 1);
@@ -92,7 +101,8 @@ it('pushes to a subscriber on process A the change written through process B, an
   expect(Date.now() - started).toBeLessThan(5000);
   await live.return?.();
   // A subscription resuming after the first event gets the second (written while it was away), then new ones.
-  const resumed = client(processes[1], ADMIN).iterate({ query: EVENTS, variables: { after: first.data.events.id, types: ['order.*'] } });
+  const resumeAfter = { after: first.data.events.id, types: ['order.*'] };
+  const resumed = client(processes[1], ADMIN).iterate({ query: EVENTS, variables: resumeAfter });
   const [again] = await take(resumed, 1);
   expect(again.data.events.id).toBe(second.data.events.id);
   await patchNotes(processes[0], 3, 'third');
@@ -123,7 +133,7 @@ it('shows a token only the events its read scopes cover, and refuses bad argumen
   expect(refused[0].errors[0].extensions.code).toBe('FORBIDDEN');
 }, 60_000);
 
-it('closes a socket without a token (4403), with another subprotocol (4406), and when its token is revoked (4403)', async () => {
+it('closes a socket without a token (4403), without the subprotocol (4406), with a revoked token (4403)', async () => {
   const closed = (p: ServerProcess, token: string | null) =>
     new Promise<number>((resolve) => {
       client(p, token, (code) => resolve(code));
@@ -148,7 +158,8 @@ it('closes a socket without a token (4403), with another subprotocol (4406), and
   const doomed = await tokenWith(['read_orders']);
   const whenClosed = closed(processes[0], doomed.secret);
   await new Promise((r) => setTimeout(r, 300));
-  const revoked = await graphql(processes[1], 'mutation ($id: Int!) { revokeApiToken(id: $id) { id } }', { id: doomed.id });
+  const revoke = 'mutation ($id: Int!) { revokeApiToken(id: $id) { id } }';
+  const revoked = await graphql(processes[1], revoke, { id: doomed.id });
   expect(revoked.errors).toBeUndefined();
   const started = Date.now();
   expect(await whenClosed).toBe(4403);
@@ -170,7 +181,8 @@ it('limits a token to its connections and subscriptions per instance, and gives 
   const elsewhere = client(processes[1], secret);
   // A subscription over the limit is refused with an error message (the iterator rejects).
   const refusedHere = await take(a.iterate({ query: EVENTS }), 1).catch((errors: unknown) => errors);
-  expect(refusedHere).toEqual([expect.objectContaining({ extensions: { code: 'RATE_LIMITED' }, message: expect.stringContaining('Too many subscriptions') })]);
+  const tooMany = { extensions: { code: 'RATE_LIMITED' }, message: expect.stringContaining('Too many subscriptions') };
+  expect(refusedHere).toEqual([expect.objectContaining(tooMany)]);
   // One ends: its place is free again.
   await live[0].return?.();
   await new Promise((r) => setTimeout(r, 300));

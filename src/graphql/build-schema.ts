@@ -139,9 +139,14 @@ function describeRootOperations(schema: GraphQLSchema) {
   const subscription = schema.getSubscriptionType();
   if (subscription) {
     subscription.description =
-      'Live data over WebSocket at /graphql (graphql-transport-ws), the token in connectionParams; each field names its scope.';
+      'Live data over WebSocket at /graphql (graphql-transport-ws), the token in connectionParams; ' +
+      'each field names its scope.';
   }
-  const roots = [[query, storage.queries], [mutation, storage.mutations], [subscription, storage.subscriptions]] as const;
+  const roots = [
+    [query, storage.queries],
+    [mutation, storage.mutations],
+    [subscription, storage.subscriptions],
+  ] as const;
   for (const [type, defs] of roots) {
     if (!type) continue;
     for (const def of defs) {

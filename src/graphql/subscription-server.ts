@@ -53,7 +53,12 @@ const authorizationOf = (params: Record<string, unknown> | undefined) =>
  * an unknown one is closed with 4403). The token is looked up again every few seconds, so a
  * revoked token's socket closes (4403). Other upgrade requests are refused.
  */
-export async function startSubscriptionServer(server: Server, schema: GraphQLSchema, orm: MikroORM, limits: SubscriptionLimits) {
+export async function startSubscriptionServer(
+  server: Server,
+  schema: GraphQLSchema,
+  orm: MikroORM,
+  limits: SubscriptionLimits,
+) {
   const connections = new PerToken();
   const running = new PerToken();
   const wakeups = new EventWakeups(orm.config.get('clientUrl')!);
@@ -84,7 +89,8 @@ export async function startSubscriptionServer(server: Server, schema: GraphQLSch
         const authentication = secret ? await authenticate(orm.em.fork(), secret) : null;
         if (!authentication) return false;
         if (!connections.take(authentication.principal.tokenId, limits.connectionsPerToken)) {
-          ctx.extra.socket.close(4429, `Too many connections: a token may hold ${limits.connectionsPerToken} on one instance`);
+          const reason = `Too many connections: a token may hold ${limits.connectionsPerToken} on one instance`;
+          ctx.extra.socket.close(4429, reason);
           return false;
         }
         ctx.extra.principal = authentication.principal;
@@ -99,7 +105,8 @@ export async function startSubscriptionServer(server: Server, schema: GraphQLSch
       onSubscribe(ctx, id) {
         const principal = ctx.extra.principal!;
         if (!running.take(principal.tokenId, limits.subscriptionsPerToken)) {
-          const message = `Too many subscriptions: a token may run ${limits.subscriptionsPerToken} at once on one instance`;
+          const limit = limits.subscriptionsPerToken;
+          const message = `Too many subscriptions: a token may run ${limit} at once on one instance`;
           return [new GraphQLError(message, { extensions: { code: 'RATE_LIMITED' } })];
         }
         ctx.extra.running!.add(id);

@@ -15,7 +15,10 @@ begin
   perform pg_notify('store_events', '');
   return null;
 end $$;`);
-    this.addSql(`create trigger "event_notify" after insert on "event" for each statement execute function notify_store_events();`);
+    this.addSql(
+      `create trigger "event_notify" after insert on "event"
+        for each statement execute function notify_store_events();`,
+    );
   }
 
   override down(): void | Promise<void> {

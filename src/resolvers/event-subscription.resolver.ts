@@ -87,7 +87,10 @@ export class EventSubscriptionResolver {
       "feed's order (gap-free); `after` resumes without loss. Over WebSocket (graphql-transport-ws) at /graphql",
     subscribe: ({ args, context, info }) => followFeed(context as GraphQLContext, args as EventSubscriptionArgs, info),
   })
-  events(@Root() event: ReadRow<StoreEvent>, @Args(() => EventSubscriptionArgs) _args: EventSubscriptionArgs): ReadRow<StoreEvent> {
+  events(
+    @Root() event: ReadRow<StoreEvent>,
+    @Args(() => EventSubscriptionArgs) _args: EventSubscriptionArgs,
+  ): ReadRow<StoreEvent> {
     return event;
   }
 }

@@ -17,8 +17,8 @@ beforeAll(async () => {
   processes = await Promise.all([0, 1].map(() => startServerProcess(databaseUrl, ADMIN, env)));
 }, 60_000);
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.dispose()));
   await Promise.all(processes.map((p) => p.stop()));
+  await Promise.all(clients.map((c) => c.dispose()));
 }, 60_000);
 
 const wsUrl = (p: ServerProcess) => `${p.url.replace(/^http/, 'ws')}/graphql`;
@@ -128,6 +128,8 @@ it('shows a token only the events its read scopes cover, and refuses bad argumen
   const admin = client(processes[0], ADMIN);
   const unknown = await take(admin.iterate({ query: EVENTS, variables: { types: ['order.shipped'] } }), 1);
   expect(unknown[0].errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: [{ field: 'types' }] });
+  const beyond = await take(admin.iterate({ query: EVENTS, variables: { after: 2_000_000_000 } }), 1);
+  expect(beyond[0].errors[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', fields: [{ field: 'after' }] } });
   const shippingOnly = await tokenWith(['read_shipping']);
   const refused = await take(client(processes[0], shippingOnly.secret).iterate({ query: EVENTS }), 1);
   expect(refused[0].errors[0].extensions.code).toBe('FORBIDDEN');
@@ -192,7 +194,8 @@ it('limits a token to its connections and subscriptions per instance, and gives 
   const [delivered] = await take(replacement, 1);
   expect(delivered.data.events).toMatchObject({ data: { id: 6 } });
   // The other instance counts its own.
-  const onB = await take(elsewhere.iterate({ query: EVENTS, variables: { after: cursor } }), 1);
+  const fromB = elsewhere.iterate({ query: EVENTS, variables: { after: cursor } });
+  const onB = await take(fromB, 1);
   expect(onB[0].data.events.id).toBe(delivered.data.events.id);
-  await Promise.all([replacement, ...live.slice(1)].map((it) => it.return?.()));
+  await Promise.all([fromB, replacement, ...live.slice(1)].map((it) => it.return?.()));
 }, 60_000);

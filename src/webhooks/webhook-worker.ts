@@ -35,7 +35,9 @@ interface Claimed {
  * One statement claims due deliveries: `FOR UPDATE SKIP LOCKED` picks rows no other worker is
  * claiming, the attempt counter moves on and `next_attempt_at` is pushed past a lease (so a crashed
  * worker's attempt is retried, as the next attempt, after the lease), and the attempt is logged
- * under a unique (delivery, attempt) key: two workers can never make the same attempt.
+ * under a unique (delivery, attempt) key: two workers can never make the same attempt. The rows
+ * come back in queue order, so deliveries start in the order their events were queued (a join
+ * alone promises no order: the event table's plan changed it once).
  */
 const CLAIM_SQL = `
 with due as (
@@ -49,7 +51,8 @@ with due as (
   insert into webhook_attempt (delivery_id, attempt, attempted_at, duration_ms) select id, attempts, ${SQL_NOW}, 0 from claimed
 )
 select c.id, c.attempts, s.url, s.secret, e.id as event_id, e.type, e.created_at, e.data
-from claimed c join webhook_subscription s on s.id = c.subscription_id join event e on e.id = c.event_id`;
+from claimed c join webhook_subscription s on s.id = c.subscription_id join event e on e.id = c.event_id
+order by c.id`;
 
 /** A 2xx: delivered; the subscription's failure streak ends. */
 const SUCCEEDED_SQL = `

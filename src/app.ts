@@ -118,5 +118,5 @@ export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogge
   app.use(router.routes());
   app.use(router.allowedMethods());
 
-  return { app, gateway, stop: () => apollo.server.stop() };
+  return { app, gateway, schema, stop: () => apollo.server.stop() };
 }

@@ -62,6 +62,12 @@ const schema = z.object({
   RATE_LIMIT_BURST: z.coerce.number().int().min(0).max(1_000_000).default(100),
   /** Webhooks to loopback/private addresses are refused (SSRF) unless this is true (local development, tests). */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
+  /** Events (the feed, order timelines) are kept this many days; older ones are purged hourly by the worker. */
+  EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
+  /** GraphQL subscriptions: WebSocket connections one token may hold open on one instance. */
+  SUBSCRIPTION_CONNECTIONS_PER_TOKEN: z.coerce.number().int().min(1).max(10_000).default(10),
+  /** GraphQL subscriptions one token may run at once on one instance (over all its connections). */
+  SUBSCRIPTIONS_PER_TOKEN: z.coerce.number().int().min(1).max(100_000).default(50),
   /** A webhook receiver's whole answer must arrive within this. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
 });

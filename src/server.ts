@@ -6,8 +6,10 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { ReadReplicas } from './db/read-replicas.js';
 import { createMailer } from './notifications/mailer.js';
+import { EventRetention } from './db/event-retention.js';
 import { OutboxWorker } from './notifications/outbox-worker.js';
 import { createHttpServer } from './http/timeouts.js';
+import { startSubscriptionServer } from './graphql/subscription-server.js';
 import { WebhookWorker } from './webhooks/webhook-worker.js';
 import { seedIfEmpty } from './seed/seed-store.js';
 import { DEMO_STORE } from './seed/store-generator.js';
@@ -54,7 +56,7 @@ export async function startService(config: Config): Promise<RunningService> {
         })
       : undefined;
     closeReplicas = () => replicas?.close();
-    const { app, stop: stopApp } = await createApp({
+    const { app, schema, stop: stopApp } = await createApp({
       orm: database.orm,
       // A write's commit comes at most REQUEST_TIMEOUT_MS after its token statement; past that and
       // the allowed lag, any replica in use has replayed it.
@@ -78,12 +80,22 @@ export async function startService(config: Config): Promise<RunningService> {
       server.listen(config.PORT, config.HOST, () => resolve());
     });
     const { port } = server.address() as AddressInfo;
+    // GraphQL subscriptions share the port: WebSocket upgrades of /graphql.
+    const subscriptions = await startSubscriptionServer(server, schema, database.orm, {
+      connectionsPerToken: config.SUBSCRIPTION_CONNECTIONS_PER_TOKEN,
+      subscriptionsPerToken: config.SUBSCRIPTIONS_PER_TOKEN,
+    });
     const mailer = createMailer(config.SMTP_URL, config.MAIL_FROM);
     const worker = config.OUTBOX_WORKER ? new OutboxWorker(database.orm, mailer) : undefined;
     worker?.start();
     // Webhooks share the switch: OUTBOX_WORKER=false leaves all background delivery to `npm run worker`.
     const webhooks = config.OUTBOX_WORKER ? new WebhookWorker(database.orm, { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }) : undefined;
     webhooks?.start();
+    // The purge too: OUTBOX_WORKER=false leaves it to `npm run worker`.
+    const retention = config.OUTBOX_WORKER
+      ? new EventRetention(database.orm, { days: config.EVENT_RETENTION_DAYS })
+      : undefined;
+    retention?.start();
     const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
     let stopping: Promise<void> | undefined;
     return {
@@ -94,6 +106,8 @@ export async function startService(config: Config): Promise<RunningService> {
       seeded,
       stop() {
         stopping ??= (async () => {
+          // Live subscriptions end first (close 1001), so no socket holds the drain below.
+          await subscriptions.close();
           // Stop accepting, let in-flight requests finish (idle keep-alive sockets close now), and
           // cut whatever is still open after the grace period so shutdown is bounded.
           await new Promise<void>((resolve) => {
@@ -110,6 +124,7 @@ export async function startService(config: Config): Promise<RunningService> {
           });
           await worker?.stop();
           await webhooks?.stop();
+          await retention?.stop();
           mailer.close();
           await stopApp();
           await closeReplicas();

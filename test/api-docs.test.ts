@@ -3,6 +3,7 @@
 import { validate, compileErrors } from '@readme/openapi-parser';
 import type { Browser } from 'playwright-core';
 import { EXAMPLES } from '../src/rest/examples/stored-examples.js';
+import { routeScopes } from '../src/rest/route-spec.js';
 import { routes } from '../src/rest/routes.js';
 import { launchChromium } from './support/chromium.js';
 import { startTestService, type TestService } from './support/harness.js';
@@ -27,8 +28,8 @@ it('documents every route with its scope, parameters, bodies, problems, paginati
   for (const route of routes) {
     const op = doc.paths[`/api/v1${route.path}`]?.[route.method.toLowerCase()];
     expect({ route: `${route.method} ${route.path}`, documented: Boolean(op) }).toEqual({ route: `${route.method} ${route.path}`, documented: true });
-    expect(op['x-scopes']).toEqual([route.scope]);
-    expect(op.description).toContain(`\`${route.scope}\``);
+    expect(op['x-scopes']).toEqual(routeScopes(route));
+    for (const scope of routeScopes(route)) expect(op.description).toContain(`\`${scope}\``);
     expect(op.responses['401'].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
     expect(Object.keys(op.responses['429'].headers)).toEqual(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After']);
     for (const name of route.path.match(/\{(\w+)\}/g) ?? []) {

@@ -11,7 +11,8 @@ export interface FieldError {
 }
 
 export abstract class DomainError extends Error {
-  abstract readonly code: 'BAD_USER_INPUT' | 'NOT_FOUND' | 'CONFLICT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'PRECONDITION_FAILED';
+  abstract readonly code:
+    | 'BAD_USER_INPUT' | 'NOT_FOUND' | 'CONFLICT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'PRECONDITION_FAILED' | 'GONE';
 }
 
 export class ValidationError extends DomainError {
@@ -52,4 +53,9 @@ export class ForbiddenError extends DomainError {
 
 export class PreconditionFailedError extends DomainError {
   readonly code = 'PRECONDITION_FAILED' as const;
+}
+
+/** What the caller names existed but is no longer kept (an event feed cursor past retention): 410. */
+export class GoneError extends DomainError {
+  readonly code = 'GONE' as const;
 }

@@ -31,3 +31,17 @@ export function readScopeOf(type: EventType): EventReadScope {
 export function missingReadScopes(types: readonly EventType[], held: ReadonlySet<string>): EventReadScope[] {
   return [...new Set(types.map(readScopeOf))].filter((scope) => !held.has(scope)).sort();
 }
+
+/** Every scope that shows some events: the feed needs at least one. */
+export const FEED_SCOPES = [...new Set(Object.values(EVENT_READ_SCOPES))];
+
+/**
+ * The record kinds whose events a token holding `scopes` may read, for the feed's filter on the
+ * event's `subject` (fulfilment, shipment and restock events have subject `order`, so their own
+ * kinds only ever match nothing there).
+ */
+export function readableSubjects(scopes: ReadonlySet<string>): string[] {
+  return Object.entries(EVENT_READ_SCOPES)
+    .filter(([, scope]) => scopes.has(scope))
+    .map(([kind]) => kind);
+}

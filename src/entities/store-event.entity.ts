@@ -19,6 +19,7 @@ import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
   expression: 'create index "event_order_id_id_index" on "event" ("order_id", "id") where "order_id" is not null',
 })
 @Index({ name: 'event_subject_index', properties: ['subject', 'subjectId', 'id'] })
+@Index({ name: 'event_feed_index', properties: ['xid', 'id'] })
 export class StoreEvent {
   @Field(() => Int, { description: 'Increasing with the order of commits within one record; the de-duplication key of webhook deliveries' })
   @PrimaryKey({ type: 'integer' })
@@ -53,6 +54,14 @@ export class StoreEvent {
   @Field(() => Int, { nullable: true, description: 'The order the change belongs to (its own, or of its fulfilments, shipments, restocks); null for other records' })
   @Property({ type: 'integer', nullable: true })
   orderId: number | null = null;
+
+  /**
+   * The writing transaction (`pg_current_xact_id()`, set by the column default): the feed's order is
+   * (xid, id), and an event shows in it only once every older transaction has ended
+   * (src/reads/event-feed.ts). Never written or read by the service otherwise.
+   */
+  @Property({ columnType: 'xid8', type: 'string', defaultRaw: 'pg_current_xact_id()', lazy: true, hidden: true })
+  xid?: string;
 
   @Field(() => GraphQLJSONObject, {
     description:

@@ -20,6 +20,13 @@ async function discoverResolvers(): Promise<[Function, ...Function[]]> {
   return resolvers as [Function, ...Function[]];
 }
 
+const NO_PUBSUB = {
+  publish: () => undefined,
+  subscribe: (): never => {
+    throw new Error('no subscription reads the in-process PubSub');
+  },
+};
+
 /**
  * The one schema: served at /graphql and executed in-process by the REST layer.
  *
@@ -34,6 +41,9 @@ export async function buildStoreSchema(): Promise<GraphQLSchema> {
     resolvers,
     authChecker,
     validateFn: validateArgument,
+    // type-graphql asks for a PubSub as soon as a subscription exists, even when it brings its own
+    // source: `Subscription.events` streams the event feed (woken by LISTEN/NOTIFY), never this.
+    pubSub: NO_PUBSUB,
   });
   const storage = getMetadataStorage();
   // The metadata storage is process-wide: a process that loaded the resolvers more than once (Jest
@@ -132,7 +142,19 @@ function describeRootOperations(schema: GraphQLSchema) {
   const mutation = schema.getMutationType()!;
   query.description = 'Reads. Every request needs a bearer token; each field names the scope it needs.';
   mutation.description = 'Writes, each in one transaction. Every request needs a bearer token; each field names the scope it needs.';
-  for (const [type, defs] of [[query, storage.queries], [mutation, storage.mutations]] as const) {
+  const subscription = schema.getSubscriptionType();
+  if (subscription) {
+    subscription.description =
+      'Live data over WebSocket at /graphql (graphql-transport-ws), the token in connectionParams; ' +
+      'each field names its scope.';
+  }
+  const roots = [
+    [query, storage.queries],
+    [mutation, storage.mutations],
+    [subscription, storage.subscriptions],
+  ] as const;
+  for (const [type, defs] of roots) {
+    if (!type) continue;
     for (const def of defs) {
       const scopes = storage.authorizedFields.find((a) => a.target === def.target && a.fieldName === def.methodName)?.roles ?? [];
       const field = type.getFields()[def.schemaName];

@@ -76,7 +76,7 @@ interface Prepared {
   document: DocumentNode;
 }
 
-function bearerOf(header: string | undefined): string | null {
+export function bearerOf(header: string | undefined): string | null {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   return match ? match[1] : null;
 }

@@ -42,7 +42,8 @@ function objectSql(plan: Plan, alias: string, depth: number): string {
 // Selection trees of cached documents are stable objects, so each one compiles once per type.
 const compiled = new Map<string, WeakMap<SelectionTree, string>>();
 
-function rowSql(em: EntityManager, type: string, tree: SelectionTree): string {
+/** One row of `type` (alias `r0`) as the JSON expression `… as r` the selection asks for. */
+export function rowSql(em: EntityManager, type: string, tree: SelectionTree): string {
   let byTree = compiled.get(type);
   if (!byTree) compiled.set(type, (byTree = new WeakMap()));
   let sql = byTree.get(tree);

@@ -10,4 +10,6 @@ export interface GraphQLContext {
   loaders: Loaders;
   /** The caller's bucket after the request's charge, when limits are on (for the `RateLimit-*` headers). */
   limit?: RateLimitState;
+  /** Over WebSocket only: wakes live subscriptions when events commit on any instance (src/db/event-wakeups.ts). */
+  feedWakeups?: { wait(ms: number, signal?: AbortSignal): Promise<void> };
 }

@@ -14,6 +14,9 @@ export interface IntegerRange {
 /** Ids and page numbers: positive GraphQL Ints (no record has any other id). */
 export const POSITIVE_INT: IntegerRange = { minimum: 1, maximum: GRAPHQL_MAX_INT };
 
+/** A feed's cursor: an event id, or 0 for "from the oldest event kept". */
+export const CURSOR: IntegerRange = { minimum: 0, maximum: GRAPHQL_MAX_INT };
+
 /** The integer `raw` spells, when it is in `range`; undefined otherwise. */
 export function parseInteger(raw: string, range: IntegerRange): number | undefined {
   if (!/^\d{1,10}$/.test(raw)) return undefined;

@@ -60,3 +60,33 @@ export function listPage(items: unknown[], facts: PageFacts, baseUrl: string, qu
   const links = pageLinks(baseUrl, querystring, facts);
   return { body: listWrapper(items, links, facts), headers: paginationHeaders(links, facts) };
 }
+
+/** What a page of a cursor feed is: read after `after`, continued after `next`. */
+export interface FeedFacts {
+  after: number | null;
+  next: number | null;
+  size: number;
+  /** Records after the cursor now, this page's included. */
+  totalCount: number;
+}
+
+const FEED_PARAMS = ['size', 'types', 'fields', 'expand', 'after'];
+
+/**
+ * A page of a cursor feed in the list wrapper: `self`, `first` (from the oldest record kept) and
+ * `next` (after the last record of this page, or the same cursor when the page is empty: poll it);
+ * no `last` or `prev`, which a cursor cannot name. `_meta` counts what follows the cursor now, as
+ * if this were its first page.
+ */
+export function feedPage(items: unknown[], facts: FeedFacts, baseUrl: string, querystring: string): ListPage {
+  const href = (after: number | null) => {
+    const given = new URLSearchParams(querystring);
+    const params = new URLSearchParams([...given].filter(([name]) => FEED_PARAMS.includes(name) && name !== 'after'));
+    if (after !== null) params.set('after', String(after));
+    const query = params.toString();
+    return { href: query ? `${baseUrl}?${query}` : baseUrl };
+  };
+  const links = { self: href(facts.after), first: href(null), next: href(facts.next) };
+  const pageFacts = { page: 1, size: facts.size, totalCount: facts.totalCount };
+  return { body: listWrapper(items, links, pageFacts), headers: paginationHeaders(links, pageFacts) };
+}

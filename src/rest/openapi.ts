@@ -4,7 +4,7 @@ import { INPUT_LIMITS } from '../domain/input-limits.js';
 import { PAGE_SIZE } from '../schema/page-size.js';
 import { EXAMPLES } from './examples/stored-examples.js';
 import { IDEMPOTENCY_KEY } from './idempotency.js';
-import { integerSchema, POSITIVE_INT } from './integer-param.js';
+import { CURSOR, integerSchema, POSITIVE_INT } from './integer-param.js';
 import type { JsonSchema } from './json-schema.js';
 import { CONVENTIONS, OPERATIONAL_PATHS, TAGS } from './openapi-prose.js';
 import { PAGE_NUMBER, PAGE_SIZE_RANGE } from './query-params.js';
@@ -12,7 +12,7 @@ import { recordObject } from './records.js';
 import type { DerivedResource, DerivedRoute, RestApi } from './rest-api.js';
 import { sortKeys } from './resource.js';
 import { API_PREFIX, MAX_QUERY } from './router.js';
-import type { RouteSpec } from './route-spec.js';
+import { routeScopes, type RouteSpec } from './route-spec.js';
 
 /**
  * The OpenAPI 3.1 document of /api/v1, generated from the route table as completed from the
@@ -32,6 +32,10 @@ const PROBLEMS: Record<number, string> = {
   408: 'The body did not arrive within BODY_TIMEOUT_MS of the headers: the connection is closed',
   412: 'If-Match names an ETag the record no longer has: nothing was changed',
   409: 'The request conflicts with the current state (e.g. more than is left to fulfil)',
+  410:
+    'The cursor names an event no longer kept (older than EVENT_RETENTION_DAYS): ' +
+    'the detail names the oldest event kept; ' +
+    'read from the start (no `after`)',
   413: 'The body is larger than 1 MiB',
   414: `The query string is longer than ${MAX_QUERY} characters`,
   415: 'The body is not application/json',
@@ -74,6 +78,31 @@ function queryParameters(route: RouteSpec): JsonSchema[] {
         in: 'query',
         schema: { type: 'string' },
         description: `comma-separated; \`!field\` or \`-field\` descending; default \`!id\`; id always breaks ties. Sortable: ${Object.keys(sortKeys(resource)).join(', ')}`,
+      },
+    );
+  }
+  if (route.kind === 'feed') {
+    params.push(
+      {
+        name: 'after',
+        in: 'query',
+        schema: integerSchema(CURSOR),
+        description: 'id of the last event read (`_links.next` carries it); omit it to start at the oldest kept',
+      },
+      {
+        name: 'size',
+        in: 'query',
+        schema: { type: 'integer', minimum: PAGE_SIZE.min, maximum: PAGE_SIZE.max, default: PAGE_SIZE.default },
+        description: 'events per page',
+      },
+      {
+        name: 'types',
+        in: 'query',
+        schema: { type: 'string' },
+        description:
+          'comma-separated event types, or a kind followed by `.*` for all of its types ' +
+          '(`fulfilment.created,order.*`). ' +
+          `Types: ${EVENT_TYPES.join(', ')}`,
       },
     );
   }
@@ -160,6 +189,17 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
       };
       problems.push(404);
       break;
+    case 'feed':
+      responses['200'] = {
+        description:
+          'the events after the cursor, oldest first, in the list wrapper; ' +
+          '`_links.next` continues after the last one ' +
+          '(or repeats the cursor when none is there yet)',
+        headers: PAGINATION_HEADERS,
+        content: { 'application/json': { schema: ref(`${resource.name}Feed`) } },
+      };
+      problems.push(410);
+      break;
     case 'write':
       if (api.bodies.has(route)) requestBody = { required: true, content: { 'application/json': { schema: api.bodies.get(route)!.schema } } };
       responses[String(route.status)] = { description: `the ${resource.name} as it is now`, content: { 'application/json': { schema: ref(resource.name) } } };
@@ -188,11 +228,13 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
   return {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/\{(\w+)\}/g, 'By_$1').replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
     summary: route.summary,
-    description: `Requires the scope \`${route.scope}\`.${route.extension ? ' Not in the original specification (an extension).' : ''}`,
+    description:
+      `Requires the scope ${routeScopes(route).map((scope) => `\`${scope}\``).join(' or ')}.` +
+      `${route.extension ? ' Not in the original specification (an extension).' : ''}`,
     tags: [resource.name],
     // A bearer scheme has no scopes in OpenAPI (only OAuth2 flows do): the one scope the operation
     // needs is in x-scopes and the description; the document-wide security requirement applies.
-    'x-scopes': [route.scope],
+    'x-scopes': [...routeScopes(route)],
     parameters,
     ...(requestBody ? { requestBody } : {}),
     responses,
@@ -316,6 +358,25 @@ export function openApiDocument(api: RestApi, serverUrl = ''): JsonSchema {
       },
       required: ['items', '_links', '_meta'],
       additionalProperties: false,
+    };
+  }
+  for (const route of routes) {
+    if (route.kind !== 'feed') continue;
+    const list = schemas[`${route.resource.name}List`] as { properties: Record<string, JsonSchema> };
+    schemas[`${route.resource.name}Feed`] = {
+      ...list,
+      description:
+        'A page of a cursor feed: the list wrapper without `last` and `prev`; ' +
+        '`_meta` counts what follows the cursor now',
+      properties: {
+        ...list.properties,
+        _links: {
+          type: 'object',
+          properties: Object.fromEntries(['self', 'first', 'next'].map((k) => [k, ref('Link')])),
+          required: ['self', 'first', 'next'],
+          additionalProperties: false,
+        },
+      },
     };
   }
   const paths: Record<string, Record<string, JsonSchema>> = {};

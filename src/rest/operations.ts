@@ -78,3 +78,13 @@ export function positionDocument(resource: RestResource, queryField: string): st
   result: ${queryField}(id: $id, size: $size, sort: $sort)
 }`;
 }
+
+/** `query { result: events(after: …, size: …, types: …) { totalCount next items { … } } }` */
+export function feedDocument(resource: RestResource, queryField: string, params: ReadParams): string {
+  const { map, keys } = shapeOf(resource, params);
+  return `query RestFeed($after: Int, $size: Int!, $types: [String!]) {
+  result: ${queryField}(after: $after, size: $size, types: $types) {
+    totalCount next items { ${selectionOf(map, keys)} }
+  }
+}`;
+}

@@ -16,6 +16,7 @@ const TYPE_BY_STATUS: Record<number, string> = {
   405: 'method-not-allowed',
   408: 'request-timeout',
   409: 'conflict',
+  410: 'gone',
   412: 'precondition-failed',
   413: 'payload-too-large',
   414: 'uri-too-long',

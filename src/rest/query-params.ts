@@ -1,5 +1,5 @@
 import { PAGE_SIZE } from '../schema/page-size.js';
-import { parseInteger, POSITIVE_INT, type IntegerRange } from './integer-param.js';
+import { CURSOR, parseInteger, POSITIVE_INT, type IntegerRange } from './integer-param.js';
 import { Problem } from './problem.js';
 import { sortKeys, type RestResource } from './resource.js';
 
@@ -89,4 +89,29 @@ export function parseListParams(query: Query, resource: RestResource): ListParam
     }
   }
   return { page, size, sort, ...parseReadParams(query, resource) };
+}
+
+export interface FeedParams extends ReadParams {
+  after: number | null;
+  size: number;
+  /** The `types` filter as given (the operation checks the names); null for none. */
+  types: string[] | null;
+}
+
+/**
+ * A cursor feed's parameters: `after` (an event id, or none for the oldest kept), `size`, `types`
+ * (comma-separated), plus `fields` and `expand`. `page` and `sort` belong to lists: a feed is read
+ * by cursor in commit order, so they are refused rather than ignored.
+ */
+export function parseFeedParams(query: Query, resource: RestResource): FeedParams {
+  for (const name of ['page', 'sort']) {
+    if (query[name] !== undefined) {
+      throw Problem.parameter(name, 'a feed is read in commit order by cursor: follow _links.next (after=<event id>)');
+    }
+  }
+  const after = integerParam(query, 'after', 0, CURSOR);
+  const size = integerParam(query, 'size', PAGE_SIZE.default, PAGE_SIZE_RANGE);
+  const rawTypes = single(query, 'types');
+  const types = rawTypes === undefined ? null : names(rawTypes);
+  return { after: after || null, size, types, ...parseReadParams(query, resource) };
 }

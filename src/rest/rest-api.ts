@@ -5,7 +5,7 @@ import {
 import { bodyAjv, deriveBody, type BodyValidator } from './body.js';
 import type { DerivedMap } from './fields.js';
 import { deriveFilters, type FilterReader } from './filters.js';
-import { getDocument, listDocument, mutationDocument, positionDocument } from './operations.js';
+import { feedDocument, getDocument, listDocument, mutationDocument, positionDocument } from './operations.js';
 import { deriveRecordMap } from './records.js';
 import { sortKeys, type RestResource } from './resource.js';
 import { checkRouteScope, checkRouteVersioning } from './route-checks.js';
@@ -41,6 +41,7 @@ const where = (route: RouteSpec) => `REST route ${route.method} ${route.path}`;
 /** The widest operation a route can send: every key and every relation selected. */
 export function widestOperation(route: RouteSpec): string {
   const all = { keys: Object.keys(route.resource.fields), expand: Object.keys(route.resource.expand) };
+  if (route.kind === 'feed') return feedDocument(route.resource, route.operation, all);
   return route.kind === 'list' || route.kind === 'search'
     ? listDocument(route.resource, route.operation, all, { filtered: route.kind === 'search', intArgs: Object.values(route.kind === 'list' ? route.pathArgs ?? {} : {}) })
     : route.kind === 'get'
@@ -86,7 +87,8 @@ function recordType(schema: GraphQLSchema, route: RouteSpec): GraphQLObjectType 
   if (route.kind === 'position') return undefined;
   const root = route.kind === 'write' ? schema.getMutationType() : schema.getQueryType();
   let type = getNamedType(root?.getFields()[route.operation]?.type);
-  if (isObjectType(type) && (route.kind === 'list' || route.kind === 'search')) type = getNamedType(type.getFields().items?.type);
+  const listed = route.kind === 'list' || route.kind === 'search' || route.kind === 'feed';
+  if (isObjectType(type) && listed) type = getNamedType(type.getFields().items?.type);
   if (!isObjectType(type)) throw new Error(`${where(route)}: ${route.operation} does not answer ${route.resource.name} records`);
   return type;
 }

@@ -1,6 +1,6 @@
 import { getNamedType, isObjectType, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { fieldScopes } from '../schema/field-scopes.js';
-import type { RouteSpec } from './route-spec.js';
+import { routeScopes, type RouteSpec } from './route-spec.js';
 
 /*
  * What a route declares besides its fields, held to the schema at start-up (rest-api.ts
@@ -22,6 +22,10 @@ export function checkRouteScope(schema: GraphQLSchema, route: RouteSpec, documen
   const typeInfo = new TypeInfo(schema);
   const roots = new Set([schema.getQueryType(), schema.getMutationType()]);
   const problems: string[] = [];
+  const wanted = routeScopes(route);
+  const named = wanted.join(' or ');
+  const same = (scopes: readonly string[] | undefined) =>
+    scopes?.length === wanted.length && wanted.every((s) => scopes.includes(s));
   visit(
     document,
     visitWithTypeInfo(typeInfo, {
@@ -31,9 +35,11 @@ export function checkRouteScope(schema: GraphQLSchema, route: RouteSpec, documen
         const field = `${parent.name}.${node.name.value}`;
         const scopes = fieldScopes(schema, parent, node.name.value);
         if (roots.has(parent as never)) {
-          if (scopes?.length !== 1 || scopes[0] !== route.scope) problems.push(`the table says scope ${route.scope}, but ${field} has ${shown(scopes)}`);
-        } else if (scopes && !scopes.includes(route.scope)) {
-          problems.push(`it selects ${field}, which has ${shown(scopes)}: a token holding only ${route.scope} would be refused`);
+          if (!same(scopes)) problems.push(`the table says scope ${named}, but ${field} has ${shown(scopes)}`);
+        } else if (scopes && !wanted.every((s) => scopes.includes(s))) {
+          problems.push(
+            `it selects ${field}, which has ${shown(scopes)}: a token holding only ${named} would be refused`,
+          );
         }
       },
     }),

@@ -11,9 +11,9 @@ interface RouteBase {
   operation: string;
   /**
    * Scope checked before the body is read (403); the start-up check holds it equal to the
-   * resolver's @Authorized, which GraphQL enforces (route-checks.ts).
+   * resolver's @Authorized, which GraphQL enforces (route-checks.ts). A list: any one of them admits.
    */
-  scope: string;
+  scope: string | readonly string[];
   summary: string;
   /** Set on routes that are not in the spec but decided (docs/decisions.md#extensions-beyond-the-spec). */
   extension?: true;
@@ -66,4 +66,17 @@ export interface WriteRoute extends RouteBase {
   status: 200 | 201;
 }
 
-export type RouteSpec = ListRoute | SearchRoute | GetRoute | PositionRoute | WriteRoute;
+/**
+ * A cursor feed: `after`, `size`, `types`, `fields` → the events after the cursor in the list
+ * wrapper, `_links.next` carrying the next cursor (docs/decisions.md#event-feed).
+ */
+export interface FeedRoute extends RouteBase {
+  kind: 'feed';
+}
+
+export type RouteSpec = ListRoute | SearchRoute | GetRoute | PositionRoute | WriteRoute | FeedRoute;
+
+/** The scopes a route admits (any one of them). */
+export function routeScopes(route: Pick<RouteSpec, 'scope'>): readonly string[] {
+  return typeof route.scope === 'string' ? [route.scope] : route.scope;
+}

@@ -9,12 +9,18 @@ import { etagOf, expectedVersionOf, matches } from './etags.js';
 import { idempotent, type CommitAnswer } from './idempotency.js';
 import { parseInteger, POSITIVE_INT } from './integer-param.js';
 import { toFilter } from './filters.js';
-import { listPage } from './list-wrapper.js';
-import { getDocument, listDocument, listVariables, mutationDocument, positionDocument, reshapeRecord, reshapeRecords } from './operations.js';
+import { feedPage, listPage } from './list-wrapper.js';
+import {
+  feedDocument, getDocument, listDocument, listVariables, mutationDocument, positionDocument, reshapeRecord,
+  reshapeRecords,
+} from './operations.js';
 import { Problem } from './problem.js';
-import { parseListParams, parseReadParams } from './query-params.js';
+import { parseFeedParams, parseListParams, parseReadParams } from './query-params.js';
 import type { RestApi } from './rest-api.js';
-import type { GetRoute, ListRoute, PositionRoute, RouteSpec, SearchRoute, WriteRoute } from './route-spec.js';
+import {
+  routeScopes, type FeedRoute, type GetRoute, type ListRoute, type PositionRoute, type RouteSpec, type SearchRoute,
+  type WriteRoute,
+} from './route-spec.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -71,7 +77,10 @@ function requestBody(ctx: Context, filter = false): unknown {
  * that may not write gets 403 whatever it sent (the resolver's @Authorized checks it again).
  */
 function requireScope(session: Session, route: RouteSpec): void {
-  if (route.scope && !session.scopes.has(route.scope)) throw new Problem(403, `This token lacks the scope ${route.scope}`);
+  const scopes = routeScopes(route);
+  if (scopes.length && !scopes.some((scope) => session.scopes.has(scope))) {
+    throw new Problem(403, `This token lacks the scope ${scopes.join(' or ')}`);
+  }
 }
 
 /** A longer query string is a 414, refused before the token is even looked up (links echo the list's parameters). */
@@ -121,6 +130,34 @@ async function handleList(ctx: Context, route: ListRoute | SearchRoute, options:
   const page = listPage(items, { page: params.page, size: params.size, totalCount: data.totalCount }, baseUrl(ctx, options), ctx.querystring);
   ctx.set(page.headers);
   ctx.body = route.kind === 'search' && route.bare ? items : page.body;
+}
+
+/**
+ * The event feed: the page after the cursor, with `_links.next` carrying the next one. The
+ * operation's refusals of a query parameter (an unknown event type, a cursor naming no event) are
+ * 400s naming it, as every bad query parameter is; an expired cursor is the operation's 410.
+ */
+async function handleFeed(ctx: Context, route: FeedRoute, options: RestOptions) {
+  const session = await sessionOf(ctx, options);
+  requireScope(session, route);
+  const params = parseFeedParams(ctx.query, route.resource);
+  const result = await session.run({
+    document: feedDocument(route.resource, route.operation, params),
+    variables: { after: params.after, size: params.size, types: params.types },
+  });
+  if (result.errors?.length) {
+    const problem = Problem.fromGraphQL(result.errors);
+    if (problem.status !== 422) throw problem;
+    const [first] = problem.errors ?? [];
+    throw Problem.parameter(first?.field ?? 'types', first?.message ?? problem.detail);
+  }
+  const data = dataOf(result);
+  const items = reshapeRecords(route.resource, params, data.items as Record<string, unknown>[]);
+  const next = data.next as number | null;
+  const facts = { after: params.after, next, size: params.size, totalCount: data.totalCount };
+  const page = feedPage(items, facts, baseUrl(ctx, options), ctx.querystring);
+  ctx.set(page.headers);
+  ctx.body = page.body;
 }
 
 async function handleGet(ctx: Context, route: GetRoute, options: RestOptions) {
@@ -244,6 +281,8 @@ export function restRouter(options: RestOptions): Router {
           return handlePosition(ctx, route, options);
         case 'write':
           return handleWrite(ctx, route, options);
+        case 'feed':
+          return handleFeed(ctx, route, options);
       }
     };
     router.register(path, [route.method], handler);

@@ -1,3 +1,5 @@
+import { FEED_SCOPES } from '../domain/event-read-scopes.js';
+import { eventResource } from './resources/event.resource.js';
 import { collectionBody, collectionResource } from './resources/collection.resource.js';
 import { customerPatchBody, customerResource } from './resources/customer.resource.js';
 import { fulfilmentRoutes } from './fulfilment-routes.js';
@@ -52,6 +54,11 @@ export const routes: RouteSpec[] = [
   { kind: 'search', method: 'POST', path: '/customers/search', resource: customerResource, operation: 'customers', scope: 'read_customers', summary: 'Search customers' },
   { kind: 'get', method: 'GET', path: '/customers/{id}', resource: customerResource, operation: 'customer', scope: 'read_customers', summary: 'Read a customer' },
   ...fulfilmentRoutes,
+  {
+    kind: 'feed', method: 'GET', path: '/events', resource: eventResource, operation: 'events', scope: FEED_SCOPES,
+    extension: true,
+    summary: 'The event feed: events of the records the token may read, after a cursor, oldest first, in commit order',
+  },
   {
     kind: 'write', method: 'PATCH', path: '/customers/{id}', resource: customerResource, operation: 'updateCustomer', scope: 'write_customers',
     summary: 'Update a customer', body: customerPatchBody, input: 'CustomerPatch', pathArgs: { id: 'id' }, ifMatch: 'expectedVersion', status: 200,

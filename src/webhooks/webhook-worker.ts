@@ -47,6 +47,8 @@ type Outcome = PostResult & { disable?: string };
  * worker's attempt is retried, as the next attempt, after the lease), and the attempt is logged
  * under a unique (delivery, attempt) key: two workers can never make the same attempt. The
  * subscription's creating token comes along, since a subscription sends only under its authority.
+ * The rows come back in queue order, so deliveries start in the order their events were queued
+ * (a join alone promises no order: the event table's plan changed it once).
  */
 const CLAIM_SQL = `
 with due as (
@@ -62,7 +64,8 @@ with due as (
 select c.id, c.attempts, s.url, s.secret, e.id as event_id, e.type, e.subject, e.created_at, e.data, s.events,
   s.created_by_token_id as owner_token_id, t.scopes as owner_scopes
 from claimed c join webhook_subscription s on s.id = c.subscription_id join event e on e.id = c.event_id
-left join api_token t on t.id = s.created_by_token_id and t.revoked_at is null`;
+left join api_token t on t.id = s.created_by_token_id and t.revoked_at is null
+order by c.id`;
 
 /** A 2xx: delivered; the subscription's failure streak ends. */
 const SUCCEEDED_SQL = `

@@ -103,6 +103,8 @@ export async function collectExamples(call: CallApi): Promise<Examples> {
     title: collection.title, type: collection.type, seo_title: collection.seo_title, seo_url: collection.seo_url, description: 'Hand-picked by the team',
   });
   await record('PATCH /customers/{id}', `/customers/${customer.id}`, { notes: 'Prefers e-mail' });
+  // The writes above are the feed's events (the demo store is seeded without any).
+  await record('GET /events', '/events?types=order.*,fulfilment.created&size=2');
   return examples;
 }
 

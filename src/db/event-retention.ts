@@ -1,0 +1,77 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { logger } from '../logger.js';
+
+export interface EventRetentionOptions {
+  /** EVENT_RETENTION_DAYS: events older than this many days are deleted. */
+  days: number;
+  /** Pause between purges. */
+  intervalMs?: number;
+  /** Events deleted per statement (short transactions; the feed's horizon never waits long on one). */
+  batchSize?: number;
+}
+
+/**
+ * Deletes events past retention (docs/operations.md#event-retention), from the front of the feed's
+ * order: everything before the first event (in (xid, id) order) that is younger than the cut-off.
+ * A prefix of the feed, never a hole in it: a reader whose cursor event is still kept continues
+ * without loss; one whose cursor is gone gets a 410 and restarts from the oldest event kept.
+ * Several processes may purge at once (each batch deletes what is there; repeats are no-ops).
+ */
+export async function purgeExpiredEvents(
+  orm: MikroORM,
+  days: number,
+  batchSize = 5000,
+  at: Date = new Date(),
+): Promise<number> {
+  const cutoff = new Date(at.getTime() - days * 86_400_000);
+  let total = 0;
+  for (;;) {
+    const rows = await orm.em.getConnection().execute<{ n: number }[]>(
+      `with boundary as (select xid, id from event where created_at >= ? order by xid, id limit 1),
+        doomed as (
+          select e.id from event e
+          where not exists (select 1 from boundary) or (e.xid, e.id) < (select xid, id from boundary)
+          order by e.xid, e.id limit ?
+        ),
+        deleted as (delete from event where id in (select id from doomed) returning 1)
+      select count(*)::int as n from deleted`,
+      [cutoff, batchSize],
+    );
+    total += rows[0].n;
+    if (rows[0].n < batchSize) return total;
+  }
+}
+
+/** Runs the purge on start and then every `intervalMs` (hourly by default) until stopped. */
+export class EventRetention {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private stopped = true;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly options: EventRetentionOptions,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = purgeExpiredEvents(this.orm, this.options.days, this.options.batchSize)
+        .then((n) => n && logger.info({ deleted: n, retentionDays: this.options.days }, 'purged events past retention'))
+        .catch((error: unknown) => logger.warn({ err: error }, 'event purge failed; retrying at the next round'))
+        .finally(() => this.schedule(this.options.intervalMs ?? 3_600_000));
+    }, delayMs);
+    this.timer.unref();
+  }
+}

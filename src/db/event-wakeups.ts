@@ -1,0 +1,71 @@
+import pg from 'pg';
+import { logger } from '../logger.js';
+
+/** The channel the `event_notify` trigger notifies when events commit (migration event_notify). */
+const CHANNEL = 'store_events';
+
+/**
+ * One LISTEN connection per process, shared by every subscription of the process: a notification
+ * (sent by PostgreSQL when a transaction that wrote events commits, on any instance) wakes them
+ * all, and each reads the feed after its own cursor. Notifications are only a wake-up: one that is
+ * lost (a reconnect) costs latency, not events, since the subscriptions also poll.
+ */
+export class EventWakeups {
+  private client: pg.Client | undefined;
+  private readonly waiting = new Set<() => void>();
+  private closed = false;
+  private retry: NodeJS.Timeout | undefined;
+
+  constructor(private readonly connectionString: string) {}
+
+  async start(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.connectionString });
+    client.on('notification', () => this.wakeAll());
+    client.on('error', (error) => {
+      logger.warn({ err: error }, 'event listener connection lost; reconnecting');
+      this.reconnectLater();
+    });
+    await client.connect();
+    await client.query(`listen ${CHANNEL}`);
+    this.client = client;
+    this.wakeAll(); // whatever committed while no connection listened
+  }
+
+  /** Resolves at the next notification, after `ms` at the latest, or at once when `signal` aborts. */
+  wait(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiting.delete(done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.waiting.add(done);
+      if (signal?.aborted) done();
+      else signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retry);
+    this.wakeAll();
+    await this.client?.end().catch(() => undefined);
+  }
+
+  private wakeAll(): void {
+    for (const wake of [...this.waiting]) wake();
+  }
+
+  private reconnectLater(): void {
+    const lost = this.client;
+    this.client = undefined;
+    lost?.end().catch(() => undefined);
+    if (this.closed) return;
+    clearTimeout(this.retry);
+    this.retry = setTimeout(() => {
+      this.start().catch(() => this.reconnectLater());
+    }, 1000);
+  }
+}

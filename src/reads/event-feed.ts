@@ -1,0 +1,131 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { expiredCursor, unknownCursor } from '../domain/event-cursor.js';
+import type { EventTypeFilter } from '../domain/event-type-patterns.js';
+import { runPrepared } from '../db/prepared-statements.js';
+import { StoreEvent } from '../entities/store-event.entity.js';
+import { columnOf, tableOf } from './read-plan.js';
+import { rowSql, type Row } from './read-query.js';
+import { below, type SelectionTree } from './selection.js';
+
+/**
+ * The gap-free event feed (docs/integrations.md#the-event-feed). An event id comes from a
+ * sequence when the event is inserted, not when its transaction commits, so id order is not commit
+ * order: a reader that saw 12 would never see an 11 committing later. Instead each event keeps the
+ * id of the transaction that wrote it (`xid`, column default `pg_current_xact_id()`), and the feed
+ *
+ * - shows only events whose transaction is older than the oldest transaction still running in the
+ *   cluster (`pg_snapshot_xmin(pg_current_snapshot())`): every such transaction has ended, so the
+ *   set of those events is final — nothing can ever be added below that horizon;
+ * - orders them by (xid, id) and resumes after the cursor event's (xid, id).
+ *
+ * A reader therefore sees a growing prefix of one fixed order: each committed event exactly once,
+ * none skipped, whatever instance wrote it. The events of one transaction come together, in the
+ * order they were recorded. The price is latency: an event waits until every transaction that
+ * began writing before it has ended (milliseconds for this service's short transactions).
+ */
+const HORIZON = 'pg_snapshot_xmin(pg_current_snapshot())';
+
+/** The event's properties the feed's own SQL names; their columns come from the entity's metadata. */
+const FEED_PROPERTIES = { id: true, xid: true, subject: true, type: true } satisfies Partial<Record<keyof StoreEvent, true>>;
+type FeedSql = Record<keyof typeof FEED_PROPERTIES, string> & { table: string; where: string };
+
+const feedSqlByMetadata = new WeakMap<object, FeedSql>();
+
+/**
+ * The event table and columns on alias `r0`, and the feed's conditions; `?` bound in this order:
+ * cursor xid, cursor id, subjects, unfiltered, types, kinds.
+ */
+function feedSql(em: EntityManager): FeedSql {
+  const metadata = em.getMetadata();
+  let sql = feedSqlByMetadata.get(metadata);
+  if (!sql) {
+    const meta = metadata.getByClassName(StoreEvent.name);
+    const c = Object.fromEntries(
+      Object.keys(FEED_PROPERTIES).map((property) => [property, columnOf(meta, property, 'r0')]),
+    ) as Record<keyof typeof FEED_PROPERTIES, string>;
+    const where = `(${c.xid}, ${c.id}) > (?::xid8, ?::int) and ${c.xid} < ${HORIZON} and ${c.subject} = any(?::text[])
+  and (?::boolean or ${c.type} = any(?::text[]) or split_part(${c.type}, '.', 1) = any(?::text[]))`;
+    feedSqlByMetadata.set(metadata, (sql = { ...c, table: tableOf(meta), where }));
+  }
+  return sql;
+}
+
+export interface FeedArgs {
+  /** The id of the last event the reader has; none reads from the oldest kept event. */
+  after?: number | null;
+  size: number;
+  /** The subjects (record kinds) the reader may see. */
+  subjects: string[];
+  types?: EventTypeFilter;
+}
+
+export interface FeedPage {
+  items: Row[];
+  /** Events after the cursor visible now (this page's included), when the selection asks for it. */
+  totalCount: number;
+  size: number;
+  after: number | null;
+  /** The cursor of the next page: the last event of this one, or `after` again when it is empty. */
+  next: number | null;
+}
+
+interface Cursor {
+  xid: string;
+  id: number;
+}
+
+const START: Cursor = { xid: '0', id: 0 };
+
+/**
+ * The feed position of event `after`. A cursor naming no event that was ever issued at or below the
+ * newest id is gone (purged past retention, or never committed): a 410 naming the oldest event the
+ * feed still has. An id above every event is a mistake of the caller's.
+ */
+async function cursorOf(em: EntityManager, after: number | null | undefined): Promise<Cursor> {
+  if (!after) return START;
+  const f = feedSql(em);
+  const [row] = await runPrepared<{ at: string | null; oldest: number | null; newest: number | null }>(
+    em,
+    `select (select ${f.xid}::text from ${f.table} r0 where ${f.id} = ?) as at,
+      (select ${f.id} from ${f.table} r0 where ${f.xid} < ${HORIZON} order by ${f.xid}, ${f.id} limit 1) as oldest,
+      (select max(${f.id}) from ${f.table} r0) as newest`,
+    [after],
+  );
+  if (row.at !== null) return { xid: row.at, id: after };
+  if (row.newest !== null && after > row.newest) throw unknownCursor(after, row.newest);
+  throw expiredCursor(after, row.oldest);
+}
+
+/** One page of the feed, as plain rows with what `items` selects, in one statement after the cursor's. */
+export async function readEventFeed(em: EntityManager, selection: SelectionTree, args: FeedArgs): Promise<FeedPage> {
+  const cursor = await cursorOf(em, args.after);
+  const where = [cursor.xid, cursor.id, args.subjects, !args.types, args.types?.types ?? [], args.types?.kinds ?? []];
+  const counted = selection.has('totalCount');
+  const f = feedSql(em);
+  const [row] = await runPrepared<{ items: Row[]; last: number | null; counted: string | null }>(
+    em,
+    `select coalesce(json_agg(p.r order by p.pos, p.k), '[]'::json) as items,
+      (array_agg(p.k order by p.pos desc, p.k desc))[1] as last,
+      ${counted ? `(select count(*) from ${f.table} r0 where ${f.where})` : 'null'} as counted
+    from (
+      select ${rowSql(em, StoreEvent.name, below(selection, 'items'))}, ${f.xid} as pos, ${f.id} as k
+      from ${f.table} r0 where ${f.where} order by ${f.xid}, ${f.id} limit ?
+    ) p`,
+    [...(counted ? where : []), ...where, args.size],
+  );
+  const after = args.after || null;
+  const totalCount = row.counted === null ? Number.NaN : Number(row.counted);
+  return { items: row.items, totalCount, size: args.size, after, next: row.last ?? after };
+}
+
+/** The id of the newest event the feed shows now (in its order), where a subscription without `after` starts. */
+export async function feedHead(em: EntityManager, subjects: string[]): Promise<number | null> {
+  const f = feedSql(em);
+  const [row] = await runPrepared<{ head: number | null }>(
+    em,
+    `select (select ${f.id} from ${f.table} r0 where ${f.xid} < ${HORIZON} and ${f.subject} = any(?::text[])
+      order by ${f.xid} desc, ${f.id} desc limit 1) as head`,
+    [subjects],
+  );
+  return row.head;
+}

@@ -94,6 +94,11 @@ it('sends reads of a client that has not written to the replica', async () => {
   await sql.query(`update product set title = title || ' (renamed)' where id = $1`, [id]);
   expect(await titleOf(a, reader, id)).toBe(before);
   expect(await readsOn(a, 'replica-1')).toBeGreaterThan(replicaReads);
+  // A /graphql query goes there too.
+  const graphqlReads = await readsOn(a, 'replica-1');
+  const gql = await call(a, reader, '/graphql', { method: 'POST', body: JSON.stringify({ query: `{ product(id: ${id}) { title } }` }) });
+  expect(gql.body.data.product.title).toBe(before);
+  expect(await readsOn(a, 'replica-1')).toBe(graphqlReads + 1);
   await until(async () => (await titleOf(a, reader, id)) === `${before} (renamed)`, 10_000);
 });
 

@@ -90,7 +90,8 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
   const documents = new Map<string, Prepared>();
   const compiled = compiledExecutor(schema);
   // Per request: whether it writes, and the WAL position its reads must see (read replicas only).
-  const routing = new WeakMap<GraphQLContext, { writes: boolean; waitLsn?: string }>();
+  // Keyed by the request's EntityManager, not the context: Apollo hands the executor a copy of it.
+  const routing = new WeakMap<GraphQLContext['em'], { writes: boolean; waitLsn?: string }>();
 
   /**
    * Runs a document as the caller. A query of a request that writes nothing goes to a read
@@ -104,7 +105,7 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     given?: Record<string, unknown> | null,
   ): Promise<ExecutionResult> {
     const variables = given ?? undefined;
-    const route = routing.get(context);
+    const route = routing.get(context.em);
     if (!replicas || !route || route.writes || getOperationAST(document, operationName)?.operation !== 'query') {
       return compiled(document, operationName, context, variables);
     }
@@ -137,7 +138,7 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     const authentication = secret ? await authenticate(em, secret, limiter, 1, tracking) : null;
     if (!authentication) throw new UnauthenticatedError();
     const context = { em, principal: authentication.principal, loaders: new Loaders(em), limit: authentication.limit };
-    routing.set(context, { writes, waitLsn: authentication.waitLsn });
+    routing.set(em, { writes, waitLsn: authentication.waitLsn });
     return context;
   }
 

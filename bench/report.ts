@@ -288,7 +288,8 @@ function scaleOutHeader(r: ScaleOutResults): string[] {
       `seconds apart; load average at the start ${load} (the 2 cores are shared with other work: read the ratios)`,
     '- CPU / req: user + system time from /proc over the measured part ÷ requests, per process group: the service ' +
       '(its process, or the supervisor and every worker), PostgreSQL (the postmaster, every backend, and the ' +
-      'postmaster\'s cutime/cstime for backends that exited), and the bench itself (autocannon).',
+      'postmaster\'s cutime/cstime for backends that exited), and the bench itself (autocannon). A worker\'s ' +
+      'figure is its CPU ÷ all the requests of the drive, so the workers\' figures add up to the service\'s.',
   ];
 }
 

@@ -545,7 +545,7 @@ async function runScaleOut(databaseUrl: string, mode: 'replica' | 'processes', p
     drive: (what, url, scenario, seconds, conns) => drive(what, url, scenario, readRequests(scenario), seconds, conns),
   };
   const run = mode === 'replica' ? await runReplicaComparison(harness) : await runProcessesComparison(harness, processes!);
-  const out = { ...run, command: commandLine(), date: new Date().toISOString(), machine: machineOf(postgres), store: size };
+  const out = { command: commandLine(), date: new Date().toISOString(), machine: machineOf(postgres), store: size, ...run };
   const resultsDir = path.join(root, 'bench', 'results');
   await mkdir(resultsDir, { recursive: true });
   const file = `${mode}-orders-${size.orders}.json`;

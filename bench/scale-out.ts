@@ -68,8 +68,9 @@ async function measure(
   side: Side,
   scenario: Scenario,
   pids: { primary: number; replica?: number },
+  warmupSeconds = h.warmup,
 ): Promise<ScaleOutSide> {
-  await h.drive(`${side.label} warm-up`, side.url, scenario, h.warmup, h.connections);
+  await h.drive(`${side.label} warm-up`, side.url, scenario, warmupSeconds, h.connections);
   const servicePid = side.child.pid!;
   const snapshot = async () => ({
     service: await treeCpu(servicePid),
@@ -219,7 +220,8 @@ export async function runProcessesComparison(
       const a = await measure(h, one, scenario, pids);
       h.log(`  ${describe(a)}`);
       h.log(`${scenario.name}: ${many.label}…`);
-      const b = await measure(h, many, scenario, pids);
+      // Each worker compiles its own hot code from the requests it gets: N workers get N times the warm-up.
+      const b = await measure(h, many, scenario, pids, h.warmup * processes);
       h.log(`  ${describe(b)}`);
       h.log(`  req/s ${processes} ÷ 1 process: ${(b.rps / a.rps).toFixed(2)}`);
       scenarios.push({ name: scenario.name, connections: h.connections, a, b });

@@ -295,6 +295,10 @@ function scaleOutHeader(r: ScaleOutResults): string[] {
 
 const cpuMs = (x: number | undefined) => (x === undefined ? '–' : `${x.toFixed(2)} ms`);
 
+/** A `--replica` scenario whose reads went to the replica (bench/scale-out.ts counts them from /metrics). */
+export const readsOnReplica = (s: ScaleOutScenario) =>
+  (s.counters?.['reads:replica-1'] ?? 0) >= s.b.requests && (s.counters?.['reads:primary'] ?? 0) * 100 <= s.b.requests;
+
 function replicaSection(r: ScaleOutResults): string {
   const rows = r.scenarios.map((s) => {
     const c = s.counters ?? {};
@@ -308,6 +312,7 @@ function replicaSection(r: ScaleOutResults): string {
     ];
   });
   const m = r.metrics ?? {};
+  const missed = r.scenarios.filter((s) => !readsOnReplica(s)).map((s) => s.name);
   return [
     '## A streaming replica for reads (`--replica`)',
     '',
@@ -321,6 +326,8 @@ function replicaSection(r: ScaleOutResults): string {
       (Object.keys(m).some((k) => k.startsWith('fallbacks:'))
         ? `; fallbacks ${Object.entries(m).filter(([k]) => k.startsWith('fallbacks:')).map(([k, v]) => `${k.slice(10)} ${n(v)}`).join(', ')}`
         : '; no fallbacks') + '.',
+    `- Every scenario's reads on replica-1 (at least one counted per measured request, next to none on the primary): ` +
+      `${missed.length ? `**not met** for ${missed.join('; ')} (their reads ran on the primary, uncounted)` : 'met'}.`,
     '',
     '| scenario | req/s primary only | req/s with replica | ratio | p50 / p99 primary only | p50 / p99 with replica ' +
       '| primary PostgreSQL CPU / read, primary only | primary PostgreSQL CPU / read, with replica ' +

@@ -284,7 +284,8 @@ function scaleOutHeader(r: ScaleOutResults): string[] {
   return [
     `- Command: \`${r.command}\`, ${r.date}; ${machine(r as unknown as BenchResults)}`,
     `- Store: ${n(r.store.orders)} orders, ${n(r.store.products)} products, ${n(r.store.customers)} customers; ` +
-      `autocannon, ${r.connections} connections, ${r.duration} s per scenario and side after a warm-up, the two sides ` +
+      `autocannon, ${r.connections} connections, ${r.duration} s per scenario and side after a warm-up, ` +
+      'the two sides ' +
       `seconds apart; load average at the start ${load} (the 2 cores are shared with other work: read the ratios)`,
     '- CPU / req: user + system time from /proc over the measured part ÷ requests, per process group: the service ' +
       '(its process, or the supervisor and every worker), PostgreSQL (the postmaster, every backend, and the ' +
@@ -292,6 +293,12 @@ function scaleOutHeader(r: ScaleOutResults): string[] {
       'figure is its CPU ÷ all the requests of the drive, so the workers\' figures add up to the service\'s.',
   ];
 }
+
+/** The `db_read_fallbacks_total` reasons among counters, with their counts. */
+const fallbacksOf = (counters: Record<string, number>) =>
+  Object.entries(counters)
+    .filter(([k]) => k.startsWith('fallbacks:'))
+    .map(([k, v]) => [k.slice('fallbacks:'.length), v] as const);
 
 const cpuMs = (x: number | undefined) => (x === undefined ? '–' : `${x.toFixed(2)} ms`);
 
@@ -302,12 +309,13 @@ export const readsOnReplica = (s: ScaleOutScenario) =>
 function replicaSection(r: ScaleOutResults): string {
   const rows = r.scenarios.map((s) => {
     const c = s.counters ?? {};
-    const reasons = Object.entries(c).filter(([k]) => k.startsWith('fallbacks:')).map(([k, v]) => `${k.slice(10)} ${v}`);
+    const reasons = fallbacksOf(c).map(([reason, v]) => `${reason} ${n(v)}`);
     return [
       s.name, n(s.a.rps), n(s.b.rps), ratioOf(s.b.rps, s.a.rps), latency(s.a), latency(s.b),
       cpuMs(s.a.cpuMsPerRequest.postgres), cpuMs(s.b.cpuMsPerRequest.postgres), cpuMs(s.b.cpuMsPerRequest.replica),
       `${cpuMs(s.a.cpuMsPerRequest.service)} / ${cpuMs(s.b.cpuMsPerRequest.service)}`,
-      `${n(c['reads:replica-1'] ?? 0)} / ${n(c['reads:primary'] ?? 0)}${reasons.length ? ` (fallbacks: ${reasons.join(', ')})` : ''}`,
+      `${n(c['reads:replica-1'] ?? 0)} / ${n(c['reads:primary'] ?? 0)}` +
+        (reasons.length ? ` (fallbacks: ${reasons.join(', ')})` : ''),
       s.a.non2xx + s.a.errors + s.b.non2xx + s.b.errors,
     ];
   });
@@ -320,11 +328,12 @@ function replicaSection(r: ScaleOutResults): string {
     '- Sides: the service on the primary alone, and the service with `DATABASE_READ_URL` set to one streaming ' +
       'replica of the same store (src/db/streaming-replica.ts: a base backup of the bench\'s data folder, then ' +
       'streaming); both on the same machine. The token check and rate-limit charge stay on the primary by design ' +
-      '(docs/operations.md#read-replicas), so the primary\'s CPU per read falls to that statement\'s cost, not to zero.',
+      '(docs/operations.md#read-replicas), so the primary\'s CPU per read falls to that statement\'s cost, ' +
+      'not to zero.',
     `- Reads counted by the service's \`/metrics\` over the replica side: replica-1 ${n(m['reads:replica-1'] ?? 0)}, ` +
       `primary ${n(m['reads:primary'] ?? 0)}` +
-      (Object.keys(m).some((k) => k.startsWith('fallbacks:'))
-        ? `; fallbacks ${Object.entries(m).filter(([k]) => k.startsWith('fallbacks:')).map(([k, v]) => `${k.slice(10)} ${n(v)}`).join(', ')}`
+      (fallbacksOf(m).length
+        ? `; fallbacks ${fallbacksOf(m).map(([reason, v]) => `${reason} ${n(v)}`).join(', ')}`
         : '; no fallbacks') + '.',
     `- Every scenario's reads on replica-1 (at least one counted per measured request, next to none on the primary): ` +
       `${missed.length ? `**not met** for ${missed.join('; ')} (their reads ran on the primary, uncounted)` : 'met'}.`,
@@ -345,7 +354,8 @@ function processesSection(r: ScaleOutResults): string {
     return [
       s.name, n(s.a.rps), n(s.b.rps), ratioOf(s.b.rps, s.a.rps), latency(s.a), latency(s.b),
       cpuMs(s.a.cpuMsPerRequest.service),
-      `${cpuMs(c.service)}${c.workers ? ` (supervisor ${cpuMs(c.supervisor)}; workers ${c.workers.map(cpuMs).join(' + ')})` : ''}`,
+      cpuMs(c.service) +
+        (c.workers ? ` (supervisor ${cpuMs(c.supervisor)}; workers ${c.workers.map(cpuMs).join(' + ')})` : ''),
       `${cpuMs(s.a.cpuMsPerRequest.postgres)} / ${cpuMs(c.postgres)}`,
       cpuMs(c.bench),
       n((r.machine.cpus * 1000) / (both + c.bench)),
@@ -362,15 +372,18 @@ function processesSection(r: ScaleOutResults): string {
     `- Sides: the service with one process, and with a supervisor and ${k} workers on one port (src/cluster.ts); ` +
       'both on the same PostgreSQL.',
     `- Projections (from the ${k}-process side's measured CPU per request, not from its req/s): a CPU-bound ` +
-      `machine serves at most cores × 1000 ÷ (CPU ms per request of everything on it) req/s. "${r.machine.cpus}-core model" ` +
+      'machine serves at most cores × 1000 ÷ (CPU ms per request of everything on it) req/s. ' +
+      `"${r.machine.cpus}-core model" ` +
       'counts service + PostgreSQL + the bench\'s autocannon, to set beside the measured req/s; ' +
       `"${PROJECTED_CORES} cores, service + PostgreSQL" is one ${PROJECTED_CORES}-core machine running both ` +
       `(WEB_CONCURRENCY=${PROJECTED_CORES}, load from elsewhere); "${PROJECTED_CORES} cores, service only" is that ` +
       'machine with PostgreSQL on its own (which then needs the PostgreSQL share of that rate in cores of its own). ' +
-      'These are ceilings: they assume the per-request costs stay as measured (no lock or I/O limit, enough connections).',
+      'These are ceilings: they assume the per-request costs stay as measured (no lock or I/O limit, ' +
+      'enough connections).',
     '',
-    `| scenario | req/s 1 process | req/s ${k} processes | ratio | p50 / p99, 1 | p50 / p99, ${k} | service CPU / req, 1 ` +
-      `| service CPU / req, ${k} | PostgreSQL CPU / req (1 / ${k}) | bench CPU / req | ${r.machine.cpus}-core model req/s ` +
+    `| scenario | req/s 1 process | req/s ${k} processes | ratio | p50 / p99, 1 | p50 / p99, ${k} ` +
+      `| service CPU / req, 1 | service CPU / req, ${k} | PostgreSQL CPU / req (1 / ${k}) | bench CPU / req ` +
+      `| ${r.machine.cpus}-core model req/s ` +
       `| ${PROJECTED_CORES} cores, service + PostgreSQL, req/s | ${PROJECTED_CORES} cores, service only, req/s ` +
       '| PostgreSQL share of the CPU | non-2xx |',
     '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',

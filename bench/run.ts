@@ -544,8 +544,11 @@ async function runScaleOut(databaseUrl: string, mode: 'replica' | 'processes', p
     stopChild,
     drive: (what, url, scenario, seconds, conns) => drive(what, url, scenario, readRequests(scenario), seconds, conns),
   };
-  const run = mode === 'replica' ? await runReplicaComparison(harness) : await runProcessesComparison(harness, processes!);
-  const out = { command: commandLine(), date: new Date().toISOString(), machine: machineOf(postgres), store: size, ...run };
+  const run = mode === 'replica'
+    ? await runReplicaComparison(harness)
+    : await runProcessesComparison(harness, processes!);
+  const when = new Date().toISOString();
+  const out = { command: commandLine(), date: when, machine: machineOf(postgres), store: size, ...run };
   const resultsDir = path.join(root, 'bench', 'results');
   await mkdir(resultsDir, { recursive: true });
   const file = `${mode}-orders-${size.orders}.json`;

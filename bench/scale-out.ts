@@ -56,7 +56,11 @@ async function readCounters(h: Harness, url: string): Promise<Record<string, num
 }
 
 const diff = (after: Record<string, number>, before: Record<string, number>): Record<string, number> =>
-  Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)] as const).filter(([, v]) => v !== 0));
+  Object.fromEntries(
+    Object.entries(after)
+      .map(([k, v]) => [k, v - (before[k] ?? 0)] as const)
+      .filter(([, v]) => v !== 0),
+  );
 
 /**
  * Warm-up, then the measured drive, with snapshots around it of the service's processes (the
@@ -98,7 +102,9 @@ async function measure(
       service: perRequest(treeCpuBetween(before.service, after.service)),
       ...(workers.length ? { supervisor: perRequest(after.service.rootMs - before.service.rootMs), workers } : {}),
       postgres: perRequest(treeCpuBetween(before.primary, after.primary)),
-      ...(before.replica && after.replica ? { replica: perRequest(treeCpuBetween(before.replica, after.replica)) } : {}),
+      ...(before.replica && after.replica
+        ? { replica: perRequest(treeCpuBetween(before.replica, after.replica)) }
+        : {}),
       bench: perRequest(bench),
     },
   };
@@ -141,7 +147,10 @@ async function dropLeftoverSlot(databaseUrl: string, slot: string) {
 /** The replica the run started, for the bench's interrupt handler to stop too. */
 export let runningReplica: StreamingReplica | undefined;
 
-export async function runReplicaComparison(h: Harness): Promise<Omit<ScaleOutResults, 'command' | 'date' | 'machine' | 'store'>> {
+/** What a scale-out run measured; bench/run.ts adds the command, date, machine and store. */
+type Measured = Omit<ScaleOutResults, 'command' | 'date' | 'machine' | 'store'>;
+
+export async function runReplicaComparison(h: Harness): Promise<Measured> {
   const loadAverage = os.loadavg().map(round2);
   const replicaDir = path.join(h.dataDir, 'replica');
   await dropLeftoverSlot(h.databaseUrl, 'replica_replica');
@@ -199,10 +208,7 @@ export async function runReplicaComparison(h: Harness): Promise<Omit<ScaleOutRes
   };
 }
 
-export async function runProcessesComparison(
-  h: Harness,
-  processes: number,
-): Promise<Omit<ScaleOutResults, 'command' | 'date' | 'machine' | 'store'>> {
+export async function runProcessesComparison(h: Harness, processes: number): Promise<Measured> {
   const loadAverage = os.loadavg().map(round2);
   const pids = { primary: await postmasterPid(path.join(h.dataDir, 'pg')) };
   const one: Side = { label: 'WEB_CONCURRENCY=1', ...(await h.startService({ WEB_CONCURRENCY: '1' }, 'main-1')) };

@@ -1,5 +1,6 @@
 // `npm run bench [-- --orders N --products N --customers N --duration S --warmup S --connections N[,N…]
-//                    --workload standard|users --peer postgraphile --reads-only | --report-only]`
+//                    --workload standard|users --peer postgraphile --reads-only | --replica | --processes N
+//                    | --report-only]`
 //
 // Seeds (or reuses) a store in its own embedded PostgreSQL under .bench-data/, starts the service
 // and the hand-written baseline (bench/baseline-server.ts) as child processes on 127.0.0.1, checks
@@ -14,6 +15,11 @@
 // `--peer postgraphile` also serves the same database with PostGraphile 5 (bench/peers/postgraphile,
 // installed from its own lock when missing) and runs every GraphQL scenario against it, its data
 // compared with the service's after normalising names and shapes (bench/postgraphile-peer.ts).
+//
+// `--replica` / `--processes N` run the read scenarios against two configurations of the service
+// instead (primary only vs one streaming replica; WEB_CONCURRENCY=1 vs N), with CPU per request
+// of every process from /proc, into bench/results/replica-orders-N.json or processes-orders-N.json
+// (bench/scale-out.ts).
 //
 // The service runs as configured here, whatever the caller's environment says: authentication
 // and rate limiting on (their cost is part of every request), with a bucket so large it never

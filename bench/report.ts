@@ -53,6 +53,58 @@ export interface BenchResults {
   scenarios: ScenarioResult[];
 }
 
+/** One configuration's drive of a scenario in a `--replica` or `--processes` run, CPU per request by process. */
+export interface ScaleOutSide {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  cpuMsPerRequest: {
+    /** The service: its process, or a supervisor and all its workers. */
+    service: number;
+    supervisor?: number;
+    /** Each worker (WEB_CONCURRENCY > 1). */
+    workers?: number[];
+    /** The primary PostgreSQL: postmaster, its backends and exited children. */
+    postgres: number;
+    /** The streaming replica's PostgreSQL (`--replica`). */
+    replica?: number;
+    /** The bench process, which runs autocannon on the same cores. */
+    bench: number;
+  };
+}
+
+export interface ScaleOutScenario {
+  name: string;
+  connections: number;
+  /** Primary only, or WEB_CONCURRENCY=1. */
+  a: ScaleOutSide;
+  /** Primary + replica, or WEB_CONCURRENCY=N. */
+  b: ScaleOutSide;
+  /** `--replica`: the service's db_reads_total / db_read_fallbacks_total counted during side b (warm-up included). */
+  counters?: Record<string, number>;
+}
+
+/** bench/results/replica-orders-N.json and processes-orders-N.json. */
+export interface ScaleOutResults {
+  mode: 'replica' | 'processes';
+  processes?: number;
+  command: string;
+  date: string;
+  machine: BenchResults['machine'];
+  store: BenchResults['store'];
+  duration: number;
+  connections: number;
+  /** The machine's 1, 5 and 15 minute load averages when the run started (the cores are shared). */
+  loadAverage: number[];
+  sides: [string, string];
+  /** `--replica`: the counters over the whole run. */
+  metrics?: Record<string, number>;
+  scenarios: ScaleOutScenario[];
+}
+
 /** GraphQL figures measured before the read-path work (bench/results/before/graphql-issue-13.json). */
 interface GraphQLBefore {
   source: string;
@@ -73,7 +125,7 @@ const MAIN_ORDERS = 100_000;
 const n = (x: number) => Math.round(x).toLocaleString('en-US');
 const ms = (x: number) => `${x} ms`;
 
-const latency = (l: Load) => `${ms(l.p50)} / ${ms(l.p99)}`;
+const latency = (l: Pick<Load, 'p50' | 'p99'>) => `${ms(l.p50)} / ${ms(l.p99)}`;
 const cpu = (l: Load) => (l.cpuMsPerRequest === undefined ? '–' : `${l.cpuMsPerRequest.toFixed(2)} ms`);
 /** a ÷ b to two places, or – when b is 0 (whole-millisecond latencies can be). */
 export const ratioOf = (a: number, b: number) => (b ? (a / b).toFixed(2) : '–');
@@ -224,6 +276,121 @@ function scaleTable(all: BenchResults[]): string {
   ].join('\n');
 }
 
+/** Cores of the machine the `--processes` section projects to. */
+export const PROJECTED_CORES = 16;
+
+function scaleOutHeader(r: ScaleOutResults): string[] {
+  const load = r.loadAverage.map((x) => x.toFixed(1)).join(', ');
+  return [
+    `- Command: \`${r.command}\`, ${r.date}; ${machine(r as unknown as BenchResults)}`,
+    `- Store: ${n(r.store.orders)} orders, ${n(r.store.products)} products, ${n(r.store.customers)} customers; ` +
+      `autocannon, ${r.connections} connections, ${r.duration} s per scenario and side after a warm-up, ` +
+      'the two sides ' +
+      `seconds apart; load average at the start ${load} (the 2 cores are shared with other work: read the ratios)`,
+    '- CPU / req: user + system time from /proc over the measured part ÷ requests, per process group: the service ' +
+      '(its process, or the supervisor and every worker), PostgreSQL (the postmaster, every backend, and the ' +
+      'postmaster\'s cutime/cstime for backends that exited), and the bench itself (autocannon). A worker\'s ' +
+      'figure is its CPU ÷ all the requests of the drive, so the workers\' figures add up to the service\'s.',
+  ];
+}
+
+/** The `db_read_fallbacks_total` reasons among counters, with their counts. */
+const fallbacksOf = (counters: Record<string, number>) =>
+  Object.entries(counters)
+    .filter(([k]) => k.startsWith('fallbacks:'))
+    .map(([k, v]) => [k.slice('fallbacks:'.length), v] as const);
+
+const cpuMs = (x: number | undefined) => (x === undefined ? '–' : `${x.toFixed(2)} ms`);
+
+/** A `--replica` scenario whose reads went to the replica (bench/scale-out.ts counts them from /metrics). */
+export const readsOnReplica = (s: ScaleOutScenario) =>
+  (s.counters?.['reads:replica-1'] ?? 0) >= s.b.requests && (s.counters?.['reads:primary'] ?? 0) * 100 <= s.b.requests;
+
+function replicaSection(r: ScaleOutResults): string {
+  const rows = r.scenarios.map((s) => {
+    const c = s.counters ?? {};
+    const reasons = fallbacksOf(c).map(([reason, v]) => `${reason} ${n(v)}`);
+    return [
+      s.name, n(s.a.rps), n(s.b.rps), ratioOf(s.b.rps, s.a.rps), latency(s.a), latency(s.b),
+      cpuMs(s.a.cpuMsPerRequest.postgres), cpuMs(s.b.cpuMsPerRequest.postgres), cpuMs(s.b.cpuMsPerRequest.replica),
+      `${cpuMs(s.a.cpuMsPerRequest.service)} / ${cpuMs(s.b.cpuMsPerRequest.service)}`,
+      `${n(c['reads:replica-1'] ?? 0)} / ${n(c['reads:primary'] ?? 0)}` +
+        (reasons.length ? ` (fallbacks: ${reasons.join(', ')})` : ''),
+      s.a.non2xx + s.a.errors + s.b.non2xx + s.b.errors,
+    ];
+  });
+  const m = r.metrics ?? {};
+  const missed = r.scenarios.filter((s) => !readsOnReplica(s)).map((s) => s.name);
+  return [
+    '## A streaming replica for reads (`--replica`)',
+    '',
+    ...scaleOutHeader(r),
+    '- Sides: the service on the primary alone, and the service with `DATABASE_READ_URL` set to one streaming ' +
+      'replica of the same store (src/db/streaming-replica.ts: a base backup of the bench\'s data folder, then ' +
+      'streaming); both on the same machine. The token check and rate-limit charge stay on the primary by design ' +
+      '(docs/operations.md#read-replicas), so the primary\'s CPU per read falls to that statement\'s cost, ' +
+      'not to zero.',
+    `- Reads counted by the service's \`/metrics\` over the replica side: replica-1 ${n(m['reads:replica-1'] ?? 0)}, ` +
+      `primary ${n(m['reads:primary'] ?? 0)}` +
+      (fallbacksOf(m).length
+        ? `; fallbacks ${fallbacksOf(m).map(([reason, v]) => `${reason} ${n(v)}`).join(', ')}`
+        : '; no fallbacks') + '.',
+    `- Every scenario's reads on replica-1 (at least one counted per measured request, next to none on the primary): ` +
+      `${missed.length ? `**not met** for ${missed.join('; ')} (their reads ran on the primary, uncounted)` : 'met'}.`,
+    '',
+    '| scenario | req/s primary only | req/s with replica | ratio | p50 / p99 primary only | p50 / p99 with replica ' +
+      '| primary PostgreSQL CPU / read, primary only | primary PostgreSQL CPU / read, with replica ' +
+      '| replica PostgreSQL CPU / read | service CPU / req (without / with) | reads on replica-1 / primary | non-2xx |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    ...rows.map((cells) => `| ${cells.join(' | ')} |`),
+  ].join('\n');
+}
+
+function processesSection(r: ScaleOutResults): string {
+  const k = r.processes ?? 2;
+  const rows = r.scenarios.map((s) => {
+    const c = s.b.cpuMsPerRequest;
+    const both = c.service + c.postgres;
+    return [
+      s.name, n(s.a.rps), n(s.b.rps), ratioOf(s.b.rps, s.a.rps), latency(s.a), latency(s.b),
+      cpuMs(s.a.cpuMsPerRequest.service),
+      cpuMs(c.service) +
+        (c.workers ? ` (supervisor ${cpuMs(c.supervisor)}; workers ${c.workers.map(cpuMs).join(' + ')})` : ''),
+      `${cpuMs(s.a.cpuMsPerRequest.postgres)} / ${cpuMs(c.postgres)}`,
+      cpuMs(c.bench),
+      n((r.machine.cpus * 1000) / (both + c.bench)),
+      n((PROJECTED_CORES * 1000) / both),
+      n((PROJECTED_CORES * 1000) / c.service),
+      (c.postgres / both * 100).toFixed(0) + ' %',
+      s.a.non2xx + s.a.errors + s.b.non2xx + s.b.errors,
+    ];
+  });
+  return [
+    `## Every core: WEB_CONCURRENCY=1 vs ${k} (\`--processes ${k}\`)`,
+    '',
+    ...scaleOutHeader(r),
+    `- Sides: the service with one process, and with a supervisor and ${k} workers on one port (src/cluster.ts); ` +
+      'both on the same PostgreSQL.',
+    `- Projections (from the ${k}-process side's measured CPU per request, not from its req/s): a CPU-bound ` +
+      'machine serves at most cores × 1000 ÷ (CPU ms per request of everything on it) req/s. ' +
+      `"${r.machine.cpus}-core model" ` +
+      'counts service + PostgreSQL + the bench\'s autocannon, to set beside the measured req/s; ' +
+      `"${PROJECTED_CORES} cores, service + PostgreSQL" is one ${PROJECTED_CORES}-core machine running both ` +
+      `(WEB_CONCURRENCY=${PROJECTED_CORES}, load from elsewhere); "${PROJECTED_CORES} cores, service only" is that ` +
+      'machine with PostgreSQL on its own (which then needs the PostgreSQL share of that rate in cores of its own). ' +
+      'These are ceilings: they assume the per-request costs stay as measured (no lock or I/O limit, ' +
+      'enough connections).',
+    '',
+    `| scenario | req/s 1 process | req/s ${k} processes | ratio | p50 / p99, 1 | p50 / p99, ${k} ` +
+      `| service CPU / req, 1 | service CPU / req, ${k} | PostgreSQL CPU / req (1 / ${k}) | bench CPU / req ` +
+      `| ${r.machine.cpus}-core model req/s ` +
+      `| ${PROJECTED_CORES} cores, service + PostgreSQL, req/s | ${PROJECTED_CORES} cores, service only, req/s ` +
+      '| PostgreSQL share of the CPU | non-2xx |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    ...rows.map((cells) => `| ${cells.join(' | ')} |`),
+  ].join('\n');
+}
+
 export async function renderBenchmarks(resultsDir: string): Promise<string> {
   const files = (await readdir(resultsDir)).filter((f) => /^orders-\d+\.json$/.test(f));
   const all: BenchResults[] = [];
@@ -296,6 +463,12 @@ export async function renderBenchmarks(resultsDir: string): Promise<string> {
   }
   if (all.length > 1) {
     parts.push('## Scale: the read scenarios by store size', '', ...all.map((r) => `- ${n(r.store.orders)} orders: \`${r.command}\`, ${r.date}${r.seedSeconds ? `, seeded in ${r.seedSeconds.toFixed(0)} s` : ''}`), '', scaleTable(all), '');
+  }
+  for (const mode of ['replica', 'processes'] as const) {
+    for (const file of (await readdir(resultsDir)).filter((f) => new RegExp(`^${mode}-orders-\\d+\\.json$`).test(f))) {
+      const r = JSON.parse(await readFile(path.join(resultsDir, file), 'utf8')) as ScaleOutResults;
+      parts.push(mode === 'replica' ? replicaSection(r) : processesSection(r), '');
+    }
   }
   if (analysis) parts.push(analysis.trim(), '');
   return parts.join('\n');

@@ -1,5 +1,6 @@
 // `npm run bench [-- --orders N --products N --customers N --duration S --warmup S --connections N[,N…]
-//                    --workload standard|users --peer postgraphile --reads-only | --report-only]`
+//                    --workload standard|users --peer postgraphile --reads-only | --replica | --processes N
+//                    | --report-only]`
 //
 // Seeds (or reuses) a store in its own embedded PostgreSQL under .bench-data/, starts the service
 // and the hand-written baseline (bench/baseline-server.ts) as child processes on 127.0.0.1, checks
@@ -14,6 +15,11 @@
 // `--peer postgraphile` also serves the same database with PostGraphile 5 (bench/peers/postgraphile,
 // installed from its own lock when missing) and runs every GraphQL scenario against it, its data
 // compared with the service's after normalising names and shapes (bench/postgraphile-peer.ts).
+//
+// `--replica` / `--processes N` run the read scenarios against two configurations of the service
+// instead (primary only vs one streaming replica; WEB_CONCURRENCY=1 vs N), with CPU per request
+// of every process from /proc, into bench/results/replica-orders-N.json or processes-orders-N.json
+// (bench/scale-out.ts).
 //
 // The service runs as configured here, whatever the caller's environment says: authentication
 // and rate limiting on (their cost is part of every request), with a bucket so large it never
@@ -48,6 +54,8 @@ import {
 import { ratioOf as ratio, renderBenchmarks, type BenchResults, type Load as SideLoad, type ScenarioResult } from './report.js';
 import { graphqlScenario, idAt, type Scenario } from './scenario.js';
 import { SEARCH_TERMS, userScenarios } from './user-workload.js';
+import { runningReplica, runProcessesComparison, runReplicaComparison, type Harness } from './scale-out.js';
+import { cpuMs } from './proc-cpu.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -61,6 +69,8 @@ const { values: args } = parseArgs({
     peer: { type: 'string' },
     scenario: { type: 'string' },
     'reads-only': { type: 'boolean', default: false },
+    replica: { type: 'boolean', default: false },
+    processes: { type: 'string' },
     'report-only': { type: 'boolean', default: false },
   },
 });
@@ -73,6 +83,16 @@ if (args.peer !== undefined && args.peer !== 'postgraphile') {
   throw new Error(`--peer ${args.peer}: the only peer is postgraphile`);
 }
 const withPostGraphile = args.peer === 'postgraphile';
+/** `--replica` or `--processes N` (bench/scale-out.ts): two configurations of the service, no baseline. */
+const processes = args.processes === undefined ? undefined : Number(args.processes);
+if (processes !== undefined && (!Number.isInteger(processes) || processes < 2 || processes > 16)) {
+  throw new Error(`--processes ${args.processes}: a whole number from 2 to 16`);
+}
+const scaleOut = args.replica ? 'replica' : processes ? 'processes' : undefined;
+if (args.replica && processes) throw new Error('--replica and --processes: one at a time');
+if (scaleOut && (workload !== 'standard' || withPostGraphile)) {
+  throw new Error(`--${scaleOut} runs the standard read scenarios, without a peer`);
+}
 /** Connection counts to drive each scenario at (bounded: ≤ 32). */
 const connectionCounts = (args.connections ?? (workload === 'users' ? '4,32' : '4'))
   .split(',')
@@ -146,7 +166,9 @@ process.on('exit', stopChildren);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     stopChildren();
-    void (openStore?.close() ?? Promise.resolve()).finally(() => process.exit(130));
+    void (runningReplica?.destroy() ?? Promise.resolve())
+      .then(() => openStore?.close())
+      .finally(() => process.exit(130));
   });
 }
 
@@ -165,6 +187,7 @@ async function startChild(
   entry: string,
   env: Record<string, string>,
   flags = V8_FLAGS,
+  logName?: string,
 ): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, [...flags, path.join(root, entry)], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', NODE_OPTIONS: '', MALLOC_ARENA_MAX: '2', ...env },
@@ -172,7 +195,7 @@ async function startChild(
   });
   children.push(child);
   // Everything the child prints goes to a log beside the store, to tell why a child stopped.
-  const logFile = createWriteStream(path.join(dataDir, `${path.basename(entry, '.js')}.log`));
+  const logFile = createWriteStream(path.join(dataDir, `${logName ?? path.basename(entry, '.js')}.log`));
   child.stdout!.pipe(logFile);
   child.stderr!.pipe(logFile);
   child.once('exit', (code, signal) => logFile.write(`\n[exited: code ${code}, signal ${signal}]\n`));
@@ -215,15 +238,6 @@ async function peakRssMb(pid: number): Promise<number> {
 }
 async function resetPeakRss(pid: number) {
   await writeFile(`/proc/${pid}/clear_refs`, '5').catch(() => undefined);
-}
-
-/** Clock ticks per second of /proc/<pid>/stat's CPU times (`getconf CLK_TCK`; 100 on Linux). */
-const CLOCK_TICKS = 100;
-/** CPU time (user + system) a process has used so far, in ms (fields 14 and 15 of /proc/<pid>/stat). */
-async function cpuMs(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
 async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
@@ -476,6 +490,79 @@ function writeRequests(lines: { order: number; line: number }[]): autocannon.Req
   ];
 }
 
+/**
+ * The service's whole configuration, over whatever the caller's environment holds (an empty value
+ * counts as unset): auth on with the bench's token, rate limiting on and never refusing, one
+ * process on the primary alone unless `overrides` say otherwise.
+ */
+function startService(databaseUrl: string, overrides: Record<string, string> = {}, logName?: string) {
+  return startChild('dist/src/main.js', {
+    DATABASE_URL: databaseUrl,
+    DB_POOL_MAX: '10',
+    ADMIN_TOKEN,
+    SEED_DEMO: 'false',
+    OUTBOX_WORKER: 'false',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_RPS: String(RATE_LIMIT.rps),
+    RATE_LIMIT_BURST: String(RATE_LIMIT.burst),
+    // Admission control at the service's defaults (2 × cores in flight, a 1 s queue): a 503 fails the run.
+    MAX_IN_FLIGHT: '',
+    MAX_IN_FLIGHT_PER_TOKEN: '',
+    ADMISSION_QUEUE_MS: '',
+    ADMISSION_QUEUE_MAX: '',
+    PUBLIC_URL: '',
+    CORS_ORIGINS: '',
+    SMTP_URL: '',
+    WEB_CONCURRENCY: '',
+    DATABASE_READ_URL: '',
+    REPLICA_MAX_LAG_MS: '',
+    ...overrides,
+  }, V8_FLAGS, logName);
+}
+
+/** The machine as results files describe it. */
+const machineOf = (postgres: string) => ({
+  cpus: os.availableParallelism(),
+  cpuModel: os.cpus()[0]?.model ?? 'unknown',
+  memoryGb: Math.round(os.totalmem() / 2 ** 30),
+  node: process.version,
+  postgres,
+});
+
+/** The command as run, arguments with spaces quoted (`--scenario "GraphQL Q2"`) so it can be run again as shown. */
+const commandLine = () =>
+  `npm run bench -- ${process.argv.slice(2).map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}`
+    .trim()
+    .replace(/ --$/, '');
+
+/** `--replica` / `--processes N`: the read scenarios against two configurations (bench/scale-out.ts). */
+async function runScaleOut(databaseUrl: string, mode: 'replica' | 'processes', postgres: string) {
+  const harness: Harness = {
+    dataDir,
+    databaseUrl,
+    adminToken: ADMIN_TOKEN,
+    scenarios: scenarios.filter((s) => s.read),
+    connections: connectionCounts[0],
+    duration,
+    warmup,
+    log,
+    startService: (env, name) => startService(databaseUrl, env, name),
+    stopChild,
+    drive: (what, url, scenario, seconds, conns) => drive(what, url, scenario, readRequests(scenario), seconds, conns),
+  };
+  const run = mode === 'replica'
+    ? await runReplicaComparison(harness)
+    : await runProcessesComparison(harness, processes!);
+  const when = new Date().toISOString();
+  const out = { command: commandLine(), date: when, machine: machineOf(postgres), store: size, ...run };
+  const resultsDir = path.join(root, 'bench', 'results');
+  await mkdir(resultsDir, { recursive: true });
+  const file = `${mode}-orders-${size.orders}.json`;
+  await writeFile(path.join(resultsDir, file), `${JSON.stringify(out, null, 2)}\n`);
+  await writeFile(path.join(root, 'BENCHMARKS.md'), await renderBenchmarks(resultsDir));
+  log(`Wrote bench/results/${file} and BENCHMARKS.md`);
+}
+
 async function main() {
   await mkdir(dataDir, { recursive: true });
   log(`Store: ${size.orders} orders, ${size.products} products, ${size.customers} customers in ${path.relative(root, dataDir)}`);
@@ -504,30 +591,16 @@ async function main() {
     );
 
     const peerVersion = withPostGraphile ? await ensurePostGraphileInstalled(root, log) : undefined;
+    if (scaleOut) {
+      await runScaleOut(database.url, scaleOut, version);
+      return;
+    }
     log('Counting statements and comparing JSON (in-process instances)…');
     const withWrites = !args['reads-only'] && workload === 'standard';
     const counts = await countAndCompare(database.url, withWrites ? lines[0] : undefined);
 
     const env = { DATABASE_URL: database.url, DB_POOL_MAX: '10' };
-    // The service's whole configuration, over whatever the caller's environment holds (an empty
-    // value counts as unset): auth on with the bench's token, rate limiting on and never refusing.
-    const service = await startChild('dist/src/main.js', {
-      ...env,
-      ADMIN_TOKEN,
-      SEED_DEMO: 'false',
-      OUTBOX_WORKER: 'false',
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_RPS: String(RATE_LIMIT.rps),
-      RATE_LIMIT_BURST: String(RATE_LIMIT.burst),
-      // Admission control at the service's defaults (2 × cores in flight, a 1 s queue): a 503 fails the run.
-      MAX_IN_FLIGHT: '',
-      MAX_IN_FLIGHT_PER_TOKEN: '',
-      ADMISSION_QUEUE_MS: '',
-      ADMISSION_QUEUE_MAX: '',
-      PUBLIC_URL: '',
-      CORS_ORIGINS: '',
-      SMTP_URL: '',
-    });
+    const service = await startService(database.url);
     const baseline = await startChild('dist/bench/baseline-server.js', env);
     // PostGraphile as its users run it: Node's default heap settings, no auth, the same database.
     const postgraphile = withPostGraphile
@@ -654,18 +727,9 @@ async function main() {
     }
 
     const out: BenchResults = {
-      // Arguments with spaces (`--scenario "GraphQL Q2"`) quoted, so the command can be run again as shown.
-      command: `npm run bench -- ${process.argv.slice(2).map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}`
-        .trim()
-        .replace(/ --$/, ''),
+      command: commandLine(),
       date: new Date().toISOString(),
-      machine: {
-        cpus: os.availableParallelism(),
-        cpuModel: os.cpus()[0]?.model ?? 'unknown',
-        memoryGb: Math.round(os.totalmem() / 2 ** 30),
-        node: process.version,
-        postgres: version,
-      },
+      machine: machineOf(version),
       store: size,
       seedSeconds,
       duration,

@@ -10,4 +10,10 @@ export interface GraphQLContext {
   loaders: Loaders;
   /** The caller's bucket after the request's charge, when limits are on (for the `RateLimit-*` headers). */
   limit?: RateLimitState;
+  /**
+   * Set only by the gateway for a REST write: the REST edge has already held every argument to the
+   * input limits and refused null where a field may only be left out, so the input guard does not
+   * run them again (docs/architecture.md#each-check-once). No `/graphql` request can set it.
+   */
+  inputChecked?: boolean;
 }

@@ -1,0 +1,109 @@
+// Issue 26, "each check once": a REST write runs each input rule once, at its edge; the same write on
+// /graphql is still checked in full by the input guard. Counted by the `input_checks_total` metric,
+// which every run of a check increments (docs/architecture.md#each-check-once).
+import { startTestService, type TestService } from './support/harness.js';
+
+let service: TestService;
+let metricsToken: string;
+let productId: number;
+beforeAll(async () => {
+  service = await startTestService();
+  metricsToken = await service.tokenWith(['read_metrics']);
+  [{ id: productId }] = await service.sql<{ id: number }>('select id from product where not is_multi order by id limit 1');
+});
+afterAll(() => service.stop());
+
+const CHECKS = [
+  'input_limits/rest_edge',
+  'body_schema/rest_edge',
+  'input_limits/input_guard',
+  'optional_nulls/input_guard',
+] as const;
+type Counts = Record<(typeof CHECKS)[number], number>;
+
+async function checkRuns(): Promise<Counts> {
+  const res = await service.get('/metrics', metricsToken);
+  expect(res.status).toBe(200);
+  const counts = {} as Counts;
+  for (const key of CHECKS) {
+    const [check, at] = key.split('/');
+    const line = new RegExp(`^input_checks_total\\{check="${check}",at="${at}"\\} (\\d+)$`, 'm').exec(res.text);
+    counts[key] = line ? Number(line[1]) : 0;
+  }
+  return counts;
+}
+
+/** How often each check ran while `request` was answered. */
+async function runsDuring(request: () => Promise<unknown>): Promise<Counts> {
+  const before = await checkRuns();
+  await request();
+  const after = await checkRuns();
+  return Object.fromEntries(CHECKS.map((key) => [key, after[key] - before[key]])) as Counts;
+}
+
+it('a REST write runs the input limits and the body schema once each, at the edge, and the input guard not at all', async () => {
+  let status = 0;
+  const runs = await runsDuring(async () => {
+    const res = await service.send('PATCH', `/api/v1/products/${productId}`, { title: 'Checked once', tags: ['a', 'b'] });
+    status = res.status;
+  });
+  expect(status).toBe(200);
+  expect(runs).toEqual({
+    'input_limits/rest_edge': 1,
+    'body_schema/rest_edge': 1,
+    'input_limits/input_guard': 0,
+    'optional_nulls/input_guard': 0,
+  });
+  expect(await service.sql('select title from product where id = ?', [productId])).toEqual([{ title: 'Checked once' }]);
+});
+
+it('a REST write with an Idempotency-Key is checked once too', async () => {
+  let status = 0;
+  const runs = await runsDuring(async () => {
+    const headers = { 'Idempotency-Key': 'checks-once-1' };
+    status = (await service.send('PATCH', `/api/v1/products/${productId}`, { vendor: 'Once' }, undefined, headers)).status;
+  });
+  expect(status).toBe(200);
+  expect(runs).toEqual({
+    'input_limits/rest_edge': 1,
+    'body_schema/rest_edge': 1,
+    'input_limits/input_guard': 0,
+    'optional_nulls/input_guard': 0,
+  });
+});
+
+it('a REST search still has the guard check the filter REST built from its body (not what was sent)', async () => {
+  let status = 0;
+  const runs = await runsDuring(async () => {
+    status = (await service.send('POST', '/api/v1/customers/search?size=1', { email: ['nobody@example.com'] })).status;
+  });
+  expect(status).toBe(200);
+  expect(runs).toMatchObject({ 'input_limits/rest_edge': 1, 'body_schema/rest_edge': 0, 'input_limits/input_guard': 1 });
+});
+
+it('the same write on /graphql is checked in full by the input guard, once', async () => {
+  let body: any;
+  const runs = await runsDuring(async () => {
+    body = (await service.graphql(`mutation { updateProduct(id: ${productId}, input: { title: "Checked by the guard" }) { title } }`)).body;
+  });
+  expect(body).toEqual({ data: { updateProduct: { title: 'Checked by the guard' } }, extensions: expect.anything() });
+  expect(runs).toEqual({
+    'input_limits/rest_edge': 0,
+    'body_schema/rest_edge': 0,
+    'input_limits/input_guard': 1,
+    'optional_nulls/input_guard': 1,
+  });
+});
+
+it('what the guard skips on REST is refused at the REST edge instead, with the same answers as before', async () => {
+  const before = await service.sql('select title, vendor, tags from product where id = ?', [productId]);
+  const nul = await service.send('PATCH', `/api/v1/products/${productId}`, { title: 'a\u0000b' });
+  expect(nul.status).toBe(422);
+  expect(nul.body.errors).toEqual([{ field: 'title', message: 'must not contain the NUL character' }]);
+  const nulled = await service.send('PATCH', `/api/v1/products/${productId}`, { title: null });
+  expect(nulled.status).toBe(422);
+  expect(nulled.body.errors.map((e: { field: string }) => e.field)).toEqual(['title']);
+  const gql = await service.graphql(`mutation ($t: String) { updateProduct(id: ${productId}, input: { title: $t }) { id } }`, { t: 'a\u0000b' });
+  expect(gql.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: [{ field: 'title', message: 'must not contain the NUL character' }] });
+  expect(await service.sql('select title, vendor, tags from product where id = ?', [productId])).toEqual(before);
+});

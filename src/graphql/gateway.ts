@@ -177,7 +177,8 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
         // Refused before execution: variable coercion. The edge's body schema is derived from the same
         // input types, so this is a disagreement between the two (a bug), never the client's answer.
         logger.error({ errors: result.errors }, 'GraphQL refused variables the REST edge had accepted');
-        return { data: null, errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] };
+        const masked = { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+        return { data: null, errors: [masked] };
       }
       return { data: result.data as Record<string, unknown> | null, errors: result.errors?.map((e) => formatError(e.toJSON(), e)) };
     };

@@ -21,6 +21,7 @@ import { Loaders } from '../resolvers/loaders.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { compiledExecutor } from './compiled-execution.js';
 import { formatError } from './format-error.js';
+import { logger } from '../logger.js';
 
 export interface OperationRequest {
   document: string;
@@ -31,6 +32,11 @@ export interface OperationRequest {
    * Idempotency-Key answer there, so the answer exists exactly when the write committed.
    */
   beforeCommit?: (result: OperationResult, sql: (text: string, params: unknown[]) => Promise<unknown>) => Promise<void>;
+  /**
+   * The edge has already held the variables to the input limits and refused null where a field may
+   * only be left out (a REST write): the input guard skips them (src/resolvers/input-guard.middleware.ts).
+   */
+  inputChecked?: boolean;
 }
 
 export interface OperationResult {
@@ -168,9 +174,18 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     graphqlOperations.inc({ type: entry.operation, via: 'rest' });
     const executeAs = async (context: GraphQLContext): Promise<OperationResult> => {
       const result = await execute(entry.document, undefined, context, request.variables);
+      if (request.inputChecked && result.errors?.length && result.data === undefined) {
+        // Refused before execution: variable coercion. The edge's body schema is derived from the same
+        // input types, so this is a disagreement between the two (a bug), never the client's answer.
+        logger.error({ errors: result.errors }, 'GraphQL refused variables the REST edge had accepted');
+        const masked = { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+        return { data: null, errors: [masked] };
+      }
       return { data: result.data as Record<string, unknown> | null, errors: result.errors?.map((e) => formatError(e.toJSON(), e)) };
     };
     const { beforeCommit } = request;
+    // The copy keeps the request's EntityManager, and with it the request's replica routing.
+    if (request.inputChecked) contextValue = { ...contextValue, inputChecked: true };
     if (!beforeCommit) return executeAs(contextValue);
     try {
       return await contextValue.em.transactional(async (tx) => {

@@ -20,6 +20,17 @@ export const graphqlOperations = new Counter({
   registers: [registry],
 });
 
+/**
+ * Runs of the input checks by rule and by where they ran (docs/architecture.md#each-check-once): a
+ * REST write runs each rule once, at its edge, and the input guard not at all.
+ */
+export const inputChecks = new Counter({
+  name: 'input_checks_total',
+  help: 'Input checks run: input_limits, optional_nulls, body_schema; at rest_edge or input_guard',
+  labelNames: ['check', 'at'] as const,
+  registers: [registry],
+});
+
 export const readsByTarget = new Counter({
   name: 'db_reads_total',
   help: 'Read operations by the server that ran them (primary, replica-N), when read replicas are configured',

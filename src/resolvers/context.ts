@@ -12,4 +12,10 @@ export interface GraphQLContext {
   limit?: RateLimitState;
   /** Over WebSocket only: wakes live subscriptions when events commit on any instance (src/db/event-wakeups.ts). */
   feedWakeups?: { wait(ms: number, signal?: AbortSignal): Promise<void> };
+  /**
+   * Set only by the gateway for a REST write: the REST edge has already held every argument to the
+   * input limits and refused null where a field may only be left out, so the input guard does not
+   * run them again (docs/architecture.md#each-check-once). No `/graphql` request can set it.
+   */
+  inputChecked?: boolean;
 }

@@ -3,6 +3,7 @@ import {
   getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType, isSpecifiedScalarType, type GraphQLInputField,
   type GraphQLInputObjectType, type GraphQLInputType, type GraphQLLeafType, type GraphQLScalarType, type GraphQLSchema,
 } from 'graphql';
+import { inputChecks } from '../observability/metrics.js';
 import { refusesNull } from '../schema/optional-field.js';
 import { gqlNameOf, type DerivedMap, type DerivedSpec, type FieldMap, type FieldSpec } from './fields.js';
 import type { JsonSchema } from './json-schema.js';
@@ -202,6 +203,7 @@ export function checkBody(body: BodyValidator, value: unknown, shown: FieldMap =
   const single = !list ? Object.keys(map).filter((k) => map[k].oneOrMany && isObjectValue((value as Record<string, unknown>)[k])) : [];
   const checked = single.length ? { ...(value as Record<string, unknown>), ...Object.fromEntries(single.map((k) => [k, [(value as Record<string, unknown>)[k]]])) } : value;
   const unwrap = (field: string) => single.reduce((f, k) => (f === `${k}[0]` || f.startsWith(`${k}[0].`) ? k + f.slice(k.length + 3) : f), field);
+  inputChecks.inc({ check: 'body_schema', at: 'rest_edge' });
   if (!validate(checked)) {
     const seen = new Set<string>();
     const errors = (validate.errors ?? [])

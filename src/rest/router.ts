@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { GraphQLGateway, OperationResult, Session } from '../graphql/gateway.js';
 import { inputProblems } from '../domain/input-limits.js';
+import { inputChecks } from '../observability/metrics.js';
 import { publicOrigin } from './public-origin.js';
 import { checkBody, restFieldPath, toInput } from './body.js';
 import type { IdempotencyStore } from '../db/idempotency-store.js';
@@ -67,6 +68,7 @@ function requestBody(ctx: Context, filter = false): unknown {
     throw new Problem(415, 'Send the request body as application/json');
   }
   const body = hasBody && 'body' in ctx.request ? ctx.request.body : undefined;
+  if (body !== undefined) inputChecks.inc({ check: 'input_limits', at: 'rest_edge' });
   const problems = body === undefined ? [] : inputProblems(body, { filter });
   if (problems.length) throw new Problem(422, `Invalid request body: ${problems.map((e) => `${e.field} ${e.message}`).join('; ')}`, problems);
   return body;
@@ -247,6 +249,8 @@ async function write(ctx: Context, route: WriteRoute, options: RestOptions, sess
   const result = await session.run({
     document: mutationDocument(route.resource, route.operation, params, { intArgs: Object.values(route.pathArgs), input: route.input, ifMatch: route.ifMatch }),
     variables,
+    // Every variable was checked here: the body by `requestBody` and `checkBody`, the ids by `idParam`.
+    inputChecked: true,
     beforeCommit: commit
       ? async (outcome, sql) => {
           try {

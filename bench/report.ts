@@ -361,7 +361,7 @@ function processesSection(r: ScaleOutResults): string {
       n((r.machine.cpus * 1000) / (both + c.bench)),
       n((PROJECTED_CORES * 1000) / both),
       n((PROJECTED_CORES * 1000) / c.service),
-      (c.postgres / both * 100).toFixed(0) + ' %',
+      `${((c.postgres / both) * 100).toFixed(0)} %`,
       s.a.non2xx + s.a.errors + s.b.non2xx + s.b.errors,
     ];
   });

@@ -262,12 +262,20 @@ async function call(url: string, scenario: Pick<Scenario, 'path' | 'method' | 'b
  */
 async function countAndCompare(databaseUrl: string, writeTarget?: { order: number; line: number }): Promise<Map<string, { service: number | null; baseline: number | null; sameJson: boolean | null; items: number | null }>> {
   let serviceCount = 0;
-  const orm = await MikroORM.init(ormConfig(databaseUrl, { onQuery: (sql: string) => (serviceCount++, sql) }));
+  const orm = await MikroORM.init(ormConfig(databaseUrl, {
+    onQuery: (sql: string) => {
+      serviceCount++;
+      return sql;
+    },
+  }));
   const { app, stop } = await createApp({ orm, requestLogger: pino({ enabled: false }), rateLimit: RATE_LIMIT });
   const service = await listen(app.callback());
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   let baselineCount = 0;
-  const baseline = await listen(baselineApp((text, params) => (baselineCount++, pool.query(text, params))).callback());
+  const baseline = await listen(baselineApp((text, params) => {
+    baselineCount++;
+    return pool.query(text, params);
+  }).callback());
   const out = new Map<string, { service: number | null; baseline: number | null; sameJson: boolean | null; items: number | null }>();
   try {
     for (const scenario of scenarios.filter((s) => s.read)) {

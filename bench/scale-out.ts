@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startStreamingReplica, type StreamingReplica } from '../src/db/streaming-replica.js';
-import { postmasterPid, treeCpu, treeCpuBetween, type TreeCpu } from './proc-cpu.js';
+import { postmasterPid, treeCpu, treeCpuBetween } from './proc-cpu.js';
 import { readsOnReplica, type ScaleOutResults, type ScaleOutScenario, type ScaleOutSide } from './report.js';
 import type { Scenario } from './scenario.js';
 
@@ -121,7 +121,7 @@ function describe(s: ScaleOutSide): string {
 }
 
 /** Until the service's /readyz shows its replica streaming within the allowed lag. */
-async function replicaInUse(h: Harness, url: string): Promise<void> {
+async function replicaInUse(url: string): Promise<void> {
   for (const end = Date.now() + 60_000; Date.now() < end; await new Promise((r) => setTimeout(r, 250))) {
     const res = await fetch(`${url}/readyz`).catch(() => undefined);
     const body = (await res?.json().catch(() => undefined)) as { replicas?: { state?: string }[] } | undefined;
@@ -171,7 +171,7 @@ export async function runReplicaComparison(h: Harness): Promise<Measured> {
       ...(await h.startService({ DATABASE_READ_URL: replica.url('store'), REPLICA_MAX_LAG_MS: '' }, 'main-replica')),
     };
     try {
-      await replicaInUse(h, withReplica.url);
+      await replicaInUse(withReplica.url);
       for (const scenario of h.scenarios) {
         h.log(`${scenario.name}: primary only…`);
         const a = await measure(h, primaryOnly, scenario, pids);

@@ -4,7 +4,7 @@
 // queue and the pool wait show in /metrics. The bounded load test is test/load/bounded-load.test.ts.
 import pg from 'pg';
 import { whileAbusing } from './support/abuse.js';
-import { createDatabase, startTestService, type TestService } from './support/harness.js';
+import { startTestService, type TestService } from './support/harness.js';
 
 /** Holds an exclusive lock on a table of the service's database, so reads of it wait. */
 async function lockTable(service: TestService, table: string) {
@@ -12,7 +12,12 @@ async function lockTable(service: TestService, table: string) {
   await client.connect();
   await client.query('begin');
   await client.query(`lock table ${table} in access exclusive mode`);
-  return { release: async () => (await client.query('rollback'), await client.end()) };
+  return {
+    release: async () => {
+      await client.query('rollback');
+      await client.end();
+    },
+  };
 }
 
 describe('in-flight limits', () => {

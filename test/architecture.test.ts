@@ -11,7 +11,7 @@ interface Layer {
 }
 
 /** Top to bottom: a unit may import from any layer below its own, never from its own or one above. */
-export const LAYERS: Layer[] = [
+const LAYERS: Layer[] = [
   { units: ['main.ts', 'cli'], what: 'entry points: `npm start` and the CLI commands' },
   { units: ['start-banner.ts'], what: 'what `npm start` prints' },
   { units: ['cluster.ts'], what: 'WEB_CONCURRENCY: the primary that starts the store and supervises workers' },

@@ -58,7 +58,9 @@ describe('GET /products/{id}', () => {
     for (const v of p.variants) {
       expect(Object.keys(v)).toEqual(['id', 'variant', 'price', 'compare_price', 'sku', 'default', 'ignore', 'images']);
       expect(v.variant).toHaveLength(p.options.length);
-      v.variant.forEach((value: string, i: number) => expect(p.options[i].values).toContain(value));
+      v.variant.forEach((value: string, i: number) => {
+        expect(p.options[i].values).toContain(value);
+      });
       expect(typeof v.price).toBe('number');
     }
     expect(p.variants.filter((v: any) => v.default)).toHaveLength(1);

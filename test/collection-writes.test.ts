@@ -35,7 +35,7 @@ const catalogue: Omit<Fixture, 'id'>[] = [
   { title: 'Gift Card', vendor: 'Acme', type: 'Gift Card', tags: ['gift'], shippingWeight: 0, variants: single('25.00') },
   { title: 'Wool Socks', vendor: 'Globex', type: 'Apparel', tags: ['winter', 'sale'], shippingWeight: 0.1, variants: [{ variant: ['M'], price: '9.99' }, { variant: ['L'], price: '9.99' }] },
 ];
-let products: Fixture[] = [];
+const products: Fixture[] = [];
 
 function optionsOf(variants: { variant: string[] }[]) {
   const titles = ['First', 'Second'];

@@ -211,7 +211,7 @@ describe('shipment edits, lists and restocks', () => {
     expect(countersOf(o)[line]).toEqual({ quantity: 2, not_fulfilled: 0, fulfilled: 0, shipped: 0, restocked: 2 });
     expect(o.restocks[0]).toEqual({ id: expect.any(Number), warehouse: 3, items: [{ id: line, quantity: 2 }], created_at: expect.any(Number) });
     expect((await service.send('DELETE', api(order.id, `/shipments/${s.id}`))).status).toBe(409);
-    const tooMany = await service.graphql('mutation ($o: Int!) { restockOrderItems(orderId: $o, input: { warehouse: 3, items: [{ id: ' + line + ', quantity: 1 }] }) { id } }', { o: order.id });
+    const tooMany = await service.graphql(`mutation ($o: Int!) { restockOrderItems(orderId: $o, input: { warehouse: 3, items: [{ id: ${line}, quantity: 1 }] }) { id } }`, { o: order.id });
     expect(tooMany.body.errors[0].extensions.code).toBe('CONFLICT');
   });
 

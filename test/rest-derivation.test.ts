@@ -221,7 +221,11 @@ describe('a REST map that does not fit the schema fails the start', () => {
 describe('the store', () => {
   /** Every leaf of a JSON schema has a type (or is a declared free-form object): nothing untyped slipped through. */
   const untyped = (schema: JsonSchema, path: string, out: string[]): string[] => {
-    if (schema.anyOf) schema.anyOf.forEach((s: JsonSchema, i: number) => untyped(s, `${path}|${i}`, out));
+    if (schema.anyOf) {
+      schema.anyOf.forEach((s: JsonSchema, i: number) => {
+        untyped(s, `${path}|${i}`, out);
+      });
+    }
     else if (schema.type === undefined) out.push(path);
     for (const [key, sub] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) untyped(sub, `${path}.${key}`, out);
     if (schema.items) untyped(schema.items, `${path}[]`, out);

@@ -19,14 +19,16 @@ export interface CommandLine<O extends Options> {
 export class UsageError extends Error {}
 
 export function parseCommandLine<O extends Options>(spec: CommandLine<O>, argv = process.argv.slice(2)) {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parse = () =>
+    parseArgs({
       args: argv,
       options: { ...spec.options, help: { type: 'boolean', short: 'h' } } as O & { help: { type: 'boolean'; short: 'h' } },
       allowPositionals: spec.allowPositionals ?? false,
       strict: true,
     });
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse();
   } catch (error) {
     // node:util names the problem well ("Unknown option '--nme'"); say it in one line, then how to call.
     fail(new UsageError((error as Error).message.split('\n')[0].replace(/\. To specify a positional.*$/, '')), spec.usage);

@@ -5,9 +5,26 @@ import { ConnectionException } from '@mikro-orm/core';
 const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
 const UNAVAILABLE_MESSAGE = /Connection terminated|connection timeout|ECONNREFUSED|Client has encountered a connection error|terminating connection|the database system is (starting up|shutting down)/i;
 
+/** The fields of a thrown value (and of its causes) that the checks below read. */
+interface ErrorLike {
+  code?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  originalError?: unknown;
+}
+
+/** An error and its causes (`cause`, or the ORM's `originalError`), at most five deep. */
+function* causeChain(error: unknown): Generator<ErrorLike> {
+  let e = error as ErrorLike | undefined;
+  for (let depth = 0; e && depth < 5; depth++) {
+    yield e;
+    e = (e.cause ?? e.originalError) as ErrorLike | undefined;
+  }
+}
+
 /** Whether an error means "PostgreSQL is unreachable now" (answered 503), walking causes. */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let e: any = error, depth = 0; e && depth < 5; e = e.cause ?? e.originalError, depth++) {
+  for (const e of causeChain(error)) {
     if (e instanceof ConnectionException) return true;
     if (typeof e.code === 'string' && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
     if (typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message)) return true;
@@ -17,7 +34,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 /** Whether PostgreSQL cancelled a statement for running past its statement timeout (57014). */
 export function isStatementTimeout(error: unknown): boolean {
-  for (let e: any = error, depth = 0; e && depth < 5; e = e.cause ?? e.originalError, depth++) {
+  for (const e of causeChain(error)) {
     if (e.code === '57014') return true;
   }
   return false;
@@ -28,7 +45,7 @@ export function isStatementTimeout(error: unknown): boolean {
  * service is busy, the database is fine. Answered 503 `overloaded`, not "database unavailable".
  */
 export function isPoolExhausted(error: unknown): boolean {
-  for (let e: any = error, depth = 0; e && depth < 5; e = e.cause ?? e.originalError, depth++) {
+  for (const e of causeChain(error)) {
     if (e.message === 'timeout exceeded when trying to connect') return true;
   }
   return false;

@@ -132,9 +132,9 @@ async function writeCollection(em: EntityManager, collection: Collection, input:
     for (const link of links) em.remove(link);
     if (input.rules) {
       for (const rule of rules) em.remove(rule);
-      input.rules.forEach((rule, position) =>
-        em.persist(Object.assign(new CollectionRule(), { collection, position, field: rule.type, condition: rule.condition, value: rule.value })),
-      );
+      input.rules.forEach((rule, position) => {
+        em.persist(Object.assign(new CollectionRule(), { collection, position, field: rule.type, condition: rule.condition, value: rule.value }));
+      });
     }
   }
   if (input.imageIds) {

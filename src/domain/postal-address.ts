@@ -1,5 +1,5 @@
 import { iso31661, iso31662 } from 'iso-3166';
-import { PostalAddress } from '../entities/postal-address.embeddable.js';
+import type { PostalAddress } from '../entities/postal-address.embeddable.js';
 import type { FieldError } from './errors.js';
 
 const COUNTRIES = new Set(iso31661.map((c) => c.alpha2));

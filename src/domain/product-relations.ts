@@ -28,17 +28,21 @@ export async function checkImageRefs(em: EntityManager, input: ProductFields, er
   const missing = await missingIds(em, Image, all);
   if (input.imageIds) checkDistinct(input.imageIds, 'imageIds', errors);
   reportMissing(input.imageIds, 'imageIds', missing, 'image', errors);
-  input.variants?.forEach((v, i) => reportMissing(v.imageIds, `variants[${i}].imageIds`, missing, 'image', errors));
-  input.options?.forEach((o, i) =>
+  input.variants?.forEach((v, i) => {
+    reportMissing(v.imageIds, `variants[${i}].imageIds`, missing, 'image', errors);
+  });
+  input.options?.forEach((o, i) => {
     o.thumbnails?.forEach((t, k) => {
       if (t.imageId != null && missing.has(t.imageId)) errors.push({ field: `options[${i}].thumbnails[${k}].imageId`, message: `image ${t.imageId} does not exist` });
-    }),
-  );
+    });
+  });
 }
 
 export function checkTags(tags: string[] | undefined, errors: FieldError[]): void {
   if (!tags) return;
-  tags.forEach((tag, i) => checkText(tag, `tags[${i}]`, errors, { required: true }));
+  tags.forEach((tag, i) => {
+    checkText(tag, `tags[${i}]`, errors, { required: true });
+  });
   checkDistinct(tags, 'tags', errors);
 }
 
@@ -72,7 +76,9 @@ export async function replaceTextareas(em: EntityManager, product: Product, inpu
   if (!input.textareas) return;
   const current = await em.find(ProductTextarea, { product });
   const rows = replaceOrdered(em, current, (t) => t.name, input.textareas.map((t) => t.name), (name) => Object.assign(new ProductTextarea(), { product, name }));
-  rows.forEach((row, i) => (row.text = input.textareas![i].text));
+  rows.forEach((row, i) => {
+    row.text = input.textareas![i].text;
+  });
 }
 
 export async function replaceImages(em: EntityManager, product: Product, input: ProductFields): Promise<void> {

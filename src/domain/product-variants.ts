@@ -65,7 +65,9 @@ function checkOptions(options: OptionInput[], errors: FieldError[]): void {
     const at = `options[${i}]`;
     checkText(option.title, `${at}.title`, errors, { required: true });
     if (option.values.length === 0) errors.push({ field: `${at}.values`, message: 'must hold at least one value' });
-    option.values.forEach((value, j) => checkText(value, `${at}.values[${j}]`, errors, { required: true }));
+    option.values.forEach((value, j) => {
+      checkText(value, `${at}.values[${j}]`, errors, { required: true });
+    });
     checkDistinct(option.values, `${at}.values`, errors);
     const thumbnails = option.thumbnails ?? [];
     checkDistinct(thumbnails, `${at}.thumbnails`, errors, (t) => t.value);
@@ -204,7 +206,7 @@ export function applyOptions(em: EntityManager, product: Product, options: Optio
     for (const thumbnail of current) {
       if (input.thumbnails || !input.values.includes(thumbnail.value)) em.remove(thumbnail);
     }
-    input.thumbnails?.forEach((t, i) =>
+    input.thumbnails?.forEach((t, i) => {
       em.persist(
         Object.assign(new OptionThumbnail(), {
           option,
@@ -213,8 +215,8 @@ export function applyOptions(em: EntityManager, product: Product, options: Optio
           color: t.color != null ? t.color.toLowerCase() : null,
           image: t.imageId != null ? em.getReference(Image, t.imageId) : null,
         }),
-      ),
-    );
+      );
+    });
   });
   for (const option of state.options) if (!kept.has(option)) em.remove(option);
 }

@@ -4,14 +4,14 @@ import {
 } from 'graphql';
 import type { Context, Next } from 'koa';
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** Descriptions are short prose with `code` spans: escaped, then backticks become <code>. */
-const prose = (text: string | null | undefined) => (text ? escape(text).replace(/`([^`]+)`/g, '<code>$1</code>') : '');
+const prose = (text: string | null | undefined) => (text ? escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>') : '');
 
 /** `[Order!]!` with the named type linked to its section (built-in scalars too). */
 const typeLink = (type: GraphQLType) => {
   const name = getNamedType(type).name;
-  return escape(String(type)).replace(name, `<a href="#${name}">${name}</a>`);
+  return escapeHtml(String(type)).replace(name, `<a href="#${name}">${name}</a>`);
 };
 
 const kindOf = (type: GraphQLNamedType) =>
@@ -19,13 +19,13 @@ const kindOf = (type: GraphQLNamedType) =>
 
 function argumentList(args: readonly GraphQLArgument[]) {
   if (!args.length) return '';
-  const items = args.map((a) => `<li><code>${escape(a.name)}: ${typeLink(a.type)}</code>${a.defaultValue !== undefined ? ` = <code>${escape(JSON.stringify(a.defaultValue))}</code>` : ''} ${prose(a.description)}</li>`);
+  const items = args.map((a) => `<li><code>${escapeHtml(a.name)}: ${typeLink(a.type)}</code>${a.defaultValue !== undefined ? ` = <code>${escapeHtml(JSON.stringify(a.defaultValue))}</code>` : ''} ${prose(a.description)}</li>`);
   return `<ul class="args">${items.join('')}</ul>`;
 }
 
 function fieldRows(typeName: string, fields: (GraphQLField<unknown, unknown> | GraphQLInputField)[]) {
   return fields
-    .map((f) => `<tr id="${typeName}.${escape(f.name)}"><td><code>${escape(f.name)}</code></td><td><code>${typeLink(f.type)}</code></td><td>${prose(f.description)}${'args' in f ? argumentList(f.args) : ''}</td></tr>`)
+    .map((f) => `<tr id="${typeName}.${escapeHtml(f.name)}"><td><code>${escapeHtml(f.name)}</code></td><td><code>${typeLink(f.type)}</code></td><td>${prose(f.description)}${'args' in f ? argumentList(f.args) : ''}</td></tr>`)
     .join('');
 }
 
@@ -34,7 +34,7 @@ function section(type: GraphQLNamedType) {
   if (isObjectType(type) || isInputObjectType(type) || isInterfaceType(type)) {
     body = `<table><thead><tr><th>Field</th><th>Type</th><th>Description</th></tr></thead><tbody>${fieldRows(type.name, Object.values(type.getFields()))}</tbody></table>`;
   } else if (isEnumType(type)) {
-    body = `<table><thead><tr><th>Value</th><th>Description</th></tr></thead><tbody>${type.getValues().map((v) => `<tr><td><code>${escape(v.name)}</code></td><td>${prose(v.description)}</td></tr>`).join('')}</tbody></table>`;
+    body = `<table><thead><tr><th>Value</th><th>Description</th></tr></thead><tbody>${type.getValues().map((v) => `<tr><td><code>${escapeHtml(v.name)}</code></td><td>${prose(v.description)}</td></tr>`).join('')}</tbody></table>`;
   }
   return `<section id="${type.name}"><h2><span class="kind">${kindOf(type)}</span> ${type.name}</h2><p>${prose(type.description)}</p>${body}</section>`;
 }

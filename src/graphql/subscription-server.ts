@@ -81,6 +81,7 @@ export async function startSubscriptionServer(
     connections.give(principal.tokenId);
     running.give(principal.tokenId, ctx.extra.running?.size ?? 0);
   };
+  // biome-ignore lint/correctness/useHookAtTopLevel: graphql-ws's useServer is not a React hook
   const graphqlWs = useServer<Record<string, unknown> | undefined, Connection>(
     {
       schema,

@@ -92,7 +92,14 @@ export function admission(limits: AdmissionLimits) {
     if (!fits(token)) {
       if (waiting.length >= limits.maxQueue) return refuse(ctx);
       const admitted = await new Promise<boolean>((resolve) => {
-        const entry = { token, admit: () => (clearTimeout(timer), enter(token), resolve(true)) };
+        const entry = {
+          token,
+          admit: () => {
+            clearTimeout(timer);
+            enter(token);
+            resolve(true);
+          },
+        };
         const timer = setTimeout(() => {
           waiting.splice(waiting.indexOf(entry), 1);
           queueGauge.set(waiting.length);

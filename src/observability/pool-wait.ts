@@ -22,7 +22,7 @@ export async function measurePoolWait(orm: MikroORM): Promise<void> {
   const pool: Pool = await orm.em.getConnection().getNativeClient();
   if (!pool || measured.has(pool) || typeof pool.connect !== 'function') return;
   measured.add(pool);
-  const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<PoolClient> | void;
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<PoolClient> | undefined;
   // pg's `connect` is overloaded (promise and callback forms): the timed one is set as a plain value.
   Object.assign(pool, {
     connect: (...args: unknown[]) => {

@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Args, Authorized, Ctx, FieldResolver, Info, Int, Resolver, Root } from 'type-graphql';
-import { memberProductIds, type MembershipRule } from '../domain/collection-membership.js';
+import { memberProductIds } from '../domain/collection-membership.js';
 import type { CollectionRule } from '../entities/collection-rule.entity.js';
 import { Collection, CollectionType } from '../entities/collection.entity.js';
 import type { Page } from '../domain/listing.js';

@@ -20,7 +20,11 @@ function collect(value: unknown, type: GraphQLInputType, path: string, out: Fiel
   if (value === null || value === undefined) return;
   const nullable = getNullableType(type);
   if (isListType(nullable)) {
-    if (Array.isArray(value)) value.forEach((item, i) => collect(item, nullable.ofType, `${path}[${i}]`, out));
+    if (Array.isArray(value)) {
+      value.forEach((item, i) => {
+        collect(item, nullable.ofType, `${path}[${i}]`, out);
+      });
+    }
     return;
   }
   if (!isInputObjectType(nullable)) return;

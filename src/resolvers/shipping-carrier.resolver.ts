@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Args, ArgsType, Authorized, Ctx, Field, ObjectType, Query, Resolver, UseMiddleware, Info } from 'type-graphql';
 import { ShippingCarrier } from '../entities/shipping-carrier.entity.js';
-import { readPage, readRecord } from '../reads/read-query.js';
+import { readPage } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from './context.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';

@@ -37,7 +37,7 @@ interface Derived {
   schema: JsonSchema;
   check: JsonSchema;
   sub?: DerivedMap;
-  in?: (value: any) => unknown;
+  in?(value: unknown): unknown;
 }
 
 function jsonTypeOf(value: unknown): string[] {
@@ -76,11 +76,11 @@ function leaf(type: GraphQLLeafType): Derived {
 }
 
 /** What a value of `type` is in a body, null included when `takesNull`. */
-function valueOf(type: GraphQLInputType, spec: FieldSpec, takesNull: boolean, where: string): Derived {
+function bodyValueOf(type: GraphQLInputType, spec: FieldSpec, takesNull: boolean, where: string): Derived {
   const inner = getNullableType(type);
   let derived: Derived;
   if (isListType(inner)) {
-    const item = valueOf(inner.ofType, spec, !isNonNullType(inner.ofType), where);
+    const item = bodyValueOf(inner.ofType, spec, !isNonNullType(inner.ofType), where);
     const convert = item.in;
     derived = { schema: { type: 'array', items: item.schema }, check: { type: 'array', items: item.check }, sub: item.sub, ...(convert ? { in: (v: unknown[]) => v.map(convert) } : {}) };
   } else if (isInputObjectType(inner)) {
@@ -97,7 +97,7 @@ function deriveKey(key: string, spec: FieldSpec, field: GraphQLInputField, where
   const takesNull = !isNonNullType(field.type) && !refusesNull(field);
   // A REST-declared schema is what REST takes where it differs (a value `in` converts).
   const given = typeof spec.schema === 'object' ? spec.schema : undefined;
-  const value = given ? { schema: takesNull ? orNull(given) : given, check: takesNull ? orNull(given) : given } : valueOf(field.type, spec, takesNull, `${where}.${key}`);
+  const value = given ? { schema: takesNull ? orNull(given) : given, check: takesNull ? orNull(given) : given } : bodyValueOf(field.type, spec, takesNull, `${where}.${key}`);
   let { schema, check } = value;
   if (spec.oneOrMany) {
     const item = value.schema.items as JsonSchema | undefined;

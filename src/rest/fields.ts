@@ -17,9 +17,9 @@ export interface FieldSpec {
   /** Keys of a nested object or list of objects (the GraphQL type says which). */
   sub?: FieldMap;
   /** Converts the GraphQL value (after nesting) into the REST value. */
-  out?: (value: any) => unknown;
+  out?(value: unknown): unknown;
   /** In a request body: converts the REST value (after its schema passed) into the GraphQL input value. */
-  in?: (value: any) => unknown;
+  in?(value: unknown): unknown;
   /** In a request body: one object or an array of them (the GraphQL input always gets a list). */
   oneOrMany?: boolean;
   /**
@@ -84,7 +84,7 @@ export const field = Object.assign((options: Options = {}): FieldSpec => ({ ...o
   /** Related records shown by id only: selects `{ id }` and flattens. */
   ids: (options: Options = {}): FieldSpec => ({
     sub: { id: {} },
-    out: (v: { id: number }[] | null) => v && v.map((x) => x.id),
+    out: (v: { id: number }[] | null) => (v ? v.map((x) => x.id) : v),
     schema: (graphql) => ({ type: graphql.type, items: graphql.items.properties.id }),
     ...options,
   }),

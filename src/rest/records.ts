@@ -12,7 +12,7 @@ import { enumCodes, leafSchema, orNull, takesNull } from './type-schemas.js';
 interface Derived {
   schema: JsonSchema;
   sub?: DerivedMap;
-  out?: (value: any) => unknown;
+  out?(value: unknown): unknown;
 }
 
 /** An object every key of which reshaping writes: all required, nothing else. */
@@ -21,11 +21,11 @@ export function recordObject(map: DerivedMap): JsonSchema {
   return { type: 'object', properties, required: Object.keys(map), additionalProperties: false };
 }
 
-function valueOf(type: GraphQLOutputType, spec: FieldSpec, where: string): Derived {
+function recordValueOf(type: GraphQLOutputType, spec: FieldSpec, where: string): Derived {
   const inner = getNullableType(type);
   let derived: Derived;
   if (isListType(inner)) {
-    const item = valueOf(inner.ofType, spec, where);
+    const item = recordValueOf(inner.ofType, spec, where);
     const convert = item.out;
     derived = { schema: { type: 'array', items: item.schema }, sub: item.sub, ...(convert ? { out: (v: unknown[]) => v.map(convert) } : {}) };
   } else if (isObjectType(inner)) {
@@ -56,7 +56,7 @@ function deriveKey(key: string, spec: FieldSpec, type: GraphQLObjectType, where:
   if (!field) throw new Error(`${at}: ${type.name} has no field ${gqlNameOf(key, spec)}`);
   // A fixed schema (open content such as a JSON scalar) is REST's own: nothing to derive.
   if (typeof spec.schema === 'object') return { ...own, schema: described(spec.schema) };
-  const value = valueOf(field.type, spec, at);
+  const value = recordValueOf(field.type, spec, at);
   if (spec.out && takesNull(value.schema)) {
     try {
       spec.out(null);

@@ -51,8 +51,8 @@ function resultOf(result: OperationResult): unknown {
   return result.data.result;
 }
 
-function dataOf(result: OperationResult): Record<string, any> {
-  return resultOf(result) as Record<string, any>;
+function dataOf(result: OperationResult): Record<string, unknown> {
+  return resultOf(result) as Record<string, unknown>;
 }
 
 /**
@@ -129,7 +129,7 @@ async function handleList(ctx: Context, route: ListRoute | SearchRoute, options:
         }),
       );
   const items = reshapeRecords(route.resource, params, data.items as Record<string, unknown>[]);
-  const page = listPage(items, { page: params.page, size: params.size, totalCount: data.totalCount }, baseUrl(ctx, options), ctx.querystring);
+  const page = listPage(items, { page: params.page, size: params.size, totalCount: data.totalCount as number }, baseUrl(ctx, options), ctx.querystring);
   ctx.set(page.headers);
   ctx.body = route.kind === 'search' && route.bare ? items : page.body;
 }
@@ -156,7 +156,7 @@ async function handleFeed(ctx: Context, route: FeedRoute, options: RestOptions) 
   const data = dataOf(result);
   const items = reshapeRecords(route.resource, params, data.items as Record<string, unknown>[]);
   const next = data.next as number | null;
-  const facts = { after: params.after, next, size: params.size, totalCount: data.totalCount };
+  const facts = { after: params.after, next, size: params.size, totalCount: data.totalCount as number };
   const page = feedPage(items, facts, baseUrl(ctx, options), ctx.querystring);
   ctx.set(page.headers);
   ctx.body = page.body;

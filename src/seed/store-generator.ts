@@ -199,9 +199,9 @@ function* productRows(store: StoreRows, count: number, warehouses: number[]): Ge
       store.add('product_image', { id: store.nextId('product_image'), product_id: id, image_id: image.id, position: i });
     }
     if (rng.chance(0.6)) {
-      rng.sample(words.TEXTAREA_PRESETS, rng.int(1, 2)).forEach((name, i) =>
-        store.add('product_textarea', { id: store.nextId('product_textarea'), product_id: id, position: i, name, text: `${name} of ${title}.` }),
-      );
+      rng.sample(words.TEXTAREA_PRESETS, rng.int(1, 2)).forEach((name, i) => {
+        store.add('product_textarea', { id: store.nextId('product_textarea'), product_id: id, position: i, name, text: `${name} of ${title}.` });
+      });
     }
     const combinations = isMulti ? optionRows(store, id) : [[]];
     variantRows(store, info, combinations, basePrice, warehouses);
@@ -221,12 +221,12 @@ function optionRows(store: StoreRows, productId: number): string[][] {
     const optionId = store.nextId('product_option');
     store.add('product_option', { id: optionId, product_id: productId, position, title: option.title, changes_look: !!option.colors, values: option.values });
     if (option.colors) {
-      option.values.forEach((value, i) =>
+      option.values.forEach((value, i) => {
         store.add('option_thumbnail', {
           id: store.nextId('option_thumbnail'), option_id: optionId, position: i, value,
           color: words.COLORS.find(([c]) => c === value)![1], image_id: null,
-        }),
-      );
+        });
+      });
     }
   });
   return options.reduce<string[][]>((acc, o) => acc.flatMap((c) => o.values.map((v) => [...c, v])), [[]]);
@@ -274,9 +274,9 @@ function collectionRows(store: StoreRows, productIds: number[]): void {
     const id = store.nextId('collection');
     const title = ['Staff picks', 'Gift ideas', 'Back in stock', 'Featured'][c];
     store.add('collection', collectionRow(id, title, 0, null, freeSlug(collectionSlugs, title, 'collection')));
-    rng.sample(productIds, Math.min(productIds.length, rng.int(3, 8))).forEach((productId, position) =>
-      store.add('collection_product', { id: store.nextId('collection_product'), collection_id: id, product_id: productId, position }),
-    );
+    rng.sample(productIds, Math.min(productIds.length, rng.int(3, 8))).forEach((productId, position) => {
+      store.add('collection_product', { id: store.nextId('collection_product'), collection_id: id, product_id: productId, position });
+    });
   }
   const ruleCollections: [string, number, [number, number, string][]][] = [
     ['On sale', 0, [[4, 0, 'sale']]],
@@ -287,9 +287,9 @@ function collectionRows(store: StoreRows, productIds: number[]): void {
   for (const [title, match, rules] of ruleCollections) {
     const id = store.nextId('collection');
     store.add('collection', collectionRow(id, title, 1, match, freeSlug(collectionSlugs, title, 'collection')));
-    rules.forEach(([field, condition, value], position) =>
-      store.add('collection_rule', { id: store.nextId('collection_rule'), collection_id: id, position, field, condition, value }),
-    );
+    rules.forEach(([field, condition, value], position) => {
+      store.add('collection_rule', { id: store.nextId('collection_rule'), collection_id: id, position, field, condition, value });
+    });
   }
 }
 

@@ -99,7 +99,7 @@ export async function startTestService(
     }
     const response = await fetch(url + path, init);
     const text = await response.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {

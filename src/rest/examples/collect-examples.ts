@@ -11,6 +11,13 @@ import { routes } from '../routes.js';
  * single read without a request written here gets one generically (`readsOfTheirOwn`).
  */
 
+/**
+ * A response body as this script walks it to find the records of the next request: whatever JSON the
+ * API answered (its shape is the API's own tests' business; a wrong guess here fails the script).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: arbitrary JSON of the API's answers, read by key path
+type ResponseBody = any;
+
 /** The public URL the examples are taken under (their `Link`s and `_links` show it). */
 export const EXAMPLE_BASE_URL = 'http://localhost:3000';
 
@@ -21,7 +28,7 @@ export interface OperationExample {
   response: unknown;
 }
 
-export type CallApi = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
+export type CallApi = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: ResponseBody }>;
 
 /** Keyed `METHOD /path/{template}` as in the route table. */
 export type Examples = Record<string, OperationExample>;
@@ -39,7 +46,7 @@ export async function collectExamples(call: CallApi): Promise<Examples> {
     examples[key] = { request: { path: `${API_PREFIX}${path}`, ...(body === undefined ? {} : { body }) }, status: res.status, response: res.body };
     return res.body;
   };
-  const ordersIn = async (status: number, size = 10) => (await api('POST', `/orders/search?size=${size}&sort=id`, { status })).body as any[];
+  const ordersIn = async (status: number, size = 10) => (await api('POST', `/orders/search?size=${size}&sort=id`, { status })).body as ResponseBody[];
 
   // Reads.
   await record('GET /orders', '/orders?size=2&sort=-order_date');
@@ -62,21 +69,21 @@ export async function collectExamples(call: CallApi): Promise<Examples> {
   await readsOfTheirOwn(examples, record);
 
   // Writes, each on records of its own.
-  const carrier = carriers.find((c: any) => !c.is_deleted);
+  const carrier = carriers.find((c: ResponseBody) => !c.is_deleted);
   const [open] = await ordersIn(0, 1);
   await record('PATCH /orders/{id}', `/orders/${open.id}`, { notes: 'Gift wrap, please' });
   await record('PATCH /orders/{id}/address', `/orders/${open.id}/address`, { shipping: { street: '12 Harbour Road', suite: 'Flat 3' }, phone: '+44 117 496 0000' });
   await record('PATCH /orders/{id}/customer', `/orders/${open.id}/customer`, { id: otherCustomer.id === open.customer.id ? customer.id : otherCustomer.id });
 
-  const unfulfilled = (await ordersIn(0, 20)).find((o) => o.id !== open.id && o.items.some((i: any) => !i.data.track_inventory)) ?? (await ordersIn(0, 2))[1];
-  const line = unfulfilled.items.find((i: any) => !i.data.track_inventory) ?? unfulfilled.items[0];
+  const unfulfilled = (await ordersIn(0, 20)).find((o) => o.id !== open.id && o.items.some((i: ResponseBody) => !i.data.track_inventory)) ?? (await ordersIn(0, 2))[1];
+  const line = unfulfilled.items.find((i: ResponseBody) => !i.data.track_inventory) ?? unfulfilled.items[0];
   const stocked = line.data.track_inventory ? await warehouseWithStock(api, line.data.variant.id) : undefined;
   await record('POST /orders/{id}/fulfilments', `/orders/${unfulfilled.id}/fulfilments`, {
     items: [{ id: line.data.id, quantity: 1, ...(stocked ? { warehouse: stocked } : {}) }],
   });
 
   const fulfilled = await ordersIn(3, 4); // every unit in a fulfilment, none shipped
-  const fulfilmentOf = (order: any) => order.fulfilments[0];
+  const fulfilmentOf = (order: ResponseBody) => order.fulfilments[0];
   const f0 = fulfilmentOf(fulfilled[0]);
   await record('PATCH /orders/{id}/fulfilments', `/orders/${fulfilled[0].id}/fulfilments`, [{ id: f0.id, items: [{ id: f0.items[0].id, quantity: 1 }] }]);
   const f1 = fulfilmentOf(fulfilled[1]);
@@ -108,7 +115,7 @@ export async function collectExamples(call: CallApi): Promise<Examples> {
   return examples;
 }
 
-async function warehouseWithStock(api: (m: string, p: string) => Promise<{ body: any }>, variantId: number): Promise<number | undefined> {
+async function warehouseWithStock(api: (m: string, p: string) => Promise<{ body: ResponseBody }>, variantId: number): Promise<number | undefined> {
   const warehouses = (await api('GET', '/warehouses?expand=stock')).body.items as { id: number; stock: { variant_id: number; quantity: number }[] }[];
   return warehouses.find((w) => w.stock.some((s) => s.variant_id === variantId && s.quantity > 0))?.id;
 }
@@ -123,7 +130,7 @@ export const singleReadOf = (list: RouteSpec) => routes.find((r) => r.kind === '
  * empty page; its single read then has no record to show and goes without an example
  * (test/openapi-examples.test.ts allows exactly that). Any other route needs a request above.
  */
-async function readsOfTheirOwn(examples: Examples, record: (key: string, path: string) => Promise<any>): Promise<void> {
+async function readsOfTheirOwn(examples: Examples, record: (key: string, path: string) => Promise<ResponseBody>): Promise<void> {
   for (const list of routes) {
     if (list.kind !== 'list' || list.path.includes('{')) continue;
     const listKey = `${list.method} ${list.path}`;

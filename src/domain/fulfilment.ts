@@ -12,7 +12,8 @@ import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
 import type { ExpectedVersion } from './preconditions.js';
 import { now } from '../clock.js';
 import { fulfilmentData } from './event-data.js';
-import { orderEventSubject, recordEvent, type Actor } from './events.js';
+import { eventRow, orderEventSubject, recordEvent, type Actor } from './events.js';
+import { insertFulfilment, removeFulfilment } from './fulfilment-statements.js';
 
 /**
  * The stock move of fulfilling `quantity` units of a line from a warehouse: tracked lines take
@@ -62,17 +63,15 @@ export async function createFulfilment(em: EntityManager, actor: Actor, orderId:
   }
   await moveStock(em, planned.flatMap(({ line, quantity, index }) => stockMove(line, warehouseId, quantity, `items[${index}]`)));
   const fulfilment = Object.assign(new Fulfilment(), { order: state.order, warehouse: warehouseId ? em.getReference(Warehouse, warehouseId) : null });
-  em.persist(fulfilment);
-  const items: FulfilmentItem[] = [];
-  for (const { line, quantity } of planned) {
+  const items = planned.map(({ line, quantity }) => {
     moveUnits(line, 'notFulfilled', 'fulfilled', quantity);
-    const item = Object.assign(new FulfilmentItem(), { fulfilment, lineItem: line, quantity });
-    em.persist(item);
-    items.push(item);
-  }
-  const order = await state.settle();
-  recordEvent(em, actor, 'fulfilment.created', orderEventSubject(order), fulfilmentData(order, fulfilment, items));
-  return order;
+    return { lineItem: line, quantity };
+  });
+  return state.settleBy(async (order) => {
+    // The event's data gets the fulfilment's id from the statement that inserts both.
+    const event = eventRow(actor, 'fulfilment.created', orderEventSubject(order), fulfilmentData(order, fulfilment, items));
+    fulfilment.id = await insertFulfilment(em, order, fulfilment, items, event);
+  });
 }
 
 /** After the change settled: one `fulfilment.updated` per fulfilment changed, with its items now. */
@@ -199,12 +198,11 @@ export async function deleteFulfilment(em: EntityManager, actor: Actor, orderId:
     const line = item.lineItem as LineItem;
     moveUnits(line, 'fulfilled', 'notFulfilled', item.quantity);
     moves.push(...stockMove(line, fulfilment.warehouse?.id, -item.quantity, ''));
-    em.remove(item);
   }
-  em.remove(fulfilment);
   await moveStock(em, moves);
-  const order = await state.settle();
-  // The record as it was, with the order's status after the deletion.
-  recordEvent(em, actor, 'fulfilment.deleted', orderEventSubject(order), { ...fulfilmentData(order, fulfilment, held), id: fulfilmentId });
-  return order;
+  return state.settleBy(async (order) => {
+    // The record as it was, with the order's status after the deletion.
+    const event = eventRow(actor, 'fulfilment.deleted', orderEventSubject(order), { ...fulfilmentData(order, fulfilment, held), id: fulfilmentId });
+    await removeFulfilment(em, order, fulfilmentId, held.map((i) => i.lineItem as LineItem), event);
+  });
 }

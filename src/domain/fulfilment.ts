@@ -28,23 +28,19 @@ export function stockMove(line: Pick<LineItem, 'trackInventory' | 'variant'>, wa
   return [{ warehouseId, variantId: line.variant.id, quantity, label }];
 }
 
-async function warehouseExists(em: EntityManager, id: number, field: string, errors: FieldError[]) {
-  if (!(await em.findOne(Warehouse, { id }))) errors.push({ field, message: `warehouse ${id} does not exist` });
-}
-
 /**
  * Sends units to fulfilment: not_fulfilled → fulfilled, and, for products that track inventory,
  * the warehouse's stock drops by the same amount in the same transaction (409 when short).
  * One fulfilment comes from one warehouse.
  */
 export async function createFulfilment(em: EntityManager, actor: Actor, orderId: number, input: FulfilmentCreate, expected?: ExpectedVersion): Promise<Order> {
-  const state = await OrderState.load(em, orderId, expected);
+  const warehouses = [...new Set(input.items.map((i) => i.warehouse).filter((w): w is number => w != null))];
+  const warehouseId = warehouses[0] ?? null;
+  const state = await OrderState.load(em, orderId, expected, warehouseId === null ? [] : [warehouseId]);
   const errors: FieldError[] = [];
   if (!input.items.length) errors.push({ field: 'items', message: 'a fulfilment needs at least one item' });
-  const warehouses = [...new Set(input.items.map((i) => i.warehouse).filter((w): w is number => w != null))];
   if (warehouses.length > 1) errors.push({ field: 'items', message: 'all items of one fulfilment come from one warehouse' });
-  const warehouseId = warehouses[0] ?? null;
-  if (warehouseId !== null) await warehouseExists(em, warehouseId, `items[${input.items.findIndex((i) => i.warehouse != null)}].warehouse`, errors);
+  if (warehouseId !== null) state.warehouseExists(warehouseId, `items[${input.items.findIndex((i) => i.warehouse != null)}].warehouse`, errors);
   const seen = new Set<number>();
   const planned: { line: LineItem; quantity: number; index: number }[] = [];
   input.items.forEach((item, i) => {
@@ -141,11 +137,11 @@ async function resize(state: OrderState, fulfilment: Fulfilment, items: RecordIt
 }
 
 export async function updateFulfilment(em: EntityManager, actor: Actor, orderId: number, fulfilmentId: number, patch: FulfilmentPatch, expected?: ExpectedVersion): Promise<Order> {
-  const state = await OrderState.load(em, orderId, expected);
+  const state = await OrderState.load(em, orderId, expected, patch.warehouse != null ? [patch.warehouse] : []);
   const fulfilment = fulfilmentOf(state, fulfilmentId, null, [])!;
   const errors: FieldError[] = [];
   const moving = patch.warehouse != null && patch.warehouse !== fulfilment.warehouse?.id;
-  if (moving) await warehouseExists(em, patch.warehouse!, 'warehouse', errors);
+  if (moving) state.warehouseExists(patch.warehouse!, 'warehouse', errors);
   throwIfAny(errors);
   const moves: StockMove[] = [];
   if (patch.items) await resize(state, fulfilment, patch.items, '', moves);

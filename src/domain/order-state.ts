@@ -4,6 +4,7 @@ import { Fulfilment } from '../entities/fulfilment.entity.js';
 import { LineItem } from '../entities/line-item.entity.js';
 import type { Order } from '../entities/order.entity.js';
 import { ShipmentItem } from '../entities/shipment-item.entity.js';
+import { Warehouse } from '../entities/warehouse.entity.js';
 import { Shipment } from '../entities/shipment.entity.js';
 import { ValidationError, type FieldError } from './errors.js';
 import { runPrepared } from '../db/prepared-statements.js';
@@ -25,13 +26,18 @@ export class OrderState {
     readonly fulfilmentItems: FulfilmentItem[],
     readonly shipments: Map<number, Shipment>,
     readonly shipmentItems: ShipmentItem[],
+    /** Of the warehouses `load` was asked about, those that exist. */
+    private readonly warehouses: ReadonlySet<number>,
   ) {}
 
-  static async load(em: EntityManager, orderId: number, expected: ExpectedVersion): Promise<OrderState> {
+  /** `warehouses`: ids the change names, checked in the same read (`warehouseExists`). */
+  static async load(em: EntityManager, orderId: number, expected: ExpectedVersion, warehouses: readonly number[] = []): Promise<OrderState> {
     const order = await lockOrder(em, orderId, expected);
     // A statement of its own after the lock: one that also locked would read these rows as of its
     // start, before a concurrent writer it waited for had committed (READ COMMITTED).
-    const [records] = await runPrepared<Record<RecordKind, Record<string, unknown>[]>>(em, recordsStatement(em), [orderId]);
+    const [records] = await runPrepared<Record<RecordKind, Record<string, unknown>[]> & { warehouses: number[] }>(
+      em, recordsStatement(em), [orderId, warehouses],
+    );
     // Parents before their items, so an item's reference is the entity already mapped.
     const lines = records.lines.map((row) => em.map(LineItem, row));
     const fulfilments = records.fulfilments.map((row) => em.map(Fulfilment, row));
@@ -43,7 +49,15 @@ export class OrderState {
       records.fulfilmentItems.map((row) => em.map(FulfilmentItem, row)),
       new Map(shipments.map((s) => [s.id, s])),
       records.shipmentItems.map((row) => em.map(ShipmentItem, row)),
+      new Set(records.warehouses),
     );
+  }
+
+  /** Whether a warehouse passed to `load` exists; a field error when it does not. */
+  warehouseExists(id: number, field: string, errors: FieldError[]): boolean {
+    if (this.warehouses.has(id)) return true;
+    errors.push({ field, message: `warehouse ${id} does not exist` });
+    return false;
   }
 
   itemsOf(fulfilment: Fulfilment): FulfilmentItem[] {
@@ -103,7 +117,7 @@ let recordsSql: string | undefined;
 
 /**
  * The statement that reads an order's lines, fulfilments and shipments with their items at once
- * (one round trip instead of five), each kind as a JSON array of rows keyed by column, as
+ * (one round trip instead of five), and which of the warehouses the change names exist, each kind as a JSON array of rows keyed by column, as
  * `em.map` takes them; names come from the entities' metadata. Decimals travel as text, as the
  * driver gives them, not as JSON numbers.
  */
@@ -125,8 +139,9 @@ function recordsStatement(em: EntityManager): string {
     ${rows(Fulfilment, ofOrder(Fulfilment))} as fulfilments,
     ${rows(FulfilmentItem, itemsOf(FulfilmentItem, Fulfilment, 'fulfilment'))} as "fulfilmentItems",
     ${rows(Shipment, ofOrder(Shipment))} as shipments,
-    ${rows(ShipmentItem, itemsOf(ShipmentItem, Shipment, 'shipment'))} as "shipmentItems"
-    from (select ?::int as id) o`;
+    ${rows(ShipmentItem, itemsOf(ShipmentItem, Shipment, 'shipment'))} as "shipmentItems",
+    (select coalesce(jsonb_agg(w.id), '[]') from ${metadata.get(Warehouse).tableName} w where w.id = any(o.warehouses)) as warehouses
+    from (select ?::int as id, ?::int[] as warehouses) o`;
   return recordsSql;
 }
 

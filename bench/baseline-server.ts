@@ -12,7 +12,9 @@ import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { createFulfilment, deleteFulfilment, poolTransaction, WriteRefused, type Transaction } from './baseline-writes.js';
+import {
+  createFulfilment, deleteFulfilment, poolTransaction, WriteRefused, type Transaction,
+} from './baseline-writes.js';
 import { CUSTOMER_SEARCH, ORDERS_PAGE, Q1, Q1_WITHOUT_COUNT, Q2, Q3, Q4 } from './graphql-queries.js';
 
 type Query = (text: string, params?: unknown[]) => Promise<pg.QueryResult>;
@@ -269,7 +271,9 @@ export function baselineApp(query: Query, transaction?: Transaction): Koa {
     try {
       const secret = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
       const hash = secret ? createHash('sha256').update(secret).digest('hex') : '';
-      const { rows: tokens } = await query('select id, name, scopes from api_token where secret_hash = $1 and revoked_at is null', [hash]);
+      const { rows: tokens } = await query(
+        'select id, name, scopes from api_token where secret_hash = $1 and revoked_at is null', [hash],
+      );
       if (!tokens.length) throw new HttpError(401);
       const scopes: string[] = tokens[0].scopes;
       const need = (scope: string) => {
@@ -380,8 +384,9 @@ export function baselineApp(query: Query, transaction?: Transaction): Koa {
         // The write mix: one transaction, then the whole order as the answer (as GET /orders/{id}).
         need('write_orders');
         const actor = { id: tokens[0].id as number, name: tokens[0].name as string };
-        if (ctx.method === 'POST' && !m[2]) await createFulfilment(transaction, actor, Number(m[1]), await readJson(ctx));
-        else if (ctx.method === 'DELETE' && m[2]) await deleteFulfilment(transaction, actor, Number(m[1]), Number(m[2]));
+        const orderId = Number(m[1]);
+        if (ctx.method === 'POST' && !m[2]) await createFulfilment(transaction, actor, orderId, await readJson(ctx));
+        else if (ctx.method === 'DELETE' && m[2]) await deleteFulfilment(transaction, actor, orderId, Number(m[2]));
         else throw new HttpError(405);
         const { rows } = await query(`select ${ORDER_JSON} as json from orders o where o.id = $1`, [Number(m[1])]);
         ctx.status = ctx.method === 'POST' ? 201 : 200;
@@ -405,7 +410,8 @@ export function baselineApp(query: Query, transaction?: Transaction): Koa {
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_MAX ?? 10) });
-  const server = createServer(baselineApp((text, params) => pool.query(text, params), poolTransaction(pool)).callback());
+  const app = baselineApp((text, params) => pool.query(text, params), poolTransaction(pool));
+  const server = createServer(app.callback());
   server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
     process.stdout.write(`Baseline listening on http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
   });

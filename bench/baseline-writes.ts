@@ -46,10 +46,13 @@ const SETTLED = `totals as (
     from line_item l left join moved m on m.id = l.id where l.order_id = $1
   ),
   settled as (
-    select case when nf + fu + sh = 0 then 5 when fu + sh = 0 then 0 when sh = 0 then (case when nf > 0 then 1 else 3 end)
+    select case when nf + fu + sh = 0 then 5 when fu + sh = 0 then 0
+      when sh = 0 then (case when nf > 0 then 1 else 3 end)
       when nf > 0 then 2 when sh < nf + fu + sh then 4 else 5 end as status from totals
   ),
-  ordered as (update orders set status = settled.status, updated_at = ${NOW}, version = version + 1 from settled where id = $1)`;
+  ordered as (
+    update orders set status = settled.status, updated_at = ${NOW}, version = version + 1 from settled where id = $1
+  )`;
 
 const CREATE = `with input as (select * from unnest($2::int[], $3::int[]) x(line, quantity)),
   moved as (
@@ -62,12 +65,19 @@ const CREATE = `with input as (select * from unnest($2::int[], $3::int[]) x(line
     where m.track_inventory and s.warehouse_id = $4 and s.variant_id = m.variant_id and s.quantity >= m.quantity
     returning s.variant_id
   ),
-  record as (insert into fulfilment (order_id, warehouse_id, created_at, updated_at) values ($1, $4, ${NOW}, ${NOW}) returning id, created_at),
-  items as (insert into fulfilment_item (fulfilment_id, line_item_id, quantity) select r.id, m.id, m.quantity from record r, moved m),
+  record as (
+    insert into fulfilment (order_id, warehouse_id, created_at, updated_at) values ($1, $4, ${NOW}, ${NOW})
+    returning id, created_at
+  ),
+  items as (
+    insert into fulfilment_item (fulfilment_id, line_item_id, quantity)
+    select r.id, m.id, m.quantity from record r, moved m
+  ),
   ${SETTLED},
   event as (
     insert into event (type, created_at, actor_token_id, actor_name, subject, subject_id, order_id, data)
-    select 'fulfilment.created', r.created_at, $5::int, $6::text, 'order', $1, $1, jsonb_build_object('order_id', $1::int, 'order_status', s.status,
+    select 'fulfilment.created', r.created_at, $5::int, $6::text, 'order', $1, $1,
+      jsonb_build_object('order_id', $1::int, 'order_status', s.status,
       'id', r.id, 'warehouse', $4::int, 'created_at', ${epoch('r.created_at')}, 'updated_at', ${epoch('r.created_at')},
       'items', (select jsonb_agg(jsonb_build_object('id', m.id, 'quantity', m.quantity) order by m.id) from moved m))
     from record r, settled s
@@ -75,15 +85,18 @@ const CREATE = `with input as (select * from unnest($2::int[], $3::int[]) x(line
 select (select count(*) from moved)::int as moved, (select count(*) from moved where track_inventory)::int as tracked,
   (select count(*) from stock)::int as stocked`;
 
-const DELETE = `with record as (select id, warehouse_id, created_at, updated_at from fulfilment where id = $2 and order_id = $1),
+const DELETE = `with record as (
+    select id, warehouse_id, created_at, updated_at from fulfilment where id = $2 and order_id = $1
+  ),
   shipped as (select count(*)::int as n from shipment s join record r on s.fulfilment_id = r.id),
   items as (
     delete from fulfilment_item i using record r where i.fulfilment_id = r.id and (select n from shipped) = 0
     returning i.line_item_id, i.quantity
   ),
   moved as (
-    update line_item l set not_fulfilled = l.not_fulfilled + i.quantity, fulfilled = l.fulfilled - i.quantity from items i
-    where l.id = i.line_item_id returning l.id, l.variant_id, l.track_inventory, i.quantity, l.not_fulfilled, l.fulfilled, l.shipped
+    update line_item l set not_fulfilled = l.not_fulfilled + i.quantity, fulfilled = l.fulfilled - i.quantity
+    from items i where l.id = i.line_item_id
+    returning l.id, l.variant_id, l.track_inventory, i.quantity, l.not_fulfilled, l.fulfilled, l.shipped
   ),
   stock as (
     insert into inventory_level (warehouse_id, variant_id, quantity)
@@ -95,8 +108,9 @@ const DELETE = `with record as (select id, warehouse_id, created_at, updated_at 
   ${SETTLED},
   event as (
     insert into event (type, created_at, actor_token_id, actor_name, subject, subject_id, order_id, data)
-    select 'fulfilment.deleted', ${NOW}, $3::int, $4::text, 'order', $1, $1, jsonb_build_object('order_id', $1::int, 'order_status', s.status,
-      'id', r.id, 'warehouse', r.warehouse_id, 'created_at', ${epoch('r.created_at')}, 'updated_at', ${epoch('r.updated_at')},
+    select 'fulfilment.deleted', ${NOW}, $3::int, $4::text, 'order', $1, $1,
+      jsonb_build_object('order_id', $1::int, 'order_status', s.status, 'id', r.id, 'warehouse', r.warehouse_id,
+      'created_at', ${epoch('r.created_at')}, 'updated_at', ${epoch('r.updated_at')},
       'items', (select jsonb_agg(jsonb_build_object('id', m.id, 'quantity', m.quantity) order by m.id) from moved m))
     from record r, settled s where (select n from shipped) = 0
   )
@@ -113,7 +127,9 @@ async function lockOrder(query: Query, orderId: number): Promise<void> {
 }
 
 /** POST /orders/{id}/fulfilments of the write mix: `{ items: [{ id, quantity, warehouse }] }`. */
-export async function createFulfilment(transaction: Transaction, actor: Actor, orderId: number, body: Record<string, unknown>): Promise<void> {
+export async function createFulfilment(
+  transaction: Transaction, actor: Actor, orderId: number, body: Record<string, unknown>,
+): Promise<void> {
   const items = (body.items ?? []) as { id: number; quantity: number; warehouse?: number }[];
   if (!items.length || items.some((i) => !Number.isInteger(i.quantity) || i.quantity < 1)) throw new WriteRefused(422);
   const warehouse = items.find((i) => i.warehouse != null)?.warehouse ?? null;
@@ -121,7 +137,8 @@ export async function createFulfilment(transaction: Transaction, actor: Actor, o
     await lockOrder(query, orderId);
     let row: { moved: number; tracked: number; stocked: number };
     try {
-      [row] = (await query(CREATE, [orderId, items.map((i) => i.id), items.map((i) => i.quantity), warehouse, actor.id, actor.name])).rows;
+      const values = [orderId, items.map((i) => i.id), items.map((i) => i.quantity), warehouse, actor.id, actor.name];
+      [row] = (await query(CREATE, values)).rows;
     } catch (error) {
       if ((error as { code?: string }).code === '23503') throw new WriteRefused(422); // no such warehouse
       throw error;
@@ -131,7 +148,9 @@ export async function createFulfilment(transaction: Transaction, actor: Actor, o
 }
 
 /** DELETE /orders/{id}/fulfilments/{fid}: 404 for a fulfilment not in the order, 409 when it has shipments. */
-export async function deleteFulfilment(transaction: Transaction, actor: Actor, orderId: number, fulfilmentId: number): Promise<void> {
+export async function deleteFulfilment(
+  transaction: Transaction, actor: Actor, orderId: number, fulfilmentId: number,
+): Promise<void> {
   await transaction(async (query) => {
     await lockOrder(query, orderId);
     const [row] = (await query(DELETE, [orderId, fulfilmentId, actor.id, actor.name])).rows;

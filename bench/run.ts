@@ -256,7 +256,8 @@ async function countAndCompare(databaseUrl: string, writeTarget?: { order: numbe
   let baselineCount = 0;
   // The baseline's writes count BEGIN and COMMIT; MikroORM's onQuery does not see the service's.
   const count = () => baselineCount++;
-  const baseline = await listen(baselineApp((text, params) => (count(), pool.query(text, params)), poolTransaction(pool, count)).callback());
+  const baselineQuery = (text: string, params?: unknown[]) => (count(), pool.query(text, params));
+  const baseline = await listen(baselineApp(baselineQuery, poolTransaction(pool, count)).callback());
   const out = new Map<string, { service: number | null; baseline: number | null; sameJson: boolean | null; items: number | null }>();
   try {
     for (const scenario of scenarios.filter((s) => s.read)) {
@@ -294,11 +295,14 @@ async function countAndCompare(databaseUrl: string, writeTarget?: { order: numbe
       const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
       const pair = async (url: string) => {
         const created = await fetch(`${url}/api/v1/orders/${writeTarget.order}/fulfilments`, {
-          method: 'POST', headers, body: JSON.stringify({ items: [{ id: writeTarget.line, quantity: 1, warehouse: 1 }] }),
+          method: 'POST', headers,
+          body: JSON.stringify({ items: [{ id: writeTarget.line, quantity: 1, warehouse: 1 }] }),
         });
-        const fulfilment = created.status === 201 ? ((await created.json()) as { fulfilments: { id: number }[] }).fulfilments.at(-1)!.id : null;
-        if (!fulfilment) return false;
-        const deleted = await fetch(`${url}/api/v1/orders/${writeTarget.order}/fulfilments/${fulfilment}`, { method: 'DELETE', headers });
+        if (created.status !== 201) return false;
+        const fulfilment = ((await created.json()) as { fulfilments: { id: number }[] }).fulfilments.at(-1)!.id;
+        const deleted = await fetch(`${url}/api/v1/orders/${writeTarget.order}/fulfilments/${fulfilment}`, {
+          method: 'DELETE', headers,
+        });
         await deleted.text();
         return deleted.status === 200;
       };
@@ -308,7 +312,10 @@ async function countAndCompare(databaseUrl: string, writeTarget?: { order: numbe
       baselineCount = 0;
       const baselineDone = await pair(baseline.url);
       out.set(WRITE_MIX, {
-        service: serviceDone ? serviceStatements / 2 : null, baseline: baselineDone ? baselineCount / 2 : null, sameJson: null, items: null,
+        service: serviceDone ? serviceStatements / 2 : null,
+        baseline: baselineDone ? baselineCount / 2 : null,
+        sameJson: null,
+        items: null,
       });
     }
   } finally {

@@ -24,7 +24,8 @@ const settledValues = (order: Order, lines: readonly LineItem[]) => [
 
 const EVENT_COLUMNS = 'type, created_at, actor_token_id, actor_name, subject, subject_id, order_id, data';
 const eventValues = (event: EventRow) => [
-  event.type, now(), event.actorTokenId, event.actorName, event.subject, event.subjectId, event.orderId, JSON.stringify(event.data),
+  event.type, now(), event.actorTokenId, event.actorName, event.subject, event.subjectId, event.orderId,
+  JSON.stringify(event.data),
 ];
 
 const CREATE = `with fulfilment as (
@@ -32,7 +33,8 @@ const CREATE = `with fulfilment as (
   ),
   items as (
     insert into fulfilment_item (fulfilment_id, line_item_id, quantity)
-    select f.id, x.line, x.quantity from fulfilment f, unnest(?::int[], ?::int[]) with ordinality x(line, quantity, n) order by x.n
+    select f.id, x.line, x.quantity
+    from fulfilment f, unnest(?::int[], ?::int[]) with ordinality x(line, quantity, n) order by x.n
   ),
   ${SETTLED},
   event as (
@@ -46,7 +48,8 @@ select id from fulfilment`;
  * data gets the new fulfilment's id); answers that id.
  */
 export async function insertFulfilment(
-  em: EntityManager, order: Order, fulfilment: Fulfilment, items: { lineItem: LineItem; quantity: number }[], event: EventRow,
+  em: EntityManager, order: Order, fulfilment: Fulfilment, items: { lineItem: LineItem; quantity: number }[],
+  event: EventRow,
 ): Promise<number> {
   const [row] = await runPrepared<{ id: number }>(em, CREATE, [
     order.id, fulfilment.warehouse?.id ?? null, fulfilment.createdAt, fulfilment.updatedAt,

@@ -40,7 +40,9 @@ export async function createFulfilment(em: EntityManager, actor: Actor, orderId:
   const errors: FieldError[] = [];
   if (!input.items.length) errors.push({ field: 'items', message: 'a fulfilment needs at least one item' });
   if (warehouses.length > 1) errors.push({ field: 'items', message: 'all items of one fulfilment come from one warehouse' });
-  if (warehouseId !== null) state.warehouseExists(warehouseId, `items[${input.items.findIndex((i) => i.warehouse != null)}].warehouse`, errors);
+  if (warehouseId !== null) {
+    state.warehouseExists(warehouseId, `items[${input.items.findIndex((i) => i.warehouse != null)}].warehouse`, errors);
+  }
   const seen = new Set<number>();
   const planned: { line: LineItem; quantity: number; index: number }[] = [];
   input.items.forEach((item, i) => {
@@ -65,7 +67,8 @@ export async function createFulfilment(em: EntityManager, actor: Actor, orderId:
   });
   return state.settleBy(async (order) => {
     // The event's data gets the fulfilment's id from the statement that inserts both.
-    const event = eventRow(actor, 'fulfilment.created', orderEventSubject(order), fulfilmentData(order, fulfilment, items));
+    const data = fulfilmentData(order, fulfilment, items);
+    const event = eventRow(actor, 'fulfilment.created', orderEventSubject(order), data);
     fulfilment.id = await insertFulfilment(em, order, fulfilment, items, event);
   });
 }
@@ -198,7 +201,8 @@ export async function deleteFulfilment(em: EntityManager, actor: Actor, orderId:
   await moveStock(em, moves);
   return state.settleBy(async (order) => {
     // The record as it was, with the order's status after the deletion.
-    const event = eventRow(actor, 'fulfilment.deleted', orderEventSubject(order), { ...fulfilmentData(order, fulfilment, held), id: fulfilmentId });
+    const data = { ...fulfilmentData(order, fulfilment, held), id: fulfilmentId };
+    const event = eventRow(actor, 'fulfilment.deleted', orderEventSubject(order), data);
     await removeFulfilment(em, order, fulfilmentId, held.map((i) => i.lineItem as LineItem), event);
   });
 }

@@ -31,7 +31,9 @@ export class OrderState {
   ) {}
 
   /** `warehouses`: ids the change names, checked in the same read (`warehouseExists`). */
-  static async load(em: EntityManager, orderId: number, expected: ExpectedVersion, warehouses: readonly number[] = []): Promise<OrderState> {
+  static async load(
+    em: EntityManager, orderId: number, expected: ExpectedVersion, warehouses: readonly number[] = [],
+  ): Promise<OrderState> {
     const order = await lockOrder(em, orderId, expected);
     // A statement of its own after the lock: one that also locked would read these rows as of its
     // start, before a concurrent writer it waited for had committed (READ COMMITTED).
@@ -117,9 +119,9 @@ let recordsSql: string | undefined;
 
 /**
  * The statement that reads an order's lines, fulfilments and shipments with their items at once
- * (one round trip instead of five), and which of the warehouses the change names exist, each kind as a JSON array of rows keyed by column, as
- * `em.map` takes them; names come from the entities' metadata. Decimals travel as text, as the
- * driver gives them, not as JSON numbers.
+ * (one round trip instead of five), and which of the warehouses the change names exist; each kind
+ * as a JSON array of rows keyed by column, as `em.map` takes them; names come from the entities'
+ * metadata. Decimals travel as text, as the driver gives them, not as JSON numbers.
  */
 function recordsStatement(em: EntityManager): string {
   if (recordsSql) return recordsSql;
@@ -127,20 +129,23 @@ function recordsStatement(em: EntityManager): string {
   const rows = (entity: EntityName<object>, where: string) => {
     const meta = metadata.get(entity);
     const decimals = meta.props.filter((p) => p.columnTypes?.[0]?.startsWith('numeric')).map((p) => p.fieldNames[0]);
-    const row = decimals.length ? `to_jsonb(r) || jsonb_build_object(${decimals.map((c) => `'${c}', r.${c}::text`).join(', ')})` : 'to_jsonb(r)';
+    const asText = decimals.map((c) => `'${c}', r.${c}::text`).join(', ');
+    const row = decimals.length ? `to_jsonb(r) || jsonb_build_object(${asText})` : 'to_jsonb(r)';
     return `(select coalesce(jsonb_agg(${row} order by r.id), '[]') from ${meta.tableName} r where ${where})`;
   };
   const column = (entity: EntityName<object>, property: string) =>
     (metadata.get(entity).properties as Record<string, { fieldNames: string[] }>)[property].fieldNames[0];
   const ofOrder = (entity: EntityName<object>) => `r.${column(entity, 'order')} = o.id`;
   const itemsOf = (entity: EntityName<object>, parent: EntityName<object>, property: string) =>
-    `r.${column(entity, property)} in (select p.id from ${metadata.get(parent).tableName} p where p.${column(parent, 'order')} = o.id)`;
+    `r.${column(entity, property)} in
+      (select p.id from ${metadata.get(parent).tableName} p where p.${column(parent, 'order')} = o.id)`;
   recordsSql = `select ${rows(LineItem, ofOrder(LineItem))} as lines,
     ${rows(Fulfilment, ofOrder(Fulfilment))} as fulfilments,
     ${rows(FulfilmentItem, itemsOf(FulfilmentItem, Fulfilment, 'fulfilment'))} as "fulfilmentItems",
     ${rows(Shipment, ofOrder(Shipment))} as shipments,
     ${rows(ShipmentItem, itemsOf(ShipmentItem, Shipment, 'shipment'))} as "shipmentItems",
-    (select coalesce(jsonb_agg(w.id), '[]') from ${metadata.get(Warehouse).tableName} w where w.id = any(o.warehouses)) as warehouses
+    (select coalesce(jsonb_agg(w.id), '[]') from ${metadata.get(Warehouse).tableName} w
+      where w.id = any(o.warehouses)) as warehouses
     from (select ?::int as id, ?::int[] as warehouses) o`;
   return recordsSql;
 }

@@ -17,7 +17,8 @@ import { orderEventSubject, recordEvent, type Actor } from './events.js';
 export async function restockOrderItems(em: EntityManager, actor: Actor, orderId: number, input: RestockInput, expected?: ExpectedVersion): Promise<Order> {
   const state = await OrderState.load(em, orderId, expected, [input.warehouse]);
   const errors: FieldError[] = [];
-  const warehouse = state.warehouseExists(input.warehouse, 'warehouse', errors) ? em.getReference(Warehouse, input.warehouse) : null;
+  const known = state.warehouseExists(input.warehouse, 'warehouse', errors);
+  const warehouse = known ? em.getReference(Warehouse, input.warehouse) : null;
   if (!input.items.length) errors.push({ field: 'items', message: 'list at least one item' });
   const seen = new Set<number>();
   const planned: { line: LineItem; quantity: number; index: number }[] = [];

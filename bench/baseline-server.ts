@@ -4,13 +4,17 @@
 // the benchmark's GraphQL operations (bench/graphql-queries.ts), recognised by their exact text,
 // each with one statement that builds the whole `{"data": …}` answer. Bench code only: no
 // validation beyond what the scenarios send, no GraphQL execution, no ORM. Run as a child process
-// by bench/run.ts (`node dist/bench/baseline-server.js`, DATABASE_URL, PORT=0, ADMIN_TOKEN).
+// by bench/run.ts (`node dist/bench/baseline-server.js`, DATABASE_URL, PORT=0, ADMIN_TOKEN). The write mix
+// (POST + DELETE fulfilment) is answered by hand-written transactions: bench/baseline-writes.ts.
 import Koa from 'koa';
 import pg from 'pg';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
+import {
+  createFulfilment, deleteFulfilment, poolTransaction, WriteRefused, type Transaction,
+} from './baseline-writes.js';
 import { CUSTOMER_SEARCH, ORDERS_PAGE, Q1, Q1_WITHOUT_COUNT, Q2, Q3, Q4 } from './graphql-queries.js';
 
 type Query = (text: string, params?: unknown[]) => Promise<pg.QueryResult>;
@@ -257,14 +261,19 @@ async function readJson(ctx: Koa.Context): Promise<Record<string, unknown>> {
   return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
 }
 
-/** The baseline app over a query function (the bench counts statements by wrapping it). */
-export function baselineApp(query: Query): Koa {
+/**
+ * The baseline app over a query function and, for the write mix, a transaction runner (the bench
+ * counts statements by wrapping both).
+ */
+export function baselineApp(query: Query, transaction?: Transaction): Koa {
   const app = new Koa();
   app.use(async (ctx) => {
     try {
       const secret = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
       const hash = secret ? createHash('sha256').update(secret).digest('hex') : '';
-      const { rows: tokens } = await query('select scopes from api_token where secret_hash = $1 and revoked_at is null', [hash]);
+      const { rows: tokens } = await query(
+        'select id, name, scopes from api_token where secret_hash = $1 and revoked_at is null', [hash],
+      );
       if (!tokens.length) throw new HttpError(401);
       const scopes: string[] = tokens[0].scopes;
       const need = (scope: string) => {
@@ -371,8 +380,26 @@ export function baselineApp(query: Query): Koa {
         ctx.body = rows[0].json;
         return;
       }
+      if (transaction && (m = /^\/orders\/(\d+)\/fulfilments(?:\/(\d+))?$/.exec(path))) {
+        // The write mix: one transaction, then the whole order as the answer (as GET /orders/{id}).
+        need('write_orders');
+        const actor = { id: tokens[0].id as number, name: tokens[0].name as string };
+        const orderId = Number(m[1]);
+        if (ctx.method === 'POST' && !m[2]) await createFulfilment(transaction, actor, orderId, await readJson(ctx));
+        else if (ctx.method === 'DELETE' && m[2]) await deleteFulfilment(transaction, actor, orderId, Number(m[2]));
+        else throw new HttpError(405);
+        const { rows } = await query(`select ${ORDER_JSON} as json from orders o where o.id = $1`, [Number(m[1])]);
+        ctx.status = ctx.method === 'POST' ? 201 : 200;
+        ctx.body = rows[0].json;
+        return;
+      }
       throw new HttpError(404);
     } catch (error) {
+      if (error instanceof WriteRefused) {
+        ctx.status = error.status;
+        ctx.body = { status: error.status };
+        return;
+      }
       if (!(error instanceof HttpError)) throw error;
       ctx.status = error.status;
       ctx.body = { status: error.status };
@@ -383,7 +410,8 @@ export function baselineApp(query: Query): Koa {
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_MAX ?? 10) });
-  const server = createServer(baselineApp((text, params) => pool.query(text, params)).callback());
+  const app = baselineApp((text, params) => pool.query(text, params), poolTransaction(pool));
+  const server = createServer(app.callback());
   server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
     process.stdout.write(`Baseline listening on http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
   });

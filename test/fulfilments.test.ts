@@ -144,6 +144,8 @@ describe('refusals change nothing', () => {
     ['no items', 'POST', '/fulfilments', 422, 'items', () => ({ items: [] })],
     ['an unknown body field', 'POST', '/fulfilments', 422, 'rush', () => ({ items: [{ id: untracked, quantity: 1 }], rush: true })],
     ['reduce below what is shipped', 'PATCH', '/fulfilments/F', 409, null, () => ({ items: [{ id: tracked, quantity: 0 }] })],
+    ['move a fulfilment to an unknown warehouse', 'PATCH', '/fulfilments/F', 422, 'warehouse',
+      () => ({ warehouse: 999 })],
     ['leave a fulfilment without lines', 'PATCH', '/fulfilments', 422, '[0].items', () => [{ id: fulfilment.id, items: [{ id: tracked, quantity: 0 }, { id: untracked, quantity: 0 }] }]],
     ['an unknown fulfilment in a bulk body', 'PATCH', '/fulfilments', 422, '[0].id', () => [{ id: 99999, items: [{ id: tracked, quantity: 1 }] }]],
     ['delete a fulfilment that has shipments', 'DELETE', '/fulfilments/F', 409, null, () => undefined],
@@ -201,6 +203,13 @@ describe('shipment edits, lists and restocks', () => {
     const line = order.items[0].data.id;
     const f = (await service.send('POST', api(order.id, '/fulfilments'), { items: [{ id: line, quantity: 2, warehouse: WAREHOUSE }] })).body.fulfilments[0];
     const s = (await service.send('POST', api(order.id, '/shipments'), { data: { fulfilment_id: f.id, tracking_number: 'R', shipping_carrier: 1 } })).body.shipments[0];
+    const restock = 'mutation ($o: Int!, $i: RestockInput!) { restockOrderItems(orderId: $o, input: $i) { status } }';
+    const unknown = await service.graphql(restock, {
+      o: order.id, i: { warehouse: 999, items: [{ id: line, quantity: 2 }] },
+    });
+    expect(unknown.body.errors[0].extensions.fields.map((e: { field: string }) => e.field)).toEqual(['warehouse']);
+    expect(countersOf((await service.get(api(order.id))).body)[line])
+      .toEqual({ quantity: 2, not_fulfilled: 0, fulfilled: 0, shipped: 2, restocked: 0 });
     const res = await service.graphql('mutation ($o: Int!, $i: RestockInput!) { restockOrderItems(orderId: $o, input: $i) { status restocks { warehouse items { id quantity } } } }', {
       o: order.id, i: { warehouse: 3, items: [{ id: line, quantity: 2 }] },
     });

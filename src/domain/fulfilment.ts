@@ -12,7 +12,8 @@ import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
 import type { ExpectedVersion } from './preconditions.js';
 import { now } from '../clock.js';
 import { fulfilmentData } from './event-data.js';
-import { orderEventSubject, recordEvent, type Actor } from './events.js';
+import { eventRow, orderEventSubject, recordEvent, type Actor } from './events.js';
+import { insertFulfilment, removeFulfilment } from './fulfilment-statements.js';
 
 /**
  * The stock move of fulfilling `quantity` units of a line from a warehouse: tracked lines take
@@ -27,23 +28,21 @@ export function stockMove(line: Pick<LineItem, 'trackInventory' | 'variant'>, wa
   return [{ warehouseId, variantId: line.variant.id, quantity, label }];
 }
 
-async function warehouseExists(em: EntityManager, id: number, field: string, errors: FieldError[]) {
-  if (!(await em.findOne(Warehouse, { id }))) errors.push({ field, message: `warehouse ${id} does not exist` });
-}
-
 /**
  * Sends units to fulfilment: not_fulfilled → fulfilled, and, for products that track inventory,
  * the warehouse's stock drops by the same amount in the same transaction (409 when short).
  * One fulfilment comes from one warehouse.
  */
 export async function createFulfilment(em: EntityManager, actor: Actor, orderId: number, input: FulfilmentCreate, expected?: ExpectedVersion): Promise<Order> {
-  const state = await OrderState.load(em, orderId, expected);
+  const warehouses = [...new Set(input.items.map((i) => i.warehouse).filter((w): w is number => w != null))];
+  const warehouseId = warehouses[0] ?? null;
+  const state = await OrderState.load(em, orderId, expected, warehouseId === null ? [] : [warehouseId]);
   const errors: FieldError[] = [];
   if (!input.items.length) errors.push({ field: 'items', message: 'a fulfilment needs at least one item' });
-  const warehouses = [...new Set(input.items.map((i) => i.warehouse).filter((w): w is number => w != null))];
   if (warehouses.length > 1) errors.push({ field: 'items', message: 'all items of one fulfilment come from one warehouse' });
-  const warehouseId = warehouses[0] ?? null;
-  if (warehouseId !== null) await warehouseExists(em, warehouseId, `items[${input.items.findIndex((i) => i.warehouse != null)}].warehouse`, errors);
+  if (warehouseId !== null) {
+    state.warehouseExists(warehouseId, `items[${input.items.findIndex((i) => i.warehouse != null)}].warehouse`, errors);
+  }
   const seen = new Set<number>();
   const planned: { line: LineItem; quantity: number; index: number }[] = [];
   input.items.forEach((item, i) => {
@@ -62,17 +61,16 @@ export async function createFulfilment(em: EntityManager, actor: Actor, orderId:
   }
   await moveStock(em, planned.flatMap(({ line, quantity, index }) => stockMove(line, warehouseId, quantity, `items[${index}]`)));
   const fulfilment = Object.assign(new Fulfilment(), { order: state.order, warehouse: warehouseId ? em.getReference(Warehouse, warehouseId) : null });
-  em.persist(fulfilment);
-  const items: FulfilmentItem[] = [];
-  for (const { line, quantity } of planned) {
+  const items = planned.map(({ line, quantity }) => {
     moveUnits(line, 'notFulfilled', 'fulfilled', quantity);
-    const item = Object.assign(new FulfilmentItem(), { fulfilment, lineItem: line, quantity });
-    em.persist(item);
-    items.push(item);
-  }
-  const order = await state.settle();
-  recordEvent(em, actor, 'fulfilment.created', orderEventSubject(order), fulfilmentData(order, fulfilment, items));
-  return order;
+    return { lineItem: line, quantity };
+  });
+  return state.settleBy(async (order) => {
+    // The event's data gets the fulfilment's id from the statement that inserts both.
+    const data = fulfilmentData(order, fulfilment, items);
+    const event = eventRow(actor, 'fulfilment.created', orderEventSubject(order), data);
+    fulfilment.id = await insertFulfilment(em, order, fulfilment, items, event);
+  });
 }
 
 /** After the change settled: one `fulfilment.updated` per fulfilment changed, with its items now. */
@@ -142,11 +140,11 @@ async function resize(state: OrderState, fulfilment: Fulfilment, items: RecordIt
 }
 
 export async function updateFulfilment(em: EntityManager, actor: Actor, orderId: number, fulfilmentId: number, patch: FulfilmentPatch, expected?: ExpectedVersion): Promise<Order> {
-  const state = await OrderState.load(em, orderId, expected);
+  const state = await OrderState.load(em, orderId, expected, patch.warehouse != null ? [patch.warehouse] : []);
   const fulfilment = fulfilmentOf(state, fulfilmentId, null, [])!;
   const errors: FieldError[] = [];
   const moving = patch.warehouse != null && patch.warehouse !== fulfilment.warehouse?.id;
-  if (moving) await warehouseExists(em, patch.warehouse!, 'warehouse', errors);
+  if (moving) state.warehouseExists(patch.warehouse!, 'warehouse', errors);
   throwIfAny(errors);
   const moves: StockMove[] = [];
   if (patch.items) await resize(state, fulfilment, patch.items, '', moves);
@@ -199,12 +197,12 @@ export async function deleteFulfilment(em: EntityManager, actor: Actor, orderId:
     const line = item.lineItem as LineItem;
     moveUnits(line, 'fulfilled', 'notFulfilled', item.quantity);
     moves.push(...stockMove(line, fulfilment.warehouse?.id, -item.quantity, ''));
-    em.remove(item);
   }
-  em.remove(fulfilment);
   await moveStock(em, moves);
-  const order = await state.settle();
-  // The record as it was, with the order's status after the deletion.
-  recordEvent(em, actor, 'fulfilment.deleted', orderEventSubject(order), { ...fulfilmentData(order, fulfilment, held), id: fulfilmentId });
-  return order;
+  return state.settleBy(async (order) => {
+    // The record as it was, with the order's status after the deletion.
+    const data = { ...fulfilmentData(order, fulfilment, held), id: fulfilmentId };
+    const event = eventRow(actor, 'fulfilment.deleted', orderEventSubject(order), data);
+    await removeFulfilment(em, order, fulfilmentId, held.map((i) => i.lineItem as LineItem), event);
+  });
 }

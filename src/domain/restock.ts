@@ -15,10 +15,10 @@ import { orderEventSubject, recordEvent, type Actor } from './events.js';
 
 /** Takes shipped units back into a warehouse's stock: shipped → restocked, stock grows. */
 export async function restockOrderItems(em: EntityManager, actor: Actor, orderId: number, input: RestockInput, expected?: ExpectedVersion): Promise<Order> {
-  const state = await OrderState.load(em, orderId, expected);
+  const state = await OrderState.load(em, orderId, expected, [input.warehouse]);
   const errors: FieldError[] = [];
-  const warehouse = await em.findOne(Warehouse, { id: input.warehouse });
-  if (!warehouse) errors.push({ field: 'warehouse', message: `warehouse ${input.warehouse} does not exist` });
+  const known = state.warehouseExists(input.warehouse, 'warehouse', errors);
+  const warehouse = known ? em.getReference(Warehouse, input.warehouse) : null;
   if (!input.items.length) errors.push({ field: 'items', message: 'list at least one item' });
   const seen = new Set<number>();
   const planned: { line: LineItem; quantity: number; index: number }[] = [];

@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import { IsolationLevel, type MikroORM } from '@mikro-orm/postgresql';
 import {
   getOperationAST,
   GraphQLError,
@@ -45,6 +45,19 @@ export interface Session {
   /** The caller's scopes (REST checks a route's scope before reading its body). */
   scopes: ReadonlySet<string>;
   run(request: OperationRequest): Promise<OperationResult>;
+  /**
+   * Opens one snapshot of the store: a REPEATABLE READ READ ONLY transaction on the primary,
+   * held (with its pooled connection) until `close`. Every operation run through it reads the
+   * same committed state, whatever commits meanwhile: the REST exports page through one.
+   */
+  snapshot(): Promise<Snapshot>;
+}
+
+/** Operations reading one consistent state of the store (see `Session.snapshot`). */
+export interface Snapshot {
+  run(request: Omit<OperationRequest, 'beforeCommit'>): Promise<OperationResult>;
+  /** Ends the transaction and gives its connection back; safe to call more than once. */
+  close(): Promise<void>;
 }
 
 /** What opening a session answers besides the session: the caller's rate-limit headers, if counted. */
@@ -184,6 +197,28 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     }
   }
 
+  /**
+   * A snapshot transaction on a fork of its own. Its context is not in `routing`, so its reads stay
+   * on the primary (a replica could not hold the snapshot's transaction for us). Each operation
+   * gets fresh loaders and an empty identity map, so a long export keeps nothing of earlier pages.
+   */
+  async function snapshot(context: GraphQLContext): Promise<Snapshot> {
+    const em = context.em.fork();
+    await em.begin({ isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true });
+    let open = true;
+    return {
+      run: (request) => {
+        em.clear();
+        return run({ ...context, em, loaders: new Loaders(em) }, request);
+      },
+      close: async () => {
+        if (!open) return;
+        open = false;
+        await em.rollback();
+      },
+    };
+  }
+
   /** A REST request: authenticated and charged one request at once (its operations are the service's own). */
   async function session(authorization: string | undefined, writes = true): Promise<(Session | { errors: readonly GraphQLFormattedError[] }) & SessionHeaders> {
     let context: GraphQLContext;
@@ -196,7 +231,7 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     const limit = context.limit;
     const headers = limit ? rateLimitHeaders(limit) : undefined;
     if (limit && !limit.allowed) return { errors: [{ message: rateLimitedMessage(limit), extensions: { code: RATE_LIMITED } }], headers };
-    return { tokenId: context.principal.tokenId, scopes: context.principal.scopes, run: (request) => run(context, request), headers };
+    return { tokenId: context.principal.tokenId, scopes: context.principal.scopes, run: (request) => run(context, request), snapshot: () => snapshot(context), headers };
   }
 
   /** Whether the bearer token holds the scope (for endpoints outside GraphQL, e.g. /metrics). */

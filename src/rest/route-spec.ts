@@ -34,6 +34,15 @@ export interface SearchRoute extends RouteBase {
   idFilter?: string;
 }
 
+/**
+ * Every record of a list, streamed as NDJSON in id order from one snapshot (docs/rest.md#exports):
+ * `fields`, `expand`; with `filtered`, a POST whose body is the resource's search body.
+ */
+export interface ExportRoute extends RouteBase {
+  kind: 'export';
+  filtered?: true;
+}
+
 /** Where one record lies in the list: `sort`, `size` → `{ "page": N }`. */
 export interface PositionRoute extends RouteBase {
   kind: 'position';
@@ -66,4 +75,4 @@ export interface WriteRoute extends RouteBase {
   status: 200 | 201;
 }
 
-export type RouteSpec = ListRoute | SearchRoute | GetRoute | PositionRoute | WriteRoute;
+export type RouteSpec = ListRoute | SearchRoute | ExportRoute | GetRoute | PositionRoute | WriteRoute;

@@ -1,20 +1,23 @@
 import Router from '@koa/router';
+import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import type { GraphQLGateway, OperationResult, Session } from '../graphql/gateway.js';
 import { inputProblems } from '../domain/input-limits.js';
 import { publicOrigin } from './public-origin.js';
 import { checkBody, restFieldPath, toInput } from './body.js';
+import { chunkOf, EXPORT_CHUNK, exportLines, type ExportChunk } from './export-lines.js';
+import { reshape } from './fields.js';
 import type { IdempotencyStore } from '../db/idempotency-store.js';
 import { etagOf, expectedVersionOf, matches } from './etags.js';
 import { idempotent, type CommitAnswer } from './idempotency.js';
 import { parseInteger, POSITIVE_INT } from './integer-param.js';
 import { toFilter } from './filters.js';
 import { listPage } from './list-wrapper.js';
-import { getDocument, listDocument, listVariables, mutationDocument, positionDocument, reshapeRecord, reshapeRecords } from './operations.js';
+import { exportDocument, getDocument, listDocument, shapeOf, listVariables, mutationDocument, positionDocument, reshapeRecord, reshapeRecords } from './operations.js';
 import { Problem } from './problem.js';
-import { parseListParams, parseReadParams } from './query-params.js';
+import { parseExportParams, parseListParams, parseReadParams } from './query-params.js';
 import type { RestApi } from './rest-api.js';
-import type { GetRoute, ListRoute, PositionRoute, RouteSpec, SearchRoute, WriteRoute } from './route-spec.js';
+import type { ExportRoute, GetRoute, ListRoute, PositionRoute, RouteSpec, SearchRoute, WriteRoute } from './route-spec.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -121,6 +124,41 @@ async function handleList(ctx: Context, route: ListRoute | SearchRoute, options:
   const page = listPage(items, { page: params.page, size: params.size, totalCount: data.totalCount }, baseUrl(ctx, options), ctx.querystring);
   ctx.set(page.headers);
   ctx.body = route.kind === 'search' && route.bare ? items : page.body;
+}
+
+/**
+ * An export (docs/rest.md#exports): the list's operation run chunk after chunk (keyset on id)
+ * inside one snapshot, each record reshaped as the list's items are, streamed as NDJSON. Every
+ * refusal (scope, parameters, body, the first chunk's errors) is a problem before any line; the
+ * request is charged once, like any other.
+ */
+async function handleExport(ctx: Context, route: ExportRoute, options: RestOptions) {
+  const session = await sessionOf(ctx, options);
+  requireScope(session, route);
+  const params = parseExportParams(ctx.query, route.resource);
+  const filter = route.filtered ? toFilter(options.api.filters.get(route.resource)!, requestBody(ctx, true)) : undefined;
+  const document = exportDocument(route.resource, route.operation, params, { filtered: route.filtered });
+  const snapshot = await session.snapshot();
+  const readChunk = async (afterId: number | null) =>
+    chunkOf(await snapshot.run({ document, variables: { size: EXPORT_CHUNK, afterId, ...(filter ? { filter } : {}) } }), (result) => {
+      throw resultProblem(result);
+    });
+  let first: ExportChunk;
+  try {
+    first = await readChunk(null);
+  } catch (error) {
+    await snapshot.close();
+    throw error;
+  }
+  const { map, keys } = shapeOf(route.resource, params);
+  ctx.type = 'application/x-ndjson';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = Readable.from(exportLines(snapshot, first, readChunk, (record) => reshape(map, record, keys)), { objectMode: false });
+}
+
+/** The problem an operation's errors (or its missing result) stand for. */
+function resultProblem(result: OperationResult): Problem {
+  return result.errors?.length ? Problem.fromGraphQL(result.errors) : new Problem(500, 'Internal server error');
 }
 
 async function handleGet(ctx: Context, route: GetRoute, options: RestOptions) {
@@ -238,6 +276,8 @@ export function restRouter(options: RestOptions): Router {
         case 'list':
         case 'search':
           return handleList(ctx, route, options);
+        case 'export':
+          return handleExport(ctx, route, options);
         case 'get':
           return handleGet(ctx, route, options);
         case 'position':

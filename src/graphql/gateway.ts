@@ -1,4 +1,5 @@
-import { IsolationLevel, type MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { CompiledQuery, type Kysely } from 'kysely';
 import {
   getOperationAST,
   GraphQLError,
@@ -198,23 +199,42 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
   }
 
   /**
-   * A snapshot transaction on a fork of its own. Its context is not in `routing`, so its reads stay
-   * on the primary (a replica could not hold the snapshot's transaction for us). Each operation
-   * gets fresh loaders and an empty identity map, so a long export keeps nothing of earlier pages.
+   * A snapshot transaction on a connection of its own, on a fork of its own. Its context is not in
+   * `routing`, so its reads stay on the primary (a replica could not hold the snapshot's transaction
+   * for us). Each operation gets fresh loaders and an empty identity map, so a long export keeps
+   * nothing of earlier pages.
+   *
+   * The connection is Kysely's single-connection scope rather than MikroORM's `begin`: that scope
+   * gives the connection back to the pool however the work ends, while a transaction whose ROLLBACK
+   * fails (the backend was terminated, the database restarted) would keep its pooled client checked
+   * out for good. A dead client given back is dropped by the pool.
    */
   async function snapshot(context: GraphQLContext): Promise<Snapshot> {
     const em = context.em.fork();
-    await em.begin({ isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true });
-    let open = true;
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    let opened!: (connection: Kysely<unknown>) => void;
+    const open = new Promise<Kysely<unknown>>((resolve) => (opened = resolve));
+    const held = (em.getConnection().getClient() as Kysely<unknown>).connection().execute(async (connection) => {
+      await connection.executeQuery(CompiledQuery.raw('begin isolation level repeatable read read only'));
+      opened(connection);
+      await finished;
+      await connection.executeQuery(CompiledQuery.raw('rollback'));
+    });
+    const connection = await Promise.race([open, held.then(() => Promise.reject(new Error('snapshot ended before it began')))]);
+    em.setTransactionContext(connection as never);
+    let closed = false;
     return {
       run: (request) => {
         em.clear();
         return run({ ...context, em, loaders: new Loaders(em) }, request);
       },
       close: async () => {
-        if (!open) return;
-        open = false;
-        await em.rollback();
+        if (closed) return;
+        closed = true;
+        finish();
+        // A failed ROLLBACK means the connection is gone: nothing of the snapshot outlives it.
+        await held.catch(() => undefined);
       },
     };
   }

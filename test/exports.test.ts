@@ -1,4 +1,4 @@
-// docs/decisions.md §6 "Bulk export", docs/rest.md#exports: GET|POST /api/v1/{orders,customers,products}/export.
+// Bulk export (docs/rest.md#exports): GET|POST /api/v1/{orders,customers,products}/export.
 import { get, type IncomingMessage } from 'node:http';
 import { startTestService, type TestService } from './support/harness.js';
 import { EXPORT_CHUNK } from '../src/rest/export-lines.js';

@@ -51,6 +51,8 @@ export interface BenchResults {
   /** The service's rate limit during the run (absent in runs before the bench set it itself). */
   rateLimit?: { burst: number; rps: number };
   scenarios: ScenarioResult[];
+  /** The export scenario (bench/export-scenario.ts), when it ran. */
+  export?: import('./export-scenario.js').ExportResult;
 }
 
 /** GraphQL figures measured before the read-path work (bench/results/before/graphql-issue-13.json). */

@@ -13,8 +13,8 @@ beforeAll(async () => {
     `insert into customer (email, first_name, last_name, created_at)
      select 'bulk.' || n || '@example.com', 'Bulk', 'Customer ' || n, now() - n * interval '1 minute' from generate_series(1, 2 * ${EXPORT_CHUNK} + 37) n`,
   );
-});
-afterAll(() => service.stop());
+}, 60_000);
+afterAll(() => service.stop(), 60_000);
 
 const auth = (token = service.token) => ({ authorization: `Bearer ${token}` });
 
@@ -193,7 +193,7 @@ describe('backpressure and cut-off exports', () => {
       `insert into customer (email, first_name, last_name, notes, created_at)
        select 'paced.' || n || '@example.com', 'Paced', 'Customer ' || n, repeat('x', 2000), now() from generate_series(1, 40 * ${EXPORT_CHUNK}) n`,
     );
-  });
+  }, 120_000);
 
   it('a client that stops reading stops the chunk reads; resumed, it gets the whole export', async () => {
     const [{ n }] = await service.sql<{ n: number }>('select count(*)::int as n from customer');

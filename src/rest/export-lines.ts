@@ -27,8 +27,8 @@ export function chunkOf(result: OperationResult, refuse: (result: OperationResul
 /**
  * The NDJSON of an export, one string per chunk: the records of `first`, then of every chunk after
  * the last id seen, each line reshaped by `line`, and last `{"complete":true,"count":N}`. A
- * generator, pulled by the response stream only as the client reads (backpressure), so at most one
- * chunk is in memory; the snapshot is closed however it ends (done, client gone, error), and a
+ * generator, pulled by the response stream only as the client reads (backpressure), so at most two
+ * chunks are in memory (the one written, the one read ahead); the snapshot is closed however it ends (done, client gone, error), and a
  * failure mid-way ends the response without the complete line.
  */
 export async function* exportLines(
@@ -37,17 +37,24 @@ export async function* exportLines(
   readChunk: ReadChunk,
   line: (record: Record<string, unknown>) => unknown,
 ): AsyncGenerator<string> {
+  let next: Promise<ExportChunk> | undefined;
   try {
     let chunk = first;
     let count = 0;
     for (;;) {
+      // The next chunk is read while this one is written: PostgreSQL and the event loop work at
+      // once. Two chunks at most are held; the one ahead waits for the client like the rest.
+      next = chunk.length < EXPORT_CHUNK ? undefined : readChunk(chunk[chunk.length - 1].id as number);
+      next?.catch(() => undefined); // awaited below, or dropped when the client has gone
       if (chunk.length) yield chunk.map((record) => `${JSON.stringify(line(record))}\n`).join('');
       count += chunk.length;
-      if (chunk.length < EXPORT_CHUNK) break;
-      chunk = await readChunk(chunk[chunk.length - 1].id as number);
+      if (!next) break;
+      chunk = await next;
     }
     yield `${JSON.stringify({ complete: true, count })}\n`;
   } finally {
+    // A read still under way finishes (or fails) before the snapshot's connection is given back.
+    await next?.catch(() => undefined);
     await snapshot.close();
   }
 }

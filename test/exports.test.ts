@@ -70,6 +70,27 @@ describe('an export is the list, every page of it', () => {
   });
 });
 
+describe('GraphQL afterId (what the export pages with)', () => {
+  it('narrows orders, customers and products to larger ids, with the filter', async () => {
+    const query = `query ($after: Int) {
+      orders(afterId: $after, size: 3, sort: [{ field: ID, direction: ASC }], filter: { status: [PARTIALLY_FULFILLED_AND_SHIPPED] }) { totalCount items { id status } }
+      customers(afterId: $after, size: 2, sort: [{ field: ID, direction: ASC }]) { items { id } }
+      products(afterId: $after, size: 2, sort: [{ field: ID, direction: ASC }]) { items { id } }
+    }`;
+    const res = await service.graphql(query, { after: 50 });
+    expect(res.body.errors).toBeUndefined();
+    const { orders, customers, products } = res.body.data;
+    const [{ n }] = await service.sql<{ n: number }>('select count(*)::int as n from orders where id > 50 and status = 2');
+    expect(orders.totalCount).toBe(n);
+    const [{ ids }] = await service.sql<{ ids: number[] }>(
+      'select array_agg(id order by id) as ids from (select id from orders where id > 50 and status = 2 order by id limit 3) o',
+    );
+    expect(orders.items.map((o: { id: number }) => o.id)).toEqual(ids);
+    expect(customers.items).toEqual([{ id: 51 }, { id: 52 }]);
+    expect(products.items).toEqual([{ id: 51 }, { id: 52 }]);
+  });
+});
+
 describe('POST takes the search body as the filter', () => {
   it.each([
     ['/orders', { status: [3, 4], total: { gte: 50 } }],

@@ -4,7 +4,8 @@ import { startTestService, type TestService } from './support/harness.js';
 import { EXPORT_CHUNK } from '../src/rest/export-lines.js';
 
 // A pool of three: an export holds one connection for its whole length, so one that leaked its
-// connection would soon leave the other requests of this file waiting.
+// connection would soon leave the other requests of this file waiting (and exports take at most
+// half the pool: one at a time here).
 let service: TestService;
 beforeAll(async () => {
   service = await startTestService({ poolMax: 3 });
@@ -249,8 +250,8 @@ describe('backpressure and cut-off exports', () => {
       await reader.read();
       abort.abort();
       await reader.read().catch(() => undefined);
+      await eventually(async () => (await openTransactions()) === 0);
     }
-    await eventually(async () => (await openTransactions()) === 0);
     // Four cut-off exports on a pool of three: every connection came back, reads still answer.
     const res = await service.get('/api/v1/orders?size=1');
     expect(res.status).toBe(200);
@@ -275,6 +276,23 @@ describe('backpressure and cut-off exports', () => {
     expect(text).not.toContain('"complete"');
     await eventually(async () => (await openTransactions()) === 0);
     expect((await service.get('/api/v1/orders?size=1')).status).toBe(200);
+  }, 30_000);
+});
+
+describe('exports at once', () => {
+  it('take at most half the pool: one more is a 503 overloaded with Retry-After, until one ends', async () => {
+    // This file's pool has three connections: one export at a time.
+    const res = await fetch(`${service.url}/api/v1/customers/export`, { headers: auth() });
+    const reader = res.body!.getReader();
+    await reader.read();
+    const refused = await service.get('/api/v1/orders/export?fields=id');
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.body.type).toBe('/problems/overloaded');
+    // The other requests still have connections.
+    expect((await service.get('/api/v1/orders?size=1')).status).toBe(200);
+    while (!(await reader.read()).done);
+    await eventually(async () => (await service.get('/api/v1/products/export?fields=id')).status === 200);
   }, 30_000);
 });
 

@@ -50,8 +50,10 @@ export interface Session {
    * Opens one snapshot of the store: a REPEATABLE READ READ ONLY transaction on the primary,
    * held (with its pooled connection) until `close`. Every operation run through it reads the
    * same committed state, whatever commits meanwhile: the REST exports page through one.
+   * Undefined when the process already holds its limit of snapshots (half its pool, so exports
+   * cannot take every connection from the other requests): the caller answers "busy".
    */
-  snapshot(): Promise<Snapshot>;
+  snapshot(): Promise<Snapshot | undefined>;
 }
 
 /** Operations reading one consistent state of the store (see `Session.snapshot`). */
@@ -103,6 +105,10 @@ function bearerOf(header: string | undefined): string | null {
 export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: RateLimiter, replicas?: ReplicaRouting) {
   const documents = new Map<string, Prepared>();
   const compiled = compiledExecutor(schema);
+  // Snapshots (exports) hold a pooled connection each for as long as their client reads: at most
+  // half the pool, so the other requests always have connections.
+  const SNAPSHOTS_MAX = Math.max(1, Math.floor((orm.config.get('pool')?.max ?? 10) / 2));
+  let snapshotsOpen = 0;
   // Per request: whether it writes, and the WAL position its reads must see (read replicas only).
   const routing = new WeakMap<GraphQLContext, { writes: boolean; waitLsn?: string }>();
 
@@ -209,7 +215,18 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
    * fails (the backend was terminated, the database restarted) would keep its pooled client checked
    * out for good. A dead client given back is dropped by the pool.
    */
-  async function snapshot(context: GraphQLContext): Promise<Snapshot> {
+  async function snapshot(context: GraphQLContext): Promise<Snapshot | undefined> {
+    if (snapshotsOpen >= SNAPSHOTS_MAX) return undefined;
+    snapshotsOpen++;
+    try {
+      return await openSnapshot(context);
+    } catch (error) {
+      snapshotsOpen--;
+      throw error;
+    }
+  }
+
+  async function openSnapshot(context: GraphQLContext): Promise<Snapshot> {
     const em = context.em.fork();
     let finish!: () => void;
     const finished = new Promise<void>((resolve) => (finish = resolve));
@@ -235,6 +252,7 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
         finish();
         // A failed ROLLBACK means the connection is gone: nothing of the snapshot outlives it.
         await held.catch(() => undefined);
+        snapshotsOpen--;
       },
     };
   }

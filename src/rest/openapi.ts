@@ -156,6 +156,7 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
       if (route.idFilter) problems.push(404);
       break;
     case 'export':
+      // 503 (already listed): also when the process runs as many exports as it allows at once.
       if (route.filtered) {
         requestBody = { required: false, content: { 'application/json': { schema: api.filters.get(resource)!.schema } } };
         problems.push(408, 413, 415, 422);

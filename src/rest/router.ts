@@ -139,6 +139,7 @@ async function handleExport(ctx: Context, route: ExportRoute, options: RestOptio
   const filter = route.filtered ? toFilter(options.api.filters.get(route.resource)!, requestBody(ctx, true)) : undefined;
   const document = exportDocument(route.resource, route.operation, params, { filtered: route.filtered });
   const snapshot = await session.snapshot();
+  if (!snapshot) throw Problem.overloaded('The service is running as many exports as it allows at once; retry shortly');
   const readChunk = async (afterId: number | null) =>
     chunkOf(await snapshot.run({ document, variables: { size: EXPORT_CHUNK, afterId, ...(filter ? { filter } : {}) } }), (result) => {
       throw resultProblem(result);

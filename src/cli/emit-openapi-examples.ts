@@ -40,7 +40,8 @@ try {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       // An export's answer (NDJSON) is its text.
-      const json = res.headers.get('content-type')?.includes('json') && !res.headers.get('content-type')?.includes('ndjson');
+      const type = res.headers.get('content-type') ?? '';
+      const json = type.includes('json') && !type.includes('ndjson');
       return { status: res.status, body: json ? await res.json() : await res.text() };
     });
     await writeFile(projectFile(EXAMPLES_FILE), `${JSON.stringify(examples, null, 2)}\n`);

@@ -238,7 +238,8 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
       await finished;
       await connection.executeQuery(CompiledQuery.raw('rollback'));
     });
-    const connection = await Promise.race([open, held.then(() => Promise.reject(new Error('snapshot ended before it began')))]);
+    const ended = held.then(() => Promise.reject(new Error('snapshot ended before it began')));
+    const connection = await Promise.race([open, ended]);
     em.setTransactionContext(connection as never);
     let closed = false;
     return {

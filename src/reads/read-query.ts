@@ -124,7 +124,7 @@ export async function readPage(
   return { items: row.items, totalCount, page: args.page, size: args.size, pageCount: Math.ceil(totalCount / args.size) };
 }
 
-/** `where` narrowed to the rows whose key is greater than `afterId` (keyset paging; the id bound, as every filter value). */
+/** `where` narrowed to the rows whose key is greater than `afterId` (keyset paging; bound, as any filter value). */
 function afterKey(where: FilterQuery<object>, key: string, afterId: number): FilterQuery<object> {
   const after = { [key]: { $gt: afterId } } as FilterQuery<object>;
   return isEmptyWhere(where) ? after : ({ $and: [where, after] } as FilterQuery<object>);

@@ -28,8 +28,9 @@ export function chunkOf(result: OperationResult, refuse: (result: OperationResul
  * The NDJSON of an export, one string per chunk: the records of `first`, then of every chunk after
  * the last id seen, each line reshaped by `line`, and last `{"complete":true,"count":N}`. A
  * generator, pulled by the response stream only as the client reads (backpressure), so at most two
- * chunks are in memory (the one written, the one read ahead); the snapshot is closed however it ends (done, client gone, error), and a
- * failure mid-way ends the response without the complete line.
+ * chunks are in memory (the one written, the one read ahead); the snapshot is closed however it
+ * ends (done, client gone, error), and a failure mid-way ends the response without the complete
+ * line.
  */
 export async function* exportLines(
   snapshot: Snapshot,

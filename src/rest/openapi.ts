@@ -129,7 +129,10 @@ export const NDJSON = 'application/x-ndjson';
 /** The last line of a whole export. */
 const EXPORT_COMPLETE_LINE = {
   type: 'object',
-  properties: { complete: { const: true }, count: { type: 'integer', minimum: 0, description: 'records exported (lines before this one)' } },
+  properties: {
+    complete: { const: true },
+    count: { type: 'integer', minimum: 0, description: 'records exported (lines before this one)' },
+  },
   required: ['complete', 'count'],
   additionalProperties: false,
 };
@@ -158,16 +161,19 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
     case 'export':
       // 503 (already listed): also when the process runs as many exports as it allows at once.
       if (route.filtered) {
-        requestBody = { required: false, content: { 'application/json': { schema: api.filters.get(resource)!.schema } } };
+        const filter = { schema: api.filters.get(resource)!.schema };
+        requestBody = { required: false, content: { 'application/json': filter } };
         problems.push(408, 413, 415, 422);
       }
       responses['200'] = {
         description:
-          `every ${route.filtered ? 'matching ' : ''}${resource.name} of one snapshot in id order, as NDJSON: one record per line, ` +
-          'shaped as the list\'s items (`fields`, `expand`), then `{"complete":true,"count":N}`. A stream cut off midway lacks that line.',
+          `every ${route.filtered ? 'matching ' : ''}${resource.name} of one snapshot in id order, as NDJSON: ` +
+          'one record per line, shaped as the list\'s items (`fields`, `expand`), ' +
+          'then `{"complete":true,"count":N}`. ' +
+          'A stream cut off midway lacks that line.',
         content: {
           [NDJSON]: {
-            schema: { type: 'string', description: 'newline-delimited JSON; each line is described by `x-ndjson-line`' },
+            schema: { type: 'string', description: 'newline-delimited JSON; `x-ndjson-line` describes each line' },
             'x-ndjson-line': { oneOf: [ref(resource.name), EXPORT_COMPLETE_LINE] },
           },
         },

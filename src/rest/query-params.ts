@@ -97,7 +97,9 @@ const LIST_ONLY = ['page', 'size', 'sort'];
 /** An export's `fields` and `expand` (as on the list); `page`, `size` or `sort` is a 400 rather than ignored. */
 export function parseExportParams(query: Query, resource: RestResource): ReadParams {
   for (const name of LIST_ONLY) {
-    if (query[name] !== undefined) throw Problem.parameter(name, 'is not taken by an export (every record, in id order)');
+    if (query[name] !== undefined) {
+      throw Problem.parameter(name, 'is not taken by an export (every record, in id order)');
+    }
   }
   return parseReadParams(query, resource);
 }

@@ -136,12 +136,15 @@ async function handleExport(ctx: Context, route: ExportRoute, options: RestOptio
   const session = await sessionOf(ctx, options);
   requireScope(session, route);
   const params = parseExportParams(ctx.query, route.resource);
-  const filter = route.filtered ? toFilter(options.api.filters.get(route.resource)!, requestBody(ctx, true)) : undefined;
+  const filter = route.filtered
+    ? toFilter(options.api.filters.get(route.resource)!, requestBody(ctx, true))
+    : undefined;
   const document = exportDocument(route.resource, route.operation, params, { filtered: route.filtered });
   const snapshot = await session.snapshot();
   if (!snapshot) throw Problem.overloaded('The service is running as many exports as it allows at once; retry shortly');
+  const variables = (afterId: number | null) => ({ size: EXPORT_CHUNK, afterId, ...(filter ? { filter } : {}) });
   const readChunk = async (afterId: number | null) =>
-    chunkOf(await snapshot.run({ document, variables: { size: EXPORT_CHUNK, afterId, ...(filter ? { filter } : {}) } }), (result) => {
+    chunkOf(await snapshot.run({ document, variables: variables(afterId) }), (result) => {
       throw resultProblem(result);
     });
   let first: ExportChunk;
@@ -154,7 +157,8 @@ async function handleExport(ctx: Context, route: ExportRoute, options: RestOptio
   const { map, keys } = shapeOf(route.resource, params);
   ctx.type = 'application/x-ndjson';
   ctx.set('Cache-Control', 'no-store');
-  ctx.body = Readable.from(exportLines(snapshot, first, readChunk, (record) => reshape(map, record, keys)), { objectMode: false });
+  const lines = exportLines(snapshot, first, readChunk, (record) => reshape(map, record, keys));
+  ctx.body = Readable.from(lines, { objectMode: false });
 }
 
 /** The problem an operation's errors (or its missing result) stand for. */

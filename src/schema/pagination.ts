@@ -36,7 +36,10 @@ export class PageArgs {
  */
 @ArgsType()
 export class KeysetPageArgs extends PageArgs {
-  @Field(() => Int, { nullable: true, description: 'Only records whose id is greater than this (keyset paging: sort by id ascending, pass the last id seen)' })
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Only records with a larger id (keyset paging: sort by id ascending, pass the last id seen)',
+  })
   afterId?: number | null;
 }
 

@@ -76,7 +76,8 @@ export function checkAgainstOpenApi(method: string, url: string, status: number,
     // An export: every line against the line schema (`body` is the text here).
     const lines = String(body).split('\n');
     if (lines.pop() !== '') throw new Error(`${where}: NDJSON not ending with a newline`);
-    const line = pointer('paths', match.template, method.toLowerCase(), 'responses', String(status), 'content', type, 'x-ndjson-line');
+    const at = ['paths', match.template, method.toLowerCase(), 'responses', String(status), 'content', type];
+    const line = pointer(...at, 'x-ndjson-line');
     for (const text of lines) check(line, JSON.parse(text), where, document);
     return;
   }

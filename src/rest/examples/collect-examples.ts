@@ -66,7 +66,8 @@ export async function collectExamples(call: CallApi): Promise<Examples> {
   await record('POST /orders/export', '/orders/export?fields=id,email,total', { id: [firstOrder, secondOrder] });
   await record('GET /products/export', '/products/export?fields=id,title,price');
   await record('GET /customers/export', '/customers/export?fields=id,email');
-  await record('POST /customers/export', '/customers/export?fields=id,email,last_name', { last_name: customer.last_name });
+  const lastName = { last_name: customer.last_name };
+  await record('POST /customers/export', '/customers/export?fields=id,email,last_name', lastName);
 
   // Writes, each on records of its own.
   const carrier = carriers.find((c: any) => !c.is_deleted);

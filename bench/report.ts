@@ -51,6 +51,8 @@ export interface BenchResults {
   /** The service's rate limit during the run (absent in runs before the bench set it itself). */
   rateLimit?: { burst: number; rps: number };
   scenarios: ScenarioResult[];
+  /** The export scenario (bench/export-scenario.ts), when it ran. */
+  export?: import('./export-scenario.js').ExportResult;
 }
 
 /** One configuration's drive of a scenario in a `--replica` or `--processes` run, CPU per request by process. */

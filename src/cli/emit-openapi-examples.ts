@@ -39,7 +39,10 @@ try {
         headers: { authorization: `Bearer ${secret}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-      return { status: res.status, body: await res.json() };
+      // An export's answer (NDJSON) is its text.
+      const type = res.headers.get('content-type') ?? '';
+      const json = type.includes('json') && !type.includes('ndjson');
+      return { status: res.status, body: json ? await res.json() : await res.text() };
     });
     await writeFile(projectFile(EXAMPLES_FILE), `${JSON.stringify(examples, null, 2)}\n`);
     process.stdout.write(`wrote ${Object.keys(examples).length} examples to ${EXAMPLES_FILE}\n`);

@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { CompiledQuery, type Kysely } from 'kysely';
 import {
   getOperationAST,
   GraphQLError,
@@ -51,6 +52,21 @@ export interface Session {
   /** The caller's scopes (REST checks a route's scope before reading its body). */
   scopes: ReadonlySet<string>;
   run(request: OperationRequest): Promise<OperationResult>;
+  /**
+   * Opens one snapshot of the store: a REPEATABLE READ READ ONLY transaction on the primary,
+   * held (with its pooled connection) until `close`. Every operation run through it reads the
+   * same committed state, whatever commits meanwhile: the REST exports page through one.
+   * Undefined when the process already holds its limit of snapshots (half its pool, so exports
+   * cannot take every connection from the other requests): the caller answers "busy".
+   */
+  snapshot(): Promise<Snapshot | undefined>;
+}
+
+/** Operations reading one consistent state of the store (see `Session.snapshot`). */
+export interface Snapshot {
+  run(request: Omit<OperationRequest, 'beforeCommit'>): Promise<OperationResult>;
+  /** Ends the transaction and gives its connection back; safe to call more than once. */
+  close(): Promise<void>;
 }
 
 /** What opening a session answers besides the session: the caller's rate-limit headers, if counted. */
@@ -95,6 +111,10 @@ export function bearerOf(header: string | undefined): string | null {
 export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: RateLimiter, replicas?: ReplicaRouting) {
   const documents = new Map<string, Prepared>();
   const compiled = compiledExecutor(schema);
+  // Snapshots (exports) hold a pooled connection each for as long as their client reads: at most
+  // half the pool, so the other requests always have connections.
+  const SNAPSHOTS_MAX = Math.max(1, Math.floor((orm.config.get('pool')?.max ?? 10) / 2));
+  let snapshotsOpen = 0;
   // Per request: whether it writes, and the WAL position its reads must see (read replicas only).
   // Keyed by the request's EntityManager, not the context: Apollo hands the executor a copy of it.
   const routing = new WeakMap<GraphQLContext['em'], { writes: boolean; waitLsn?: string }>();
@@ -200,6 +220,60 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     }
   }
 
+  /**
+   * A snapshot transaction on a connection of its own, on a fork of its own. Its context is not in
+   * `routing`, so its reads stay on the primary (a replica could not hold the snapshot's transaction
+   * for us). Each operation gets fresh loaders and an empty identity map, so a long export keeps
+   * nothing of earlier pages.
+   *
+   * The connection is Kysely's single-connection scope rather than MikroORM's `begin`: that scope
+   * gives the connection back to the pool however the work ends, while a transaction whose ROLLBACK
+   * fails (the backend was terminated, the database restarted) would keep its pooled client checked
+   * out for good. A dead client given back is dropped by the pool.
+   */
+  async function snapshot(context: GraphQLContext): Promise<Snapshot | undefined> {
+    if (snapshotsOpen >= SNAPSHOTS_MAX) return undefined;
+    snapshotsOpen++;
+    try {
+      return await openSnapshot(context);
+    } catch (error) {
+      snapshotsOpen--;
+      throw error;
+    }
+  }
+
+  async function openSnapshot(context: GraphQLContext): Promise<Snapshot> {
+    const em = context.em.fork();
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    let opened!: (connection: Kysely<unknown>) => void;
+    const open = new Promise<Kysely<unknown>>((resolve) => (opened = resolve));
+    const held = (em.getConnection().getClient() as Kysely<unknown>).connection().execute(async (connection) => {
+      await connection.executeQuery(CompiledQuery.raw('begin isolation level repeatable read read only'));
+      opened(connection);
+      await finished;
+      await connection.executeQuery(CompiledQuery.raw('rollback'));
+    });
+    const ended = held.then(() => Promise.reject(new Error('snapshot ended before it began')));
+    const connection = await Promise.race([open, ended]);
+    em.setTransactionContext(connection as never);
+    let closed = false;
+    return {
+      run: (request) => {
+        em.clear();
+        return run({ ...context, em, loaders: new Loaders(em) }, request);
+      },
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        finish();
+        // A failed ROLLBACK means the connection is gone: nothing of the snapshot outlives it.
+        await held.catch(() => undefined);
+        snapshotsOpen--;
+      },
+    };
+  }
+
   /** A REST request: authenticated and charged one request at once (its operations are the service's own). */
   async function session(authorization: string | undefined, writes = true): Promise<(Session | { errors: readonly GraphQLFormattedError[] }) & SessionHeaders> {
     let context: GraphQLContext;
@@ -212,7 +286,7 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     const limit = context.limit;
     const headers = limit ? rateLimitHeaders(limit) : undefined;
     if (limit && !limit.allowed) return { errors: [{ message: rateLimitedMessage(limit), extensions: { code: RATE_LIMITED } }], headers };
-    return { tokenId: context.principal.tokenId, scopes: context.principal.scopes, run: (request) => run(context, request), headers };
+    return { tokenId: context.principal.tokenId, scopes: context.principal.scopes, run: (request) => run(context, request), snapshot: () => snapshot(context), headers };
   }
 
   /** Whether the bearer token holds the scope (for endpoints outside GraphQL, e.g. /metrics). */

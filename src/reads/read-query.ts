@@ -72,10 +72,11 @@ export async function readPage(
   type: string,
   selection: SelectionTree,
   where: FilterQuery<object>,
-  args: { page: number; size: number; sort?: readonly SortTerm[] },
+  args: { page: number; size: number; sort?: readonly SortTerm[]; afterId?: number | null },
   columns: Record<string, string>,
 ): Promise<Page<Row>> {
   const meta = em.getMetadata().getByClassName(type);
+  if (args.afterId != null) where = afterKey(where, primaryKey(meta, 'r0').property, args.afterId);
   const orderBy = orderByOf(args.sort, columns);
   const offset = (args.page - 1) * args.size;
   const order = orderSql(meta, orderBy, 'r0');
@@ -122,6 +123,12 @@ export async function readPage(
   if (row.items.length > LONG_PAGE) await yieldToEventLoop();
   const totalCount = row.matching === null ? Number.NaN : Number(row.matching);
   return { items: row.items, totalCount, page: args.page, size: args.size, pageCount: Math.ceil(totalCount / args.size) };
+}
+
+/** `where` narrowed to the rows whose key is greater than `afterId` (keyset paging; bound, as any filter value). */
+function afterKey(where: FilterQuery<object>, key: string, afterId: number): FilterQuery<object> {
+  const after = { [key]: { $gt: afterId } } as FilterQuery<object>;
+  return isEmptyWhere(where) ? after : ({ $and: [where, after] } as FilterQuery<object>);
 }
 
 /** Rows past which a page's execution is worth a separate slice of the event loop (see readPage). */

@@ -8,7 +8,7 @@ import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from './context.js';
 import { CustomerCreate, CustomerFilter, CustomerPatch } from '../schema/inputs/customer.inputs.js';
-import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { KeysetPageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 import { inputGuard } from './input-guard.middleware.js';
 import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
 import type { ExpectedVersion } from '../domain/preconditions.js';
@@ -30,7 +30,7 @@ export const customerSort = sortableFields('Customer', {
 export class CustomerPage extends PageOf(Customer) {}
 
 @ArgsType()
-export class CustomerListArgs extends PageArgs {
+export class CustomerListArgs extends KeysetPageArgs {
   @Field(() => [customerSort.SortInput], { nullable: true, description: 'Sort terms, applied in order; id always breaks ties (default id descending)' })
   sort?: InstanceType<typeof customerSort.SortInput>[];
 

@@ -13,7 +13,7 @@ import { selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from './context.js';
 import { requestOrderNumberFormat } from './order-number-format.js';
 import { OrderAddressPatch, OrderCreate, OrderCustomerChange, OrderFilter, OrderPatch } from '../schema/inputs/order.inputs.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, KeysetPageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 import { inputGuard } from './input-guard.middleware.js';
 import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
 import type { ExpectedVersion } from '../domain/preconditions.js';
@@ -44,7 +44,7 @@ export const orderSort = sortableFields('Order', {
 export class OrderPage extends PageOf(Order) {}
 
 @ArgsType()
-export class OrderListArgs extends PageArgs {
+export class OrderListArgs extends KeysetPageArgs {
   @Field(() => [orderSort.SortInput], { nullable: true, description: 'Sort terms, applied in order; id always breaks ties (default id descending)' })
   sort?: InstanceType<typeof orderSort.SortInput>[];
 

@@ -7,7 +7,7 @@ import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from './context.js';
 import { ProductCreate, ProductPatch } from '../schema/inputs/product.inputs.js';
-import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { KeysetPageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 import { inputGuard } from './input-guard.middleware.js';
 import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
 import type { ExpectedVersion } from '../domain/preconditions.js';
@@ -33,7 +33,7 @@ export const productSort = sortableFields('Product', {
 export class ProductPage extends PageOf(Product) {}
 
 @ArgsType()
-export class ProductListArgs extends PageArgs {
+export class ProductListArgs extends KeysetPageArgs {
   @Field(() => [productSort.SortInput], { nullable: true, description: 'Earlier terms take precedence; id closes the order' })
   sort?: InstanceType<typeof productSort.SortInput>[];
 }

@@ -152,6 +152,20 @@ const RATE_LIMIT_HEADERS = {
 };
 const RETRY_AFTER = { 'Retry-After': { schema: { type: 'integer' }, description: 'whole seconds until the request would be allowed' } };
 
+/** The media type of the exports (docs/rest.md#exports). */
+export const NDJSON = 'application/x-ndjson';
+
+/** The last line of a whole export. */
+const EXPORT_COMPLETE_LINE = {
+  type: 'object',
+  properties: {
+    complete: { const: true },
+    count: { type: 'integer', minimum: 0, description: 'records exported (lines before this one)' },
+  },
+  required: ['complete', 'count'],
+  additionalProperties: false,
+};
+
 function operation(api: RestApi, route: DerivedRoute): JsonSchema {
   const resource = route.resource;
   const responses: Record<string, JsonSchema> = {};
@@ -172,6 +186,27 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
       };
       problems.push(408, 413, 415, 422);
       if (route.idFilter) problems.push(404);
+      break;
+    case 'export':
+      // 503 (already listed): also when the process runs as many exports as it allows at once.
+      if (route.filtered) {
+        const filter = { schema: api.filters.get(resource)!.schema };
+        requestBody = { required: false, content: { 'application/json': filter } };
+        problems.push(408, 413, 415, 422);
+      }
+      responses['200'] = {
+        description:
+          `every ${route.filtered ? 'matching ' : ''}${resource.name} of one snapshot in id order, as NDJSON: ` +
+          'one record per line, shaped as the list\'s items (`fields`, `expand`), ' +
+          'then `{"complete":true,"count":N}`. ' +
+          'A stream cut off midway lacks that line.',
+        content: {
+          [NDJSON]: {
+            schema: { type: 'string', description: 'newline-delimited JSON; `x-ndjson-line` describes each line' },
+            'x-ndjson-line': { oneOf: [ref(resource.name), EXPORT_COMPLETE_LINE] },
+          },
+        },
+      };
       break;
     case 'get':
       responses['200'] = { description: `the ${resource.name}`, content: { 'application/json': { schema: ref(resource.name) } } };
@@ -257,7 +292,8 @@ function withExample(route: RouteSpec, parameters: JsonSchema[], requestBody: Js
   for (const parameter of parameters) if (parameter.in !== 'header' && given[parameter.name as string] !== undefined) parameter.example = given[parameter.name as string];
   const bodyContent = (requestBody?.content as Record<string, JsonSchema> | undefined)?.['application/json'];
   if (bodyContent && example.request.body !== undefined) bodyContent.example = example.request.body;
-  const answer = (responses[String(example.status)]?.content as Record<string, JsonSchema> | undefined)?.['application/json'];
+  const content = responses[String(example.status)]?.content as Record<string, JsonSchema> | undefined;
+  const answer = content?.['application/json'] ?? content?.[NDJSON];
   if (answer) answer.example = example.response;
 }
 

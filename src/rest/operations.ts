@@ -26,6 +26,26 @@ export function listDocument(resource: RestResource, queryField: string, params:
 }`;
 }
 
+/**
+ * One chunk of an export: `size` records after `afterId` in id order, no count. `id` is always
+ * selected (the next chunk starts after the last one); reshaping shows only the keys asked for.
+ */
+export function exportDocument(
+  resource: RestResource,
+  queryField: string,
+  params: ReadParams,
+  options: { filtered?: boolean } = {},
+): string {
+  const { map, keys } = shapeOf(resource, params);
+  const declare = options.filtered ? `, $filter: ${resource.filterInput}` : '';
+  const pass = options.filtered ? ', filter: $filter' : '';
+  return `query RestExport($size: Int!, $afterId: Int${declare}) {
+  result: ${queryField}(page: 1, size: $size, sort: [{ field: ID, direction: ASC }], afterId: $afterId${pass}) {
+    items { id ${selectionOf(map, keys)} }
+  }
+}`;
+}
+
 export function listVariables(params: ListParams, filter?: Record<string, unknown>) {
   return {
     page: params.page,

@@ -115,3 +115,16 @@ export function parseFeedParams(query: Query, resource: RestResource): FeedParam
   const types = rawTypes === undefined ? null : names(rawTypes);
   return { after: after || null, size, types, ...parseReadParams(query, resource) };
 }
+
+/** List parameters an export does not take: it is every record, in id order, in chunks of its own. */
+const LIST_ONLY = ['page', 'size', 'sort'];
+
+/** An export's `fields` and `expand` (as on the list); `page`, `size` or `sort` is a 400 rather than ignored. */
+export function parseExportParams(query: Query, resource: RestResource): ReadParams {
+  for (const name of LIST_ONLY) {
+    if (query[name] !== undefined) {
+      throw Problem.parameter(name, 'is not taken by an export (every record, in id order)');
+    }
+  }
+  return parseReadParams(query, resource);
+}

@@ -5,7 +5,7 @@ import {
 import { bodyAjv, deriveBody, type BodyValidator } from './body.js';
 import type { DerivedMap } from './fields.js';
 import { deriveFilters, type FilterReader } from './filters.js';
-import { feedDocument, getDocument, listDocument, mutationDocument, positionDocument } from './operations.js';
+import { exportDocument, feedDocument, getDocument, listDocument, mutationDocument, positionDocument } from './operations.js';
 import { deriveRecordMap } from './records.js';
 import { sortKeys, type RestResource } from './resource.js';
 import { checkRouteScope, checkRouteVersioning } from './route-checks.js';
@@ -44,7 +44,9 @@ export function widestOperation(route: RouteSpec): string {
   if (route.kind === 'feed') return feedDocument(route.resource, route.operation, all);
   return route.kind === 'list' || route.kind === 'search'
     ? listDocument(route.resource, route.operation, all, { filtered: route.kind === 'search', intArgs: Object.values(route.kind === 'list' ? route.pathArgs ?? {} : {}) })
-    : route.kind === 'get'
+    : route.kind === 'export'
+      ? exportDocument(route.resource, route.operation, all, { filtered: route.filtered })
+      : route.kind === 'get'
       ? getDocument(route.resource, route.operation, all)
       : route.kind === 'position'
         ? positionDocument(route.resource, route.operation)
@@ -87,7 +89,7 @@ function recordType(schema: GraphQLSchema, route: RouteSpec): GraphQLObjectType 
   if (route.kind === 'position') return undefined;
   const root = route.kind === 'write' ? schema.getMutationType() : schema.getQueryType();
   let type = getNamedType(root?.getFields()[route.operation]?.type);
-  const listed = route.kind === 'list' || route.kind === 'search' || route.kind === 'feed';
+  const listed = route.kind === 'list' || route.kind === 'search' || route.kind === 'feed' || route.kind === 'export';
   if (isObjectType(type) && listed) type = getNamedType(type.getFields().items?.type);
   if (!isObjectType(type)) throw new Error(`${where(route)}: ${route.operation} does not answer ${route.resource.name} records`);
   return type;
@@ -133,7 +135,7 @@ export function deriveRestApi(schema: GraphQLSchema, routes: RouteSpec[]): RestA
     const resource = resources.get(route.resource);
     if (!resource) throw new Error(`${where(route)}: no route reads ${route.resource.name} records`);
     const at = { ...route, resource } as DerivedRoute;
-    if (route.kind === 'search' && !filters.has(resource)) {
+    if ((route.kind === 'search' || (route.kind === 'export' && route.filtered)) && !filters.has(resource)) {
       const input = route.resource.filterInput ? inputType(schema, route.resource.filterInput, route) : undefined;
       filters.set(resource, deriveFilters(route.resource.filters ?? {}, input, `REST resource ${resource.name}`));
     }

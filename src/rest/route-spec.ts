@@ -34,6 +34,15 @@ export interface SearchRoute extends RouteBase {
   idFilter?: string;
 }
 
+/**
+ * Every record of a list, streamed as NDJSON in id order from one snapshot (docs/rest.md#exports):
+ * `fields`, `expand`; with `filtered`, a POST whose body is the resource's search body.
+ */
+export interface ExportRoute extends RouteBase {
+  kind: 'export';
+  filtered?: true;
+}
+
 /** Where one record lies in the list: `sort`, `size` → `{ "page": N }`. */
 export interface PositionRoute extends RouteBase {
   kind: 'position';
@@ -74,7 +83,7 @@ export interface FeedRoute extends RouteBase {
   kind: 'feed';
 }
 
-export type RouteSpec = ListRoute | SearchRoute | GetRoute | PositionRoute | WriteRoute | FeedRoute;
+export type RouteSpec = ListRoute | SearchRoute | ExportRoute | GetRoute | PositionRoute | WriteRoute | FeedRoute;
 
 /** The scopes a route admits (any one of them). */
 export function routeScopes(route: Pick<RouteSpec, 'scope'>): readonly string[] {

@@ -1,10 +1,13 @@
 import Router from '@koa/router';
+import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import type { GraphQLGateway, OperationResult, Session } from '../graphql/gateway.js';
 import { inputProblems } from '../domain/input-limits.js';
 import { inputChecks } from '../observability/metrics.js';
 import { publicOrigin } from './public-origin.js';
 import { checkBody, restFieldPath, toInput } from './body.js';
+import { chunkOf, EXPORT_CHUNK, exportLines, type ExportChunk } from './export-lines.js';
+import { reshape } from './fields.js';
 import type { IdempotencyStore } from '../db/idempotency-store.js';
 import { etagOf, expectedVersionOf, matches } from './etags.js';
 import { idempotent, type CommitAnswer } from './idempotency.js';
@@ -12,15 +15,15 @@ import { parseInteger, POSITIVE_INT } from './integer-param.js';
 import { toFilter } from './filters.js';
 import { feedPage, listPage } from './list-wrapper.js';
 import {
-  feedDocument, getDocument, listDocument, listVariables, mutationDocument, positionDocument, reshapeRecord,
-  reshapeRecords,
+  exportDocument, feedDocument, getDocument, listDocument, listVariables, mutationDocument, positionDocument,
+  reshapeRecord, reshapeRecords, shapeOf,
 } from './operations.js';
 import { Problem } from './problem.js';
-import { parseFeedParams, parseListParams, parseReadParams } from './query-params.js';
+import { parseExportParams, parseFeedParams, parseListParams, parseReadParams } from './query-params.js';
 import type { RestApi } from './rest-api.js';
 import {
-  routeScopes, type FeedRoute, type GetRoute, type ListRoute, type PositionRoute, type RouteSpec, type SearchRoute,
-  type WriteRoute,
+  routeScopes, type ExportRoute, type FeedRoute, type GetRoute, type ListRoute, type PositionRoute, type RouteSpec,
+  type SearchRoute, type WriteRoute,
 } from './route-spec.js';
 
 export const API_PREFIX = '/api/v1';
@@ -162,6 +165,46 @@ async function handleFeed(ctx: Context, route: FeedRoute, options: RestOptions) 
   ctx.body = page.body;
 }
 
+/**
+ * An export (docs/rest.md#exports): the list's operation run chunk after chunk (keyset on id)
+ * inside one snapshot, each record reshaped as the list's items are, streamed as NDJSON. Every
+ * refusal (scope, parameters, body, the first chunk's errors) is a problem before any line; the
+ * request is charged once, like any other.
+ */
+async function handleExport(ctx: Context, route: ExportRoute, options: RestOptions) {
+  const session = await sessionOf(ctx, options);
+  requireScope(session, route);
+  const params = parseExportParams(ctx.query, route.resource);
+  const filter = route.filtered
+    ? toFilter(options.api.filters.get(route.resource)!, requestBody(ctx, true))
+    : undefined;
+  const document = exportDocument(route.resource, route.operation, params, { filtered: route.filtered });
+  const snapshot = await session.snapshot();
+  if (!snapshot) throw Problem.overloaded('The service is running as many exports as it allows at once; retry shortly');
+  const variables = (afterId: number | null) => ({ size: EXPORT_CHUNK, afterId, ...(filter ? { filter } : {}) });
+  const readChunk = async (afterId: number | null) =>
+    chunkOf(await snapshot.run({ document, variables: variables(afterId) }), (result) => {
+      throw resultProblem(result);
+    });
+  let first: ExportChunk;
+  try {
+    first = await readChunk(null);
+  } catch (error) {
+    await snapshot.close();
+    throw error;
+  }
+  const { map, keys } = shapeOf(route.resource, params);
+  ctx.type = 'application/x-ndjson';
+  ctx.set('Cache-Control', 'no-store');
+  const lines = exportLines(snapshot, first, readChunk, (record) => reshape(map, record, keys));
+  ctx.body = Readable.from(lines, { objectMode: false });
+}
+
+/** The problem an operation's errors (or its missing result) stand for. */
+function resultProblem(result: OperationResult): Problem {
+  return result.errors?.length ? Problem.fromGraphQL(result.errors) : new Problem(500, 'Internal server error');
+}
+
 async function handleGet(ctx: Context, route: GetRoute, options: RestOptions) {
   const session = await sessionOf(ctx, options);
   requireScope(session, route);
@@ -279,6 +322,8 @@ export function restRouter(options: RestOptions): Router {
         case 'list':
         case 'search':
           return handleList(ctx, route, options);
+        case 'export':
+          return handleExport(ctx, route, options);
         case 'get':
           return handleGet(ctx, route, options);
         case 'position':

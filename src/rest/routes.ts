@@ -17,6 +17,15 @@ export const routes: RouteSpec[] = [
     kind: 'search', method: 'POST', path: '/orders/{id}/search', resource: orderResource, operation: 'orders', scope: 'read_orders',
     summary: 'Search orders, with the id of the path added as a filter', bare: true, idFilter: 'id',
   },
+  // Before `/orders/{id}`: the router tries routes in this order.
+  {
+    kind: 'export', method: 'GET', path: '/orders/export', resource: orderResource, operation: 'orders',
+    scope: 'read_orders', summary: 'Export every order (NDJSON)',
+  },
+  {
+    kind: 'export', method: 'POST', path: '/orders/export', resource: orderResource, operation: 'orders',
+    scope: 'read_orders', summary: 'Export the orders matching the search body (NDJSON)', filtered: true,
+  },
   { kind: 'get', method: 'GET', path: '/orders/{id}', resource: orderResource, operation: 'order', scope: 'read_orders', summary: 'Read an order' },
   { kind: 'position', method: 'GET', path: '/orders/{id}/page', resource: orderResource, operation: 'orderPage', scope: 'read_orders', summary: 'The page on which the order lies in the list' },
   {
@@ -32,6 +41,10 @@ export const routes: RouteSpec[] = [
     summary: "Move an order to another customer (copies that customer's primary address)", body: orderCustomerBody, input: 'OrderCustomerChange', pathArgs: { id: 'id' }, ifMatch: 'expectedVersion', status: 200,
   },
   { kind: 'list', method: 'GET', path: '/products', resource: productResource, operation: 'products', scope: 'read_products', summary: 'List products' },
+  {
+    kind: 'export', method: 'GET', path: '/products/export', resource: productResource, operation: 'products',
+    scope: 'read_products', summary: 'Export every product (NDJSON)',
+  },
   { kind: 'get', method: 'GET', path: '/products/{id}', resource: productResource, operation: 'product', scope: 'read_products', summary: 'Read a product' },
   {
     kind: 'write', method: 'PATCH', path: '/products/{id}', resource: productResource, operation: 'updateProduct', scope: 'write_products',
@@ -52,6 +65,15 @@ export const routes: RouteSpec[] = [
   { kind: 'list', method: 'GET', path: '/warehouses', resource: warehouseResource, operation: 'warehouses', scope: 'read_inventory', summary: 'List warehouses', extension: true },
   { kind: 'list', method: 'GET', path: '/customers', resource: customerResource, operation: 'customers', scope: 'read_customers', summary: 'List customers' },
   { kind: 'search', method: 'POST', path: '/customers/search', resource: customerResource, operation: 'customers', scope: 'read_customers', summary: 'Search customers' },
+  {
+    kind: 'export', method: 'GET', path: '/customers/export', resource: customerResource, operation: 'customers',
+    scope: 'read_customers', summary: 'Export every customer (NDJSON)',
+  },
+  {
+    kind: 'export', method: 'POST', path: '/customers/export', resource: customerResource, operation: 'customers',
+    scope: 'read_customers',
+    summary: 'Export the customers matching the search body (NDJSON)', filtered: true,
+  },
   { kind: 'get', method: 'GET', path: '/customers/{id}', resource: customerResource, operation: 'customer', scope: 'read_customers', summary: 'Read a customer' },
   ...fulfilmentRoutes,
   {

@@ -29,6 +29,20 @@ export class PageArgs {
   size: number = DEFAULT_PAGE_SIZE;
 }
 
+/**
+ * A page of a list that can be read in id order by keyset: `afterId` narrows the list to the
+ * records with a larger id, so a reader that sorts by id ascending and passes the last id it saw
+ * reads every page at the cost of the first (the REST exports do, docs/rest.md#exports).
+ */
+@ArgsType()
+export class KeysetPageArgs extends PageArgs {
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Only records with a larger id (keyset paging: sort by id ascending, pass the last id seen)',
+  })
+  afterId?: number | null;
+}
+
 export interface SortTerm<F extends string = string> {
   field: F;
   direction: SortDirection;

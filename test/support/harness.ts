@@ -105,7 +105,8 @@ export async function startTestService(
     } catch {
       parsed = undefined;
     }
-    checkAgainstOpenApi(method, path, response.status, response.headers.get('content-type'), parsed);
+    const type = response.headers.get('content-type');
+    checkAgainstOpenApi(method, path, response.status, type, type?.startsWith('application/x-ndjson') ? text : parsed);
     return { status: response.status, headers: response.headers, body: parsed, text };
   }
 

@@ -72,6 +72,15 @@ export function checkAgainstOpenApi(method: string, url: string, status: number,
   const [type] = Object.keys(response.content ?? {});
   if (type && !contentType?.startsWith(type)) throw new Error(`${where}: content-type ${contentType}, documented ${type}`);
   const document = new URL(url, 'http://x').searchParams.has('fields') ? 'openapi-fields' : 'openapi';
+  if (type === 'application/x-ndjson') {
+    // An export: every line against the line schema (`body` is the text here).
+    const lines = String(body).split('\n');
+    if (lines.pop() !== '') throw new Error(`${where}: NDJSON not ending with a newline`);
+    const at = ['paths', match.template, method.toLowerCase(), 'responses', String(status), 'content', type];
+    const line = pointer(...at, 'x-ndjson-line');
+    for (const text of lines) check(line, JSON.parse(text), where, document);
+    return;
+  }
   if (type) check(pointer('paths', match.template, method.toLowerCase(), 'responses', String(status), 'content', type, 'schema'), body, where, document);
 }
 

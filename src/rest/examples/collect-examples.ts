@@ -67,6 +67,14 @@ export async function collectExamples(call: CallApi): Promise<Examples> {
   await record('POST /customers/search', '/customers/search?size=1', { last_name: customer.last_name });
   await record('GET /customers/{id}', `/customers/${customer.id}`);
   await readsOfTheirOwn(examples, record);
+  // Exports: small ones (a few keys; the orders by a search body).
+  const [firstOrder, secondOrder] = (await ordersIn(2, 2)).map((order) => order.id);
+  await record('GET /orders/export', '/orders/export?fields=id,status,total');
+  await record('POST /orders/export', '/orders/export?fields=id,email,total', { id: [firstOrder, secondOrder] });
+  await record('GET /products/export', '/products/export?fields=id,title,price');
+  await record('GET /customers/export', '/customers/export?fields=id,email');
+  const lastName = { last_name: customer.last_name };
+  await record('POST /customers/export', '/customers/export?fields=id,email,last_name', lastName);
 
   // Writes, each on records of its own.
   const carrier = carriers.find((c: ResponseBody) => !c.is_deleted);

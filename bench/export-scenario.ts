@@ -1,0 +1,114 @@
+// The export scenario of `npm run bench` (docs/rest.md#exports): rows/s of `GET /api/v1/orders/export`
+// beside the physical limit measured in the same run, `COPY (SELECT json of the same rows) TO STDOUT`
+// through the same driver (pg), and the service's peak RSS during a fast and during a slow reader.
+import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface ExportResult {
+  /** Records the export streamed (its complete line's count), and in how long. */
+  rows: number;
+  seconds: number;
+  rowsPerSecond: number;
+  /** The same orders as JSON (each with its line items) through COPY … TO STDOUT: the limit. */
+  copyRows: number;
+  copySeconds: number;
+  copyRowsPerSecond: number;
+  /** rowsPerSecond ÷ copyRowsPerSecond. */
+  ratio: number;
+  /** The service's peak RSS while the export was read as fast as possible. */
+  peakRssMb: number;
+  /** …and while a client read another one slowly for `slowSeconds`, then went away. */
+  slowReaderPeakRssMb: number;
+  slowSeconds: number;
+}
+
+/** Goals of issue 23: at least half the COPY rate, the service within 250 MB. */
+export const EXPORT_RATIO_GOAL = 0.5;
+export const EXPORT_RSS_GOAL_MB = 250;
+
+/** Each order as one JSON value with its line items: what the export reads, without the service. */
+const COPY_ORDERS = `COPY (SELECT json_build_object('order', o, 'items',
+  (SELECT coalesce(json_agg(li ORDER BY li.id), '[]'::json) FROM line_item li WHERE li.order_id = o.id))
+  FROM orders o ORDER BY o.id) TO STDOUT`;
+
+function newlines(chunk: Buffer): number {
+  let n = 0;
+  for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) n++;
+  return n;
+}
+
+async function copyLimit(databaseUrl: string): Promise<{ rows: number; seconds: number }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const started = performance.now();
+    let rows = 0;
+    for await (const chunk of client.query(copyTo(COPY_ORDERS)) as AsyncIterable<Buffer>) rows += newlines(chunk);
+    return { rows, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    await client.end();
+  }
+}
+
+/** Reads the whole export, counting lines; the last one must be the complete line. */
+async function readExport(url: string, token: string): Promise<{ rows: number; seconds: number }> {
+  const started = performance.now();
+  const res = await fetch(`${url}/api/v1/orders/export`, { headers: { authorization: `Bearer ${token}` } });
+  if (res.status !== 200 || !res.body) throw new Error(`GET /api/v1/orders/export answered ${res.status}`);
+  let lines = 0;
+  let tail = '';
+  for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+    const buffer = Buffer.from(chunk);
+    lines += newlines(buffer);
+    tail = (tail + buffer.toString('utf8')).slice(-200);
+  }
+  const last = JSON.parse(tail.trimEnd().split('\n').pop()!) as { complete?: boolean; count?: number };
+  if (last.complete !== true || last.count !== lines - 1) throw new Error(`the export ended without its complete line (${lines} lines)`);
+  return { rows: last.count, seconds: (performance.now() - started) / 1000 };
+}
+
+/** A client that reads a little every 100 ms for `seconds`, then goes away. */
+async function readSlowly(url: string, token: string, seconds: number): Promise<void> {
+  const abort = new AbortController();
+  const res = await fetch(`${url}/api/v1/orders/export`, { headers: { authorization: `Bearer ${token}` }, signal: abort.signal });
+  const reader = res.body!.getReader();
+  const until = Date.now() + seconds * 1000;
+  while (Date.now() < until) {
+    if ((await reader.read()).done) break;
+    await sleep(100);
+  }
+  abort.abort();
+  await reader.read().catch(() => undefined);
+}
+
+export async function measureExport(options: {
+  url: string;
+  token: string;
+  databaseUrl: string;
+  rss: { reset(): Promise<void>; peakMb(): Promise<number> };
+  slowSeconds?: number;
+}): Promise<ExportResult> {
+  const copy = await copyLimit(options.databaseUrl);
+  await options.rss.reset();
+  const fast = await readExport(options.url, options.token);
+  const peakRssMb = Math.round(await options.rss.peakMb());
+  const slowSeconds = options.slowSeconds ?? 5;
+  await options.rss.reset();
+  await readSlowly(options.url, options.token, slowSeconds);
+  const slowReaderPeakRssMb = Math.round(await options.rss.peakMb());
+  const rowsPerSecond = fast.rows / fast.seconds;
+  const copyRowsPerSecond = copy.rows / copy.seconds;
+  return {
+    rows: fast.rows,
+    seconds: Math.round(fast.seconds * 100) / 100,
+    rowsPerSecond: Math.round(rowsPerSecond),
+    copyRows: copy.rows,
+    copySeconds: Math.round(copy.seconds * 100) / 100,
+    copyRowsPerSecond: Math.round(copyRowsPerSecond),
+    ratio: Math.round((rowsPerSecond / copyRowsPerSecond) * 100) / 100,
+    peakRssMb,
+    slowReaderPeakRssMb,
+    slowSeconds,
+  };
+}

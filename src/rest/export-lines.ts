@@ -1,0 +1,61 @@
+import type { OperationResult, Snapshot } from '../graphql/gateway.js';
+import { PAGE_SIZE } from '../schema/page-size.js';
+
+/**
+ * Records read per statement of an export: the list's largest page, so a chunk costs what the
+ * list's largest page costs, and memory holds one chunk (plus the socket's buffers) whatever the
+ * store's size.
+ */
+export const EXPORT_CHUNK = PAGE_SIZE.max;
+
+/** One chunk of records as the list's operation answers them (`id` always selected). */
+export type ExportChunk = Record<string, unknown>[];
+
+/** Reads the chunk after `afterId` (null: the first), or throws the problem its errors stand for. */
+export type ReadChunk = (afterId: number | null) => Promise<ExportChunk>;
+
+/**
+ * The chunk's records from the operation's answer, with the operation's errors thrown by `refuse`
+ * (the REST edge's problem mapping).
+ */
+export function chunkOf(result: OperationResult, refuse: (result: OperationResult) => never): ExportChunk {
+  const items = (result.data?.result as { items?: ExportChunk } | null | undefined)?.items;
+  if (result.errors?.length || !Array.isArray(items)) refuse(result);
+  return items;
+}
+
+/**
+ * The NDJSON of an export, one string per chunk: the records of `first`, then of every chunk after
+ * the last id seen, each line reshaped by `line`, and last `{"complete":true,"count":N}`. A
+ * generator, pulled by the response stream only as the client reads (backpressure), so at most two
+ * chunks are in memory (the one written, the one read ahead); the snapshot is closed however it
+ * ends (done, client gone, error), and a failure mid-way ends the response without the complete
+ * line.
+ */
+export async function* exportLines(
+  snapshot: Snapshot,
+  first: ExportChunk,
+  readChunk: ReadChunk,
+  line: (record: Record<string, unknown>) => unknown,
+): AsyncGenerator<string> {
+  let next: Promise<ExportChunk> | undefined;
+  try {
+    let chunk = first;
+    let count = 0;
+    for (;;) {
+      // The next chunk is read while this one is written: PostgreSQL and the event loop work at
+      // once. Two chunks at most are held; the one ahead waits for the client like the rest.
+      next = chunk.length < EXPORT_CHUNK ? undefined : readChunk(chunk[chunk.length - 1].id as number);
+      next?.catch(() => undefined); // awaited below, or dropped when the client has gone
+      if (chunk.length) yield chunk.map((record) => `${JSON.stringify(line(record))}\n`).join('');
+      count += chunk.length;
+      if (!next) break;
+      chunk = await next;
+    }
+    yield `${JSON.stringify({ complete: true, count })}\n`;
+  } finally {
+    // A read still under way finishes (or fails) before the snapshot's connection is given back.
+    await next?.catch(() => undefined);
+    await snapshot.close();
+  }
+}

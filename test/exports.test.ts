@@ -1,0 +1,315 @@
+// Bulk export (docs/rest.md#exports): GET|POST /api/v1/{orders,customers,products}/export.
+import { get, type IncomingMessage } from 'node:http';
+import { startTestService, type TestService } from './support/harness.js';
+import { EXPORT_CHUNK } from '../src/rest/export-lines.js';
+
+// A pool of three: an export holds one connection for its whole length, so one that leaked its
+// connection would soon leave the other requests of this file waiting (and exports take at most
+// half the pool: one at a time here).
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService({ poolMax: 3 });
+  // More customers than two chunks hold, so an export of them spans several statements.
+  await service.sql(
+    `insert into customer (email, first_name, last_name, created_at)
+     select 'bulk.' || n || '@example.com', 'Bulk', 'Customer ' || n, now() - n * interval '1 minute' from generate_series(1, 2 * ${EXPORT_CHUNK} + 37) n`,
+  );
+}, 60_000);
+afterAll(() => service.stop(), 60_000);
+
+const auth = (token = service.token) => ({ authorization: `Bearer ${token}` });
+
+/** The export's lines, parsed (the harness checked each against the OpenAPI line schema). */
+async function exported(path: string, body?: unknown): Promise<{ records: unknown[]; last: unknown; text: string }> {
+  const res = body === undefined ? await service.get(path) : await service.send('POST', path, body);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
+  const lines = res.text.split('\n');
+  expect(lines.pop()).toBe('');
+  const parsed = lines.map((line) => JSON.parse(line) as unknown);
+  return { records: parsed.slice(0, -1), last: parsed[parsed.length - 1], text: res.text };
+}
+
+/** Every item of the list, page by page in id order, as it shows them. */
+async function listed(path: string): Promise<unknown[]> {
+  const items: unknown[] = [];
+  for (let page = 1; ; page++) {
+    const res = await service.get(`${path}${path.includes('?') ? '&' : '?'}sort=id&size=250&page=${page}`);
+    expect(res.status).toBe(200);
+    items.push(...res.body.items);
+    if (page >= res.body._meta.pageCount) return items;
+  }
+}
+
+describe('an export is the list, every page of it', () => {
+  it.each([
+    '/customers',
+    '/customers?fields=id,email,statistics',
+    '/orders',
+    '/orders?fields=id,status,total,items',
+    '/products?expand=all',
+    '/products?fields=id,title&expand=images,variants',
+  ])('%s: line for line the items of paging the list through (sorted by id)', async (list) => {
+    const [path, query] = list.split('?');
+    const { records, last } = await exported(`/api/v1${path}/export${query ? `?${query}` : ''}`);
+    const items = await listed(`/api/v1${list}`);
+    expect(records.map((r) => JSON.stringify(r))).toEqual(items.map((i) => JSON.stringify(i)));
+    expect(last).toEqual({ complete: true, count: items.length });
+  });
+
+  it('ends with the complete line counting every record of the store', async () => {
+    const [{ n }] = await service.sql<{ n: number }>('select count(*)::int as n from customer');
+    expect(n).toBeGreaterThan(2 * EXPORT_CHUNK);
+    const { records, last } = await exported('/api/v1/customers/export?fields=id');
+    expect(last).toEqual({ complete: true, count: n });
+    expect(new Set(records.map((r) => (r as { id: number }).id)).size).toBe(n);
+  });
+
+  it('of an empty set is the complete line alone', async () => {
+    const { text } = await exported('/api/v1/orders/export', { id: [999_999] });
+    expect(text).toBe('{"complete":true,"count":0}\n');
+  });
+});
+
+describe('GraphQL afterId (what the export pages with)', () => {
+  it('narrows orders, customers and products to larger ids, with the filter', async () => {
+    const query = `query ($after: Int) {
+      orders(afterId: $after, size: 3, sort: [{ field: ID, direction: ASC }], filter: { status: [PARTIALLY_FULFILLED_AND_SHIPPED] }) { totalCount items { id status } }
+      customers(afterId: $after, size: 2, sort: [{ field: ID, direction: ASC }]) { items { id } }
+      products(afterId: $after, size: 2, sort: [{ field: ID, direction: ASC }]) { items { id } }
+    }`;
+    const res = await service.graphql(query, { after: 50 });
+    expect(res.body.errors).toBeUndefined();
+    const { orders, customers, products } = res.body.data;
+    const [{ n }] = await service.sql<{ n: number }>('select count(*)::int as n from orders where id > 50 and status = 2');
+    expect(orders.totalCount).toBe(n);
+    const [{ ids }] = await service.sql<{ ids: number[] }>(
+      'select array_agg(id order by id) as ids from (select id from orders where id > 50 and status = 2 order by id limit 3) o',
+    );
+    expect(orders.items.map((o: { id: number }) => o.id)).toEqual(ids);
+    expect(customers.items).toEqual([{ id: 51 }, { id: 52 }]);
+    expect(products.items).toEqual([{ id: 51 }, { id: 52 }]);
+  });
+});
+
+describe('POST takes the search body as the filter', () => {
+  it.each([
+    ['/orders', { status: [3, 4], total: { gte: 50 } }],
+    ['/orders', { status: 2 }],
+    ['/customers', { last_name: 'van Rossum' }],
+    ['/customers', { first_name: 'Bulk' }],
+  ])('%s %j: the same records as the search', async (path, body) => {
+    const { records, last } = await exported(`/api/v1${path}/export`, body);
+    const found: unknown[] = [];
+    for (let page = 1; ; page++) {
+      const res = await service.send('POST', `/api/v1${path}/search?sort=id&size=250&page=${page}`, body);
+      expect(res.status).toBe(200);
+      const items = Array.isArray(res.body) ? res.body : res.body.items;
+      found.push(...items);
+      if (items.length < 250) break;
+    }
+    expect(found.length).toBeGreaterThan(0);
+    expect(records).toEqual(found);
+    expect(last).toEqual({ complete: true, count: found.length });
+  });
+
+  it('a body the search refuses is refused the same way, before any line', async () => {
+    const search = await service.send('POST', '/api/v1/orders/search', { status: 'open' });
+    const res = await service.send('POST', '/api/v1/orders/export', { status: 'open' });
+    expect(search.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBe(search.status);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(res.body.errors).toEqual(search.body.errors);
+  });
+
+  it('products have no search body, so no POST export', async () => {
+    const res = await service.send('POST', '/api/v1/products/export', {});
+    expect(res.status).toBe(405);
+  });
+});
+
+describe('refusals come before any line', () => {
+  it('a token without the scope gets 403, without a token 401', async () => {
+    const token = await service.tokenWith(['read_products']);
+    for (const [method, path] of [['GET', '/orders/export'], ['POST', '/orders/export'], ['GET', '/customers/export'], ['POST', '/customers/export']]) {
+      const res = await service.send(method, `/api/v1${path}`, method === 'POST' ? {} : undefined, token);
+      expect(res.status).toBe(403);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(res.body.detail).toMatch(/read_(orders|customers)/);
+    }
+    expect((await service.get('/api/v1/products/export', await service.tokenWith(['read_orders']))).status).toBe(403);
+    expect((await service.get('/api/v1/orders/export', null)).status).toBe(401);
+  });
+
+  it.each([
+    ['/orders/export?fields=id,nope', 'fields'],
+    ['/products/export?expand=nope', 'expand'],
+    ['/customers/export?sort=-id', 'sort'],
+    ['/orders/export?size=10', 'size'],
+    ['/orders/export?page=2', 'page'],
+  ])('%s is a 400 naming %s', async (path, field) => {
+    const res = await service.get(`/api/v1${path}`);
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual([field]);
+  });
+});
+
+/** Transactions other than the asking one, open on this file's database. */
+async function openTransactions(): Promise<number> {
+  const [{ n }] = await service.sql<{ n: number }>(
+    'select count(*)::int as n from pg_stat_activity where datname = current_database() and xact_start is not null and pid <> pg_backend_pid()',
+  );
+  return n;
+}
+
+async function eventually(check: () => Promise<boolean>, ms = 5000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('one snapshot', () => {
+  it('a write committed while the export runs does not appear in it', async () => {
+    const [{ id: lastId }] = await service.sql<{ id: number }>('select max(id) as id from customer');
+    const res = await fetch(`${service.url}/api/v1/customers/export`, { headers: auth() });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    expect(first.done).toBe(false);
+    // Committed now: a change of the last customer (in the export's last chunk) and a new one.
+    await service.sql("update customer set email = 'changed.during.export@example.com' where id = ?", [lastId]);
+    await service.sql("insert into customer (email, created_at) values ('added.during.export@example.com', now())");
+    let text = Buffer.from(first.value!).toString();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += Buffer.from(chunk.value).toString();
+    const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const records = lines.slice(0, -1) as { id: number; email: string }[];
+    expect(records[records.length - 1].id).toBe(lastId);
+    expect(records[records.length - 1].email).not.toBe('changed.during.export@example.com');
+    expect(records.some((r) => r.email === 'added.during.export@example.com')).toBe(false);
+    expect(lines[lines.length - 1]).toEqual({ complete: true, count: records.length });
+    // The next export sees both.
+    const after = await exported('/api/v1/customers/export?fields=id,email');
+    expect(after.records.slice(-2).map((r) => (r as { email: string }).email)).toEqual(['changed.during.export@example.com', 'added.during.export@example.com']);
+  });
+
+  it('holds one transaction while it runs, and none after', async () => {
+    const res = await fetch(`${service.url}/api/v1/customers/export`, { headers: auth() });
+    const reader = res.body!.getReader();
+    await reader.read();
+    const held = await service.sql(
+      `select query from pg_stat_activity where datname = current_database() and xact_start is not null and pid <> pg_backend_pid()`,
+    );
+    expect(held.length).toBe(1);
+    while (!(await reader.read()).done);
+    await eventually(async () => (await openTransactions()) === 0);
+  });
+});
+
+describe('backpressure and cut-off exports', () => {
+  // Large enough (~25 MB of records) that a client which stops reading stops the reads well before the end.
+  beforeAll(async () => {
+    await service.sql(
+      `insert into customer (email, first_name, last_name, notes, created_at)
+       select 'paced.' || n || '@example.com', 'Paced', 'Customer ' || n, repeat('x', 2000), now() from generate_series(1, 40 * ${EXPORT_CHUNK}) n`,
+    );
+  }, 120_000);
+
+  it('a client that stops reading stops the chunk reads; resumed, it gets the whole export', async () => {
+    const [{ n }] = await service.sql<{ n: number }>('select count(*)::int as n from customer');
+    const chunks = Math.ceil(n / EXPORT_CHUNK);
+    const url = new URL('/api/v1/customers/export', service.url);
+    const res = await new Promise<IncomingMessage>((resolve, reject) => get(url, { headers: auth() }, resolve).on('error', reject));
+    expect(res.statusCode).toBe(200);
+    // Not read from here on: the kernel's socket buffers fill, then the server's write waits.
+    res.pause();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    service.statements.reset();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const readWhilePaused = service.statements.texts.filter((text) => text.includes('"customer"')).length;
+    expect(readWhilePaused).toBe(0);
+    service.statements.reset();
+    let text = '';
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => (text += chunk));
+    res.resume();
+    await new Promise((resolve) => res.on('end', resolve));
+    const lines = text.trimEnd().split('\n');
+    expect(JSON.parse(lines[lines.length - 1])).toEqual({ complete: true, count: n });
+    // The part read after resuming: the export had not read ahead to the end while paused.
+    expect(service.statements.texts.filter((t) => t.includes('"customer"')).length).toBeGreaterThan(chunks / 2);
+  }, 30_000);
+
+  it('a client that goes away midway leaves no transaction open and the pool whole', async () => {
+    for (let i = 0; i < 4; i++) {
+      const abort = new AbortController();
+      const res = await fetch(`${service.url}/api/v1/customers/export`, { headers: auth(), signal: abort.signal });
+      const reader = res.body!.getReader();
+      await reader.read();
+      abort.abort();
+      await reader.read().catch(() => undefined);
+      await eventually(async () => (await openTransactions()) === 0);
+    }
+    // Four cut-off exports on a pool of three: every connection came back, reads still answer.
+    const res = await service.get('/api/v1/orders?size=1');
+    expect(res.status).toBe(200);
+    const { last } = await exported('/api/v1/products/export?fields=id');
+    expect(last).toEqual({ complete: true, count: 60 });
+  }, 30_000);
+
+  it('an export whose database session fails midway ends without the complete line', async () => {
+    const res = await fetch(`${service.url}/api/v1/customers/export`, { headers: auth() });
+    const reader = res.body!.getReader();
+    let text = Buffer.from((await reader.read()).value!).toString();
+    await service.sql(
+      'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and xact_start is not null and pid <> pg_backend_pid()',
+    );
+    let failed = false;
+    try {
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += Buffer.from(chunk.value).toString();
+    } catch {
+      failed = true;
+    }
+    expect(failed).toBe(true);
+    expect(text).not.toContain('"complete"');
+    await eventually(async () => (await openTransactions()) === 0);
+    expect((await service.get('/api/v1/orders?size=1')).status).toBe(200);
+  }, 30_000);
+});
+
+describe('exports at once', () => {
+  it('take at most half the pool: one more is a 503 overloaded with Retry-After, until one ends', async () => {
+    // This file's pool has three connections: one export at a time.
+    const res = await fetch(`${service.url}/api/v1/customers/export`, { headers: auth() });
+    const reader = res.body!.getReader();
+    await reader.read();
+    const refused = await service.get('/api/v1/orders/export?fields=id');
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.body.type).toBe('/problems/overloaded');
+    // The other requests still have connections.
+    expect((await service.get('/api/v1/orders?size=1')).status).toBe(200);
+    while (!(await reader.read()).done);
+    await eventually(async () => (await service.get('/api/v1/products/export?fields=id')).status === 200);
+  }, 30_000);
+});
+
+describe('the rate limit', () => {
+  it('charges an export of many chunks once', async () => {
+    const limited = await startTestService({ rateLimit: { burst: 10, rps: 0.001 } });
+    try {
+      await limited.sql(`insert into customer (email, created_at) select 'rate.' || n || '@example.com', now() from generate_series(1, 3 * ${EXPORT_CHUNK}) n`);
+      const first = await limited.get('/api/v1/orders?size=1');
+      const before = Number(first.headers.get('ratelimit-remaining'));
+      const res = await limited.get('/api/v1/customers/export?fields=id');
+      expect(res.status).toBe(200);
+      expect(Number(res.headers.get('ratelimit-remaining'))).toBe(before - 1);
+      const next = await limited.get('/api/v1/orders?size=1');
+      expect(Number(next.headers.get('ratelimit-remaining'))).toBe(before - 2);
+    } finally {
+      await limited.stop();
+    }
+  });
+});

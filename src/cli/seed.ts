@@ -59,7 +59,8 @@ await runCommand(async () => {
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     process.stdout.write(
       seeded
-        ? `Seeded ${size.products} products, ${size.customers} customers, ${size.orders} orders (${rows} rows) in ${seconds} s.\n`
+        ? `Seeded ${size.products} products, ${size.customers} customers, ` +
+          `${size.orders} orders (${rows} rows) in ${seconds} s.\n`
         : 'The database already holds a store; nothing seeded (seed needs an empty database).\n',
     );
   } finally {

@@ -22,7 +22,8 @@ export const fulfilmentRoutes: RouteSpec[] = [
   },
   {
     kind: 'list', method: 'GET', path: '/orders/{id}/events', resource: eventResource, operation: 'orderEvents', scope: 'read_orders',
-    summary: 'The timeline of an order: every change to it (order, fulfilments, shipments, restocks) with the token that made it', pathArgs: orderArg, extension: true,
+    summary: 'The timeline of an order: every change to it (order, fulfilments, shipments, restocks) ' +
+      'with the token that made it', pathArgs: orderArg, extension: true,
   },
   {
     ...common, kind: 'write', method: 'POST', path: '/orders/{id}/fulfilments', operation: 'createFulfilment', summary: 'Send units to fulfilment',

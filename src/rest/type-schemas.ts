@@ -24,7 +24,8 @@ function scalarSchema(type: GraphQLScalarType, direction: Direction): JsonSchema
   if (isSpecifiedScalarType(type)) return { ...BUILT_IN[type.name] };
   const published = type.extensions as { jsonSchema?: JsonSchema; jsonInputSchema?: JsonSchema };
   const schema = (direction === 'input' && published.jsonInputSchema) || published.jsonSchema;
-  if (!schema) throw new Error(`the scalar ${type.name} publishes no JSON Schema (extensions.jsonSchema): declare the REST schema of fields using it`);
+  if (!schema) throw new Error(`the scalar ${type.name} publishes no JSON Schema (extensions.jsonSchema): ` +
+    `declare the REST schema of fields using it`);
   return { ...schema };
 }
 

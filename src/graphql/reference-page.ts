@@ -55,20 +55,28 @@ export function graphqlReferenceHtml(schema: GraphQLSchema): string {
   <title>Store API · GraphQL reference</title>
   <style>
     body { font: 15px/1.5 system-ui, sans-serif; margin: 0; display: flex; color: #1d2433; }
-    nav { width: 16rem; height: 100vh; overflow: auto; position: sticky; top: 0; padding: 1rem; border-right: 1px solid #e3e6ec; box-sizing: border-box; }
-    nav ul { list-style: none; padding: 0; margin: 0; } nav a { color: #3b4a6b; text-decoration: none; } nav a:hover { text-decoration: underline; }
+    nav { width: 16rem; height: 100vh; overflow: auto; position: sticky; top: 0; padding: 1rem; ` +
+  `border-right: 1px solid #e3e6ec; box-sizing: border-box; }
+    nav ul { list-style: none; padding: 0; margin: 0; } nav a { color: #3b4a6b; text-decoration: ` +
+  `none; } nav a:hover { text-decoration: underline; }
     main { flex: 1; padding: 1rem 2rem; max-width: 64rem; }
     section { border-top: 1px solid #e3e6ec; padding-top: .5rem; margin-top: 1.5rem; }
     .kind { color: #8a94a6; font-weight: normal; font-size: .8em; }
-    table { border-collapse: collapse; width: 100%; } th, td { text-align: left; vertical-align: top; padding: .3rem .5rem; border-bottom: 1px solid #f0f1f4; }
-    code { font: 13px/1.4 ui-monospace, monospace; background: #f5f6f8; padding: 0 .2rem; border-radius: 3px; } .args { margin: .3rem 0 0; padding-left: 1.2rem; }
+    table { border-collapse: collapse; width: 100%; } th, td { text-align: left; vertical-align: ` +
+  `top; padding: .3rem .5rem; border-bottom: 1px solid #f0f1f4; }
+    code { font: 13px/1.4 ui-monospace, monospace; background: #f5f6f8; padding: 0 .2rem; ` +
+  `border-radius: 3px; } .args { margin: .3rem 0 0; padding-left: 1.2rem; }
   </style>
 </head>
 <body>
-  <nav><p><strong>GraphQL reference</strong></p><p><a href="/">Home</a> · <a href="/graphql">GraphiQL</a> · <a href="/docs">REST</a></p><ul>${nav}</ul></nav>
+  <nav><p><strong>GraphQL reference</strong></p><p><a href="/">Home</a> · <a ` +
+  `href="/graphql">GraphiQL</a> · <a href="/docs">REST</a></p><ul>${nav}</ul></nav>
   <main>
     <h1>Store API · GraphQL reference</h1>
-    <p>Generated from the schema the service runs (<code>POST /graphql</code>, also as SDL in <code>schema.graphql</code>). Every operation needs <code>Authorization: Bearer &lt;token&gt;</code>; each root field names the scope it needs. Try it in <a href="/graphql">GraphiQL</a>.</p>
+    <p>Generated from the schema the service runs (<code>POST /graphql</code>, also as SDL in ` +
+  `<code>schema.graphql</code>). Every operation needs <code>Authorization: Bearer ` +
+  `&lt;token&gt;</code>; each root field names the scope it needs. Try it in <a ` +
+  `href="/graphql">GraphiQL</a>.</p>
     ${all.map(section).join('\n    ')}
   </main>
 </body>

@@ -19,24 +19,34 @@ const kindOf = (type: GraphQLNamedType) =>
 
 function argumentList(args: readonly GraphQLArgument[]) {
   if (!args.length) return '';
-  const items = args.map((a) => `<li><code>${escape(a.name)}: ${typeLink(a.type)}</code>${a.defaultValue !== undefined ? ` = <code>${escape(JSON.stringify(a.defaultValue))}</code>` : ''} ${prose(a.description)}</li>`);
+  const items = args.map((a) => `<li><code>${escape(a.name)}: ${typeLink(a.type)}</code>` +
+      `${a.defaultValue !== undefined ? ` = <code>${escape(JSON.stringify(a.defaultValue))}</code>` : ''} ` +
+      `${prose(a.description)}</li>`);
   return `<ul class="args">${items.join('')}</ul>`;
 }
 
 function fieldRows(typeName: string, fields: (GraphQLField<unknown, unknown> | GraphQLInputField)[]) {
   return fields
-    .map((f) => `<tr id="${typeName}.${escape(f.name)}"><td><code>${escape(f.name)}</code></td><td><code>${typeLink(f.type)}</code></td><td>${prose(f.description)}${'args' in f ? argumentList(f.args) : ''}</td></tr>`)
+    .map((f) => `<tr id="${typeName}.${escape(f.name)}"><td><code>${escape(f.name)}</code></td>` +
+          `<td><code>${typeLink(f.type)}</code></td>` +
+          `<td>${prose(f.description)}${'args' in f ? argumentList(f.args) : ''}</td></tr>`)
     .join('');
 }
 
 function section(type: GraphQLNamedType) {
   let body = '';
   if (isObjectType(type) || isInputObjectType(type) || isInterfaceType(type)) {
-    body = `<table><thead><tr><th>Field</th><th>Type</th><th>Description</th></tr></thead><tbody>${fieldRows(type.name, Object.values(type.getFields()))}</tbody></table>`;
+    body = `<table><thead><tr><th>Field</th><th>Type</th><th>Description</th></tr></thead>` +
+          `<tbody>${fieldRows(type.name, Object.values(type.getFields()))}</tbody></table>`;
   } else if (isEnumType(type)) {
-    body = `<table><thead><tr><th>Value</th><th>Description</th></tr></thead><tbody>${type.getValues().map((v) => `<tr><td><code>${escape(v.name)}</code></td><td>${prose(v.description)}</td></tr>`).join('')}</tbody></table>`;
+    const rows = type
+      .getValues()
+      .map((v) => `<tr><td><code>${escape(v.name)}</code></td><td>${prose(v.description)}</td></tr>`)
+      .join('');
+    body = `<table><thead><tr><th>Value</th><th>Description</th></tr></thead><tbody>${rows}</tbody></table>`;
   }
-  return `<section id="${type.name}"><h2><span class="kind">${kindOf(type)}</span> ${type.name}</h2><p>${prose(type.description)}</p>${body}</section>`;
+  return `<section id="${type.name}"><h2><span class="kind">${kindOf(type)}</span> ${type.name}</h2>` +
+      `<p>${prose(type.description)}</p>${body}</section>`;
 }
 
 /** The schema as one static page: root types first, then every type A–Z, each field described. */

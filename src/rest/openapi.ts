@@ -232,7 +232,11 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
   const parameters = [...pathParameters(route), ...queryParameters(route), ...extraParameters];
   withExample(route, parameters, requestBody, responses);
   return {
-    operationId: `${route.method.toLowerCase()}${route.path.replace(/\{(\w+)\}/g, 'By_$1').replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+    operationId:
+      route.method.toLowerCase() +
+      route.path
+        .replace(/\{(\w+)\}/g, 'By_$1')
+        .replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : '')),
     summary: route.summary,
     description:
       `Requires the scope ${routeScopes(route).map((scope) => `\`${scope}\``).join(' or ')}.` +
@@ -281,7 +285,8 @@ function webhookDocs(): Record<string, JsonSchema> {
           operationId: `${type.replace(/[._](\w)/g, (_, c: string) => c.toUpperCase())}Webhook`,
           summary: `${type} (webhook)`,
           description:
-            `Sent to every subscription of \`${type}\` after the change committed, at least once: de-duplicate by \`webhook-id\`. ` +
+            `Sent to every subscription of \`${type}\` after the change committed, at least once: ` +
+            'de-duplicate by `webhook-id`. ' +
             'Answer 2xx within WEBHOOK_TIMEOUT_MS (10 s); anything else is retried after 5 ' +
               's, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, after which the subscription is ' +
               'disabled. ' +

@@ -10,7 +10,10 @@ const orderArg = { id: 'orderId' };
 /** Every write under an order answers the order and compares If-Match with the order's ETag. */
 const common = { resource: orderResource, scope: 'write_orders', ifMatch: 'expectedVersion' } as const;
 
-/** Fulfilments and shipments of an order (spec "Fulfilments/Shipments of an order"): each write answers the whole Order. */
+/**
+ * Fulfilments and shipments of an order (spec "Fulfilments/Shipments of an order"): each write answers
+ * the whole Order.
+ */
 export const fulfilmentRoutes: RouteSpec[] = [
   {
     kind: 'list', method: 'GET', path: '/orders/{id}/fulfilments', resource: fulfilmentResource, operation: 'orderFulfilments', scope: 'read_orders',

@@ -31,8 +31,8 @@ function scalarSchema(type: GraphQLScalarType, direction: Direction): JsonSchema
 
 /**
  * An enum whose values are all numbers (FulfilmentStatus, PaymentStatus) stands for the spec's
- * integer codes: REST shows and takes the numbers (docs/decisions.md#graphql-names-and-types), GraphQL the names. Its name by
- * code, or undefined for an enum of names.
+ * integer codes: REST shows and takes the numbers (docs/decisions.md#graphql-names-and-types),
+ * GraphQL the names. Its name by code, or undefined for an enum of names.
  */
 export function enumCodes(type: GraphQLEnumType): Map<number, string> | undefined {
   const values = type.getValues();

@@ -17,7 +17,10 @@ export interface WebhookWorkerOptions {
   concurrency?: number;
   /** A receiver's whole answer must arrive within this. */
   timeoutMs?: number;
-  /** Delays before each retry; attempts = this length + 1, after which the delivery fails and the subscription is disabled. */
+  /**
+   * Delays before each retry; attempts = this length + 1, after which the delivery fails and the
+   * subscription is disabled.
+   */
   retryDelaysSeconds?: number[];
   allowPrivate?: boolean;
 }

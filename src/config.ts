@@ -45,7 +45,10 @@ const schema = z.object({
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   /** Worker processes serving one port (node:cluster); 1 serves from the started process itself. */
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(1),
-  /** Admission control: API requests one process works on at once (default 2 × CPU cores), and per token (default one less). */
+  /**
+   * Admission control: API requests one process works on at once (default 2 × CPU cores), and per
+   * token (default one less).
+   */
   MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).optional(),
   MAX_IN_FLIGHT_PER_TOKEN: z.coerce.number().int().min(1).max(100_000).optional(),
   /** How long a request over those limits waits for a slot, and how many may wait, before a 503 overloaded. */

@@ -38,7 +38,8 @@ export interface Authentication {
  * request touching it, a revocation in progress); it just leaves the touch to that one.
  */
 const TOKEN_CTES = `
-token as (select id, name, scopes, last_used_at, last_write_at from api_token where secret_hash = ? and revoked_at is null),
+token as (select id, name, scopes, last_used_at, last_write_at
+    from api_token where secret_hash = ? and revoked_at is null),
 touched as (
   update api_token a set last_used_at = ${SQL_NOW}
   where a.id = (
@@ -61,7 +62,8 @@ touched as (update api_token a set last_used_at = ${SQL_NOW}, last_write_at = no
  * position now: that write's commit lies before it, so a replica that has replayed this far shows
  * it (src/db/read-replicas.ts). Outside the window any replica within its allowed lag has it.
  */
-const WAIT_LSN = `case when token.last_write_at > now() - make_interval(secs => ?) then pg_current_wal_lsn()::text end as wait_lsn`;
+const WAIT_LSN = `case when token.last_write_at > now() - make_interval(secs => ?)
+  then pg_current_wal_lsn()::text end as wait_lsn`;
 
 type TokenRow = { id: number; name: string; scopes: string[]; tokens?: number; granted?: boolean; wait_lsn?: string | null };
 
@@ -93,7 +95,8 @@ export async function authenticate(
     ? await runPrepared<TokenRow>(
         em,
         `with ${ctes}, ${chargeCte('token')}
-         select token.id, token.name, token.scopes, charged.tokens, charged.granted${waitLsn} from token left join charged on true`,
+         select token.id, token.name, token.scopes, charged.tokens, charged.granted${waitLsn}
+           from token left join charged on true`,
         [hashSecret(secret), limiter.settings.burst, limiter.settings.rps, limiter.charged(cost), ...waitParams],
       )
     : await runPrepared<TokenRow>(em, `with ${ctes} select id, name, scopes${waitLsn} from token`, [hashSecret(secret), ...waitParams]);

@@ -31,7 +31,8 @@ const bucketUpsert = (charges: string) => `
 insert into rate_limit_bucket as b (token_id, tokens, granted, refilled_at)
 select token_id, burst - cost, true, at from ${charges}
 on conflict (token_id) do update set (tokens, granted, refilled_at) = (
-  select case when x.level >= p.cost then x.level - p.cost else x.level end, x.level >= p.cost, greatest(b.refilled_at, p.at)
+  select case when x.level >= p.cost then x.level - p.cost else x.level end,
+      x.level >= p.cost, greatest(b.refilled_at, p.at)
   from ${charges} p cross join lateral (
     select least(p.burst, b.tokens + p.rps * greatest(0, extract(epoch from p.at - b.refilled_at))::float8) as level
   ) x
@@ -49,7 +50,8 @@ ${bucketUpsert('p')}`;
  * Parameters: burst, rps, cost.
  */
 export const chargeCte = (tokens: string) => `
-charge_of as (select ${tokens}.id as token_id, ?::float8 as burst, ?::float8 as rps, ?::float8 as cost, now() as at from ${tokens}),
+charge_of as (select ${tokens}.id as token_id, ?::float8 as burst,
+    ?::float8 as rps, ?::float8 as cost, now() as at from ${tokens}),
 charged as (${bucketUpsert('charge_of')})`;
 
 // Levels are fractional (continuous refill); this keeps 2.9999999 from reading as 2 requests left.
@@ -112,5 +114,6 @@ export function rateLimitHeaders(state: RateLimitState): Record<string, string> 
 export const RATE_LIMITED = 'RATE_LIMITED';
 
 export function rateLimitedMessage(state: RateLimitState): string {
-  return `Rate limit exceeded: this token's bucket holds ${state.limit} requests and refills continuously; retry after ${state.retryAfter ?? 1} s`;
+  return `Rate limit exceeded: this token's bucket holds ${state.limit} requests and ` +
+    `refills continuously; retry after ${state.retryAfter ?? 1} s`;
 }

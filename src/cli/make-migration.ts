@@ -10,7 +10,9 @@ import { startEmbeddedPostgres } from '../db/embedded-postgres.js';
 import { parseCommandLine } from './command-line.js';
 
 const { positionals } = parseCommandLine({
-  usage: 'usage: npm run migration:create -- NAME\nDiffs the entities against the committed migrations and writes the next one.\n  -h, --help   this text',
+  usage: 'usage: npm run migration:create -- NAME\nDiffs the entities ' +
+    'against the committed migrations and writes the next one.\n' +
+    '  -h, --help   this text',
   options: {},
   allowPositionals: true,
 });

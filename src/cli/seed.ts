@@ -12,8 +12,10 @@ import { parseCommandLine, runCommand, UsageError } from './command-line.js';
 
 const usage = `
 usage: npm run seed -- [--products N] [--customers N] [--orders N] [--warehouses N] [--seed S]
-Fills an empty store with a generated one (defaults: the demo store, ${DEMO_STORE.products} products, ${DEMO_STORE.customers} customers,
-${DEMO_STORE.orders} orders, ${DEMO_STORE.warehouses} warehouses, seed ${DEMO_STORE.seed}). A store that holds products is left alone.
+Fills an empty store with a generated one (defaults: the demo store, ${DEMO_STORE.products} ` +
+  `products, ${DEMO_STORE.customers} customers,
+${DEMO_STORE.orders} orders, ${DEMO_STORE.warehouses} warehouses, seed ${DEMO_STORE.seed}). A store ` +
+  `that holds products is left alone.
 Uses DATABASE_URL, or the embedded PostgreSQL of DATA_DIR (the running store's, when it runs).
   -h, --help   this text`;
 
@@ -59,7 +61,8 @@ await runCommand(async () => {
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     process.stdout.write(
       seeded
-        ? `Seeded ${size.products} products, ${size.customers} customers, ${size.orders} orders (${rows} rows) in ${seconds} s.\n`
+        ? `Seeded ${size.products} products, ${size.customers} customers, ` +
+          `${size.orders} orders (${rows} rows) in ${seconds} s.\n`
         : 'The database already holds a store; nothing seeded (seed needs an empty database).\n',
     );
   } finally {

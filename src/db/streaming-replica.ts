@@ -72,7 +72,9 @@ export async function startStreamingReplica(options: {
   await mkdir(path.join(dataDir, 'pg_wal', 'archive_status'), { recursive: true });
   await mkdir(path.join(dataDir, 'pg_replslot'), { recursive: true });
   await writeFile(path.join(dataDir, 'standby.signal'), '');
-  const conninfo = `host=${primary.hostname} port=${primary.port} user=${decodeURIComponent(primary.username)} password=${decodeURIComponent(primary.password)}`;
+  const conninfo = `host=${primary.hostname} port=${primary.port} ` +
+    `user=${decodeURIComponent(primary.username)} ` +
+    `password=${decodeURIComponent(primary.password)}`;
   const settings: Record<string, string> = {
     primary_conninfo: conninfo,
     primary_slot_name: slot,

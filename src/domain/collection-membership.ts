@@ -78,7 +78,8 @@ function rulePredicate(rule: MembershipRule, params: unknown[]): string {
     case RuleField.VariantTitle: {
       const title = "array_to_string(v.option_values, ' / ')";
       if (rule.condition === RuleCondition.DoesNotContain) {
-        return `not exists (select 1 from product_variant v where v.product_id = p.id and ${title} ilike ${bind(`%${likeEscape(rule.value)}%`)})`;
+        return `not exists (select 1 from product_variant v where v.product_id = p.id ` +
+          `and ${title} ilike ${bind(`%${likeEscape(rule.value)}%`)})`;
       }
       return `exists (select 1 from product_variant v where v.product_id = p.id and ${text(title)})`;
     }

@@ -15,9 +15,14 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 /** What each event's `data` holds (REST shape), for the API docs. */
 export const EVENT_DATA: Record<string, string> = {
-  order: 'order.created: the new order (id, email, status, paid, total, customer, address, items, order_date); order.notes_changed: {id, notes}; order.address_changed: {id, address}; order.customer_changed: {id, address, email, customer, previous_customer_id}',
-  fulfilment: 'the fulfilment record (id, warehouse, items, created_at, updated_at) with order_id and the order\'s status after the change (order_status); for .deleted, the record as it was',
-  shipment: 'the shipment record (id, fulfilment_id, tracking_number, tracking_url, shipping_carrier, items, notify, created_at, updated_at) with order_id and order_status; for .deleted, the record as it was',
+  order: 'order.created: the new order (id, email, status, paid, total, customer, address, items, ' +
+    'order_date); order.notes_changed: {id, notes}; order.address_changed: {id, address}; ' +
+    'order.customer_changed: {id, address, email, customer, previous_customer_id}',
+  fulfilment: 'the fulfilment record (id, warehouse, items, created_at, updated_at) with order_id and ' +
+    'the order\'s status after the change (order_status); for .deleted, the record as it was',
+  shipment: 'the shipment record (id, fulfilment_id, tracking_number, tracking_url, ' +
+    'shipping_carrier, items, notify, created_at, updated_at) with order_id and ' +
+    'order_status; for .deleted, the record as it was',
   restock: 'the restock record (id, warehouse, items, created_at) with order_id and order_status',
   product: '{id} and the fields the change sent, in REST keys; .deleted: {id, title}',
   customer: '{id} and the fields the change sent, in REST keys; .deleted: {id, email}',

@@ -34,7 +34,8 @@ export async function moveStock(em: EntityManager, moves: StockMove[]): Promise<
   for (const move of ordered) {
     if (move.quantity > 0) {
       const result = await connection.execute<{ affectedRows: number }>(
-        'update inventory_level set quantity = quantity - ? where warehouse_id = ? and variant_id = ? and quantity >= ?',
+        'update inventory_level set quantity = quantity - ? where warehouse_id = ? and variant_id = ? ' +
+          'and quantity >= ?',
         [move.quantity, move.warehouseId, move.variantId, move.quantity],
         'run',
         ctx,

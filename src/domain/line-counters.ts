@@ -1,6 +1,6 @@
 /**
- * A line item's counters are exclusive buckets (docs/decisions.md#line-item-counters): quantity = notFulfilled + fulfilled
- * + shipped + restocked, always (CHECK constraints on line_item back it up).
+ * A line item's counters are exclusive buckets (docs/decisions.md#line-item-counters):
+ * quantity = notFulfilled + fulfilled + shipped + restocked, always (CHECK constraints on line_item back it up).
  */
 export interface LineCounters {
   quantity: number;

@@ -25,7 +25,10 @@ export async function pageOfOrder(em: EntityManager, id: number, size: number, s
   // which PostgreSQL answers with a range scan of the composite sort index. Otherwise key by key.
   const simple = keys.every((k) => !k.nullable && k.desc === keys[0].desc);
   const counted = simple
-    ? `select count(*) from orders o where (${keys.map((k) => `o.${k.column}`).join(', ')}) ${keys[0].desc ? '>' : '<'} (select ${keys.map((k) => `t.${k.column}`).join(', ')} from orders t where t.id = ?)`
+    ? `select count(*) from orders o where ` +
+      `(${keys.map((k) => `o.${k.column}`).join(', ')}) ` +
+      `${keys[0].desc ? '>' : '<'} (select ` +
+      `${keys.map((k) => `t.${k.column}`).join(', ')} from orders t where t.id = ?)`
     : `select count(*) from orders o, (select * from orders where id = ?) t where ${keys
         .map((k, i) => [...keys.slice(0, i).map((p) => `o.${p.column} is not distinct from t.${p.column}`), `(${before(k)})`].join(' and '))
         .map((c) => `(${c})`)

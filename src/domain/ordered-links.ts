@@ -3,8 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 /**
  * Replaces an ordered set of link rows (a product's images, a collection's products, …) with the
  * wanted keys in the wanted order: rows whose key stays are kept and repositioned, the others are
- * removed, new keys get new rows. Returns the rows in the wanted order. Keeping rows avoids delete-then-insert clashes on the
- * (parent, key) unique constraints within one flush.
+ * removed, new keys get new rows. Returns the rows in the wanted order. Keeping rows avoids
+ * delete-then-insert clashes on the (parent, key) unique constraints within one flush.
  */
 export function replaceOrdered<L extends object & { position: number }, K>(
   em: EntityManager,

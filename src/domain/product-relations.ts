@@ -102,7 +102,8 @@ export async function replaceManualCollections(em: EntityManager, product: Produ
   const ends = await em
     .getConnection()
     .execute<{ collection_id: number; next: number }[]>(
-      `select collection_id, max(position) + 1 as next from collection_product where collection_id in (${added.map(() => '?').join(', ')}) group by collection_id`,
+      `select collection_id, max(position) + 1 as next from collection_product
+        where collection_id in (${added.map(() => '?').join(', ')}) group by collection_id`,
       added,
       'all',
       em.getTransactionContext(),

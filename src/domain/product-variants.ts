@@ -155,7 +155,9 @@ export function planVariants(product: Product, input: ProductFields, state: Vari
       slots = [];
       errors.push({
         field: 'variants',
-        message: `are required: the existing combinations (${misfits.map((v) => `[${v.optionValues.join(', ')}]`).join(', ')}) do not fit the options`,
+        message: `are required: the existing combinations ` +
+          `(${misfits.map((v) => `[${v.optionValues.join(', ')}]`).join(', ')}) ` +
+          `do not fit the options`,
       });
     } else {
       slots = state.variants.map((row) => ({ combination: row.optionValues, row, isDefault: row.isDefault }));

@@ -107,7 +107,8 @@ export class Product {
   // Moved on by the domain under the row lock, once per write (domain/preconditions.ts), not by the
   // ORM: the ORM's version only moves when this row changes, and a write may change only rows of
   // other tables (fulfilments, variants, addresses) that are part of this record all the same.
-  @Field(() => Int, { description: 'Moves on with every write to the record, its parts included: the REST ETag, and what `expectedVersion` compares with' })
+  @Field(() => Int, { description: 'Moves on with every write to the record, its parts included: the REST ETag, and what ' +
+    '`expectedVersion` compares with' })
   @Property({ type: 'integer', default: 1 })
   version: number = 1;
 

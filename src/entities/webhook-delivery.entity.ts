@@ -25,7 +25,8 @@ registerEnumType(DeliveryStatus, {
  */
 @ObjectType({ description: 'One event sent (or to be sent) to one subscription' })
 @Entity()
-@Index({ name: 'webhook_delivery_due_index', expression: `create index "webhook_delivery_due_index" on "webhook_delivery" ("next_attempt_at", "id") where "status" = 'pending'` })
+@Index({ name: 'webhook_delivery_due_index', expression: `create index "webhook_delivery_due_index" on "webhook_delivery" ` +
+  `("next_attempt_at", "id") where "status" = 'pending'` })
 @Index({ name: 'webhook_delivery_subscription_index', properties: ['subscriptionId', 'id'] })
 export class WebhookDelivery {
   @Field(() => Int, { description: 'Webhook delivery id' })

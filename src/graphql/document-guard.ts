@@ -12,7 +12,10 @@ export const MAX_DOCUMENT_NESTING = 64;
 /** Tokens a `/graphql` document may have (graphql-js stops parsing there): bounds parse and validation CPU. */
 export const MAX_DOCUMENT_TOKENS = 20_000;
 
-/** How deep brackets nest in a GraphQL document, ignoring strings, block strings and comments; stops counting past `limit`. */
+/**
+ * How deep brackets nest in a GraphQL document, ignoring strings, block strings and comments; stops
+ * counting past `limit`.
+ */
 export function documentNesting(source: string, limit = MAX_DOCUMENT_NESTING): number {
   let depth = 0;
   let max = 0;

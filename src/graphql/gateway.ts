@@ -168,7 +168,10 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     return context;
   }
 
-  /** A document parsed and validated once, then run as often as REST asks for it (compiled, see compiled-execution.ts). */
+  /**
+   * A document parsed and validated once, then run as often as REST asks for it (compiled, see
+   * compiled-execution.ts).
+   */
   function prepared(source: string): Prepared | readonly GraphQLError[] {
     const cached = documents.get(source);
     if (cached) return cached;

@@ -29,14 +29,16 @@ function tokenIn(text) {
   try {
     const parsed = JSON.parse(text || '{}');
     const value = parsed.Authorization ?? parsed.authorization;
-    return typeof value === 'string' && value !== PLACEHOLDER && /^Bearer\\s+\\S+$/.test(value.trim()) ? value.trim() : null;
+    return typeof value === 'string' && value !== PLACEHOLDER && ` +
+  `/^Bearer\\s+\\S+$/.test(value.trim()) ? value.trim() : null;
   } catch {
     return null;
   }
 }
 
 async function post(body, extraHeaders) {
-  const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', ...extraHeaders }, body: JSON.stringify(body) });
+  const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': ` +
+  `'application/json', accept: 'application/json', ...extraHeaders }, body: JSON.stringify(body) });
   return res.json();
 }
 
@@ -59,7 +61,8 @@ function StoreGraphiQL() {
       const next = tokenIn(text);
       if (!next || next === token) return;
       token = next;
-      const result = await post({ query: INTROSPECTION, operationName: 'IntrospectionQuery' }, { Authorization: next }).catch(() => null);
+      const result = await post({ query: INTROSPECTION, operationName: 'IntrospectionQuery' }, { ` +
+  `Authorization: next }).catch(() => null);
       if (result && result.data) setSchema(result.data);
     }, 300);
   }, []);

@@ -170,7 +170,9 @@ function measure(schema: GraphQLSchema, document: DocumentNode, operationName: s
   if (complexity > MAX_COMPLEXITY) {
     throw new QueryLimitError(
       QUERY_TOO_COMPLEX,
-      `The operation's complexity is ${complexity}; at most ${MAX_COMPLEXITY} is allowed (every field counts 1, introspection included; a list's selection counts once per item it can return): ask for smaller pages or fewer fields`,
+      `The operation's complexity is ${complexity}; at most ${MAX_COMPLEXITY} is allowed ` +
+        `(every field counts 1, introspection included; a list's selection counts once per item ` +
+        `it can return): ask for smaller pages or fewer fields`,
     );
   }
   return { depth, complexity, rootFields, cost: Math.max(1, rootFields, Math.ceil(complexity / COMPLEXITY_PER_REQUEST)) };

@@ -14,9 +14,9 @@ import {
  *
  * - depth: nesting of fields below the operation (a root field is 1); introspection fields
  *   (`__schema`, `__type`, …) do not count, so GraphiQL's schema query always passes.
- * - complexity: every field costs 1 (introspection fields too); a field with a `size` argument (every paginated list, nested
- *   ones such as `Collection.products` included) multiplies the complexity of its selection by
- *   `size` (its default 20 when omitted; clamped to 1..250, the range the argument accepts).
+ * - complexity: every field costs 1 (introspection fields too); a field with a `size` argument (every
+ *   paginated list, nested ones such as `Collection.products` included) multiplies the complexity
+ *   of its selection by `size` (its default 20 when omitted; clamped to 1..250, the range the argument accepts).
  *   Lists without paging (`variants`, `lineItems`, …) count their selection once: they are
  *   bounded per record and loaded in one batched statement per request.
  * - cost, what the operation spends from the token's rate-limit bucket:

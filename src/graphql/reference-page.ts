@@ -19,24 +19,34 @@ const kindOf = (type: GraphQLNamedType) =>
 
 function argumentList(args: readonly GraphQLArgument[]) {
   if (!args.length) return '';
-  const items = args.map((a) => `<li><code>${escapeHtml(a.name)}: ${typeLink(a.type)}</code>${a.defaultValue !== undefined ? ` = <code>${escapeHtml(JSON.stringify(a.defaultValue))}</code>` : ''} ${prose(a.description)}</li>`);
+  const items = args.map((a) => `<li><code>${escapeHtml(a.name)}: ${typeLink(a.type)}</code>` +
+      `${a.defaultValue !== undefined ? ` = <code>${escapeHtml(JSON.stringify(a.defaultValue))}</code>` : ''} ` +
+      `${prose(a.description)}</li>`);
   return `<ul class="args">${items.join('')}</ul>`;
 }
 
 function fieldRows(typeName: string, fields: (GraphQLField<unknown, unknown> | GraphQLInputField)[]) {
   return fields
-    .map((f) => `<tr id="${typeName}.${escapeHtml(f.name)}"><td><code>${escapeHtml(f.name)}</code></td><td><code>${typeLink(f.type)}</code></td><td>${prose(f.description)}${'args' in f ? argumentList(f.args) : ''}</td></tr>`)
+    .map((f) => `<tr id="${typeName}.${escapeHtml(f.name)}"><td><code>${escapeHtml(f.name)}</code></td>` +
+          `<td><code>${typeLink(f.type)}</code></td>` +
+          `<td>${prose(f.description)}${'args' in f ? argumentList(f.args) : ''}</td></tr>`)
     .join('');
 }
 
 function section(type: GraphQLNamedType) {
   let body = '';
   if (isObjectType(type) || isInputObjectType(type) || isInterfaceType(type)) {
-    body = `<table><thead><tr><th>Field</th><th>Type</th><th>Description</th></tr></thead><tbody>${fieldRows(type.name, Object.values(type.getFields()))}</tbody></table>`;
+    body = `<table><thead><tr><th>Field</th><th>Type</th><th>Description</th></tr></thead>` +
+          `<tbody>${fieldRows(type.name, Object.values(type.getFields()))}</tbody></table>`;
   } else if (isEnumType(type)) {
-    body = `<table><thead><tr><th>Value</th><th>Description</th></tr></thead><tbody>${type.getValues().map((v) => `<tr><td><code>${escapeHtml(v.name)}</code></td><td>${prose(v.description)}</td></tr>`).join('')}</tbody></table>`;
+    const rows = type
+      .getValues()
+      .map((v) => `<tr><td><code>${escapeHtml(v.name)}</code></td><td>${prose(v.description)}</td></tr>`)
+      .join('');
+    body = `<table><thead><tr><th>Value</th><th>Description</th></tr></thead><tbody>${rows}</tbody></table>`;
   }
-  return `<section id="${type.name}"><h2><span class="kind">${kindOf(type)}</span> ${type.name}</h2><p>${prose(type.description)}</p>${body}</section>`;
+  return `<section id="${type.name}"><h2><span class="kind">${kindOf(type)}</span> ${type.name}</h2>` +
+      `<p>${prose(type.description)}</p>${body}</section>`;
 }
 
 /** The schema as one static page: root types first, then every type A–Z, each field described. */
@@ -55,20 +65,28 @@ export function graphqlReferenceHtml(schema: GraphQLSchema): string {
   <title>Store API · GraphQL reference</title>
   <style>
     body { font: 15px/1.5 system-ui, sans-serif; margin: 0; display: flex; color: #1d2433; }
-    nav { width: 16rem; height: 100vh; overflow: auto; position: sticky; top: 0; padding: 1rem; border-right: 1px solid #e3e6ec; box-sizing: border-box; }
-    nav ul { list-style: none; padding: 0; margin: 0; } nav a { color: #3b4a6b; text-decoration: none; } nav a:hover { text-decoration: underline; }
+    nav { width: 16rem; height: 100vh; overflow: auto; position: sticky; top: 0; padding: 1rem; ` +
+  `border-right: 1px solid #e3e6ec; box-sizing: border-box; }
+    nav ul { list-style: none; padding: 0; margin: 0; } nav a { color: #3b4a6b; text-decoration: ` +
+  `none; } nav a:hover { text-decoration: underline; }
     main { flex: 1; padding: 1rem 2rem; max-width: 64rem; }
     section { border-top: 1px solid #e3e6ec; padding-top: .5rem; margin-top: 1.5rem; }
     .kind { color: #8a94a6; font-weight: normal; font-size: .8em; }
-    table { border-collapse: collapse; width: 100%; } th, td { text-align: left; vertical-align: top; padding: .3rem .5rem; border-bottom: 1px solid #f0f1f4; }
-    code { font: 13px/1.4 ui-monospace, monospace; background: #f5f6f8; padding: 0 .2rem; border-radius: 3px; } .args { margin: .3rem 0 0; padding-left: 1.2rem; }
+    table { border-collapse: collapse; width: 100%; } th, td { text-align: left; vertical-align: ` +
+  `top; padding: .3rem .5rem; border-bottom: 1px solid #f0f1f4; }
+    code { font: 13px/1.4 ui-monospace, monospace; background: #f5f6f8; padding: 0 .2rem; ` +
+  `border-radius: 3px; } .args { margin: .3rem 0 0; padding-left: 1.2rem; }
   </style>
 </head>
 <body>
-  <nav><p><strong>GraphQL reference</strong></p><p><a href="/">Home</a> · <a href="/graphql">GraphiQL</a> · <a href="/docs">REST</a></p><ul>${nav}</ul></nav>
+  <nav><p><strong>GraphQL reference</strong></p><p><a href="/">Home</a> · <a ` +
+  `href="/graphql">GraphiQL</a> · <a href="/docs">REST</a></p><ul>${nav}</ul></nav>
   <main>
     <h1>Store API · GraphQL reference</h1>
-    <p>Generated from the schema the service runs (<code>POST /graphql</code>, also as SDL in <code>schema.graphql</code>). Every operation needs <code>Authorization: Bearer &lt;token&gt;</code>; each root field names the scope it needs. Try it in <a href="/graphql">GraphiQL</a>.</p>
+    <p>Generated from the schema the service runs (<code>POST /graphql</code>, also as SDL in ` +
+  `<code>schema.graphql</code>). Every operation needs <code>Authorization: Bearer ` +
+  `&lt;token&gt;</code>; each root field names the scope it needs. Try it in <a ` +
+  `href="/graphql">GraphiQL</a>.</p>
     ${all.map(section).join('\n    ')}
   </main>
 </body>

@@ -14,14 +14,17 @@ const PAGE = `<!doctype html>
 <body>
   <h1>Store API</h1>
   <p>A store-management service: GraphQL at <code>/graphql</code>, and REST v1 under <code>/api/v1</code> on top of it.
-  Every API call needs <code>Authorization: Bearer &lt;token&gt;</code>; <code>npm start</code> prints one on the first start,
+  Every API call needs <code>Authorization: Bearer &lt;token&gt;</code>; <code>npm start</code> ` +
+  `prints one on the first start,
   <code>npm run token -- create --name &lt;name&gt; --scopes all</code> makes more.</p>
   <ul>
     <li><a href="/docs">REST API reference</a>: every operation with examples from the demo store and code samples</li>
     <li><a href="/docs/graphql">GraphQL reference</a>: every type and field of the schema, described</li>
     <li><a href="/graphql">GraphiQL</a>: run GraphQL queries in the browser (paste your token in <em>Headers</em>)</li>
-    <li><a href="/api/v1/openapi.json">OpenAPI 3.1 document</a>: generate a typed client (<code>npx openapi-typescript</code>)</li>
-    <li><a href="/healthz">Health</a> and <a href="/readyz">readiness</a>; <code>/metrics</code> for Prometheus (scope <code>read_metrics</code>)</li>
+    <li><a href="/api/v1/openapi.json">OpenAPI 3.1 document</a>: generate a typed client (<code>npx ` +
+  `openapi-typescript</code>)</li>
+    <li><a href="/healthz">Health</a> and <a href="/readyz">readiness</a>; <code>/metrics</code> ` +
+  `for Prometheus (scope <code>read_metrics</code>)</li>
   </ul>
 </body>
 </html>`;

@@ -19,7 +19,8 @@ export class Migration20261122041119_big_store_indexes_and_row_counts extends Mi
   override up(): void | Promise<void> {
     // Exact row counts: one delta row per writing statement; folded when a table has 64 or more
     // (by whichever writer gets the advisory lock without waiting), so a count sums a few rows.
-    this.addSql(`create table "row_count" ("id" bigserial primary key, "table_name" text not null, "delta" bigint not null);`);
+    this.addSql(`create table "row_count" ("id" bigserial primary key, "table_name" text not null,
+      "delta" bigint not null);`);
     this.addSql(`create index "row_count_table_name_index" on "row_count" ("table_name");`);
     this.addSql(`create function row_count_add(tab text, n bigint) returns void language plpgsql as $$
       begin
@@ -38,10 +39,14 @@ export class Migration20261122041119_big_store_indexes_and_row_counts extends Mi
     this.addSql(`create function row_count_truncated() returns trigger language plpgsql as $$
       begin delete from row_count where table_name = TG_TABLE_NAME; return null; end $$;`);
     for (const table of COUNTED) {
-      this.addSql(`create trigger "${table}_row_count_insert" after insert on "${table}" referencing new table as new_rows for each statement execute function row_count_inserted();`);
-      this.addSql(`create trigger "${table}_row_count_delete" after delete on "${table}" referencing old table as old_rows for each statement execute function row_count_deleted();`);
-      this.addSql(`create trigger "${table}_row_count_truncate" after truncate on "${table}" for each statement execute function row_count_truncated();`);
-      this.addSql(`insert into row_count (table_name, delta) select '${table}', count(*) from "${table}" having count(*) > 0;`);
+      this.addSql(`create trigger "${table}_row_count_insert" after insert on "${table}" referencing new table
+      as new_rows for each statement execute function row_count_inserted();`);
+      this.addSql(`create trigger "${table}_row_count_delete" after delete on "${table}" referencing old table
+      as old_rows for each statement execute function row_count_deleted();`);
+      this.addSql(`create trigger "${table}_row_count_truncate" after truncate on "${table}" for each
+      statement execute function row_count_truncated();`);
+      this.addSql(`insert into row_count (table_name, delta) select '${table}',
+      count(*) from "${table}" having count(*) > 0;`);
     }
 
     // Substring search on customers (ILIKE '%…%'). pg_trgm is a trusted extension: a database owner may create it.
@@ -78,7 +83,8 @@ export class Migration20261122041119_big_store_indexes_and_row_counts extends Mi
       this.addSql(`drop trigger "${table}_row_count_delete" on "${table}";`);
       this.addSql(`drop trigger "${table}_row_count_truncate" on "${table}";`);
     }
-    this.addSql(`drop function row_count_inserted(), row_count_deleted(), row_count_truncated(), row_count_add(text, bigint);`);
+    this.addSql(`drop function row_count_inserted(), row_count_deleted(),
+      row_count_truncated(), row_count_add(text, bigint);`);
     this.addSql(`drop table if exists "row_count" cascade;`);
 
     this.addSql(`drop index "customer_email_trgm";`);

@@ -40,7 +40,9 @@ export const readsByTarget = new Counter({
 
 export const readFallbacks = new Counter({
   name: 'db_read_fallbacks_total',
-  help: 'Reads sent to the primary although replicas are configured: behind_write (no replica has the caller\'s write yet), unavailable (none up within the allowed lag), read_failed (the chosen one failed mid-read)',
+  help: 'Reads sent to the primary although replicas are configured: behind_write (no replica ' +
+    'has the caller\'s write yet), unavailable (none up within the allowed lag), read_failed ' +
+    '(the chosen one failed mid-read)',
   labelNames: ['reason'] as const,
   registers: [registry],
 });
@@ -78,7 +80,8 @@ export function registerServiceGauges(read: {
   });
   new Gauge({
     name: 'db_replica_lag_seconds',
-    help: "How far a read replica's replay is behind the primary (age of the oldest WAL position it has not replayed); absent while it is down",
+    help: "How far a read replica's replay is behind the primary (age of the oldest WAL position " +
+      "it has not replayed); absent while it is down",
     labelNames: ['replica'] as const,
     registers: [registry],
     aggregator: 'max',

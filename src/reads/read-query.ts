@@ -19,7 +19,9 @@ function relationSql(relation: RelationPlan, parent: string, depth: number): str
   const child = `t${depth}`;
   switch (relation.kind) {
     case 'many':
-      return `coalesce((select json_agg(${objectSql(relation.plan, child, depth)} order by ${relation.orderBy(child)}) from ${relation.from(child, parent)}), '[]'::json)`;
+      return `coalesce((select json_agg(${objectSql(relation.plan, child, depth)} ` +
+        `order by ${relation.orderBy(child)}) from ` +
+        `${relation.from(child, parent)}), '[]'::json)`;
     case 'one':
       return `(select ${objectSql(relation.plan, child, depth)} from ${relation.from(child, parent)})`;
     case 'json':
@@ -98,7 +100,8 @@ export async function readPage(
     page = deep
       ? // Deep page: the page's ids come from the sort index (an index-only scan past the offset
         // rows), then just those rows are read, instead of reading and discarding every earlier row.
-        { sql: `select ${numbered} from ${table} r0 where ${key} in (select ${key} from ${table} r0 order by ${order} ${window})`, params: [] }
+        { sql: `select ${numbered} from ${table} r0 where ${key} in (select ` +
+          `${key} from ${table} r0 order by ${order} ${window})`, params: [] }
       : { sql: `select ${numbered} from ${table} r0 order by ${order} ${window}`, params: [] };
     if (counted) count = countQuery(em, meta.class, where);
   } else {
@@ -115,7 +118,8 @@ export async function readPage(
   }
   const [row] = await runPrepared<{ items: Row[]; matching: string | null }>(
     em,
-    `select coalesce((select json_agg(p.r order by p.n) from (${page.sql}) p), '[]'::json) as items, (${count.sql}) as matching`,
+    `select coalesce((select json_agg(p.r order by p.n) from (${page.sql}) ` +
+      `p), '[]'::json) as items, (${count.sql}) as matching`,
     [...page.params, ...count.params],
   );
   // A long page is parsed in one go and then executed and serialised in one go: yielding here

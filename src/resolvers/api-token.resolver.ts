@@ -41,7 +41,8 @@ export class ApiTokenResolver {
   }
 
   @Authorized('manage_tokens')
-  @Mutation(() => CreatedApiToken, { description: `Creates a token with the given scopes (only scopes the caller's token holds). Scopes: ${SCOPES.join(', ')}` })
+  @Mutation(() => CreatedApiToken, { description: `Creates a token with the given scopes (only scopes the caller's token holds). ` +
+    `Scopes: ${SCOPES.join(', ')}` })
   createApiToken(
     @Arg('name', () => String, { description: 'Who or what the token is for' }) name: string,
     @Arg('scopes', () => [String], { description: "The scopes to grant, each one the caller's token holds" }) scopes: string[],

@@ -31,7 +31,8 @@ export class EventActor {
 export class OrderEventListArgs extends PageArgs {
   @Field(() => Int, { description: 'Order id' }) orderId!: number;
 
-  @Field(() => [eventSort.SortInput], { nullable: true, description: 'Sort terms, applied in order; default newest first (id descending), as every list; sort by id ascending to read the timeline in order' })
+  @Field(() => [eventSort.SortInput], { nullable: true, description: 'Sort terms, applied in order; default newest first (id descending), as every list; sort ' +
+    'by id ascending to read the timeline in order' })
   sort?: InstanceType<typeof eventSort.SortInput>[];
 }
 

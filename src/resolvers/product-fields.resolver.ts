@@ -16,7 +16,8 @@ export class ProductFieldsResolver {
   @Computed({
     kind: 'json',
     sql: (p) => `coalesce((select json_agg(pcp.collection_id order by pcp.collection_id) from collection_product pcp
-      join collection pc on pc.id = pcp.collection_id and pc.type = ${MANUAL} where pcp.product_id = ${p}.id), '[]'::json)`,
+      join collection pc on pc.id = pcp.collection_id and pc.type = ${MANUAL}
+      where pcp.product_id = ${p}.id), '[]'::json)`,
   })
   @FieldResolver(() => [Int], { description: 'Ids of the manual collections holding the product (rule-based ones are not listed)' })
   collectionIds(@Root() product: ReadRow<Product, { collectionIds: number[] }>): number[] {

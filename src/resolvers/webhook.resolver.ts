@@ -93,7 +93,8 @@ export class WebhookResolver {
 @Resolver(() => WebhookSubscription)
 export class WebhookSubscriptionFieldsResolver {
   @Authorized('manage_webhooks')
-  @FieldResolver(() => WebhookDeliveryPage, { description: 'The delivery log: each event sent or to be sent, its attempts, status codes and next retry (default newest first)' })
+  @FieldResolver(() => WebhookDeliveryPage, { description: 'The delivery log: each event sent or to be sent, its attempts, status codes and next ' +
+    'retry (default newest first)' })
   deliveries(
     @Root() subscription: ReadRow<WebhookSubscription>,
     @Args(() => WebhookDeliveryListArgs) args: WebhookDeliveryListArgs,

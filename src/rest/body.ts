@@ -118,7 +118,10 @@ function deriveKey(key: string, spec: FieldSpec, field: GraphQLInputField, where
   };
 }
 
-/** Completes a body map from its GraphQL input type; a key the type lacks, or a required field REST cannot send, fails the start. */
+/**
+ * Completes a body map from its GraphQL input type; a key the type lacks, or a required field REST
+ * cannot send, fails the start.
+ */
 export function deriveInputMap(map: FieldMap, type: GraphQLInputObjectType, where: string): DerivedMap {
   const fields = type.getFields();
   const derived: DerivedMap = {};

@@ -10,7 +10,10 @@ const orderArg = { id: 'orderId' };
 /** Every write under an order answers the order and compares If-Match with the order's ETag. */
 const common = { resource: orderResource, scope: 'write_orders', ifMatch: 'expectedVersion' } as const;
 
-/** Fulfilments and shipments of an order (spec "Fulfilments/Shipments of an order"): each write answers the whole Order. */
+/**
+ * Fulfilments and shipments of an order (spec "Fulfilments/Shipments of an order"): each write answers
+ * the whole Order.
+ */
 export const fulfilmentRoutes: RouteSpec[] = [
   {
     kind: 'list', method: 'GET', path: '/orders/{id}/fulfilments', resource: fulfilmentResource, operation: 'orderFulfilments', scope: 'read_orders',
@@ -22,7 +25,8 @@ export const fulfilmentRoutes: RouteSpec[] = [
   },
   {
     kind: 'list', method: 'GET', path: '/orders/{id}/events', resource: eventResource, operation: 'orderEvents', scope: 'read_orders',
-    summary: 'The timeline of an order: every change to it (order, fulfilments, shipments, restocks) with the token that made it', pathArgs: orderArg, extension: true,
+    summary: 'The timeline of an order: every change to it (order, fulfilments, shipments, restocks) ' +
+      'with the token that made it', pathArgs: orderArg, extension: true,
   },
   {
     ...common, kind: 'write', method: 'POST', path: '/orders/{id}/fulfilments', operation: 'createFulfilment', summary: 'Send units to fulfilment',

@@ -7,31 +7,57 @@ import type { JsonSchema } from './json-schema.js';
  * conventions every operation shares (said once, in `info.description`), the tags, and the
  * operational routes served outside /api/v1.
  */
-export const CONVENTIONS = `REST v1 of the store-management service. Every \`/api/v1\` operation maps onto the GraphQL service at \`/graphql\`, which offers more (see the GraphQL reference at \`/docs/graphql\`).
+export const CONVENTIONS = `REST v1 of the store-management service. Every \`/api/v1\` operation ` +
+  `maps onto the GraphQL service at \`/graphql\`, which offers more (see the GraphQL reference at ` +
+  `\`/docs/graphql\`).
 
 ## Authentication
-Send an API token as \`Authorization: Bearer <token>\`. Create one with \`npm run token -- create --name <name> --scopes <scope,…>\` (\`--scopes all\` for every scope); \`npm start\` prints one on the first start. Each operation names the one scope it needs (\`x-scopes\` and its description); a missing or unknown token is a 401, a token without the scope a 403.
+Send an API token as \`Authorization: Bearer <token>\`. Create one with \`npm run token -- create ` +
+  `--name <name> --scopes <scope,…>\` (\`--scopes all\` for every scope); \`npm start\` prints one ` +
+  `on the first start. Each operation names the one scope it needs (\`x-scopes\` and its ` +
+  `description); a missing or unknown token is a 401, a token without the scope a 403.
 
 ## Lists and pagination
-Lists take \`page\` (from 1), \`size\` (${PAGE_SIZE.min}–${PAGE_SIZE.max}, default ${PAGE_SIZE.default}) and \`sort\` (comma-separated keys, \`!key\` or \`-key\` for descending; \`id\` breaks ties). The answer carries \`X-Pagination-Total-Count\`, \`X-Pagination-Page-Count\`, \`X-Pagination-Current-Page\`, \`X-Pagination-Per-Page\` and an RFC 8288 \`Link\` header (\`self\`, \`first\`, \`last\`, \`prev\`, \`next\`); wrapped lists repeat them in \`_links\` and \`_meta\`.
+Lists take \`page\` (from 1), \`size\` (${PAGE_SIZE.min}–${PAGE_SIZE.max}, default ` +
+  `${PAGE_SIZE.default}) and \`sort\` (comma-separated keys, \`!key\` or \`-key\` for descending; ` +
+  `\`id\` breaks ties). The answer carries \`X-Pagination-Total-Count\`, ` +
+  `\`X-Pagination-Page-Count\`, \`X-Pagination-Current-Page\`, \`X-Pagination-Per-Page\` and an RFC ` +
+  `8288 \`Link\` header (\`self\`, \`first\`, \`last\`, \`prev\`, \`next\`); wrapped lists repeat ` +
+  `them in \`_links\` and \`_meta\`.
 
 ## Choosing fields
-\`fields=a,b\` sends only those keys of each record: the record schemas' \`required\` lists describe answers without \`fields\`, and with it only the named keys are present. \`expand=x,y\` (or \`all\`) adds the related records listed on the operation.
+\`fields=a,b\` sends only those keys of each record: the record schemas' \`required\` lists ` +
+  `describe answers without \`fields\`, and with it only the named keys are present. \`expand=x,y\` ` +
+  `(or \`all\`) adds the related records listed on the operation.
 
 ## Errors
-Every error is RFC 9457 \`application/problem+json\` with \`type\`, \`title\`, \`status\`, \`detail\`; bad input is a 400 (query) or 422 (body) whose \`errors\` array names each field: the first ${INPUT_LIMITS.reported} at most, with \`errors_omitted\` counting the rest. A JSON object holds at most ${INPUT_LIMITS.keys} keys and a body ${INPUT_LIMITS.values} values in all (a 422 naming the object). A 5xx never shows internals; a 503 says to retry after \`Retry-After\`.
+Every error is RFC 9457 \`application/problem+json\` with \`type\`, \`title\`, \`status\`, ` +
+  `\`detail\`; bad input is a 400 (query) or 422 (body) whose \`errors\` array names each field: ` +
+  `the first ${INPUT_LIMITS.reported} at most, with \`errors_omitted\` counting the rest. A JSON ` +
+  `object holds at most ${INPUT_LIMITS.keys} keys and a body ${INPUT_LIMITS.values} values in all ` +
+  `(a 422 naming the object). A 5xx never shows internals; a 503 says to retry after ` +
+  `\`Retry-After\`.
 
 ## Rate limits
-Each token has a bucket (100 requests by default, refilled at 50/s). Every authenticated answer carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`; an empty bucket answers 429 with \`Retry-After\` in whole seconds.
+Each token has a bucket (100 requests by default, refilled at 50/s). Every authenticated answer ` +
+  `carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`; an empty bucket ` +
+  `answers 429 with \`Retry-After\` in whole seconds.
 
 ## Idempotency
-Send \`Idempotency-Key: <unique string>\` on a write to retry it safely: the same key with the same body answers the first answer again (status, body, ETag) without doing the work twice, for 24 hours; the same key with another body is a 422.
+Send \`Idempotency-Key: <unique string>\` on a write to retry it safely: the same key with the same ` +
+  `body answers the first answer again (status, body, ETag) without doing the work twice, for 24 ` +
+  `hours; the same key with another body is a 422.
 
 ## ETags and conditional requests
-Single reads and write answers carry a strong \`ETag\` (the record version; \`fields\`/\`expand\` do not change it). \`If-None-Match\` answers 304 while it still matches; \`If-Match\` on a write answers 412, changing nothing, once the record has moved on. Writes under an order compare with the order's ETag.
+Single reads and write answers carry a strong \`ETag\` (the record version; \`fields\`/\`expand\` ` +
+  `do not change it). \`If-None-Match\` answers 304 while it still matches; \`If-Match\` on a write ` +
+  `answers 412, changing nothing, once the record has moved on. Writes under an order compare with ` +
+  `the order's ETag.
 
 ## Webhooks
-The \`webhooks\` section lists what a subscribed endpoint receives. Subscribe over GraphQL with \`createWebhookSubscription\` (scope \`manage_webhooks\`, plus the read scope of each event type's records); deliveries are signed per the Standard Webhooks specification.`;
+The \`webhooks\` section lists what a subscribed endpoint receives. Subscribe over GraphQL with ` +
+  `\`createWebhookSubscription\` (scope \`manage_webhooks\`, plus the read scope of each event ` +
+  `type's records); deliveries are signed per the Standard Webhooks specification.`;
 
 /**
  * Tags whose prose says more than the GraphQL type's description, plus the operational routes. A

@@ -42,7 +42,9 @@ const PROBLEMS: Record<number, string> = {
   422: 'Invalid values, unknown or read-only fields, or references to records that do not exist (named in `errors`)',
   429: "The token's rate-limit bucket is empty: retry after `Retry-After` seconds",
   500: 'Internal error (never shows details)',
-  503: 'The database is unreachable right now (`/problems/service-unavailable`), or the service is at its limit of concurrent requests (`/problems/overloaded`); retry after `Retry-After` seconds',
+  503: 'The database is unreachable right now (`/problems/service-unavailable`), or the service ' +
+    'is at its limit of concurrent requests (`/problems/overloaded`); retry after ' +
+    '`Retry-After` seconds',
 };
 
 /**
@@ -77,7 +79,9 @@ function queryParameters(route: RouteSpec): JsonSchema[] {
         name: 'sort',
         in: 'query',
         schema: { type: 'string' },
-        description: `comma-separated; \`!field\` or \`-field\` descending; default \`!id\`; id always breaks ties. Sortable: ${Object.keys(sortKeys(resource)).join(', ')}`,
+        description: `comma-separated; \`!field\` or \`-field\` descending; default ` +
+          `\`!id\`; id always breaks ties. Sortable: ` +
+          `${Object.keys(sortKeys(resource)).join(', ')}`,
       },
     );
   }
@@ -111,7 +115,8 @@ function queryParameters(route: RouteSpec): JsonSchema[] {
       name: 'fields',
       in: 'query',
       schema: { type: 'string' },
-      description: `Comma-separated subset of: ${fields.join(', ')}. Only these keys are sent, so the record's \`required\` list then holds for these keys only.`,
+      description: `Comma-separated subset of: ${fields.join(', ')}. Only these keys are sent, so ` +
+        `the record's \`required\` list then holds for these keys only.`,
     });
     params.push({
       name: 'expand',
@@ -119,7 +124,8 @@ function queryParameters(route: RouteSpec): JsonSchema[] {
       schema: { type: 'string' },
       description: relations.length
         ? `Comma-separated relations to add: ${relations.join(', ')}, or \`all\``
-        : `\`all\` is accepted (and adds nothing): a ${resource.name} has no relations to expand; its related records are always included`,
+        : `\`all\` is accepted (and adds nothing): a ${resource.name} has no relations to ` +
+          `expand; its related records are always included`,
     });
   }
   return params;
@@ -261,7 +267,11 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
   const parameters = [...pathParameters(route), ...queryParameters(route), ...extraParameters];
   withExample(route, parameters, requestBody, responses);
   return {
-    operationId: `${route.method.toLowerCase()}${route.path.replace(/\{(\w+)\}/g, 'By_$1').replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+    operationId:
+      route.method.toLowerCase() +
+      route.path
+        .replace(/\{(\w+)\}/g, 'By_$1')
+        .replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : '')),
     summary: route.summary,
     description:
       `Requires the scope ${routeScopes(route).map((scope) => `\`${scope}\``).join(' or ')}.` +
@@ -311,14 +321,19 @@ function webhookDocs(): Record<string, JsonSchema> {
           operationId: `${type.replace(/[._](\w)/g, (_, c: string) => c.toUpperCase())}Webhook`,
           summary: `${type} (webhook)`,
           description:
-            `Sent to every subscription of \`${type}\` after the change committed, at least once: de-duplicate by \`webhook-id\`. ` +
-            'Answer 2xx within WEBHOOK_TIMEOUT_MS (10 s); anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, after which the subscription is disabled. ' +
+            `Sent to every subscription of \`${type}\` after the change committed, at least once: ` +
+            'de-duplicate by `webhook-id`. ' +
+            'Answer 2xx within WEBHOOK_TIMEOUT_MS (10 s); anything else is retried after 5 ' +
+              's, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, after which the subscription is ' +
+              'disabled. ' +
             `\`data\`: ${EVENT_DATA[type.split('.')[0]]}.`,
           tags: ['Webhooks'],
           parameters: [
             header('webhook-id', '`evt_<event id>`: the same on every retry of this event'),
             header('webhook-timestamp', 'Unix seconds of this attempt'),
-            header('webhook-signature', '`v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the base64-decoded part of the subscription secret `whsec_…` (Standard Webhooks; verify with the `standardwebhooks` package)'),
+            header('webhook-signature', '`v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed ' +
+              'with the base64-decoded part of the subscription secret `whsec_…` (Standard ' +
+              'Webhooks; verify with the `standardwebhooks` package)'),
           ],
           requestBody: {
             required: true,
@@ -441,7 +456,9 @@ export function openApiDocument(api: RestApi, serverUrl = ''): JsonSchema {
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          description: `An API token (\`npm run token -- create --name <name> --scopes <scope,…>\`). Scopes: ${SCOPES.map((s) => `\`${s}\``).join(', ')}; each operation names the one it needs in \`x-scopes\`.`,
+          description: `An API token (\`npm run token -- create --name <name> --scopes ` +
+            `<scope,…>\`). Scopes: ${SCOPES.map((s) => `\`${s}\``).join(', ')}; ` +
+            `each operation names the one it needs in \`x-scopes\`.`,
         },
       },
       schemas,

@@ -16,7 +16,10 @@ export interface RestResource {
   expand: FieldMap;
   /** GraphQL input type of one sort term, e.g. `ProductSort`, for resources with lists. */
   sortInput?: string;
-  /** Sort keys that are not top-level fields (e.g. `statistics.order_count`) → sort field (camelCase, as the GraphQL field). */
+  /**
+   * Sort keys that are not top-level fields (e.g. `statistics.order_count`) → sort field (camelCase,
+   * as the GraphQL field).
+   */
   extraSorts?: Record<string, string>;
   /** Search filters (REST key → GraphQL filter field) and the GraphQL filter input type. */
   filters?: FilterMap;

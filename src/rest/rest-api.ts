@@ -22,7 +22,10 @@ import type { RouteSpec } from './route-spec.js';
 export interface DerivedResource extends RestResource {
   fields: DerivedMap;
   expand: DerivedMap;
-  /** The description of the GraphQL object type its records are read from (the OpenAPI tag's, unless openapi-prose.ts has one). */
+  /**
+   * The description of the GraphQL object type its records are read from (the OpenAPI tag's, unless
+   * openapi-prose.ts has one).
+   */
   description?: string;
 }
 

@@ -64,11 +64,13 @@ export function checkRouteVersioning(schema: GraphQLSchema, route: RouteSpec): v
   if (version ? declared !== type.name : declared !== undefined) {
     throw new Error(
       `${nameOf(route)}: ${route.operation} answers ${type.name}, which has ${version ? 'a' : 'no'} version field, ` +
-        `but its resource ${route.resource.name} says versioned: ${declared ?? '(none)'}${version ? ` (say versioned: '${type.name}')` : ''}`,
+        `but its resource ${route.resource.name} says versioned: ` +
+          `${declared ?? '(none)'}${version ? ` (say versioned: '${type.name}')` : ''}`,
     );
   }
   // The other way round (ifMatch naming an argument the mutation lacks) fails the operation's validation.
   if (route.kind === 'write' && !route.ifMatch && field.args.some((arg) => arg.name === 'expectedVersion')) {
-    throw new Error(`${nameOf(route)}: ${route.operation} takes expectedVersion, but the route maps no If-Match onto it (add ifMatch: 'expectedVersion')`);
+    throw new Error(`${nameOf(route)}: ${route.operation} takes expectedVersion, but the ` +
+      `route maps no If-Match onto it (add ifMatch: 'expectedVersion')`);
   }
 }

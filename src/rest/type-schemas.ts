@@ -24,14 +24,15 @@ function scalarSchema(type: GraphQLScalarType, direction: Direction): JsonSchema
   if (isSpecifiedScalarType(type)) return { ...BUILT_IN[type.name] };
   const published = type.extensions as { jsonSchema?: JsonSchema; jsonInputSchema?: JsonSchema };
   const schema = (direction === 'input' && published.jsonInputSchema) || published.jsonSchema;
-  if (!schema) throw new Error(`the scalar ${type.name} publishes no JSON Schema (extensions.jsonSchema): declare the REST schema of fields using it`);
+  if (!schema) throw new Error(`the scalar ${type.name} publishes no JSON Schema (extensions.jsonSchema): ` +
+    `declare the REST schema of fields using it`);
   return { ...schema };
 }
 
 /**
  * An enum whose values are all numbers (FulfilmentStatus, PaymentStatus) stands for the spec's
- * integer codes: REST shows and takes the numbers (docs/decisions.md#graphql-names-and-types), GraphQL the names. Its name by
- * code, or undefined for an enum of names.
+ * integer codes: REST shows and takes the numbers (docs/decisions.md#graphql-names-and-types),
+ * GraphQL the names. Its name by code, or undefined for an enum of names.
  */
 export function enumCodes(type: GraphQLEnumType): Map<number, string> | undefined {
   const values = type.getValues();

@@ -15,7 +15,9 @@ export function ExpectedVersionArg(record: string) {
   return Arg('expectedVersion', () => [Int], {
     nullable: true,
     description:
-      `Optimistic concurrency: the write goes ahead only while the ${record}'s \`version\` is one of these (one value is a list of one; ` +
-      `REST's ETag "v7" is 7). Otherwise it is refused with PRECONDITION_FAILED and nothing changes. Omitted or null: no check`,
+      `Optimistic concurrency: the write goes ahead only while the ${record}'s ` +
+        `\`version\` is one of these (one value is a list of one; ` +
+      `REST's ETag "v7" is 7). Otherwise it is refused with PRECONDITION_FAILED and ` +
+        `nothing changes. Omitted or null: no check`,
   });
 }

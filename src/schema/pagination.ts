@@ -3,7 +3,10 @@ import { ArgsType, Field, InputType, Int, ObjectType, registerEnumType, type Cla
 import { screamingCase } from './enum-names.js';
 import { PAGE_SIZE } from './page-size.js';
 
-/** Largest page a list returns, for GraphQL as for REST `size` (docs/decisions.md#lists; the numbers live in src/schema/page-size.ts). */
+/**
+ * Largest page a list returns, for GraphQL as for REST `size` (docs/decisions.md#lists; the numbers
+ * live in src/schema/page-size.ts).
+ */
 export const MAX_PAGE_SIZE = PAGE_SIZE.max;
 export const DEFAULT_PAGE_SIZE = PAGE_SIZE.default;
 

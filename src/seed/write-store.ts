@@ -40,7 +40,8 @@ export async function writeStore(client: PoolClient, chunks: Iterable<Tables>, o
     }
   }
   if (written.has('orders')) {
-    const { rowCount } = await client.query(`update customer c set order_count = s.order_count, lifetime_spent = s.lifetime_spent, last_purchase = s.last_purchase
+    const { rowCount } = await client.query(`update customer c set order_count = s.order_count,
+      lifetime_spent = s.lifetime_spent, last_purchase = s.last_purchase
       from (${customerStatisticsQuery('true')}) s where s.id = c.id and s.order_count > 0`);
     onProgress?.('customer_statistics', rowCount ?? 0);
   }

@@ -17,7 +17,10 @@ export interface WebhookWorkerOptions {
   concurrency?: number;
   /** A receiver's whole answer must arrive within this. */
   timeoutMs?: number;
-  /** Delays before each retry; attempts = this length + 1, after which the delivery fails and the subscription is disabled. */
+  /**
+   * Delays before each retry; attempts = this length + 1, after which the delivery fails and the
+   * subscription is disabled.
+   */
   retryDelaysSeconds?: number[];
   allowPrivate?: boolean;
 }
@@ -59,7 +62,8 @@ with due as (
   update webhook_delivery d set attempts = d.attempts + 1, next_attempt_at = ${SQL_NOW} + make_interval(secs => ?)
   from due where d.id = due.id returning d.id, d.subscription_id, d.event_id, d.attempts
 ), logged as (
-  insert into webhook_attempt (delivery_id, attempt, attempted_at, duration_ms) select id, attempts, ${SQL_NOW}, 0 from claimed
+  insert into webhook_attempt (delivery_id, attempt, attempted_at, duration_ms)
+    select id, attempts, ${SQL_NOW}, 0 from claimed
 )
 select c.id, c.attempts, s.url, s.secret, e.id as event_id, e.type, e.subject, e.created_at, e.data, s.events,
   s.created_by_token_id as owner_token_id, t.scopes as owner_scopes
@@ -70,7 +74,8 @@ order by c.id`;
 /** A 2xx: delivered; the subscription's failure streak ends. */
 const SUCCEEDED_SQL = `
 with d as (
-  update webhook_delivery set status = 'delivered', delivered_at = ${SQL_NOW}, next_attempt_at = null, last_status_code = ?, last_error = null
+  update webhook_delivery set status = 'delivered', delivered_at = ${SQL_NOW},
+    next_attempt_at = null, last_status_code = ?, last_error = null
   where id = ? returning subscription_id
 ), a as (
   update webhook_attempt set status_code = ?, duration_ms = ? where delivery_id = ? and attempt = ?
@@ -90,7 +95,8 @@ with p as (
 d as (
   update webhook_delivery w set last_status_code = p.status_code, last_error = p.error,
     status = case when p.attempt >= p.max_attempts then 'failed' else 'pending' end,
-    next_attempt_at = case when p.attempt >= p.max_attempts then null else ${SQL_NOW} + make_interval(secs => p.delay) end
+    next_attempt_at = case when p.attempt >= p.max_attempts then null
+      else ${SQL_NOW} + make_interval(secs => p.delay) end
   from p where w.id = p.id returning w.subscription_id, w.status
 ), a as (
   update webhook_attempt t set status_code = p.status_code, error = p.error, duration_ms = p.duration_ms

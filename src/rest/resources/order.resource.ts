@@ -43,7 +43,9 @@ export const orderResource: RestResource = {
     email: field(sortable),
     status: field({
       ...sortable,
-      description: 'fulfilment status, derived from the counters: 0 not sent to fulfilment; 1 partially sent to fulfilment; 2 partially sent to fulfilment and shipped; 3 sent to fulfilment; 4 partially shipped; 5 shipped',
+      description: 'fulfilment status, derived from the counters: 0 not sent to fulfilment; 1 partially ' +
+        'sent to fulfilment; 2 partially sent to fulfilment and shipped; 3 sent to fulfilment; 4 ' +
+        'partially shipped; 5 shipped',
     }),
     paid: field({ ...sortable, description: '0 not paid; 1 paid; -1 partially refunded; -2 fully refunded' }),
     discounts: { schema: { type: 'array', items: { type: 'object', description: 'a discount as the shop recorded it' } }, description: 'discounts applied to the order' },

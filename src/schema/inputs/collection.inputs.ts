@@ -5,7 +5,8 @@ import { Optional } from '../optional-field.js';
 export class CollectionRuleInput {
   @Field(() => Int, { description: '0 title; 1 vendor; 2 type; 3 price; 4 tag; 5 weight; 6 variant title' }) type!: number;
   @Field(() => Int, {
-    description: '0 is exactly; 1 starts with; 2 ends with; 3 contains; 4 does not contain (text fields, tag: 0, 3, 4); 5 equal; 6 not equal; 7 greater; 8 less (price, weight)',
+    description: '0 is exactly; 1 starts with; 2 ends with; 3 contains; 4 does not contain (text fields, ' +
+      'tag: 0, 3, 4); 5 equal; 6 not equal; 7 greater; 8 less (price, weight)',
   })
   condition!: number;
   @Field({ description: 'A number for price and weight rules' }) value!: string;
@@ -13,7 +14,8 @@ export class CollectionRuleInput {
 
 // No property initialisers: an omitted field stays `undefined` ("keep" on update).
 @InputType({
-  description: 'A collection as the spec writes it: title, type, seoTitle and seoUrl always; manualProductIds for type 0, rulesMatchCondition and rules for type 1',
+  description: 'A collection as the spec writes it: title, type, seoTitle and seoUrl always; ' +
+    'manualProductIds for type 0, rulesMatchCondition and rules for type 1',
 })
 export class CollectionInput {
   @Field({ description: 'Title' }) title!: string;

@@ -28,7 +28,8 @@ export class OptionInput {
   thumbnails?: ThumbnailInput[];
 }
 
-@InputType({ description: 'A variant by its combination: an existing combination keeps its id; omitted fields are kept (or defaulted for a new one)' })
+@InputType({ description: 'A variant by its combination: an existing combination keeps its id; omitted fields are ' +
+  'kept (or defaulted for a new one)' })
 export class VariantInput {
   @Field(() => [String], { description: 'One value per option, in option order ([] for a single-variant product)' })
   variant!: string[];

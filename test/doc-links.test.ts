@@ -88,7 +88,8 @@ async function checkTarget(target: string, from: string, candidates: string[]): 
 }
 
 it('finds sections the way GitHub names them', () => {
-  const anchors = headingAnchors('# Choices\n## REST choices\n### `Idempotency-Key`\n## GraphQL depth, complexity and cost\n## Tokens\n## Tokens\n```\n# not a heading\n```');
+  const anchors = headingAnchors('# Choices\n## REST choices\n### `Idempotency-Key`\n' +
+    '## GraphQL depth, complexity and cost\n## Tokens\n## Tokens\n```\n# not a heading\n```');
   expect([...anchors]).toEqual(['choices', 'rest-choices', 'idempotency-key', 'graphql-depth-complexity-and-cost', 'tokens', 'tokens-1']);
 });
 

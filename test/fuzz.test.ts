@@ -42,9 +42,12 @@ const query = fc.dictionary(fc.constantFrom('page', 'size', 'sort', 'fields', 'e
 
 async function digest(): Promise<string> {
   const [row] = await service.sql<{ d: string }>(`select md5(string_agg(x, '|' order by x)) as d from (
-    select t::text as x from orders t union all select t::text from line_item t union all select t::text from fulfilment t
-    union all select t::text from shipment t union all select t::text from customer t union all select t::text from customer_address t
-    union all select t::text from product t union all select t::text from product_variant t union all select t::text from collection t
+    select t::text as x from orders t union all select t::text from line_item t
+      union all select t::text from fulfilment t
+    union all select t::text from shipment t union all select t::text from customer t
+      union all select t::text from customer_address t
+    union all select t::text from product t union all select t::text from product_variant t
+      union all select t::text from collection t
     union all select t::text from inventory_level t) all_rows`);
   return row.d;
 }
@@ -54,7 +57,8 @@ it.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s never answ
   await fc.assert(
     fc.asyncProperty(fc.tuple(pathId, pathId, query, bodyFor(keys)), async ([id1, id2, params, body]) => {
       let n = 0;
-      const path = `/api/v1${route.path.replace(/\{\w+\}/g, () => (n++ === 0 ? id1 : id2))}?${new URLSearchParams(params as Record<string, string>)}`;
+      const path = `/api/v1${route.path.replace(/\{\w+\}/g, () => (n++ === 0 ? id1 : id2))}` +
+        `?${new URLSearchParams(params as Record<string, string>)}`;
       const before = route.method === 'GET' ? '' : await digest();
       const res = await service.send(route.method, path, route.method === 'GET' ? undefined : body);
       expectNoServerError(path, res.status);
@@ -79,7 +83,8 @@ const hostileText = fc.oneof(
   fc.constantFrom('1e309', '-1e309', '1e400', '123456789012345678901234567890', '-0', '4.9e-325').map((n) => `{"shipping_weight":${n},"price":${n},"quantity":${n},"items":[{"id":${n},"quantity":${n}}],"id":${n}}`),
 );
 
-it('hostile bodies (deep, bad Unicode, out-of-range numbers, bad encodings) never get a 5xx on any body route', async () => {
+it('hostile bodies (deep, bad Unicode, out-of-range numbers, bad encodings) ' +
+  'never get a 5xx on any body route', async () => {
   await fc.assert(
     fc.asyncProperty(fc.constantFrom(...bodyRoutes), hostileText, fc.constantFrom('identity', 'gzip', 'deflate', 'br', 'x-unknown'), async (route, text, encoding) => {
       const path = `/api/v1${route.path.replace(/\{\w+\}/g, '1')}`;
@@ -166,7 +171,8 @@ const graphqlAbuse = fc.oneof(
   }),
 );
 
-it('hostile GraphQL (aliased mutations, introspection bombs, huge or deep variables, bad text, deep documents) never gets a 5xx', async () => {
+it('hostile GraphQL (aliased mutations, introspection bombs, huge or deep variables, bad text, deep documents) ' +
+  'never gets a 5xx', async () => {
   await fc.assert(
     fc.asyncProperty(graphqlAbuse, async ({ label, body }) => {
       const before = await digest();

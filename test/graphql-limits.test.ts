@@ -31,7 +31,8 @@ describe('depth', () => {
   const tooDeep = `{ collections(size: 1) { items { products(size: 1) { items { collections { products(size: 1) { items {
     collections { products(size: 1) { items { id } } } } } } } } } } }`;
 
-  it(`refuses an operation nested deeper than ${MAX_DEPTH} levels with 400 QUERY_TOO_DEEP, before it runs`, async () => {
+  it(`refuses an operation nested deeper than ${MAX_DEPTH} levels ` +
+    `with 400 QUERY_TOO_DEEP, before it runs`, async () => {
     const res = await refusedBeforeExecution(tooDeep);
     expect(res.status).toBe(400);
     expect(res.body.errors).toHaveLength(1);
@@ -62,7 +63,8 @@ describe('depth', () => {
 });
 
 describe('complexity', () => {
-  it('refuses a query whose page sizes multiply past the limit with 400 QUERY_TOO_COMPLEX, before it runs', async () => {
+  it('refuses a query whose page sizes multiply past the limit ' +
+    'with 400 QUERY_TOO_COMPLEX, before it runs', async () => {
     const res = await refusedBeforeExecution('{ products(size: 250) { items { id collections { products(size: 250) { items { id title } } } } } }');
     expect(res.status).toBe(400);
     expect(res.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
@@ -158,7 +160,8 @@ describe('cost against the rate limit', () => {
 
   // The first request of any operation is taken with the token check (one statement); the rest
   // of an expensive operation's cost after it is measured. A refused rest leaves that first one spent.
-  it('refuses an operation that costs more than is left with 429 RATE_LIMITED before it runs; cheaper ones still pass', async () => {
+  it('refuses an operation that costs more than is left with 429 RATE_LIMITED before it runs; ' +
+    'cheaper ones still pass', async () => {
     const small = await startTestService({ rateLimit: { burst: 5, rps: 0.01 } });
     try {
       const token = await small.tokenWith(['read_products']);

@@ -149,9 +149,11 @@ describe('writes under an order compare with the order’s version', () => {
 
   it('restockOrderItems', async () => {
     // Something shipped to take back (these writes pass no expected version: no check).
-    const fulfilled = await service.graphql('mutation ($o: Int!, $l: Int!) { createFulfilment(orderId: $o, input: { items: [{ id: $l, quantity: 1, warehouse: 1 }] }) { fulfilments { id } } }', { o: order.id, l: tracked });
+    const fulfilled = await service.graphql('mutation ($o: Int!, $l: Int!) { createFulfilment(orderId: $o, ' +
+      'input: { items: [{ id: $l, quantity: 1, warehouse: 1 }] }) { fulfilments { id } } }', { o: order.id, l: tracked });
     const f = fulfilled.body.data.createFulfilment.fulfilments.at(-1).id;
-    const shipped = await service.graphql('mutation ($o: Int!, $f: Int!) { createShipments(orderId: $o, input: { data: [{ fulfilmentId: $f, trackingNumber: "T-9", shippingCarrier: 1 }] }) { id } }', { o: order.id, f });
+    const shipped = await service.graphql('mutation ($o: Int!, $f: Int!) { createShipments(orderId: $o, ' +
+      'input: { data: [{ fulfilmentId: $f, trackingNumber: "T-9", shippingCarrier: 1 }] }) { id } }', { o: order.id, f });
     expect(shipped.body.errors).toBeUndefined();
     await refusedWhenStaleThenApplied('Order', order.id, 'restockOrderItems', orderWrite('restockOrderItems', '$input: RestockInput!'), {
       orderId: order.id, input: { warehouse: WAREHOUSE, items: [{ id: tracked, quantity: 1 }] },
@@ -191,13 +193,15 @@ describe('products, customers and collections compare with their own version', (
   it('deletes refuse a stale version and keep the record; the current one deletes it', async () => {
     const customer = await service.graphql('mutation { createCustomer(input: { email: "precondition.delete@example.com" }) { id version } }');
     const product = await service.graphql('mutation { createProduct(input: { title: "Precondition delete", price: "5.00" }) { id version } }');
-    const collection = await service.graphql('mutation { createCollection(input: { title: "Precondition delete", type: 0, seoTitle: "x", seoUrl: "", manualProductIds: [1] }) { id version } }');
+    const collection = await service.graphql('mutation { createCollection(input: { title: "Precondition delete", type: 0, seoTitle: "x", seoUrl: "", ' +
+      'manualProductIds: [1] }) { id version } }');
     for (const [type, field, record] of [
       ['Customer', 'deleteCustomer', customer.body.data.createCustomer],
       ['Product', 'deleteProduct', product.body.data.createProduct],
       ['Collection', 'deleteCollection', collection.body.data.createCollection],
     ] as const) {
-      const mutation = `mutation ($id: Int!, $expectedVersion: [Int!]) { ${field}(id: $id, expectedVersion: $expectedVersion) }`;
+      const mutation = `mutation ($id: Int!, $expectedVersion: [Int!]) ` +
+        `{ ${field}(id: $id, expectedVersion: $expectedVersion) }`;
       const before = await database();
       const refused = await run(mutation, { id: record.id }, record.version + 1);
       expect({ field, code: refused.errors?.[0]?.extensions.code }).toEqual({ field, code: 'PRECONDITION_FAILED' });
@@ -213,7 +217,8 @@ describe('the argument', () => {
   it('takes one version as a literal, coerced to a list of one, and null or no argument means no check', async () => {
     const [{ id }] = await service.sql<{ id: number }>('select id from customer order by id limit 1');
     const version = await versionOf('Customer', id);
-    const literal = (expected: string) => service.graphql(`mutation { updateCustomer(id: ${id}, expectedVersion: ${expected}, input: { notes: "v${expected}" }) { version } }`);
+    const literal = (expected: string) => service.graphql(`mutation { updateCustomer(id: ${id}, expectedVersion: ${expected}, ` +
+      `input: { notes: "v${expected}" }) { version } }`);
     expect((await literal(String(version - 1))).body.errors[0].extensions.code).toBe('PRECONDITION_FAILED');
     expect((await literal(String(version))).body).toEqual({ data: { updateCustomer: { version: version + 1 } }, extensions: expect.anything() });
     expect((await literal(`[${version - 1}, ${version + 1}]`)).body.data.updateCustomer).toEqual({ version: version + 2 });
@@ -223,7 +228,8 @@ describe('the argument', () => {
   });
 
   it('is described in the schema on every write of a versioned record, and only there', async () => {
-    const res = await service.graphql('{ __schema { mutationType { fields { name type { name ofType { name } } args { name description type { kind ofType { kind ofType { name } } } } } } } }');
+    const res = await service.graphql('{ __schema { mutationType { fields { name type { name ofType { name } } ' +
+      'args { name description type { kind ofType { kind ofType { name } } } } } } } }');
     const fields: any[] = res.body.data.__schema.mutationType.fields;
     const taking = fields.filter((f) => f.args.some((a: any) => a.name === 'expectedVersion')).map((f) => f.name).sort();
     expect(taking).toEqual([

@@ -14,7 +14,8 @@ afterAll(() => limited.stop());
 const remaining = (res: { headers: Headers }) => Number(res.headers.get('ratelimit-remaining'));
 const SCHEMA_WALK = '__schema { types { name fields { name args { name } } } }';
 
-it('D1: the introspection bomb (1 400 aliased __schema walks) is refused before it runs; /healthz stays fast', async () => {
+it('D1: the introspection bomb (1 400 aliased __schema walks) is refused before it runs; ' +
+  '/healthz stays fast', async () => {
   const token = await limited.tokenWith(['read_orders']);
   const bomb = `{ ${Array.from({ length: 1400 }, (_, i) => `s${i}: ${SCHEMA_WALK}`).join(' ')} }`;
   const { results, healthzMs } = await whileAbusing(limited.url, 4, () => limited.graphql(bomb, {}, token));
@@ -39,7 +40,8 @@ it('D1: the introspection bomb (1 400 aliased __schema walks) is refused before 
   expect(meanwhile).toBeLessThan(200);
 });
 
-it('charges introspection like any field: 20 aliased schema walks cost 20 × their complexity, one walk at least 1', async () => {
+it('charges introspection like any field: 20 aliased schema walks cost 20 × their complexity, ' +
+  'one walk at least 1', async () => {
   const token = await limited.tokenWith(['read_orders']);
   const one = await limited.graphql(`{ ${SCHEMA_WALK} }`, {}, token);
   expect(one.status).toBe(200);
@@ -60,7 +62,8 @@ it('charges every root field at least one request: 30 aliased cheap reads cost 3
   expect(remaining(res)).toBe(1000 - 30);
 });
 
-it('D8: 2 000 aliased updateOrder mutations, or 300 createWarehouse, are refused whole; nothing is applied', async () => {
+it('D8: 2 000 aliased updateOrder mutations, or 300 createWarehouse, ' +
+  'are refused whole; nothing is applied', async () => {
   const token = await limited.tokenWith(['write_orders', 'read_orders', 'write_inventory', 'read_inventory']);
   const [before] = await limited.sql<{ notes: string | null }>('select notes from orders where id = 3');
   const updates = `mutation { ${Array.from({ length: 2000 }, (_, i) => `u${i}: updateOrder(id: 3, input: { notes: "n${i}" }) { id }`).join(' ')} }`;
@@ -98,7 +101,8 @@ it('D8: 2 000 aliased updateOrder mutations, or 300 createWarehouse, are refused
   expect(await warehouses()).toBe(count + MAX_MUTATION_FIELDS);
 });
 
-it('D2: a 900 000-character filter value is refused as a filter value (as REST does), naming it; /healthz stays fast', async () => {
+it('D2: a 900 000-character filter value is refused as a filter value (as REST does), naming it; ' +
+  '/healthz stays fast', async () => {
   const token = await limited.tokenWith(['read_orders']);
   const huge = 'x'.repeat(900_000);
   const { results, healthzMs } = await whileAbusing(limited.url, 6, () => limited.graphql('query($e:[String!]){orders(filter:{email:$e}){totalCount}}', { e: [huge] }, token));

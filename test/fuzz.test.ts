@@ -6,6 +6,8 @@ import fc from 'fast-check';
 import { routes } from '../src/rest/routes.js';
 import { startTestService, type TestService } from './support/harness.js';
 
+const SCHEMA_WALK = '__schema { types { name fields { name args { name } } } }';
+
 let service: TestService;
 beforeAll(async () => {
   service = await startTestService();
@@ -157,7 +159,7 @@ const graphqlAbuse = fc.oneof(
   fc.record({ n: fc.integer({ min: 11, max: 600 }), field: fc.constantFrom(...mutationFields) }).map(({ n, field }) =>
     request(`${n} aliased ${field.slice(0, 20)}`, `mutation { ${Array.from({ length: n }, (_, i) => `m${i}: ${field}`).join(' ')} }`),
   ),
-  fc.integer({ min: 30, max: 1500 }).map((n) => request(`${n} __schema walks`, `{ ${Array.from({ length: n }, (_, i) => `s${i}: __schema { types { name fields { name args { name } } } }`).join(' ')} }`)),
+  fc.integer({ min: 30, max: 1500 }).map((n) => request(`${n} __schema walks`, `{ ${Array.from({ length: n }, (_, i) => `s${i}: ${SCHEMA_WALK}`).join(' ')} }`)),
   fc.integer({ min: 100_001, max: 900_000 }).map((n) => request(`${n}-character filter`, 'query($e:[String!]){orders(filter:{email:$e}){totalCount}}', JSON.stringify({ e: ['x'.repeat(n)] }))),
   fc.integer({ min: 1001, max: 60_000 }).map((n) => request(`${n} filter values`, 'query($e:[String!]){customers(filter:{email:$e}){totalCount}}', JSON.stringify({ e: Array.from({ length: n }, () => 'a') }))),
   fc.integer({ min: 33, max: 10_000 }).map((n) => request(`variables ${n} deep`, 'query($e:[String!]){orders(filter:{email:$e}){totalCount}}', `{"e":${'['.repeat(n)}${']'.repeat(n)}}`)),

@@ -28,7 +28,8 @@ async function refusedBeforeExecution(query: string, variables?: Record<string, 
 
 describe('depth', () => {
   // collections 1, items 2, products 3, … items 10, id 11
-  const tooDeep = `{ collections(size: 1) { items { products(size: 1) { items { collections { products(size: 1) { items {
+  const tooDeep = `{ collections(size: 1) { items { products(size: 1) { items {
+    collections { products(size: 1) { items {
     collections { products(size: 1) { items { id } } } } } } } } } } }`;
 
   it(`refuses an operation nested deeper than ${MAX_DEPTH} levels ` +
@@ -44,12 +45,14 @@ describe('depth', () => {
     const res = await refusedBeforeExecution(`
       query { collections(size: 1) { items { ...P } } }
       fragment P on Collection { products(size: 1) { items { ... on Product { collections { ...Q } } } } }
-      fragment Q on Collection { products(size: 1) { items { collections { products(size: 1) { items { collections { id } } } } } } }`);
+      fragment Q on Collection { products(size: 1) { items {
+        collections { products(size: 1) { items { collections { id } } } } } } }`);
     expect(res.body.errors[0].extensions.code).toBe('QUERY_TOO_DEEP');
   });
 
   it(`runs an operation exactly ${MAX_DEPTH} levels deep`, async () => {
-    const res = await service.graphql(`{ collections(size: 1) { items { products(size: 1) { items { collections { products(size: 1) { items {
+    const res = await service.graphql(`{ collections(size: 1) { items { products(size: 1) { items {
+      collections { products(size: 1) { items {
       collections { products(size: 1) { totalCount } } } } } } } } } }`);
     expect(res.status).toBe(200);
     expect(res.body.errors).toBeUndefined();
@@ -81,7 +84,8 @@ describe('complexity', () => {
   });
 
   it('refuses fragment fan-out by the number of fields it expands to', async () => {
-    const fragments = Array.from({ length: 6 }, (_, i) => `fragment F${i} on Product { ${i === 5 ? 'id title' : Array.from({ length: 6 }, () => `...F${i + 1}`).join(' ')} }`);
+    const spreads = (i: number) => (i === 5 ? 'id title' : Array.from({ length: 6 }, () => `...F${i + 1}`).join(' '));
+    const fragments = Array.from({ length: 6 }, (_, i) => `fragment F${i} on Product { ${spreads(i)} }`);
     // The same fragment spread repeatedly expands to 6^5 × 2 field visits; collapsed to a few fields in the answer.
     const res = await refusedBeforeExecution(`{ product(id: 1) { ...F0 } } ${fragments.join(' ')}`);
     expect(res.status).toBe(400);

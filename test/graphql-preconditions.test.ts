@@ -1,7 +1,7 @@
-// Issue 15 "Preconditions are arguments" (docs/decisions.md#expected-versions): every write on a versioned record takes an
-// optional `expectedVersion`, compared under the row lock. A stale one is refused with
-// PRECONDITION_FAILED and changes nothing in the database; the current one goes through and the
-// version moves on. REST's If-Match maps onto the same argument (conditional-requests.test.ts).
+// Issue 15 "Preconditions are arguments" (docs/decisions.md#expected-versions): every write on a
+// versioned record takes an optional `expectedVersion`, compared under the row lock. A stale one is
+// refused with PRECONDITION_FAILED and changes nothing in the database; the current one goes through
+// and the version moves on. REST's If-Match maps onto the same argument (conditional-requests.test.ts).
 import { pickVariants, placeOrder, setStock } from './support/orders.js';
 import { startTestService, type TestService } from './support/harness.js';
 
@@ -20,9 +20,10 @@ const WRITABLE = [
 
 async function database(): Promise<Record<string, string>> {
   // Table names come from the list above, never from input.
-  const [row] = await service.sql<Record<string, string>>(
-    `select ${WRITABLE.map((t) => `(select md5(coalesce(string_agg(r::text, '|' order by r::text), '')) from "${t}" r) as "${t}"`).join(', ')}`,
+  const digests = WRITABLE.map(
+    (t) => `(select md5(coalesce(string_agg(r::text, '|' order by r::text), '')) from "${t}" r) as "${t}"`,
   );
+  const [row] = await service.sql<Record<string, string>>(`select ${digests.join(', ')}`);
   return row;
 }
 
@@ -74,9 +75,16 @@ describe('writes under an order compare with the order’s version', () => {
     [tracked, untracked] = order.items.map((i: any) => i.data.id);
   });
 
-  const orderWrite = (field: string, args: string, select = 'version') => `mutation ($orderId: Int!, $expectedVersion: [Int!]${args ? `, ${args}` : ''}) {
-    ${field}(${['orderId: $orderId', 'expectedVersion: $expectedVersion', ...[...args.matchAll(/\$(\w+)/g)].map(([, a]) => `${a}: $${a}`)].join(', ')}) { ${select} }
+  const orderWrite = (field: string, args: string, select = 'version') => {
+    const passed = [
+      'orderId: $orderId',
+      'expectedVersion: $expectedVersion',
+      ...[...args.matchAll(/\$(\w+)/g)].map(([, a]) => `${a}: $${a}`),
+    ];
+    return `mutation ($orderId: Int!, $expectedVersion: [Int!]${args ? `, ${args}` : ''}) {
+    ${field}(${passed.join(', ')}) { ${select} }
   }`;
+  };
   // updateOrder and its siblings name the order `id`, the fulfilment and shipment writes `orderId`.
   const orderEdit = (field: string, inputType: string) => `mutation ($id: Int!, $expectedVersion: [Int!], $input: ${inputType}!) {
     ${field}(id: $id, expectedVersion: $expectedVersion, input: $input) { version notes }

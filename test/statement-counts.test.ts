@@ -11,7 +11,8 @@ let service: TestService;
 /** Triples the catalogue (with variants, options, images, textareas and collection links) so a page of 200 is full. */
 async function growCatalogue() {
   const copyOf = "c.id <> o.id and regexp_replace(c.seo_url, '-copy[0-9]+$', '') = o.seo_url";
-  await service.sql(`insert into product (title, is_multi, type, is_giftcard, tags, shipping_weight, auto_fulfilment, track_inventory, vendor, sku,
+  await service.sql(`insert into product (title, is_multi, type, is_giftcard,
+    tags, shipping_weight, auto_fulfilment, track_inventory, vendor, sku,
       seo_meta, seo_title, seo_url, is_template, is_draft, price, compare_price, created_at, updated_at, version)
     select title, is_multi, type, is_giftcard, tags, shipping_weight, auto_fulfilment, track_inventory, vendor, sku,
       seo_meta, seo_title, seo_url || '-copy' || n, is_template, is_draft, price, compare_price,

@@ -75,7 +75,11 @@ async function subscribe(p: string, events: string[]): Promise<{ id: number; sec
 
 async function deliveries(subscriptionId: number) {
   const res = await service.graphql(
-    '{ webhookSubscriptions(size: 10, sort: [{ field: ID, direction: DESC }]) { items { id disabledAt disabledReason consecutiveFailures deliveries(size: 10, sort: [{ field: ID, direction: ASC }]) { totalCount items { eventId eventType status attempts lastStatusCode lastError nextAttemptAt deliveredAt attemptLog { attempt statusCode error durationMs } } } } } }',
+    '{ webhookSubscriptions(size: 10, sort: [{ field: ID, direction: DESC }]) { ' +
+      'items { id disabledAt disabledReason consecutiveFailures ' +
+        'deliveries(size: 10, sort: [{ field: ID, direction: ASC }]) ' +
+          '{ totalCount items { eventId eventType status attempts lastStatusCode lastError nextAttemptAt deliveredAt ' +
+            'attemptLog { attempt statusCode error durationMs } } } } } }',
   );
   expect(res.body.errors).toBeUndefined();
   return res.body.data.webhookSubscriptions.items.find((s: any) => s.id === subscriptionId);
@@ -392,7 +396,8 @@ it('stamps deliveries, attempts, retries and a disabling in whole seconds, ' +
   /** Per stamp: how many rows of these subscriptions hold one, and how many of those have a fraction of a second. */
   const stamps = () =>
     service.sql<{ stamp: string; held: number; fractional: number }>(
-      `select stamp, count(at)::int as held, count(at) filter (where at <> date_trunc('second', at))::int as fractional
+      `select stamp, count(at)::int as held,
+        count(at) filter (where at <> date_trunc('second', at))::int as fractional
         from (
          select 'delivery.created_at' as stamp, d.created_at as at
            from webhook_delivery d where d.subscription_id in (?)
@@ -546,7 +551,8 @@ it("sends an order event without the customer's contact details " +
   "when its subscription's token lacks read_customers", async () => {
   const create = (token: string) =>
     service.graphql(
-      'mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) { subscription { id } } }',
+      'mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) ' +
+        '{ subscription { id } } }',
       { u: `${base}/orders-only`, e: ['order.notes_changed', 'order.created'] },
       token,
     );

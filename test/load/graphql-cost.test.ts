@@ -13,6 +13,10 @@ afterAll(() => limited.stop());
 
 const remaining = (res: { headers: Headers }) => Number(res.headers.get('ratelimit-remaining'));
 const SCHEMA_WALK = '__schema { types { name fields { name args { name } } } }';
+const noteUpdates = (n: number) =>
+  Array.from({ length: n }, (_, i) => `u${i}: updateOrder(id: 3, input: { notes: "n${i}" }) { id }`).join(' ');
+const warehouseCreations = (n: number, title: string) =>
+  Array.from({ length: n }, (_, i) => `w${i}: createWarehouse(title: "${title}${i}") { id }`).join(' ');
 
 it('D1: the introspection bomb (1 400 aliased __schema walks) is refused before it runs; ' +
   '/healthz stays fast', async () => {
@@ -66,13 +70,13 @@ it('D8: 2 000 aliased updateOrder mutations, or 300 createWarehouse, ' +
   'are refused whole; nothing is applied', async () => {
   const token = await limited.tokenWith(['write_orders', 'read_orders', 'write_inventory', 'read_inventory']);
   const [before] = await limited.sql<{ notes: string | null }>('select notes from orders where id = 3');
-  const updates = `mutation { ${Array.from({ length: 2000 }, (_, i) => `u${i}: updateOrder(id: 3, input: { notes: "n${i}" }) { id }`).join(' ')} }`;
+  const updates = `mutation { ${noteUpdates(2000)} }`;
   const { results, healthzMs } = await whileAbusing(limited.url, 3, () => limited.graphql(updates, {}, token));
   for (const res of results) {
     expect(res.status).toBe(400);
     expect(res.body.errors[0].message).toMatch(/more tha[nt] 20000 tokens/);
   }
-  const fifty = `mutation { ${Array.from({ length: 50 }, (_, i) => `u${i}: updateOrder(id: 3, input: { notes: "n${i}" }) { id }`).join(' ')} }`;
+  const fifty = `mutation { ${noteUpdates(50)} }`;
   const refused = await limited.graphql(fifty, {}, token);
   expect(refused.status).toBe(400);
   expect(refused.body.errors[0].extensions.code).toBe('TOO_MANY_MUTATIONS');
@@ -81,12 +85,12 @@ it('D8: 2 000 aliased updateOrder mutations, or 300 createWarehouse, ' +
   expect((await limited.sql<{ notes: string | null }>('select notes from orders where id = 3'))[0]).toEqual(before);
   const warehouses = async () => (await limited.sql<{ n: number }>('select count(*)::int as n from warehouse'))[0].n;
   const count = await warehouses();
-  const many = await limited.graphql(`mutation { ${Array.from({ length: 300 }, (_, i) => `w${i}: createWarehouse(title: "W${i}") { id }`).join(' ')} }`, {}, token);
+  const many = await limited.graphql(`mutation { ${warehouseCreations(300, 'W')} }`, {}, token);
   expect(many.body.errors[0].extensions.code).toBe('TOO_MANY_MUTATIONS');
   expect(await warehouses()).toBe(count);
   // Fragments on Mutation are expanded before counting.
   const spread = await limited.graphql(
-    `mutation { ...M } fragment M on Mutation { ${Array.from({ length: MAX_MUTATION_FIELDS + 1 }, (_, i) => `w${i}: createWarehouse(title: "F${i}") { id }`).join(' ')} }`,
+    `mutation { ...M } fragment M on Mutation { ${warehouseCreations(MAX_MUTATION_FIELDS + 1, 'F')} }`,
     {},
     token,
   );
@@ -94,7 +98,7 @@ it('D8: 2 000 aliased updateOrder mutations, or 300 createWarehouse, ' +
   expect(await warehouses()).toBe(count);
   // At the limit they run, and each costs one request.
   const before2 = await limited.graphql('{ warehouses { totalCount } }', {}, token);
-  const allowed = await limited.graphql(`mutation { ${Array.from({ length: MAX_MUTATION_FIELDS }, (_, i) => `w${i}: createWarehouse(title: "Ok${i}") { id }`).join(' ')} }`, {}, token);
+  const allowed = await limited.graphql(`mutation { ${warehouseCreations(MAX_MUTATION_FIELDS, 'Ok')} }`, {}, token);
   expect(allowed.status).toBe(200);
   expect(allowed.body.extensions.cost).toBe(MAX_MUTATION_FIELDS);
   expect(remaining(allowed)).toBe(remaining(before2) - MAX_MUTATION_FIELDS);

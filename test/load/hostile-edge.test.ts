@@ -155,7 +155,8 @@ function slowClient(head: string): Promise<{ answer: string; closedAfterMs: numb
 
 it('times out slow bodies and slow headers instead of holding the socket', async () => {
   const slow = Array.from({ length: 20 }, () =>
-    slowClient(`POST /api/v1/orders/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${service.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`),
+    slowClient(`POST /api/v1/orders/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${service.token}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{`),
   );
   const probe = Date.now();
   expect((await fetch(`${service.url}/healthz`)).status).toBe(200);

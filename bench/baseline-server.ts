@@ -22,37 +22,55 @@ type Query = (text: string, params?: unknown[]) => Promise<pg.QueryResult>;
 // Whole seconds, rounded down as the service's Timestamp scalar does (a cast to bigint would round).
 const epoch = (column: string) => `floor(extract(epoch from ${column}))::bigint`;
 const addressBlock = (prefix: string, company = true) =>
-  `json_build_object('first_name', ${prefix}_first_name, 'last_name', ${prefix}_last_name,${company ? ` 'company', ${prefix}_company,` : ''}
-    'street', ${prefix}_street, 'suite', ${prefix}_suite, 'city', ${prefix}_city, 'country', ${prefix}_country, 'state', ${prefix}_state, 'zip', ${prefix}_zip)`;
+  `json_build_object('first_name', ${prefix}_first_name,
+    'last_name', ${prefix}_last_name,${company ? ` 'company', ${prefix}_company,` : ''}
+    'street', ${prefix}_street, 'suite', ${prefix}_suite, 'city', ${prefix}_city,
+      'country', ${prefix}_country, 'state', ${prefix}_state, 'zip', ${prefix}_zip)`;
 const recordItems = (table: string, key: string, id: string) =>
-  `coalesce((select json_agg(json_build_object('id', x.line_item_id, 'quantity', x.quantity) order by x.line_item_id) from ${table} x where x.${key} = ${id}), '[]')`;
+  `coalesce((select json_agg(json_build_object('id', x.line_item_id, 'quantity', x.quantity) order by x.line_item_id)
+    from ${table} x where x.${key} = ${id}), '[]')`;
 
 /** One order as the REST layer shows it, from row `o`. */
 const ORDER_JSON = `json_build_object(
-  'id', o.id, 'display_number', (select order_number_prefix || o.id || order_number_suffix from store_settings where id = 1),
+  'id', o.id, 'display_number',
+    (select order_number_prefix || o.id || order_number_suffix from store_settings where id = 1),
   'email', o.email, 'status', o.status, 'paid', o.paid, 'discounts', o.discounts,
   'shipping', json_build_object('description', o.shipping_description, 'price', o.shipping_price::text),
   'tax', o.tax::text, 'total', o.total::text, 'ip', o.ip,
   'items', coalesce((select json_agg(json_build_object(
-      'data', json_build_object('id', li.id, 'product_id', li.product_ref, 'title', li.title, 'is_multi', li.is_multi, 'type', li.type,
-        'is_giftcard', li.is_giftcard, 'shipping_weight', li.shipping_weight, 'vendor', li.vendor, 'auto_fulfilment', li.auto_fulfilment,
-        'track_inventory', li.track_inventory, 'sku', li.sku, 'price', li.price::text, 'compare_price', li.compare_price::text,
-        'image', li.image, 'image_max_size', li.image_max_size, 'variant', json_build_object('id', li.variant_ref, 'variant', li.variant_values)),
-      'status', json_build_object('quantity', li.quantity, 'not_fulfilled', li.not_fulfilled, 'fulfilled', li.fulfilled, 'shipped', li.shipped, 'restocked', li.restocked)
+      'data', json_build_object('id', li.id, 'product_id', li.product_ref, 'title', li.title,
+        'is_multi', li.is_multi, 'type', li.type,
+        'is_giftcard', li.is_giftcard, 'shipping_weight', li.shipping_weight, 'vendor', li.vendor,
+          'auto_fulfilment', li.auto_fulfilment,
+        'track_inventory', li.track_inventory, 'sku', li.sku, 'price', li.price::text,
+          'compare_price', li.compare_price::text,
+        'image', li.image, 'image_max_size', li.image_max_size,
+          'variant', json_build_object('id', li.variant_ref, 'variant', li.variant_values)),
+      'status', json_build_object('quantity', li.quantity, 'not_fulfilled', li.not_fulfilled, 'fulfilled', li.fulfilled,
+        'shipped', li.shipped, 'restocked', li.restocked)
     ) order by li.id) from line_item li where li.order_id = o.id), '[]'),
-  'fulfilments', coalesce((select json_agg(json_build_object('id', f.id, 'warehouse', f.warehouse_id, 'items', ${recordItems('fulfilment_item', 'fulfilment_id', 'f.id')},
-      'created_at', ${epoch('f.created_at')}, 'updated_at', ${epoch('f.updated_at')}) order by f.id) from fulfilment f where f.order_id = o.id), '[]'),
-  'shipments', coalesce((select json_agg(json_build_object('id', s.id, 'fulfilment_id', s.fulfilment_id, 'tracking_number', s.tracking_number,
-      'tracking_url', c.url || s.tracking_number, 'shipping_carrier', s.carrier_id, 'items', ${recordItems('shipment_item', 'shipment_id', 's.id')},
-      'notify', s.notify, 'created_at', ${epoch('s.created_at')}, 'updated_at', ${epoch('s.updated_at')}) order by s.id)
+  'fulfilments', coalesce((select json_agg(json_build_object('id', f.id, 'warehouse', f.warehouse_id,
+    'items', ${recordItems('fulfilment_item', 'fulfilment_id', 'f.id')},
+      'created_at', ${epoch('f.created_at')}, 'updated_at', ${epoch('f.updated_at')})
+        order by f.id) from fulfilment f where f.order_id = o.id), '[]'),
+  'shipments', coalesce((select json_agg(json_build_object('id', s.id, 'fulfilment_id', s.fulfilment_id,
+    'tracking_number', s.tracking_number,
+      'tracking_url', c.url || s.tracking_number, 'shipping_carrier', s.carrier_id,
+        'items', ${recordItems('shipment_item', 'shipment_id', 's.id')},
+      'notify', s.notify, 'created_at', ${epoch('s.created_at')},
+        'updated_at', ${epoch('s.updated_at')}) order by s.id)
     from shipment s join shipping_carrier c on c.id = s.carrier_id where s.order_id = o.id), '[]'),
-  'restocks', coalesce((select json_agg(json_build_object('id', r.id, 'warehouse', r.warehouse_id, 'items', ${recordItems('restock_item', 'restock_id', 'r.id')},
+  'restocks', coalesce((select json_agg(json_build_object('id', r.id, 'warehouse', r.warehouse_id,
+    'items', ${recordItems('restock_item', 'restock_id', 'r.id')},
       'created_at', ${epoch('r.created_at')}) order by r.id) from restock r where r.order_id = o.id), '[]'),
-  'customer', (select json_build_object('id', cu.id, 'email', cu.email, 'first_name', cu.first_name, 'last_name', cu.last_name) from customer cu where cu.id = o.customer_id),
-  'address', json_build_object('shipping', ${addressBlock('o.shipping')}, 'billing', ${addressBlock('o.billing')}, 'phone', o.phone),
+  'customer', (select json_build_object('id', cu.id, 'email', cu.email,
+    'first_name', cu.first_name, 'last_name', cu.last_name) from customer cu where cu.id = o.customer_id),
+  'address', json_build_object('shipping', ${addressBlock('o.shipping')},
+    'billing', ${addressBlock('o.billing')}, 'phone', o.phone),
   'payment', json_build_object('type', o.payment_type, 'last4', o.payment_last4),
   'conversion', json_build_object('landing_page', o.landing_page, 'referrer', o.referrer),
-  'risk_level', json_build_object('ip_fail', o.ip_fail, 'address_fail', o.address_fail, 'zip_fail', o.zip_fail, 'cvc_fail', o.cvc_fail),
+  'risk_level', json_build_object('ip_fail', o.ip_fail, 'address_fail', o.address_fail,
+    'zip_fail', o.zip_fail, 'cvc_fail', o.cvc_fail),
   'refunded', o.refunded::text, 'refund_possible', o.refund_possible, 'order_date', ${epoch('o.order_date')},
   'updated_at', ${epoch('o.updated_at')}, 'notes', o.notes)`;
 
@@ -61,48 +79,70 @@ const IMAGE_JSON = (alias: string) => `json_build_object('id', ${alias}.id, 'pat
 /** One product with expand=all, from row `p`. */
 const PRODUCT_JSON = `json_build_object(
   'id', p.id, 'title', p.title, 'is_multi', p.is_multi, 'type', p.type,
-  'collections', coalesce((select json_agg(cp.collection_id order by cp.collection_id) from collection_product cp join collection c on c.id = cp.collection_id and c.type = 0 where cp.product_id = p.id), '[]'),
-  'tags', to_json(p.tags), 'shipping_weight', p.shipping_weight, 'auto_fulfilment', p.auto_fulfilment, 'track_inventory', p.track_inventory,
-  'vendor', p.vendor, 'sku', p.sku, 'seo_meta', p.seo_meta, 'seo_title', p.seo_title, 'seo_url', p.seo_url, 'is_template', p.is_template,
+  'collections', coalesce((select json_agg(cp.collection_id order by cp.collection_id)
+    from collection_product cp join collection c on c.id = cp.collection_id and c.type = 0
+      where cp.product_id = p.id), '[]'),
+  'tags', to_json(p.tags), 'shipping_weight', p.shipping_weight,
+    'auto_fulfilment', p.auto_fulfilment, 'track_inventory', p.track_inventory,
+  'vendor', p.vendor, 'sku', p.sku, 'seo_meta', p.seo_meta,
+    'seo_title', p.seo_title, 'seo_url', p.seo_url, 'is_template', p.is_template,
   'is_draft', p.is_draft, 'price', p.price, 'compare_price', p.compare_price, 'created_at', ${epoch('p.created_at')},
   'updated_at', coalesce(${epoch('p.updated_at')}, 0),
-  'textareas', coalesce((select json_agg(json_build_object('name', t.name, 'text', t.text) order by t.position, t.id) from product_textarea t where t.product_id = p.id), '[]'),
-  'images', coalesce((select json_agg(${IMAGE_JSON('i')} order by pi.position, pi.id) from product_image pi join image i on i.id = pi.image_id where pi.product_id = p.id), '[]'),
-  'options', coalesce((select json_agg(json_build_object('title', po.title, 'changes_look', po.changes_look, 'values', to_json(po.values),
-      'thumbnails', coalesce((select json_agg(case when th.color is not null then json_build_object('value', th.value, 'color', th.color)
-          else json_build_object('value', th.value, 'image', (select ${IMAGE_JSON('ti')} from image ti where ti.id = th.image_id)) end order by th.position, th.id)
-        from option_thumbnail th where th.option_id = po.id), '[]')) order by po.position, po.id) from product_option po where po.product_id = p.id), '[]'),
-  'variants', coalesce((select json_agg(json_build_object('id', v.id, 'variant', to_json(v.option_values), 'price', v.price, 'compare_price', v.compare_price,
+  'textareas', coalesce((select json_agg(json_build_object('name', t.name, 'text', t.text) order by t.position, t.id)
+    from product_textarea t where t.product_id = p.id), '[]'),
+  'images', coalesce((select json_agg(${IMAGE_JSON('i')} order by pi.position, pi.id)
+    from product_image pi join image i on i.id = pi.image_id where pi.product_id = p.id), '[]'),
+  'options', coalesce((select json_agg(json_build_object('title', po.title, 'changes_look', po.changes_look,
+    'values', to_json(po.values),
+      'thumbnails', coalesce((select json_agg(case when th.color is not null
+        then json_build_object('value', th.value, 'color', th.color)
+          else json_build_object('value', th.value,
+            'image', (select ${IMAGE_JSON('ti')} from image ti where ti.id = th.image_id))
+              end order by th.position, th.id)
+        from option_thumbnail th where th.option_id = po.id), '[]'))
+          order by po.position, po.id) from product_option po where po.product_id = p.id), '[]'),
+  'variants', coalesce((select json_agg(json_build_object('id', v.id, 'variant', to_json(v.option_values),
+    'price', v.price, 'compare_price', v.compare_price,
       'sku', v.sku, 'default', v.is_default, 'ignore', v.ignore,
-      'images', coalesce((select json_agg(${IMAGE_JSON('vi')} order by l.position, l.id) from variant_image l join image vi on vi.id = l.image_id where l.variant_id = v.id), '[]'))
+      'images', coalesce((select json_agg(${IMAGE_JSON('vi')} order by l.position, l.id)
+        from variant_image l join image vi on vi.id = l.image_id where l.variant_id = v.id), '[]'))
     order by v.position, v.id) from product_variant v where v.product_id = p.id), '[]'))`;
 
 /** One customer, from row `c`. */
 const CUSTOMER_JSON = `json_build_object(
   'id', c.id, 'email', c.email, 'first_name', c.first_name, 'last_name', c.last_name,
-  'address', coalesce((select json_agg(json_build_object('id', a.id, 'shipping', ${addressBlock('a.shipping')}, 'billing', ${addressBlock('a.billing', false)}, 'phone', a.phone)
+  'address', coalesce((select json_agg(json_build_object('id', a.id, 'shipping', ${addressBlock('a.shipping')},
+    'billing', ${addressBlock('a.billing', false)}, 'phone', a.phone)
     order by a.position, a.id) from customer_address a where a.customer_id = c.id), '[]'),
-  'payment', coalesce((select json_agg(json_build_object('type', m.type, 'last4', m.last4) order by m.id) from customer_payment_method m where m.customer_id = c.id), '[]'),
+  'payment', coalesce((select json_agg(json_build_object('type', m.type, 'last4', m.last4) order by m.id)
+    from customer_payment_method m where m.customer_id = c.id), '[]'),
   'notes', c.notes,
-  'statistics', json_build_object('last_purchase', ${epoch('c.last_purchase')}, 'order_count', c.order_count, 'lifetime_spent', round(c.lifetime_spent)::bigint),
+  'statistics', json_build_object('last_purchase', ${epoch('c.last_purchase')}, 'order_count', c.order_count,
+    'lifetime_spent', round(c.lifetime_spent)::bigint),
   'orders', coalesce((select json_agg(o.id order by o.id) from orders o where o.customer_id = c.id), '[]'),
-  'tags', coalesce((select json_agg(distinct t.tag order by t.tag) from orders o join line_item li on li.order_id = o.id join product p on p.id = li.product_id
+  'tags', coalesce((select json_agg(distinct t.tag order by t.tag) from orders o join line_item li on li.order_id = o.id
+    join product p on p.id = li.product_id
     cross join lateral unnest(p.tags) t(tag) where o.customer_id = c.id), '[]'),
   'created_at', ${epoch('c.created_at')}, 'updated_at', coalesce(${epoch('c.updated_at')}, 0))`;
 
 /** Line items as the GraphQL scenarios select them (`id title price counters { quantity }`), of order row `o`. */
-const GQL_LINE_ITEMS = `coalesce((select json_agg(json_build_object('id', li.id, 'title', li.title, 'price', li.price::text,
-    'counters', json_build_object('quantity', li.quantity)) order by li.id) from line_item li where li.order_id = o.id), '[]')`;
+const GQL_LINE_ITEMS = `coalesce((select json_agg(json_build_object('id', li.id,
+  'title', li.title, 'price', li.price::text,
+    'counters', json_build_object('quantity', li.quantity)) order by li.id)
+      from line_item li where li.order_id = o.id), '[]')`;
 
 /** Q1's items: the 20 newest orders, each with its line items. */
 /** What the service reports beside each answer: the operation's cost (each of these costs one request). */
 const GQL_EXTENSIONS = `json_build_object('cost', 1)`;
 
 /** GraphQL's FulfilmentStatus enum value of the order's stored status (REST shows the integer). */
-const GQL_STATUS = `(array['NOT_FULFILLED', 'PARTIALLY_FULFILLED', 'PARTIALLY_FULFILLED_AND_SHIPPED', 'FULFILLED', 'PARTIALLY_SHIPPED', 'SHIPPED'])[o.status + 1]`;
+const GQL_STATUS = `(array['NOT_FULFILLED', 'PARTIALLY_FULFILLED', 'PARTIALLY_FULFILLED_AND_SHIPPED',
+  'FULFILLED', 'PARTIALLY_SHIPPED', 'SHIPPED'])[o.status + 1]`;
 
-const GQL_NEWEST_ORDERS = `coalesce((select json_agg(json_build_object('id', o.id, 'total', o.total::text, 'email', o.email, 'status', ${GQL_STATUS},
-    'lineItems', ${GQL_LINE_ITEMS}) order by o.id desc) from (select * from orders order by id desc limit 20) o), '[]')`;
+const GQL_NEWEST_ORDERS = `coalesce((select json_agg(json_build_object('id', o.id,
+  'total', o.total::text, 'email', o.email, 'status', ${GQL_STATUS},
+    'lineItems', ${GQL_LINE_ITEMS}) order by o.id desc)
+      from (select * from orders order by id desc limit 20) o), '[]')`;
 
 /** GraphQL sort terms the users workload sends (`field:direction`), mapped to ORDER BY on `o`. */
 const GQL_ORDER_SORTS: Record<string, string> = {
@@ -133,7 +173,10 @@ function gqlOrdersPage(variables: Record<string, unknown>): { sql: string; param
 
 interface GraphQLBaseline {
   scope: string;
-  /** One statement returning the whole answer as text in column `json`; a function of the variables when its text depends on them. */
+  /**
+   * One statement returning the whole answer as text in column `json`;
+   * a function of the variables when its text depends on them.
+   */
   sql: string | ((variables: Record<string, unknown>) => string);
   params(variables: Record<string, unknown>): unknown[];
 }
@@ -147,44 +190,59 @@ const GRAPHQL_BASELINES = new Map<string, GraphQLBaseline>([
   [Q1, {
     scope: 'read_orders',
     sql: `select json_build_object('data', json_build_object('orders', json_build_object(
-        'totalCount', (select count(*) from orders)::int, 'items', ${GQL_NEWEST_ORDERS})), 'extensions', ${GQL_EXTENSIONS})::text as json`,
+        'totalCount', (select count(*) from orders)::int,
+          'items', ${GQL_NEWEST_ORDERS})), 'extensions', ${GQL_EXTENSIONS})::text as json`,
     params: () => [],
   }],
   [Q1_WITHOUT_COUNT, {
     scope: 'read_orders',
-    sql: `select json_build_object('data', json_build_object('orders', json_build_object('items', ${GQL_NEWEST_ORDERS})), 'extensions', ${GQL_EXTENSIONS})::text as json`,
+    sql: `select json_build_object('data', json_build_object('orders',
+      json_build_object('items', ${GQL_NEWEST_ORDERS})),
+      'extensions', ${GQL_EXTENSIONS})::text as json`,
     params: () => [],
   }],
   [Q2, {
     scope: 'read_orders',
     sql: `select json_build_object('data', json_build_object('order', (select json_build_object(
         'id', o.id, 'email', o.email, 'status', ${GQL_STATUS}, 'total', o.total::text, 'lineItems', ${GQL_LINE_ITEMS},
-        'customer', json_build_object('id', o.customer_id, 'email', coalesce(cu.email, o.email), 'firstName', coalesce(cu.first_name, ''), 'lastName', coalesce(cu.last_name, '')),
-        'fulfilments', coalesce((select json_agg(json_build_object('id', f.id, 'createdAt', ${epoch('f.created_at')}, 'warehouse', f.warehouse_id,
-            'items', coalesce((select json_agg(json_build_object('id', x.line_item_id, 'quantity', x.quantity) order by x.line_item_id) from fulfilment_item x where x.fulfilment_id = f.id), '[]'))
+        'customer', json_build_object('id', o.customer_id, 'email', coalesce(cu.email, o.email),
+          'firstName', coalesce(cu.first_name, ''), 'lastName', coalesce(cu.last_name, '')),
+        'fulfilments', coalesce((select json_agg(json_build_object('id', f.id, 'createdAt', ${epoch('f.created_at')},
+          'warehouse', f.warehouse_id,
+            'items', coalesce((select json_agg(json_build_object('id', x.line_item_id, 'quantity', x.quantity)
+              order by x.line_item_id)
+                from fulfilment_item x where x.fulfilment_id = f.id), '[]'))
           order by f.id) from fulfilment f where f.order_id = o.id), '[]'))
-      from orders o left join customer cu on cu.id = o.customer_id where o.id = $1)), 'extensions', ${GQL_EXTENSIONS})::text as json`,
+      from orders o left join customer cu on cu.id = o.customer_id where o.id = $1)),
+        'extensions', ${GQL_EXTENSIONS})::text as json`,
     params: (variables) => [Number(variables.id)],
   }],
   [Q3, {
     scope: 'read_products',
-    sql: `select json_build_object('data', json_build_object('products', json_build_object('items', coalesce((select json_agg(json_build_object(
+    sql: `select json_build_object('data', json_build_object('products',
+      json_build_object('items', coalesce((select json_agg(json_build_object(
         'id', p.id, 'title', p.title,
-        'variants', coalesce((select json_agg(json_build_object('id', v.id, 'price', v.price::text, 'sku', v.sku) order by v.position, v.id)
+        'variants', coalesce((select json_agg(json_build_object('id', v.id, 'price', v.price::text, 'sku', v.sku)
+          order by v.position, v.id)
           from product_variant v where v.product_id = p.id), '[]'),
-        'options', coalesce((select json_agg(json_build_object('title', po.title, 'values', to_json(po.values)) order by po.position, po.id)
+        'options', coalesce((select json_agg(json_build_object('title', po.title, 'values', to_json(po.values))
+          order by po.position, po.id)
           from product_option po where po.product_id = p.id), '[]'),
-        'images', coalesce((select json_agg(json_build_object('id', i.id, 'path', i.path, 'maxSize', i.max_size) order by pi.position, pi.id)
+        'images', coalesce((select json_agg(json_build_object('id', i.id, 'path', i.path, 'maxSize', i.max_size)
+          order by pi.position, pi.id)
           from product_image pi join image i on i.id = pi.image_id where pi.product_id = p.id), '[]'))
-      order by p.id desc) from (select * from product order by id desc limit 50) p), '[]'))), 'extensions', ${GQL_EXTENSIONS})::text as json`,
+      order by p.id desc) from (select * from product order by id desc limit 50) p), '[]'))),
+        'extensions', ${GQL_EXTENSIONS})::text as json`,
     params: () => [],
   }],
   [Q4, {
     scope: 'read_customers',
     sql: `select json_build_object('data', json_build_object('customers', json_build_object(
         'totalCount', (select count(*) from customer c where c.last_name ilike any($1))::int,
-        'items', coalesce((select json_agg(json_build_object('id', c.id, 'email', c.email, 'firstName', c.first_name, 'lastName', c.last_name) order by c.id desc)
-          from (select * from customer c where c.last_name ilike any($1) order by id desc limit 20) c), '[]'))), 'extensions', ${GQL_EXTENSIONS})::text as json`,
+        'items', coalesce((select json_agg(json_build_object('id', c.id, 'email', c.email, 'firstName', c.first_name,
+          'lastName', c.last_name) order by c.id desc)
+          from (select * from customer c where c.last_name ilike any($1) order by id desc limit 20) c), '[]'))),
+            'extensions', ${GQL_EXTENSIONS})::text as json`,
     params: () => [['%ove%']],
   }],
   [CUSTOMER_SEARCH, {
@@ -289,7 +347,8 @@ export function baselineApp(query: Query, transaction?: Transaction): Koa {
         if (!orderBy) throw new HttpError(400);
         const { rows } = await query(
           `select (select count(*) from orders)::int as total,
-                  (select coalesce(json_agg(${ORDER_JSON} order by ${orderBy}), '[]') from (select * from orders o order by ${orderBy} limit $1 offset $2) o) as items`,
+                  (select coalesce(json_agg(${ORDER_JSON} order by ${orderBy}), '[]')
+                    from (select * from orders o order by ${orderBy} limit $1 offset $2) o) as items`,
           [size, (page - 1) * size],
         );
         return sendList(ctx, rows[0].items, page, size, rows[0].total);
@@ -298,7 +357,8 @@ export function baselineApp(query: Query, transaction?: Transaction): Koa {
         need('read_orders');
         const size = intParam(ctx.query.size, 20, 250);
         // Default sort (id desc): the orders before it are those with a greater id.
-        const { rows } = await query('select exists (select 1 from orders where id = $1) as found, (select count(*) from orders where id > $1)::int as before', [Number(m[1])]);
+        const { rows } = await query('select exists (select 1 from orders where id = $1) as found, ' +
+          '(select count(*) from orders where id > $1)::int as before', [Number(m[1])]);
         if (!rows[0].found) throw new HttpError(404);
         ctx.body = { page: Math.floor(rows[0].before / size) + 1 };
         return;
@@ -317,7 +377,8 @@ export function baselineApp(query: Query, transaction?: Transaction): Koa {
         const page = intParam(ctx.query.page, 1);
         const { rows } = await query(
           `select (select count(*) from product)::int as total,
-                  (select coalesce(json_agg(${PRODUCT_JSON} order by p.id desc), '[]') from (select * from product order by id desc limit $1 offset $2) p) as items`,
+                  (select coalesce(json_agg(${PRODUCT_JSON} order by p.id desc), '[]')
+                    from (select * from product order by id desc limit $1 offset $2) p) as items`,
           [size, (page - 1) * size],
         );
         return sendList(ctx, rows[0].items, page, size, rows[0].total);
@@ -338,7 +399,8 @@ export function baselineApp(query: Query, transaction?: Transaction): Koa {
         const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
         const { rows } = await query(
           `select (select count(*) from customer c ${where})::int as total,
-                  (select coalesce(json_agg(${CUSTOMER_JSON} order by c.id desc), '[]') from (select * from customer c ${where} order by id desc limit $1 offset $2) c) as items`,
+                  (select coalesce(json_agg(${CUSTOMER_JSON} order by c.id desc), '[]')
+                    from (select * from customer c ${where} order by id desc limit $1 offset $2) c) as items`,
           params,
         );
         return sendList(ctx, rows[0].items, page, size, rows[0].total);
@@ -361,7 +423,8 @@ export function baselineApp(query: Query, transaction?: Transaction): Koa {
         const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
         const { rows } = await query(
           `select (select count(*) from orders o ${where})::int as total,
-                  (select coalesce(json_agg(${ORDER_JSON} order by o.id desc), '[]') from (select * from orders o ${where} order by id desc limit $1 offset $2) o) as items`,
+                  (select coalesce(json_agg(${ORDER_JSON} order by o.id desc), '[]')
+                    from (select * from orders o ${where} order by id desc limit $1 offset $2) o) as items`,
           params,
         );
         sendList(ctx, rows[0].items, page, size, rows[0].total);

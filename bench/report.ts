@@ -153,14 +153,19 @@ function mainTable(r: BenchResults): string {
     ];
   });
   return [
-    '| scenario | service req/s | service p50 / p99 | SQL / req | service CPU / req | service peak RSS | baseline req/s ' +
-      '| baseline p50 / p99 | baseline SQL / req | baseline CPU / req | ratio service/baseline | same JSON | service non-2xx |',
+    '| scenario | service req/s | service p50 / p99 | SQL / req ' +
+      '| service CPU / req | service peak RSS | baseline req/s ' +
+      '| baseline p50 / p99 | baseline SQL / req | baseline CPU / req ' +
+        '| ratio service/baseline | same JSON | service non-2xx |',
     '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:-:|--:|',
     ...rows.map((cells) => `| ${cells.join(' | ')} |`),
   ].join('\n');
 }
 
-/** The GraphQL scenarios beside PostGraphile (service ÷ PostGraphile: above 1 is better for req/s, below for the rest). */
+/**
+ * The GraphQL scenarios beside PostGraphile
+ * (service ÷ PostGraphile: above 1 is better for req/s, below for the rest).
+ */
 function peerTable(r: BenchResults): string {
   const rows = r.scenarios.filter((s) => s.postgraphile).map((s) => {
     const p = s.postgraphile!;
@@ -174,7 +179,11 @@ function peerTable(r: BenchResults): string {
     ];
   });
   return [
-    `| scenario |${r.connectionCounts ? ' connections |' : ''} service req/s | ${r.peer} req/s | req/s service ÷ PostGraphile | service p50 / p99 | PostGraphile p50 / p99 | p50 / p99 service ÷ PostGraphile | service CPU / req | PostGraphile CPU / req | CPU service ÷ PostGraphile | service peak RSS | PostGraphile peak RSS | same data |`,
+    `| scenario |${r.connectionCounts ? ' connections |' : ''} service req/s | ` +
+      `${r.peer} req/s | req/s service ÷ PostGraphile | ` +
+      `service p50 / p99 | PostGraphile p50 / p99 | p50 / p99 service ÷ PostGraphile | ` +
+        `service CPU / req | PostGraphile CPU / req | CPU service ÷ PostGraphile | ` +
+          `service peak RSS | PostGraphile peak RSS | same data |`,
     `|---|${r.connectionCounts ? '--:|' : ''}--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:-:|`,
     ...rows.map((cells) => `| ${cells.join(' | ')} |`),
   ].join('\n');
@@ -194,7 +203,9 @@ function usersTable(r: BenchResults): string {
     ];
   });
   return [
-    '| scenario | connections | service req/s | service p50 / p99 | p99 ≤ 3 × p50 | service CPU / req | SQL / req | baseline req/s | baseline p50 / p99 | ratio ÷ baseline | same JSON | PostGraphile req/s | PostGraphile p50 / p99 | ratio ÷ PostGraphile | same data | service non-2xx |',
+    '| scenario | connections | service req/s | service p50 / p99 | p99 ≤ 3 × p50 | ' +
+      'service CPU / req | SQL / req | baseline req/s | baseline p50 / p99 | ratio ÷ baseline | same JSON | ' +
+        'PostGraphile req/s | PostGraphile p50 / p99 | ratio ÷ PostGraphile | same data | service non-2xx |',
     '|---|--:|--:|--:|:-:|--:|--:|--:|--:|--:|:-:|--:|--:|--:|:-:|--:|',
     ...rows.map((cells) => `| ${cells.join(' | ')} |`),
   ].join('\n');
@@ -202,7 +213,8 @@ function usersTable(r: BenchResults): string {
 
 function machine(r: BenchResults): string {
   const m = r.machine;
-  return `${m.cpus} cores (${m.cpuModel}), ${m.memoryGb} GiB memory, Node ${m.node}, PostgreSQL ${m.postgres} (embedded)`;
+  return `${m.cpus} cores (${m.cpuModel}), ${m.memoryGb} GiB memory, ` +
+    `Node ${m.node}, PostgreSQL ${m.postgres} (embedded)`;
 }
 
 async function readJson<T>(file: string): Promise<T | undefined> {
@@ -223,7 +235,7 @@ function beforeAfterTable(before: BenchResults | undefined, graphqlBefore: Graph
     const rest = before?.scenarios.find((s) => s.name === name);
     const gql = graphqlBefore?.scenarios.find((s) => s.name === name);
     const now = afterRun?.scenarios.find((s) => s.name === name);
-    const ratio = (s: ScenarioResult | undefined) => (s?.baseline ? (s.service.rps / s.baseline.rps).toFixed(2) : '–');
+    const ratio = (s?: ScenarioResult) => (s?.baseline ? (s.service.rps / s.baseline.rps).toFixed(2) : '–');
     return [
       name,
       rest ? n(rest.service.rps) : gql ? range(gql.serviceRps) : '–',
@@ -241,12 +253,19 @@ function beforeAfterTable(before: BenchResults | undefined, graphqlBefore: Graph
   });
   const peak = (r: BenchResults | undefined) => (r ? Math.max(...r.scenarios.map((s) => s.service.peakRssMb)) : undefined);
   return [
-    ...(before ? [`- Before, REST: \`${before.command}\`, ${before.date} (bench/results/before/orders-${before.store.orders}.json); the bench then left the service's rate limit to the caller's environment and counted statements without it.`] : []),
+    ...(before ? [`- Before, REST: \`${before.command}\`, ${before.date} ` +
+      `(bench/results/before/orders-${before.store.orders}.json)` +
+      `; the bench then left the service's rate limit to the caller's environment and ` +
+        `counted statements without it.`] : []),
     ...(graphqlBefore ? [`- Before, GraphQL: ${graphqlBefore.source}`] : []),
-    afterRun ? `- After: \`${afterRun.command}\`, ${afterRun.date}, the table above; rate limiting on (never refusing) and counted in SQL / req.` : '- After: no 100,000-order run since the "before" one yet (`npm run bench`).',
-    ...(peak(before) !== undefined ? [`- Peak RSS of the service over the run: ${peak(before)} MB before, ${peak(afterRun) ?? '–'} MB after (goal ≤ 250 MB).`] : []),
+    afterRun ? `- After: \`${afterRun.command}\`, ${afterRun.date}, the table above` +
+      `; rate limiting on (never refusing) and counted in SQL / req.` : '- After: no 100,000-order run since the "before" one yet (`npm run bench`).',
+    ...(peak(before) !== undefined ? [`- Peak RSS of the service over the run: ${peak(before)} MB before, ` +
+      `${peak(afterRun) ?? '–'} MB after (goal ≤ 250 MB).`] : []),
     '',
-    '| scenario | req/s before | req/s after | ratio before | ratio after (÷ baseline) | SQL / req before | SQL / req after | peak RSS before | peak RSS after | p50 before | p50 after | non-2xx after |',
+    '| scenario | req/s before | req/s after | ratio before | ratio after (÷ baseline) | ' +
+      'SQL / req before | SQL / req after | ' +
+        'peak RSS before | peak RSS after | p50 before | p50 after | non-2xx after |',
     '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
     ...rows.map((cells) => `| ${cells.join(' | ')} |`),
   ].join('\n');
@@ -255,7 +274,8 @@ function beforeAfterTable(before: BenchResults | undefined, graphqlBefore: Graph
 function scaleTable(all: BenchResults[]): string {
   const sizes = all.map((r) => r.store.orders);
   const names = all[0].scenarios.filter((s) => s.baseline).map((s) => s.name);
-  const header = `| scenario | ${sizes.map((o) => `p50 at ${n(o)} orders`).join(' | ')} | ${sizes.length > 1 ? `p50 ${n(sizes.at(-1)!)} ÷ p50 ${n(sizes[0])}` : ''} |`;
+  const header = `| scenario | ${sizes.map((o) => `p50 at ${n(o)} orders`).join(' | ')} | ` +
+    `${sizes.length > 1 ? `p50 ${n(sizes.at(-1)!)} ÷ p50 ${n(sizes[0])}` : ''} |`;
   const rows = names.map((name) => {
     const p50s = all.map((r) => r.scenarios.find((s) => s.name === name)?.service.p50);
     const first = p50s[0];
@@ -410,7 +430,8 @@ export async function renderBenchmarks(resultsDir: string): Promise<string> {
   const parts = [
     '# Benchmarks',
     '',
-    '_Generated by `npm run bench` (bench/run.ts) from bench/results/*.json; the analysis at the end is bench/analysis.md._',
+    '_Generated by `npm run bench` (bench/run.ts) from bench/results/*.json; ' +
+      'the analysis at the end is bench/analysis.md._',
     '',
   ];
   if (main) {
@@ -420,12 +441,17 @@ export async function renderBenchmarks(resultsDir: string): Promise<string> {
       `- Command: \`${main.command}\``,
       `- Date: ${main.date}`,
       `- Machine: ${machine(main)}`,
-      `- Load: autocannon, ${main.connections} connections, ${main.duration} s per scenario after a short warm-up; service and baseline are child processes on 127.0.0.1 sharing the machine with PostgreSQL and autocannon` +
+      `- Load: autocannon, ${main.connections} connections, ${main.duration} s per scenario after a short warm-up; ` +
+        `service and baseline are child processes on 127.0.0.1 sharing the machine with PostgreSQL and autocannon` +
         (main.seedSeconds ? `; seeding this store took ${main.seedSeconds.toFixed(1)} s` : ''),
-      '- SQL / req: statements of one request, counted on in-process instances (MikroORM `onQuery` for the service, a counting query function for the baseline); the token lookup is one of them' +
+      '- SQL / req: statements of one request, counted on in-process instances ' +
+        '(MikroORM `onQuery` for the service, a counting query function for the baseline); ' +
+          'the token lookup is one of them' +
         (main.rateLimit ? ', and so is the service\'s rate-limit charge.' : '.'),
       main.rateLimit
-        ? `- Service configuration: authentication and rate limiting on (a bucket of ${n(main.rateLimit.burst)} refilled at ${n(main.rateLimit.rps)}/s, so nothing is refused); the run stops without figures if any answer of either side is not a 2xx.`
+        ? `- Service configuration: authentication and rate limiting on (a bucket of ${n(main.rateLimit.burst)} ` +
+          `refilled at ${n(main.rateLimit.rps)}/s, so nothing is refused)` +
+            `; the run stops without figures if any answer of either side is not a 2xx.`
         : '- Service configuration: as the caller\'s environment had it (this run predates the bench setting it).',
       '- Peak RSS: VmHWM of the service process during the measured part of the scenario.',
       '',
@@ -438,7 +464,8 @@ export async function renderBenchmarks(resultsDir: string): Promise<string> {
         '',
         `${main.peer} (bench/peers/postgraphile: Amber preset, simplified inflection, connection filters; no auth) ` +
           'serves the same database in the same run; its answers are mapped onto the service\'s shape and compared as ' +
-          'data. The service runs with auth and rate limiting on. CPU / req: user + system time of the server process ' +
+          'data. The service runs with auth and rate limiting on. ' +
+            'CPU / req: user + system time of the server process ' +
           '(not PostgreSQL\'s) over the measured part ÷ requests.',
         '',
         peerTable(main),
@@ -464,7 +491,8 @@ export async function renderBenchmarks(resultsDir: string): Promise<string> {
     parts.push(`## Before / after the read-path work (${n(MAIN_ORDERS)} orders)`, '', beforeAfterTable(before, graphqlBefore, all.find((r) => r.store.orders === MAIN_ORDERS)), '');
   }
   if (all.length > 1) {
-    parts.push('## Scale: the read scenarios by store size', '', ...all.map((r) => `- ${n(r.store.orders)} orders: \`${r.command}\`, ${r.date}${r.seedSeconds ? `, seeded in ${r.seedSeconds.toFixed(0)} s` : ''}`), '', scaleTable(all), '');
+    parts.push('## Scale: the read scenarios by store size', '', ...all.map((r) => `- ${n(r.store.orders)} orders: \`${r.command}\`, ${r.date}` +
+      `${r.seedSeconds ? `, seeded in ${r.seedSeconds.toFixed(0)} s` : ''}`), '', scaleTable(all), '');
   }
   for (const mode of ['replica', 'processes'] as const) {
     for (const file of (await readdir(resultsDir)).filter((f) => new RegExp(`^${mode}-orders-\\d+\\.json$`).test(f))) {

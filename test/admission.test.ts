@@ -27,7 +27,8 @@ describe('in-flight limits', () => {
   });
   afterAll(() => service.stop());
 
-  it('answers a token over its limit 503 overloaded with Retry-After, while other tokens and /healthz are served', async () => {
+  it('answers a token over its limit 503 overloaded with Retry-After, ' +
+    'while other tokens and /healthz are served', async () => {
     const other = await service.tokenWith(['read_products', 'read_orders']);
     const lock = await lockTable(service, 'orders');
     let released = false;
@@ -63,7 +64,8 @@ describe('in-flight limits', () => {
   });
 });
 
-it('answers a request that found no free pool connection in time 503 overloaded, not "database unavailable"', async () => {
+it('answers a request that found no free pool connection in time 503 overloaded, ' +
+  'not "database unavailable"', async () => {
   const service = await startTestService({ poolMax: 1 });
   try {
     const lock = await lockTable(service, 'customer');

@@ -23,7 +23,8 @@ it('serves a valid OpenAPI 3.1 document without a token', async () => {
   expect(result.valid).toBe(true);
 });
 
-it('documents every route with its scope, parameters, bodies, problems, pagination and rate-limit headers', async () => {
+it('documents every route with its scope, parameters, bodies, problems, ' +
+  'pagination and rate-limit headers', async () => {
   const doc = (await service.get('/api/v1/openapi.json', null)).body;
   for (const route of routes) {
     const op = doc.paths[`/api/v1${route.path}`]?.[route.method.toLowerCase()];

@@ -18,7 +18,8 @@ afterAll(async () => {
   await service?.stop();
 });
 
-const CREATE = 'mutation ($name: String!, $scopes: [String!]!) { createApiToken(name: $name, scopes: $scopes) { secret token { id name scopes createdAt lastUsedAt revokedAt } } }';
+const CREATE = 'mutation ($name: String!, $scopes: [String!]!) { createApiToken(name: $name, scopes: $scopes) ' +
+  '{ secret token { id name scopes createdAt lastUsedAt revokedAt } } }';
 
 async function create(name: string, scopes: string[], as?: string) {
   const res = await service.graphql(CREATE, { name, scopes }, as);
@@ -140,7 +141,8 @@ describe('revokeApiToken', () => {
 describe('apiTokens', () => {
   it('lists tokens with their dates and never a secret or its hash', async () => {
     const made = (await create('listed', ['read_orders'])).body.data.createApiToken;
-    const res = await service.graphql('{ apiTokens(size: 250, sort: [{ field: ID, direction: DESC }]) { totalCount items { id name scopes createdAt lastUsedAt revokedAt } } }');
+    const res = await service.graphql('{ apiTokens(size: 250, sort: [{ field: ID, direction: DESC }]) ' +
+      '{ totalCount items { id name scopes createdAt lastUsedAt revokedAt } } }');
     expect(res.status).toBe(200);
     const listed = res.body.data.apiTokens.items.find((t: any) => t.id === made.token.id);
     expect(listed).toMatchObject({ name: 'listed', scopes: ['read_orders'], revokedAt: null });

@@ -33,7 +33,8 @@ describe('GET /products/{id}', () => {
   it('lists only manual collections in collections', async () => {
     const rows = await service.sql<{ product_id: number; ids: number[] }>(
       `select cp.product_id, array_agg(cp.collection_id order by cp.collection_id) as ids
-       from collection_product cp join collection c on c.id = cp.collection_id and c.type = 0 group by cp.product_id limit 3`,
+       from collection_product cp join collection c on c.id = cp.collection_id and c.type = 0
+         group by cp.product_id limit 3`,
     );
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
@@ -43,7 +44,8 @@ describe('GET /products/{id}', () => {
 
   it('expands variants, options with colour thumbnails, images and textareas', async () => {
     const [multi] = await service.sql<{ id: number }>(
-      `select p.id from product p join product_option o on o.product_id = p.id join option_thumbnail t on t.option_id = o.id
+      `select p.id from product p join product_option o on o.product_id = p.id
+        join option_thumbnail t on t.option_id = o.id
        where exists (select 1 from product_image i where i.product_id = p.id)
          and exists (select 1 from product_textarea x where x.product_id = p.id) order by p.id limit 1`,
     );
@@ -116,7 +118,9 @@ describe('collections (extension)', () => {
 
     const [both] = await service.sql<{ id: number }>("select id from collection where title = 'Affordable apparel'");
     const apparel = await service.sql<{ id: number }>(
-      `select p.id from product p where lower(p.type) = 'apparel' and exists (select 1 from product_variant v where v.product_id = p.id and v.price < 80) order by p.id`,
+      `select p.id from product p where lower(p.type) = 'apparel'
+        and exists (select 1 from product_variant v where v.product_id = p.id and v.price < 80)
+          order by p.id`,
     );
     expect((await service.get(`/api/v1/collections/${both.id}?expand=products`)).body.products).toEqual(apparel.map((p) => p.id));
   });

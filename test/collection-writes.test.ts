@@ -161,7 +161,8 @@ describe('rule-based membership', () => {
     await patch(id, { ...base('Rules'), type: 1, rules_match_condition: 0, rules: [{ type: 2, condition: 0, value: 'apparel' }, { type: 3, condition: 8, value: 20 }] });
     const rest = await read(id);
     expect(rest.products.length).toBeGreaterThan(3);
-    const gql = await service.graphql(`{ collection(id: ${id}) { productIds products(size: 250) { totalCount items { id } } page2: products(page: 2, size: 2) { items { id } pageCount } } }`);
+    const gql = await service.graphql(`{ collection(id: ${id}) { productIds products(size: 250) { totalCount items { id } } ` +
+      `page2: products(page: 2, size: 2) { items { id } pageCount } } }`);
     const c = gql.body.data.collection;
     expect(c.productIds).toEqual(rest.products);
     expect(c.products.items.map((p: { id: number }) => p.id)).toEqual(rest.products);
@@ -274,7 +275,8 @@ describe('PATCH /collections/{id}', () => {
     expect((await read(id)).products).toEqual([products[2].id, products[0].id]);
   });
 
-  it('switches kinds: rule-based needs its rules and drops the products, manual needs its products and drops the rules', async () => {
+  it('switches kinds: rule-based needs its rules and drops the products, ' +
+    'manual needs its products and drops the rules', async () => {
     const toRules = { title: 'Edited', seo_title: 'Edited', seo_url: 'edited', type: 1 };
     const refused = await patch(id, toRules);
     expect(refused.status).toBe(422);
@@ -342,7 +344,8 @@ describe('GraphQL collection mutations', () => {
     const { id, productIds } = created.body.data.createCollection;
     expect(productIds).toEqual([products[1].id]);
     const updated = await service.graphql(
-      `mutation { updateCollection(id: ${id}, input: { title: "G2", seoTitle: "G2", seoUrl: "g2", type: 1, rulesMatchCondition: 0, rules: [{ type: 0, condition: 9, value: "x" }] }) { id } }`,
+      `mutation { updateCollection(id: ${id}, input: { title: "G2", seoTitle: "G2", seoUrl: "g2", ` +
+        `type: 1, rulesMatchCondition: 0, rules: [{ type: 0, condition: 9, value: "x" }] }) { id } }`,
     );
     expect(updated.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: [{ field: 'rules[0].condition', message: expect.any(String) }] });
     const deleted = await service.graphql(`mutation { deleteCollection(id: ${id}) }`);

@@ -50,7 +50,8 @@ describe('GET /customers and /customers/{id}', () => {
       const last = Math.max(...orders.map((o) => new Date(o.order_date).getTime()));
       expect(c.statistics.last_purchase).toBe(Math.floor(last / 1000));
       const tags = await service.sql<{ tag: string }>(
-        `select distinct t as tag from orders o join line_item li on li.order_id = o.id join product p on p.id = li.product_id,
+        `select distinct t as tag from orders o join line_item li on li.order_id = o.id
+          join product p on p.id = li.product_id,
          unnest(p.tags) t where o.customer_id = ? order by 1`,
         [id],
       );
@@ -59,7 +60,8 @@ describe('GET /customers and /customers/{id}', () => {
   });
 
   it('shows null last_purchase and no orders for a customer who never bought', async () => {
-    const [row] = await service.sql<{ id: number }>('select id from customer c where not exists (select 1 from orders o where o.customer_id = c.id) order by id limit 1');
+    const [row] = await service.sql<{ id: number }>('select id from customer c where not exists (select 1 from orders o where o.customer_id = c.id) ' +
+      'order by id limit 1');
     const c = (await service.get(`/api/v1/customers/${row.id}`)).body;
     expect(c.statistics).toEqual({ last_purchase: null, order_count: 0, lifetime_spent: 0 });
     expect(c.orders).toEqual([]);
@@ -209,7 +211,8 @@ describe('PATCH /customers/{id}', () => {
   });
 
   it('creates the primary address when there is none', async () => {
-    const [row] = await service.sql<{ id: number }>('select id from customer c where not exists (select 1 from customer_address a where a.customer_id = c.id) order by id limit 1');
+    const [row] = await service.sql<{ id: number }>('select id from customer c where not exists (select 1 from customer_address a where a.customer_id = c.id) ' +
+      'order by id limit 1');
     const res = await service.send('PATCH', `/api/v1/customers/${row.id}`, { address: { billing: { street: '1 Infinite Loop', country: 'US', state: 'CA' } } });
     expect(res.status).toBe(200);
     expect(res.body.address).toHaveLength(1);
@@ -269,7 +272,8 @@ describe('PATCH /customers/{id}', () => {
 describe('GraphQL customers', () => {
   it('creates, filters, updates and deletes customers; refuses deleting one with orders', async () => {
     const created = await service.graphql(
-      'mutation ($input: CustomerCreate!) { createCustomer(input: $input) { id email addresses { shipping { country } } statistics { orderCount } } }',
+      'mutation ($input: CustomerCreate!) { createCustomer(input: $input) { id email ' +
+        'addresses { shipping { country } } statistics { orderCount } } }',
       { input: { email: 'new.person@example.com', firstName: 'New', lastName: 'Person', address: { shipping: { country: 'GB', state: 'LND' } } } },
     );
     expect(created.body.errors).toBeUndefined();

@@ -57,7 +57,8 @@ it('answers 503 during a restart, recovers by itself, and keeps every acknowledg
   const created = await fetch(`${base}/graphql`, {
     method: 'POST',
     headers: auth(),
-    body: JSON.stringify({ query: 'mutation { createOrder(input: { customerId: 1, items: [{ variantId: 2, quantity: 100000 }] }) { id lineItems { id } } }' }),
+    body: JSON.stringify({ query: 'mutation { createOrder(input: { customerId: 1, items: [{ variantId: 2, quantity: 100000 }] }) ' +
+      '{ id lineItems { id } } }' }),
   }).then((r) => r.json() as Promise<any>);
   const orderId = created.data.createOrder.id;
   const lineId = created.data.createOrder.lineItems[0].id;

@@ -210,7 +210,8 @@ describe('shipment edits, lists and restocks', () => {
     expect(unknown.body.errors[0].extensions.fields.map((e: { field: string }) => e.field)).toEqual(['warehouse']);
     expect(countersOf((await service.get(api(order.id))).body)[line])
       .toEqual({ quantity: 2, not_fulfilled: 0, fulfilled: 0, shipped: 2, restocked: 0 });
-    const res = await service.graphql('mutation ($o: Int!, $i: RestockInput!) { restockOrderItems(orderId: $o, input: $i) { status restocks { warehouse items { id quantity } } } }', {
+    const res = await service.graphql('mutation ($o: Int!, $i: RestockInput!) { restockOrderItems(orderId: $o, input: $i) ' +
+      '{ status restocks { warehouse items { id quantity } } } }', {
       o: order.id, i: { warehouse: 3, items: [{ id: line, quantity: 2 }] },
     });
     expect(res.body.errors).toBeUndefined();
@@ -225,12 +226,14 @@ describe('shipment edits, lists and restocks', () => {
   });
 
   it('creates warehouses and carriers, and sets inventory levels (GraphQL)', async () => {
-    const res = await service.graphql('mutation { createWarehouse(title: "Annex") { id title } createShippingCarrier(title: "Bikes", url: "https://bikes.example/t/") { id isDeleted } }');
+    const res = await service.graphql('mutation { createWarehouse(title: "Annex") { id title } ' +
+      'createShippingCarrier(title: "Bikes", url: "https://bikes.example/t/") { id isDeleted } }');
     expect(res.body.data.createWarehouse.title).toBe('Annex');
     expect(res.body.data.createShippingCarrier.isDeleted).toBe(false);
     const bad = await service.graphql('mutation { createShippingCarrier(title: "", url: "ftp://x") { id } }');
     expect(bad.body.errors[0].extensions.fields.map((f: any) => f.field)).toEqual(['title', 'url']);
-    const level = await service.graphql(`mutation { setInventoryLevel(warehouseId: ${res.body.data.createWarehouse.id}, variantId: ${variants.tracked}, quantity: 7) { quantity variantId } }`);
+    const level = await service.graphql(`mutation { setInventoryLevel(warehouseId: ${res.body.data.createWarehouse.id}, ` +
+      `variantId: ${variants.tracked}, quantity: 7) { quantity variantId } }`);
     expect(level.body.data.setInventoryLevel).toEqual({ quantity: 7, variantId: variants.tracked });
     const negative = await service.graphql(`mutation { setInventoryLevel(warehouseId: 1, variantId: ${variants.tracked}, quantity: -1) { quantity } }`);
     expect(negative.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
@@ -278,7 +281,8 @@ describe('conflicts name the part of the request, as the client sent it', () => 
     const res = await service.send('DELETE', api(order.id, `/fulfilments/${f.id}`));
     expect(res.status).toBe(409);
     expect(await stockOf(service, WAREHOUSE, variants.tracked)).toBe(2147483646);
-    const tooMuch = await service.graphql(`mutation { setInventoryLevel(warehouseId: 1, variantId: ${variants.tracked}, quantity: 2147483647) { quantity } }`);
+    const tooMuch = await service.graphql(`mutation { setInventoryLevel(warehouseId: 1, variantId: ${variants.tracked}, ` +
+      `quantity: 2147483647) { quantity } }`);
     expect(tooMuch.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
   });
 });

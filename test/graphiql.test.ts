@@ -34,7 +34,8 @@ it('loads no external script or stylesheet, and every asset it names is served',
   }
 });
 
-it('lets the page set the bearer header (headers editor on, with a placeholder), kept out of localStorage', async () => {
+it('lets the page set the bearer header (headers editor on, with a placeholder), ' +
+  'kept out of localStorage', async () => {
   const init = await service.get('/graphql/assets/init.js', null);
   expect(init.text).toContain('isHeadersEditorEnabled: true');
   expect(init.text).toContain('onEditHeaders');
@@ -50,7 +51,8 @@ it('still answers JSON clients at GET /graphql with a query (no preflight header
   expect(res.body.data.warehouses.totalCount).toBeGreaterThanOrEqual(3);
 });
 
-it('offers example tabs that are valid operations of the schema: orders with fulfilments, a product with variants, a customer search, a mutation with variables', async () => {
+it('offers example tabs that are valid operations of the schema: ' +
+  'orders with fulfilments, a product with variants, a customer search, a mutation with variables', async () => {
   const schema = await buildStoreSchema();
   const names = GRAPHIQL_EXAMPLES.map((tab) => {
     const document = parse(tab.query);
@@ -69,7 +71,8 @@ describe('GraphiQL in headless Chromium', () => {
   });
   afterAll(() => browser?.close());
 
-  it('shows no error before a token, fetches the schema once one is pasted (Docs shows Query), and runs an example tab', async () => {
+  it('shows no error before a token, fetches the schema once one is pasted (Docs shows Query), ' +
+    'and runs an example tab', async () => {
     const page = await browser.newPage();
     const posts: string[] = [];
     page.on('request', (r) => {

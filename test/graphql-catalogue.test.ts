@@ -13,7 +13,8 @@ it('pages and sorts products with variants, options, images and textareas', asyn
     products(page: 2, size: 5, sort: [{ field: PRICE, direction: DESC }]) {
       totalCount page size pageCount
       items { id title price comparePrice createdAt updatedAt collections { id }
-        variants { id variant price default images { id } } options { title values thumbnails { value color image { path } } }
+        variants { id variant price default images { id } }
+          options { title values thumbnails { value color image { path } } }
         images { id path maxSize } textareas { name text } }
     }
   }`);
@@ -45,7 +46,8 @@ it.each([
 
 it('reads collections, carriers and warehouses with their relations', async () => {
   const res = await service.graphql(`{
-    collections(size: 2, sort: [{ field: ID }]) { items { id title type rules { type condition value } manualProductIds productIds images { id } } }
+    collections(size: 2, sort: [{ field: ID }]) { items { id title type rules { type condition value }
+      manualProductIds productIds images { id } } }
     shippingCarriers { totalCount items { id title url isDeleted } }
     warehouses { items { id title stock { variantId warehouseId quantity } } }
   }`);

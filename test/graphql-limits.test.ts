@@ -28,10 +28,12 @@ async function refusedBeforeExecution(query: string, variables?: Record<string, 
 
 describe('depth', () => {
   // collections 1, items 2, products 3, … items 10, id 11
-  const tooDeep = `{ collections(size: 1) { items { products(size: 1) { items { collections { products(size: 1) { items {
+  const tooDeep = `{ collections(size: 1) { items { products(size: 1) { items {
+    collections { products(size: 1) { items {
     collections { products(size: 1) { items { id } } } } } } } } } } }`;
 
-  it(`refuses an operation nested deeper than ${MAX_DEPTH} levels with 400 QUERY_TOO_DEEP, before it runs`, async () => {
+  it(`refuses an operation nested deeper than ${MAX_DEPTH} levels ` +
+    `with 400 QUERY_TOO_DEEP, before it runs`, async () => {
     const res = await refusedBeforeExecution(tooDeep);
     expect(res.status).toBe(400);
     expect(res.body.errors).toHaveLength(1);
@@ -43,12 +45,14 @@ describe('depth', () => {
     const res = await refusedBeforeExecution(`
       query { collections(size: 1) { items { ...P } } }
       fragment P on Collection { products(size: 1) { items { ... on Product { collections { ...Q } } } } }
-      fragment Q on Collection { products(size: 1) { items { collections { products(size: 1) { items { collections { id } } } } } } }`);
+      fragment Q on Collection { products(size: 1) { items {
+        collections { products(size: 1) { items { collections { id } } } } } } }`);
     expect(res.body.errors[0].extensions.code).toBe('QUERY_TOO_DEEP');
   });
 
   it(`runs an operation exactly ${MAX_DEPTH} levels deep`, async () => {
-    const res = await service.graphql(`{ collections(size: 1) { items { products(size: 1) { items { collections { products(size: 1) { items {
+    const res = await service.graphql(`{ collections(size: 1) { items { products(size: 1) { items {
+      collections { products(size: 1) { items {
       collections { products(size: 1) { totalCount } } } } } } } } } }`);
     expect(res.status).toBe(200);
     expect(res.body.errors).toBeUndefined();
@@ -62,7 +66,8 @@ describe('depth', () => {
 });
 
 describe('complexity', () => {
-  it('refuses a query whose page sizes multiply past the limit with 400 QUERY_TOO_COMPLEX, before it runs', async () => {
+  it('refuses a query whose page sizes multiply past the limit ' +
+    'with 400 QUERY_TOO_COMPLEX, before it runs', async () => {
     const res = await refusedBeforeExecution('{ products(size: 250) { items { id collections { products(size: 250) { items { id title } } } } } }');
     expect(res.status).toBe(400);
     expect(res.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
@@ -79,7 +84,8 @@ describe('complexity', () => {
   });
 
   it('refuses fragment fan-out by the number of fields it expands to', async () => {
-    const fragments = Array.from({ length: 6 }, (_, i) => `fragment F${i} on Product { ${i === 5 ? 'id title' : Array.from({ length: 6 }, () => `...F${i + 1}`).join(' ')} }`);
+    const spreads = (i: number) => (i === 5 ? 'id title' : Array.from({ length: 6 }, () => `...F${i + 1}`).join(' '));
+    const fragments = Array.from({ length: 6 }, (_, i) => `fragment F${i} on Product { ${spreads(i)} }`);
     // The same fragment spread repeatedly expands to 6^5 × 2 field visits; collapsed to a few fields in the answer.
     const res = await refusedBeforeExecution(`{ product(id: 1) { ...F0 } } ${fragments.join(' ')}`);
     expect(res.status).toBe(400);
@@ -158,7 +164,8 @@ describe('cost against the rate limit', () => {
 
   // The first request of any operation is taken with the token check (one statement); the rest
   // of an expensive operation's cost after it is measured. A refused rest leaves that first one spent.
-  it('refuses an operation that costs more than is left with 429 RATE_LIMITED before it runs; cheaper ones still pass', async () => {
+  it('refuses an operation that costs more than is left with 429 RATE_LIMITED before it runs; ' +
+    'cheaper ones still pass', async () => {
     const small = await startTestService({ rateLimit: { burst: 5, rps: 0.01 } });
     try {
       const token = await small.tokenWith(['read_products']);

@@ -1,7 +1,7 @@
-// Issue 15 "Preconditions are arguments" (docs/decisions.md#expected-versions): every write on a versioned record takes an
-// optional `expectedVersion`, compared under the row lock. A stale one is refused with
-// PRECONDITION_FAILED and changes nothing in the database; the current one goes through and the
-// version moves on. REST's If-Match maps onto the same argument (conditional-requests.test.ts).
+// Issue 15 "Preconditions are arguments" (docs/decisions.md#expected-versions): every write on a
+// versioned record takes an optional `expectedVersion`, compared under the row lock. A stale one is
+// refused with PRECONDITION_FAILED and changes nothing in the database; the current one goes through
+// and the version moves on. REST's If-Match maps onto the same argument (conditional-requests.test.ts).
 import { pickVariants, placeOrder, setStock } from './support/orders.js';
 import { startTestService, type TestService } from './support/harness.js';
 
@@ -20,9 +20,10 @@ const WRITABLE = [
 
 async function database(): Promise<Record<string, string>> {
   // Table names come from the list above, never from input.
-  const [row] = await service.sql<Record<string, string>>(
-    `select ${WRITABLE.map((t) => `(select md5(coalesce(string_agg(r::text, '|' order by r::text), '')) from "${t}" r) as "${t}"`).join(', ')}`,
+  const digests = WRITABLE.map(
+    (t) => `(select md5(coalesce(string_agg(r::text, '|' order by r::text), '')) from "${t}" r) as "${t}"`,
   );
+  const [row] = await service.sql<Record<string, string>>(`select ${digests.join(', ')}`);
   return row;
 }
 
@@ -74,9 +75,16 @@ describe('writes under an order compare with the order’s version', () => {
     [tracked, untracked] = order.items.map((i: any) => i.data.id);
   });
 
-  const orderWrite = (field: string, args: string, select = 'version') => `mutation ($orderId: Int!, $expectedVersion: [Int!]${args ? `, ${args}` : ''}) {
-    ${field}(${['orderId: $orderId', 'expectedVersion: $expectedVersion', ...[...args.matchAll(/\$(\w+)/g)].map(([, a]) => `${a}: $${a}`)].join(', ')}) { ${select} }
+  const orderWrite = (field: string, args: string, select = 'version') => {
+    const passed = [
+      'orderId: $orderId',
+      'expectedVersion: $expectedVersion',
+      ...[...args.matchAll(/\$(\w+)/g)].map(([, a]) => `${a}: $${a}`),
+    ];
+    return `mutation ($orderId: Int!, $expectedVersion: [Int!]${args ? `, ${args}` : ''}) {
+    ${field}(${passed.join(', ')}) { ${select} }
   }`;
+  };
   // updateOrder and its siblings name the order `id`, the fulfilment and shipment writes `orderId`.
   const orderEdit = (field: string, inputType: string) => `mutation ($id: Int!, $expectedVersion: [Int!], $input: ${inputType}!) {
     ${field}(id: $id, expectedVersion: $expectedVersion, input: $input) { version notes }
@@ -149,9 +157,11 @@ describe('writes under an order compare with the order’s version', () => {
 
   it('restockOrderItems', async () => {
     // Something shipped to take back (these writes pass no expected version: no check).
-    const fulfilled = await service.graphql('mutation ($o: Int!, $l: Int!) { createFulfilment(orderId: $o, input: { items: [{ id: $l, quantity: 1, warehouse: 1 }] }) { fulfilments { id } } }', { o: order.id, l: tracked });
+    const fulfilled = await service.graphql('mutation ($o: Int!, $l: Int!) { createFulfilment(orderId: $o, ' +
+      'input: { items: [{ id: $l, quantity: 1, warehouse: 1 }] }) { fulfilments { id } } }', { o: order.id, l: tracked });
     const f = fulfilled.body.data.createFulfilment.fulfilments.at(-1).id;
-    const shipped = await service.graphql('mutation ($o: Int!, $f: Int!) { createShipments(orderId: $o, input: { data: [{ fulfilmentId: $f, trackingNumber: "T-9", shippingCarrier: 1 }] }) { id } }', { o: order.id, f });
+    const shipped = await service.graphql('mutation ($o: Int!, $f: Int!) { createShipments(orderId: $o, ' +
+      'input: { data: [{ fulfilmentId: $f, trackingNumber: "T-9", shippingCarrier: 1 }] }) { id } }', { o: order.id, f });
     expect(shipped.body.errors).toBeUndefined();
     await refusedWhenStaleThenApplied('Order', order.id, 'restockOrderItems', orderWrite('restockOrderItems', '$input: RestockInput!'), {
       orderId: order.id, input: { warehouse: WAREHOUSE, items: [{ id: tracked, quantity: 1 }] },
@@ -191,13 +201,15 @@ describe('products, customers and collections compare with their own version', (
   it('deletes refuse a stale version and keep the record; the current one deletes it', async () => {
     const customer = await service.graphql('mutation { createCustomer(input: { email: "precondition.delete@example.com" }) { id version } }');
     const product = await service.graphql('mutation { createProduct(input: { title: "Precondition delete", price: "5.00" }) { id version } }');
-    const collection = await service.graphql('mutation { createCollection(input: { title: "Precondition delete", type: 0, seoTitle: "x", seoUrl: "", manualProductIds: [1] }) { id version } }');
+    const collection = await service.graphql('mutation { createCollection(input: { title: "Precondition delete", type: 0, seoTitle: "x", seoUrl: "", ' +
+      'manualProductIds: [1] }) { id version } }');
     for (const [type, field, record] of [
       ['Customer', 'deleteCustomer', customer.body.data.createCustomer],
       ['Product', 'deleteProduct', product.body.data.createProduct],
       ['Collection', 'deleteCollection', collection.body.data.createCollection],
     ] as const) {
-      const mutation = `mutation ($id: Int!, $expectedVersion: [Int!]) { ${field}(id: $id, expectedVersion: $expectedVersion) }`;
+      const mutation = `mutation ($id: Int!, $expectedVersion: [Int!]) ` +
+        `{ ${field}(id: $id, expectedVersion: $expectedVersion) }`;
       const before = await database();
       const refused = await run(mutation, { id: record.id }, record.version + 1);
       expect({ field, code: refused.errors?.[0]?.extensions.code }).toEqual({ field, code: 'PRECONDITION_FAILED' });
@@ -213,7 +225,8 @@ describe('the argument', () => {
   it('takes one version as a literal, coerced to a list of one, and null or no argument means no check', async () => {
     const [{ id }] = await service.sql<{ id: number }>('select id from customer order by id limit 1');
     const version = await versionOf('Customer', id);
-    const literal = (expected: string) => service.graphql(`mutation { updateCustomer(id: ${id}, expectedVersion: ${expected}, input: { notes: "v${expected}" }) { version } }`);
+    const literal = (expected: string) => service.graphql(`mutation { updateCustomer(id: ${id}, expectedVersion: ${expected}, ` +
+      `input: { notes: "v${expected}" }) { version } }`);
     expect((await literal(String(version - 1))).body.errors[0].extensions.code).toBe('PRECONDITION_FAILED');
     expect((await literal(String(version))).body).toEqual({ data: { updateCustomer: { version: version + 1 } }, extensions: expect.anything() });
     expect((await literal(`[${version - 1}, ${version + 1}]`)).body.data.updateCustomer).toEqual({ version: version + 2 });
@@ -223,7 +236,8 @@ describe('the argument', () => {
   });
 
   it('is described in the schema on every write of a versioned record, and only there', async () => {
-    const res = await service.graphql('{ __schema { mutationType { fields { name type { name ofType { name } } args { name description type { kind ofType { kind ofType { name } } } } } } } }');
+    const res = await service.graphql('{ __schema { mutationType { fields { name type { name ofType { name } } ' +
+      'args { name description type { kind ofType { kind ofType { name } } } } } } } }');
     const fields: any[] = res.body.data.__schema.mutationType.fields;
     const taking = fields.filter((f) => f.args.some((a: any) => a.name === 'expectedVersion')).map((f) => f.name).sort();
     expect(taking).toEqual([

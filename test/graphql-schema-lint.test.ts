@@ -29,7 +29,9 @@ it('the served schema passes graphql-schema-linter with no findings', async () =
 });
 
 it('the linter configuration keeps the description and naming rules on', async () => {
-  const findings = await lint('"""Reads"""\ntype Query {\n  orders(page: Int): Int\n}\n\n"""A status"""\nenum Status {\n  """Open"""\n  open\n}\n\n"""Kept"""\ntype Kept {\n  """S"""\n  s: Status\n}\n');
+  const findings = await lint('"""Reads"""\ntype Query {\n  orders(page: Int): Int\n}\n\n' +
+    '"""A status"""\nenum Status {\n  """Open"""\n  open\n}\n\n' +
+      '"""Kept"""\ntype Kept {\n  """S"""\n  s: Status\n}\n');
   expect(findings.map((f) => f.rule).sort()).toEqual(['arguments-have-descriptions', 'defined-types-are-used', 'enum-values-all-caps', 'fields-have-descriptions']);
   expect(await readFile('.graphql-schema-linterrc', 'utf8')).toMatch(/relay-page-info-spec:/);
 });

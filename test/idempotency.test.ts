@@ -84,12 +84,14 @@ it('replays the first answer with its JSON keys in the order they were sent', as
   expect(Object.keys(again.body)).toEqual(Object.keys(first.body));
 });
 
-it('D4: a database fault while keeping the answer is a 503 with Retry-After, and the write is rolled back with it', async () => {
+it('D4: a database fault while keeping the answer is a 503 with Retry-After, ' +
+  'and the write is rolled back with it', async () => {
   const order = await placeOrder(service, [{ variantId: variants.untracked, quantity: 5 }]);
   const body = { items: [{ id: order.items[0].data.id, quantity: 1 }] };
   await service.sql(`create function test_fail_complete() returns trigger language plpgsql as $$
     begin if new.status is not null then raise exception 'injected fault'; end if; return new; end $$`);
-  await service.sql('create trigger test_fail_complete before update on idempotency_key for each row execute function test_fail_complete()');
+  await service.sql('create trigger test_fail_complete before update on idempotency_key ' +
+    'for each row execute function test_fail_complete()');
   try {
     const failed = await service.send('POST', `/api/v1/orders/${order.id}/fulfilments`, body, undefined, { 'idempotency-key': 'fault-1' });
     expect(failed.status).toBe(503);

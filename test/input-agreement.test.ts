@@ -35,7 +35,8 @@ describe('null on a field that may only be left out (@Optional)', () => {
   });
 
   it('names nested fields by their path (GraphQL) and refuses createProduct nulls too', async () => {
-    const nested = await service.graphql(`mutation { updateProduct(id: ${productId}, input: { variants: [{ variant: [], price: "1", sku: null }] }) { id } }`);
+    const nested = await service.graphql(`mutation { updateProduct(id: ${productId}, ` +
+      `input: { variants: [{ variant: [], price: "1", sku: null }] }) { id } }`);
     expect(gqlFields(nested)).toEqual([{ field: 'variants[0].sku', message: expect.any(String) }]);
     const created = await service.graphql('mutation { createProduct(input: { title: "Null draft", isDraft: null }) { id } }');
     expect(gqlFields(created)).toEqual([{ field: 'isDraft', message: expect.any(String) }]);

@@ -166,7 +166,8 @@ describe('fields and expand', () => {
     const plain = await service.get('/api/v1/products?size=2');
     expect(plain.body.items[0]).not.toHaveProperty('variants');
     const res = await service.get('/api/v1/products?fields=id&expand=variants,images&size=2');
-    for (const item of res.body.items) expect(Object.keys(item)).toEqual(['id', 'images', 'variants']); // declaration order
+    // The keys come in declaration order.
+    for (const item of res.body.items) expect(Object.keys(item)).toEqual(['id', 'images', 'variants']);
   });
 
   it('adds every relation with expand=all', async () => {

@@ -32,7 +32,8 @@ it('assets/openapi-examples.json holds what the demo store answers now', async (
   expect(withoutRunTimes(EXAMPLES)).toEqual(withoutRunTimes(fresh));
 }, 60_000);
 
-it('every operation of the served document has a response example, and a request example when it takes a body', async () => {
+it('every operation of the served document has a response example, ' +
+  'and a request example when it takes a body', async () => {
   const doc = (await service.get('/api/v1/openapi.json', null)).body;
   for (const route of routes) {
     const op = doc.paths[`/api/v1${route.path}`][route.method.toLowerCase()];

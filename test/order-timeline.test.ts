@@ -12,7 +12,8 @@ let variants: { tracked: number; untracked: number };
 beforeAll(async () => {
   service = await startTestService();
   variants = await pickVariants(service);
-  const made = await service.graphql('mutation { createApiToken(name: "warehouse clerk", scopes: ["read_orders", "write_orders"]) { secret token { id } } }');
+  const made = await service.graphql('mutation { createApiToken(name: "warehouse clerk", scopes: ["read_orders", "write_orders"]) ' +
+    '{ secret token { id } } }');
   clerk = made.body.data.createApiToken.secret;
   clerkId = made.body.data.createApiToken.token.id;
 });

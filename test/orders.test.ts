@@ -141,7 +141,8 @@ describe('POST /orders/search', () => {
 
   it('filters by cart_price, the sum of item prices × quantities', async () => {
     const [row] = await service.sql<{ id: number; cart: string }>(
-      'select o.id, sum(li.price * li.quantity)::text as cart from orders o join line_item li on li.order_id = o.id group by o.id order by o.id limit 1',
+      'select o.id, sum(li.price * li.quantity)::text as cart ' +
+        'from orders o join line_item li on li.order_id = o.id group by o.id order by o.id limit 1',
     );
     const res = await search({ cart_price: row.cart });
     expect(idsOf(res.body)).toContain(row.id);
@@ -153,13 +154,16 @@ describe('POST /orders/search', () => {
 
   it('filters by customer_id and by full_name against customer, shipping or billing names', async () => {
     const [c] = await service.sql<{ customer_id: number; first_name: string; last_name: string }>(
-      'select o.customer_id, c.first_name, c.last_name from orders o join customer c on c.id = o.customer_id order by o.id limit 1',
+      'select o.customer_id, c.first_name, c.last_name ' +
+        'from orders o join customer c on c.id = o.customer_id order by o.id limit 1',
     );
     expect(idsOf((await search({ customer_id: c.customer_id })).body)).toEqual(await sqlIds('o.customer_id = ?', [c.customer_id]));
     const name = `${c.first_name} ${c.last_name}`.toUpperCase();
     const expected = await sqlIds(
-      `concat_ws(' ', o.shipping_first_name, o.shipping_last_name) ilike ? or concat_ws(' ', o.billing_first_name, o.billing_last_name) ilike ?
-       or exists (select 1 from customer c where c.id = o.customer_id and concat_ws(' ', c.first_name, c.last_name) ilike ?)`,
+      `concat_ws(' ', o.shipping_first_name, o.shipping_last_name) ilike ?
+        or concat_ws(' ', o.billing_first_name, o.billing_last_name) ilike ?
+       or exists (select 1 from customer c where c.id = o.customer_id
+         and concat_ws(' ', c.first_name, c.last_name) ilike ?)`,
       [`%${name}%`, `%${name}%`, `%${name}%`],
     );
     expect(expected.length).toBeGreaterThan(0);
@@ -239,7 +243,8 @@ describe('order edits', () => {
 
   it("adds an edited order address to the customer's profile only when the profile has none", async () => {
     const [bare] = await service.sql<{ order_id: number; customer_id: number }>(
-      `select o.id as order_id, o.customer_id from orders o where not exists (select 1 from customer_address a where a.customer_id = o.customer_id) order by o.id limit 1`,
+      `select o.id as order_id, o.customer_id from orders o
+        where not exists (select 1 from customer_address a where a.customer_id = o.customer_id) order by o.id limit 1`,
     );
     const etag = (await service.get(`/api/v1/customers/${bare.customer_id}`)).headers.get('etag')!;
     await service.send('PATCH', `/api/v1/orders/${bare.order_id}/address`, { shipping: { street: '9 Elm St', country: 'US', state: 'NY' } });
@@ -252,7 +257,8 @@ describe('order edits', () => {
     expect(profile.address[0].shipping).toMatchObject({ street: '9 Elm St', country: 'US', state: 'NY' });
 
     const [full] = await service.sql<{ order_id: number; customer_id: number }>(
-      `select o.id as order_id, o.customer_id from orders o where exists (select 1 from customer_address a where a.customer_id = o.customer_id) order by o.id limit 1`,
+      `select o.id as order_id, o.customer_id from orders o
+        where exists (select 1 from customer_address a where a.customer_id = o.customer_id) order by o.id limit 1`,
     );
     const before = (await service.get(`/api/v1/customers/${full.customer_id}`)).body.address;
     await service.send('PATCH', `/api/v1/orders/${full.order_id}/address`, { shipping: { street: '1 Other Rd' } });
@@ -262,7 +268,8 @@ describe('order edits', () => {
   it('PATCH /orders/{id}/customer moves the order between both customers and copies the primary address', async () => {
     const [{ id: orderId, customer_id: from }] = await service.sql<{ id: number; customer_id: number }>('select id, customer_id from orders where paid = 1 order by id limit 1');
     const [{ id: to }] = await service.sql<{ id: number }>(
-      'select c.id from customer c where c.id <> ? and exists (select 1 from customer_address a where a.customer_id = c.id) order by c.id limit 1',
+      'select c.id from customer c where c.id <> ? ' +
+        'and exists (select 1 from customer_address a where a.customer_id = c.id) order by c.id limit 1',
       [from],
     );
     const [fromBefore, toBefore] = await Promise.all([from, to].map(async (id) => (await service.get(`/api/v1/customers/${id}`)).body));
@@ -301,7 +308,8 @@ describe('snapshots and createOrder', () => {
 
   it('creates an order with snapshots, exact totals and status 0, and updates the customer', async () => {
     const variants = await service.sql<{ id: number; price: string; title: string }>(
-      'select v.id, v.price::text, p.title from product_variant v join product p on p.id = v.product_id order by v.id limit 2',
+      'select v.id, v.price::text, p.title from product_variant v ' +
+        'join product p on p.id = v.product_id order by v.id limit 2',
     );
     const [customer] = await service.sql<{ id: number; order_count: number }>('select id, order_count from customer where id = 3');
     const res = await service.graphql(
@@ -348,7 +356,8 @@ describe('review findings', () => {
     expect(results.every((r) => !r.body.errors)).toBe(true);
     const c = (await service.get('/api/v1/customers/30')).body;
     const [truth] = await service.sql<{ n: number; spent: string }>(
-      'select count(*)::int as n, coalesce(sum(total - refunded) filter (where paid <> 0), 0)::text as spent from orders where customer_id = 30',
+      'select count(*)::int as n, coalesce(sum(total - refunded) filter (where paid <> 0), 0)::text as spent ' +
+        'from orders where customer_id = 30',
     );
     expect(c.statistics.order_count).toBe(truth.n);
     expect(c.orders).toHaveLength(truth.n);

@@ -29,7 +29,8 @@ const fields = (res: { body: { errors?: { field: string }[] } }) => (res.body.er
 async function multiProduct(): Promise<number> {
   // A product with two options (Size × Color), so combinations have two values.
   const [row] = await service.sql<{ id: number }>(
-    'select p.id from product p where p.is_multi and (select count(*) from product_option o where o.product_id = p.id) = 2 order by p.id limit 1',
+    'select p.id from product p where p.is_multi and ' +
+      '(select count(*) from product_option o where o.product_id = p.id) = 2 order by p.id limit 1',
   );
   return row.id;
 }
@@ -152,7 +153,8 @@ describe('PATCH /products/{id}: options and variants', () => {
     const removedIds = inList(removed.map((v: any) => v.id));
     // The removed variants hold stock, which goes with them.
     await service.sql(
-      `insert into inventory_level (warehouse_id, variant_id, quantity) select w.id, v.id, 7 from warehouse w cross join product_variant v
+      `insert into inventory_level (warehouse_id, variant_id, quantity)
+        select w.id, v.id, 7 from warehouse w cross join product_variant v
        where v.id in ${removedIds} on conflict do nothing`,
     );
     const res = await patch(id, {
@@ -187,8 +189,10 @@ describe('PATCH /products/{id}: options and variants', () => {
 
   it('leaves line items of a removed variant their snapshot', async () => {
     const [line] = await service.sql<{ id: number; product_id: number; variant_id: number; price: string; sku: string }>(
-      `select li.id, li.product_id, li.variant_id, li.price::text, li.sku from line_item li join product p on p.id = li.product_id
-       where p.is_multi and (select count(*) from product_option o where o.product_id = p.id) = 1 order by li.id limit 1`,
+      `select li.id, li.product_id, li.variant_id, li.price::text, li.sku
+        from line_item li join product p on p.id = li.product_id
+       where p.is_multi and (select count(*) from product_option o where o.product_id = p.id) = 1
+         order by li.id limit 1`,
     );
     const p = await read(line.product_id);
     const others = p.variants.filter((v: any) => v.id !== line.variant_id);
@@ -334,7 +338,8 @@ describe('PATCH /products/{id}: refusals', () => {
 
 describe('GraphQL product mutations', () => {
   const create = (input: unknown) =>
-    service.graphql('mutation ($input: ProductCreate!) { createProduct(input: $input) { id title isMulti seoUrl price variants { id variant price isDefault: default } } }', { input });
+    service.graphql('mutation ($input: ProductCreate!) { createProduct(input: $input) { id title isMulti seoUrl price ' +
+      'variants { id variant price isDefault: default } } }', { input });
 
   it('creates a single-variant product with its one variant and a derived seo_url', async () => {
     const res = await create({ title: 'Brand New Thing', price: '12.00' });

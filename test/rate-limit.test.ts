@@ -45,7 +45,8 @@ const limitHeaders = (a: Answer) => ({
 });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-it('lets exactly a bucket of concurrent requests through across both processes, then answers 429 problem+json with Retry-After', async () => {
+it('lets exactly a bucket of concurrent requests through across both processes, ' +
+  'then answers 429 problem+json with Retry-After', async () => {
   const token = await service.tokenWith(['read_products']);
   const started = Date.now();
   const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => call(i, token)));
@@ -72,7 +73,8 @@ it('lets exactly a bucket of concurrent requests through across both processes, 
   for (let left = Math.ceil(elapsed * RPS); left < BURST; left++) expect({ left, handedOut: handedOut.has(left) }).toEqual({ left, handedOut: true });
 });
 
-it('shows the bucket draining in the headers of REST and GraphQL answers alike; requests without a valid token are not counted', async () => {
+it('shows the bucket draining in the headers of REST and GraphQL answers alike; ' +
+  'requests without a valid token are not counted', async () => {
   const token = await service.tokenWith(['read_products']);
   const seen: { limit: string | null; remaining: string | null; reset: string | null }[] = [];
   for (let i = 0; i < 6; i++) {
@@ -107,7 +109,8 @@ it('keeps one bucket per token: an exhausted token does not slow another', async
   expect(other.headers.get('ratelimit-remaining')).toBe(String(BURST - 1));
 });
 
-it('refills at RATE_LIMIT_RPS: after Retry-After seconds the token may call again, and refused calls spent nothing', async () => {
+it('refills at RATE_LIMIT_RPS: after Retry-After seconds the token may call again, ' +
+  'and refused calls spent nothing', async () => {
   const token = await service.tokenWith(['read_products']);
   await Promise.all(Array.from({ length: BURST }, (_, i) => call(i, token)));
   const refused = await call(0, token);

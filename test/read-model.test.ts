@@ -10,11 +10,13 @@ beforeAll(async () => {
   service = await startTestService();
   [{ id: shipped }] = await service.sql<{ id: number }>('select order_id as id from shipment order by id limit 1');
   [{ id: order }] = await service.sql<{ id: number }>(
-    "select id from orders where notes is not null and phone is not null and payment_last4 is not null order by id limit 1",
+    "select id from orders where notes is not null and phone is not null " +
+      "and payment_last4 is not null order by id limit 1",
   );
   // A restock on the shipped order, so restocks have a record to show.
   const [line] = await service.sql<{ id: number }>('select id from line_item where order_id = ? and shipped > 0 order by id limit 1', [shipped]);
-  const res = await service.graphql('mutation ($o: Int!, $l: Int!) { restockOrderItems(orderId: $o, input: { warehouse: 1, items: [{ id: $l, quantity: 1 }] }) { id } }', { o: shipped, l: line.id });
+  const res = await service.graphql('mutation ($o: Int!, $l: Int!) { restockOrderItems(orderId: $o, ' +
+    'input: { warehouse: 1, items: [{ id: $l, quantity: 1 }] }) { id } }', { o: shipped, l: line.id });
   expect(res.body.errors).toBeUndefined();
 });
 afterAll(() => service.stop());
@@ -29,15 +31,19 @@ function shapedLike(shape: unknown, full: unknown): unknown {
 }
 
 // Every column of an order and of the records under it (selections of one field merge).
-const ORDER_COLUMNS = `id email status paid discounts tax cartPrice total ip refunded refundPossible orderDate updatedAt notes version
-  lineItems { id title isMulti type isGiftcard shippingWeight vendor autoFulfilment trackInventory sku price comparePrice image imageMaxSize }
-  fulfilments { id createdAt updatedAt } shipments { id trackingNumber notify createdAt updatedAt } restocks { id createdAt }
+const ORDER_COLUMNS = `id email status paid discounts tax cartPrice total ip refunded
+  refundPossible orderDate updatedAt notes version
+  lineItems { id title isMulti type isGiftcard shippingWeight vendor autoFulfilment
+    trackInventory sku price comparePrice image imageMaxSize }
+  fulfilments { id createdAt updatedAt } shipments { id trackingNumber notify createdAt updatedAt }
+    restocks { id createdAt }
   events { id type createdAt data }`;
 
 const orderFields = [
   'displayNumber',
   'shipping { description price }',
-  'address { phone shipping { firstName lastName company street suite city country state zip } billing { firstName city zip } }',
+  'address { phone shipping { firstName lastName company street suite city country state zip } ' +
+    'billing { firstName city zip } }',
   'payment { type last4 }',
   'conversion { landingPage referrer }',
   'riskLevel { ipFail addressFail zipFail cvcFail }',
@@ -86,7 +92,8 @@ it.each([
 // as before.
 it('aliases, renamed fields and field scopes answer through property reads as through resolvers', async () => {
   const [row] = await service.sql<{ title: string; sku: string; values: string[] }>(
-    'select p.title, v.sku, v.option_values as values from product p join product_variant v on v.product_id = p.id where p.id = 3 order by v.position, v.id limit 1',
+    'select p.title, v.sku, v.option_values as values from product p join product_variant v on v.product_id = p.id ' +
+      'where p.id = 3 order by v.position, v.id limit 1',
   );
   const res = await service.graphql('{ product(id: 3) { name: title title variants { code: sku sku variant } } }');
   expect(res.body.errors).toBeUndefined();

@@ -50,7 +50,8 @@ it('src/reads holds no table or column name as a string literal', async () => {
   expect(offending).toEqual([]);
 });
 
-it('reads an entity list relation through its @Field alone, in its orderBy (Order.lineItems, Product.images)', async () => {
+it('reads an entity list relation through its @Field alone, ' +
+  'in its orderBy (Order.lineItems, Product.images)', async () => {
   const [order] = await service.sql<{ id: number }>(
     'select order_id as id from line_item group by order_id having count(*) > 1 order by order_id limit 1',
   );

@@ -191,7 +191,8 @@ describe('records and filters follow the GraphQL types too', () => {
 });
 
 describe('the OpenAPI tags', () => {
-  it('a resource without prose in openapi-prose.ts is tagged with its GraphQL type’s description; the store’s prose stays', async () => {
+  it('a resource without prose in openapi-prose.ts is tagged with its GraphQL type’s description; ' +
+    'the store’s prose stays', async () => {
     expect((documentOf(apiOf(intSize)) as unknown as { tags: unknown[] }).tags).toEqual([
       { name: 'Widget', description: 'A widget of the fixture store' },
       expect.objectContaining({ name: 'Webhooks' }),

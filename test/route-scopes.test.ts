@@ -54,7 +54,8 @@ describe('a route that disagrees with the schema fails the start-up check, sayin
       "REST route GET /orders: the table says scope read_customers, but Query.orders has @Authorized('read_orders')",
     );
     expect(failure({ ...find('PATCH', '/orders/{id}/shipments'), scope: 'read_orders' })).toBe(
-      "REST route PATCH /orders/{id}/shipments: the table says scope read_orders, but Mutation.updateShipments has @Authorized('write_orders')",
+      "REST route PATCH /orders/{id}/shipments: the table says scope read_orders, " +
+        "but Mutation.updateShipments has @Authorized('write_orders')",
     );
   });
 
@@ -63,24 +64,28 @@ describe('a route that disagrees with the schema fails the start-up check, sayin
     // A relation that would expose whole collections (Product.collections needs read_collections).
     const resource = { ...route.resource, expand: { ...route.resource.expand, whole_collections: { gql: 'collections', sub: { id: { schema: {} } }, schema: {} } } };
     expect(failure({ ...route, resource })).toBe(
-      "REST route GET /products/{id}: it selects Product.collections, which has @Authorized('read_collections'): a token holding only read_products would be refused",
+      "REST route GET /products/{id}: it selects Product.collections, " +
+        "which has @Authorized('read_collections'): a token holding only read_products would be refused",
     );
   });
 
   it('a versioned type shown without its ETag, or under another type’s name', () => {
     const customer = find('GET', '/customers/{id}');
     expect(failure({ ...customer, resource: { ...customer.resource, versioned: undefined } })).toBe(
-      "REST route GET /customers/{id}: customer answers Customer, which has a version field, but its resource Customer says versioned: (none) (say versioned: 'Customer')",
+      "REST route GET /customers/{id}: customer answers Customer, which has a version field, " +
+        "but its resource Customer says versioned: (none) (say versioned: 'Customer')",
     );
     const order = find('GET', '/orders/{id}');
     expect(failure({ ...order, resource: { ...order.resource, versioned: 'Product' } })).toBe(
-      "REST route GET /orders/{id}: order answers Order, which has a version field, but its resource Order says versioned: Product (say versioned: 'Order')",
+      "REST route GET /orders/{id}: order answers Order, which has a version field, " +
+        "but its resource Order says versioned: Product (say versioned: 'Order')",
     );
   });
 
   it('a mutation taking expectedVersion without If-Match mapped onto it', () => {
     const { ifMatch: _dropped, ...route } = find('PATCH', '/products/{id}') as Extract<RouteSpec, { kind: 'write' }>;
-    expect(failure(route as RouteSpec)).toBe("REST route PATCH /products/{id}: updateProduct takes expectedVersion, but the route maps no If-Match onto it (add ifMatch: 'expectedVersion')");
+    expect(failure(route as RouteSpec)).toBe("REST route PATCH /products/{id}: updateProduct takes expectedVersion, " +
+      "but the route maps no If-Match onto it (add ifMatch: 'expectedVersion')");
   });
 });
 

@@ -68,7 +68,9 @@ describe.each(STORES)('a store seeded with %s', (_name, size) => {
 
   it('holds the records asked for', async () => {
     const [counts] = await sql<{ products: number; customers: number; orders: number; warehouses: number }>(
-      'select (select count(*)::int from product) as products, (select count(*)::int from customer) as customers, (select count(*)::int from orders) as orders, (select count(*)::int from warehouse) as warehouses',
+      'select (select count(*)::int from product) as products, ' +
+        '(select count(*)::int from customer) as customers, (select count(*)::int from orders) as orders, ' +
+          '(select count(*)::int from warehouse) as warehouses',
     );
     expect(counts).toEqual({ products: size.products, customers: size.customers, orders: size.orders, warehouses: size.warehouses });
   });
@@ -81,11 +83,15 @@ describe.each(STORES)('a store seeded with %s', (_name, size) => {
   let linesRead: Promise<LineRow[]> | undefined;
   const lines = () =>
     (linesRead ??= sql<LineRow>(`select l.id, l.order_id, l.quantity, l.not_fulfilled, l.fulfilled, l.shipped, l.restocked, l.price,
-        coalesce(f.units, 0) as in_fulfilments, coalesce(s.units, 0) as in_shipments, coalesce(r.units, 0) as in_restocks
+        coalesce(f.units, 0) as in_fulfilments, coalesce(s.units, 0) as in_shipments,
+          coalesce(r.units, 0) as in_restocks
       from line_item l
-      left join (select line_item_id, sum(quantity)::int as units from fulfilment_item group by 1) f on f.line_item_id = l.id
-      left join (select line_item_id, sum(quantity)::int as units from shipment_item group by 1) s on s.line_item_id = l.id
-      left join (select line_item_id, sum(quantity)::int as units from restock_item group by 1) r on r.line_item_id = l.id
+      left join (select line_item_id, sum(quantity)::int as units
+        from fulfilment_item group by 1) f on f.line_item_id = l.id
+      left join (select line_item_id, sum(quantity)::int as units
+        from shipment_item group by 1) s on s.line_item_id = l.id
+      left join (select line_item_id, sum(quantity)::int as units
+        from restock_item group by 1) r on r.line_item_id = l.id
       order by l.id`));
 
   it("every line's counters are what its fulfilments, shipments and restocks make them", async () => {
@@ -108,10 +114,12 @@ describe.each(STORES)('a store seeded with %s', (_name, size) => {
     expect(overShipped).toEqual([]);
   });
 
-  it("every order's status is the one its counters derive, and an order whose units moved was stamped updated", async () => {
+  it("every order's status is the one its counters derive, " +
+    "and an order whose units moved was stamped updated", async () => {
     const byOrder = groupBy(await lines(), (line) => line.order_id);
     const orders = await sql<{ id: number; status: number; updated_at: Date | null; moved: boolean }>(
-      'select o.id, o.status, o.updated_at, exists (select 1 from fulfilment f where f.order_id = o.id) as moved from orders o order by o.id',
+      'select o.id, o.status, o.updated_at, exists (select 1 from fulfilment f where f.order_id = o.id) as moved ' +
+        'from orders o order by o.id',
     );
     const wrong = orders.filter((order) => {
       const counters = (byOrder.get(order.id) ?? []).map((l) => ({ quantity: l.quantity, notFulfilled: l.not_fulfilled, fulfilled: l.fulfilled, shipped: l.shipped, restocked: l.restocked }));
@@ -154,7 +162,8 @@ describe.each(STORES)('a store seeded with %s', (_name, size) => {
   it('every fulfilled unit of a product that tracks inventory was taken from a warehouse', async () => {
     const items = await sql<{ fulfilment_id: number; line_item_id: number; quantity: number; warehouse_id: number | null; track_inventory: boolean; variant_id: number | null }>(
       `select f.id as fulfilment_id, fi.line_item_id, fi.quantity, f.warehouse_id, l.track_inventory, l.variant_id
-       from fulfilment_item fi join fulfilment f on f.id = fi.fulfilment_id join line_item l on l.id = fi.line_item_id order by fi.id`,
+       from fulfilment_item fi join fulfilment f on f.id = fi.fulfilment_id
+         join line_item l on l.id = fi.line_item_id order by fi.id`,
     );
     expect(items.length).toBeGreaterThan(0);
     const refused = items.filter((item) => {
@@ -169,7 +178,8 @@ describe.each(STORES)('a store seeded with %s', (_name, size) => {
     expect(refused).toEqual([]);
   });
 
-  it("every product's options, variants, tags and textareas pass the domain's product checks as they stand", async () => {
+  it("every product's options, variants, tags and textareas " +
+    "pass the domain's product checks as they stand", async () => {
     const reader = orm.em.fork();
     const [products, options, thumbnails, variants, textareas] = await Promise.all([
       reader.find(Product, {}, { orderBy: { id: 'asc' } }),
@@ -263,7 +273,8 @@ describe.each(STORES)('a store seeded with %s', (_name, size) => {
     expect(wrong).toEqual([]);
     // The row-count triggers did count the COPY: the tables carrying them hold rows, and deltas summing to them.
     const triggered = await sql<{ table_name: string; delta: string }>(
-      `select c.relname as table_name, (select coalesce(sum(delta), 0) from row_count r where r.table_name = c.relname) as delta
+      `select c.relname as table_name,
+        (select coalesce(sum(delta), 0) from row_count r where r.table_name = c.relname) as delta
        from pg_trigger t join pg_class c on c.oid = t.tgrelid where t.tgfoid = 'row_count_inserted'::regproc`,
     );
     expect(triggered.length).toBeGreaterThan(0);
@@ -278,13 +289,15 @@ describe.each(STORES)('a store seeded with %s', (_name, size) => {
     // The migrator's own bookkeeping is not the store's.
     const columns = await sql<{ table_name: string; column_name: string }>(
       `select table_name, column_name from information_schema.columns
-       where table_schema = 'public' and data_type = 'timestamp with time zone' and table_name <> 'mikro_orm_migrations' order by 1, 2`,
+       where table_schema = 'public' and data_type = 'timestamp with time zone'
+         and table_name <> 'mikro_orm_migrations' order by 1, 2`,
     );
     const fractional: { table: string; column: string; microseconds: string }[] = [];
     let checked = 0;
     for (const { table_name: table, column_name: column } of columns) {
       // As Unix microseconds: PostgreSQL keeps microseconds, a Date only milliseconds.
-      const rows = await sql<{ us: string }>(`select (extract(epoch from "${column}") * 1000000)::bigint::text as us from "${table}" where "${column}" is not null`);
+      const rows = await sql<{ us: string }>(`select (extract(epoch from "${column}") * 1000000)::bigint::text as us
+        from "${table}" where "${column}" is not null`);
       checked += rows.length;
       for (const { us } of rows) {
         const time = new Date(Number(BigInt(us) / 1000n));

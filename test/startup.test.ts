@@ -26,7 +26,15 @@ describe('configuration', () => {
 
   it('refuses bad values with one clear line per variable', () => {
     expect(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', SEED_DEMO: 'maybe', ADMIN_TOKEN: 'short' })).toThrow(
-      /Invalid configuration:\n {2}PORT: .*\n {2}DATABASE_URL: must be a postgres:\/\/ URL\n {2}SEED_DEMO: .*\n {2}ADMIN_TOKEN: must be at least 16 characters/,
+      new RegExp(
+        [
+          'Invalid configuration:',
+          ' {2}PORT: .*',
+          ' {2}DATABASE_URL: must be a postgres:// URL',
+          ' {2}SEED_DEMO: .*',
+          ' {2}ADMIN_TOKEN: must be at least 16 characters',
+        ].join('\n'),
+      ),
     );
     expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT/);
     expect(() => loadConfig({ PUBLIC_URL: 'not a url' })).toThrow(/PUBLIC_URL/);
@@ -79,7 +87,8 @@ describe('starting on an empty database', () => {
     const [row] = await query<{ n: string }>(url, `select count(*) as n from orders o where o.status = 0
       and exists (select 1 from line_item li where li.order_id = o.id and li.track_inventory)
       and not exists (select 1 from line_item li where li.order_id = o.id and li.track_inventory
-        and not exists (select 1 from inventory_level il where il.variant_id = li.variant_id and il.quantity >= li.quantity))`);
+        and not exists (select 1 from inventory_level il where il.variant_id = li.variant_id
+          and il.quantity >= li.quantity))`);
     expect(Number(row.n)).toBeGreaterThanOrEqual(20);
   });
 
@@ -87,8 +96,10 @@ describe('starting on an empty database', () => {
     const rows = await query<{ id: number; status: number; q: number; nf: number; f: number; s: number; r: number; fi: number; si: number }>(url, `
       select o.id, o.status, sum(li.quantity)::int as q, sum(li.not_fulfilled)::int as nf, sum(li.fulfilled)::int as f,
         sum(li.shipped)::int as s, sum(li.restocked)::int as r,
-        coalesce((select sum(fi.quantity) from fulfilment_item fi join fulfilment fu on fu.id = fi.fulfilment_id where fu.order_id = o.id), 0)::int as fi,
-        coalesce((select sum(si.quantity) from shipment_item si join shipment sh on sh.id = si.shipment_id where sh.order_id = o.id), 0)::int as si
+        coalesce((select sum(fi.quantity) from fulfilment_item fi join fulfilment fu on fu.id = fi.fulfilment_id
+          where fu.order_id = o.id), 0)::int as fi,
+        coalesce((select sum(si.quantity) from shipment_item si join shipment sh on sh.id = si.shipment_id
+          where sh.order_id = o.id), 0)::int as si
       from orders o join line_item li on li.order_id = o.id group by o.id`);
     for (const o of rows) {
       expect(o.q).toBe(o.nf + o.f + o.s + o.r);

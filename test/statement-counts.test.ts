@@ -11,27 +11,35 @@ let service: TestService;
 /** Triples the catalogue (with variants, options, images, textareas and collection links) so a page of 200 is full. */
 async function growCatalogue() {
   const copyOf = "c.id <> o.id and regexp_replace(c.seo_url, '-copy[0-9]+$', '') = o.seo_url";
-  await service.sql(`insert into product (title, is_multi, type, is_giftcard, tags, shipping_weight, auto_fulfilment, track_inventory, vendor, sku,
+  await service.sql(`insert into product (title, is_multi, type, is_giftcard,
+    tags, shipping_weight, auto_fulfilment, track_inventory, vendor, sku,
       seo_meta, seo_title, seo_url, is_template, is_draft, price, compare_price, created_at, updated_at, version)
     select title, is_multi, type, is_giftcard, tags, shipping_weight, auto_fulfilment, track_inventory, vendor, sku,
-      seo_meta, seo_title, seo_url || '-copy' || n, is_template, is_draft, price, compare_price, created_at, updated_at, 1
+      seo_meta, seo_title, seo_url || '-copy' || n, is_template, is_draft, price, compare_price,
+        created_at, updated_at, 1
     from product, generate_series(1, 3) n`);
-  await service.sql(`insert into product_variant (product_id, position, option_values, price, compare_price, sku, is_default, ignore)
+  await service.sql(`insert into product_variant (product_id, position, option_values, price, compare_price,
+    sku, is_default, ignore)
     select c.id, v.position, v.option_values, v.price, v.compare_price, v.sku, v.is_default, v.ignore
     from product c join product o on ${copyOf} join product_variant v on v.product_id = o.id`);
   await service.sql(`insert into product_option (product_id, position, title, changes_look, values)
-    select c.id, x.position, x.title, x.changes_look, x.values from product c join product o on ${copyOf} join product_option x on x.product_id = o.id`);
+    select c.id, x.position, x.title, x.changes_look, x.values from product c join product o on ${copyOf}
+      join product_option x on x.product_id = o.id`);
   await service.sql(`insert into option_thumbnail (option_id, position, value, color, image_id)
     select nc.id, t.position, t.value, t.color, t.image_id
     from product c join product o on ${copyOf}
-    join product_option oo on oo.product_id = o.id join product_option nc on nc.product_id = c.id and nc.title = oo.title
+    join product_option oo on oo.product_id = o.id
+      join product_option nc on nc.product_id = c.id and nc.title = oo.title
     join option_thumbnail t on t.option_id = oo.id`);
   await service.sql(`insert into product_image (product_id, image_id, position)
-    select c.id, i.image_id, i.position from product c join product o on ${copyOf} join product_image i on i.product_id = o.id`);
+    select c.id, i.image_id, i.position from product c join product o on ${copyOf}
+      join product_image i on i.product_id = o.id`);
   await service.sql(`insert into product_textarea (product_id, position, name, text)
-    select c.id, t.position, t.name, t.text from product c join product o on ${copyOf} join product_textarea t on t.product_id = o.id`);
+    select c.id, t.position, t.name, t.text from product c join product o on ${copyOf}
+      join product_textarea t on t.product_id = o.id`);
   await service.sql(`insert into collection_product (collection_id, product_id, position)
-    select l.collection_id, c.id, l.position from product c join product o on ${copyOf} join collection_product l on l.product_id = o.id`);
+    select l.collection_id, c.id, l.position from product c join product o on ${copyOf}
+      join collection_product l on l.product_id = o.id`);
 }
 
 /** An order with four fulfilments of one unit, each shipped: full pages for its record lists. */

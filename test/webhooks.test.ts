@@ -62,7 +62,8 @@ const at = (p: string) => received.filter((r) => r.path === p);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function subscribe(p: string, events: string[]): Promise<{ id: number; secret: string }> {
-  const res = await service.graphql('mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) { secret subscription { id url events disabledAt } } }', {
+  const res = await service.graphql('mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) ' +
+    '{ secret subscription { id url events disabledAt } } }', {
     u: `${base}${p}`, e: events,
   });
   expect(res.body.errors).toBeUndefined();
@@ -74,7 +75,11 @@ async function subscribe(p: string, events: string[]): Promise<{ id: number; sec
 
 async function deliveries(subscriptionId: number) {
   const res = await service.graphql(
-    '{ webhookSubscriptions(size: 10, sort: [{ field: ID, direction: DESC }]) { items { id disabledAt disabledReason consecutiveFailures deliveries(size: 10, sort: [{ field: ID, direction: ASC }]) { totalCount items { eventId eventType status attempts lastStatusCode lastError nextAttemptAt deliveredAt attemptLog { attempt statusCode error durationMs } } } } } }',
+    '{ webhookSubscriptions(size: 10, sort: [{ field: ID, direction: DESC }]) { ' +
+      'items { id disabledAt disabledReason consecutiveFailures ' +
+        'deliveries(size: 10, sort: [{ field: ID, direction: ASC }]) ' +
+          '{ totalCount items { eventId eventType status attempts lastStatusCode lastError nextAttemptAt deliveredAt ' +
+            'attemptLog { attempt statusCode error durationMs } } } } } }',
   );
   expect(res.body.errors).toBeUndefined();
   return res.body.data.webhookSubscriptions.items.find((s: any) => s.id === subscriptionId);
@@ -93,7 +98,8 @@ async function unsubscribe(id: number) {
   expect(res.body.data.deleteWebhookSubscription).toBe(id);
 }
 
-it('delivers fulfilment.created and shipment.created to a local receiver, signed so that standardwebhooks verifies them', async () => {
+it('delivers fulfilment.created and shipment.created to a local receiver, ' +
+  'signed so that standardwebhooks verifies them', async () => {
   const { id, secret } = await subscribe('/orders-hook', ['fulfilment.created', 'shipment.created']);
   const { untracked } = await pickVariants(service);
   const order = await placeOrder(service, [{ variantId: untracked, quantity: 2 }]);
@@ -130,7 +136,8 @@ it('delivers fulfilment.created and shipment.created to a local receiver, signed
   await unsubscribe(id);
 });
 
-it('retries a receiver answering 500 with back-off, once per attempt, and disables the subscription after repeated failure', async () => {
+it('retries a receiver answering 500 with back-off, once per attempt, ' +
+  'and disables the subscription after repeated failure', async () => {
   behaviour['/failing'] = { status: 500 };
   const { id } = await subscribe('/failing', ['order.notes_changed']);
   const { untracked } = await pickVariants(service);
@@ -255,10 +262,12 @@ it('never makes the same attempt twice with two worker processes on one queue', 
   expect(ids).toHaveLength(COUNT);
   expect(new Set(ids).size).toBe(COUNT);
   const rows = await service.sql<{ status: string; attempts: number; n: number }>(
-    'select status, attempts, count(*)::int as n from webhook_delivery where subscription_id = ? group by status, attempts', [id],
+    'select status, attempts, count(*)::int as n from webhook_delivery where subscription_id = ? ' +
+      'group by status, attempts', [id],
   );
   expect(rows).toEqual([{ status: 'delivered', attempts: 1, n: COUNT }]);
-  const attempts = await service.sql<{ n: number }>('select count(*)::int as n from webhook_attempt a join webhook_delivery d on d.id = a.delivery_id where d.subscription_id = ?', [id]);
+  const attempts = await service.sql<{ n: number }>('select count(*)::int as n from webhook_attempt a join webhook_delivery d on d.id = a.delivery_id ' +
+    'where d.subscription_id = ?', [id]);
   expect(attempts[0].n).toBe(COUNT);
   await unsubscribe(id);
 }, 60_000);
@@ -380,17 +389,23 @@ it('queues deliveries in the change’s transaction: a refused change queues not
   await unsubscribe(id);
 });
 
-it('stamps deliveries, attempts, retries and a disabling in whole seconds, as every record (src/clock.ts)', async () => {
+it('stamps deliveries, attempts, retries and a disabling in whole seconds, ' +
+  'as every record (src/clock.ts)', async () => {
   behaviour['/stamps-fail'] = { status: 500 };
   const ids = [(await subscribe('/stamps-ok', ['order.notes_changed'])).id, (await subscribe('/stamps-fail', ['order.notes_changed'])).id];
   /** Per stamp: how many rows of these subscriptions hold one, and how many of those have a fraction of a second. */
   const stamps = () =>
     service.sql<{ stamp: string; held: number; fractional: number }>(
-      `select stamp, count(at)::int as held, count(at) filter (where at <> date_trunc('second', at))::int as fractional from (
-         select 'delivery.created_at' as stamp, d.created_at as at from webhook_delivery d where d.subscription_id in (?)
-         union all select 'delivery.next_attempt_at', d.next_attempt_at from webhook_delivery d where d.subscription_id in (?)
+      `select stamp, count(at)::int as held,
+        count(at) filter (where at <> date_trunc('second', at))::int as fractional
+        from (
+         select 'delivery.created_at' as stamp, d.created_at as at
+           from webhook_delivery d where d.subscription_id in (?)
+         union all select 'delivery.next_attempt_at', d.next_attempt_at
+           from webhook_delivery d where d.subscription_id in (?)
          union all select 'delivery.delivered_at', d.delivered_at from webhook_delivery d where d.subscription_id in (?)
-         union all select 'attempt.attempted_at', a.attempted_at from webhook_attempt a join webhook_delivery d on d.id = a.delivery_id where d.subscription_id in (?)
+         union all select 'attempt.attempted_at', a.attempted_at
+           from webhook_attempt a join webhook_delivery d on d.id = a.delivery_id where d.subscription_id in (?)
          union all select 'subscription.disabled_at', s.disabled_at from webhook_subscription s where s.id in (?)
        ) stamps group by stamp order by stamp`,
       [ids, ids, ids, ids, ids],
@@ -532,10 +547,12 @@ it('fails a delivery refused at connection time like any failed attempt; the pro
   for (const id of ids) await unsubscribe(id);
 }, 60_000);
 
-it("sends an order event without the customer's contact details when its subscription's token lacks read_customers", async () => {
+it("sends an order event without the customer's contact details " +
+  "when its subscription's token lacks read_customers", async () => {
   const create = (token: string) =>
     service.graphql(
-      'mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) { subscription { id } } }',
+      'mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) ' +
+        '{ subscription { id } } }',
       { u: `${base}/orders-only`, e: ['order.notes_changed', 'order.created'] },
       token,
     );

@@ -22,7 +22,8 @@ describe('bounded load on 127.0.0.1', () => {
     await service.stop();
   });
 
-  it('200 connections for 10 s from four tokens: no 500, no "database unavailable", /healthz within 200 ms', async () => {
+  it('200 connections for 10 s from four tokens: ' +
+    'no 500, no "database unavailable", /healthz within 200 ms', async () => {
     const tokens = await Promise.all(Array.from({ length: 4 }, () => service.tokenWith(['read_orders'])));
     // The claim is about a warm service: one request first compiles the route's operation.
     expect((await fetch(`${server.url}/api/v1/orders?size=250`, { headers: { authorization: `Bearer ${tokens[0]}` } })).status).toBe(200);

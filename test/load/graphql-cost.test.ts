@@ -13,8 +13,13 @@ afterAll(() => limited.stop());
 
 const remaining = (res: { headers: Headers }) => Number(res.headers.get('ratelimit-remaining'));
 const SCHEMA_WALK = '__schema { types { name fields { name args { name } } } }';
+const noteUpdates = (n: number) =>
+  Array.from({ length: n }, (_, i) => `u${i}: updateOrder(id: 3, input: { notes: "n${i}" }) { id }`).join(' ');
+const warehouseCreations = (n: number, title: string) =>
+  Array.from({ length: n }, (_, i) => `w${i}: createWarehouse(title: "${title}${i}") { id }`).join(' ');
 
-it('D1: the introspection bomb (1 400 aliased __schema walks) is refused before it runs; /healthz stays fast', async () => {
+it('D1: the introspection bomb (1 400 aliased __schema walks) is refused before it runs; ' +
+  '/healthz stays fast', async () => {
   const token = await limited.tokenWith(['read_orders']);
   const bomb = `{ ${Array.from({ length: 1400 }, (_, i) => `s${i}: ${SCHEMA_WALK}`).join(' ')} }`;
   const { results, healthzMs } = await whileAbusing(limited.url, 4, () => limited.graphql(bomb, {}, token));
@@ -39,7 +44,8 @@ it('D1: the introspection bomb (1 400 aliased __schema walks) is refused before 
   expect(meanwhile).toBeLessThan(200);
 });
 
-it('charges introspection like any field: 20 aliased schema walks cost 20 × their complexity, one walk at least 1', async () => {
+it('charges introspection like any field: 20 aliased schema walks cost 20 × their complexity, ' +
+  'one walk at least 1', async () => {
   const token = await limited.tokenWith(['read_orders']);
   const one = await limited.graphql(`{ ${SCHEMA_WALK} }`, {}, token);
   expect(one.status).toBe(200);
@@ -60,16 +66,17 @@ it('charges every root field at least one request: 30 aliased cheap reads cost 3
   expect(remaining(res)).toBe(1000 - 30);
 });
 
-it('D8: 2 000 aliased updateOrder mutations, or 300 createWarehouse, are refused whole; nothing is applied', async () => {
+it('D8: 2 000 aliased updateOrder mutations, or 300 createWarehouse, ' +
+  'are refused whole; nothing is applied', async () => {
   const token = await limited.tokenWith(['write_orders', 'read_orders', 'write_inventory', 'read_inventory']);
   const [before] = await limited.sql<{ notes: string | null }>('select notes from orders where id = 3');
-  const updates = `mutation { ${Array.from({ length: 2000 }, (_, i) => `u${i}: updateOrder(id: 3, input: { notes: "n${i}" }) { id }`).join(' ')} }`;
+  const updates = `mutation { ${noteUpdates(2000)} }`;
   const { results, healthzMs } = await whileAbusing(limited.url, 3, () => limited.graphql(updates, {}, token));
   for (const res of results) {
     expect(res.status).toBe(400);
     expect(res.body.errors[0].message).toMatch(/more tha[nt] 20000 tokens/);
   }
-  const fifty = `mutation { ${Array.from({ length: 50 }, (_, i) => `u${i}: updateOrder(id: 3, input: { notes: "n${i}" }) { id }`).join(' ')} }`;
+  const fifty = `mutation { ${noteUpdates(50)} }`;
   const refused = await limited.graphql(fifty, {}, token);
   expect(refused.status).toBe(400);
   expect(refused.body.errors[0].extensions.code).toBe('TOO_MANY_MUTATIONS');
@@ -78,12 +85,12 @@ it('D8: 2 000 aliased updateOrder mutations, or 300 createWarehouse, are refused
   expect((await limited.sql<{ notes: string | null }>('select notes from orders where id = 3'))[0]).toEqual(before);
   const warehouses = async () => (await limited.sql<{ n: number }>('select count(*)::int as n from warehouse'))[0].n;
   const count = await warehouses();
-  const many = await limited.graphql(`mutation { ${Array.from({ length: 300 }, (_, i) => `w${i}: createWarehouse(title: "W${i}") { id }`).join(' ')} }`, {}, token);
+  const many = await limited.graphql(`mutation { ${warehouseCreations(300, 'W')} }`, {}, token);
   expect(many.body.errors[0].extensions.code).toBe('TOO_MANY_MUTATIONS');
   expect(await warehouses()).toBe(count);
   // Fragments on Mutation are expanded before counting.
   const spread = await limited.graphql(
-    `mutation { ...M } fragment M on Mutation { ${Array.from({ length: MAX_MUTATION_FIELDS + 1 }, (_, i) => `w${i}: createWarehouse(title: "F${i}") { id }`).join(' ')} }`,
+    `mutation { ...M } fragment M on Mutation { ${warehouseCreations(MAX_MUTATION_FIELDS + 1, 'F')} }`,
     {},
     token,
   );
@@ -91,14 +98,15 @@ it('D8: 2 000 aliased updateOrder mutations, or 300 createWarehouse, are refused
   expect(await warehouses()).toBe(count);
   // At the limit they run, and each costs one request.
   const before2 = await limited.graphql('{ warehouses { totalCount } }', {}, token);
-  const allowed = await limited.graphql(`mutation { ${Array.from({ length: MAX_MUTATION_FIELDS }, (_, i) => `w${i}: createWarehouse(title: "Ok${i}") { id }`).join(' ')} }`, {}, token);
+  const allowed = await limited.graphql(`mutation { ${warehouseCreations(MAX_MUTATION_FIELDS, 'Ok')} }`, {}, token);
   expect(allowed.status).toBe(200);
   expect(allowed.body.extensions.cost).toBe(MAX_MUTATION_FIELDS);
   expect(remaining(allowed)).toBe(remaining(before2) - MAX_MUTATION_FIELDS);
   expect(await warehouses()).toBe(count + MAX_MUTATION_FIELDS);
 });
 
-it('D2: a 900 000-character filter value is refused as a filter value (as REST does), naming it; /healthz stays fast', async () => {
+it('D2: a 900 000-character filter value is refused as a filter value (as REST does), naming it; ' +
+  '/healthz stays fast', async () => {
   const token = await limited.tokenWith(['read_orders']);
   const huge = 'x'.repeat(900_000);
   const { results, healthzMs } = await whileAbusing(limited.url, 6, () => limited.graphql('query($e:[String!]){orders(filter:{email:$e}){totalCount}}', { e: [huge] }, token));

@@ -53,7 +53,8 @@ it('D6: a body that is not what its Content-Encoding says is a 400, an unknown e
   expect(unknown.body.errors[0].field).toBe('Content-Encoding');
 });
 
-it('D7: lone surrogates are a 422 naming the field (REST) and BAD_USER_INPUT naming it (GraphQL); nothing is stored', async () => {
+it('D7: lone surrogates are a 422 naming the field (REST) ' +
+  'and BAD_USER_INPUT naming it (GraphQL); nothing is stored', async () => {
   const before = await customer7();
   const { results, healthzMs } = await whileAbusing(service.url, 6, () => raw('PATCH', '/api/v1/customers/7', '{"email":"\\ud800@example.com"}'));
   expect(results.map((r) => r.status)).toEqual(Array(6).fill(422));
@@ -83,7 +84,8 @@ it('numbers outside every range (1e309) are a 422 naming the field', async () =>
   expect(gql.body.errors[0].extensions.fields).toEqual([{ field: '$s', message: 'is outside the range of numbers' }]);
 });
 
-it('checks the scope before the body: a read-only token sending an invalid body to a write route gets 403', async () => {
+it('checks the scope before the body: ' +
+  'a read-only token sending an invalid body to a write route gets 403', async () => {
   const readOnly = await service.tokenWith(['read_customers', 'read_orders']);
   const before = await customer7();
   for (const [method, path] of [['PATCH', '/api/v1/customers/7'], ['POST', '/api/v1/orders/1/fulfilments']]) {
@@ -153,13 +155,15 @@ function slowClient(head: string): Promise<{ answer: string; closedAfterMs: numb
 
 it('times out slow bodies and slow headers instead of holding the socket', async () => {
   const slow = Array.from({ length: 20 }, () =>
-    slowClient(`POST /api/v1/orders/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${service.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`),
+    slowClient(`POST /api/v1/orders/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${service.token}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{`),
   );
   const probe = Date.now();
   expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
   expect(Date.now() - probe).toBeLessThan(200); // twenty slow clients hold sockets, not the service
   for (const held of await Promise.all(slow)) expect(held.answer).toMatch(/^HTTP\/1\.1 408/);
-  const body = await slowClient(`PATCH /api/v1/customers/7 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${service.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"notes":`);
+  const body = await slowClient(`PATCH /api/v1/customers/7 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${service.token}\r\n` +
+    `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"notes":`);
   expect(body.answer).toMatch(/^HTTP\/1\.1 408/);
   expect(body.answer).toMatch(/application\/problem\+json/);
   expect(body.closedAfterMs).toBeLessThan(4000);

@@ -68,7 +68,8 @@ export function checkAgainstOpenApi(method: string, url: string, status: number,
   }
   const responses = paths[match.template][method.toLowerCase()].responses;
   const response = responses[String(status)];
-  if (!response) throw new Error(`${where}: status ${status} is not documented for ${method} ${match.template} (documented: ${Object.keys(responses).join(', ')})`);
+  if (!response) throw new Error(`${where}: status ${status} is not documented for ${method} ${match.template} ` +
+    `(documented: ${Object.keys(responses).join(', ')})`);
   const [type] = Object.keys(response.content ?? {});
   if (type && !contentType?.startsWith(type)) throw new Error(`${where}: content-type ${contentType}, documented ${type}`);
   const document = new URL(url, 'http://x').searchParams.has('fields') ? 'openapi-fields' : 'openapi';
@@ -87,6 +88,7 @@ export function checkAgainstOpenApi(method: string, url: string, status: number,
 function check(ref: string, body: unknown, where: string, document = 'openapi') {
   const validate = validatorFor(ref, document);
   if (!validate(body)) {
-    throw new Error(`${where}: body does not match the OpenAPI document: ${ajv.errorsText(validate.errors?.slice(0, 5))}\n${JSON.stringify(body).slice(0, 500)}`);
+    throw new Error(`${where}: body does not match the OpenAPI document: ${ajv.errorsText(validate.errors?.slice(0, 5))}` +
+      `\n${JSON.stringify(body).slice(0, 500)}`);
   }
 }

@@ -12,10 +12,12 @@ export async function placeOrder(service: TestService, lines: { variantId: numbe
 /** A variant of a product that tracks inventory, and one of a product that does not. */
 export async function pickVariants(service: TestService): Promise<{ tracked: number; untracked: number }> {
   const [tracked] = await service.sql<{ id: number }>(
-    'select v.id from product_variant v join product p on p.id = v.product_id where p.track_inventory order by v.id limit 1',
+    'select v.id from product_variant v join product p on p.id = v.product_id ' +
+      'where p.track_inventory order by v.id limit 1',
   );
   const [untracked] = await service.sql<{ id: number }>(
-    'select v.id from product_variant v join product p on p.id = v.product_id where not p.track_inventory order by v.id limit 1',
+    'select v.id from product_variant v join product p on p.id = v.product_id ' +
+      'where not p.track_inventory order by v.id limit 1',
   );
   return { tracked: tracked.id, untracked: untracked.id };
 }
@@ -26,7 +28,8 @@ export async function stockOf(service: TestService, warehouseId: number, variant
 }
 
 export async function setStock(service: TestService, warehouseId: number, variantId: number, quantity: number): Promise<void> {
-  const res = await service.graphql('mutation ($w: Int!, $v: Int!, $q: Int!) { setInventoryLevel(warehouseId: $w, variantId: $v, quantity: $q) { quantity } }', {
+  const res = await service.graphql('mutation ($w: Int!, $v: Int!, $q: Int!) ' +
+    '{ setInventoryLevel(warehouseId: $w, variantId: $v, quantity: $q) { quantity } }', {
     w: warehouseId, v: variantId, q: quantity,
   });
   if (res.body.errors) throw new Error(JSON.stringify(res.body.errors));

@@ -2,9 +2,9 @@ import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import { preparePooledStatements } from './src/db/prepared-statements.js';
+import { READ_STATEMENT_TIMEOUT_MS, WRITE_STATEMENT_TIMEOUT_MS } from './src/db/statement-timeouts.js';
 import { entities } from './src/entities/index.js';
 import { migrationsList } from './src/migrations/index.js';
-import { READ_STATEMENT_TIMEOUT_MS, WRITE_STATEMENT_TIMEOUT_MS } from './src/db/statement-timeouts.js';
 
 /**
  * The one ORM configuration. Entities and migrations are the classes found in their folders by
@@ -12,7 +12,11 @@ import { READ_STATEMENT_TIMEOUT_MS, WRITE_STATEMENT_TIMEOUT_MS } from './src/db/
  * reads the folder beside it, so the same config works from src under Jest and from dist under
  * `npm start`, and neither runtime ever loads the other's files.
  */
-export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}, statementTimeoutMs = READ_STATEMENT_TIMEOUT_MS): Options {
+export function ormConfig(
+  clientUrl: string,
+  overrides: Partial<Options> = {},
+  statementTimeoutMs = READ_STATEMENT_TIMEOUT_MS,
+): Options {
   return defineConfig({
     clientUrl,
     entities,

@@ -6,14 +6,19 @@
 // validation beyond what the scenarios send, no GraphQL execution, no ORM. Run as a child process
 // by bench/run.ts (`node dist/bench/baseline-server.js`, DATABASE_URL, PORT=0, ADMIN_TOKEN). The write mix
 // (POST + DELETE fulfilment) is answered by hand-written transactions: bench/baseline-writes.ts.
-import Koa from 'koa';
-import pg from 'pg';
+
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
+import Koa from 'koa';
+import pg from 'pg';
 import {
-  createFulfilment, deleteFulfilment, poolTransaction, WriteRefused, type Transaction,
+  createFulfilment,
+  deleteFulfilment,
+  poolTransaction,
+  type Transaction,
+  WriteRefused,
 } from './baseline-writes.js';
 import { CUSTOMER_SEARCH, ORDERS_PAGE, Q1, Q1_WITHOUT_COUNT, Q2, Q3, Q4 } from './graphql-queries.js';
 
@@ -74,7 +79,8 @@ const ORDER_JSON = `json_build_object(
   'refunded', o.refunded::text, 'refund_possible', o.refund_possible, 'order_date', ${epoch('o.order_date')},
   'updated_at', ${epoch('o.updated_at')}, 'notes', o.notes)`;
 
-const IMAGE_JSON = (alias: string) => `json_build_object('id', ${alias}.id, 'path', ${alias}.path, 'max_size', ${alias}.max_size)`;
+const IMAGE_JSON = (alias: string) =>
+  `json_build_object('id', ${alias}.id, 'path', ${alias}.path, 'max_size', ${alias}.max_size)`;
 
 /** One product with expand=all, from row `p`. */
 const PRODUCT_JSON = `json_build_object(
@@ -146,9 +152,12 @@ const GQL_NEWEST_ORDERS = `coalesce((select json_agg(json_build_object('id', o.i
 
 /** GraphQL sort terms the users workload sends (`field:direction`), mapped to ORDER BY on `o`. */
 const GQL_ORDER_SORTS: Record<string, string> = {
-  'ID:DESC': 'o.id desc', 'ID:ASC': 'o.id asc',
-  'TOTAL:DESC': 'o.total desc, o.id desc', 'TOTAL:ASC': 'o.total asc, o.id asc',
-  'ORDER_DATE:DESC': 'o.order_date desc, o.id desc', 'ORDER_DATE:ASC': 'o.order_date asc, o.id asc',
+  'ID:DESC': 'o.id desc',
+  'ID:ASC': 'o.id asc',
+  'TOTAL:DESC': 'o.total desc, o.id desc',
+  'TOTAL:ASC': 'o.total asc, o.id asc',
+  'ORDER_DATE:DESC': 'o.order_date desc, o.id desc',
+  'ORDER_DATE:ASC': 'o.order_date asc, o.id asc',
 };
 
 /** `%term%` with LIKE's wildcards escaped: a case-insensitive substring, as the service matches. */
@@ -187,23 +196,31 @@ interface GraphQLBaseline {
  * gone, as `Order.customer` does.
  */
 const GRAPHQL_BASELINES = new Map<string, GraphQLBaseline>([
-  [Q1, {
-    scope: 'read_orders',
-    sql: `select json_build_object('data', json_build_object('orders', json_build_object(
+  [
+    Q1,
+    {
+      scope: 'read_orders',
+      sql: `select json_build_object('data', json_build_object('orders', json_build_object(
         'totalCount', (select count(*) from orders)::int,
           'items', ${GQL_NEWEST_ORDERS})), 'extensions', ${GQL_EXTENSIONS})::text as json`,
-    params: () => [],
-  }],
-  [Q1_WITHOUT_COUNT, {
-    scope: 'read_orders',
-    sql: `select json_build_object('data', json_build_object('orders',
+      params: () => [],
+    },
+  ],
+  [
+    Q1_WITHOUT_COUNT,
+    {
+      scope: 'read_orders',
+      sql: `select json_build_object('data', json_build_object('orders',
       json_build_object('items', ${GQL_NEWEST_ORDERS})),
       'extensions', ${GQL_EXTENSIONS})::text as json`,
-    params: () => [],
-  }],
-  [Q2, {
-    scope: 'read_orders',
-    sql: `select json_build_object('data', json_build_object('order', (select json_build_object(
+      params: () => [],
+    },
+  ],
+  [
+    Q2,
+    {
+      scope: 'read_orders',
+      sql: `select json_build_object('data', json_build_object('order', (select json_build_object(
         'id', o.id, 'email', o.email, 'status', ${GQL_STATUS}, 'total', o.total::text, 'lineItems', ${GQL_LINE_ITEMS},
         'customer', json_build_object('id', o.customer_id, 'email', coalesce(cu.email, o.email),
           'firstName', coalesce(cu.first_name, ''), 'lastName', coalesce(cu.last_name, '')),
@@ -215,11 +232,14 @@ const GRAPHQL_BASELINES = new Map<string, GraphQLBaseline>([
           order by f.id) from fulfilment f where f.order_id = o.id), '[]'))
       from orders o left join customer cu on cu.id = o.customer_id where o.id = $1)),
         'extensions', ${GQL_EXTENSIONS})::text as json`,
-    params: (variables) => [Number(variables.id)],
-  }],
-  [Q3, {
-    scope: 'read_products',
-    sql: `select json_build_object('data', json_build_object('products',
+      params: (variables) => [Number(variables.id)],
+    },
+  ],
+  [
+    Q3,
+    {
+      scope: 'read_products',
+      sql: `select json_build_object('data', json_build_object('products',
       json_build_object('items', coalesce((select json_agg(json_build_object(
         'id', p.id, 'title', p.title,
         'variants', coalesce((select json_agg(json_build_object('id', v.id, 'price', v.price::text, 'sku', v.sku)
@@ -233,44 +253,61 @@ const GRAPHQL_BASELINES = new Map<string, GraphQLBaseline>([
           from product_image pi join image i on i.id = pi.image_id where pi.product_id = p.id), '[]'))
       order by p.id desc) from (select * from product order by id desc limit 50) p), '[]'))),
         'extensions', ${GQL_EXTENSIONS})::text as json`,
-    params: () => [],
-  }],
-  [Q4, {
-    scope: 'read_customers',
-    sql: `select json_build_object('data', json_build_object('customers', json_build_object(
+      params: () => [],
+    },
+  ],
+  [
+    Q4,
+    {
+      scope: 'read_customers',
+      sql: `select json_build_object('data', json_build_object('customers', json_build_object(
         'totalCount', (select count(*) from customer c where c.last_name ilike any($1))::int,
         'items', coalesce((select json_agg(json_build_object('id', c.id, 'email', c.email, 'firstName', c.first_name,
           'lastName', c.last_name) order by c.id desc)
           from (select * from customer c where c.last_name ilike any($1) order by id desc limit 20) c), '[]'))),
             'extensions', ${GQL_EXTENSIONS})::text as json`,
-    params: () => [['%ove%']],
-  }],
-  [CUSTOMER_SEARCH, {
-    scope: 'read_customers',
-    sql: `select json_build_object('data', json_build_object('customers', json_build_object(
+      params: () => [['%ove%']],
+    },
+  ],
+  [
+    CUSTOMER_SEARCH,
+    {
+      scope: 'read_customers',
+      sql: `select json_build_object('data', json_build_object('customers', json_build_object(
         'totalCount', (select count(*) from customer c where c.email ilike any($1))::int,
         'items', coalesce((select json_agg(json_build_object('id', c.id, 'email', c.email, 'firstName', c.first_name,
             'lastName', c.last_name) order by c.id desc)
           from (select * from customer c where c.email ilike any($1) order by id desc limit 20) c), '[]'))),
         'extensions', ${GQL_EXTENSIONS})::text as json`,
-    params: (variables) => [((variables.email as unknown[] | undefined) ?? []).map(substringPattern)],
-  }],
-  [ORDERS_PAGE, {
-    scope: 'read_orders',
-    sql: (variables) => gqlOrdersPage(variables).sql,
-    params: (variables) => gqlOrdersPage(variables).params,
-  }],
+      params: (variables) => [((variables.email as unknown[] | undefined) ?? []).map(substringPattern)],
+    },
+  ],
+  [
+    ORDERS_PAGE,
+    {
+      scope: 'read_orders',
+      sql: (variables) => gqlOrdersPage(variables).sql,
+      params: (variables) => gqlOrdersPage(variables).params,
+    },
+  ],
 ]);
 
 /** Sort keys the scenarios use, mapped to ORDER BY (the id tie-breaker follows the last term's direction). */
 const ORDER_SORTS: Record<string, string> = {
-  '': 'o.id desc', '!id': 'o.id desc', id: 'o.id asc', '!total': 'o.total desc, o.id desc', total: 'o.total asc, o.id asc',
-  '!order_date': 'o.order_date desc, o.id desc', order_date: 'o.order_date asc, o.id asc',
+  '': 'o.id desc',
+  '!id': 'o.id desc',
+  id: 'o.id asc',
+  '!total': 'o.total desc, o.id desc',
+  total: 'o.total asc, o.id asc',
+  '!order_date': 'o.order_date desc, o.id desc',
+  order_date: 'o.order_date asc, o.id asc',
 };
 
 /** Customer search keys the scenarios send, mapped to their column (a substring match each). */
 const CUSTOMER_SEARCH_COLUMNS: Record<string, string> = {
-  last_name: 'c.last_name', first_name: 'c.first_name', email: 'c.email',
+  last_name: 'c.last_name',
+  first_name: 'c.first_name',
+  email: 'c.email',
 };
 
 class HttpError extends Error {
@@ -308,7 +345,9 @@ function sendList(ctx: Koa.Context, items: unknown[], page: number, size: number
     'X-Pagination-Page-Count': String(pageCount),
     'X-Pagination-Current-Page': String(page),
     'X-Pagination-Per-Page': String(size),
-    Link: Object.entries(l).map(([rel, { href }]) => `<${href}>; rel="${rel}"`).join(', '),
+    Link: Object.entries(l)
+      .map(([rel, { href }]) => `<${href}>; rel="${rel}"`)
+      .join(', '),
   });
   ctx.body = { items, _links: l, _meta: { totalCount: total, perPage: size, currentPage: page, pageCount } };
 }
@@ -330,7 +369,8 @@ export function baselineApp(query: Query, transaction?: Transaction): Koa {
       const secret = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
       const hash = secret ? createHash('sha256').update(secret).digest('hex') : '';
       const { rows: tokens } = await query(
-        'select id, name, scopes from api_token where secret_hash = $1 and revoked_at is null', [hash],
+        'select id, name, scopes from api_token where secret_hash = $1 and revoked_at is null',
+        [hash],
       );
       if (!tokens.length) throw new HttpError(401);
       const scopes: string[] = tokens[0].scopes;
@@ -357,8 +397,11 @@ export function baselineApp(query: Query, transaction?: Transaction): Koa {
         need('read_orders');
         const size = intParam(ctx.query.size, 20, 250);
         // Default sort (id desc): the orders before it are those with a greater id.
-        const { rows } = await query('select exists (select 1 from orders where id = $1) as found, ' +
-          '(select count(*) from orders where id > $1)::int as before', [Number(m[1])]);
+        const { rows } = await query(
+          'select exists (select 1 from orders where id = $1) as found, ' +
+            '(select count(*) from orders where id > $1)::int as before',
+          [Number(m[1])],
+        );
         if (!rows[0].found) throw new HttpError(404);
         ctx.body = { page: Math.floor(rows[0].before / size) + 1 };
         return;

@@ -14,7 +14,10 @@ export type Transaction = <T>(work: (query: Query) => Promise<T>) => Promise<T>;
 export function poolTransaction(pool: pg.Pool, count: () => void = () => {}): Transaction {
   return async (work) => {
     const client = await pool.connect();
-    const query: Query = (text, params) => (count(), client.query(text, params));
+    const query: Query = (text, params) => {
+      count();
+      return client.query(text, params);
+    };
     try {
       await query('begin');
       const result = await work(query);
@@ -128,7 +131,10 @@ async function lockOrder(query: Query, orderId: number): Promise<void> {
 
 /** POST /orders/{id}/fulfilments of the write mix: `{ items: [{ id, quantity, warehouse }] }`. */
 export async function createFulfilment(
-  transaction: Transaction, actor: Actor, orderId: number, body: Record<string, unknown>,
+  transaction: Transaction,
+  actor: Actor,
+  orderId: number,
+  body: Record<string, unknown>,
 ): Promise<void> {
   const items = (body.items ?? []) as { id: number; quantity: number; warehouse?: number }[];
   if (!items.length || items.some((i) => !Number.isInteger(i.quantity) || i.quantity < 1)) throw new WriteRefused(422);
@@ -149,7 +155,10 @@ export async function createFulfilment(
 
 /** DELETE /orders/{id}/fulfilments/{fid}: 404 for a fulfilment not in the order, 409 when it has shipments. */
 export async function deleteFulfilment(
-  transaction: Transaction, actor: Actor, orderId: number, fulfilmentId: number,
+  transaction: Transaction,
+  actor: Actor,
+  orderId: number,
+  fulfilmentId: number,
 ): Promise<void> {
   await transaction(async (query) => {
     await lockOrder(query, orderId);

@@ -1,9 +1,10 @@
 // The export scenario of `npm run bench` (docs/rest.md#exports): rows/s of `GET /api/v1/orders/export`
 // beside the physical limit measured in the same run, `COPY (SELECT json of the same rows) TO STDOUT`
 // through the same driver (pg), and the service's peak RSS during a fast and during a slow reader.
+
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface ExportResult {
   /** Records the export streamed (its complete line's count), and in how long. */
@@ -64,14 +65,18 @@ async function readExport(url: string, token: string): Promise<{ rows: number; s
     tail = (tail + buffer.toString('utf8')).slice(-200);
   }
   const last = JSON.parse(tail.trimEnd().split('\n').pop()!) as { complete?: boolean; count?: number };
-  if (last.complete !== true || last.count !== lines - 1) throw new Error(`the export ended without its complete line (${lines} lines)`);
+  if (last.complete !== true || last.count !== lines - 1)
+    throw new Error(`the export ended without its complete line (${lines} lines)`);
   return { rows: last.count, seconds: (performance.now() - started) / 1000 };
 }
 
 /** A client that reads a little every 100 ms for `seconds`, then goes away. */
 async function readSlowly(url: string, token: string, seconds: number): Promise<void> {
   const abort = new AbortController();
-  const res = await fetch(`${url}/api/v1/orders/export`, { headers: { authorization: `Bearer ${token}` }, signal: abort.signal });
+  const res = await fetch(`${url}/api/v1/orders/export`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: abort.signal,
+  });
   const reader = res.body!.getReader();
   const until = Date.now() + seconds * 1000;
   while (Date.now() < until) {

@@ -17,8 +17,9 @@ export const POSTGRAPHILE_ENTRY = path.join(POSTGRAPHILE_DIR, 'server.mjs');
 export async function ensurePostGraphileInstalled(root: string, log: (line: string) => void): Promise<string> {
   const dir = path.join(root, POSTGRAPHILE_DIR);
   const installedVersion = () =>
-    readFile(path.join(dir, 'node_modules', 'postgraphile', 'package.json'), 'utf8')
-      .then((text) => (JSON.parse(text) as { version: string }).version);
+    readFile(path.join(dir, 'node_modules', 'postgraphile', 'package.json'), 'utf8').then(
+      (text) => (JSON.parse(text) as { version: string }).version,
+    );
   const version = await installedVersion().catch(() => undefined);
   if (version) return version;
   log(`Installing PostGraphile into ${POSTGRAPHILE_DIR} (npm ci)…`);
@@ -72,10 +73,16 @@ const ORDER_FIELDS = `rowId total email status ${LINE_ITEMS}`;
 const CUSTOMER_FIELDS = 'rowId email firstName lastName';
 
 const lineItem = (li: PeerLineItem) => ({
-  id: li.rowId, title: li.title, price: li.price, counters: { quantity: li.quantity },
+  id: li.rowId,
+  title: li.title,
+  price: li.price,
+  counters: { quantity: li.quantity },
 });
 const order = (o: PeerOrder) => ({
-  id: o.rowId, total: o.total, email: o.email, status: FulfilmentStatus[o.status],
+  id: o.rowId,
+  total: o.total,
+  email: o.email,
+  status: FulfilmentStatus[o.status],
   lineItems: o.lineItems.nodes.map(lineItem),
 });
 const customer = (c: PeerCustomer) => ({ id: c.rowId, email: c.email, firstName: c.firstName, lastName: c.lastName });
@@ -113,11 +120,16 @@ export function pgQ2(id: (i: number) => number): PeerOperation {
       if (!o) return { order: null };
       return {
         order: {
-          id: o.rowId, email: o.email, status: FulfilmentStatus[o.status], total: o.total,
+          id: o.rowId,
+          email: o.email,
+          status: FulfilmentStatus[o.status],
+          total: o.total,
           lineItems: o.lineItems.nodes.map(lineItem),
           customer: o.customer && customer(o.customer),
           fulfilments: o.fulfilments.nodes.map((f) => ({
-            id: f.rowId, createdAt: epochSeconds(f.createdAt), warehouse: f.warehouseId,
+            id: f.rowId,
+            createdAt: epochSeconds(f.createdAt),
+            warehouse: f.warehouseId,
             items: f.fulfilmentItems.nodes.map((x) => ({ id: x.lineItemId, quantity: x.quantity })),
           })),
         },
@@ -133,7 +145,8 @@ export const PG_Q3: PeerOperation = {
     productImages { nodes { image { rowId path maxSize } } } } } }`,
   toServiceData: (data) => {
     type Product = {
-      rowId: number; title: string;
+      rowId: number;
+      title: string;
       productVariants: Node<{ rowId: number; price: string; sku: string | null }>;
       productOptions: Node<{ title: string; values: string[] }>;
       productImages: Node<{ image: { rowId: number; path: string; maxSize: number } }>;
@@ -142,7 +155,8 @@ export const PG_Q3: PeerOperation = {
     return {
       products: {
         items: products.nodes.map((p) => ({
-          id: p.rowId, title: p.title,
+          id: p.rowId,
+          title: p.title,
           variants: p.productVariants.nodes.map((v) => ({ id: v.rowId, price: v.price, sku: v.sku })),
           options: p.productOptions.nodes.map((o) => ({ title: o.title, values: o.values })),
           images: p.productImages.nodes.map(({ image: i }) => ({ id: i.rowId, path: i.path, maxSize: i.maxSize })),

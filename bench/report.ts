@@ -156,7 +156,7 @@ function mainTable(r: BenchResults): string {
     '| scenario | service req/s | service p50 / p99 | SQL / req ' +
       '| service CPU / req | service peak RSS | baseline req/s ' +
       '| baseline p50 / p99 | baseline SQL / req | baseline CPU / req ' +
-        '| ratio service/baseline | same JSON | service non-2xx |',
+      '| ratio service/baseline | same JSON | service non-2xx |',
     '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:-:|--:|',
     ...rows.map((cells) => `| ${cells.join(' | ')} |`),
   ].join('\n');
@@ -167,23 +167,35 @@ function mainTable(r: BenchResults): string {
  * (service ÷ PostGraphile: above 1 is better for req/s, below for the rest).
  */
 function peerTable(r: BenchResults): string {
-  const rows = r.scenarios.filter((s) => s.postgraphile).map((s) => {
-    const p = s.postgraphile!;
-    return [
-      s.name, ...(r.connectionCounts ? [s.connections ?? r.connections] : []),
-      n(s.service.rps), n(p.rps), ratioOf(s.service.rps, p.rps),
-      latency(s.service), latency(p), `${ratioOf(s.service.p50, p.p50)} / ${ratioOf(s.service.p99, p.p99)}`,
-      cpu(s.service), cpu(p),
-      p.cpuMsPerRequest && s.service.cpuMsPerRequest !== undefined ? ratioOf(s.service.cpuMsPerRequest, p.cpuMsPerRequest) : '–',
-      `${s.service.peakRssMb} MB`, p.peakRssMb === undefined ? '–' : `${p.peakRssMb} MB`, same(s.samePostGraphileData),
-    ];
-  });
+  const rows = r.scenarios
+    .filter((s) => s.postgraphile)
+    .map((s) => {
+      const p = s.postgraphile!;
+      return [
+        s.name,
+        ...(r.connectionCounts ? [s.connections ?? r.connections] : []),
+        n(s.service.rps),
+        n(p.rps),
+        ratioOf(s.service.rps, p.rps),
+        latency(s.service),
+        latency(p),
+        `${ratioOf(s.service.p50, p.p50)} / ${ratioOf(s.service.p99, p.p99)}`,
+        cpu(s.service),
+        cpu(p),
+        p.cpuMsPerRequest && s.service.cpuMsPerRequest !== undefined
+          ? ratioOf(s.service.cpuMsPerRequest, p.cpuMsPerRequest)
+          : '–',
+        `${s.service.peakRssMb} MB`,
+        p.peakRssMb === undefined ? '–' : `${p.peakRssMb} MB`,
+        same(s.samePostGraphileData),
+      ];
+    });
   return [
     `| scenario |${r.connectionCounts ? ' connections |' : ''} service req/s | ` +
       `${r.peer} req/s | req/s service ÷ PostGraphile | ` +
       `service p50 / p99 | PostGraphile p50 / p99 | p50 / p99 service ÷ PostGraphile | ` +
-        `service CPU / req | PostGraphile CPU / req | CPU service ÷ PostGraphile | ` +
-          `service peak RSS | PostGraphile peak RSS | same data |`,
+      `service CPU / req | PostGraphile CPU / req | CPU service ÷ PostGraphile | ` +
+      `service peak RSS | PostGraphile peak RSS | same data |`,
     `|---|${r.connectionCounts ? '--:|' : ''}--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:-:|`,
     ...rows.map((cells) => `| ${cells.join(' | ')} |`),
   ].join('\n');
@@ -195,17 +207,28 @@ function usersTable(r: BenchResults): string {
     const b = s.baseline;
     const p = s.postgraphile;
     return [
-      s.name, s.connections ?? r.connections, n(s.service.rps), latency(s.service),
-      s.service.p99 <= 3 * s.service.p50 ? 'yes' : '**no**', cpu(s.service), s.service.statements ?? '–',
-      b ? n(b.rps) : '–', b ? latency(b) : '–', b ? ratioOf(s.service.rps, b.rps) : '–', same(s.sameJson),
-      p ? n(p.rps) : '–', p ? latency(p) : '–', p ? ratioOf(s.service.rps, p.rps) : '–', same(s.samePostGraphileData),
+      s.name,
+      s.connections ?? r.connections,
+      n(s.service.rps),
+      latency(s.service),
+      s.service.p99 <= 3 * s.service.p50 ? 'yes' : '**no**',
+      cpu(s.service),
+      s.service.statements ?? '–',
+      b ? n(b.rps) : '–',
+      b ? latency(b) : '–',
+      b ? ratioOf(s.service.rps, b.rps) : '–',
+      same(s.sameJson),
+      p ? n(p.rps) : '–',
+      p ? latency(p) : '–',
+      p ? ratioOf(s.service.rps, p.rps) : '–',
+      same(s.samePostGraphileData),
       s.service.non2xx + s.service.errors,
     ];
   });
   return [
     '| scenario | connections | service req/s | service p50 / p99 | p99 ≤ 3 × p50 | ' +
       'service CPU / req | SQL / req | baseline req/s | baseline p50 / p99 | ratio ÷ baseline | same JSON | ' +
-        'PostGraphile req/s | PostGraphile p50 / p99 | ratio ÷ PostGraphile | same data | service non-2xx |',
+      'PostGraphile req/s | PostGraphile p50 / p99 | ratio ÷ PostGraphile | same data | service non-2xx |',
     '|---|--:|--:|--:|:-:|--:|--:|--:|--:|--:|:-:|--:|--:|--:|:-:|--:|',
     ...rows.map((cells) => `| ${cells.join(' | ')} |`),
   ].join('\n');
@@ -213,12 +236,17 @@ function usersTable(r: BenchResults): string {
 
 function machine(r: BenchResults): string {
   const m = r.machine;
-  return `${m.cpus} cores (${m.cpuModel}), ${m.memoryGb} GiB memory, ` +
-    `Node ${m.node}, PostgreSQL ${m.postgres} (embedded)`;
+  return (
+    `${m.cpus} cores (${m.cpuModel}), ${m.memoryGb} GiB memory, ` +
+    `Node ${m.node}, PostgreSQL ${m.postgres} (embedded)`
+  );
 }
 
 async function readJson<T>(file: string): Promise<T | undefined> {
-  return readFile(file, 'utf8').then((text) => JSON.parse(text) as T, () => undefined);
+  return readFile(file, 'utf8').then(
+    (text) => JSON.parse(text) as T,
+    () => undefined,
+  );
 }
 
 /**
@@ -226,10 +254,20 @@ async function readJson<T>(file: string): Promise<T | undefined> {
  * that run's results file; GraphQL "before" is issue 13's measurement, whose reference was
  * PostGraphile (the hand-written GraphQL baselines came with the read-path work).
  */
-function beforeAfterTable(before: BenchResults | undefined, graphqlBefore: GraphQLBefore | undefined, after: BenchResults | undefined): string {
+function beforeAfterTable(
+  before: BenchResults | undefined,
+  graphqlBefore: GraphQLBefore | undefined,
+  after: BenchResults | undefined,
+): string {
   // Until the next 100k run, "after" is the before file itself: show no after figures then.
   const afterRun = before && before.date === after?.date ? undefined : after;
-  const names = [...new Set([...(before?.scenarios ?? []).map((s) => s.name), ...(graphqlBefore?.scenarios ?? []).map((s) => s.name), ...(afterRun?.scenarios ?? []).map((s) => s.name)])];
+  const names = [
+    ...new Set([
+      ...(before?.scenarios ?? []).map((s) => s.name),
+      ...(graphqlBefore?.scenarios ?? []).map((s) => s.name),
+      ...(afterRun?.scenarios ?? []).map((s) => s.name),
+    ]),
+  ];
   const range = ([low, high]: [number, number]) => (low === high ? n(low) : `${n(low)}–${n(high)}`);
   const rows = names.map((name) => {
     const rest = before?.scenarios.find((s) => s.name === name);
@@ -251,21 +289,32 @@ function beforeAfterTable(before: BenchResults | undefined, graphqlBefore: Graph
       now ? now.service.non2xx + now.service.errors : '–',
     ];
   });
-  const peak = (r: BenchResults | undefined) => (r ? Math.max(...r.scenarios.map((s) => s.service.peakRssMb)) : undefined);
+  const peak = (r: BenchResults | undefined) =>
+    r ? Math.max(...r.scenarios.map((s) => s.service.peakRssMb)) : undefined;
   return [
-    ...(before ? [`- Before, REST: \`${before.command}\`, ${before.date} ` +
-      `(bench/results/before/orders-${before.store.orders}.json)` +
-      `; the bench then left the service's rate limit to the caller's environment and ` +
-        `counted statements without it.`] : []),
+    ...(before
+      ? [
+          `- Before, REST: \`${before.command}\`, ${before.date} ` +
+            `(bench/results/before/orders-${before.store.orders}.json)` +
+            `; the bench then left the service's rate limit to the caller's environment and ` +
+            `counted statements without it.`,
+        ]
+      : []),
     ...(graphqlBefore ? [`- Before, GraphQL: ${graphqlBefore.source}`] : []),
-    afterRun ? `- After: \`${afterRun.command}\`, ${afterRun.date}, the table above` +
-      `; rate limiting on (never refusing) and counted in SQL / req.` : '- After: no 100,000-order run since the "before" one yet (`npm run bench`).',
-    ...(peak(before) !== undefined ? [`- Peak RSS of the service over the run: ${peak(before)} MB before, ` +
-      `${peak(afterRun) ?? '–'} MB after (goal ≤ 250 MB).`] : []),
+    afterRun
+      ? `- After: \`${afterRun.command}\`, ${afterRun.date}, the table above` +
+        `; rate limiting on (never refusing) and counted in SQL / req.`
+      : '- After: no 100,000-order run since the "before" one yet (`npm run bench`).',
+    ...(peak(before) !== undefined
+      ? [
+          `- Peak RSS of the service over the run: ${peak(before)} MB before, ` +
+            `${peak(afterRun) ?? '–'} MB after (goal ≤ 250 MB).`,
+        ]
+      : []),
     '',
     '| scenario | req/s before | req/s after | ratio before | ratio after (÷ baseline) | ' +
       'SQL / req before | SQL / req after | ' +
-        'peak RSS before | peak RSS after | p50 before | p50 after | non-2xx after |',
+      'peak RSS before | peak RSS after | p50 before | p50 after | non-2xx after |',
     '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
     ...rows.map((cells) => `| ${cells.join(' | ')} |`),
   ].join('\n');
@@ -274,7 +323,8 @@ function beforeAfterTable(before: BenchResults | undefined, graphqlBefore: Graph
 function scaleTable(all: BenchResults[]): string {
   const sizes = all.map((r) => r.store.orders);
   const names = all[0].scenarios.filter((s) => s.baseline).map((s) => s.name);
-  const header = `| scenario | ${sizes.map((o) => `p50 at ${n(o)} orders`).join(' | ')} | ` +
+  const header =
+    `| scenario | ${sizes.map((o) => `p50 at ${n(o)} orders`).join(' | ')} | ` +
     `${sizes.length > 1 ? `p50 ${n(sizes.at(-1)!)} ÷ p50 ${n(sizes[0])}` : ''} |`;
   const rows = names.map((name) => {
     const p50s = all.map((r) => r.scenarios.find((s) => s.name === name)?.service.p50);
@@ -283,10 +333,15 @@ function scaleTable(all: BenchResults[]): string {
     const growth = first && last ? (last / first).toFixed(2) : '–';
     return `| ${name} | ${p50s.map((p) => (p === undefined ? '–' : ms(p))).join(' | ')} | ${growth} |`;
   });
-  const rps = names.map((name) => `| ${name} | ${all.map((r) => {
-    const s = r.scenarios.find((x) => x.name === name);
-    return s ? `${n(s.service.rps)} (baseline ${s.baseline ? n(s.baseline.rps) : '–'})` : '–';
-  }).join(' | ')} |`);
+  const rps = names.map(
+    (name) =>
+      `| ${name} | ${all
+        .map((r) => {
+          const s = r.scenarios.find((x) => x.name === name);
+          return s ? `${n(s.service.rps)} (baseline ${s.baseline ? n(s.baseline.rps) : '–'})` : '–';
+        })
+        .join(' | ')} |`,
+  );
   return [
     header,
     `|---|${sizes.map(() => '--:').join('|')}|--:|`,
@@ -311,8 +366,8 @@ function scaleOutHeader(r: ScaleOutResults): string[] {
       `seconds apart; load average at the start ${load} (the 2 cores are shared with other work: read the ratios)`,
     '- CPU / req: user + system time from /proc over the measured part ÷ requests, per process group: the service ' +
       '(its process, or the supervisor and every worker), PostgreSQL (the postmaster, every backend, and the ' +
-      'postmaster\'s cutime/cstime for backends that exited), and the bench itself (autocannon). A worker\'s ' +
-      'figure is its CPU ÷ all the requests of the drive, so the workers\' figures add up to the service\'s.',
+      "postmaster's cutime/cstime for backends that exited), and the bench itself (autocannon). A worker's " +
+      "figure is its CPU ÷ all the requests of the drive, so the workers' figures add up to the service's.",
   ];
 }
 
@@ -333,8 +388,15 @@ function replicaSection(r: ScaleOutResults): string {
     const c = s.counters ?? {};
     const reasons = fallbacksOf(c).map(([reason, v]) => `${reason} ${n(v)}`);
     return [
-      s.name, n(s.a.rps), n(s.b.rps), ratioOf(s.b.rps, s.a.rps), latency(s.a), latency(s.b),
-      cpuMs(s.a.cpuMsPerRequest.postgres), cpuMs(s.b.cpuMsPerRequest.postgres), cpuMs(s.b.cpuMsPerRequest.replica),
+      s.name,
+      n(s.a.rps),
+      n(s.b.rps),
+      ratioOf(s.b.rps, s.a.rps),
+      latency(s.a),
+      latency(s.b),
+      cpuMs(s.a.cpuMsPerRequest.postgres),
+      cpuMs(s.b.cpuMsPerRequest.postgres),
+      cpuMs(s.b.cpuMsPerRequest.replica),
       `${cpuMs(s.a.cpuMsPerRequest.service)} / ${cpuMs(s.b.cpuMsPerRequest.service)}`,
       `${n(c['reads:replica-1'] ?? 0)} / ${n(c['reads:primary'] ?? 0)}` +
         (reasons.length ? ` (fallbacks: ${reasons.join(', ')})` : ''),
@@ -348,15 +410,18 @@ function replicaSection(r: ScaleOutResults): string {
     '',
     ...scaleOutHeader(r),
     '- Sides: the service on the primary alone, and the service with `DATABASE_READ_URL` set to one streaming ' +
-      'replica of the same store (src/db/streaming-replica.ts: a base backup of the bench\'s data folder, then ' +
+      "replica of the same store (src/db/streaming-replica.ts: a base backup of the bench's data folder, then " +
       'streaming); both on the same machine. The token check and rate-limit charge stay on the primary by design ' +
-      '(docs/operations.md#read-replicas), so the primary\'s CPU per read falls to that statement\'s cost, ' +
+      "(docs/operations.md#read-replicas), so the primary's CPU per read falls to that statement's cost, " +
       'not to zero.',
     `- Reads counted by the service's \`/metrics\` over the replica side: replica-1 ${n(m['reads:replica-1'] ?? 0)}, ` +
       `primary ${n(m['reads:primary'] ?? 0)}` +
       (fallbacksOf(m).length
-        ? `; fallbacks ${fallbacksOf(m).map(([reason, v]) => `${reason} ${n(v)}`).join(', ')}`
-        : '; no fallbacks') + '.',
+        ? `; fallbacks ${fallbacksOf(m)
+            .map(([reason, v]) => `${reason} ${n(v)}`)
+            .join(', ')}`
+        : '; no fallbacks') +
+      '.',
     `- Every scenario's reads on replica-1 (at least one counted per measured request, next to none on the primary): ` +
       `${missed.length ? `**not met** for ${missed.join('; ')} (their reads ran on the primary, uncounted)` : 'met'}.`,
     '',
@@ -374,7 +439,12 @@ function processesSection(r: ScaleOutResults): string {
     const c = s.b.cpuMsPerRequest;
     const both = c.service + c.postgres;
     return [
-      s.name, n(s.a.rps), n(s.b.rps), ratioOf(s.b.rps, s.a.rps), latency(s.a), latency(s.b),
+      s.name,
+      n(s.a.rps),
+      n(s.b.rps),
+      ratioOf(s.b.rps, s.a.rps),
+      latency(s.a),
+      latency(s.b),
       cpuMs(s.a.cpuMsPerRequest.service),
       cpuMs(c.service) +
         (c.workers ? ` (supervisor ${cpuMs(c.supervisor)}; workers ${c.workers.map(cpuMs).join(' + ')})` : ''),
@@ -396,7 +466,7 @@ function processesSection(r: ScaleOutResults): string {
     `- Projections (from the ${k}-process side's measured CPU per request, not from its req/s): a CPU-bound ` +
       'machine serves at most cores × 1000 ÷ (CPU ms per request of everything on it) req/s. ' +
       `"${r.machine.cpus}-core model" ` +
-      'counts service + PostgreSQL + the bench\'s autocannon, to set beside the measured req/s; ' +
+      "counts service + PostgreSQL + the bench's autocannon, to set beside the measured req/s; " +
       `"${PROJECTED_CORES} cores, service + PostgreSQL" is one ${PROJECTED_CORES}-core machine running both ` +
       `(WEB_CONCURRENCY=${PROJECTED_CORES}, load from elsewhere); "${PROJECTED_CORES} cores, service only" is that ` +
       'machine with PostgreSQL on its own (which then needs the PostgreSQL share of that rate in cores of its own). ' +
@@ -446,13 +516,13 @@ export async function renderBenchmarks(resultsDir: string): Promise<string> {
         (main.seedSeconds ? `; seeding this store took ${main.seedSeconds.toFixed(1)} s` : ''),
       '- SQL / req: statements of one request, counted on in-process instances ' +
         '(MikroORM `onQuery` for the service, a counting query function for the baseline); ' +
-          'the token lookup is one of them' +
-        (main.rateLimit ? ', and so is the service\'s rate-limit charge.' : '.'),
+        'the token lookup is one of them' +
+        (main.rateLimit ? ", and so is the service's rate-limit charge." : '.'),
       main.rateLimit
         ? `- Service configuration: authentication and rate limiting on (a bucket of ${n(main.rateLimit.burst)} ` +
-          `refilled at ${n(main.rateLimit.rps)}/s, so nothing is refused)` +
+            `refilled at ${n(main.rateLimit.rps)}/s, so nothing is refused)` +
             `; the run stops without figures if any answer of either side is not a 2xx.`
-        : '- Service configuration: as the caller\'s environment had it (this run predates the bench setting it).',
+        : "- Service configuration: as the caller's environment had it (this run predates the bench setting it).",
       '- Peak RSS: VmHWM of the service process during the measured part of the scenario.',
       '',
       mainTable(main),
@@ -463,10 +533,10 @@ export async function renderBenchmarks(resultsDir: string): Promise<string> {
         `### GraphQL beside ${main.peer}`,
         '',
         `${main.peer} (bench/peers/postgraphile: Amber preset, simplified inflection, connection filters; no auth) ` +
-          'serves the same database in the same run; its answers are mapped onto the service\'s shape and compared as ' +
+          "serves the same database in the same run; its answers are mapped onto the service's shape and compared as " +
           'data. The service runs with auth and rate limiting on. ' +
-            'CPU / req: user + system time of the server process ' +
-          '(not PostgreSQL\'s) over the measured part ÷ requests.',
+          'CPU / req: user + system time of the server process ' +
+          "(not PostgreSQL's) over the measured part ÷ requests.",
         '',
         peerTable(main),
         '',
@@ -488,11 +558,30 @@ export async function renderBenchmarks(resultsDir: string): Promise<string> {
     );
   }
   if (before || graphqlBefore) {
-    parts.push(`## Before / after the read-path work (${n(MAIN_ORDERS)} orders)`, '', beforeAfterTable(before, graphqlBefore, all.find((r) => r.store.orders === MAIN_ORDERS)), '');
+    parts.push(
+      `## Before / after the read-path work (${n(MAIN_ORDERS)} orders)`,
+      '',
+      beforeAfterTable(
+        before,
+        graphqlBefore,
+        all.find((r) => r.store.orders === MAIN_ORDERS),
+      ),
+      '',
+    );
   }
   if (all.length > 1) {
-    parts.push('## Scale: the read scenarios by store size', '', ...all.map((r) => `- ${n(r.store.orders)} orders: \`${r.command}\`, ${r.date}` +
-      `${r.seedSeconds ? `, seeded in ${r.seedSeconds.toFixed(0)} s` : ''}`), '', scaleTable(all), '');
+    parts.push(
+      '## Scale: the read scenarios by store size',
+      '',
+      ...all.map(
+        (r) =>
+          `- ${n(r.store.orders)} orders: \`${r.command}\`, ${r.date}` +
+          `${r.seedSeconds ? `, seeded in ${r.seedSeconds.toFixed(0)} s` : ''}`,
+      ),
+      '',
+      scaleTable(all),
+      '',
+    );
   }
   for (const mode of ['replica', 'processes'] as const) {
     for (const file of (await readdir(resultsDir)).filter((f) => new RegExp(`^${mode}-orders-\\d+\\.json$`).test(f))) {

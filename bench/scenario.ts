@@ -34,7 +34,12 @@ export function graphqlScenario(
   postgraphile?: PeerOperation,
 ): Scenario {
   return {
-    name, read: true, graphql: true, method: 'POST', path: () => '/graphql', postgraphile,
+    name,
+    read: true,
+    graphql: true,
+    method: 'POST',
+    path: () => '/graphql',
+    postgraphile,
     body: (i) => (variables ? { query, variables: variables(i) } : { query }),
   };
 }

@@ -6,7 +6,7 @@
 import { FIRST_NAMES, LAST_NAMES } from '../src/seed/vocabulary.js';
 import { CUSTOMER_SEARCH, ORDERS_PAGE, Q2 } from './graphql-queries.js';
 import { pgCustomerSearch, pgOrdersPage, pgQ2 } from './postgraphile-peer.js';
-import { graphqlScenario, uniform, type Scenario } from './scenario.js';
+import { graphqlScenario, type Scenario, uniform } from './scenario.js';
 
 /** How many distinct search terms the workload draws from. */
 export const SEARCH_TERMS = 5000;
@@ -36,8 +36,7 @@ export function searchTerms(customers: number): Term[] {
     else if (kind < 0.7) {
       const first = FIRST_NAMES[Math.floor(uniform(k, 14) * FIRST_NAMES.length)];
       term = { field: 'email', value: `${lower(first)}.${lower(last)}` };
-    }
-    else {
+    } else {
       const length = 3 + Math.floor(uniform(k, 15) * 3);
       const start = Math.floor(uniform(k, 16) * Math.max(1, last.length - length + 1));
       term = { field: 'last_name', value: last.slice(start, start + length) };
@@ -71,7 +70,9 @@ export function userScenarios(size: { orders: number; customers: number }): Scen
   const customerId = randomId(size.customers, 42);
   const list: Scenario[] = [
     {
-      name: 'users: POST /customers/search (varied terms)', read: true, method: 'POST',
+      name: 'users: POST /customers/search (varied terms)',
+      read: true,
+      method: 'POST',
       path: () => '/api/v1/customers/search',
       body: (i) => {
         const t = termAt(i, 1);
@@ -79,30 +80,43 @@ export function userScenarios(size: { orders: number; customers: number }): Scen
       },
     },
     {
-      name: 'users: POST /orders/search (customer id)', read: true, method: 'POST', path: () => '/api/v1/orders/search',
+      name: 'users: POST /orders/search (customer id)',
+      read: true,
+      method: 'POST',
+      path: () => '/api/v1/orders/search',
       body: (i) => ({ customer_id: customerId(i) }),
     },
     {
-      name: 'users: POST /orders/search (e-mail term)', read: true, method: 'POST', path: () => '/api/v1/orders/search',
+      name: 'users: POST /orders/search (e-mail term)',
+      read: true,
+      method: 'POST',
+      path: () => '/api/v1/orders/search',
       body: (i) => ({ email: emailTermAt(i) }),
     },
     {
-      name: 'users: GET /orders (varied sorts and pages)', read: true, method: 'GET',
+      name: 'users: GET /orders (varied sorts and pages)',
+      read: true,
+      method: 'GET',
       path: (i) => {
         const sort = sortAt(i).rest;
         return `/api/v1/orders?size=${PAGE_SIZE}&page=${pageAt(i, size.orders)}${sort ? `&sort=${sort}` : ''}`;
       },
     },
     {
-      name: 'users: GET /orders/{id} (random ids)', read: true, method: 'GET',
+      name: 'users: GET /orders/{id} (random ids)',
+      read: true,
+      method: 'GET',
       path: (i) => `/api/v1/orders/${orderId(i)}`,
     },
     graphqlScenario(
-      'users: GraphQL customers by e-mail term', CUSTOMER_SEARCH,
-      (i) => ({ email: [emailTermAt(i)] }), pgCustomerSearch(emailTermAt),
+      'users: GraphQL customers by e-mail term',
+      CUSTOMER_SEARCH,
+      (i) => ({ email: [emailTermAt(i)] }),
+      pgCustomerSearch(emailTermAt),
     ),
     graphqlScenario(
-      'users: GraphQL orders (varied sorts and pages)', ORDERS_PAGE,
+      'users: GraphQL orders (varied sorts and pages)',
+      ORDERS_PAGE,
       (i) => {
         const s = sortAt(i);
         return { page: pageAt(i, size.orders), sort: [{ field: s.field, direction: s.direction }] };

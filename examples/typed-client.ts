@@ -10,17 +10,26 @@ export async function tour(baseUrl: string, token: string) {
   const api = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${token}` } });
 
   // A page of orders, newest first: `data` is typed, every field of an order is there.
-  const { data: page, error } = await api.GET('/api/v1/orders', { params: { query: { size: 5, sort: '-order_date' } } });
+  const { data: page, error } = await api.GET('/api/v1/orders', {
+    params: { query: { size: 5, sort: '-order_date' } },
+  });
   if (error) throw new Error(`${error.status} ${error.title}: ${error.detail}`);
   const newest = page.items[0];
   const units: number = newest.items.reduce((sum, line) => sum + line.status.quantity, 0);
 
   // One collection with its member products (`expand`), and one order read by id.
-  const { data: collection } = await api.GET('/api/v1/collections/{id}', { params: { path: { id: 1 }, query: { expand: 'products' } } });
-  const { data: order } = await api.GET('/api/v1/orders/{id}', { params: { path: { id: newest.id }, query: { expand: 'all' } } });
+  const { data: collection } = await api.GET('/api/v1/collections/{id}', {
+    params: { path: { id: 1 }, query: { expand: 'products' } },
+  });
+  const { data: order } = await api.GET('/api/v1/orders/{id}', {
+    params: { path: { id: newest.id }, query: { expand: 'all' } },
+  });
 
   // A search: the body's filters are typed too.
-  const { data: smiths } = await api.POST('/api/v1/customers/search', { params: { query: { size: 3 } }, body: { last_name: 'Smith' } });
+  const { data: smiths } = await api.POST('/api/v1/customers/search', {
+    params: { query: { size: 3 } },
+    body: { last_name: 'Smith' },
+  });
 
   // A write, retried safely with an idempotency key.
   const { data: noted, response } = await api.PATCH('/api/v1/orders/{id}', {

@@ -9,7 +9,14 @@ import { readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:f
 import path from 'node:path';
 
 const STAMP = 'dist/.build-stamp';
-const SOURCES = ['src', 'mikro-orm.config.ts', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
+const SOURCES = [
+  'src',
+  'mikro-orm.config.ts',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package.json',
+  'package-lock.json',
+];
 
 function newest(entry) {
   const stat = statSync(entry, { throwIfNoEntry: false });
@@ -37,7 +44,10 @@ if (SOURCES.some((s) => newest(s) > built)) {
   const started = Date.now();
   cleanCompiledSources();
   // `tsc` from node_modules/.bin (npm scripts put it first on PATH).
-  const result = spawnSync('tsc', ['-p', 'tsconfig.build.json'], { stdio: 'inherit', shell: process.platform === 'win32' });
+  const result = spawnSync('tsc', ['-p', 'tsconfig.build.json'], {
+    stdio: 'inherit',
+    shell: process.platform === 'win32',
+  });
   if (result.status !== 0) process.exit(result.status ?? 1);
   // Dated when the compile started: a file saved during it is newer, so the next run builds again.
   writeFileSync(STAMP, `${new Date(started).toISOString()}\n`);

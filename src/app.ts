@@ -1,31 +1,31 @@
-import { bodyParser } from '@koa/bodyparser';
 import { koaMiddleware } from '@as-integrations/koa';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import { bodyParser } from '@koa/bodyparser';
 import cors from '@koa/cors';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import Koa from 'koa';
 import helmet from 'koa-helmet';
 import type { Logger } from 'pino';
 import { RateLimiter, type RateLimitSettings } from './auth/rate-limit.js';
-import { logger } from './logger.js';
-import { operationsMiddleware } from './observability/health.js';
-import { requestLog } from './observability/request-log.js';
+import { postgresIdempotencyStore } from './db/idempotency-store.js';
 import { startApollo } from './graphql/apollo.js';
+import { buildStoreSchema } from './graphql/build-schema.js';
+import { documentGuard } from './graphql/document-guard.js';
 import { createGateway, type ReplicaRouting } from './graphql/gateway.js';
 import { graphiqlMiddleware } from './graphql/graphiql.js';
-import { documentGuard } from './graphql/document-guard.js';
-import { bodyTimeout, DEFAULT_TIMEOUTS } from './http/timeouts.js';
-import { admission, admissionLimits, type AdmissionLimits } from './http/admission.js';
-import { measurePoolWait } from './observability/pool-wait.js';
-import { apiDocsMiddleware } from './rest/api-docs.js';
 import { graphqlReferenceMiddleware } from './graphql/reference-page.js';
+import { type AdmissionLimits, admission, admissionLimits } from './http/admission.js';
 import { landingPageMiddleware } from './http/landing-page.js';
+import { bodyTimeout, DEFAULT_TIMEOUTS } from './http/timeouts.js';
+import { logger } from './logger.js';
+import { operationsMiddleware } from './observability/health.js';
+import { measurePoolWait } from './observability/pool-wait.js';
+import { requestLog } from './observability/request-log.js';
+import { checkDeclaredReads } from './reads/read-plan.js';
+import { apiDocsMiddleware } from './rest/api-docs.js';
 import { notFoundMiddleware, problemMiddleware } from './rest/middleware.js';
-import { postgresIdempotencyStore } from './db/idempotency-store.js';
 import { checkRouteScopes, deriveRestApi } from './rest/rest-api.js';
 import { restRouter } from './rest/router.js';
 import { routes } from './rest/routes.js';
-import { buildStoreSchema } from './graphql/build-schema.js';
-import { checkDeclaredReads } from './reads/read-plan.js';
 
 export interface AppOptions {
   orm: MikroORM;
@@ -60,15 +60,36 @@ function mayWrite(body: unknown): boolean {
 }
 
 const EXPOSED_HEADERS = [
-  'ETag', 'Link', 'X-Request-Id', 'X-Pagination-Total-Count', 'X-Pagination-Page-Count', 'X-Pagination-Current-Page', 'X-Pagination-Per-Page',
-  'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed',
+  'ETag',
+  'Link',
+  'X-Request-Id',
+  'X-Pagination-Total-Count',
+  'X-Pagination-Page-Count',
+  'X-Pagination-Current-Page',
+  'X-Pagination-Per-Page',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'Retry-After',
+  'Idempotent-Replayed',
 ];
 
 /**
  * The Koa application: GraphiQL, `/graphql` (Apollo) and `/api/v1` (the REST mapping onto the same
  * schema). Every middleware is registered before `app.callback()` is taken (Koa 3 fixes the list).
  */
-export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogger = logger, rateLimit, allowedHosts = [], bodyTimeoutMs = DEFAULT_TIMEOUTS.bodyMs, idempotencyLeaseMs = 10_000, admission: admissionGiven, replicas }: AppOptions) {
+export async function createApp({
+  orm,
+  publicUrl,
+  corsOrigins = [],
+  requestLogger = logger,
+  rateLimit,
+  allowedHosts = [],
+  bodyTimeoutMs = DEFAULT_TIMEOUTS.bodyMs,
+  idempotencyLeaseMs = 10_000,
+  admission: admissionGiven,
+  replicas,
+}: AppOptions) {
   const schema = await buildStoreSchema();
   checkDeclaredReads(orm.getMetadata());
   const rest = deriveRestApi(schema, routes);
@@ -79,7 +100,13 @@ export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogge
     context: ({ ctx }) => apollo.context(ctx.get('authorization') || undefined, mayWrite(ctx.request.body)),
   });
   await measurePoolWait(orm);
-  const router = restRouter({ gateway, publicUrl, allowedHosts, api: rest, idempotency: postgresIdempotencyStore(orm, idempotencyLeaseMs) });
+  const router = restRouter({
+    gateway,
+    publicUrl,
+    allowedHosts,
+    api: rest,
+    idempotency: postgresIdempotencyStore(orm, idempotencyLeaseMs),
+  });
 
   const app = new Koa();
   app.use(requestLog(requestLogger));
@@ -102,11 +129,23 @@ export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogge
   );
   // CORS is off unless CORS_ORIGINS lists the origins allowed to call from a browser.
   if (corsOrigins.length) {
-    app.use(cors({ origin: (ctx) => (corsOrigins.includes(ctx.get('origin')) ? ctx.get('origin') : ''), exposeHeaders: EXPOSED_HEADERS, maxAge: 600 }));
+    app.use(
+      cors({
+        origin: (ctx) => (corsOrigins.includes(ctx.get('origin')) ? ctx.get('origin') : ''),
+        exposeHeaders: EXPOSED_HEADERS,
+        maxAge: 600,
+      }),
+    );
   }
   app.use(problemMiddleware);
   app.use(admission(admissionLimits(admissionGiven)));
-  app.use(operationsMiddleware(orm, (authorization) => gateway.hasScope(authorization, 'read_metrics'), replicas && (() => replicas.set.status())));
+  app.use(
+    operationsMiddleware(
+      orm,
+      (authorization) => gateway.hasScope(authorization, 'read_metrics'),
+      replicas && (() => replicas.set.status()),
+    ),
+  );
   app.use(notFoundMiddleware);
   app.use(graphiqlMiddleware);
   app.use(apiDocsMiddleware(rest, publicUrl));

@@ -1,9 +1,9 @@
-import type { Context } from 'koa';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Context } from 'koa';
 
 const require = createRequire(import.meta.url);
 
@@ -16,7 +16,12 @@ function packageDir(pkg: string): string {
     return path.dirname(require.resolve(`${pkg}/package.json`));
   } catch {
     const entry = require.resolve(pkg);
-    return entry.slice(0, entry.lastIndexOf(`${path.sep}node_modules${path.sep}${pkg.split('/').join(path.sep)}${path.sep}`)) + path.join(path.sep, 'node_modules', pkg);
+    return (
+      entry.slice(
+        0,
+        entry.lastIndexOf(`${path.sep}node_modules${path.sep}${pkg.split('/').join(path.sep)}${path.sep}`),
+      ) + path.join(path.sep, 'node_modules', pkg)
+    );
   }
 }
 

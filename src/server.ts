@@ -3,16 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { ensureFirstToken } from './auth/api-tokens.js';
 import type { Config } from './config.js';
-import { openDatabase, type Database } from './db/database.js';
-import { ReadReplicas } from './db/read-replicas.js';
-import { createMailer } from './notifications/mailer.js';
+import { type Database, openDatabase } from './db/database.js';
 import { EventRetention } from './db/event-retention.js';
-import { OutboxWorker } from './notifications/outbox-worker.js';
-import { createHttpServer } from './http/timeouts.js';
+import { ReadReplicas } from './db/read-replicas.js';
 import { startSubscriptionServer } from './graphql/subscription-server.js';
-import { WebhookWorker } from './webhooks/webhook-worker.js';
+import { createHttpServer } from './http/timeouts.js';
+import { createMailer } from './notifications/mailer.js';
+import { OutboxWorker } from './notifications/outbox-worker.js';
 import { seedIfEmpty } from './seed/seed-store.js';
 import { DEMO_STORE } from './seed/store-generator.js';
+import { WebhookWorker } from './webhooks/webhook-worker.js';
 
 export interface RunningService {
   url: string;
@@ -56,13 +56,22 @@ export async function startService(config: Config): Promise<RunningService> {
         })
       : undefined;
     closeReplicas = () => replicas?.close();
-    const { app, schema, stop: stopApp } = await createApp({
+    const {
+      app,
+      schema,
+      stop: stopApp,
+    } = await createApp({
       orm: database.orm,
       // A write's commit comes at most REQUEST_TIMEOUT_MS after its token statement; past that and
       // the allowed lag, any replica in use has replayed it.
-      replicas: replicas && { set: replicas, windowSeconds: Math.ceil((config.REQUEST_TIMEOUT_MS + config.REPLICA_MAX_LAG_MS) / 1000) + 1 },
+      replicas: replicas && {
+        set: replicas,
+        windowSeconds: Math.ceil((config.REQUEST_TIMEOUT_MS + config.REPLICA_MAX_LAG_MS) / 1000) + 1,
+      },
       publicUrl: config.PUBLIC_URL,
-      corsOrigins: config.CORS_ORIGINS?.split(',').map((o) => o.trim()).filter(Boolean),
+      corsOrigins: config.CORS_ORIGINS?.split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
       rateLimit: { burst: config.RATE_LIMIT_BURST, rps: config.RATE_LIMIT_RPS },
       allowedHosts: config.ALLOWED_HOSTS,
       bodyTimeoutMs: config.BODY_TIMEOUT_MS,
@@ -74,7 +83,11 @@ export async function startService(config: Config): Promise<RunningService> {
         maxQueue: config.ADMISSION_QUEUE_MAX,
       },
     });
-    const server = createHttpServer(app.callback(), { headersMs: config.HEADERS_TIMEOUT_MS, requestMs: config.REQUEST_TIMEOUT_MS, bodyMs: config.BODY_TIMEOUT_MS });
+    const server = createHttpServer(app.callback(), {
+      headersMs: config.HEADERS_TIMEOUT_MS,
+      requestMs: config.REQUEST_TIMEOUT_MS,
+      bodyMs: config.BODY_TIMEOUT_MS,
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.PORT, config.HOST, () => resolve());
@@ -89,7 +102,12 @@ export async function startService(config: Config): Promise<RunningService> {
     const worker = config.OUTBOX_WORKER ? new OutboxWorker(database.orm, mailer) : undefined;
     worker?.start();
     // Webhooks share the switch: OUTBOX_WORKER=false leaves all background delivery to `npm run worker`.
-    const webhooks = config.OUTBOX_WORKER ? new WebhookWorker(database.orm, { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }) : undefined;
+    const webhooks = config.OUTBOX_WORKER
+      ? new WebhookWorker(database.orm, {
+          timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+          allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+        })
+      : undefined;
     webhooks?.start();
     // The purge too: OUTBOX_WORKER=false leaves it to `npm run worker`.
     const retention = config.OUTBOX_WORKER

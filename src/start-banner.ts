@@ -22,7 +22,11 @@ export function startBanner(service: Pick<RunningService, 'url' | 'seeded' | 'fi
     );
   } else {
     // The first token is printed once only: say how to get another on every later start.
-    lines.push('', '  API token: use the one printed on the first start, or make one with', '    npm run token -- create --name "my app" --scopes all');
+    lines.push(
+      '',
+      '  API token: use the one printed on the first start, or make one with',
+      '    npm run token -- create --name "my app" --scopes all',
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -27,41 +27,45 @@ describe('in-flight limits', () => {
   });
   afterAll(() => service.stop());
 
-  it('answers a token over its limit 503 overloaded with Retry-After, ' +
-    'while other tokens and /healthz are served', async () => {
-    const other = await service.tokenWith(['read_products', 'read_orders']);
-    const lock = await lockTable(service, 'orders');
-    let released = false;
-    const held = Array.from({ length: 8 }, () => service.get('/api/v1/orders?size=5'));
-    try {
-      await new Promise((r) => setTimeout(r, 500)); // the queue wait (300 ms) is over for the rest
-      const { results, healthzMs } = await whileAbusing(service.url, 1, () => service.get('/api/v1/products?size=1', other));
-      expect(results[0].status).toBe(200); // another token still has room
-      expect(healthzMs).toBeLessThan(200);
-      const gql = await service.graphql('{ orders { totalCount } }');
-      expect(gql.status).toBe(503);
-      expect(gql.body.errors[0].extensions.code).toBe('OVERLOADED');
-      expect(gql.headers.get('retry-after')).toBe('1');
-      const metrics = await service.get('/metrics');
-      expect(metrics.text).toMatch(/^http_requests_in_flight 2$/m);
-      expect(metrics.text).toMatch(/^http_requests_overloaded_total [1-9]\d*$/m);
-      expect(metrics.text).toMatch(/^http_admission_queue_length \d+$/m);
-      expect(metrics.text).toMatch(/^db_pool_waiting_requests \d+$/m);
-      expect(metrics.text).toMatch(/^db_pool_wait_seconds_count [1-9]\d*$/m);
-      await lock.release();
-      released = true;
-    } finally {
-      if (!released) await lock.release();
-    }
-    const answers = await Promise.all(held);
-    const statuses = answers.map((a) => a.status).sort();
-    expect(statuses).toEqual([200, 200, 503, 503, 503, 503, 503, 503]);
-    for (const refused of answers.filter((a) => a.status === 503)) {
-      expect(refused.body.type).toBe('/problems/overloaded');
-      expect(refused.headers.get('retry-after')).toBe('1');
-      expect(refused.body.detail).not.toMatch(/database/i);
-    }
-  });
+  it(
+    'answers a token over its limit 503 overloaded with Retry-After, ' + 'while other tokens and /healthz are served',
+    async () => {
+      const other = await service.tokenWith(['read_products', 'read_orders']);
+      const lock = await lockTable(service, 'orders');
+      let released = false;
+      const held = Array.from({ length: 8 }, () => service.get('/api/v1/orders?size=5'));
+      try {
+        await new Promise((r) => setTimeout(r, 500)); // the queue wait (300 ms) is over for the rest
+        const { results, healthzMs } = await whileAbusing(service.url, 1, () =>
+          service.get('/api/v1/products?size=1', other),
+        );
+        expect(results[0].status).toBe(200); // another token still has room
+        expect(healthzMs).toBeLessThan(200);
+        const gql = await service.graphql('{ orders { totalCount } }');
+        expect(gql.status).toBe(503);
+        expect(gql.body.errors[0].extensions.code).toBe('OVERLOADED');
+        expect(gql.headers.get('retry-after')).toBe('1');
+        const metrics = await service.get('/metrics');
+        expect(metrics.text).toMatch(/^http_requests_in_flight 2$/m);
+        expect(metrics.text).toMatch(/^http_requests_overloaded_total [1-9]\d*$/m);
+        expect(metrics.text).toMatch(/^http_admission_queue_length \d+$/m);
+        expect(metrics.text).toMatch(/^db_pool_waiting_requests \d+$/m);
+        expect(metrics.text).toMatch(/^db_pool_wait_seconds_count [1-9]\d*$/m);
+        await lock.release();
+        released = true;
+      } finally {
+        if (!released) await lock.release();
+      }
+      const answers = await Promise.all(held);
+      const statuses = answers.map((a) => a.status).sort();
+      expect(statuses).toEqual([200, 200, 503, 503, 503, 503, 503, 503]);
+      for (const refused of answers.filter((a) => a.status === 503)) {
+        expect(refused.body.type).toBe('/problems/overloaded');
+        expect(refused.headers.get('retry-after')).toBe('1');
+        expect(refused.body.detail).not.toMatch(/database/i);
+      }
+    },
+  );
 });
 
 it('answers a request that found no free pool connection in time 503 overloaded, ' +

@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document is valid, covers every route of the table, is public, and the
 // /docs reference (Scalar) renders it in headless Chromium with no network at all.
-import { validate, compileErrors } from '@readme/openapi-parser';
+import { compileErrors, validate } from '@readme/openapi-parser';
 import type { Browser } from 'playwright-core';
 import { EXAMPLES } from '../src/rest/examples/stored-examples.js';
 import { routeScopes } from '../src/rest/route-spec.js';
@@ -23,31 +23,56 @@ it('serves a valid OpenAPI 3.1 document without a token', async () => {
   expect(result.valid).toBe(true);
 });
 
-it('documents every route with its scope, parameters, bodies, problems, ' +
-  'pagination and rate-limit headers', async () => {
-  const doc = (await service.get('/api/v1/openapi.json', null)).body;
-  for (const route of routes) {
-    const op = doc.paths[`/api/v1${route.path}`]?.[route.method.toLowerCase()];
-    expect({ route: `${route.method} ${route.path}`, documented: Boolean(op) }).toEqual({ route: `${route.method} ${route.path}`, documented: true });
-    expect(op['x-scopes']).toEqual(routeScopes(route));
-    for (const scope of routeScopes(route)) expect(op.description).toContain(`\`${scope}\``);
-    expect(op.responses['401'].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
-    expect(Object.keys(op.responses['429'].headers)).toEqual(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After']);
-    for (const name of route.path.match(/\{(\w+)\}/g) ?? []) {
-      expect(op.parameters.map((p: any) => p.name)).toContain(name.slice(1, -1));
-    }
-    if (route.kind === 'write' && route.body) expect(op.requestBody.content['application/json'].schema).toBeDefined();
-    if (route.kind === 'list' || route.kind === 'search') {
-      expect(Object.keys(op.responses['200'].headers)).toEqual([
-        'X-Pagination-Total-Count', 'X-Pagination-Page-Count', 'X-Pagination-Current-Page', 'X-Pagination-Per-Page', 'Link',
-        'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset',
+it(
+  'documents every route with its scope, parameters, bodies, problems, ' + 'pagination and rate-limit headers',
+  async () => {
+    const doc = (await service.get('/api/v1/openapi.json', null)).body;
+    for (const route of routes) {
+      const op = doc.paths[`/api/v1${route.path}`]?.[route.method.toLowerCase()];
+      expect({ route: `${route.method} ${route.path}`, documented: Boolean(op) }).toEqual({
+        route: `${route.method} ${route.path}`,
+        documented: true,
+      });
+      expect(op['x-scopes']).toEqual(routeScopes(route));
+      for (const scope of routeScopes(route)) expect(op.description).toContain(`\`${scope}\``);
+      expect(op.responses['401'].content['application/problem+json'].schema).toEqual({
+        $ref: '#/components/schemas/Problem',
+      });
+      expect(Object.keys(op.responses['429'].headers)).toEqual([
+        'RateLimit-Limit',
+        'RateLimit-Remaining',
+        'RateLimit-Reset',
+        'Retry-After',
       ]);
-      expect(op.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['page', 'size', 'sort', 'fields']));
+      for (const name of route.path.match(/\{(\w+)\}/g) ?? []) {
+        expect(op.parameters.map((p: any) => p.name)).toContain(name.slice(1, -1));
+      }
+      if (route.kind === 'write' && route.body) expect(op.requestBody.content['application/json'].schema).toBeDefined();
+      if (route.kind === 'list' || route.kind === 'search') {
+        expect(Object.keys(op.responses['200'].headers)).toEqual([
+          'X-Pagination-Total-Count',
+          'X-Pagination-Page-Count',
+          'X-Pagination-Current-Page',
+          'X-Pagination-Per-Page',
+          'Link',
+          'RateLimit-Limit',
+          'RateLimit-Remaining',
+          'RateLimit-Reset',
+        ]);
+        expect(op.parameters.map((p: any) => p.name)).toEqual(
+          expect.arrayContaining(['page', 'size', 'sort', 'fields']),
+        );
+      }
     }
-  }
-  expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
-  expect(doc.components.schemas.ProductList.properties._meta.required).toEqual(['totalCount', 'perPage', 'currentPage', 'pageCount']);
-});
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.schemas.ProductList.properties._meta.required).toEqual([
+      'totalCount',
+      'perPage',
+      'currentPage',
+      'pageCount',
+    ]);
+  },
+);
 
 describe('the /docs reference in headless Chromium', () => {
   let browser: Browser;

@@ -1,7 +1,7 @@
 // docs/decisions.md#api-tokens: API tokens over GraphQL under `manage_tokens`; revocation holds at once
 // for every server process; `lastUsedAt` is written at most once a minute, with no extra statement.
 import { createDatabase, startTestService, type TestService } from './support/harness.js';
-import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import { type ServerProcess, startServerProcess } from './support/server-process.js';
 
 const ADMIN = 'admin-token-for-api-token-tests';
 let service: TestService;
@@ -18,7 +18,8 @@ afterAll(async () => {
   await service?.stop();
 });
 
-const CREATE = 'mutation ($name: String!, $scopes: [String!]!) { createApiToken(name: $name, scopes: $scopes) ' +
+const CREATE =
+  'mutation ($name: String!, $scopes: [String!]!) { createApiToken(name: $name, scopes: $scopes) ' +
   '{ secret token { id name scopes createdAt lastUsedAt revokedAt } } }';
 
 async function create(name: string, scopes: string[], as?: string) {
@@ -27,7 +28,11 @@ async function create(name: string, scopes: string[], as?: string) {
 }
 
 async function graphqlAt(base: string, query: string, token: string) {
-  const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  const res = await fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -84,7 +89,9 @@ describe('revokeApiToken', () => {
     expect((await service.get('/api/v1/orders?size=1', victim.secret)).status).toBe(200);
     expect((await graphqlAt(other.url, '{ orders(size: 1) { totalCount } }', victim.secret)).status).toBe(200);
 
-    const res = await service.graphql('mutation ($id: Int!) { revokeApiToken(id: $id) { id revokedAt } }', { id: victim.token.id });
+    const res = await service.graphql('mutation ($id: Int!) { revokeApiToken(id: $id) { id revokedAt } }', {
+      id: victim.token.id,
+    });
     expect(res.body.data.revokeApiToken.revokedAt).toEqual(expect.any(Number));
 
     expect((await service.get('/api/v1/orders?size=1', victim.secret)).status).toBe(401);
@@ -92,7 +99,9 @@ describe('revokeApiToken', () => {
     const elsewhere = await graphqlAt(other.url, '{ orders(size: 1) { totalCount } }', victim.secret);
     expect(elsewhere.status).toBe(401);
     expect(elsewhere.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
-    const restElsewhere = await fetch(`${other.url}/api/v1/orders?size=1`, { headers: { authorization: `Bearer ${victim.secret}` } });
+    const restElsewhere = await fetch(`${other.url}/api/v1/orders?size=1`, {
+      headers: { authorization: `Bearer ${victim.secret}` },
+    });
     expect(restElsewhere.status).toBe(401);
 
     expect((await service.get('/api/v1/orders?size=1', bystander.secret)).status).toBe(200);
@@ -141,8 +150,10 @@ describe('revokeApiToken', () => {
 describe('apiTokens', () => {
   it('lists tokens with their dates and never a secret or its hash', async () => {
     const made = (await create('listed', ['read_orders'])).body.data.createApiToken;
-    const res = await service.graphql('{ apiTokens(size: 250, sort: [{ field: ID, direction: DESC }]) ' +
-      '{ totalCount items { id name scopes createdAt lastUsedAt revokedAt } } }');
+    const res = await service.graphql(
+      '{ apiTokens(size: 250, sort: [{ field: ID, direction: DESC }]) ' +
+        '{ totalCount items { id name scopes createdAt lastUsedAt revokedAt } } }',
+    );
     expect(res.status).toBe(200);
     const listed = res.body.data.apiTokens.items.find((t: any) => t.id === made.token.id);
     expect(listed).toMatchObject({ name: 'listed', scopes: ['read_orders'], revokedAt: null });
@@ -151,14 +162,23 @@ describe('apiTokens', () => {
     expect(res.text).not.toContain(made.secret);
     expect(res.text).not.toContain(service.token);
     const type = await service.graphql('{ __type(name: "ApiToken") { fields { name } } }');
-    expect(type.body.data.__type.fields.map((f: any) => f.name).sort()).toEqual(['createdAt', 'id', 'lastUsedAt', 'name', 'revokedAt', 'scopes']);
+    expect(type.body.data.__type.fields.map((f: any) => f.name).sort()).toEqual([
+      'createdAt',
+      'id',
+      'lastUsedAt',
+      'name',
+      'revokedAt',
+      'scopes',
+    ]);
   });
 });
 
 describe('lastUsedAt', () => {
   it('is written at most once a minute, inside the authenticating statement', async () => {
     const { secret, token } = (await create('usage', ['read_shipping'])).body.data.createApiToken;
-    const lastUsed = async () => (await service.sql<{ at: Date | null }>('select last_used_at as at from api_token where id = ?', [token.id]))[0].at;
+    const lastUsed = async () =>
+      (await service.sql<{ at: Date | null }>('select last_used_at as at from api_token where id = ?', [token.id]))[0]
+        .at;
     expect(await lastUsed()).toBeNull();
 
     service.statements.reset();

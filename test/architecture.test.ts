@@ -21,12 +21,18 @@ const LAYERS: Layer[] = [
   { units: ['rest'], what: 'REST v1: routes mapped onto GraphQL operations, problem+json, OpenAPI' },
   { units: ['graphql'], what: 'the schema build, Apollo, the in-process gateway, compiled execution, GraphiQL' },
   { units: ['resolvers'], what: 'GraphQL resolvers (transport only), their context, loaders and guards' },
-  { units: ['auth', 'reads', 'webhooks', 'notifications', 'seed'], what: 'services beside the domain: tokens and limits, the read path, webhooks, e-mail, the demo store' },
+  {
+    units: ['auth', 'reads', 'webhooks', 'notifications', 'seed'],
+    what: 'services beside the domain: tokens and limits, the read path, webhooks, e-mail, the demo store',
+  },
   { units: ['domain'], what: 'business rules by use case, typed errors, one transaction per write' },
   { units: ['db', 'observability'], what: 'PostgreSQL (the ORM config, the embedded server, SQL helpers) and metrics' },
   { units: ['entities', 'migrations'], what: 'MikroORM entities (also GraphQL object types) and committed migrations' },
   { units: ['schema'], what: 'GraphQL vocabulary: scalars, enums, inputs, paging and sort types' },
-  { units: ['config.ts', 'logger.ts', 'clock.ts', 'package-assets.ts', 'folder-modules.ts'], what: 'shared basics that import nothing of src' },
+  {
+    units: ['config.ts', 'logger.ts', 'clock.ts', 'package-assets.ts', 'folder-modules.ts'],
+    what: 'shared basics that import nothing of src',
+  },
 ];
 
 const ROOT = path.resolve('.');
@@ -36,7 +42,9 @@ const ROOT_FILES: Record<string, string> = { 'mikro-orm.config.ts': 'db' };
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  const nested = await Promise.all(entries.map((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)])));
+  const nested = await Promise.all(
+    entries.map((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)])),
+  );
   return nested.flat().filter((f) => f.endsWith('.ts'));
 }
 
@@ -86,7 +94,9 @@ const layerIndex = new Map(LAYERS.flatMap((layer, index) => layer.units.map((uni
 const show = (file: string) => path.relative(ROOT, file);
 
 it('the layer table names every folder and top-level file of src, each once', async () => {
-  const present = (await readdir(SRC, { withFileTypes: true })).map((e) => e.name).filter((name) => !name.startsWith('.'));
+  const present = (await readdir(SRC, { withFileTypes: true }))
+    .map((e) => e.name)
+    .filter((name) => !name.startsWith('.'));
   const listed = LAYERS.flatMap((layer) => layer.units);
   expect(present.filter((unit) => !layerIndex.has(unit))).toEqual([]); // a new folder goes into the table first
   expect(listed.filter((unit) => !present.includes(unit))).toEqual([]); // no stale rows
@@ -104,7 +114,8 @@ it('every import in src points to its own folder or a lower layer', async () => 
     if (from === to) continue;
     const fromLayer = layerIndex.get(from);
     const toLayer = layerIndex.get(to);
-    if (fromLayer === undefined || toLayer === undefined) offenders.push(`${show(file)} → ${specifier} (not in the layer table)`);
+    if (fromLayer === undefined || toLayer === undefined)
+      offenders.push(`${show(file)} → ${specifier} (not in the layer table)`);
     else if (toLayer <= fromLayer) offenders.push(`${show(file)} → ${specifier} (${from} may not import ${to})`);
   }
   expect(offenders).toEqual([]);
@@ -115,7 +126,10 @@ it('src/rest imports nothing from src/entities, src/resolvers or @mikro-orm/*', 
   const imports = (await allImports()).filter((i) => unitOf(i.file) === 'rest');
   expect(new Set(imports.map((i) => i.file)).size).toBeGreaterThan(5);
   const offenders = imports
-    .filter((i) => i.specifier.startsWith('@mikro-orm/') || (i.target && ['entities', 'resolvers'].includes(unitOf(i.target))))
+    .filter(
+      (i) =>
+        i.specifier.startsWith('@mikro-orm/') || (i.target && ['entities', 'resolvers'].includes(unitOf(i.target))),
+    )
     .map((i) => `${show(i.file)} → ${i.specifier}`);
   expect(offenders).toEqual([]);
 });

@@ -110,7 +110,11 @@ describe('GraphQL', () => {
     const intro = await service.graphql('{ __schema { queryType { name } } }', {}, noCatalogue);
     expect(intro.status).toBe(200);
     expect(intro.body.data.__schema.queryType.name).toBe('Query');
-    const carriers = await service.graphql('{ shippingCarriers(size: 2) { totalCount items { id title } } }', {}, noCatalogue);
+    const carriers = await service.graphql(
+      '{ shippingCarriers(size: 2) { totalCount items { id title } } }',
+      {},
+      noCatalogue,
+    );
     expect(carriers.status).toBe(200);
     expect(carriers.body.data.shippingCarriers.items).toHaveLength(2);
   });

@@ -14,11 +14,36 @@ describe('GET /products/{id}', () => {
     expect(res.status).toBe(200);
     const p = res.body;
     expect(Object.keys(p)).toEqual([
-      'id', 'title', 'is_multi', 'type', 'collections', 'tags', 'shipping_weight', 'auto_fulfilment', 'track_inventory',
-      'vendor', 'sku', 'seo_meta', 'seo_title', 'seo_url', 'is_template', 'is_draft', 'price', 'compare_price', 'created_at', 'updated_at',
+      'id',
+      'title',
+      'is_multi',
+      'type',
+      'collections',
+      'tags',
+      'shipping_weight',
+      'auto_fulfilment',
+      'track_inventory',
+      'vendor',
+      'sku',
+      'seo_meta',
+      'seo_title',
+      'seo_url',
+      'is_template',
+      'is_draft',
+      'price',
+      'compare_price',
+      'created_at',
+      'updated_at',
     ]);
     const [row] = await service.sql<Record<string, any>>('select * from product where id = 1');
-    expect(p).toMatchObject({ id: 1, title: row.title, is_multi: row.is_multi, sku: row.sku, seo_url: row.seo_url, tags: row.tags });
+    expect(p).toMatchObject({
+      id: 1,
+      title: row.title,
+      is_multi: row.is_multi,
+      sku: row.sku,
+      seo_url: row.seo_url,
+      tags: row.tags,
+    });
     expect(typeof p.price).toBe('number');
     expect(p.price).toBe(Number(row.price));
     expect(p.created_at).toBe(Math.floor(new Date(row.created_at).getTime() / 1000));
@@ -26,7 +51,9 @@ describe('GET /products/{id}', () => {
   });
 
   it('shows updated_at 0 for a product never updated', async () => {
-    const [row] = await service.sql<{ id: number }>('select id from product where updated_at is null order by id limit 1');
+    const [row] = await service.sql<{ id: number }>(
+      'select id from product where updated_at is null order by id limit 1',
+    );
     expect((await service.get(`/api/v1/products/${row.id}`)).body.updated_at).toBe(0);
   });
 
@@ -38,7 +65,9 @@ describe('GET /products/{id}', () => {
     );
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
-      expect((await service.get(`/api/v1/products/${row.product_id}?fields=collections`)).body.collections).toEqual(row.ids);
+      expect((await service.get(`/api/v1/products/${row.product_id}?fields=collections`)).body.collections).toEqual(
+        row.ids,
+      );
     }
   });
 
@@ -53,7 +82,10 @@ describe('GET /products/{id}', () => {
     const p = res.body;
     expect(p.options.length).toBeGreaterThan(0);
     const coloured = p.options.find((o: any) => o.thumbnails.length > 0);
-    expect(coloured.thumbnails[0]).toEqual({ value: expect.any(String), color: expect.stringMatching(/^#[0-9a-f]{6}$/) });
+    expect(coloured.thumbnails[0]).toEqual({
+      value: expect.any(String),
+      color: expect.stringMatching(/^#[0-9a-f]{6}$/),
+    });
     expect(Object.keys(p.options[0])).toEqual(['title', 'changes_look', 'values', 'thumbnails']);
     const variantCount = p.options.reduce((n: number, o: any) => n * o.values.length, 1);
     expect(p.variants).toHaveLength(variantCount);
@@ -66,7 +98,11 @@ describe('GET /products/{id}', () => {
       expect(typeof v.price).toBe('number');
     }
     expect(p.variants.filter((v: any) => v.default)).toHaveLength(1);
-    expect(p.images[0]).toEqual({ id: expect.any(Number), path: expect.stringMatching(/^https:\/\//), max_size: expect.any(Number) });
+    expect(p.images[0]).toEqual({
+      id: expect.any(Number),
+      path: expect.stringMatching(/^https:\/\//),
+      max_size: expect.any(Number),
+    });
     expect(p.textareas[0]).toEqual({ name: expect.any(String), text: expect.any(String) });
   });
 
@@ -78,12 +114,15 @@ describe('GET /products/{id}', () => {
     expect(p.variants[0]).toMatchObject({ variant: [], price: p.price, default: true });
   });
 
-  it.each(['999999', '0', 'abc', '1.5', '-1', '99999999999'])('answers 404 problem+json for /products/%s', async (id) => {
-    const res = await service.get(`/api/v1/products/${id}`);
-    expect(res.status).toBe(404);
-    expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
-    expect(res.body).toMatchObject({ status: 404, title: 'Not Found' });
-  });
+  it.each(['999999', '0', 'abc', '1.5', '-1', '99999999999'])(
+    'answers 404 problem+json for /products/%s',
+    async (id) => {
+      const res = await service.get(`/api/v1/products/${id}`);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      expect(res.body).toMatchObject({ status: 404, title: 'Not Found' });
+    },
+  );
 });
 
 describe('collections (extension)', () => {
@@ -93,19 +132,38 @@ describe('collections (extension)', () => {
     expect(res.body._meta.totalCount).toBe(8);
     const manual = res.body.items.find((c: any) => c.type === 0);
     expect(Object.keys(manual)).toEqual([
-      'id', 'title', 'is_draft', 'description', 'images', 'type', 'seo_title', 'seo_url', 'seo_meta', 'match_products',
-      'rules_match_condition', 'rules', 'created_at', 'updated_at',
+      'id',
+      'title',
+      'is_draft',
+      'description',
+      'images',
+      'type',
+      'seo_title',
+      'seo_url',
+      'seo_meta',
+      'match_products',
+      'rules_match_condition',
+      'rules',
+      'created_at',
+      'updated_at',
     ]);
     expect(manual.match_products.length).toBeGreaterThan(0);
     const rules = res.body.items.find((c: any) => c.type === 1);
     expect(rules.rules.length).toBeGreaterThan(0);
-    expect(rules.rules[0]).toEqual({ type: expect.any(Number), condition: expect.any(Number), value: expect.any(String) });
+    expect(rules.rules[0]).toEqual({
+      type: expect.any(Number),
+      condition: expect.any(Number),
+      value: expect.any(String),
+    });
     expect(rules.match_products).toEqual([]);
   });
 
   it('expands products of a manual collection to its members, in order', async () => {
     const [c] = await service.sql<{ id: number }>('select id from collection where type = 0 order by id limit 1');
-    const members = await service.sql<{ product_id: number }>('select product_id from collection_product where collection_id = ? order by position', [c.id]);
+    const members = await service.sql<{ product_id: number }>(
+      'select product_id from collection_product where collection_id = ? order by position',
+      [c.id],
+    );
     const res = await service.get(`/api/v1/collections/${c.id}?expand=products`);
     expect(res.body.products).toEqual(members.map((m) => m.product_id));
   });
@@ -114,7 +172,9 @@ describe('collections (extension)', () => {
     const [onSale] = await service.sql<{ id: number }>("select id from collection where title = 'On sale'");
     const tagged = await service.sql<{ id: number }>("select id from product where 'sale' = any(tags) order by id");
     expect(tagged.length).toBeGreaterThan(0);
-    expect((await service.get(`/api/v1/collections/${onSale.id}?expand=products`)).body.products).toEqual(tagged.map((p) => p.id));
+    expect((await service.get(`/api/v1/collections/${onSale.id}?expand=products`)).body.products).toEqual(
+      tagged.map((p) => p.id),
+    );
 
     const [both] = await service.sql<{ id: number }>("select id from collection where title = 'Affordable apparel'");
     const apparel = await service.sql<{ id: number }>(
@@ -122,7 +182,9 @@ describe('collections (extension)', () => {
         and exists (select 1 from product_variant v where v.product_id = p.id and v.price < 80)
           order by p.id`,
     );
-    expect((await service.get(`/api/v1/collections/${both.id}?expand=products`)).body.products).toEqual(apparel.map((p) => p.id));
+    expect((await service.get(`/api/v1/collections/${both.id}?expand=products`)).body.products).toEqual(
+      apparel.map((p) => p.id),
+    );
   });
 
   it('agrees with GraphQL on membership', async () => {
@@ -140,7 +202,9 @@ describe('collections (extension)', () => {
 describe('GET /shipping-carriers', () => {
   it('lists every carrier with id, title, url, is_deleted', async () => {
     const res = await service.get('/api/v1/shipping-carriers?sort=id');
-    const rows = await service.sql<Record<string, unknown>>('select id, title, url, is_deleted from shipping_carrier order by id');
+    const rows = await service.sql<Record<string, unknown>>(
+      'select id, title, url, is_deleted from shipping_carrier order by id',
+    );
     expect(res.body.items).toEqual(rows);
     expect(rows.filter((r) => r.is_deleted)).toHaveLength(1);
   });

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import { type ServerProcess, startServerProcess } from './support/server-process.js';
 
 const run = promisify(execFile);
 const ADMIN = 'admin-token-for-the-cli-tests';
@@ -27,7 +27,10 @@ afterAll(async () => {
 
 async function cli(script: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [path.resolve(`dist/src/cli/${script}.js`), ...args], { env, timeout: 30_000 });
+    const { stdout, stderr } = await run(process.execPath, [path.resolve(`dist/src/cli/${script}.js`), ...args], {
+      env,
+      timeout: 30_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error: any) {
     return { code: error.code, stdout: error.stdout, stderr: error.stderr };
@@ -51,7 +54,9 @@ it('creates a working token while the store runs, and lists it as a table with d
   expect(row).toMatch(/active\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+—\s+read_orders$/);
 
   const id = /^(\d+)/.exec(row!)![1];
-  expect((await cli('token', 'revoke', '--id', id)).stdout).toMatch(new RegExp(`^Token ${id} "cli reader" revoked at `));
+  expect((await cli('token', 'revoke', '--id', id)).stdout).toMatch(
+    new RegExp(`^Token ${id} "cli reader" revoked at `),
+  );
   const refused = await fetch(`${server.url}/api/v1/orders?size=1`, { headers: { authorization: `Bearer ${secret}` } });
   expect(refused.status).toBe(401);
 });
@@ -62,15 +67,22 @@ it('says in one line that a non-empty store is not seeded', async () => {
   expect(seeded.stdout).toBe('The database already holds a store; nothing seeded (seed needs an empty database).\n');
 });
 
-it.each(['token', 'seed', 'outbox-worker', 'migrate', 'emit-schema', 'make-migration'])('%s --help prints its usage', async (script) => {
-  const res = await cli(script, '--help');
-  expect(res.code).toBe(0);
-  expect(res.stdout).toMatch(/^usage: npm run /);
-  expect(res.stderr).toBe('');
-});
+it.each(['token', 'seed', 'outbox-worker', 'migrate', 'emit-schema', 'make-migration'])(
+  '%s --help prints its usage',
+  async (script) => {
+    const res = await cli(script, '--help');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^usage: npm run /);
+    expect(res.stderr).toBe('');
+  },
+);
 
 it.each([
-  [['token', 'create', '--name', 'x', '--scopes', 'read_everything'], /^error: scopes: unknown scope read_everything; valid: /, 1],
+  [
+    ['token', 'create', '--name', 'x', '--scopes', 'read_everything'],
+    /^error: scopes: unknown scope read_everything; valid: /,
+    1,
+  ],
   [['token', 'revoke', '--id', '99999'], /^error: ApiToken 99999 does not exist$/, 1],
   [['token', 'frobnicate'], /^error: unknown command "frobnicate"$/, 2],
   [['token', 'list', '--nme', 'x'], /^error: Unknown option '--nme'$/, 2],

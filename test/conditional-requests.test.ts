@@ -20,28 +20,39 @@ it('gives single reads a strong ETag that fields and expand do not change, and a
   expect(cached.headers.get('etag')).toBe(etag);
   expect(cached.text).toBe('');
   expect((await service.get('/api/v1/products/3', undefined, { 'if-none-match': '"v0"' })).status).toBe(200);
-  for (const path of ['/api/v1/orders/3', '/api/v1/customers/3', '/api/v1/collections/1']) expect((await service.get(path)).headers.get('etag')).toMatch(/^"v\d+"$/);
+  for (const path of ['/api/v1/orders/3', '/api/v1/customers/3', '/api/v1/collections/1'])
+    expect((await service.get(path)).headers.get('etag')).toMatch(/^"v\d+"$/);
 });
 
 it('refuses a write with a stale If-Match with 412 and changes nothing; the current one goes through', async () => {
   const before = await service.get('/api/v1/customers/12');
   const etag = before.headers.get('etag')!;
-  const first = await service.send('PATCH', '/api/v1/customers/12', { notes: 'first editor' }, undefined, { 'if-match': etag });
+  const first = await service.send('PATCH', '/api/v1/customers/12', { notes: 'first editor' }, undefined, {
+    'if-match': etag,
+  });
   expect(first.status).toBe(200);
   const newer = first.headers.get('etag')!;
   expect(newer).not.toBe(etag);
-  const second = await service.send('PATCH', '/api/v1/customers/12', { notes: 'second editor' }, undefined, { 'if-match': etag });
+  const second = await service.send('PATCH', '/api/v1/customers/12', { notes: 'second editor' }, undefined, {
+    'if-match': etag,
+  });
   expect(second.status).toBe(412);
   expect(second.headers.get('content-type')).toMatch(/application\/problem\+json/);
   expect((await service.get('/api/v1/customers/12')).body.notes).toBe('first editor');
-  const retried = await service.send('PATCH', '/api/v1/customers/12', { notes: 'second editor' }, undefined, { 'if-match': newer });
+  const retried = await service.send('PATCH', '/api/v1/customers/12', { notes: 'second editor' }, undefined, {
+    'if-match': newer,
+  });
   expect(retried.status).toBe(200);
-  expect((await service.send('PATCH', '/api/v1/customers/12', { notes: 'any' }, undefined, { 'if-match': '*' })).status).toBe(200);
+  expect(
+    (await service.send('PATCH', '/api/v1/customers/12', { notes: 'any' }, undefined, { 'if-match': '*' })).status,
+  ).toBe(200);
 });
 
 it('guards product edits the same way', async () => {
   const etag = (await service.get('/api/v1/products/4')).headers.get('etag')!;
-  expect((await service.send('PATCH', '/api/v1/products/4', { seo_meta: 'one' }, undefined, { 'if-match': etag })).status).toBe(200);
+  expect(
+    (await service.send('PATCH', '/api/v1/products/4', { seo_meta: 'one' }, undefined, { 'if-match': etag })).status,
+  ).toBe(200);
   const stale = await service.send('PATCH', '/api/v1/products/4', { seo_meta: 'two' }, undefined, { 'if-match': etag });
   expect(stale.status).toBe(412);
   expect((await service.get('/api/v1/products/4')).body.seo_meta).toBe('one');
@@ -54,7 +65,13 @@ it('compares writes under an order (notes, address, fulfilments) with the orderâ
      where o.status = 0 order by o.id limit 1`,
   );
   const etag = (await service.get(`/api/v1/orders/${row.id}`)).headers.get('etag')!;
-  const fulfilled = await service.send('POST', `/api/v1/orders/${row.id}/fulfilments`, { items: [{ id: row.line, quantity: 1, warehouse: 1 }] }, undefined, { 'if-match': etag });
+  const fulfilled = await service.send(
+    'POST',
+    `/api/v1/orders/${row.id}/fulfilments`,
+    { items: [{ id: row.line, quantity: 1, warehouse: 1 }] },
+    undefined,
+    { 'if-match': etag },
+  );
   expect(fulfilled.status).toBe(201);
   const after = fulfilled.headers.get('etag')!;
   expect(after).not.toBe(etag);
@@ -69,5 +86,8 @@ it('compares writes under an order (notes, address, fulfilments) with the orderâ
     expect({ path, status: res.status }).toEqual({ path, status: 412 });
   }
   expect((await service.get(`/api/v1/orders/${row.id}`)).body).toEqual(before);
-  expect((await service.send('PATCH', `/api/v1/orders/${row.id}`, { notes: 'on time' }, undefined, { 'if-match': after })).status).toBe(200);
+  expect(
+    (await service.send('PATCH', `/api/v1/orders/${row.id}`, { notes: 'on time' }, undefined, { 'if-match': after }))
+      .status,
+  ).toBe(200);
 });

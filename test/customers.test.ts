@@ -10,7 +10,9 @@ afterAll(() => service.stop());
 const search = (body: unknown, query = 'size=250') => service.send('POST', `/api/v1/customers/search?${query}`, body);
 const ids = (res: { body: { items: { id: number }[] } }) => res.body.items.map((c) => c.id).sort((a, b) => a - b);
 const sqlIds = async (where: string, params: unknown[] = []) =>
-  (await service.sql<{ id: number }>(`select c.id from customer c where ${where} order by c.id`, params)).map((r) => r.id);
+  (await service.sql<{ id: number }>(`select c.id from customer c where ${where} order by c.id`, params)).map(
+    (r) => r.id,
+  );
 
 describe('GET /customers and /customers/{id}', () => {
   it('answers every Customer field of the spec', async () => {
@@ -19,7 +21,18 @@ describe('GET /customers and /customers/{id}', () => {
     expect(res.body._meta.totalCount).toBe(120);
     for (const c of res.body.items) {
       expect(Object.keys(c)).toEqual([
-        'id', 'email', 'first_name', 'last_name', 'address', 'payment', 'notes', 'statistics', 'orders', 'tags', 'created_at', 'updated_at',
+        'id',
+        'email',
+        'first_name',
+        'last_name',
+        'address',
+        'payment',
+        'notes',
+        'statistics',
+        'orders',
+        'tags',
+        'created_at',
+        'updated_at',
       ]);
       expect(Object.keys(c.statistics)).toEqual(['last_purchase', 'order_count', 'lifetime_spent']);
       expect(Number.isInteger(c.statistics.lifetime_spent)).toBe(true);
@@ -27,16 +40,30 @@ describe('GET /customers and /customers/{id}', () => {
   });
 
   it('shows addresses with id, shipping, billing (no company) and phone', async () => {
-    const [row] = await service.sql<{ customer_id: number }>('select customer_id from customer_address order by id limit 1');
+    const [row] = await service.sql<{ customer_id: number }>(
+      'select customer_id from customer_address order by id limit 1',
+    );
     const c = (await service.get(`/api/v1/customers/${row.customer_id}`)).body;
     expect(c.address.length).toBeGreaterThan(0);
     expect(Object.keys(c.address[0])).toEqual(['id', 'shipping', 'billing', 'phone']);
-    expect(Object.keys(c.address[0].shipping)).toEqual(['first_name', 'last_name', 'company', 'street', 'suite', 'city', 'country', 'state', 'zip']);
+    expect(Object.keys(c.address[0].shipping)).toEqual([
+      'first_name',
+      'last_name',
+      'company',
+      'street',
+      'suite',
+      'city',
+      'country',
+      'state',
+      'zip',
+    ]);
     expect(c.address[0].billing).not.toHaveProperty('company');
   });
 
   it('derives statistics, orders and tags from the customer’s orders', async () => {
-    const customers = await service.sql<{ id: number }>('select customer_id as id from orders group by customer_id order by count(*) desc, customer_id limit 6');
+    const customers = await service.sql<{ id: number }>(
+      'select customer_id as id from orders group by customer_id order by count(*) desc, customer_id limit 6',
+    );
     for (const { id } of customers) {
       const c = (await service.get(`/api/v1/customers/${id}`)).body;
       const orders = await service.sql<{ id: number; total: string; refunded: string; paid: number; order_date: Date }>(
@@ -45,7 +72,9 @@ describe('GET /customers and /customers/{id}', () => {
       );
       expect(c.orders).toEqual(orders.map((o) => o.id));
       expect(c.statistics.order_count).toBe(orders.length);
-      const spentCents = orders.filter((o) => o.paid !== 0).reduce((sum, o) => sum + Math.round(Number(o.total) * 100) - Math.round(Number(o.refunded) * 100), 0);
+      const spentCents = orders
+        .filter((o) => o.paid !== 0)
+        .reduce((sum, o) => sum + Math.round(Number(o.total) * 100) - Math.round(Number(o.refunded) * 100), 0);
       expect(c.statistics.lifetime_spent).toBe(Math.floor((spentCents + 50) / 100));
       const last = Math.max(...orders.map((o) => new Date(o.order_date).getTime()));
       expect(c.statistics.last_purchase).toBe(Math.floor(last / 1000));
@@ -60,8 +89,10 @@ describe('GET /customers and /customers/{id}', () => {
   });
 
   it('shows null last_purchase and no orders for a customer who never bought', async () => {
-    const [row] = await service.sql<{ id: number }>('select id from customer c where not exists (select 1 from orders o where o.customer_id = c.id) ' +
-      'order by id limit 1');
+    const [row] = await service.sql<{ id: number }>(
+      'select id from customer c where not exists (select 1 from orders o where o.customer_id = c.id) ' +
+        'order by id limit 1',
+    );
     const c = (await service.get(`/api/v1/customers/${row.id}`)).body;
     expect(c.statistics).toEqual({ last_purchase: null, order_count: 0, lifetime_spent: 0 });
     expect(c.orders).toEqual([]);
@@ -79,7 +110,9 @@ describe('GET /customers and /customers/{id}', () => {
 describe('POST /customers/search', () => {
   it('matches strings as case-insensitive substrings, arrays as any of', async () => {
     expect(ids(await search({ last_name: 'HOPP' }))).toEqual(await sqlIds("c.last_name ilike '%hopp%'"));
-    expect(ids(await search({ first_name: ['ada', 'Grace'] }))).toEqual(await sqlIds("c.first_name ilike '%ada%' or c.first_name ilike '%grace%'"));
+    expect(ids(await search({ first_name: ['ada', 'Grace'] }))).toEqual(
+      await sqlIds("c.first_name ilike '%ada%' or c.first_name ilike '%grace%'"),
+    );
     expect(ids(await search({ email: '.1@' }))).toEqual(await sqlIds("c.email like '%.1@%'"));
   });
 
@@ -89,7 +122,9 @@ describe('POST /customers/search', () => {
   });
 
   it('filters by nested address fields, as nested objects or dotted keys alike', async () => {
-    const expected = await sqlIds("exists (select 1 from customer_address a where a.customer_id = c.id and a.shipping_city ilike '%london%')");
+    const expected = await sqlIds(
+      "exists (select 1 from customer_address a where a.customer_id = c.id and a.shipping_city ilike '%london%')",
+    );
     expect(expected.length).toBeGreaterThan(0);
     expect(ids(await search({ address: { shipping: { city: 'london' } } }))).toEqual(expected);
     expect(ids(await search({ 'address.shipping.city': 'london' }))).toEqual(expected);
@@ -103,27 +138,41 @@ describe('POST /customers/search', () => {
   });
 
   it('filters by phone and shipping_country', async () => {
-    const [{ phone }] = await service.sql<{ phone: string }>('select phone from customer_address where phone is not null order by id limit 1');
+    const [{ phone }] = await service.sql<{ phone: string }>(
+      'select phone from customer_address where phone is not null order by id limit 1',
+    );
     const part = phone.slice(-5);
     expect(ids(await search({ address: { phone: part } }))).toEqual(
-      await sqlIds('exists (select 1 from customer_address a where a.customer_id = c.id and a.phone like ?)', [`%${part}%`]),
+      await sqlIds('exists (select 1 from customer_address a where a.customer_id = c.id and a.phone like ?)', [
+        `%${part}%`,
+      ]),
     );
     expect(ids(await search({ address: { shipping_country: 'de' } }))).toEqual(
-      await sqlIds("exists (select 1 from customer_address a where a.customer_id = c.id and a.shipping_country ilike '%de%')"),
+      await sqlIds(
+        "exists (select 1 from customer_address a where a.customer_id = c.id and a.shipping_country ilike '%de%')",
+      ),
     );
   });
 
   it('filters by orders (any of the ids) and order_count (exact, list, range)', async () => {
-    const orders = await service.sql<{ id: number; customer_id: number }>('select id, customer_id from orders order by id limit 3');
-    expect(ids(await search({ orders: orders.map((o) => o.id) }))).toEqual([...new Set(orders.map((o) => o.customer_id))].sort((a, b) => a - b));
+    const orders = await service.sql<{ id: number; customer_id: number }>(
+      'select id, customer_id from orders order by id limit 3',
+    );
+    expect(ids(await search({ orders: orders.map((o) => o.id) }))).toEqual(
+      [...new Set(orders.map((o) => o.customer_id))].sort((a, b) => a - b),
+    );
     expect(ids(await search({ order_count: 2 }))).toEqual(await sqlIds('c.order_count = 2'));
     expect(ids(await search({ order_count: [0, 3] }))).toEqual(await sqlIds('c.order_count in (0, 3)'));
-    expect(ids(await search({ order_count: { gte: 2, lte: 3 } }))).toEqual(await sqlIds('c.order_count between 2 and 3'));
+    expect(ids(await search({ order_count: { gte: 2, lte: 3 } }))).toEqual(
+      await sqlIds('c.order_count between 2 and 3'),
+    );
     expect(ids(await search({ order_count: { gte: 4 } }))).toEqual(await sqlIds('c.order_count >= 4'));
   });
 
   it('combines filters with AND', async () => {
-    expect(ids(await search({ first_name: 'a', order_count: { gte: 1 }, address: { shipping: { country: 'us' } } }))).toEqual(
+    expect(
+      ids(await search({ first_name: 'a', order_count: { gte: 1 }, address: { shipping: { country: 'us' } } })),
+    ).toEqual(
       await sqlIds(`c.first_name ilike '%a%' and c.order_count >= 1 and exists (select 1 from customer_address a
         where a.customer_id = c.id and a.shipping_country ilike '%us%')`),
     );
@@ -140,7 +189,9 @@ describe('POST /customers/search', () => {
       seen.push(...res.body.items.map((c: { id: number }) => c.id));
     }
     expect(seen.sort((a, b) => a - b)).toEqual(all);
-    expect(new URL((await search({}, 'size=5&page=2')).body._links.self.href).pathname).toBe('/api/v1/customers/search');
+    expect(new URL((await search({}, 'size=5&page=2')).body._links.self.href).pathname).toBe(
+      '/api/v1/customers/search',
+    );
   });
 
   it('answers every customer for an empty body', async () => {
@@ -152,7 +203,13 @@ describe('POST /customers/search', () => {
     const unknown = await search({ nickname: 'x', address: { shipping: { planet: 'Mars' } } });
     expect(unknown.status).toBe(422);
     expect(unknown.body.errors.map((e: { field: string }) => e.field)).toEqual(['nickname', 'address.shipping.planet']);
-    for (const body of [{ order_count: 'many' }, { order_count: { gt: 1 } }, { email: 5 }, { orders: ['x'] }, { first_name: [] }]) {
+    for (const body of [
+      { order_count: 'many' },
+      { order_count: { gt: 1 } },
+      { email: 5 },
+      { orders: ['x'] },
+      { first_name: [] },
+    ]) {
       const res = await search(body);
       expect(res.status).toBe(422);
       expect(res.body.errors[0].field).toBe(Object.keys(body)[0]);
@@ -186,9 +243,18 @@ describe('PATCH /customers/{id}', () => {
 
   it('changes the given fields and answers the Customer with updated_at', async () => {
     const before = await snapshot(5);
-    const res = await service.send('PATCH', '/api/v1/customers/5', { first_name: 'Katherine', notes: 'prefers e-mail' });
+    const res = await service.send('PATCH', '/api/v1/customers/5', {
+      first_name: 'Katherine',
+      notes: 'prefers e-mail',
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: 5, first_name: 'Katherine', notes: 'prefers e-mail', last_name: before.last_name, email: before.email });
+    expect(res.body).toMatchObject({
+      id: 5,
+      first_name: 'Katherine',
+      notes: 'prefers e-mail',
+      last_name: before.last_name,
+      email: before.email,
+    });
     expect(res.body.updated_at).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000) - 5);
     expect(await snapshot(5)).toEqual(res.body);
     const cleared = await service.send('PATCH', '/api/v1/customers/5', { notes: null });
@@ -196,7 +262,9 @@ describe('PATCH /customers/{id}', () => {
   });
 
   it('merges address into the primary address', async () => {
-    const [row] = await service.sql<{ customer_id: number }>('select customer_id from customer_address where position = 0 order by customer_id limit 1');
+    const [row] = await service.sql<{ customer_id: number }>(
+      'select customer_id from customer_address where position = 0 order by customer_id limit 1',
+    );
     const before = await snapshot(row.customer_id);
     const res = await service.send('PATCH', `/api/v1/customers/${row.customer_id}`, {
       address: { shipping: { city: 'Toronto', country: 'ca', state: 'on' }, phone: '+1 416 555 0100' },
@@ -211,9 +279,13 @@ describe('PATCH /customers/{id}', () => {
   });
 
   it('creates the primary address when there is none', async () => {
-    const [row] = await service.sql<{ id: number }>('select id from customer c where not exists (select 1 from customer_address a where a.customer_id = c.id) ' +
-      'order by id limit 1');
-    const res = await service.send('PATCH', `/api/v1/customers/${row.id}`, { address: { billing: { street: '1 Infinite Loop', country: 'US', state: 'CA' } } });
+    const [row] = await service.sql<{ id: number }>(
+      'select id from customer c where not exists (select 1 from customer_address a where a.customer_id = c.id) ' +
+        'order by id limit 1',
+    );
+    const res = await service.send('PATCH', `/api/v1/customers/${row.id}`, {
+      address: { billing: { street: '1 Infinite Loop', country: 'US', state: 'CA' } },
+    });
     expect(res.status).toBe(200);
     expect(res.body.address).toHaveLength(1);
     expect(res.body.address[0].billing).toMatchObject({ street: '1 Infinite Loop', country: 'US', state: 'CA' });
@@ -259,8 +331,17 @@ describe('PATCH /customers/{id}', () => {
 
   it('answers 404 for a missing customer, 415 for a non-JSON body, 400 for malformed JSON', async () => {
     expect((await service.send('PATCH', '/api/v1/customers/99999', { notes: 'x' })).status).toBe(404);
-    expect((await service.send('PATCH', '/api/v1/customers/9', 'notes=x', undefined, { 'content-type': 'text/plain' })).status).toBe(415);
-    expect((await service.send('PATCH', '/api/v1/customers/9', '{"notes":', undefined, { 'content-type': 'application/json' })).status).toBe(400);
+    expect(
+      (await service.send('PATCH', '/api/v1/customers/9', 'notes=x', undefined, { 'content-type': 'text/plain' }))
+        .status,
+    ).toBe(415);
+    expect(
+      (
+        await service.send('PATCH', '/api/v1/customers/9', '{"notes":', undefined, {
+          'content-type': 'application/json',
+        })
+      ).status,
+    ).toBe(400);
   });
 
   it('needs write_customers', async () => {
@@ -274,7 +355,14 @@ describe('GraphQL customers', () => {
     const created = await service.graphql(
       'mutation ($input: CustomerCreate!) { createCustomer(input: $input) { id email ' +
         'addresses { shipping { country } } statistics { orderCount } } }',
-      { input: { email: 'new.person@example.com', firstName: 'New', lastName: 'Person', address: { shipping: { country: 'GB', state: 'LND' } } } },
+      {
+        input: {
+          email: 'new.person@example.com',
+          firstName: 'New',
+          lastName: 'Person',
+          address: { shipping: { country: 'GB', state: 'LND' } },
+        },
+      },
     );
     expect(created.body.errors).toBeUndefined();
     const id = created.body.data.createCustomer.id;
@@ -294,17 +382,29 @@ describe('GraphQL customers', () => {
   });
 
   it('refuses NUL characters and huge lists in any argument before running', async () => {
-    const nul = await service.graphql('query ($f: CustomerFilter) { customers(filter: $f) { totalCount } }', { f: { email: ['a\u0000'] } });
-    expect(nul.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: [{ field: 'email[0]', message: expect.any(String) }] });
-    const huge = await service.graphql('query ($f: CustomerFilter) { customers(filter: $f) { totalCount } }', { f: { email: Array.from({ length: 5000 }, () => 'a') } });
+    const nul = await service.graphql('query ($f: CustomerFilter) { customers(filter: $f) { totalCount } }', {
+      f: { email: ['a\u0000'] },
+    });
+    expect(nul.body.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      fields: [{ field: 'email[0]', message: expect.any(String) }],
+    });
+    const huge = await service.graphql('query ($f: CustomerFilter) { customers(filter: $f) { totalCount } }', {
+      f: { email: Array.from({ length: 5000 }, () => 'a') },
+    });
     expect(huge.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     const update = await service.graphql('mutation { updateCustomer(id: 3, input: { firstName: "x\\u0000" }) { id } }');
     expect(update.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
   });
 
   it('reports field errors in GraphQL names', async () => {
-    const res = await service.graphql('mutation { updateCustomer(id: 3, input: { email: "nope", address: { shipping: { country: "XX" } } }) { id } }');
+    const res = await service.graphql(
+      'mutation { updateCustomer(id: 3, input: { email: "nope", address: { shipping: { country: "XX" } } }) { id } }',
+    );
     expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
-    expect(res.body.errors[0].extensions.fields.map((f: { field: string }) => f.field)).toEqual(['email', 'address.shipping.country']);
+    expect(res.body.errors[0].extensions.fields.map((f: { field: string }) => f.field)).toEqual([
+      'email',
+      'address.shipping.country',
+    ]);
   });
 });

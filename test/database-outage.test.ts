@@ -1,17 +1,18 @@
 // Database faults (docs/operations.md#faults-and-shutdown): PostgreSQL restarts under load. During
 // the outage requests get 503 problem+json quickly; afterwards the same service answers 200 again
 // without a restart; every write it answered 2xx is in the database.
-import { MikroORM } from '@mikro-orm/postgresql';
+
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../mikro-orm.config.js';
 import { createApp } from '../src/app.js';
 import { createApiToken } from '../src/auth/api-tokens.js';
 import { SCOPES } from '../src/auth/scopes.js';
-import { startEmbeddedPostgres, type EmbeddedServer } from '../src/db/embedded-postgres.js';
+import { type EmbeddedServer, startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { seedIfEmpty } from '../src/seed/seed-store.js';
 
 let dir: string;
@@ -40,7 +41,8 @@ beforeAll(async () => {
 }, 60_000);
 
 /** Teardown steps are bounded: a connection left over from the outage must not hang the suite. */
-const bounded = (work: Promise<unknown>, ms = 10_000) => Promise.race([work.catch(() => undefined), new Promise((r) => setTimeout(r, ms).unref())]);
+const bounded = (work: Promise<unknown>, ms = 10_000) =>
+  Promise.race([work.catch(() => undefined), new Promise((r) => setTimeout(r, ms).unref())]);
 
 afterAll(async () => {
   server.closeAllConnections();
@@ -57,8 +59,11 @@ it('answers 503 during a restart, recovers by itself, and keeps every acknowledg
   const created = await fetch(`${base}/graphql`, {
     method: 'POST',
     headers: auth(),
-    body: JSON.stringify({ query: 'mutation { createOrder(input: { customerId: 1, items: [{ variantId: 2, quantity: 100000 }] }) ' +
-      '{ id lineItems { id } } }' }),
+    body: JSON.stringify({
+      query:
+        'mutation { createOrder(input: { customerId: 1, items: [{ variantId: 2, quantity: 100000 }] }) ' +
+        '{ id lineItems { id } } }',
+    }),
   }).then((r) => r.json() as Promise<any>);
   const orderId = created.data.createOrder.id;
   const lineId = created.data.createOrder.lineItems[0].id;
@@ -70,7 +75,11 @@ it('answers 503 during a restart, recovers by itself, and keeps every acknowledg
   const writer = async () => {
     while (running) {
       const started = Date.now();
-      const res = await fetch(`${base}/api/v1/orders/${orderId}/fulfilments`, { method: 'POST', headers: auth(), body: JSON.stringify({ items: [{ id: lineId, quantity: 1 }] }) });
+      const res = await fetch(`${base}/api/v1/orders/${orderId}/fulfilments`, {
+        method: 'POST',
+        headers: auth(),
+        body: JSON.stringify({ items: [{ id: lineId, quantity: 1 }] }),
+      });
       const body = (await res.json()) as any;
       statuses.push(res.status);
       if (Date.now() - started > 5000) slow.push(res.status);
@@ -110,10 +119,14 @@ it('answers 503 during a restart, recovers by itself, and keeps every acknowledg
   expect(statuses).toContain(503);
   expect(statuses.filter((s) => s === 201 || s === 200).length).toBeGreaterThan(0);
   expect(slow).toEqual([]);
-  const rows = await orm.em.getConnection().execute<{ id: number }[]>('select id from fulfilment where order_id = ?', [orderId]);
+  const rows = await orm.em
+    .getConnection()
+    .execute<{ id: number }[]>('select id from fulfilment where order_id = ?', [orderId]);
   const stored = new Set(rows.map((r) => r.id));
   for (const id of acknowledged) expect(stored.has(id)).toBe(true);
   // Counters agree with the fulfilments that exist: no partial write survived the outage.
-  const [line] = await orm.em.getConnection().execute<{ fulfilled: number }[]>('select fulfilled from line_item where id = ?', [lineId]);
+  const [line] = await orm.em
+    .getConnection()
+    .execute<{ fulfilled: number }[]>('select fulfilled from line_item where id = ?', [lineId]);
   expect(line.fulfilled).toBe(stored.size);
 }, 90_000);

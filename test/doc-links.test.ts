@@ -10,7 +10,13 @@ const root = path.resolve('.');
 /** Source files whose comments may cite documents: everything we write, no generated output. */
 const CODE_DIRS = ['src', 'test', 'scripts', 'bench', 'examples', '.ci'];
 const CODE_FILE = /\.(ts|js|mjs|cjs|yaml|yml|json)$|^run$|^\.[\w-]+rc$/;
-const ROOT_FILES = ['jest.config.js', 'mikro-orm.config.ts', 'redocly.yaml', '.spectral.yaml', '.graphql-schema-linterrc'];
+const ROOT_FILES = [
+  'jest.config.js',
+  'mikro-orm.config.ts',
+  'redocly.yaml',
+  '.spectral.yaml',
+  '.graphql-schema-linterrc',
+];
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'results', '.data', '.bench-data']);
 
 /**
@@ -29,7 +35,9 @@ const OUTSIDE = new RegExp(
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   const nested = await Promise.all(
-    entries.map((e) => (e.isDirectory() ? (SKIP_DIRS.has(e.name) ? [] : filesUnder(path.join(dir, e.name))) : [path.join(dir, e.name)])),
+    entries.map((e) =>
+      e.isDirectory() ? (SKIP_DIRS.has(e.name) ? [] : filesUnder(path.join(dir, e.name))) : [path.join(dir, e.name)],
+    ),
   );
   return nested.flat();
 }
@@ -45,12 +53,20 @@ async function exists(file: string): Promise<boolean> {
 async function codeFiles(): Promise<string[]> {
   const found = (await Promise.all(CODE_DIRS.map((d) => filesUnder(path.join(root, d))))).flat();
   const self = path.join(root, 'test', 'doc-links.test.ts');
-  return [...found.filter((f) => CODE_FILE.test(path.basename(f)) && f !== self), ...ROOT_FILES.map((f) => path.join(root, f))];
+  return [
+    ...found.filter((f) => CODE_FILE.test(path.basename(f)) && f !== self),
+    ...ROOT_FILES.map((f) => path.join(root, f)),
+  ];
 }
 
 async function markdownFiles(): Promise<string[]> {
   const docs = (await filesUnder(path.join(root, 'docs'))).filter((f) => f.endsWith('.md'));
-  return [path.join(root, 'README.md'), path.join(root, 'BENCHMARKS.md'), path.join(root, 'bench', 'analysis.md'), ...docs];
+  return [
+    path.join(root, 'README.md'),
+    path.join(root, 'BENCHMARKS.md'),
+    path.join(root, 'bench', 'analysis.md'),
+    ...docs,
+  ];
 }
 
 /** GitHub's anchors for a Markdown file's headings (lower-case, punctuation dropped, spaces → -). */
@@ -63,7 +79,11 @@ function headingAnchors(markdown: string): Set<string> {
     const heading = !fenced && /^#{1,6}\s+(.*)$/.exec(line);
     if (!heading) continue;
     const text = heading[1].replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/[`*]/g, '');
-    const slug = text.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const slug = text
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     const n = seen.get(slug) ?? 0;
     seen.set(slug, n + 1);
     anchors.add(n === 0 ? slug : `${slug}-${n}`);
@@ -87,14 +107,24 @@ async function checkTarget(target: string, from: string, candidates: string[]): 
     return pending ? undefined : `${path.relative(root, from)} cites ${target}, which is not in the repository`;
   }
   if (anchor === undefined || !resolved.endsWith('.md')) return undefined;
-  if (!headingAnchors(await readFile(resolved, 'utf8')).has(anchor)) return `${path.relative(root, from)} cites ${target}: ${file} has no section #${anchor}`;
+  if (!headingAnchors(await readFile(resolved, 'utf8')).has(anchor))
+    return `${path.relative(root, from)} cites ${target}: ${file} has no section #${anchor}`;
   return undefined;
 }
 
 it('finds sections the way GitHub names them', () => {
-  const anchors = headingAnchors('# Choices\n## REST choices\n### `Idempotency-Key`\n' +
-    '## GraphQL depth, complexity and cost\n## Tokens\n## Tokens\n```\n# not a heading\n```');
-  expect([...anchors]).toEqual(['choices', 'rest-choices', 'idempotency-key', 'graphql-depth-complexity-and-cost', 'tokens', 'tokens-1']);
+  const anchors = headingAnchors(
+    '# Choices\n## REST choices\n### `Idempotency-Key`\n' +
+      '## GraphQL depth, complexity and cost\n## Tokens\n## Tokens\n```\n# not a heading\n```',
+  );
+  expect([...anchors]).toEqual([
+    'choices',
+    'rest-choices',
+    'idempotency-key',
+    'graphql-depth-complexity-and-cost',
+    'tokens',
+    'tokens-1',
+  ]);
 });
 
 it('every document a code comment cites is in the repository, with the section it names', async () => {
@@ -120,7 +150,9 @@ it('no comment cites a document outside the repository', async () => {
   for (const file of await codeFiles()) {
     const relative = path.relative(root, file);
     const source = await readFile(file, 'utf8');
-    offenders.push(...source.split('\n').flatMap((line, i) => (OUTSIDE.test(line) ? [`${relative}:${i + 1}: ${line.trim()}`] : [])));
+    offenders.push(
+      ...source.split('\n').flatMap((line, i) => (OUTSIDE.test(line) ? [`${relative}:${i + 1}: ${line.trim()}`] : [])),
+    );
   }
   expect(offenders).toEqual([]);
 });
@@ -144,7 +176,9 @@ it('every link between the Markdown documents leads to a file and section that e
 });
 
 it('lists as being written only documents that do not exist yet', async () => {
-  const written = await Promise.all(BEING_WRITTEN.map(async (file) => ((await exists(path.join(root, file))) ? [file] : [])));
+  const written = await Promise.all(
+    BEING_WRITTEN.map(async (file) => ((await exists(path.join(root, file))) ? [file] : [])),
+  );
   expect(written.flat()).toEqual([]); // these exist now: take them off BEING_WRITTEN
 });
 
@@ -159,9 +193,15 @@ it('the README says why each dependency is there', async () => {
   const readme = await readFile(path.join(root, 'README.md'), 'utf8');
   const table = readme.slice(readme.indexOf('## Dependencies and why'));
   expect(table.length).toBeGreaterThan(1000);
-  const manifest = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
-  const named = (name: string) => table.includes(`\`${name}\``) || (name.startsWith('@types/') && table.includes('`@types/*`'));
-  const unexplained = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((name) => !named(name));
+  const manifest = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as Record<
+    string,
+    Record<string, string>
+  >;
+  const named = (name: string) =>
+    table.includes(`\`${name}\``) || (name.startsWith('@types/') && table.includes('`@types/*`'));
+  const unexplained = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter(
+    (name) => !named(name),
+  );
   expect(unexplained).toEqual([]);
 });
 

@@ -59,7 +59,11 @@ async function ordersStatus(base: string): Promise<number> {
   return (await fetch(`${base}/api/v1/orders?size=1`, { headers: { authorization: `Bearer ${ADMIN}` } })).status;
 }
 
-const exists = (file: string) => access(file).then(() => true, () => false);
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
 
 it('starts after a crashed owner: its orphaned PostgreSQL is stopped; a running owner is still respected', async () => {
   const crashed = await startServerProcess('', ADMIN, { DATA_DIR: dir });
@@ -76,7 +80,8 @@ it('starts after a crashed owner: its orphaned PostgreSQL is stopped; a running 
     expect(own.pid).not.toBe(orphan.pid);
 
     // A running owner: a second start refuses naming it; the CLI uses its PostgreSQL.
-    const refusal = String.raw`exited with 2:\s+DATA_DIR \S+ is in use by a running PostgreSQL ` +
+    const refusal =
+      String.raw`exited with 2:\s+DATA_DIR \S+ is in use by a running PostgreSQL ` +
       String.raw`\(pid \d+, port \d+, started by the running store process \d+\)`;
     await expect(startServerProcess('', ADMIN, { DATA_DIR: dir })).rejects.toThrow(new RegExp(refusal));
     const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: '', LOG_LEVEL: 'silent', NODE_OPTIONS: '' };
@@ -107,7 +112,9 @@ it('on SIGTERM leaves a PostgreSQL someone else restarted running, without waiti
   const asPostgres = process.getuid?.() === 0 ? { uid: await idOf('-u'), gid: await idOf('-g') } : {};
   const flags = ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'];
   const theirs = spawn(binary, ['-D', path.join(dir, 'pg'), '-p', String(ours.port), ...flags], {
-    ...asPostgres, detached: true, stdio: 'ignore',
+    ...asPostgres,
+    detached: true,
+    stdio: 'ignore',
   });
   theirs.unref();
   try {

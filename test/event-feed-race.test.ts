@@ -2,10 +2,11 @@
 // commit concurrently on two service processes (and on raw connections that hold their event
 // uncommitted for a while) receives every committed event exactly once and never skips one,
 // although ids (a sequence) are taken in another order than the transactions commit.
-import pg from 'pg';
+
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { createDatabase } from './support/harness.js';
-import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import { type ServerProcess, startServerProcess } from './support/server-process.js';
 
 const ADMIN = 'sk_feed_race_admin_token_0123456789';
 const HTTP_WRITERS = 12;

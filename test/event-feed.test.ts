@@ -51,10 +51,16 @@ describe('a store with changes of every kind', () => {
     const ids = await allEventIds();
     expect(items.map((e) => e.id)).toEqual(ids); // one writer here: commit order is id order
     expect(items.map((e) => e.type)).toEqual([
-      'order.notes_changed', 'product.updated', 'customer.updated', 'order.notes_changed', 'order.notes_changed',
+      'order.notes_changed',
+      'product.updated',
+      'customer.updated',
+      'order.notes_changed',
+      'order.notes_changed',
     ]);
     expect(items[0]).toMatchObject({
-      type: 'order.notes_changed', data: { id: 1, notes: 'first' }, actor: { name: 'test (all scopes)' },
+      type: 'order.notes_changed',
+      data: { id: 1, notes: 'first' },
+      actor: { name: 'test (all scopes)' },
     });
     // Page 1 counts everything after the (absent) cursor; page 2 what follows event 2.
     expect(pages[0]._meta).toEqual({ totalCount: 5, perPage: 2, currentPage: 1, pageCount: 3 });
@@ -104,7 +110,9 @@ describe('a store with changes of every kind', () => {
     const gql = await service.graphql(`{ events(types: ["customer.*"]) {
       totalCount next items { type subject subjectId } } }`);
     expect(gql.body.data.events).toEqual({
-      totalCount: 1, next: expect.any(Number), items: [{ type: 'customer.updated', subject: 'customer', subjectId: 1 }],
+      totalCount: 1,
+      next: expect.any(Number),
+      items: [{ type: 'customer.updated', subject: 'customer', subjectId: 1 }],
     });
   });
 
@@ -150,7 +158,8 @@ describe('a store with changes of every kind', () => {
     }
     const gql = await service.graphql('{ events(types: ["order.nope"]) { totalCount } }');
     expect(gql.body.errors[0].extensions).toMatchObject({
-      code: 'BAD_USER_INPUT', fields: [{ field: 'types', message: expect.stringContaining('"order.nope"') }],
+      code: 'BAD_USER_INPUT',
+      fields: [{ field: 'types', message: expect.stringContaining('"order.nope"') }],
     });
     expect(await allEventIds()).toEqual(before);
   });
@@ -185,13 +194,15 @@ describe('gap-free visibility', () => {
     const client = new pg.Client({ connectionString: service.orm.config.get('clientUrl') });
     await client.connect();
     try {
-      const [{ id: cursor }] = (await service.sql<{ id: number }>('select max(id) as id from event'));
+      const [{ id: cursor }] = await service.sql<{ id: number }>('select max(id) as id from event');
       // An older transaction takes an event id and has not committed yet.
       await client.query('begin');
-      const slow = (await client.query(
-        `insert into event (type, created_at, subject, subject_id, data)
+      const slow = (
+        await client.query(
+          `insert into event (type, created_at, subject, subject_id, data)
          values ('product.updated', now(), 'product', 2, '{"id": 2}') returning id`,
-      )).rows[0].id as number;
+        )
+      ).rows[0].id as number;
       // A later change commits first, with a higher id.
       await patchNotes(5, 'committed first');
       const fast = (await allEventIds()).at(-1)!;

@@ -2,10 +2,10 @@
 // A change written through process B reaches a subscriber connected to process A (LISTEN/NOTIFY
 // wakes it, the feed is the source of truth, so `after` resumes without loss); the same scope rules
 // as the feed; a socket without a token, with another subprotocol or with a revoked token is closed.
-import { createClient, type Client } from 'graphql-ws';
+import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { createDatabase } from './support/harness.js';
-import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import { type ServerProcess, startServerProcess } from './support/server-process.js';
 
 const ADMIN = 'sk_subscription_admin_token_0123456789';
 let processes: ServerProcess[] = [];
@@ -91,7 +91,9 @@ it('pushes to a subscriber on A the change written through B, and resumes after 
   const [first] = await take(live, 1);
   expect(first.errors).toBeUndefined();
   expect(first.data.events).toMatchObject({
-    type: 'order.notes_changed', data: { id: 1, notes: 'written on B' }, actor: { name: expect.any(String) },
+    type: 'order.notes_changed',
+    data: { id: 1, notes: 'written on B' },
+    actor: { name: expect.any(String) },
   });
   const started = Date.now();
   await patchNotes(processes[1], 2, 'second');

@@ -1,7 +1,7 @@
 // Bulk export (docs/rest.md#exports): GET|POST /api/v1/{orders,customers,products}/export.
 import { get, type IncomingMessage } from 'node:http';
-import { startTestService, type TestService } from './support/harness.js';
 import { EXPORT_CHUNK } from '../src/rest/export-lines.js';
+import { startTestService, type TestService } from './support/harness.js';
 
 // A pool of three: an export holds one connection for its whole length, so one that leaked its
 // connection would soon leave the other requests of this file waiting (and exports take at most
@@ -12,7 +12,8 @@ beforeAll(async () => {
   // More customers than two chunks hold, so an export of them spans several statements.
   await service.sql(
     `insert into customer (email, first_name, last_name, created_at)
-     select 'bulk.' || n || '@example.com', 'Bulk', 'Customer ' || n, now() - n * interval '1 minute' from generate_series(1, 2 * ${EXPORT_CHUNK} + 37) n`,
+     select 'bulk.' || n || '@example.com', 'Bulk', 'Customer ' || n, now() - n * interval '1 minute'
+     from generate_series(1, 2 * ${EXPORT_CHUNK} + 37) n`,
   );
 }, 60_000);
 afterAll(() => service.stop(), 60_000);
@@ -74,17 +75,21 @@ describe('an export is the list, every page of it', () => {
 describe('GraphQL afterId (what the export pages with)', () => {
   it('narrows orders, customers and products to larger ids, with the filter', async () => {
     const query = `query ($after: Int) {
-      orders(afterId: $after, size: 3, sort: [{ field: ID, direction: ASC }], filter: { status: [PARTIALLY_FULFILLED_AND_SHIPPED] }) { totalCount items { id status } }
+      orders(afterId: $after, size: 3, sort: [{ field: ID, direction: ASC }],
+        filter: { status: [PARTIALLY_FULFILLED_AND_SHIPPED] }) { totalCount items { id status } }
       customers(afterId: $after, size: 2, sort: [{ field: ID, direction: ASC }]) { items { id } }
       products(afterId: $after, size: 2, sort: [{ field: ID, direction: ASC }]) { items { id } }
     }`;
     const res = await service.graphql(query, { after: 50 });
     expect(res.body.errors).toBeUndefined();
     const { orders, customers, products } = res.body.data;
-    const [{ n }] = await service.sql<{ n: number }>('select count(*)::int as n from orders where id > 50 and status = 2');
+    const [{ n }] = await service.sql<{ n: number }>(
+      'select count(*)::int as n from orders where id > 50 and status = 2',
+    );
     expect(orders.totalCount).toBe(n);
     const [{ ids }] = await service.sql<{ ids: number[] }>(
-      'select array_agg(id order by id) as ids from (select id from orders where id > 50 and status = 2 order by id limit 3) o',
+      'select array_agg(id order by id) as ids from ' +
+        '(select id from orders where id > 50 and status = 2 order by id limit 3) o',
     );
     expect(orders.items.map((o: { id: number }) => o.id)).toEqual(ids);
     expect(customers.items).toEqual([{ id: 51 }, { id: 52 }]);
@@ -131,7 +136,12 @@ describe('POST takes the search body as the filter', () => {
 describe('refusals come before any line', () => {
   it('a token without the scope gets 403, without a token 401', async () => {
     const token = await service.tokenWith(['read_products']);
-    for (const [method, path] of [['GET', '/orders/export'], ['POST', '/orders/export'], ['GET', '/customers/export'], ['POST', '/customers/export']]) {
+    for (const [method, path] of [
+      ['GET', '/orders/export'],
+      ['POST', '/orders/export'],
+      ['GET', '/customers/export'],
+      ['POST', '/customers/export'],
+    ]) {
       const res = await service.send(method, `/api/v1${path}`, method === 'POST' ? {} : undefined, token);
       expect(res.status).toBe(403);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -158,7 +168,8 @@ describe('refusals come before any line', () => {
 /** Transactions other than the asking one, open on this file's database. */
 async function openTransactions(): Promise<number> {
   const [{ n }] = await service.sql<{ n: number }>(
-    'select count(*)::int as n from pg_stat_activity where datname = current_database() and xact_start is not null and pid <> pg_backend_pid()',
+    'select count(*)::int as n from pg_stat_activity ' +
+      'where datname = current_database() and xact_start is not null and pid <> pg_backend_pid()',
   );
   return n;
 }
@@ -183,8 +194,12 @@ describe('one snapshot', () => {
     await service.sql("update customer set email = 'changed.during.export@example.com' where id = ?", [lastId]);
     await service.sql("insert into customer (email, created_at) values ('added.during.export@example.com', now())");
     let text = Buffer.from(first.value!).toString();
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += Buffer.from(chunk.value).toString();
-    const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line));
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      text += Buffer.from(chunk.value).toString();
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const records = lines.slice(0, -1) as { id: number; email: string }[];
     expect(records[records.length - 1].id).toBe(lastId);
     expect(records[records.length - 1].email).not.toBe('changed.during.export@example.com');
@@ -192,7 +207,10 @@ describe('one snapshot', () => {
     expect(lines[lines.length - 1]).toEqual({ complete: true, count: records.length });
     // The next export sees both.
     const after = await exported('/api/v1/customers/export?fields=id,email');
-    expect(after.records.slice(-2).map((r) => (r as { email: string }).email)).toEqual(['changed.during.export@example.com', 'added.during.export@example.com']);
+    expect(after.records.slice(-2).map((r) => (r as { email: string }).email)).toEqual([
+      'changed.during.export@example.com',
+      'added.during.export@example.com',
+    ]);
   });
 
   it('holds one transaction while it runs, and none after', async () => {
@@ -200,7 +218,8 @@ describe('one snapshot', () => {
     const reader = res.body!.getReader();
     await reader.read();
     const held = await service.sql(
-      `select query from pg_stat_activity where datname = current_database() and xact_start is not null and pid <> pg_backend_pid()`,
+      `select query from pg_stat_activity
+       where datname = current_database() and xact_start is not null and pid <> pg_backend_pid()`,
     );
     expect(held.length).toBe(1);
     while (!(await reader.read()).done);
@@ -213,7 +232,8 @@ describe('backpressure and cut-off exports', () => {
   beforeAll(async () => {
     await service.sql(
       `insert into customer (email, first_name, last_name, notes, created_at)
-       select 'paced.' || n || '@example.com', 'Paced', 'Customer ' || n, repeat('x', 2000), now() from generate_series(1, 40 * ${EXPORT_CHUNK}) n`,
+       select 'paced.' || n || '@example.com', 'Paced', 'Customer ' || n, repeat('x', 2000), now()
+       from generate_series(1, 40 * ${EXPORT_CHUNK}) n`,
     );
   }, 120_000);
 
@@ -221,7 +241,9 @@ describe('backpressure and cut-off exports', () => {
     const [{ n }] = await service.sql<{ n: number }>('select count(*)::int as n from customer');
     const chunks = Math.ceil(n / EXPORT_CHUNK);
     const url = new URL('/api/v1/customers/export', service.url);
-    const res = await new Promise<IncomingMessage>((resolve, reject) => get(url, { headers: auth() }, resolve).on('error', reject));
+    const res = await new Promise<IncomingMessage>((resolve, reject) =>
+      get(url, { headers: auth() }, resolve).on('error', reject),
+    );
     expect(res.statusCode).toBe(200);
     // Not read from here on: the kernel's socket buffers fill, then the server's write waits.
     res.pause();
@@ -264,11 +286,13 @@ describe('backpressure and cut-off exports', () => {
     const reader = res.body!.getReader();
     let text = Buffer.from((await reader.read()).value!).toString();
     await service.sql(
-      'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and xact_start is not null and pid <> pg_backend_pid()',
+      'select pg_terminate_backend(pid) from pg_stat_activity ' +
+        'where datname = current_database() and xact_start is not null and pid <> pg_backend_pid()',
     );
     let failed = false;
     try {
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += Buffer.from(chunk.value).toString();
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+        text += Buffer.from(chunk.value).toString();
     } catch {
       failed = true;
     }
@@ -300,7 +324,10 @@ describe('the rate limit', () => {
   it('charges an export of many chunks once', async () => {
     const limited = await startTestService({ rateLimit: { burst: 10, rps: 0.001 } });
     try {
-      await limited.sql(`insert into customer (email, created_at) select 'rate.' || n || '@example.com', now() from generate_series(1, 3 * ${EXPORT_CHUNK}) n`);
+      await limited.sql(
+        `insert into customer (email, created_at)
+         select 'rate.' || n || '@example.com', now() from generate_series(1, 3 * ${EXPORT_CHUNK}) n`,
+      );
       const first = await limited.get('/api/v1/orders?size=1');
       const before = Number(first.headers.get('ratelimit-remaining'));
       const res = await limited.get('/api/v1/customers/export?fields=id');

@@ -2,7 +2,7 @@
 // never over-fulfil or oversell. Exactly the available number succeed, the rest get 409.
 import { createDatabase, startTestService, type TestService } from './support/harness.js';
 import { pickVariants, placeOrder, setStock, stockOf } from './support/orders.js';
-import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import { type ServerProcess, startServerProcess } from './support/server-process.js';
 
 const ADMIN = 'race-test-admin-token-0123456789';
 let service: TestService;
@@ -61,13 +61,18 @@ it('20 requests for 1 tracked unit each with 7 in stock: exactly 7 succeed, stoc
 
 it('two orders racing for the last units of one variant never oversell', async () => {
   await setStock(service, 1, variants.tracked, 6);
-  const [a, b] = await Promise.all([1, 2].map(() => placeOrder(service, [{ variantId: variants.tracked, quantity: 10 }])));
+  const [a, b] = await Promise.all(
+    [1, 2].map(() => placeOrder(service, [{ variantId: variants.tracked, quantity: 10 }])),
+  );
   const results = await Promise.all([
     fulfilOneEach(a.id, { items: [{ id: a.items[0].data.id, quantity: 1, warehouse: 1 }] }, 10),
     fulfilOneEach(b.id, { items: [{ id: b.items[0].data.id, quantity: 1, warehouse: 1 }] }, 10),
   ]);
   expect(results.flat().filter((s) => s === 201)).toHaveLength(6);
   expect(await stockOf(service, 1, variants.tracked)).toBe(0);
-  const fulfilled = await service.sql<{ n: number }>('select coalesce(sum(fulfilled), 0)::int as n from line_item where order_id in (?, ?)', [a.id, b.id]);
+  const fulfilled = await service.sql<{ n: number }>(
+    'select coalesce(sum(fulfilled), 0)::int as n from line_item where order_id in (?, ?)',
+    [a.id, b.id],
+  );
   expect(fulfilled[0].n).toBe(6);
 });

@@ -1,7 +1,8 @@
 // Fulfilments, shipments and restocks move the counters, the status and the stock exactly
 // as docs/decisions.md#domain-rules says, and every refusal changes nothing.
-import { countersOf, pickVariants, placeOrder, setStock, stockOf } from './support/orders.js';
+
 import { startTestService, type TestService } from './support/harness.js';
+import { countersOf, pickVariants, placeOrder, setStock, stockOf } from './support/orders.js';
 
 let service: TestService;
 let variants: { tracked: number; untracked: number };
@@ -17,32 +18,65 @@ const api = (orderId: number, rest = '') => `/api/v1/orders/${orderId}${rest}`;
 describe('one order through every status and back', () => {
   it('walks 0 → 1 → 3 → 4 → 5 and back down by deletions, with exact counters and stock', async () => {
     await setStock(service, WAREHOUSE, variants.tracked, 10);
-    const order = await placeOrder(service, [{ variantId: variants.tracked, quantity: 3 }, { variantId: variants.untracked, quantity: 2 }]);
+    const order = await placeOrder(service, [
+      { variantId: variants.tracked, quantity: 3 },
+      { variantId: variants.untracked, quantity: 2 },
+    ]);
     const [tracked, untracked] = order.items.map((i: any) => i.data.id);
     expect(order.status).toBe(0);
     const expectState = (o: any, status: number, t: number[], u: number[], stock: number) =>
       Promise.all([
         expect(o.status).toBe(status),
-        expect(countersOf(o)[tracked]).toEqual({ quantity: 3, not_fulfilled: t[0], fulfilled: t[1], shipped: t[2], restocked: 0 }),
-        expect(countersOf(o)[untracked]).toEqual({ quantity: 2, not_fulfilled: u[0], fulfilled: u[1], shipped: u[2], restocked: 0 }),
+        expect(countersOf(o)[tracked]).toEqual({
+          quantity: 3,
+          not_fulfilled: t[0],
+          fulfilled: t[1],
+          shipped: t[2],
+          restocked: 0,
+        }),
+        expect(countersOf(o)[untracked]).toEqual({
+          quantity: 2,
+          not_fulfilled: u[0],
+          fulfilled: u[1],
+          shipped: u[2],
+          restocked: 0,
+        }),
         stockOf(service, WAREHOUSE, variants.tracked).then((s) => expect(s).toBe(stock)),
       ]);
 
     // 1: some units fulfilled, none shipped.
-    const f1 = await service.send('POST', api(order.id, '/fulfilments'), { items: [{ id: tracked, quantity: 2, warehouse: WAREHOUSE }] });
+    const f1 = await service.send('POST', api(order.id, '/fulfilments'), {
+      items: [{ id: tracked, quantity: 2, warehouse: WAREHOUSE }],
+    });
     expect(f1.status).toBe(201);
     await expectState(f1.body, 1, [1, 2, 0], [2, 0, 0], 8);
     const fulfilmentA = f1.body.fulfilments.at(-1);
-    expect(fulfilmentA).toEqual({ id: expect.any(Number), warehouse: WAREHOUSE, items: [{ id: tracked, quantity: 2 }], created_at: expect.any(Number), updated_at: null });
+    expect(fulfilmentA).toEqual({
+      id: expect.any(Number),
+      warehouse: WAREHOUSE,
+      items: [{ id: tracked, quantity: 2 }],
+      created_at: expect.any(Number),
+      updated_at: null,
+    });
 
     // 3: every unit fulfilled.
-    const f2 = await service.send('POST', api(order.id, '/fulfilments'), { items: [{ id: tracked, quantity: 1, warehouse: WAREHOUSE }, { id: untracked, quantity: 2 }] });
+    const f2 = await service.send('POST', api(order.id, '/fulfilments'), {
+      items: [
+        { id: tracked, quantity: 1, warehouse: WAREHOUSE },
+        { id: untracked, quantity: 2 },
+      ],
+    });
     await expectState(f2.body, 3, [0, 3, 0], [0, 2, 0], 7);
     const fulfilmentB = f2.body.fulfilments.at(-1);
 
     // 4: some shipped (a shipment with items takes just those).
     const s1 = await service.send('POST', api(order.id, '/shipments'), {
-      data: { fulfilment_id: fulfilmentA.id, tracking_number: 'TRACK-1', shipping_carrier: 1, items: [{ id: tracked, quantity: 1 }] },
+      data: {
+        fulfilment_id: fulfilmentA.id,
+        tracking_number: 'TRACK-1',
+        shipping_carrier: 1,
+        items: [{ id: tracked, quantity: 1 }],
+      },
       notify: false,
     });
     expect(s1.status).toBe(201);
@@ -58,7 +92,14 @@ describe('one order through every status and back', () => {
       notify: false,
     });
     await expectState(s2.body, 5, [0, 0, 3], [0, 0, 2], 7);
-    expect(s2.body.shipments.map((s: any) => s.items)).toEqual([[{ id: tracked, quantity: 1 }], [{ id: tracked, quantity: 1 }], [{ id: tracked, quantity: 1 }, { id: untracked, quantity: 2 }]]);
+    expect(s2.body.shipments.map((s: any) => s.items)).toEqual([
+      [{ id: tracked, quantity: 1 }],
+      [{ id: tracked, quantity: 1 }],
+      [
+        { id: tracked, quantity: 1 },
+        { id: untracked, quantity: 2 },
+      ],
+    ]);
 
     // Back down: deleting shipments returns units to fulfilled, deleting fulfilments to not fulfilled and to stock.
     const shipments = s2.body.shipments;
@@ -81,7 +122,9 @@ describe('one order through every status and back', () => {
     const order = await placeOrder(service, [{ variantId: variants.untracked, quantity: 3 }]);
     const line = order.items[0].data.id;
     const f = (await service.send('POST', api(order.id, '/fulfilments'), { items: [{ id: line, quantity: 1 }] })).body;
-    const s = await service.send('POST', api(order.id, '/shipments'), { data: { fulfilment_id: f.fulfilments[0].id, tracking_number: 'T', shipping_carrier: 1 } });
+    const s = await service.send('POST', api(order.id, '/shipments'), {
+      data: { fulfilment_id: f.fulfilments[0].id, tracking_number: 'T', shipping_carrier: 1 },
+    });
     expect(s.body.status).toBe(2);
   });
 });
@@ -89,16 +132,36 @@ describe('one order through every status and back', () => {
 describe('fulfilment edits', () => {
   it('PATCH a fulfilment sets absolute quantities, 0 removes a line, stock follows', async () => {
     await setStock(service, WAREHOUSE, variants.tracked, 10);
-    const order = await placeOrder(service, [{ variantId: variants.tracked, quantity: 5 }, { variantId: variants.untracked, quantity: 2 }]);
+    const order = await placeOrder(service, [
+      { variantId: variants.tracked, quantity: 5 },
+      { variantId: variants.untracked, quantity: 2 },
+    ]);
     const [tracked, untracked] = order.items.map((i: any) => i.data.id);
-    const f = (await service.send('POST', api(order.id, '/fulfilments'), { items: [{ id: tracked, quantity: 2, warehouse: WAREHOUSE }, { id: untracked, quantity: 1 }] })).body.fulfilments[0];
+    const f = (
+      await service.send('POST', api(order.id, '/fulfilments'), {
+        items: [
+          { id: tracked, quantity: 2, warehouse: WAREHOUSE },
+          { id: untracked, quantity: 1 },
+        ],
+      })
+    ).body.fulfilments[0];
     expect(await stockOf(service, WAREHOUSE, variants.tracked)).toBe(8);
-    const grown = await service.send('PATCH', api(order.id, `/fulfilments/${f.id}`), { items: [{ id: tracked, quantity: 4 }] });
+    const grown = await service.send('PATCH', api(order.id, `/fulfilments/${f.id}`), {
+      items: [{ id: tracked, quantity: 4 }],
+    });
     expect(grown.status).toBe(200);
     expect(countersOf(grown.body)[tracked]).toMatchObject({ not_fulfilled: 1, fulfilled: 4 });
     expect(countersOf(grown.body)[untracked]).toMatchObject({ not_fulfilled: 1, fulfilled: 1 });
     expect(await stockOf(service, WAREHOUSE, variants.tracked)).toBe(6);
-    const shrunk = await service.send('PATCH', api(order.id, '/fulfilments'), [{ id: f.id, items: [{ id: tracked, quantity: 1 }, { id: untracked, quantity: 0 }] }]);
+    const shrunk = await service.send('PATCH', api(order.id, '/fulfilments'), [
+      {
+        id: f.id,
+        items: [
+          { id: tracked, quantity: 1 },
+          { id: untracked, quantity: 0 },
+        ],
+      },
+    ]);
     expect(shrunk.status).toBe(200);
     expect(shrunk.body.fulfilments[0].items).toEqual([{ id: tracked, quantity: 1 }]);
     expect(countersOf(shrunk.body)[untracked]).toMatchObject({ not_fulfilled: 2, fulfilled: 0 });
@@ -111,7 +174,9 @@ describe('fulfilment edits', () => {
     await setStock(service, 2, variants.tracked, 10);
     const order = await placeOrder(service, [{ variantId: variants.tracked, quantity: 3 }]);
     const line = order.items[0].data.id;
-    const f = (await service.send('POST', api(order.id, '/fulfilments'), { items: [{ id: line, quantity: 3, warehouse: 1 }] })).body.fulfilments[0];
+    const f = (
+      await service.send('POST', api(order.id, '/fulfilments'), { items: [{ id: line, quantity: 3, warehouse: 1 }] })
+    ).body.fulfilments[0];
     const moved = await service.send('PATCH', api(order.id, `/fulfilments/${f.id}`), { warehouse: 2 });
     expect(moved.body.fulfilments[0].warehouse).toBe(2);
     expect([await stockOf(service, 1, variants.tracked), await stockOf(service, 2, variants.tracked)]).toEqual([10, 7]);
@@ -125,37 +190,213 @@ describe('refusals change nothing', () => {
   let fulfilment: any;
   beforeAll(async () => {
     await setStock(service, WAREHOUSE, variants.tracked, 4);
-    order = await placeOrder(service, [{ variantId: variants.tracked, quantity: 6 }, { variantId: variants.untracked, quantity: 2 }]);
+    order = await placeOrder(service, [
+      { variantId: variants.tracked, quantity: 6 },
+      { variantId: variants.untracked, quantity: 2 },
+    ]);
     [tracked, untracked] = order.items.map((i: any) => i.data.id);
-    const res = await service.send('POST', api(order.id, '/fulfilments'), { items: [{ id: tracked, quantity: 2, warehouse: WAREHOUSE }, { id: untracked, quantity: 1 }] });
+    const res = await service.send('POST', api(order.id, '/fulfilments'), {
+      items: [
+        { id: tracked, quantity: 2, warehouse: WAREHOUSE },
+        { id: untracked, quantity: 1 },
+      ],
+    });
     fulfilment = res.body.fulfilments[0];
-    await service.send('POST', api(order.id, '/shipments'), { data: { fulfilment_id: fulfilment.id, tracking_number: 'S1', shipping_carrier: 1, items: [{ id: tracked, quantity: 1 }] } });
+    await service.send('POST', api(order.id, '/shipments'), {
+      data: {
+        fulfilment_id: fulfilment.id,
+        tracking_number: 'S1',
+        shipping_carrier: 1,
+        items: [{ id: tracked, quantity: 1 }],
+      },
+    });
   });
 
   const cases: [string, string, string, number, string | null, () => unknown][] = [
-    ['fulfil more than is left', 'POST', '/fulfilments', 409, null, () => ({ items: [{ id: untracked, quantity: 2 }] })],
-    ['fulfil more than the warehouse holds', 'POST', '/fulfilments', 409, null, () => ({ items: [{ id: tracked, quantity: 3, warehouse: WAREHOUSE }] })],
-    ['a quantity of 0', 'POST', '/fulfilments', 422, 'items[0].quantity', () => ({ items: [{ id: untracked, quantity: 0 }] })],
-    ['a negative quantity', 'POST', '/fulfilments', 422, 'items[0].quantity', () => ({ items: [{ id: untracked, quantity: -1 }] })],
-    ['a fractional quantity', 'POST', '/fulfilments', 422, 'items[0].quantity', () => ({ items: [{ id: untracked, quantity: 1.5 }] })],
-    ['a line of another order', 'POST', '/fulfilments', 422, 'items[0].id', () => ({ items: [{ id: 1, quantity: 1 }] })],
-    ['a tracked product without warehouse', 'POST', '/fulfilments', 422, 'items[0].warehouse', () => ({ items: [{ id: tracked, quantity: 1 }] })],
-    ['an unknown warehouse', 'POST', '/fulfilments', 422, 'items[0].warehouse', () => ({ items: [{ id: tracked, quantity: 1, warehouse: 999 }] })],
+    [
+      'fulfil more than is left',
+      'POST',
+      '/fulfilments',
+      409,
+      null,
+      () => ({ items: [{ id: untracked, quantity: 2 }] }),
+    ],
+    [
+      'fulfil more than the warehouse holds',
+      'POST',
+      '/fulfilments',
+      409,
+      null,
+      () => ({ items: [{ id: tracked, quantity: 3, warehouse: WAREHOUSE }] }),
+    ],
+    [
+      'a quantity of 0',
+      'POST',
+      '/fulfilments',
+      422,
+      'items[0].quantity',
+      () => ({ items: [{ id: untracked, quantity: 0 }] }),
+    ],
+    [
+      'a negative quantity',
+      'POST',
+      '/fulfilments',
+      422,
+      'items[0].quantity',
+      () => ({ items: [{ id: untracked, quantity: -1 }] }),
+    ],
+    [
+      'a fractional quantity',
+      'POST',
+      '/fulfilments',
+      422,
+      'items[0].quantity',
+      () => ({ items: [{ id: untracked, quantity: 1.5 }] }),
+    ],
+    [
+      'a line of another order',
+      'POST',
+      '/fulfilments',
+      422,
+      'items[0].id',
+      () => ({ items: [{ id: 1, quantity: 1 }] }),
+    ],
+    [
+      'a tracked product without warehouse',
+      'POST',
+      '/fulfilments',
+      422,
+      'items[0].warehouse',
+      () => ({ items: [{ id: tracked, quantity: 1 }] }),
+    ],
+    [
+      'an unknown warehouse',
+      'POST',
+      '/fulfilments',
+      422,
+      'items[0].warehouse',
+      () => ({ items: [{ id: tracked, quantity: 1, warehouse: 999 }] }),
+    ],
     ['no items', 'POST', '/fulfilments', 422, 'items', () => ({ items: [] })],
-    ['an unknown body field', 'POST', '/fulfilments', 422, 'rush', () => ({ items: [{ id: untracked, quantity: 1 }], rush: true })],
-    ['reduce below what is shipped', 'PATCH', '/fulfilments/F', 409, null, () => ({ items: [{ id: tracked, quantity: 0 }] })],
-    ['move a fulfilment to an unknown warehouse', 'PATCH', '/fulfilments/F', 422, 'warehouse',
-      () => ({ warehouse: 999 })],
-    ['leave a fulfilment without lines', 'PATCH', '/fulfilments', 422, '[0].items', () => [{ id: fulfilment.id, items: [{ id: tracked, quantity: 0 }, { id: untracked, quantity: 0 }] }]],
-    ['an unknown fulfilment in a bulk body', 'PATCH', '/fulfilments', 422, '[0].id', () => [{ id: 99999, items: [{ id: tracked, quantity: 1 }] }]],
+    [
+      'an unknown body field',
+      'POST',
+      '/fulfilments',
+      422,
+      'rush',
+      () => ({ items: [{ id: untracked, quantity: 1 }], rush: true }),
+    ],
+    [
+      'reduce below what is shipped',
+      'PATCH',
+      '/fulfilments/F',
+      409,
+      null,
+      () => ({ items: [{ id: tracked, quantity: 0 }] }),
+    ],
+    [
+      'move a fulfilment to an unknown warehouse',
+      'PATCH',
+      '/fulfilments/F',
+      422,
+      'warehouse',
+      () => ({ warehouse: 999 }),
+    ],
+    [
+      'leave a fulfilment without lines',
+      'PATCH',
+      '/fulfilments',
+      422,
+      '[0].items',
+      () => [
+        {
+          id: fulfilment.id,
+          items: [
+            { id: tracked, quantity: 0 },
+            { id: untracked, quantity: 0 },
+          ],
+        },
+      ],
+    ],
+    [
+      'an unknown fulfilment in a bulk body',
+      'PATCH',
+      '/fulfilments',
+      422,
+      '[0].id',
+      () => [{ id: 99999, items: [{ id: tracked, quantity: 1 }] }],
+    ],
     ['delete a fulfilment that has shipments', 'DELETE', '/fulfilments/F', 409, null, () => undefined],
-    ['ship more than the fulfilment holds', 'POST', '/shipments', 409, null, () => ({ data: { fulfilment_id: fulfilment.id, tracking_number: 'X', shipping_carrier: 1, items: [{ id: tracked, quantity: 2 }] } })],
-    ['ship from an unknown fulfilment', 'POST', '/shipments', 422, 'data.fulfilment_id', () => ({ data: { fulfilment_id: 99999, tracking_number: 'X', shipping_carrier: 1 } })],
-    ['ship with a deleted carrier', 'POST', '/shipments', 422, 'data.shipping_carrier', () => ({ data: { fulfilment_id: fulfilment.id, tracking_number: 'X', shipping_carrier: 6 } })],
-    ['ship with an unknown carrier', 'POST', '/shipments', 422, 'data[0].shipping_carrier', () => ({ data: [{ fulfilment_id: fulfilment.id, tracking_number: 'X', shipping_carrier: 999 }] })],
-    ['ship a line the fulfilment does not hold', 'POST', '/shipments', 422, 'data.items[0].id', () => ({ data: { fulfilment_id: fulfilment.id, tracking_number: 'X', shipping_carrier: 1, items: [{ id: 1, quantity: 1 }] } })],
-    ['ship without a tracking number', 'POST', '/shipments', 422, 'data.tracking_number', () => ({ data: { fulfilment_id: fulfilment.id, shipping_carrier: 1 } })],
-    ['update an unknown shipment', 'PATCH', '/shipments', 422, 'data[0].id', () => ({ data: [{ id: 99999, tracking_number: 'Y' }] })],
+    [
+      'ship more than the fulfilment holds',
+      'POST',
+      '/shipments',
+      409,
+      null,
+      () => ({
+        data: {
+          fulfilment_id: fulfilment.id,
+          tracking_number: 'X',
+          shipping_carrier: 1,
+          items: [{ id: tracked, quantity: 2 }],
+        },
+      }),
+    ],
+    [
+      'ship from an unknown fulfilment',
+      'POST',
+      '/shipments',
+      422,
+      'data.fulfilment_id',
+      () => ({ data: { fulfilment_id: 99999, tracking_number: 'X', shipping_carrier: 1 } }),
+    ],
+    [
+      'ship with a deleted carrier',
+      'POST',
+      '/shipments',
+      422,
+      'data.shipping_carrier',
+      () => ({ data: { fulfilment_id: fulfilment.id, tracking_number: 'X', shipping_carrier: 6 } }),
+    ],
+    [
+      'ship with an unknown carrier',
+      'POST',
+      '/shipments',
+      422,
+      'data[0].shipping_carrier',
+      () => ({ data: [{ fulfilment_id: fulfilment.id, tracking_number: 'X', shipping_carrier: 999 }] }),
+    ],
+    [
+      'ship a line the fulfilment does not hold',
+      'POST',
+      '/shipments',
+      422,
+      'data.items[0].id',
+      () => ({
+        data: {
+          fulfilment_id: fulfilment.id,
+          tracking_number: 'X',
+          shipping_carrier: 1,
+          items: [{ id: 1, quantity: 1 }],
+        },
+      }),
+    ],
+    [
+      'ship without a tracking number',
+      'POST',
+      '/shipments',
+      422,
+      'data.tracking_number',
+      () => ({ data: { fulfilment_id: fulfilment.id, shipping_carrier: 1 } }),
+    ],
+    [
+      'update an unknown shipment',
+      'PATCH',
+      '/shipments',
+      422,
+      'data[0].id',
+      () => ({ data: [{ id: 99999, tracking_number: 'Y' }] }),
+    ],
   ];
 
   it.each(cases)('%s: %s %s → %d', async (_name, method, path, status, field, body) => {
@@ -172,7 +413,9 @@ describe('refusals change nothing', () => {
   it('answers 404 for a fulfilment or shipment of another order, or a missing order', async () => {
     expect((await service.send('DELETE', api(order.id, '/fulfilments/1'))).status).toBe(404);
     expect((await service.send('DELETE', api(order.id, '/shipments/1'))).status).toBe(404);
-    expect((await service.send('POST', api(99999, '/fulfilments'), { items: [{ id: 1, quantity: 1 }] })).status).toBe(404);
+    expect((await service.send('POST', api(99999, '/fulfilments'), { items: [{ id: 1, quantity: 1 }] })).status).toBe(
+      404,
+    );
     expect((await service.get(api(99999, '/fulfilments'))).status).toBe(404);
   });
 });
@@ -181,13 +424,27 @@ describe('shipment edits, lists and restocks', () => {
   it('changes tracking number and carrier, with tracking_url following the carrier', async () => {
     const order = await placeOrder(service, [{ variantId: variants.untracked, quantity: 1 }]);
     const line = order.items[0].data.id;
-    const f = (await service.send('POST', api(order.id, '/fulfilments'), { items: [{ id: line, quantity: 1 }] })).body.fulfilments[0];
-    const s = (await service.send('POST', api(order.id, '/shipments'), { data: { fulfilment_id: f.id, tracking_number: 'OLD', shipping_carrier: 1 } })).body.shipments[0];
-    const single = await service.send('PATCH', api(order.id, `/shipments/${s.id}`), { data: { tracking_number: 'NEW', shipping_carrier: 2 } });
+    const f = (await service.send('POST', api(order.id, '/fulfilments'), { items: [{ id: line, quantity: 1 }] })).body
+      .fulfilments[0];
+    const s = (
+      await service.send('POST', api(order.id, '/shipments'), {
+        data: { fulfilment_id: f.id, tracking_number: 'OLD', shipping_carrier: 1 },
+      })
+    ).body.shipments[0];
+    const single = await service.send('PATCH', api(order.id, `/shipments/${s.id}`), {
+      data: { tracking_number: 'NEW', shipping_carrier: 2 },
+    });
     expect(single.status).toBe(200);
     const [carrier] = await service.sql<{ url: string }>('select url from shipping_carrier where id = 2');
-    expect(single.body.shipments[0]).toMatchObject({ tracking_number: 'NEW', shipping_carrier: 2, tracking_url: `${carrier.url}NEW`, updated_at: expect.any(Number) });
-    const bulk = await service.send('PATCH', api(order.id, '/shipments'), { data: [{ id: s.id, tracking_number: 'NEWER' }] });
+    expect(single.body.shipments[0]).toMatchObject({
+      tracking_number: 'NEW',
+      shipping_carrier: 2,
+      tracking_url: `${carrier.url}NEW`,
+      updated_at: expect.any(Number),
+    });
+    const bulk = await service.send('PATCH', api(order.id, '/shipments'), {
+      data: [{ id: s.id, tracking_number: 'NEWER' }],
+    });
     expect(bulk.body.shipments[0].tracking_number).toBe('NEWER');
     const list = await service.get(api(order.id, '/shipments'));
     expect(list.body.items.map((x: any) => x.id)).toEqual([s.id]);
@@ -201,58 +458,117 @@ describe('shipment edits, lists and restocks', () => {
     await setStock(service, WAREHOUSE, variants.tracked, 5);
     const order = await placeOrder(service, [{ variantId: variants.tracked, quantity: 2 }]);
     const line = order.items[0].data.id;
-    const f = (await service.send('POST', api(order.id, '/fulfilments'), { items: [{ id: line, quantity: 2, warehouse: WAREHOUSE }] })).body.fulfilments[0];
-    const s = (await service.send('POST', api(order.id, '/shipments'), { data: { fulfilment_id: f.id, tracking_number: 'R', shipping_carrier: 1 } })).body.shipments[0];
+    const f = (
+      await service.send('POST', api(order.id, '/fulfilments'), {
+        items: [{ id: line, quantity: 2, warehouse: WAREHOUSE }],
+      })
+    ).body.fulfilments[0];
+    const s = (
+      await service.send('POST', api(order.id, '/shipments'), {
+        data: { fulfilment_id: f.id, tracking_number: 'R', shipping_carrier: 1 },
+      })
+    ).body.shipments[0];
     const restock = 'mutation ($o: Int!, $i: RestockInput!) { restockOrderItems(orderId: $o, input: $i) { status } }';
     const unknown = await service.graphql(restock, {
-      o: order.id, i: { warehouse: 999, items: [{ id: line, quantity: 2 }] },
+      o: order.id,
+      i: { warehouse: 999, items: [{ id: line, quantity: 2 }] },
     });
     expect(unknown.body.errors[0].extensions.fields.map((e: { field: string }) => e.field)).toEqual(['warehouse']);
-    expect(countersOf((await service.get(api(order.id))).body)[line])
-      .toEqual({ quantity: 2, not_fulfilled: 0, fulfilled: 0, shipped: 2, restocked: 0 });
-    const res = await service.graphql('mutation ($o: Int!, $i: RestockInput!) { restockOrderItems(orderId: $o, input: $i) ' +
-      '{ status restocks { warehouse items { id quantity } } } }', {
-      o: order.id, i: { warehouse: 3, items: [{ id: line, quantity: 2 }] },
+    expect(countersOf((await service.get(api(order.id))).body)[line]).toEqual({
+      quantity: 2,
+      not_fulfilled: 0,
+      fulfilled: 0,
+      shipped: 2,
+      restocked: 0,
     });
+    const res = await service.graphql(
+      'mutation ($o: Int!, $i: RestockInput!) { restockOrderItems(orderId: $o, input: $i) ' +
+        '{ status restocks { warehouse items { id quantity } } } }',
+      {
+        o: order.id,
+        i: { warehouse: 3, items: [{ id: line, quantity: 2 }] },
+      },
+    );
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.restockOrderItems).toEqual({ status: 'SHIPPED', restocks: [{ warehouse: 3, items: [{ id: line, quantity: 2 }] }] });
+    expect(res.body.data.restockOrderItems).toEqual({
+      status: 'SHIPPED',
+      restocks: [{ warehouse: 3, items: [{ id: line, quantity: 2 }] }],
+    });
     expect(await stockOf(service, 3, variants.tracked)).toBe(2);
     const o = (await service.get(api(order.id))).body;
     expect(countersOf(o)[line]).toEqual({ quantity: 2, not_fulfilled: 0, fulfilled: 0, shipped: 0, restocked: 2 });
-    expect(o.restocks[0]).toEqual({ id: expect.any(Number), warehouse: 3, items: [{ id: line, quantity: 2 }], created_at: expect.any(Number) });
+    expect(o.restocks[0]).toEqual({
+      id: expect.any(Number),
+      warehouse: 3,
+      items: [{ id: line, quantity: 2 }],
+      created_at: expect.any(Number),
+    });
     expect((await service.send('DELETE', api(order.id, `/shipments/${s.id}`))).status).toBe(409);
-    const tooMany = await service.graphql(`mutation ($o: Int!) { restockOrderItems(orderId: $o, input: { warehouse: 3, items: [{ id: ${line}, quantity: 1 }] }) { id } }`, { o: order.id });
+    const tooMany = await service.graphql(
+      `mutation ($o: Int!) { restockOrderItems(orderId: $o, ` +
+        `input: { warehouse: 3, items: [{ id: ${line}, quantity: 1 }] }) { id } }`,
+      { o: order.id },
+    );
     expect(tooMany.body.errors[0].extensions.code).toBe('CONFLICT');
   });
 
   it('creates warehouses and carriers, and sets inventory levels (GraphQL)', async () => {
-    const res = await service.graphql('mutation { createWarehouse(title: "Annex") { id title } ' +
-      'createShippingCarrier(title: "Bikes", url: "https://bikes.example/t/") { id isDeleted } }');
+    const res = await service.graphql(
+      'mutation { createWarehouse(title: "Annex") { id title } ' +
+        'createShippingCarrier(title: "Bikes", url: "https://bikes.example/t/") { id isDeleted } }',
+    );
     expect(res.body.data.createWarehouse.title).toBe('Annex');
     expect(res.body.data.createShippingCarrier.isDeleted).toBe(false);
     const bad = await service.graphql('mutation { createShippingCarrier(title: "", url: "ftp://x") { id } }');
     expect(bad.body.errors[0].extensions.fields.map((f: any) => f.field)).toEqual(['title', 'url']);
-    const level = await service.graphql(`mutation { setInventoryLevel(warehouseId: ${res.body.data.createWarehouse.id}, ` +
-      `variantId: ${variants.tracked}, quantity: 7) { quantity variantId } }`);
+    const level = await service.graphql(
+      `mutation { setInventoryLevel(warehouseId: ${res.body.data.createWarehouse.id}, ` +
+        `variantId: ${variants.tracked}, quantity: 7) { quantity variantId } }`,
+    );
     expect(level.body.data.setInventoryLevel).toEqual({ quantity: 7, variantId: variants.tracked });
-    const negative = await service.graphql(`mutation { setInventoryLevel(warehouseId: 1, variantId: ${variants.tracked}, quantity: -1) { quantity } }`);
+    const negative = await service.graphql(
+      `mutation { setInventoryLevel(warehouseId: 1, variantId: ${variants.tracked}, quantity: -1) { quantity } }`,
+    );
     expect(negative.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
   });
 
   it('writes a shipment e-mail to the outbox only with notify, in the same transaction', async () => {
     const order = await placeOrder(service, [{ variantId: variants.untracked, quantity: 2 }]);
     const line = order.items[0].data.id;
-    const f = (await service.send('POST', api(order.id, '/fulfilments'), { items: [{ id: line, quantity: 2 }] })).body.fulfilments[0];
-    const count = async () => (await service.sql<{ n: number }>("select count(*)::int as n from outbox_message where payload->>'orderId' = ?", [String(order.id)]))[0].n;
-    await service.send('POST', api(order.id, '/shipments'), { data: { fulfilment_id: f.id, tracking_number: 'Q', shipping_carrier: 1, items: [{ id: line, quantity: 1 }] } });
+    const f = (await service.send('POST', api(order.id, '/fulfilments'), { items: [{ id: line, quantity: 2 }] })).body
+      .fulfilments[0];
+    const count = async () =>
+      (
+        await service.sql<{ n: number }>(
+          "select count(*)::int as n from outbox_message where payload->>'orderId' = ?",
+          [String(order.id)],
+        )
+      )[0].n;
+    await service.send('POST', api(order.id, '/shipments'), {
+      data: { fulfilment_id: f.id, tracking_number: 'Q', shipping_carrier: 1, items: [{ id: line, quantity: 1 }] },
+    });
     expect(await count()).toBe(0);
-    const refused = await service.send('POST', api(order.id, '/shipments'), { data: { fulfilment_id: f.id, tracking_number: 'Q', shipping_carrier: 1, items: [{ id: line, quantity: 5 }] }, notify: true });
+    const refused = await service.send('POST', api(order.id, '/shipments'), {
+      data: { fulfilment_id: f.id, tracking_number: 'Q', shipping_carrier: 1, items: [{ id: line, quantity: 5 }] },
+      notify: true,
+    });
     expect(refused.status).toBe(409);
     expect(await count()).toBe(0);
-    await service.send('POST', api(order.id, '/shipments'), { data: { fulfilment_id: f.id, tracking_number: 'Q2', shipping_carrier: 1 }, notify: true });
+    await service.send('POST', api(order.id, '/shipments'), {
+      data: { fulfilment_id: f.id, tracking_number: 'Q2', shipping_carrier: 1 },
+      notify: true,
+    });
     expect(await count()).toBe(1);
-    const [message] = await service.sql<{ payload: any }>("select payload from outbox_message where payload->>'orderId' = ?", [String(order.id)]);
-    expect(message.payload).toMatchObject({ to: order.email, orderId: order.id, trackingNumber: 'Q2', event: 'shipped' });
+    const [message] = await service.sql<{ payload: any }>(
+      "select payload from outbox_message where payload->>'orderId' = ?",
+      [String(order.id)],
+    );
+    expect(message.payload).toMatchObject({
+      to: order.email,
+      orderId: order.id,
+      trackingNumber: 'Q2',
+      event: 'shipped',
+    });
   });
 });
 
@@ -260,14 +576,23 @@ describe('conflicts name the part of the request, as the client sent it', () => 
   it('in a single-object shipment, a bulk fulfilment PATCH, and for quantities far beyond what is left', async () => {
     const order = await placeOrder(service, [{ variantId: variants.untracked, quantity: 2 }]);
     const line = order.items[0].data.id;
-    const f = (await service.send('POST', api(order.id, '/fulfilments'), { items: [{ id: line, quantity: 1 }] })).body.fulfilments[0];
-    const ship = await service.send('POST', api(order.id, '/shipments'), { data: { fulfilment_id: f.id, tracking_number: 'Z', shipping_carrier: 1, items: [{ id: line, quantity: 2 }] } });
+    const f = (await service.send('POST', api(order.id, '/fulfilments'), { items: [{ id: line, quantity: 1 }] })).body
+      .fulfilments[0];
+    const ship = await service.send('POST', api(order.id, '/shipments'), {
+      data: { fulfilment_id: f.id, tracking_number: 'Z', shipping_carrier: 1, items: [{ id: line, quantity: 2 }] },
+    });
     expect(ship.status).toBe(409);
-    expect(ship.body.errors).toEqual([{ field: 'data.items[0]', message: expect.stringContaining('holds 1 unshipped') }]);
-    const bulk = await service.send('PATCH', api(order.id, '/fulfilments'), [{ id: f.id, items: [{ id: line, quantity: 5 }] }]);
+    expect(ship.body.errors).toEqual([
+      { field: 'data.items[0]', message: expect.stringContaining('holds 1 unshipped') },
+    ]);
+    const bulk = await service.send('PATCH', api(order.id, '/fulfilments'), [
+      { id: f.id, items: [{ id: line, quantity: 5 }] },
+    ]);
     expect(bulk.status).toBe(409);
     expect(bulk.body.errors[0].field).toBe('[0].items[0]');
-    const huge = await service.send('POST', api(order.id, '/fulfilments'), { items: [{ id: line, quantity: 1_000_001 }] });
+    const huge = await service.send('POST', api(order.id, '/fulfilments'), {
+      items: [{ id: line, quantity: 1_000_001 }],
+    });
     expect(huge.status).toBe(409);
     expect(huge.body.errors[0].field).toBe('items[0]');
   });
@@ -276,13 +601,22 @@ describe('conflicts name the part of the request, as the client sent it', () => 
     await setStock(service, WAREHOUSE, variants.tracked, 5);
     const order = await placeOrder(service, [{ variantId: variants.tracked, quantity: 2 }]);
     const line = order.items[0].data.id;
-    const f = (await service.send('POST', api(order.id, '/fulfilments'), { items: [{ id: line, quantity: 2, warehouse: WAREHOUSE }] })).body.fulfilments[0];
-    await service.sql('update inventory_level set quantity = 2147483646 where warehouse_id = ? and variant_id = ?', [WAREHOUSE, variants.tracked]);
+    const f = (
+      await service.send('POST', api(order.id, '/fulfilments'), {
+        items: [{ id: line, quantity: 2, warehouse: WAREHOUSE }],
+      })
+    ).body.fulfilments[0];
+    await service.sql('update inventory_level set quantity = 2147483646 where warehouse_id = ? and variant_id = ?', [
+      WAREHOUSE,
+      variants.tracked,
+    ]);
     const res = await service.send('DELETE', api(order.id, `/fulfilments/${f.id}`));
     expect(res.status).toBe(409);
     expect(await stockOf(service, WAREHOUSE, variants.tracked)).toBe(2147483646);
-    const tooMuch = await service.graphql(`mutation { setInventoryLevel(warehouseId: 1, variantId: ${variants.tracked}, ` +
-      `quantity: 2147483647) { quantity } }`);
+    const tooMuch = await service.graphql(
+      `mutation { setInventoryLevel(warehouseId: 1, variantId: ${variants.tracked}, ` +
+        `quantity: 2147483647) { quantity } }`,
+    );
     expect(tooMuch.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
   });
 });

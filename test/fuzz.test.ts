@@ -23,24 +23,58 @@ function expectNoServerError(request: string, status: number): void {
 }
 
 const nasty = fc.oneof(
-  fc.constantFrom("' or 1=1 --", 'Robert"); drop table orders;--', '%', '_', '\\', '\u0000', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ☃', 'NULL', '', ' ', '{}', '[]', '1e308', '-0', 'NaN'),
+  fc.constantFrom(
+    "' or 1=1 --",
+    'Robert"); drop table orders;--',
+    '%',
+    '_',
+    '\\',
+    '\u0000',
+    '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ☃',
+    'NULL',
+    '',
+    ' ',
+    '{}',
+    '[]',
+    '1e308',
+    '-0',
+    'NaN',
+  ),
   fc.string({ maxLength: 20 }),
   fc.string({ minLength: 3000, maxLength: 5000 }),
 );
-const number = fc.oneof(fc.integer(), fc.constantFrom(0, -1, 2147483648, Number.MAX_SAFE_INTEGER + 1, 1e308, -1e308, 0.5), fc.double());
+const number = fc.oneof(
+  fc.integer(),
+  fc.constantFrom(0, -1, 2147483648, Number.MAX_SAFE_INTEGER + 1, 1e308, -1e308, 0.5),
+  fc.double(),
+);
 const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   leaf: fc.oneof(nasty, number, fc.boolean(), fc.constant(null)),
-  node: fc.oneof({ depthSize: 'small', withCrossShrink: true }, tie('leaf'), fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(fc.string({ maxLength: 8 }), tie('node'), { maxKeys: 4 })),
+  node: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    tie('leaf'),
+    fc.array(tie('node'), { maxLength: 4 }),
+    fc.dictionary(fc.string({ maxLength: 8 }), tie('node'), { maxKeys: 4 }),
+  ),
 })).node;
 
 /** A body that looks like the route's own (its keys, random values), or anything at all. */
 function bodyFor(keys: string[]): fc.Arbitrary<unknown> {
-  const shaped = keys.length ? fc.dictionary(fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 6 })), value, { maxKeys: 5 }) : fc.constant({});
+  const shaped = keys.length
+    ? fc.dictionary(fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 6 })), value, { maxKeys: 5 })
+    : fc.constant({});
   return fc.oneof(shaped, value, fc.array(shaped, { maxLength: 3 }));
 }
 
-const pathId = fc.oneof(fc.integer({ min: 1, max: 300 }).map(String), fc.constantFrom('0', '-1', '99999999999', 'abc', '1.5', '%27', '%00', '%F0%9D%94%98'));
-const query = fc.dictionary(fc.constantFrom('page', 'size', 'sort', 'fields', 'expand', 'x'), fc.oneof(nasty, number.map(String)), { maxKeys: 4 });
+const pathId = fc.oneof(
+  fc.integer({ min: 1, max: 300 }).map(String),
+  fc.constantFrom('0', '-1', '99999999999', 'abc', '1.5', '%27', '%00', '%F0%9D%94%98'),
+);
+const query = fc.dictionary(
+  fc.constantFrom('page', 'size', 'sort', 'fields', 'expand', 'x'),
+  fc.oneof(nasty, number.map(String)),
+  { maxKeys: 4 },
+);
 
 async function digest(): Promise<string> {
   const [row] = await service.sql<{ d: string }>(`select md5(string_agg(x, '|' order by x)) as d from (
@@ -54,25 +88,31 @@ async function digest(): Promise<string> {
   return row.d;
 }
 
-it.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s never answers 5xx and changes nothing when it refuses', async (_name, route) => {
-  const keys = route.kind === 'write' && route.body ? Object.keys(route.body) : Object.keys(route.resource.filters ?? {});
-  await fc.assert(
-    fc.asyncProperty(fc.tuple(pathId, pathId, query, bodyFor(keys)), async ([id1, id2, params, body]) => {
-      let n = 0;
-      const path = `/api/v1${route.path.replace(/\{\w+\}/g, () => (n++ === 0 ? id1 : id2))}` +
-        `?${new URLSearchParams(params as Record<string, string>)}`;
-      const before = route.method === 'GET' ? '' : await digest();
-      const res = await service.send(route.method, path, route.method === 'GET' ? undefined : body);
-      expectNoServerError(path, res.status);
-      if (res.status >= 400) {
-        expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
-        expect(res.text).not.toMatch(/\bat \S+\.(ts|js):\d+|select .* from|insert into/i);
-        if (route.method !== 'GET') expect(await digest()).toBe(before);
-      }
-    }),
-    { numRuns: 12, seed: 4242, endOnFailure: true },
-  );
-}, 120_000);
+it.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))(
+  '%s never answers 5xx and changes nothing when it refuses',
+  async (_name, route) => {
+    const keys =
+      route.kind === 'write' && route.body ? Object.keys(route.body) : Object.keys(route.resource.filters ?? {});
+    await fc.assert(
+      fc.asyncProperty(fc.tuple(pathId, pathId, query, bodyFor(keys)), async ([id1, id2, params, body]) => {
+        let n = 0;
+        const path =
+          `/api/v1${route.path.replace(/\{\w+\}/g, () => (n++ === 0 ? id1 : id2))}` +
+          `?${new URLSearchParams(params as Record<string, string>)}`;
+        const before = route.method === 'GET' ? '' : await digest();
+        const res = await service.send(route.method, path, route.method === 'GET' ? undefined : body);
+        expectNoServerError(path, res.status);
+        if (res.status >= 400) {
+          expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+          expect(res.text).not.toMatch(/\bat \S+\.(ts|js):\d+|select .* from|insert into/i);
+          if (route.method !== 'GET') expect(await digest()).toBe(before);
+        }
+      }),
+      { numRuns: 12, seed: 4242, endOnFailure: true },
+    );
+  },
+  120_000,
+);
 
 // The hostile families of docs/operations.md#hostile-load-findings, against every body route and /graphql:
 // deep nesting, bad encodings, lone surrogates, numbers outside every range, huge GraphQL
@@ -81,27 +121,42 @@ const bodyRoutes = routes.filter((r) => r.method !== 'GET');
 const hostileText = fc.oneof(
   fc.integer({ min: 33, max: 20_000 }).map((n) => '['.repeat(n) + ']'.repeat(n)),
   fc.integer({ min: 33, max: 5_000 }).map((n) => `{"notes":${'{"a":'.repeat(n)}1${'}'.repeat(n)}}`),
-  fc.constantFrom('\\ud800', '\\udfff', 'a\\ud83d', '\\ude00b').map((s) => `{"title":"${s}","email":"${s}@example.com","notes":"${s}","items":[{"id":1,"quantity":1}]}`),
-  fc.constantFrom('1e309', '-1e309', '1e400', '123456789012345678901234567890', '-0', '4.9e-325').map((n) => `{"shipping_weight":${n},"price":${n},"quantity":${n},"items":[{"id":${n},"quantity":${n}}],"id":${n}}`),
+  fc
+    .constantFrom('\\ud800', '\\udfff', 'a\\ud83d', '\\ude00b')
+    .map((s) => `{"title":"${s}","email":"${s}@example.com","notes":"${s}","items":[{"id":1,"quantity":1}]}`),
+  fc
+    .constantFrom('1e309', '-1e309', '1e400', '123456789012345678901234567890', '-0', '4.9e-325')
+    .map(
+      (n) => `{"shipping_weight":${n},"price":${n},"quantity":${n},"items":[{"id":${n},"quantity":${n}}],"id":${n}}`,
+    ),
 );
 
 it('hostile bodies (deep, bad Unicode, out-of-range numbers, bad encodings) ' +
   'never get a 5xx on any body route', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.constantFrom(...bodyRoutes), hostileText, fc.constantFrom('identity', 'gzip', 'deflate', 'br', 'x-unknown'), async (route, text, encoding) => {
-      const path = `/api/v1${route.path.replace(/\{\w+\}/g, '1')}`;
-      const before = await digest();
-      const headers: Record<string, string> = { authorization: `Bearer ${service.token}`, 'content-type': 'application/json', 'idempotency-key': `fuzz-${Math.random()}` };
-      if (encoding !== 'identity') headers['content-encoding'] = encoding; // the body is not compressed: refused
-      const res = await fetch(service.url + path, { method: route.method, headers, body: text });
-      const answer = await res.text();
-      expectNoServerError(`${path} (${encoding})`, res.status);
-      if (res.status >= 400) {
-        expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
-        expect(answer).not.toMatch(/call stack|URIError|Infinity|\$input/);
-        expect(await digest()).toBe(before);
-      }
-    }),
+    fc.asyncProperty(
+      fc.constantFrom(...bodyRoutes),
+      hostileText,
+      fc.constantFrom('identity', 'gzip', 'deflate', 'br', 'x-unknown'),
+      async (route, text, encoding) => {
+        const path = `/api/v1${route.path.replace(/\{\w+\}/g, '1')}`;
+        const before = await digest();
+        const headers: Record<string, string> = {
+          authorization: `Bearer ${service.token}`,
+          'content-type': 'application/json',
+          'idempotency-key': `fuzz-${Math.random()}`,
+        };
+        if (encoding !== 'identity') headers['content-encoding'] = encoding; // the body is not compressed: refused
+        const res = await fetch(service.url + path, { method: route.method, headers, body: text });
+        const answer = await res.text();
+        expectNoServerError(`${path} (${encoding})`, res.status);
+        if (res.status >= 400) {
+          expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+          expect(answer).not.toMatch(/call stack|URIError|Infinity|\$input/);
+          expect(await digest()).toBe(before);
+        }
+      },
+    ),
     { numRuns: 40, seed: 1414, endOnFailure: true },
   );
 }, 180_000);
@@ -152,20 +207,67 @@ it('wide objects (many keys, with and without Idempotency-Key) get a small 4xx o
   );
 }, 180_000);
 
-const mutationFields = ['createWarehouse(title: "x") { id }', 'updateOrder(id: 1, input: { notes: "x" }) { id }', 'deleteCustomer(id: 99999)', 'createShippingCarrier(input: { title: "c", url: "http://x" }) { id }'];
+const mutationFields = [
+  'createWarehouse(title: "x") { id }',
+  'updateOrder(id: 1, input: { notes: "x" }) { id }',
+  'deleteCustomer(id: 99999)',
+  'createShippingCarrier(input: { title: "c", url: "http://x" }) { id }',
+];
 /** A /graphql body as JSON text (a label to name it in a failure): deep values stay text here. */
-const request = (label: string, query: string, variables = '{}') => ({ label, body: `{"query":${JSON.stringify(query)},"variables":${variables}}` });
+const request = (label: string, query: string, variables = '{}') => ({
+  label,
+  body: `{"query":${JSON.stringify(query)},"variables":${variables}}`,
+});
 const graphqlAbuse = fc.oneof(
-  fc.record({ n: fc.integer({ min: 11, max: 600 }), field: fc.constantFrom(...mutationFields) }).map(({ n, field }) =>
-    request(`${n} aliased ${field.slice(0, 20)}`, `mutation { ${Array.from({ length: n }, (_, i) => `m${i}: ${field}`).join(' ')} }`),
-  ),
-  fc.integer({ min: 30, max: 1500 }).map((n) => request(`${n} __schema walks`, `{ ${Array.from({ length: n }, (_, i) => `s${i}: ${SCHEMA_WALK}`).join(' ')} }`)),
-  fc.integer({ min: 100_001, max: 900_000 }).map((n) => request(`${n}-character filter`, 'query($e:[String!]){orders(filter:{email:$e}){totalCount}}', JSON.stringify({ e: ['x'.repeat(n)] }))),
-  fc.integer({ min: 1001, max: 60_000 }).map((n) => request(`${n} filter values`, 'query($e:[String!]){customers(filter:{email:$e}){totalCount}}', JSON.stringify({ e: Array.from({ length: n }, () => 'a') }))),
-  fc.integer({ min: 33, max: 10_000 }).map((n) => request(`variables ${n} deep`, 'query($e:[String!]){orders(filter:{email:$e}){totalCount}}', `{"e":${'['.repeat(n)}${']'.repeat(n)}}`)),
-  fc.constantFrom('\\ud800', 'a\\udc00', '\\u0000').map((t) => request(`text ${t}`, 'mutation($t:String!){ createWarehouse(title:$t){ id } }', `{"t":"${t}"}`)),
-  fc.constantFrom('1e309', '-1e400', '99999999999999999999').map((n) => request(`number ${n}`, 'query($s:Int){ products(size:$s){ totalCount } }', `{"s":${n}}`)),
-  fc.integer({ min: 65, max: 30_000 }).map((n) => request(`document ${n} deep`, `{ a${' { a'.repeat(n)}${' }'.repeat(n + 1)}`)),
+  fc
+    .record({ n: fc.integer({ min: 11, max: 600 }), field: fc.constantFrom(...mutationFields) })
+    .map(({ n, field }) =>
+      request(
+        `${n} aliased ${field.slice(0, 20)}`,
+        `mutation { ${Array.from({ length: n }, (_, i) => `m${i}: ${field}`).join(' ')} }`,
+      ),
+    ),
+  fc
+    .integer({ min: 30, max: 1500 })
+    .map((n) =>
+      request(`${n} __schema walks`, `{ ${Array.from({ length: n }, (_, i) => `s${i}: ${SCHEMA_WALK}`).join(' ')} }`),
+    ),
+  fc
+    .integer({ min: 100_001, max: 900_000 })
+    .map((n) =>
+      request(
+        `${n}-character filter`,
+        'query($e:[String!]){orders(filter:{email:$e}){totalCount}}',
+        JSON.stringify({ e: ['x'.repeat(n)] }),
+      ),
+    ),
+  fc
+    .integer({ min: 1001, max: 60_000 })
+    .map((n) =>
+      request(
+        `${n} filter values`,
+        'query($e:[String!]){customers(filter:{email:$e}){totalCount}}',
+        JSON.stringify({ e: Array.from({ length: n }, () => 'a') }),
+      ),
+    ),
+  fc
+    .integer({ min: 33, max: 10_000 })
+    .map((n) =>
+      request(
+        `variables ${n} deep`,
+        'query($e:[String!]){orders(filter:{email:$e}){totalCount}}',
+        `{"e":${'['.repeat(n)}${']'.repeat(n)}}`,
+      ),
+    ),
+  fc
+    .constantFrom('\\ud800', 'a\\udc00', '\\u0000')
+    .map((t) => request(`text ${t}`, 'mutation($t:String!){ createWarehouse(title:$t){ id } }', `{"t":"${t}"}`)),
+  fc
+    .constantFrom('1e309', '-1e400', '99999999999999999999')
+    .map((n) => request(`number ${n}`, 'query($s:Int){ products(size:$s){ totalCount } }', `{"s":${n}}`)),
+  fc
+    .integer({ min: 65, max: 30_000 })
+    .map((n) => request(`document ${n} deep`, `{ a${' { a'.repeat(n)}${' }'.repeat(n + 1)}`)),
   fc.integer({ min: 101, max: 60_000 }).map((n) => {
     const input = `{${Array.from({ length: n }, (_, i) => `"k${i}":1`).join(',')}}`;
     const query = 'mutation($i: OrderPatch!){ updateOrder(id: 1, input: $i) { id } }';

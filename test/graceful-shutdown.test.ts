@@ -13,7 +13,17 @@ it('finishes a request in flight after SIGTERM, then exits 0', async () => {
   const [head, tail] = ['{"notes": ', '"written late"}'];
   const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'PATCH', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(head + tail) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'PATCH',
+        headers: {
+          authorization: `Bearer ${ADMIN}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(head + tail),
+        },
+      },
       (res) => {
         let body = '';
         res.on('data', (c) => (body += c));

@@ -3,8 +3,8 @@
 // schema fetched when the token is set) and offers store-specific example tabs.
 import { parse, validate } from 'graphql';
 import type { Browser } from 'playwright-core';
-import { GRAPHIQL_EXAMPLES } from '../src/graphql/graphiql-examples.js';
 import { buildStoreSchema } from '../src/graphql/build-schema.js';
+import { GRAPHIQL_EXAMPLES } from '../src/graphql/graphiql-examples.js';
 import { launchChromium } from './support/chromium.js';
 import { startTestService, type TestService } from './support/harness.js';
 
@@ -34,14 +34,16 @@ it('loads no external script or stylesheet, and every asset it names is served',
   }
 });
 
-it('lets the page set the bearer header (headers editor on, with a placeholder), ' +
-  'kept out of localStorage', async () => {
-  const init = await service.get('/graphql/assets/init.js', null);
-  expect(init.text).toContain('isHeadersEditorEnabled: true');
-  expect(init.text).toContain('onEditHeaders');
-  expect(init.text).toContain('shouldPersistHeaders: false');
-  expect(init.text).toContain('Authorization');
-});
+it(
+  'lets the page set the bearer header (headers editor on, with a placeholder), ' + 'kept out of localStorage',
+  async () => {
+    const init = await service.get('/graphql/assets/init.js', null);
+    expect(init.text).toContain('isHeadersEditorEnabled: true');
+    expect(init.text).toContain('onEditHeaders');
+    expect(init.text).toContain('shouldPersistHeaders: false');
+    expect(init.text).toContain('Authorization');
+  },
+);
 
 it('still answers JSON clients at GET /graphql with a query (no preflight header needed)', async () => {
   const res = await service.get(`/graphql?query=${encodeURIComponent('{ warehouses { totalCount } }')}`, undefined, {
@@ -51,18 +53,29 @@ it('still answers JSON clients at GET /graphql with a query (no preflight header
   expect(res.body.data.warehouses.totalCount).toBeGreaterThanOrEqual(3);
 });
 
-it('offers example tabs that are valid operations of the schema: ' +
-  'orders with fulfilments, a product with variants, a customer search, a mutation with variables', async () => {
-  const schema = await buildStoreSchema();
-  const names = GRAPHIQL_EXAMPLES.map((tab) => {
-    const document = parse(tab.query);
-    expect(validate(schema, document)).toEqual([]);
-    const operation = document.definitions[0] as { operation: string; name: { value: string } };
-    return `${operation.operation} ${operation.name.value}`;
-  });
-  expect(names).toEqual(['query OrdersWithFulfilments', 'query ProductWithVariants', 'query CustomerSearch', 'mutation UpdateOrderNotes']);
-  expect(JSON.parse(GRAPHIQL_EXAMPLES[3].variables ?? '{}')).toMatchObject({ id: expect.any(Number), notes: expect.any(String) });
-});
+it(
+  'offers example tabs that are valid operations of the schema: ' +
+    'orders with fulfilments, a product with variants, a customer search, a mutation with variables',
+  async () => {
+    const schema = await buildStoreSchema();
+    const names = GRAPHIQL_EXAMPLES.map((tab) => {
+      const document = parse(tab.query);
+      expect(validate(schema, document)).toEqual([]);
+      const operation = document.definitions[0] as { operation: string; name: { value: string } };
+      return `${operation.operation} ${operation.name.value}`;
+    });
+    expect(names).toEqual([
+      'query OrdersWithFulfilments',
+      'query ProductWithVariants',
+      'query CustomerSearch',
+      'mutation UpdateOrderNotes',
+    ]);
+    expect(JSON.parse(GRAPHIQL_EXAMPLES[3].variables ?? '{}')).toMatchObject({
+      id: expect.any(Number),
+      notes: expect.any(String),
+    });
+  },
+);
 
 describe('GraphiQL in headless Chromium', () => {
   let browser: Browser;
@@ -86,7 +99,11 @@ describe('GraphiQL in headless Chromium', () => {
 
     // Paste a token into the headers editor, as a user would.
     await page.evaluate((token) => {
-      const editor = [...(globalThis as any).document.querySelectorAll('.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror')][0] as unknown as { CodeMirror: { setValue(v: string): void } };
+      const editor = [
+        ...(globalThis as any).document.querySelectorAll(
+          '.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror',
+        ),
+      ][0] as unknown as { CodeMirror: { setValue(v: string): void } };
       editor.CodeMirror.setValue(JSON.stringify({ Authorization: `Bearer ${token}` }, null, 2));
     }, service.token);
     await page.getByRole('button', { name: /Show Documentation Explorer/i }).click();

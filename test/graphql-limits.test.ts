@@ -2,18 +2,21 @@
 // limited and refused before they run; docs/decisions.md#rate-limits: GraphQL spends the token's
 // rate-limit bucket by query cost.
 import { getIntrospectionQuery, parse } from 'graphql';
+import { buildStoreSchema } from '../src/graphql/build-schema.js';
+import { operationCost } from '../src/graphql/operation-cost.js';
+import { MAX_COMPLEXITY, MAX_DEPTH } from '../src/graphql/query-limits.js';
 import { widestOperation } from '../src/rest/rest-api.js';
 import { routes } from '../src/rest/routes.js';
-import { buildStoreSchema } from '../src/graphql/build-schema.js';
-import { MAX_COMPLEXITY, MAX_DEPTH } from '../src/graphql/query-limits.js';
-import { operationCost } from '../src/graphql/operation-cost.js';
 import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService; // limits off: counts statements without the bucket's
 let limited: TestService; // a large bucket refilled very slowly, so spending is exact
 
 beforeAll(async () => {
-  [service, limited] = await Promise.all([startTestService(), startTestService({ rateLimit: { burst: 1000, rps: 0.001 } })]);
+  [service, limited] = await Promise.all([
+    startTestService(),
+    startTestService({ rateLimit: { burst: 1000, rps: 0.001 } }),
+  ]);
 });
 afterAll(() => Promise.all([service.stop(), limited.stop()]));
 
@@ -32,14 +35,18 @@ describe('depth', () => {
     collections { products(size: 1) { items {
     collections { products(size: 1) { items { id } } } } } } } } } } }`;
 
-  it(`refuses an operation nested deeper than ${MAX_DEPTH} levels ` +
-    `with 400 QUERY_TOO_DEEP, before it runs`, async () => {
-    const res = await refusedBeforeExecution(tooDeep);
-    expect(res.status).toBe(400);
-    expect(res.body.errors).toHaveLength(1);
-    expect(res.body.errors[0].extensions.code).toBe('QUERY_TOO_DEEP');
-    expect(res.body.errors[0].message).toBe(`The operation nests fields 11 levels deep; at most ${MAX_DEPTH} are allowed`);
-  });
+  it(
+    `refuses an operation nested deeper than ${MAX_DEPTH} levels ` + `with 400 QUERY_TOO_DEEP, before it runs`,
+    async () => {
+      const res = await refusedBeforeExecution(tooDeep);
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toHaveLength(1);
+      expect(res.body.errors[0].extensions.code).toBe('QUERY_TOO_DEEP');
+      expect(res.body.errors[0].message).toBe(
+        `The operation nests fields 11 levels deep; at most ${MAX_DEPTH} are allowed`,
+      );
+    },
+  );
 
   it('counts fields inside fragments and inline fragments', async () => {
     const res = await refusedBeforeExecution(`
@@ -66,17 +73,24 @@ describe('depth', () => {
 });
 
 describe('complexity', () => {
-  it('refuses a query whose page sizes multiply past the limit ' +
-    'with 400 QUERY_TOO_COMPLEX, before it runs', async () => {
-    const res = await refusedBeforeExecution('{ products(size: 250) { items { id collections { products(size: 250) { items { id title } } } } } }');
-    expect(res.status).toBe(400);
-    expect(res.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
-    // 1 + 250 × (1 + 1 + 1 + (1 + 250 × (1 + 2))) = 188 501
-    expect(res.body.errors[0].message).toMatch(new RegExp(`^The operation's complexity is 188501; at most ${MAX_COMPLEXITY} is allowed`));
-  });
+  it(
+    'refuses a query whose page sizes multiply past the limit ' + 'with 400 QUERY_TOO_COMPLEX, before it runs',
+    async () => {
+      const res = await refusedBeforeExecution(
+        '{ products(size: 250) { items { id collections { products(size: 250) { items { id title } } } } } }',
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
+      // 1 + 250 × (1 + 1 + 1 + (1 + 250 × (1 + 2))) = 188 501
+      expect(res.body.errors[0].message).toMatch(
+        new RegExp(`^The operation's complexity is 188501; at most ${MAX_COMPLEXITY} is allowed`),
+      );
+    },
+  );
 
   it('takes page sizes from variables too', async () => {
-    const query = 'query ($n: Int!) { products(size: $n) { items { id collections { products(size: $n) { items { id } } } } } }';
+    const query =
+      'query ($n: Int!) { products(size: $n) { items { id collections { products(size: $n) { items { id } } } } } }';
     const small = await service.graphql(query, { n: 2 });
     expect(small.body.errors).toBeUndefined();
     const res = await refusedBeforeExecution(query, { n: 200 });
@@ -96,7 +110,9 @@ describe('complexity', () => {
     const schema = await buildStoreSchema();
     for (const route of routes) {
       if (route.kind === 'position' || route.kind === 'write') continue;
-      expect(() => operationCost(schema, parse(widestOperation(route)), undefined, { page: 1, size: 250, id: 1, orderId: 1 })).not.toThrow();
+      expect(() =>
+        operationCost(schema, parse(widestOperation(route)), undefined, { page: 1, size: 250, id: 1, orderId: 1 }),
+      ).not.toThrow();
     }
   });
 });
@@ -116,7 +132,10 @@ describe('list arguments', () => {
   ])('%s: size is 1..250 like REST (BAD_USER_INPUT naming size)', async (_, query) => {
     const res = await service.graphql(query);
     expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
-    expect(res.body.errors[0].extensions.fields[0]).toEqual({ field: 'size', message: 'size must be an integer from 1 to 250' });
+    expect(res.body.errors[0].extensions.fields[0]).toEqual({
+      field: 'size',
+      message: 'size must be an integer from 1 to 250',
+    });
   });
 });
 
@@ -154,7 +173,11 @@ describe('cost against the rate limit', () => {
 
   it('charges an operation refused by a limit, or invalid, 1 and still answers with the headers', async () => {
     const token = await limited.tokenWith(['read_products']);
-    const tooComplex = await limited.graphql('{ products(size: 250) { items { collections { products(size: 250) { items { id } } } } } }', {}, token);
+    const tooComplex = await limited.graphql(
+      '{ products(size: 250) { items { collections { products(size: 250) { items { id } } } } } }',
+      {},
+      token,
+    );
     expect(tooComplex.status).toBe(400);
     expect(await remaining(tooComplex)).toBe(999);
     const invalid = await limited.graphql('{ products { nope } }', {}, token);
@@ -164,29 +187,34 @@ describe('cost against the rate limit', () => {
 
   // The first request of any operation is taken with the token check (one statement); the rest
   // of an expensive operation's cost after it is measured. A refused rest leaves that first one spent.
-  it('refuses an operation that costs more than is left with 429 RATE_LIMITED before it runs; ' +
-    'cheaper ones still pass', async () => {
-    const small = await startTestService({ rateLimit: { burst: 5, rps: 0.01 } });
-    try {
-      const token = await small.tokenWith(['read_products']);
-      expect((await small.graphql(EXPENSIVE, {}, token)).status).toBe(200); // cost 3: 2 left
-      small.statements.reset();
-      const refused = await small.graphql(EXPENSIVE, {}, token);
-      expect(small.statements.count).toBe(2); // token check with its first request, then the rest: nothing ran
-      expect(refused.status).toBe(429);
-      expect(refused.body.data).toBeUndefined();
-      expect(refused.body.errors).toEqual([{ message: expect.stringMatching(/^Rate limit exceeded/), extensions: { code: 'RATE_LIMITED' } }]);
-      expect(refused.headers.get('ratelimit-remaining')).toBe('1');
-      expect(refused.headers.get('ratelimit-limit')).toBe('5');
-      expect(refused.headers.get('retry-after')).toBe('100'); // the rest (2) with 1 left: (2 - 1) / 0.01 per second
-      const cheap = await small.graphql('{ product(id: 1) { id } }', {}, token);
-      expect(cheap.status).toBe(200);
-      expect(cheap.headers.get('ratelimit-remaining')).toBe('0');
-      expect(cheap.headers.get('retry-after')).toBeNull();
-    } finally {
-      await small.stop();
-    }
-  });
+  it(
+    'refuses an operation that costs more than is left with 429 RATE_LIMITED before it runs; ' +
+      'cheaper ones still pass',
+    async () => {
+      const small = await startTestService({ rateLimit: { burst: 5, rps: 0.01 } });
+      try {
+        const token = await small.tokenWith(['read_products']);
+        expect((await small.graphql(EXPENSIVE, {}, token)).status).toBe(200); // cost 3: 2 left
+        small.statements.reset();
+        const refused = await small.graphql(EXPENSIVE, {}, token);
+        expect(small.statements.count).toBe(2); // token check with its first request, then the rest: nothing ran
+        expect(refused.status).toBe(429);
+        expect(refused.body.data).toBeUndefined();
+        expect(refused.body.errors).toEqual([
+          { message: expect.stringMatching(/^Rate limit exceeded/), extensions: { code: 'RATE_LIMITED' } },
+        ]);
+        expect(refused.headers.get('ratelimit-remaining')).toBe('1');
+        expect(refused.headers.get('ratelimit-limit')).toBe('5');
+        expect(refused.headers.get('retry-after')).toBe('100'); // the rest (2) with 1 left: (2 - 1) / 0.01 per second
+        const cheap = await small.graphql('{ product(id: 1) { id } }', {}, token);
+        expect(cheap.status).toBe(200);
+        expect(cheap.headers.get('ratelimit-remaining')).toBe('0');
+        expect(cheap.headers.get('retry-after')).toBeNull();
+      } finally {
+        await small.stop();
+      }
+    },
+  );
 
   it('costs a REST request no statement more than without limits (the charge rides on the token check)', async () => {
     const path = '/api/v1/products/5?fields=id';

@@ -35,7 +35,11 @@ it('answers a document of several operations without an operationName with 400',
 
 it('runs the operation named, whichever of the document ran before', async () => {
   const document = 'query A { a: __typename } query B { b: __typename }';
-  for (const [name, data] of [['A', { a: 'Query' }], ['B', { b: 'Query' }], ['A', { a: 'Query' }]] as const) {
+  for (const [name, data] of [
+    ['A', { a: 'Query' }],
+    ['B', { b: 'Query' }],
+    ['A', { a: 'Query' }],
+  ] as const) {
     const res = await post(document, name);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual(data);

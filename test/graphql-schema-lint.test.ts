@@ -17,7 +17,13 @@ async function lint(sdl: string): Promise<{ message: string; rule: string }[]> {
   try {
     await writeFile(path.join(dir, 'schema.graphql'), sdl);
     // Exit code 1 means findings; the JSON report is on stdout either way.
-    const out = await run(linter, ['--config-directory', process.cwd(), '--format', 'json', path.join(dir, 'schema.graphql')]).catch((e: { stdout: string }) => e);
+    const out = await run(linter, [
+      '--config-directory',
+      process.cwd(),
+      '--format',
+      'json',
+      path.join(dir, 'schema.graphql'),
+    ]).catch((e: { stdout: string }) => e);
     return JSON.parse(out.stdout).errors;
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -29,9 +35,16 @@ it('the served schema passes graphql-schema-linter with no findings', async () =
 });
 
 it('the linter configuration keeps the description and naming rules on', async () => {
-  const findings = await lint('"""Reads"""\ntype Query {\n  orders(page: Int): Int\n}\n\n' +
-    '"""A status"""\nenum Status {\n  """Open"""\n  open\n}\n\n' +
-      '"""Kept"""\ntype Kept {\n  """S"""\n  s: Status\n}\n');
-  expect(findings.map((f) => f.rule).sort()).toEqual(['arguments-have-descriptions', 'defined-types-are-used', 'enum-values-all-caps', 'fields-have-descriptions']);
+  const findings = await lint(
+    '"""Reads"""\ntype Query {\n  orders(page: Int): Int\n}\n\n' +
+      '"""A status"""\nenum Status {\n  """Open"""\n  open\n}\n\n' +
+      '"""Kept"""\ntype Kept {\n  """S"""\n  s: Status\n}\n',
+  );
+  expect(findings.map((f) => f.rule).sort()).toEqual([
+    'arguments-have-descriptions',
+    'defined-types-are-used',
+    'enum-values-all-caps',
+    'fields-have-descriptions',
+  ]);
   expect(await readFile('.graphql-schema-linterrc', 'utf8')).toMatch(/relay-page-info-spec:/);
 });

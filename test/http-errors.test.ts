@@ -9,7 +9,14 @@ afterAll(() => service.stop());
 
 const isProblem = (res: { headers: Headers; body: any }, status: number) => {
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(res.body).toEqual(expect.objectContaining({ type: expect.any(String), title: expect.any(String), status, detail: expect.any(String) }));
+  expect(res.body).toEqual(
+    expect.objectContaining({
+      type: expect.any(String),
+      title: expect.any(String),
+      status,
+      detail: expect.any(String),
+    }),
+  );
 };
 
 it('answers an unknown route with 404', async () => {
@@ -21,7 +28,11 @@ it('answers an unknown route with 404', async () => {
 });
 
 it('answers a wrong method with 405 and Allow', async () => {
-  for (const [method, path] of [['DELETE', '/api/v1/products'], ['PUT', '/api/v1/products/1'], ['POST', '/api/v1/warehouses']]) {
+  for (const [method, path] of [
+    ['DELETE', '/api/v1/products'],
+    ['PUT', '/api/v1/products/1'],
+    ['POST', '/api/v1/warehouses'],
+  ]) {
     const res = await service.send(method, path, {});
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toContain('GET');
@@ -49,7 +60,7 @@ it('answers a body over 1 MiB with 413', async () => {
 });
 
 it('never shows a stack or SQL, even for SQL-looking input', async () => {
-  const res = await service.get(`/api/v1/products?sort=${encodeURIComponent("title; drop table product;--")}`);
+  const res = await service.get(`/api/v1/products?sort=${encodeURIComponent('title; drop table product;--')}`);
   expect(res.status).toBe(400);
   expect(res.text).not.toMatch(/at .*\.ts:\d+|select |insert /i);
   const [{ count }] = await service.sql<{ count: string }>('select count(*) from product');

@@ -6,10 +6,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres, type EmbeddedServer } from '../src/db/embedded-postgres.js';
+import { type EmbeddedServer, startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { createDatabase, startTestService, type TestService } from './support/harness.js';
 import { pickVariants, placeOrder } from './support/orders.js';
-import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import { type ServerProcess, startServerProcess } from './support/server-process.js';
 
 const ADMIN = 'idempotency-crash-admin-token-0123456789';
 const LEASE_MS = 1500;
@@ -27,14 +27,17 @@ async function post(server: ServerProcess, orderId: number, lineId: number, key:
 /** Resolves once the key is claimed and not answered: its holder is mid-request. */
 async function claimed(service: TestService, key: string) {
   for (let i = 0; i < 200; i++) {
-    const rows = await service.sql<{ status: number | null }>('select status from idempotency_key where key = ?', [key]);
+    const rows = await service.sql<{ status: number | null }>('select status from idempotency_key where key = ?', [
+      key,
+    ]);
     if (rows.length && rows[0].status === null) return;
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error(`key ${key} was never claimed`);
 }
 
-const fulfilments = async (service: TestService, orderId: number) => (await service.sql<{ n: number }>('select count(*)::int as n from fulfilment where order_id = ?', [orderId]))[0].n;
+const fulfilments = async (service: TestService, orderId: number) =>
+  (await service.sql<{ n: number }>('select count(*)::int as n from fulfilment where order_id = ?', [orderId]))[0].n;
 
 /** Holds the order's row lock from outside the service, so a write on it waits mid-request. */
 async function lockOrder(url: string, orderId: number) {

@@ -9,13 +9,16 @@ let productId: number;
 let customerId: number;
 beforeAll(async () => {
   service = await startTestService();
-  [{ id: productId }] = await service.sql<{ id: number }>('select id from product where not is_multi order by id limit 1');
+  [{ id: productId }] = await service.sql<{ id: number }>(
+    'select id from product where not is_multi order by id limit 1',
+  );
   [{ id: customerId }] = await service.sql<{ id: number }>('select id from customer order by id limit 1');
 });
 afterAll(() => service.stop());
 
 const readProduct = async () => (await service.get(`/api/v1/products/${productId}?expand=all`)).body;
-const gqlFields = (res: { body: any }) => res.body.errors?.[0]?.extensions?.fields as { field: string; message: string }[] | undefined;
+const gqlFields = (res: { body: any }) =>
+  res.body.errors?.[0]?.extensions?.fields as { field: string; message: string }[] | undefined;
 
 describe('null on a field that may only be left out (@Optional)', () => {
   it.each([
@@ -23,28 +26,37 @@ describe('null on a field that may only be left out (@Optional)', () => {
     ['isDraft', 'is_draft', 'is_draft'],
     ['tags', 'tags', 'tags'],
     ['price', 'price', 'price'],
-  ])('updateProduct %s: null is a BAD_USER_INPUT naming it (was a 500), as REST %s is a 422; nothing changes', async (gql, rest, restField) => {
-    const before = await readProduct();
-    const res = await service.graphql(`mutation { updateProduct(id: ${productId}, input: { ${gql}: null }) { id } }`);
-    expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
-    expect(gqlFields(res)).toEqual([{ field: gql, message: 'must not be null (leave it out instead)' }]);
-    const patched = await service.send('PATCH', `/api/v1/products/${productId}`, { [rest]: null });
-    expect(patched.status).toBe(422);
-    expect(patched.body.errors.map((e: { field: string }) => e.field)).toEqual([restField]);
-    expect(await readProduct()).toEqual(before);
-  });
+  ])(
+    'updateProduct %s: null is a BAD_USER_INPUT naming it (was a 500), as REST %s is a 422; nothing changes',
+    async (gql, rest, restField) => {
+      const before = await readProduct();
+      const res = await service.graphql(`mutation { updateProduct(id: ${productId}, input: { ${gql}: null }) { id } }`);
+      expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+      expect(gqlFields(res)).toEqual([{ field: gql, message: 'must not be null (leave it out instead)' }]);
+      const patched = await service.send('PATCH', `/api/v1/products/${productId}`, { [rest]: null });
+      expect(patched.status).toBe(422);
+      expect(patched.body.errors.map((e: { field: string }) => e.field)).toEqual([restField]);
+      expect(await readProduct()).toEqual(before);
+    },
+  );
 
   it('names nested fields by their path (GraphQL) and refuses createProduct nulls too', async () => {
-    const nested = await service.graphql(`mutation { updateProduct(id: ${productId}, ` +
-      `input: { variants: [{ variant: [], price: "1", sku: null }] }) { id } }`);
+    const nested = await service.graphql(
+      `mutation { updateProduct(id: ${productId}, ` +
+        `input: { variants: [{ variant: [], price: "1", sku: null }] }) { id } }`,
+    );
     expect(gqlFields(nested)).toEqual([{ field: 'variants[0].sku', message: expect.any(String) }]);
-    const created = await service.graphql('mutation { createProduct(input: { title: "Null draft", isDraft: null }) { id } }');
+    const created = await service.graphql(
+      'mutation { createProduct(input: { title: "Null draft", isDraft: null }) { id } }',
+    );
     expect(gqlFields(created)).toEqual([{ field: 'isDraft', message: expect.any(String) }]);
     expect(await service.sql("select id from product where title = 'Null draft'")).toEqual([]);
   });
 
   it('still takes null where null clears (notes, vendor, compare price) on both edges', async () => {
-    const gql = await service.graphql(`mutation { updateCustomer(id: ${customerId}, input: { notes: null }) { notes } }`);
+    const gql = await service.graphql(
+      `mutation { updateCustomer(id: ${customerId}, input: { notes: null }) { notes } }`,
+    );
     expect(gql.body.data.updateCustomer.notes).toBeNull();
     const rest = await service.send('PATCH', `/api/v1/products/${productId}`, { vendor: null, compare_price: null });
     expect(rest.status).toBe(200);
@@ -55,29 +67,43 @@ describe('null on a field that may only be left out (@Optional)', () => {
 describe('money: the Decimal scalar owns the format, the domain the sign', () => {
   it('refuses more than two decimals on both edges, by the same scalar', async () => {
     const before = await readProduct();
-    const gql = await service.graphql(`mutation ($price: Decimal) { updateProduct(id: ${productId}, input: { price: $price }) { id } }`, { price: 1.234 });
-    expect(gql.body.errors[0]).toMatchObject({ message: expect.stringContaining('at most 2 decimals and 10 digits before the point'), extensions: { code: 'BAD_USER_INPUT' } });
+    const gql = await service.graphql(
+      `mutation ($price: Decimal) { updateProduct(id: ${productId}, input: { price: $price }) { id } }`,
+      { price: 1.234 },
+    );
+    expect(gql.body.errors[0]).toMatchObject({
+      message: expect.stringContaining('at most 2 decimals and 10 digits before the point'),
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
     const rest = await service.send('PATCH', `/api/v1/products/${productId}`, { price: 1.234 });
     expect(rest.status).toBe(422);
-    expect(rest.body.errors).toEqual([{ field: 'price', message: expect.stringContaining('at most 2 decimals and 10 digits before the point') }]);
+    expect(rest.body.errors).toEqual([
+      { field: 'price', message: expect.stringContaining('at most 2 decimals and 10 digits before the point') },
+    ]);
     expect(await readProduct()).toEqual(before);
   });
 
-  it('refuses a negative price with the domain\'s words on both edges, naming price and variants[0].price', async () => {
+  it("refuses a negative price with the domain's words on both edges, naming price and variants[0].price", async () => {
     const before = await readProduct();
     const gql = await service.graphql(`mutation { updateProduct(id: ${productId}, input: { price: "-1" }) { id } }`);
     expect(gqlFields(gql)).toEqual([{ field: 'price', message: 'must not be negative' }]);
     const rest = await service.send('PATCH', `/api/v1/products/${productId}`, { price: -1 });
     expect(rest.status).toBe(422);
     expect(rest.body.errors).toEqual([{ field: 'price', message: 'must not be negative' }]);
-    const variant = await service.send('PATCH', `/api/v1/products/${productId}`, { variants: [{ variant: [], price: '-0.50' }] });
-    expect(variant.body.errors).toEqual(expect.arrayContaining([{ field: 'variants[0].price', message: 'must not be negative' }]));
+    const variant = await service.send('PATCH', `/api/v1/products/${productId}`, {
+      variants: [{ variant: [], price: '-0.50' }],
+    });
+    expect(variant.body.errors).toEqual(
+      expect.arrayContaining([{ field: 'variants[0].price', message: 'must not be negative' }]),
+    );
     expect(await readProduct()).toEqual(before);
   });
 
   it('takes the same amounts in search filters as GraphQL does, a sign included', async () => {
     const rest = await service.send('POST', '/api/v1/orders/search', { total: { gte: -5, lte: '9999999999.99' } });
-    const gql = await service.graphql('{ orders(filter: { total: { gte: "-5", lte: "9999999999.99" } }) { totalCount } }');
+    const gql = await service.graphql(
+      '{ orders(filter: { total: { gte: "-5", lte: "9999999999.99" } }) { totalCount } }',
+    );
     expect(Number(rest.headers.get('x-pagination-total-count'))).toBe(gql.body.data.orders.totalCount);
     const tooLong = await service.send('POST', '/api/v1/orders/search', { total: '12345678901' });
     expect(tooLong.status).toBe(422);
@@ -96,7 +122,10 @@ describe('search filters', () => {
 
   it('refuse an empty "any of" list on both edges (GraphQL used to match nothing)', async () => {
     const gql = await service.graphql('{ customers(filter: { email: [] }) { totalCount } }');
-    expect(gql.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', fields: [{ field: 'email', message: 'must list at least one value' }] });
+    expect(gql.body.errors[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      fields: [{ field: 'email', message: 'must list at least one value' }],
+    });
     const rest = await service.send('POST', '/api/v1/customers/search', { address: { shipping: { city: [] } } });
     expect(rest.status).toBe(422);
     expect(rest.body.errors).toEqual([{ field: 'address.shipping.city', message: 'must list at least one value' }]);

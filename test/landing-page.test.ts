@@ -14,7 +14,9 @@ it('GET / is a public page whose links all answer', async () => {
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/text\/html/);
   const links = [...res.text.matchAll(/href="([^"]+)"/g)].map((m) => m[1]);
-  expect(links).toEqual(expect.arrayContaining(['/docs', '/docs/graphql', '/graphql', '/api/v1/openapi.json', '/healthz', '/readyz']));
+  expect(links).toEqual(
+    expect.arrayContaining(['/docs', '/docs/graphql', '/graphql', '/api/v1/openapi.json', '/healthz', '/readyz']),
+  );
   for (const link of links) {
     const target = await service.get(link, null, { accept: 'text/html,application/json' });
     expect({ link, status: target.status }).toEqual({ link, status: 200 });
@@ -23,8 +25,19 @@ it('GET / is a public page whose links all answer', async () => {
 
 it('the start banner lists the pages and, without a new token, says how to make one', () => {
   const later = startBanner({ url: 'http://127.0.0.1:3000', seeded: false, firstToken: null }, 'http://127.0.0.1:3000');
-  for (const part of ['/docs', '/api/v1/openapi.json', '/graphql', '/docs/graphql', '/healthz', 'npm run token -- create']) expect(later).toContain(part);
-  const first = startBanner({ url: 'http://127.0.0.1:3000', seeded: true, firstToken: 'sk_test' }, 'http://127.0.0.1:3000');
+  for (const part of [
+    '/docs',
+    '/api/v1/openapi.json',
+    '/graphql',
+    '/docs/graphql',
+    '/healthz',
+    'npm run token -- create',
+  ])
+    expect(later).toContain(part);
+  const first = startBanner(
+    { url: 'http://127.0.0.1:3000', seeded: true, firstToken: 'sk_test' },
+    'http://127.0.0.1:3000',
+  );
   expect(first).toContain('sk_test');
   expect(first).not.toContain('npm run token -- create');
 });

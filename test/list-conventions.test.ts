@@ -85,8 +85,18 @@ describe('the list wrapper', () => {
 
 describe('page and size bounds', () => {
   it.each([
-    ['page', '0'], ['page', '-1'], ['page', '1.5'], ['page', 'abc'], ['page', ''], ['page', '99999999999'],
-    ['size', '0'], ['size', '-1'], ['size', '1.5'], ['size', 'abc'], ['size', '251'], ['size', ''],
+    ['page', '0'],
+    ['page', '-1'],
+    ['page', '1.5'],
+    ['page', 'abc'],
+    ['page', ''],
+    ['page', '99999999999'],
+    ['size', '0'],
+    ['size', '-1'],
+    ['size', '1.5'],
+    ['size', 'abc'],
+    ['size', '251'],
+    ['size', ''],
   ])('refuses %s=%s with a 400 naming the parameter and its range', async (name, value) => {
     const res = await service.get(`/api/v1/products?${name}=${value}`);
     expect(res.status).toBe(400);
@@ -109,13 +119,18 @@ describe('page and size bounds', () => {
 
 describe('sort', () => {
   const titles = async (query: string) =>
-    (await service.get(`/api/v1/products?size=250&fields=id,title,price&${query}`)).body.items as { id: number; title: string; price: number }[];
+    (await service.get(`/api/v1/products?size=250&fields=id,title,price&${query}`)).body.items as {
+      id: number;
+      title: string;
+      price: number;
+    }[];
 
   it('sorts ascending by default and descending with ! or -', async () => {
     const asc = await titles('sort=title');
     const bang = await titles('sort=!title');
     const dash = await titles('sort=-title');
-    const byTitle = (a: { title: string }, b: { title: string }) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0);
+    const byTitle = (a: { title: string }, b: { title: string }) =>
+      a.title < b.title ? -1 : a.title > b.title ? 1 : 0;
     expect(asc.map((p) => p.title)).toEqual([...asc].sort(byTitle).map((p) => p.title));
     expect(bang.map((p) => p.title)).toEqual(asc.map((p) => p.title).reverse());
     expect(dash).toEqual(bang);
@@ -172,7 +187,8 @@ describe('fields and expand', () => {
 
   it('adds every relation with expand=all', async () => {
     const res = await service.get('/api/v1/products?fields=id&expand=all&size=2');
-    for (const item of res.body.items) expect(Object.keys(item)).toEqual(['id', 'textareas', 'images', 'options', 'variants']);
+    for (const item of res.body.items)
+      expect(Object.keys(item)).toEqual(['id', 'textareas', 'images', 'options', 'variants']);
   });
 
   it('works on single reads too', async () => {
@@ -184,10 +200,14 @@ describe('fields and expand', () => {
   it('refuses unknown names with a 400 listing the valid ones', async () => {
     const fields = await service.get('/api/v1/products?fields=id,nope');
     expect(fields.status).toBe(400);
-    expect(fields.body.errors).toEqual([{ field: 'fields', message: expect.stringContaining('valid: id, title, is_multi') }]);
+    expect(fields.body.errors).toEqual([
+      { field: 'fields', message: expect.stringContaining('valid: id, title, is_multi') },
+    ]);
     const expand = await service.get('/api/v1/products/1?expand=variants,nope');
     expect(expand.status).toBe(400);
-    expect(expand.body.errors).toEqual([{ field: 'expand', message: expect.stringContaining('valid: textareas, images, options, variants, all') }]);
+    expect(expand.body.errors).toEqual([
+      { field: 'expand', message: expect.stringContaining('valid: textareas, images, options, variants, all') },
+    ]);
     const noRelations = await service.get('/api/v1/shipping-carriers?expand=anything');
     expect(noRelations.status).toBe(400);
     expect(noRelations.body.errors[0].field).toBe('expand');
@@ -200,10 +220,14 @@ describe('deep pages', () => {
   it('answers a page past offset 1000 with the rows at that position of the sorted set', async () => {
     await service.sql(`insert into customer (email, first_name, last_name, order_count, created_at)
       select 'deep' || g || '@example.com', 'Deep', 'Page' || (g % 7), g % 3, now() from generate_series(1, 1100) g`);
-    const expected = await service.sql<{ id: number }>('select id from customer order by order_count desc, id desc offset 1010 limit 10');
+    const expected = await service.sql<{ id: number }>(
+      'select id from customer order by order_count desc, id desc offset 1010 limit 10',
+    );
     const res = await service.get('/api/v1/customers?sort=!statistics.order_count&size=10&page=102&fields=id');
     expect(res.status).toBe(200);
     expect(res.body.items.map((c: { id: number }) => c.id)).toEqual(expected.map((r) => r.id));
-    expect(res.body._meta.totalCount).toBe(Number((await service.sql<{ n: string }>('select count(*) as n from customer'))[0].n));
+    expect(res.body._meta.totalCount).toBe(
+      Number((await service.sql<{ n: string }>('select count(*) as n from customer'))[0].n),
+    );
   });
 });

@@ -19,7 +19,9 @@ const WRITTEN_AFTER = Date.UTC(2026, 0, 1) / 1000;
 const withoutRunTimes = (value: unknown): unknown =>
   JSON.parse(JSON.stringify(value), (key, v) => {
     if (key === 'actor' && v && typeof v === 'object') return 'the token making the requests';
-    return (key.endsWith('_at') || key === 'order_date') && typeof v === 'number' && v > WRITTEN_AFTER ? 'written at run time' : v;
+    return (key.endsWith('_at') || key === 'order_date') && typeof v === 'number' && v > WRITTEN_AFTER
+      ? 'written at run time'
+      : v;
   });
 
 it('assets/openapi-examples.json holds what the demo store answers now', async () => {
@@ -32,26 +34,32 @@ it('assets/openapi-examples.json holds what the demo store answers now', async (
   expect(withoutRunTimes(EXAMPLES)).toEqual(withoutRunTimes(fresh));
 }, 60_000);
 
-it('every operation of the served document has a response example, ' +
-  'and a request example when it takes a body', async () => {
-  const doc = (await service.get('/api/v1/openapi.json', null)).body;
-  for (const route of routes) {
-    const op = doc.paths[`/api/v1${route.path}`][route.method.toLowerCase()];
-    const key = `${route.method} ${route.path}`;
-    const example = EXAMPLES[key];
-    if (!example) {
-      // Only the single read of a list the demo store leaves empty goes without one: there is no record to show.
-      const list = routes.find((r) => r.kind === 'list' && singleReadOf(r) === route);
-      const listPage = list && (EXAMPLES[`${list.method} ${list.path}`]?.response as { items?: unknown[] } | undefined);
-      expect({ route: key, listItems: listPage?.items }).toEqual({ route: key, listItems: [] });
-      expect(op.responses['200'].content['application/json'].example).toBeUndefined();
-      continue;
+it(
+  'every operation of the served document has a response example, ' + 'and a request example when it takes a body',
+  async () => {
+    const doc = (await service.get('/api/v1/openapi.json', null)).body;
+    for (const route of routes) {
+      const op = doc.paths[`/api/v1${route.path}`][route.method.toLowerCase()];
+      const key = `${route.method} ${route.path}`;
+      const example = EXAMPLES[key];
+      if (!example) {
+        // Only the single read of a list the demo store leaves empty goes without one: there is no record to show.
+        const list = routes.find((r) => r.kind === 'list' && singleReadOf(r) === route);
+        const listPage =
+          list && (EXAMPLES[`${list.method} ${list.path}`]?.response as { items?: unknown[] } | undefined);
+        expect({ route: key, listItems: listPage?.items }).toEqual({ route: key, listItems: [] });
+        expect(op.responses['200'].content['application/json'].example).toBeUndefined();
+        continue;
+      }
+      const [content] = Object.values(op.responses[String(example.status)].content) as { example: unknown }[];
+      expect(content.example).toEqual(example.response);
+      if (op.requestBody && example.request.body !== undefined)
+        expect(op.requestBody.content['application/json'].example).toEqual(example.request.body);
+      for (const name of route.path.match(/\{(\w+)\}/g) ?? []) {
+        expect(op.parameters.find((p: { name: string }) => p.name === name.slice(1, -1)).example).toEqual(
+          expect.any(Number),
+        );
+      }
     }
-    const [content] = Object.values(op.responses[String(example.status)].content) as { example: unknown }[];
-    expect(content.example).toEqual(example.response);
-    if (op.requestBody && example.request.body !== undefined) expect(op.requestBody.content['application/json'].example).toEqual(example.request.body);
-    for (const name of route.path.match(/\{(\w+)\}/g) ?? []) {
-      expect(op.parameters.find((p: { name: string }) => p.name === name.slice(1, -1)).example).toEqual(expect.any(Number));
-    }
-  }
-});
+  },
+);

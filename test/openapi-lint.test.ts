@@ -10,7 +10,12 @@ import { startTestService, type TestService } from './support/harness.js';
 const run = promisify(execFile);
 const bin = (name: string) => path.resolve('node_modules/.bin', name);
 // No update checks or telemetry from the linters: the suite runs offline.
-const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_UPDATE_NOTIFIER: '1' };
+const env = {
+  ...process.env,
+  REDOCLY_TELEMETRY: 'off',
+  REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+  NO_UPDATE_NOTIFIER: '1',
+};
 
 let service: TestService;
 let dir: string;
@@ -31,14 +36,32 @@ const report = (command: string, args: string[]) =>
   run(bin(command), args, { env, maxBuffer: 64 * 1024 * 1024, timeout: 60_000 }).catch((e: { stdout: string }) => e);
 
 it('Spectral (spectral:oas) finds nothing', async () => {
-  const { stdout } = await report('spectral', ['lint', '--ruleset', path.resolve('.spectral.yaml'), '--format', 'json', '--quiet', file]);
+  const { stdout } = await report('spectral', [
+    'lint',
+    '--ruleset',
+    path.resolve('.spectral.yaml'),
+    '--format',
+    'json',
+    '--quiet',
+    file,
+  ]);
   const findings = JSON.parse(stdout || '[]') as { code: string; message: string; path: string[] }[];
   expect(findings.map((f) => `${f.code}: ${f.message} at ${f.path.join('.')}`)).toEqual([]);
 }, 60_000);
 
 it('Redocly (recommended) finds nothing', async () => {
-  const { stdout } = await report('redocly', ['lint', '--config', path.resolve('redocly.yaml'), '--format', 'json', file]);
-  const result = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string }[] };
+  const { stdout } = await report('redocly', [
+    'lint',
+    '--config',
+    path.resolve('redocly.yaml'),
+    '--format',
+    'json',
+    file,
+  ]);
+  const result = JSON.parse(stdout.slice(stdout.indexOf('{'))) as {
+    totals: { errors: number; warnings: number };
+    problems: { ruleId: string; message: string }[];
+  };
   expect(result.problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
   expect(result.totals).toMatchObject({ errors: 0, warnings: 0 });
 }, 60_000);

@@ -1,12 +1,13 @@
 // Health, readiness (also with the database down), metrics and one structured log line
 // per request that never holds a token.
-import { MikroORM } from '@mikro-orm/postgresql';
+
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { MikroORM } from '@mikro-orm/postgresql';
 import { pino } from 'pino';
 import { ormConfig } from '../mikro-orm.config.js';
 import { createApp } from '../src/app.js';
@@ -36,7 +37,9 @@ it('serves Prometheus metrics to a token with read_metrics only', async () => {
   const res = await service.get('/metrics', await service.tokenWith(['read_metrics']));
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/text\/plain/);
-  expect(res.text).toMatch(/http_request_duration_seconds_bucket\{[^}]*method="GET"[^}]*route="\/api\/v1\/products"[^}]*status="200"/);
+  expect(res.text).toMatch(
+    /http_request_duration_seconds_bucket\{[^}]*method="GET"[^}]*route="\/api\/v1\/products"[^}]*status="200"/,
+  );
   expect(res.text).toMatch(/graphql_operations_total\{type="query",via="rest"\} \d+/);
   expect(res.text).toMatch(/graphql_operations_total\{type="query",via="graphql"\} \d+/);
   expect(res.text).toMatch(/^db_pool_connections \d+/m);
@@ -59,13 +62,23 @@ it('logs one line per request with method, route template, status, duration and 
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
     const auth = { authorization: `Bearer ${service.token}` };
-    const given = await fetch(`${base}/api/v1/orders/5?fields=id`, { headers: { ...auth, 'x-request-id': 'trace-abc-123' } });
+    const given = await fetch(`${base}/api/v1/orders/5?fields=id`, {
+      headers: { ...auth, 'x-request-id': 'trace-abc-123' },
+    });
     expect(given.headers.get('x-request-id')).toBe('trace-abc-123');
     const generated = await fetch(`${base}/api/v1/customers/7`, { headers: auth });
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    await fetch(`${base}/api/v1/customers/7`, { method: 'PATCH', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ notes: 'secret note', email: 'bad' }) });
+    await fetch(`${base}/api/v1/customers/7`, {
+      method: 'PATCH',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ notes: 'secret note', email: 'bad' }),
+    });
     await fetch(`${base}/api/v1/products`, { headers: { authorization: 'Bearer sk_wrong-token-for-the-log' } });
-    await fetch(`${base}/graphql`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ products { totalCount } }' }) });
+    await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ products { totalCount } }' }),
+    });
     expect(lines.map((l) => [l.method, l.route, l.status])).toEqual([
       ['GET', '/api/v1/orders/:id', 200],
       ['GET', '/api/v1/customers/:id', 200],
@@ -74,7 +87,8 @@ it('logs one line per request with method, route template, status, duration and 
       ['POST', '/graphql', 200],
     ]);
     expect(lines[0].requestId).toBe('trace-abc-123');
-    for (const line of lines) expect(line).toEqual(expect.objectContaining({ requestId: expect.any(String), durationMs: expect.any(Number) }));
+    for (const line of lines)
+      expect(line).toEqual(expect.objectContaining({ requestId: expect.any(String), durationMs: expect.any(Number) }));
     const all = raw.join('');
     expect(all).not.toContain(service.token);
     expect(all).not.toContain('sk_wrong-token-for-the-log');
@@ -107,7 +121,11 @@ it('reports not ready, quickly, while the database is down, and ready again when
     // A public endpoint shows no driver text (addresses, ports, error codes).
     expect(((await down.json()) as { detail: string }).detail).toBe('the database is unreachable');
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
-    restarted = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: true, port: Number(new URL(pg.url('store')).port) });
+    restarted = await startEmbeddedPostgres({
+      dataDir: path.join(dir, 'pg'),
+      persistent: true,
+      port: Number(new URL(pg.url('store')).port),
+    });
     let status = 0;
     for (let i = 0; i < 20 && status !== 200; i++) {
       status = (await fetch(`${base}/readyz`)).status;

@@ -10,7 +10,9 @@ afterAll(() => service.stop());
 const search = (body: unknown, query = 'size=250') => service.send('POST', `/api/v1/orders/search?${query}`, body);
 const idsOf = (items: { id: number }[]) => items.map((o) => o.id).sort((a, b) => a - b);
 const sqlIds = async (where: string, params: unknown[] = []) =>
-  (await service.sql<{ id: number }>(`select o.id from orders o where ${where} order by o.id`, params)).map((r) => r.id);
+  (await service.sql<{ id: number }>(`select o.id from orders o where ${where} order by o.id`, params)).map(
+    (r) => r.id,
+  );
 
 describe('GET /orders and /orders/{id}', () => {
   it('answers every Order field of the spec, with money as two-decimal strings and integer timestamps', async () => {
@@ -19,9 +21,30 @@ describe('GET /orders and /orders/{id}', () => {
     expect(res.body._meta.totalCount).toBe(240);
     for (const o of res.body.items) {
       expect(Object.keys(o)).toEqual([
-        'id', 'display_number', 'email', 'status', 'paid', 'discounts', 'shipping', 'tax', 'total', 'ip', 'items', 'fulfilments',
-        'shipments', 'restocks', 'customer', 'address', 'payment', 'conversion', 'risk_level', 'refunded', 'refund_possible',
-        'order_date', 'updated_at', 'notes',
+        'id',
+        'display_number',
+        'email',
+        'status',
+        'paid',
+        'discounts',
+        'shipping',
+        'tax',
+        'total',
+        'ip',
+        'items',
+        'fulfilments',
+        'shipments',
+        'restocks',
+        'customer',
+        'address',
+        'payment',
+        'conversion',
+        'risk_level',
+        'refunded',
+        'refund_possible',
+        'order_date',
+        'updated_at',
+        'notes',
       ]);
       expect(o.display_number).toBe(`#${o.id}`);
       for (const money of [o.shipping.price, o.tax, o.total, o.refunded]) expect(money).toMatch(/^\d+\.\d{2}$/);
@@ -44,24 +67,42 @@ describe('GET /orders and /orders/{id}', () => {
     const [row] = await service.sql<{ id: number }>('select id from orders where status = 4 order by id limit 1');
     const o = (await service.get(`/api/v1/orders/${row.id}`)).body;
     expect(o.status).toBe(4);
-    expect(o.fulfilments[0]).toEqual({ id: expect.any(Number), warehouse: expect.any(Number), items: expect.any(Array), created_at: expect.any(Number), updated_at: null });
+    expect(o.fulfilments[0]).toEqual({
+      id: expect.any(Number),
+      warehouse: expect.any(Number),
+      items: expect.any(Array),
+      created_at: expect.any(Number),
+      updated_at: null,
+    });
     const shipment = o.shipments[0];
     expect(shipment.fulfilment_id).toBe(o.fulfilments[0].id);
-    const [carrier] = await service.sql<{ url: string }>('select url from shipping_carrier where id = ?', [shipment.shipping_carrier]);
+    const [carrier] = await service.sql<{ url: string }>('select url from shipping_carrier where id = ?', [
+      shipment.shipping_carrier,
+    ]);
     expect(shipment.tracking_url).toBe(carrier.url + shipment.tracking_number);
     const shipped = o.items.reduce((n: number, i: any) => n + i.status.shipped, 0);
     expect(shipment.items.reduce((n: number, i: any) => n + i.quantity, 0)).toBe(shipped);
   });
 
   it('answers updated_at null for an order never updated, and 404 for a missing one', async () => {
-    const [row] = await service.sql<{ id: number }>('select id from orders where updated_at is null order by id limit 1');
-    expect((await service.get(`/api/v1/orders/${row.id}?fields=id,updated_at`)).body).toEqual({ id: row.id, updated_at: null });
+    const [row] = await service.sql<{ id: number }>(
+      'select id from orders where updated_at is null order by id limit 1',
+    );
+    expect((await service.get(`/api/v1/orders/${row.id}?fields=id,updated_at`)).body).toEqual({
+      id: row.id,
+      updated_at: null,
+    });
     expect((await service.get('/api/v1/orders/99999')).status).toBe(404);
   });
 
   it('sorts by scalar fields and nested ones', async () => {
-    for (const [sort, key] of [['!total', (o: any) => -Number(o.total)], ['status', (o: any) => o.status], ['shipping.price', (o: any) => Number(o.shipping.price)]] as const) {
-      const items = (await service.get(`/api/v1/orders?size=250&sort=${sort}&fields=id,total,status,shipping`)).body.items;
+    for (const [sort, key] of [
+      ['!total', (o: any) => -Number(o.total)],
+      ['status', (o: any) => o.status],
+      ['shipping.price', (o: any) => Number(o.shipping.price)],
+    ] as const) {
+      const items = (await service.get(`/api/v1/orders?size=250&sort=${sort}&fields=id,total,status,shipping`)).body
+        .items;
       const values = items.map(key);
       expect(values).toEqual([...values].sort((a: number, b: number) => a - b));
     }
@@ -73,17 +114,26 @@ describe('GET /orders and /orders/{id}', () => {
 
 describe('GET /orders/{id}/page', () => {
   it('agrees with the list for several sorts and sizes, ties included', async () => {
-    await service.sql("update orders set notes = null where id % 3 = 0");
+    await service.sql('update orders set notes = null where id % 3 = 0');
     for (const sort of ['', '!total', 'status', '-status,total', 'paid', 'notes', '!updated_at', 'email']) {
       for (const size of [1, 7, 20, 250]) {
         const query = `${sort ? `sort=${sort}&` : ''}size=${size}`;
         const all: number[] = [];
         for (let page = 1; page <= Math.ceil(240 / size) && page <= 40; page++) {
-          all.push(...(await service.get(`/api/v1/orders?${query}&page=${page}&fields=id`)).body.items.map((o: { id: number }) => o.id));
+          all.push(
+            ...(await service.get(`/api/v1/orders?${query}&page=${page}&fields=id`)).body.items.map(
+              (o: { id: number }) => o.id,
+            ),
+          );
         }
         for (const index of [0, 1, Math.floor(all.length / 2), all.length - 1]) {
           const res = await service.get(`/api/v1/orders/${all[index]}/page?${query}`);
-          expect({ sort, size, id: all[index], page: res.body.page }).toEqual({ sort, size, id: all[index], page: Math.floor(index / size) + 1 });
+          expect({ sort, size, id: all[index], page: res.body.page }).toEqual({
+            sort,
+            size,
+            id: all[index],
+            page: Math.floor(index / size) + 1,
+          });
         }
       }
     }
@@ -130,7 +180,7 @@ describe('POST /orders/search', () => {
     [{ refunded: { gte: 0.01 } }, 'o.refunded > 0'],
     [{ refund_possible: false }, 'not o.refund_possible'],
     [{ notes: 'gift' }, "o.notes ilike '%gift%'"],
-    [{ order_date: { gte: 1767225600 } }, "o.order_date >= to_timestamp(1767225600)"],
+    [{ order_date: { gte: 1767225600 } }, 'o.order_date >= to_timestamp(1767225600)'],
     [{ updated_at: { lte: 1767225600 } }, 'o.updated_at <= to_timestamp(1767225600)'],
   ])('filters %j', async (body, where) => {
     const res = await search(body);
@@ -146,10 +196,17 @@ describe('POST /orders/search', () => {
     );
     const res = await search({ cart_price: row.cart });
     expect(idsOf(res.body)).toContain(row.id);
-    const expected = await sqlIds('(select sum(li.price * li.quantity) from line_item li where li.order_id = o.id) = ?', [row.cart]);
+    const expected = await sqlIds(
+      '(select sum(li.price * li.quantity) from line_item li where li.order_id = o.id) = ?',
+      [row.cart],
+    );
     expect(idsOf(res.body)).toEqual(expected);
     const ranged = await search({ cart_price: { gte: 100, lte: 200 } });
-    expect(idsOf(ranged.body)).toEqual(await sqlIds('(select sum(li.price * li.quantity) from line_item li where li.order_id = o.id) between 100 and 200'));
+    expect(idsOf(ranged.body)).toEqual(
+      await sqlIds(
+        '(select sum(li.price * li.quantity) from line_item li where li.order_id = o.id) between 100 and 200',
+      ),
+    );
   });
 
   it('filters by customer_id and by full_name against customer, shipping or billing names', async () => {
@@ -157,7 +214,9 @@ describe('POST /orders/search', () => {
       'select o.customer_id, c.first_name, c.last_name ' +
         'from orders o join customer c on c.id = o.customer_id order by o.id limit 1',
     );
-    expect(idsOf((await search({ customer_id: c.customer_id })).body)).toEqual(await sqlIds('o.customer_id = ?', [c.customer_id]));
+    expect(idsOf((await search({ customer_id: c.customer_id })).body)).toEqual(
+      await sqlIds('o.customer_id = ?', [c.customer_id]),
+    );
     const name = `${c.first_name} ${c.last_name}`.toUpperCase();
     const expected = await sqlIds(
       `concat_ws(' ', o.shipping_first_name, o.shipping_last_name) ilike ?
@@ -226,9 +285,17 @@ describe('order edits', () => {
 
   it('PATCH /orders/{id}/address merges partial blocks', async () => {
     const before = await snapshot(22);
-    const res = await service.send('PATCH', '/api/v1/orders/22/address', { shipping: { city: 'Munich', country: 'de', state: 'by' }, billing: { suite: null } });
+    const res = await service.send('PATCH', '/api/v1/orders/22/address', {
+      shipping: { city: 'Munich', country: 'de', state: 'by' },
+      billing: { suite: null },
+    });
     expect(res.status).toBe(200);
-    expect(res.body.address.shipping).toEqual({ ...before.address.shipping, city: 'Munich', country: 'DE', state: 'BY' });
+    expect(res.body.address.shipping).toEqual({
+      ...before.address.shipping,
+      city: 'Munich',
+      country: 'DE',
+      state: 'BY',
+    });
     expect(res.body.address.billing).toEqual({ ...before.address.billing, suite: null });
   });
 
@@ -247,12 +314,16 @@ describe('order edits', () => {
         where not exists (select 1 from customer_address a where a.customer_id = o.customer_id) order by o.id limit 1`,
     );
     const etag = (await service.get(`/api/v1/customers/${bare.customer_id}`)).headers.get('etag')!;
-    await service.send('PATCH', `/api/v1/orders/${bare.order_id}/address`, { shipping: { street: '9 Elm St', country: 'US', state: 'NY' } });
+    await service.send('PATCH', `/api/v1/orders/${bare.order_id}/address`, {
+      shipping: { street: '9 Elm St', country: 'US', state: 'NY' },
+    });
     const read = await service.get(`/api/v1/customers/${bare.customer_id}`);
     const profile = read.body;
     // The profile changed, so its version did: a cached copy is not answered 304, a stale If-Match is refused.
     expect(read.headers.get('etag')).not.toBe(etag);
-    expect((await service.get(`/api/v1/customers/${bare.customer_id}`, undefined, { 'if-none-match': etag })).status).toBe(200);
+    expect(
+      (await service.get(`/api/v1/customers/${bare.customer_id}`, undefined, { 'if-none-match': etag })).status,
+    ).toBe(200);
     expect(profile.address).toHaveLength(1);
     expect(profile.address[0].shipping).toMatchObject({ street: '9 Elm St', country: 'US', state: 'NY' });
 
@@ -266,28 +337,45 @@ describe('order edits', () => {
   });
 
   it('PATCH /orders/{id}/customer moves the order between both customers and copies the primary address', async () => {
-    const [{ id: orderId, customer_id: from }] = await service.sql<{ id: number; customer_id: number }>('select id, customer_id from orders where paid = 1 order by id limit 1');
+    const [{ id: orderId, customer_id: from }] = await service.sql<{ id: number; customer_id: number }>(
+      'select id, customer_id from orders where paid = 1 order by id limit 1',
+    );
     const [{ id: to }] = await service.sql<{ id: number }>(
       'select c.id from customer c where c.id <> ? ' +
         'and exists (select 1 from customer_address a where a.customer_id = c.id) order by c.id limit 1',
       [from],
     );
-    const [fromBefore, toBefore] = await Promise.all([from, to].map(async (id) => (await service.get(`/api/v1/customers/${id}`)).body));
+    const [fromBefore, toBefore] = await Promise.all(
+      [from, to].map(async (id) => (await service.get(`/api/v1/customers/${id}`)).body),
+    );
     const order = (await snapshot(orderId)) as any;
     const res = await service.send('PATCH', `/api/v1/orders/${orderId}/customer`, { id: to });
     expect(res.status).toBe(200);
-    expect(res.body.customer).toEqual({ id: to, email: toBefore.email, first_name: toBefore.first_name, last_name: toBefore.last_name });
+    expect(res.body.customer).toEqual({
+      id: to,
+      email: toBefore.email,
+      first_name: toBefore.first_name,
+      last_name: toBefore.last_name,
+    });
     expect(res.body.email).toBe(toBefore.email);
     const primary = toBefore.address[0];
-    expect(res.body.address).toEqual({ shipping: primary.shipping, billing: { ...primary.billing, company: null }, phone: primary.phone });
+    expect(res.body.address).toEqual({
+      shipping: primary.shipping,
+      billing: { ...primary.billing, company: null },
+      phone: primary.phone,
+    });
 
-    const [fromAfter, toAfter] = await Promise.all([from, to].map(async (id) => (await service.get(`/api/v1/customers/${id}`)).body));
+    const [fromAfter, toAfter] = await Promise.all(
+      [from, to].map(async (id) => (await service.get(`/api/v1/customers/${id}`)).body),
+    );
     expect(fromAfter.orders).toEqual(fromBefore.orders.filter((id: number) => id !== orderId));
     expect(toAfter.orders).toEqual([...toBefore.orders, orderId].sort((a, b) => a - b));
     expect(fromAfter.statistics.order_count).toBe(fromBefore.statistics.order_count - 1);
     expect(toAfter.statistics.order_count).toBe(toBefore.statistics.order_count + 1);
     const spent = Math.round(Number(order.total) - Number(order.refunded));
-    expect(Math.abs(toAfter.statistics.lifetime_spent - toBefore.statistics.lifetime_spent - spent)).toBeLessThanOrEqual(1);
+    expect(
+      Math.abs(toAfter.statistics.lifetime_spent - toBefore.statistics.lifetime_spent - spent),
+    ).toBeLessThanOrEqual(1);
   });
 
   it('answers 404 for a missing order and needs write_orders', async () => {
@@ -299,10 +387,17 @@ describe('order edits', () => {
 
 describe('snapshots and createOrder', () => {
   it('keeps a line item unchanged when its product is edited after the order', async () => {
-    const [li] = await service.sql<{ order_id: number; product_id: number; variant_id: number }>('select order_id, product_id, variant_id from line_item order by id limit 1');
+    const [li] = await service.sql<{ order_id: number; product_id: number; variant_id: number }>(
+      'select order_id, product_id, variant_id from line_item order by id limit 1',
+    );
     const before = (await service.get(`/api/v1/orders/${li.order_id}`)).body.items;
-    await service.sql("update product set title = 'Renamed', sku = 'NEW', vendor = 'Other' where id = ?", [li.product_id]);
-    await service.sql('update product_variant set price = price + 10, sku = ? where id = ?', ['CHANGED', li.variant_id]);
+    await service.sql("update product set title = 'Renamed', sku = 'NEW', vendor = 'Other' where id = ?", [
+      li.product_id,
+    ]);
+    await service.sql('update product_variant set price = price + 10, sku = ? where id = ?', [
+      'CHANGED',
+      li.variant_id,
+    ]);
     expect((await service.get(`/api/v1/orders/${li.order_id}`)).body.items).toEqual(before);
   });
 
@@ -311,14 +406,19 @@ describe('snapshots and createOrder', () => {
       'select v.id, v.price::text, p.title from product_variant v ' +
         'join product p on p.id = v.product_id order by v.id limit 2',
     );
-    const [customer] = await service.sql<{ id: number; order_count: number }>('select id, order_count from customer where id = 3');
+    const [customer] = await service.sql<{ id: number; order_count: number }>(
+      'select id, order_count from customer where id = 3',
+    );
     const res = await service.graphql(
       `mutation ($input: OrderCreate!) { createOrder(input: $input) { id status cartPrice total tax email
         lineItems { title price counters { quantity notFulfilled } variant { id } } shipping { price } } }`,
       {
         input: {
           customerId: 3,
-          items: [{ variantId: variants[0].id, quantity: 3 }, { variantId: variants[1].id, quantity: 1 }],
+          items: [
+            { variantId: variants[0].id, quantity: 3 },
+            { variantId: variants[1].id, quantity: 1 },
+          ],
           shipping: { description: 'Courier', price: '7.10' },
           tax: '0.20',
           payment: { type: 'Visa', last4: '4242' },
@@ -332,7 +432,11 @@ describe('snapshots and createOrder', () => {
     expect(cents(order.cartPrice)).toBe(cart);
     expect(cents(order.total)).toBe(cart + 710 + 20);
     expect(order.status).toBe('NOT_FULFILLED');
-    expect(order.lineItems[0]).toMatchObject({ title: variants[0].title, price: variants[0].price, counters: { quantity: 3, notFulfilled: 3 } });
+    expect(order.lineItems[0]).toMatchObject({
+      title: variants[0].title,
+      price: variants[0].price,
+      counters: { quantity: 3, notFulfilled: 3 },
+    });
     const after = (await service.get('/api/v1/customers/3')).body;
     expect(after.orders).toContain(order.id);
     expect(after.statistics.order_count).toBe(customer.order_count + 1);
@@ -341,9 +445,15 @@ describe('snapshots and createOrder', () => {
   });
 
   it('refuses bad orders naming the field', async () => {
-    const res = await service.graphql('mutation { createOrder(input: { customerId: 99999, items: [{ variantId: 999999, quantity: 0 }] }) { id } }');
+    const res = await service.graphql(
+      'mutation { createOrder(input: { customerId: 99999, items: [{ variantId: 999999, quantity: 0 }] }) { id } }',
+    );
     expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
-    expect(res.body.errors[0].extensions.fields.map((f: { field: string }) => f.field)).toEqual(['customerId', 'items[0].variantId', 'items[0].quantity']);
+    expect(res.body.errors[0].extensions.fields.map((f: { field: string }) => f.field)).toEqual([
+      'customerId',
+      'items[0].variantId',
+      'items[0].quantity',
+    ]);
   });
 });
 
@@ -351,7 +461,9 @@ describe('review findings', () => {
   it('keeps a customer’s statistics exact under 25 concurrent createOrder calls', async () => {
     const [variant] = await service.sql<{ id: number }>('select id from product_variant order by id limit 1');
     const create = () =>
-      service.graphql('mutation ($input: OrderCreate!) { createOrder(input: $input) { id } }', { input: { customerId: 30, items: [{ variantId: variant.id, quantity: 1 }], tax: '1.00' } });
+      service.graphql('mutation ($input: OrderCreate!) { createOrder(input: $input) { id } }', {
+        input: { customerId: 30, items: [{ variantId: variant.id, quantity: 1 }], tax: '1.00' },
+      });
     const results = await Promise.all(Array.from({ length: 25 }, create));
     expect(results.every((r) => !r.body.errors)).toBe(true);
     const c = (await service.get('/api/v1/customers/30')).body;
@@ -365,14 +477,24 @@ describe('review findings', () => {
   });
 
   it('adds at most one address to a profile without any under concurrent order address edits', async () => {
-    const created = await service.graphql('mutation { createCustomer(input: { email: "no.address@example.com" }) { id } }');
+    const created = await service.graphql(
+      'mutation { createCustomer(input: { email: "no.address@example.com" }) { id } }',
+    );
     const customerId = created.body.data.createCustomer.id;
     const [variant] = await service.sql<{ id: number }>('select id from product_variant order by id limit 1');
     const orders = await Promise.all(
-      Array.from({ length: 8 }, () => service.graphql('mutation ($input: OrderCreate!) { createOrder(input: $input) { id } }', { input: { customerId, items: [{ variantId: variant.id, quantity: 1 }] } })),
+      Array.from({ length: 8 }, () =>
+        service.graphql('mutation ($input: OrderCreate!) { createOrder(input: $input) { id } }', {
+          input: { customerId, items: [{ variantId: variant.id, quantity: 1 }] },
+        }),
+      ),
     );
     const ids = orders.map((o) => o.body.data.createOrder.id);
-    const edits = await Promise.all(ids.map((id, i) => service.send('PATCH', `/api/v1/orders/${id}/address`, { shipping: { street: `${i} Main St` } })));
+    const edits = await Promise.all(
+      ids.map((id, i) =>
+        service.send('PATCH', `/api/v1/orders/${id}/address`, { shipping: { street: `${i} Main St` } }),
+      ),
+    );
     expect(edits.every((e) => e.status === 200)).toBe(true);
     expect((await service.get(`/api/v1/customers/${customerId}`)).body.address).toHaveLength(1);
   });
@@ -394,7 +516,10 @@ describe('review findings', () => {
     const found = await search({ updated_at: edited.body.updated_at, id: 33 });
     expect(idsOf(found.body)).toEqual([33]);
     const [variant] = await service.sql<{ id: number }>('select id from product_variant order by id limit 1');
-    const created = await service.graphql('mutation ($input: OrderCreate!) { createOrder(input: $input) { id orderDate } }', { input: { customerId: 4, items: [{ variantId: variant.id, quantity: 1 }] } });
+    const created = await service.graphql(
+      'mutation ($input: OrderCreate!) { createOrder(input: $input) { id orderDate } }',
+      { input: { customerId: 4, items: [{ variantId: variant.id, quantity: 1 }] } },
+    );
     const { id, orderDate } = created.body.data.createOrder;
     expect(idsOf((await search({ order_date: orderDate, id })).body)).toEqual([id]);
   });

@@ -1,7 +1,8 @@
 // Outbox delivery (docs/decisions.md#notify): two workers running at once send each shipment e-mail
 // exactly once through real SMTP (an in-test smtp-server counts them); failures are retried.
-import { MikroORM } from '@mikro-orm/postgresql';
+
 import type { AddressInfo } from 'node:net';
+import { MikroORM } from '@mikro-orm/postgresql';
 import { SMTPServer } from 'smtp-server';
 import { ormConfig } from '../mikro-orm.config.js';
 import { createMailer } from '../src/notifications/mailer.js';
@@ -61,8 +62,18 @@ async function enqueue(count: number): Promise<void> {
   const conn = orms[0].em.getConnection();
   await conn.execute('delete from outbox_message');
   for (let i = 1; i <= count; i++) {
-    const payload = { to: `buyer${i}@example.com`, orderId: i, shipmentId: 1000 + i, trackingNumber: `T${i}`, trackingUrl: `https://t.example/T${i}`, carrier: 'UPS', event: 'shipped' };
-    await conn.execute("insert into outbox_message (kind, payload, created_at) values ('shipment_mail', ?, now())", [JSON.stringify(payload)]);
+    const payload = {
+      to: `buyer${i}@example.com`,
+      orderId: i,
+      shipmentId: 1000 + i,
+      trackingNumber: `T${i}`,
+      trackingUrl: `https://t.example/T${i}`,
+      carrier: 'UPS',
+      event: 'shipped',
+    };
+    await conn.execute("insert into outbox_message (kind, payload, created_at) values ('shipment_mail', ?, now())", [
+      JSON.stringify(payload),
+    ]);
   }
 }
 
@@ -70,7 +81,9 @@ it('two workers at once send each message exactly once and mark it sent', async 
   await enqueue(40);
   sink.received = [];
   const smtp = `smtp://127.0.0.1:${sink.port}`;
-  const workers = orms.map((orm) => new OutboxWorker(orm, createMailer(smtp, 'Store <store@example.com>'), { batchSize: 3 }));
+  const workers = orms.map(
+    (orm) => new OutboxWorker(orm, createMailer(smtp, 'Store <store@example.com>'), { batchSize: 3 }),
+  );
   // Both drain concurrently until nothing is left.
   const drain = async (worker: OutboxWorker) => {
     let total = 0;
@@ -88,7 +101,9 @@ it('two workers at once send each message exactly once and mark it sent', async 
   expect(new Set(sink.received.map((m) => m.messageId)).size).toBe(40);
   expect(new Set(sink.received.map((m) => m.to)).size).toBe(40);
   expect(sink.received[0].subject).toMatch(/has shipped/);
-  const [row] = await orms[0].em.getConnection().execute<{ unsent: number }[]>('select count(*)::int as unsent from outbox_message where sent_at is null');
+  const [row] = await orms[0].em
+    .getConnection()
+    .execute<{ unsent: number }[]>('select count(*)::int as unsent from outbox_message where sent_at is null');
   expect(row.unsent).toBe(0);
 });
 

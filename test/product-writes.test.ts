@@ -11,17 +11,23 @@ beforeAll(async () => {
   service = await startTestService();
   images = [];
   for (const n of [1, 2, 3]) {
-    const res = await service.graphql('mutation ($url: String!) { createImage(url: $url, maxSize: 1200) { id path maxSize } }', {
-      url: `https://img.example.com/test-${n}.png`,
-    });
+    const res = await service.graphql(
+      'mutation ($url: String!) { createImage(url: $url, maxSize: 1200) { id path maxSize } }',
+      {
+        url: `https://img.example.com/test-${n}.png`,
+      },
+    );
     images.push(res.body.data.createImage.id);
   }
   manual = (await service.sql<{ id: number }>('select id from collection where type = 0 order by id')).map((r) => r.id);
-  [{ id: ruleBased }] = await service.sql<{ id: number }>('select id from collection where type = 1 order by id limit 1');
+  [{ id: ruleBased }] = await service.sql<{ id: number }>(
+    'select id from collection where type = 1 order by id limit 1',
+  );
 });
 afterAll(() => service.stop());
 
-const patch = (id: number, body: unknown, token?: string) => service.send('PATCH', `/api/v1/products/${id}`, body, token);
+const patch = (id: number, body: unknown, token?: string) =>
+  service.send('PATCH', `/api/v1/products/${id}`, body, token);
 const read = async (id: number) => (await service.get(`/api/v1/products/${id}?expand=all`)).body;
 const inList = (ids: number[]) => `(${ids.map(Number).join(', ') || 'null'})`;
 const fields = (res: { body: { errors?: { field: string }[] } }) => (res.body.errors ?? []).map((e) => e.field);
@@ -36,31 +42,73 @@ async function multiProduct(): Promise<number> {
 }
 
 async function singleProduct(offset = 0): Promise<number> {
-  const [row] = await service.sql<{ id: number }>('select id from product where not is_multi order by id limit 1 offset ?', [offset]);
+  const [row] = await service.sql<{ id: number }>(
+    'select id from product where not is_multi order by id limit 1 offset ?',
+    [offset],
+  );
   return row.id;
 }
 
 const variantsOf = (p: any) => p.variants.map((v: any) => ({ variant: v.variant, price: v.price }));
 /** The product's options as a body sends them (a thumbnail's image by id). */
 const optionsOf = (p: any) =>
-  p.options.map((o: any) => ({ ...o, thumbnails: o.thumbnails.map((t: any) => (t.image ? { value: t.value, image: t.image.id } : t)) }));
+  p.options.map((o: any) => ({
+    ...o,
+    thumbnails: o.thumbnails.map((t: any) => (t.image ? { value: t.value, image: t.image.id } : t)),
+  }));
 
 describe('PATCH /products/{id}: fields', () => {
   it('changes scalars and answers every scalar field with created_at and updated_at', async () => {
     const id = await singleProduct();
     const before = await read(id);
     const res = await patch(id, {
-      title: 'Renamed product', type: 'Tools', vendor: null, shipping_weight: 2.25, auto_fulfilment: true, track_inventory: true,
-      seo_meta: 'meta', seo_title: 'SEO title', is_template: true, is_draft: true,
+      title: 'Renamed product',
+      type: 'Tools',
+      vendor: null,
+      shipping_weight: 2.25,
+      auto_fulfilment: true,
+      track_inventory: true,
+      seo_meta: 'meta',
+      seo_title: 'SEO title',
+      is_template: true,
+      is_draft: true,
     });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual([
-      'id', 'title', 'is_multi', 'type', 'collections', 'tags', 'shipping_weight', 'auto_fulfilment', 'track_inventory',
-      'vendor', 'sku', 'seo_meta', 'seo_title', 'seo_url', 'is_template', 'is_draft', 'price', 'compare_price', 'created_at', 'updated_at',
+      'id',
+      'title',
+      'is_multi',
+      'type',
+      'collections',
+      'tags',
+      'shipping_weight',
+      'auto_fulfilment',
+      'track_inventory',
+      'vendor',
+      'sku',
+      'seo_meta',
+      'seo_title',
+      'seo_url',
+      'is_template',
+      'is_draft',
+      'price',
+      'compare_price',
+      'created_at',
+      'updated_at',
     ]);
     expect(res.body).toMatchObject({
-      id, title: 'Renamed product', type: 'Tools', vendor: null, shipping_weight: 2.25, auto_fulfilment: true, track_inventory: true,
-      seo_meta: 'meta', seo_title: 'SEO title', is_template: true, is_draft: true, created_at: before.created_at,
+      id,
+      title: 'Renamed product',
+      type: 'Tools',
+      vendor: null,
+      shipping_weight: 2.25,
+      auto_fulfilment: true,
+      track_inventory: true,
+      seo_meta: 'meta',
+      seo_title: 'SEO title',
+      is_template: true,
+      is_draft: true,
+      created_at: before.created_at,
     });
     // A title change alone keeps the URL, so links stay valid.
     expect(res.body.seo_url).toBe(before.seo_url);
@@ -68,7 +116,10 @@ describe('PATCH /products/{id}: fields', () => {
     const { textareas, images: imgs, options, variants, ...scalars } = await read(id);
     expect(scalars).toEqual(res.body);
     expect({ textareas, images: imgs, options, variants }).toEqual({
-      textareas: before.textareas, images: before.images, options: before.options, variants: before.variants,
+      textareas: before.textareas,
+      images: before.images,
+      options: before.options,
+      variants: before.variants,
     });
   });
 
@@ -79,7 +130,18 @@ describe('PATCH /products/{id}: fields', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ price: 19.9, compare_price: 25, sku: 'NEW-SKU' });
     let p = await read(id);
-    expect(p.variants).toEqual([{ id: variantId, variant: [], price: 19.9, compare_price: 25, sku: 'NEW-SKU', default: true, ignore: false, images: [] }]);
+    expect(p.variants).toEqual([
+      {
+        id: variantId,
+        variant: [],
+        price: 19.9,
+        compare_price: 25,
+        sku: 'NEW-SKU',
+        default: true,
+        ignore: false,
+        images: [],
+      },
+    ]);
     res = await patch(id, { compare_price: null, price: 0 });
     expect(res.body).toMatchObject({ price: 0, compare_price: null });
     // Given through its one variant, the price is the product's too.
@@ -89,7 +151,9 @@ describe('PATCH /products/{id}: fields', () => {
     p = await read(id);
     expect(p.variants).toHaveLength(1);
     expect(p.variants[0]).toMatchObject({ id: variantId, price: 7.05, sku: 'V-SKU', compare_price: null });
-    const [row] = await service.sql<{ price: string }>('select price::text from product_variant where id = ?', [variantId]);
+    const [row] = await service.sql<{ price: string }>('select price::text from product_variant where id = ?', [
+      variantId,
+    ]);
     expect(row.price).toBe('7.05');
   });
 
@@ -97,7 +161,10 @@ describe('PATCH /products/{id}: fields', () => {
     const id = await singleProduct(2);
     const res = await patch(id, {
       tags: ['new', 'Sale'],
-      textareas: [{ name: 'Materials', text: 'Wool' }, { name: 'Description', text: 'Warm.' }],
+      textareas: [
+        { name: 'Materials', text: 'Wool' },
+        { name: 'Description', text: 'Warm.' },
+      ],
       images: [images[1], images[0]],
       collections: [manual[2], manual[0]],
     });
@@ -105,11 +172,19 @@ describe('PATCH /products/{id}: fields', () => {
     expect(res.body.tags).toEqual(['new', 'Sale']);
     expect(res.body.collections).toEqual([manual[0], manual[2]].sort((a, b) => a - b));
     const p = await read(id);
-    expect(p.textareas).toEqual([{ name: 'Materials', text: 'Wool' }, { name: 'Description', text: 'Warm.' }]);
+    expect(p.textareas).toEqual([
+      { name: 'Materials', text: 'Wool' },
+      { name: 'Description', text: 'Warm.' },
+    ]);
     expect(p.images.map((i: any) => i.id)).toEqual([images[1], images[0]]);
     expect(p.images[0]).toEqual({ id: images[1], path: 'https://img.example.com/test-2.png', max_size: 1200 });
 
-    await patch(id, { textareas: [{ name: 'Description', text: 'Warmer.' }], images: [], collections: [manual[2]], tags: [] });
+    await patch(id, {
+      textareas: [{ name: 'Description', text: 'Warmer.' }],
+      images: [],
+      collections: [manual[2]],
+      tags: [],
+    });
     const after = await read(id);
     expect(after.textareas).toEqual([{ name: 'Description', text: 'Warmer.' }]);
     expect(after.images).toEqual([]);
@@ -160,11 +235,25 @@ describe('PATCH /products/{id}: options and variants', () => {
     const res = await patch(id, {
       options: [
         { title: size.title, values: [size.values[0], 'XXL'] },
-        { title: color.title, changes_look: true, values: color.values, thumbnails: [{ value: color.values[0], color: '#00FF00' }, { value: color.values[1], image: images[2] }] },
+        {
+          title: color.title,
+          changes_look: true,
+          values: color.values,
+          thumbnails: [
+            { value: color.values[0], color: '#00FF00' },
+            { value: color.values[1], image: images[2] },
+          ],
+        },
       ],
       variants: [
         ...kept.map((v: any) => ({ variant: v.variant, price: v.price })),
-        { variant: ['XXL', color.values[0]], price: '99.99', sku: 'XXL-1', default: true, images: [images[0], images[1]] },
+        {
+          variant: ['XXL', color.values[0]],
+          price: '99.99',
+          sku: 'XXL-1',
+          default: true,
+          images: [images[0], images[1]],
+        },
       ],
     });
     expect(res.status).toBe(200);
@@ -172,7 +261,14 @@ describe('PATCH /products/{id}: options and variants', () => {
     expect(after.variants.slice(0, kept.length).map((v: any) => v.id)).toEqual(kept.map((v: any) => v.id));
     const added = after.variants[kept.length];
     expect(before.variants.map((v: any) => v.id)).not.toContain(added.id);
-    expect(added).toMatchObject({ variant: ['XXL', color.values[0]], price: 99.99, sku: 'XXL-1', default: true, compare_price: null, ignore: false });
+    expect(added).toMatchObject({
+      variant: ['XXL', color.values[0]],
+      price: 99.99,
+      sku: 'XXL-1',
+      default: true,
+      compare_price: null,
+      ignore: false,
+    });
     expect(added.images.map((i: any) => i.id)).toEqual([images[0], images[1]]);
     // Naming a default makes every other variant not the default; omitted fields of kept variants stay.
     expect(after.variants.filter((v: any) => v.default)).toEqual([added]);
@@ -188,7 +284,13 @@ describe('PATCH /products/{id}: options and variants', () => {
   });
 
   it('leaves line items of a removed variant their snapshot', async () => {
-    const [line] = await service.sql<{ id: number; product_id: number; variant_id: number; price: string; sku: string }>(
+    const [line] = await service.sql<{
+      id: number;
+      product_id: number;
+      variant_id: number;
+      price: string;
+      sku: string;
+    }>(
       `select li.id, li.product_id, li.variant_id, li.price::text, li.sku
         from line_item li join product p on p.id = li.product_id
        where p.is_multi and (select count(*) from product_option o where o.product_id = p.id) = 1
@@ -196,9 +298,14 @@ describe('PATCH /products/{id}: options and variants', () => {
     );
     const p = await read(line.product_id);
     const others = p.variants.filter((v: any) => v.id !== line.variant_id);
-    const res = await patch(line.product_id, { variants: others.map((v: any) => ({ variant: v.variant, price: v.price })) });
+    const res = await patch(line.product_id, {
+      variants: others.map((v: any) => ({ variant: v.variant, price: v.price })),
+    });
     expect(res.status).toBe(200);
-    const [after] = await service.sql<Record<string, unknown>>('select variant_id, variant_ref, price::text, sku from line_item where id = ?', [line.id]);
+    const [after] = await service.sql<Record<string, unknown>>(
+      'select variant_id, variant_ref, price::text, sku from line_item where id = ?',
+      [line.id],
+    );
     expect(after).toEqual({ variant_id: null, variant_ref: line.variant_id, price: line.price, sku: line.sku });
   });
 
@@ -208,19 +315,36 @@ describe('PATCH /products/{id}: options and variants', () => {
     const multi = await patch(id, {
       is_multi: true,
       options: [{ title: 'Size', values: ['S', 'M'] }],
-      variants: [{ variant: ['S'], price: 10 }, { variant: ['M'], price: 12, default: true }],
+      variants: [
+        { variant: ['S'], price: 10 },
+        { variant: ['M'], price: 12, default: true },
+      ],
     });
     expect(multi.status).toBe(200);
     let p = await read(id);
     expect(p.is_multi).toBe(true);
-    expect(p.variants.map((v: any) => [v.variant, v.price, v.default])).toEqual([[['S'], 10, false], [['M'], 12, true]]);
+    expect(p.variants.map((v: any) => [v.variant, v.price, v.default])).toEqual([
+      [['S'], 10, false],
+      [['M'], 12, true],
+    ]);
     expect(p.variants.map((v: any) => v.id)).not.toContain(before.variants[0].id);
 
     const single = await patch(id, { is_multi: false, options: [], price: 15 });
     expect(single.status).toBe(200);
     p = await read(id);
     expect(p.options).toEqual([]);
-    expect(p.variants).toEqual([{ id: expect.any(Number), variant: [], price: 15, compare_price: p.compare_price, sku: p.sku, default: true, ignore: false, images: [] }]);
+    expect(p.variants).toEqual([
+      {
+        id: expect.any(Number),
+        variant: [],
+        price: 15,
+        compare_price: p.compare_price,
+        sku: p.sku,
+        default: true,
+        ignore: false,
+        images: [],
+      },
+    ]);
   });
 
   it('asks for variants when new options no longer fit the existing combinations', async () => {
@@ -236,25 +360,103 @@ describe('PATCH /products/{id}: options and variants', () => {
 describe('PATCH /products/{id}: refusals', () => {
   // Each body is refused with 422 naming the field (REST names), and the product reads back unchanged.
   const cases: [string, (p: any) => unknown, string[]][] = [
-    ['an unknown option value', (p) => ({ variants: p.variants.map((v: any, i: number) => ({ variant: i === 2 ? [v.variant[0], 'Plaid'] : v.variant, price: v.price })) }), ['variants[2].variant[1]']],
-    ['a combination of the wrong length', (p) => ({ variants: [{ variant: [optionsOf(p)[0].values[0]], price: 1 }] }), ['variants[0].variant']],
+    [
+      'an unknown option value',
+      (p) => ({
+        variants: p.variants.map((v: any, i: number) => ({
+          variant: i === 2 ? [v.variant[0], 'Plaid'] : v.variant,
+          price: v.price,
+        })),
+      }),
+      ['variants[2].variant[1]'],
+    ],
+    [
+      'a combination of the wrong length',
+      (p) => ({ variants: [{ variant: [optionsOf(p)[0].values[0]], price: 1 }] }),
+      ['variants[0].variant'],
+    ],
     ['duplicate combinations', (p) => ({ variants: [variantsOf(p)[0], variantsOf(p)[0]] }), ['variants[1].variant']],
-    ['two defaults', (p) => ({ variants: variantsOf(p).map((v: any, i: number) => ({ ...v, default: i < 2 })) }), ['variants[1].default']],
+    [
+      'two defaults',
+      (p) => ({ variants: variantsOf(p).map((v: any, i: number) => ({ ...v, default: i < 2 })) }),
+      ['variants[1].default'],
+    ],
     ['no variants', () => ({ variants: [] }), ['variants']],
     ['is_multi false while keeping options', () => ({ is_multi: false }), ['is_multi']],
-    ['options without values', (p) => ({ options: [{ title: optionsOf(p)[0].title, values: [] }, optionsOf(p)[1]] }), ['options[0].values']],
-    ['repeated option titles', (p) => ({ options: [optionsOf(p)[0], { ...optionsOf(p)[0], thumbnails: [] }] }), ['options[1]']],
-    ['a thumbnail with both color and image', (p) => ({ options: [optionsOf(p)[0], { ...optionsOf(p)[1], thumbnails: [{ value: optionsOf(p)[1].values[0], color: '#fff' }, { value: optionsOf(p)[1].values[1], color: '#000000', image: images[0] }] }] }), ['options[1].thumbnails[1].color']],
-    ['a thumbnail with neither color nor image', (p) => ({ options: [{ ...optionsOf(p)[0], thumbnails: [{ value: optionsOf(p)[0].values[0] }] }, optionsOf(p)[1]] }), ['options[0].thumbnails[0]']],
-    ['a thumbnail colour that is not HEX', (p) => ({ options: [{ ...optionsOf(p)[0], thumbnails: [{ value: optionsOf(p)[0].values[0], color: 'red' }] }, optionsOf(p)[1]] }), ['options[0].thumbnails[0].color']],
-    ['a thumbnail of a value the option lacks', (p) => ({ options: [{ ...optionsOf(p)[0], thumbnails: [{ value: 'Nope', color: '#123456' }] }, optionsOf(p)[1]] }), ['options[0].thumbnails[0].value']],
-    ['a thumbnail image that does not exist', (p) => ({ options: [{ ...optionsOf(p)[0], thumbnails: [{ value: optionsOf(p)[0].values[0], image: 999999 }] }, optionsOf(p)[1]] }), ['options[0].thumbnails[0].image']],
+    [
+      'options without values',
+      (p) => ({ options: [{ title: optionsOf(p)[0].title, values: [] }, optionsOf(p)[1]] }),
+      ['options[0].values'],
+    ],
+    [
+      'repeated option titles',
+      (p) => ({ options: [optionsOf(p)[0], { ...optionsOf(p)[0], thumbnails: [] }] }),
+      ['options[1]'],
+    ],
+    [
+      'a thumbnail with both color and image',
+      (p) => ({
+        options: [
+          optionsOf(p)[0],
+          {
+            ...optionsOf(p)[1],
+            thumbnails: [
+              { value: optionsOf(p)[1].values[0], color: '#fff' },
+              { value: optionsOf(p)[1].values[1], color: '#000000', image: images[0] },
+            ],
+          },
+        ],
+      }),
+      ['options[1].thumbnails[1].color'],
+    ],
+    [
+      'a thumbnail with neither color nor image',
+      (p) => ({
+        options: [{ ...optionsOf(p)[0], thumbnails: [{ value: optionsOf(p)[0].values[0] }] }, optionsOf(p)[1]],
+      }),
+      ['options[0].thumbnails[0]'],
+    ],
+    [
+      'a thumbnail colour that is not HEX',
+      (p) => ({
+        options: [
+          { ...optionsOf(p)[0], thumbnails: [{ value: optionsOf(p)[0].values[0], color: 'red' }] },
+          optionsOf(p)[1],
+        ],
+      }),
+      ['options[0].thumbnails[0].color'],
+    ],
+    [
+      'a thumbnail of a value the option lacks',
+      (p) => ({
+        options: [{ ...optionsOf(p)[0], thumbnails: [{ value: 'Nope', color: '#123456' }] }, optionsOf(p)[1]],
+      }),
+      ['options[0].thumbnails[0].value'],
+    ],
+    [
+      'a thumbnail image that does not exist',
+      (p) => ({
+        options: [
+          { ...optionsOf(p)[0], thumbnails: [{ value: optionsOf(p)[0].values[0], image: 999999 }] },
+          optionsOf(p)[1],
+        ],
+      }),
+      ['options[0].thumbnails[0].image'],
+    ],
     ['an unknown image id', () => ({ images: [999999] }), ['images[0]']],
     ['a repeated image id', () => ({ images: [images[0], images[0]] }), ['images[1]']],
-    ['an unknown variant image id', (p) => ({ variants: [{ ...variantsOf(p)[0], images: [999999] }] }), ['variants[0].images[0]']],
+    [
+      'an unknown variant image id',
+      (p) => ({ variants: [{ ...variantsOf(p)[0], images: [999999] }] }),
+      ['variants[0].images[0]'],
+    ],
     ['an unknown collection id', () => ({ collections: [manual[0], 999999] }), ['collections[1]']],
     ['a rule-based collection', () => ({ collections: [ruleBased] }), ['collections[0]']],
-    ['a textarea name that is no preset', () => ({ textareas: [{ name: 'Secret notes', text: 'x' }] }), ['textareas[0].name']],
+    [
+      'a textarea name that is no preset',
+      () => ({ textareas: [{ name: 'Secret notes', text: 'x' }] }),
+      ['textareas[0].name'],
+    ],
     ['a textarea without text', () => ({ textareas: [{ name: 'Description' }] }), ['textareas[0].text']],
     ['an empty title', () => ({ title: '  ' }), ['title']],
     ['an empty tag', () => ({ tags: ['ok', ''] }), ['tags[1]']],
@@ -266,12 +468,24 @@ describe('PATCH /products/{id}: refusals', () => {
     ['a price that is not numeric', () => ({ price: 'cheap' }), ['price']],
     ['a price with spaces around it', () => ({ price: ' 12.5 ' }), ['price']],
     ['an id beyond 32 bits', () => ({ images: [2 ** 31], collections: [-(2 ** 40)] }), ['images[0]', 'collections[0]']],
-    ['a variant price with three decimals', (p) => ({ variants: [{ ...variantsOf(p)[0], price: '0.001' }] }), ['variants[0].price']],
+    [
+      'a variant price with three decimals',
+      (p) => ({ variants: [{ ...variantsOf(p)[0], price: '0.001' }] }),
+      ['variants[0].price'],
+    ],
     ['a variant without price', (p) => ({ variants: [{ variant: p.variants[0].variant }] }), ['variants[0].price']],
-    ['wrong types', () => ({ title: 5, is_draft: 'yes', tags: [1], collections: 'all', shipping_weight: '2' }), ['title', 'is_draft', 'tags[0]', 'collections', 'shipping_weight']],
+    [
+      'wrong types',
+      () => ({ title: 5, is_draft: 'yes', tags: [1], collections: 'all', shipping_weight: '2' }),
+      ['title', 'is_draft', 'tags[0]', 'collections', 'shipping_weight'],
+    ],
     ['an unknown field', () => ({ colour: 'red' }), ['colour']],
     ['an unknown nested field', (p) => ({ variants: [{ ...variantsOf(p)[0], weight: 2 }] }), ['variants[0].weight']],
-    ['read-only fields', (p) => ({ id: 1, created_at: 0, variants: [{ ...variantsOf(p)[0], id: p.variants[0].id }] }), ['id', 'created_at', 'variants[0].id']],
+    [
+      'read-only fields',
+      (p) => ({ id: 1, created_at: 0, variants: [{ ...variantsOf(p)[0], id: p.variants[0].id }] }),
+      ['id', 'created_at', 'variants[0].id'],
+    ],
   ];
 
   it.each(cases)('refuses %s with 422 naming the field, changing nothing', async (_name, body, expected) => {
@@ -320,7 +534,13 @@ describe('PATCH /products/{id}: refusals', () => {
     const id = await multiProduct();
     const before = await read(id);
     // Valid tags, images and collections, but an option value no variant may use: nothing is written.
-    const res = await patch(id, { tags: ['changed'], images: [images[0]], collections: [manual[1]], title: 'Changed', variants: [{ variant: ['x', 'y'], price: 1 }] });
+    const res = await patch(id, {
+      tags: ['changed'],
+      images: [images[0]],
+      collections: [manual[1]],
+      title: 'Changed',
+      variants: [{ variant: ['x', 'y'], price: 1 }],
+    });
     expect(res.status).toBe(422);
     expect(await read(id)).toEqual(before);
   });
@@ -338,8 +558,11 @@ describe('PATCH /products/{id}: refusals', () => {
 
 describe('GraphQL product mutations', () => {
   const create = (input: unknown) =>
-    service.graphql('mutation ($input: ProductCreate!) { createProduct(input: $input) { id title isMulti seoUrl price ' +
-      'variants { id variant price isDefault: default } } }', { input });
+    service.graphql(
+      'mutation ($input: ProductCreate!) { createProduct(input: $input) { id title isMulti seoUrl price ' +
+        'variants { id variant price isDefault: default } } }',
+      { input },
+    );
 
   it('creates a single-variant product with its one variant and a derived seo_url', async () => {
     const res = await create({ title: 'Brand New Thing', price: '12.00' });
@@ -354,13 +577,21 @@ describe('GraphQL product mutations', () => {
 
   it('creates a multi-variant product and refuses one without options or variants', async () => {
     const res = await create({
-      title: 'Multi', isMulti: true, options: [{ title: 'Size', values: ['S', 'M'] }],
-      variants: [{ variant: ['S'], price: 1 }, { variant: ['M'], price: '2.5', default: true }],
+      title: 'Multi',
+      isMulti: true,
+      options: [{ title: 'Size', values: ['S', 'M'] }],
+      variants: [
+        { variant: ['S'], price: 1 },
+        { variant: ['M'], price: '2.5', default: true },
+      ],
     });
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.createProduct.variants.map((v: any) => v.variant)).toEqual([['S'], ['M']]);
     const noOptions = await create({ title: 'Broken', isMulti: true });
-    expect(noOptions.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: [{ field: 'options', message: expect.any(String) }] });
+    expect(noOptions.body.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      fields: [{ field: 'options', message: expect.any(String) }],
+    });
     const noVariants = await create({ title: 'Broken', isMulti: true, options: [{ title: 'Size', values: ['S'] }] });
     expect(noVariants.body.errors[0].extensions.fields).toEqual([{ field: 'variants', message: expect.any(String) }]);
     expect(await service.sql("select id from product where title = 'Broken'")).toEqual([]);
@@ -368,9 +599,13 @@ describe('GraphQL product mutations', () => {
 
   it('updates through GraphQL with the same rules and names fields in GraphQL terms', async () => {
     const id = await multiProduct();
-    const res = await service.graphql('mutation ($id: Int!, $input: ProductPatch!) { updateProduct(id: $id, input: $input) { id } }', {
-      id, input: { comparePrice: '-1', variants: [{ variant: ['a', 'b'], price: '1', comparePrice: '-2' }] },
-    });
+    const res = await service.graphql(
+      'mutation ($id: Int!, $input: ProductPatch!) { updateProduct(id: $id, input: $input) { id } }',
+      {
+        id,
+        input: { comparePrice: '-1', variants: [{ variant: ['a', 'b'], price: '1', comparePrice: '-2' }] },
+      },
+    );
     expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     expect(res.body.errors[0].extensions.fields.map((f: any) => f.field)).toEqual(
       expect.arrayContaining(['comparePrice', 'variants[0].comparePrice', 'variants[0].variant[0]']),
@@ -378,26 +613,50 @@ describe('GraphQL product mutations', () => {
   });
 
   it('deletes a product; its orders keep their line items', async () => {
-    const [line] = await service.sql<{ id: number; product_id: number; title: string }>('select id, product_id, title from line_item order by id desc limit 1');
+    const [line] = await service.sql<{ id: number; product_id: number; title: string }>(
+      'select id, product_id, title from line_item order by id desc limit 1',
+    );
     const res = await service.graphql(`mutation { deleteProduct(id: ${line.product_id}) }`);
     expect(res.body.data.deleteProduct).toBe(line.product_id);
     expect((await service.get(`/api/v1/products/${line.product_id}`)).status).toBe(404);
-    const [after] = await service.sql<Record<string, unknown>>('select product_id, product_ref, title from line_item where id = ?', [line.id]);
+    const [after] = await service.sql<Record<string, unknown>>(
+      'select product_id, product_ref, title from line_item where id = ?',
+      [line.id],
+    );
     expect(after).toEqual({ product_id: null, product_ref: line.product_id, title: line.title });
-    expect((await service.graphql(`mutation { deleteProduct(id: ${line.product_id}) }`)).body.errors[0].extensions.code).toBe('NOT_FOUND');
+    expect(
+      (await service.graphql(`mutation { deleteProduct(id: ${line.product_id}) }`)).body.errors[0].extensions.code,
+    ).toBe('NOT_FOUND');
   });
 
   it('registers images by http(s) URL only', async () => {
-    const ok = await service.graphql('mutation { createImage(url: "http://cdn.example.com/a.jpg", maxSize: 800) { id path maxSize } }');
-    expect(ok.body.data.createImage).toEqual({ id: expect.any(Number), path: 'http://cdn.example.com/a.jpg', maxSize: 800 });
+    const ok = await service.graphql(
+      'mutation { createImage(url: "http://cdn.example.com/a.jpg", maxSize: 800) { id path maxSize } }',
+    );
+    expect(ok.body.data.createImage).toEqual({
+      id: expect.any(Number),
+      path: 'http://cdn.example.com/a.jpg',
+      maxSize: 800,
+    });
     for (const url of ['ftp://cdn.example.com/a.jpg', 'javascript:alert(1)', 'not a url', '/relative.png']) {
-      const res = await service.graphql('mutation ($url: String!) { createImage(url: $url, maxSize: 800) { id } }', { url });
-      expect(res.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: [{ field: 'url', message: expect.any(String) }] });
+      const res = await service.graphql('mutation ($url: String!) { createImage(url: $url, maxSize: 800) { id } }', {
+        url,
+      });
+      expect(res.body.errors[0].extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        fields: [{ field: 'url', message: expect.any(String) }],
+      });
     }
-    const size = await service.graphql('mutation { createImage(url: "https://a.example.com/x.png", maxSize: 0) { id } }');
+    const size = await service.graphql(
+      'mutation { createImage(url: "https://a.example.com/x.png", maxSize: 0) { id } }',
+    );
     expect(size.body.errors[0].extensions.fields).toEqual([{ field: 'maxSize', message: expect.any(String) }]);
     const reader = await service.tokenWith(['read_products']);
-    const forbidden = await service.graphql('mutation { createImage(url: "https://a.example.com/x.png", maxSize: 10) { id } }', {}, reader);
+    const forbidden = await service.graphql(
+      'mutation { createImage(url: "https://a.example.com/x.png", maxSize: 10) { id } }',
+      {},
+      reader,
+    );
     expect(forbidden.body.errors[0].extensions.code).toBe('FORBIDDEN');
   });
 });

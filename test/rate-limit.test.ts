@@ -3,7 +3,7 @@
 // request per second.
 import { ensureFirstToken, hashSecret } from '../src/auth/api-tokens.js';
 import { createDatabase, startTestService, type TestService } from './support/harness.js';
-import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import { type ServerProcess, startServerProcess } from './support/server-process.js';
 
 const ADMIN = 'rate-limit-test-admin-token-0123456789';
 const BURST = 10;
@@ -30,12 +30,22 @@ interface Answer {
 }
 
 /** Request `i` goes to process `i % 2`. */
-async function call(i: number, token: string | null, path = '/api/v1/products?size=1&fields=id', init: RequestInit = {}): Promise<Answer> {
+async function call(
+  i: number,
+  token: string | null,
+  path = '/api/v1/products?size=1&fields=id',
+  init: RequestInit = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { ...(init.headers as Record<string, string>) };
   if (token !== null) headers.authorization = `Bearer ${token}`;
   const res = await fetch(`${servers[i % 2].url}${path}`, { ...init, headers });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined, contentType: res.headers.get('content-type') };
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: text ? JSON.parse(text) : undefined,
+    contentType: res.headers.get('content-type'),
+  };
 }
 
 const limitHeaders = (a: Answer) => ({
@@ -45,60 +55,89 @@ const limitHeaders = (a: Answer) => ({
 });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-it('lets exactly a bucket of concurrent requests through across both processes, ' +
-  'then answers 429 problem+json with Retry-After', async () => {
-  const token = await service.tokenWith(['read_products']);
-  const started = Date.now();
-  const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => call(i, token)));
-  const elapsed = (Date.now() - started) / 1000;
-  const ok = answers.filter((a) => a.status === 200);
-  const refused = answers.filter((a) => a.status === 429);
-  // Exactly the bucket, plus what refilled while the burst was in flight (nothing when it takes < 1 s).
-  expect(ok.length).toBeGreaterThanOrEqual(BURST);
-  expect(ok.length).toBeLessThanOrEqual(BURST + Math.floor(elapsed * RPS));
-  expect(ok.length + refused.length).toBe(24);
-  // A bucket per process would have let 2 × BURST through; both processes refused some.
-  expect(answers.some((a, i) => a.status === 429 && i % 2 === 0) && answers.some((a, i) => a.status === 429 && i % 2 === 1)).toBe(true);
-  for (const a of refused) {
-    expect(a.contentType).toMatch(/^application\/problem\+json/);
-    expect(a.body).toEqual({ type: '/problems/rate-limited', title: 'Too Many Requests', status: 429, detail: expect.stringMatching(/^Rate limit exceeded/) });
-    expect(a.headers.get('retry-after')).toBe('1'); // < 1 token left, 1 per second
-    expect(limitHeaders(a)).toEqual({ limit: String(BURST), remaining: '0', reset: String(BURST / RPS) });
-  }
-  for (const a of ok) expect(a.headers.get('ratelimit-limit')).toBe(String(BURST));
-  // The bucket was spent in order: every remaining count from BURST - 1 down was handed out. What
-  // refilled while the burst was in flight (elapsed × RPS, fractions too) can hand a low count out
-  // twice and keep the bottom ones from being reached, on a loaded machine.
-  const handedOut = new Set(ok.map((a) => Number(a.headers.get('ratelimit-remaining'))));
-  for (let left = Math.ceil(elapsed * RPS); left < BURST; left++) expect({ left, handedOut: handedOut.has(left) }).toEqual({ left, handedOut: true });
-});
-
-it('shows the bucket draining in the headers of REST and GraphQL answers alike; ' +
-  'requests without a valid token are not counted', async () => {
-  const token = await service.tokenWith(['read_products']);
-  const seen: { limit: string | null; remaining: string | null; reset: string | null }[] = [];
-  for (let i = 0; i < 6; i++) {
-    const answer = i === 3
-      ? await call(i, token, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ product(id: 1) { id } }' }) })
-      : await call(i, token);
-    expect(answer.status).toBe(200);
-    seen.push(limitHeaders(answer));
-    // Unauthenticated, unknown and malformed tokens, on both processes, cost nothing and carry no headers.
-    for (const [j, bad] of [null, 'sk_not-a-real-token', 'Basic abc'].entries()) {
-      const refused = bad === 'Basic abc'
-        ? await call(i + j, null, '/api/v1/products', { headers: { authorization: bad } })
-        : await call(i + j, bad);
-      expect(refused.status).toBe(401);
-      expect(refused.headers.get('ratelimit-remaining')).toBeNull();
+it(
+  'lets exactly a bucket of concurrent requests through across both processes, ' +
+    'then answers 429 problem+json with Retry-After',
+  async () => {
+    const token = await service.tokenWith(['read_products']);
+    const started = Date.now();
+    const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => call(i, token)));
+    const elapsed = (Date.now() - started) / 1000;
+    const ok = answers.filter((a) => a.status === 200);
+    const refused = answers.filter((a) => a.status === 429);
+    // Exactly the bucket, plus what refilled while the burst was in flight (nothing when it takes < 1 s).
+    expect(ok.length).toBeGreaterThanOrEqual(BURST);
+    expect(ok.length).toBeLessThanOrEqual(BURST + Math.floor(elapsed * RPS));
+    expect(ok.length + refused.length).toBe(24);
+    // A bucket per process would have let 2 × BURST through; both processes refused some.
+    expect(
+      answers.some((a, i) => a.status === 429 && i % 2 === 0) &&
+        answers.some((a, i) => a.status === 429 && i % 2 === 1),
+    ).toBe(true);
+    for (const a of refused) {
+      expect(a.contentType).toMatch(/^application\/problem\+json/);
+      expect(a.body).toEqual({
+        type: '/problems/rate-limited',
+        title: 'Too Many Requests',
+        status: 429,
+        detail: expect.stringMatching(/^Rate limit exceeded/),
+      });
+      expect(a.headers.get('retry-after')).toBe('1'); // < 1 token left, 1 per second
+      expect(limitHeaders(a)).toEqual({ limit: String(BURST), remaining: '0', reset: String(BURST / RPS) });
     }
-    const anonymousGraphQL = await call(i, null, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ product(id: 1) { id } }"}' });
-    expect(anonymousGraphQL.status).toBe(401);
-    expect(anonymousGraphQL.headers.get('ratelimit-remaining')).toBeNull();
-  }
-  expect(seen).toEqual(
-    Array.from({ length: 6 }, (_, i) => ({ limit: String(BURST), remaining: String(BURST - 1 - i), reset: String(i + 1) })),
-  );
-});
+    for (const a of ok) expect(a.headers.get('ratelimit-limit')).toBe(String(BURST));
+    // The bucket was spent in order: every remaining count from BURST - 1 down was handed out. What
+    // refilled while the burst was in flight (elapsed × RPS, fractions too) can hand a low count out
+    // twice and keep the bottom ones from being reached, on a loaded machine.
+    const handedOut = new Set(ok.map((a) => Number(a.headers.get('ratelimit-remaining'))));
+    for (let left = Math.ceil(elapsed * RPS); left < BURST; left++)
+      expect({ left, handedOut: handedOut.has(left) }).toEqual({ left, handedOut: true });
+  },
+);
+
+it(
+  'shows the bucket draining in the headers of REST and GraphQL answers alike; ' +
+    'requests without a valid token are not counted',
+  async () => {
+    const token = await service.tokenWith(['read_products']);
+    const seen: { limit: string | null; remaining: string | null; reset: string | null }[] = [];
+    for (let i = 0; i < 6; i++) {
+      const answer =
+        i === 3
+          ? await call(i, token, '/graphql', {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ query: '{ product(id: 1) { id } }' }),
+            })
+          : await call(i, token);
+      expect(answer.status).toBe(200);
+      seen.push(limitHeaders(answer));
+      // Unauthenticated, unknown and malformed tokens, on both processes, cost nothing and carry no headers.
+      for (const [j, bad] of [null, 'sk_not-a-real-token', 'Basic abc'].entries()) {
+        const refused =
+          bad === 'Basic abc'
+            ? await call(i + j, null, '/api/v1/products', { headers: { authorization: bad } })
+            : await call(i + j, bad);
+        expect(refused.status).toBe(401);
+        expect(refused.headers.get('ratelimit-remaining')).toBeNull();
+      }
+      const anonymousGraphQL = await call(i, null, '/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"query":"{ product(id: 1) { id } }"}',
+      });
+      expect(anonymousGraphQL.status).toBe(401);
+      expect(anonymousGraphQL.headers.get('ratelimit-remaining')).toBeNull();
+    }
+    expect(seen).toEqual(
+      Array.from({ length: 6 }, (_, i) => ({
+        limit: String(BURST),
+        remaining: String(BURST - 1 - i),
+        reset: String(i + 1),
+      })),
+    );
+  },
+);
 
 it('keeps one bucket per token: an exhausted token does not slow another', async () => {
   const [a, b] = await Promise.all([service.tokenWith(['read_products']), service.tokenWith(['read_products'])]);
@@ -129,6 +168,8 @@ it('refills at RATE_LIMIT_RPS: after Retry-After seconds the token may call agai
 it('lets several processes start at once with one ADMIN_TOKEN: its row is created once, none fails', async () => {
   const secret = 'concurrent-admin-token-0123456789';
   await Promise.all(Array.from({ length: 4 }, () => ensureFirstToken(service.orm.em.fork(), secret)));
-  const rows = await service.sql<{ n: number }>('select count(*)::int as n from api_token where secret_hash = ?', [hashSecret(secret)]);
+  const rows = await service.sql<{ n: number }>('select count(*)::int as n from api_token where secret_hash = ?', [
+    hashSecret(secret),
+  ]);
   expect(rows[0].n).toBe(1);
 });

@@ -10,13 +10,19 @@ beforeAll(async () => {
   service = await startTestService();
   [{ id: shipped }] = await service.sql<{ id: number }>('select order_id as id from shipment order by id limit 1');
   [{ id: order }] = await service.sql<{ id: number }>(
-    "select id from orders where notes is not null and phone is not null " +
-      "and payment_last4 is not null order by id limit 1",
+    'select id from orders where notes is not null and phone is not null ' +
+      'and payment_last4 is not null order by id limit 1',
   );
   // A restock on the shipped order, so restocks have a record to show.
-  const [line] = await service.sql<{ id: number }>('select id from line_item where order_id = ? and shipped > 0 order by id limit 1', [shipped]);
-  const res = await service.graphql('mutation ($o: Int!, $l: Int!) { restockOrderItems(orderId: $o, ' +
-    'input: { warehouse: 1, items: [{ id: $l, quantity: 1 }] }) { id } }', { o: shipped, l: line.id });
+  const [line] = await service.sql<{ id: number }>(
+    'select id from line_item where order_id = ? and shipped > 0 order by id limit 1',
+    [shipped],
+  );
+  const res = await service.graphql(
+    'mutation ($o: Int!, $l: Int!) { restockOrderItems(orderId: $o, ' +
+      'input: { warehouse: 1, items: [{ id: $l, quantity: 1 }] }) { id } }',
+    { o: shipped, l: line.id },
+  );
   expect(res.body.errors).toBeUndefined();
 });
 afterAll(() => service.stop());
@@ -25,7 +31,12 @@ afterAll(() => service.stop());
 function shapedLike(shape: unknown, full: unknown): unknown {
   if (Array.isArray(shape) && Array.isArray(full)) return full.map((item, i) => shapedLike(shape[i] ?? shape[0], item));
   if (shape && typeof shape === 'object' && full && typeof full === 'object') {
-    return Object.fromEntries(Object.keys(shape).map((key) => [key, shapedLike((shape as Record<string, unknown>)[key], (full as Record<string, unknown>)[key])]));
+    return Object.fromEntries(
+      Object.keys(shape).map((key) => [
+        key,
+        shapedLike((shape as Record<string, unknown>)[key], (full as Record<string, unknown>)[key]),
+      ]),
+    );
   }
   return full;
 }
@@ -61,10 +72,14 @@ describe.each(orderFields)('Order.%s', (selection) => {
   it('answers alone as it does beside every column', async () => {
     for (const id of [order, shipped]) {
       const alone = await service.graphql(`query ($id: Int!) { order(id: $id) { ${selection} } }`, { id });
-      const beside = await service.graphql(`query ($id: Int!) { order(id: $id) { ${ORDER_COLUMNS} ${selection} } }`, { id });
+      const beside = await service.graphql(`query ($id: Int!) { order(id: $id) { ${ORDER_COLUMNS} ${selection} } }`, {
+        id,
+      });
       expect(alone.body.errors).toBeUndefined();
       const field = selection.split(' ')[0];
-      expect(alone.body.data.order[field]).toEqual(shapedLike(alone.body.data.order[field], beside.body.data.order[field]));
+      expect(alone.body.data.order[field]).toEqual(
+        shapedLike(alone.body.data.order[field], beside.body.data.order[field]),
+      );
       expect(alone.body.data.order[field]).not.toBeNull();
       expect(JSON.stringify(alone.body.data)).not.toContain('undefined');
     }
@@ -72,8 +87,16 @@ describe.each(orderFields)('Order.%s', (selection) => {
 });
 
 it.each([
-  ['customer(id: 7)', 'statistics { orderCount lifetimeSpent lastPurchase }', 'id email firstName lastName notes createdAt updatedAt version'],
-  ['product(id: 3)', 'variants { productId variant default price }', 'id title type vendor sku price createdAt version'],
+  [
+    'customer(id: 7)',
+    'statistics { orderCount lifetimeSpent lastPurchase }',
+    'id email firstName lastName notes createdAt updatedAt version',
+  ],
+  [
+    'product(id: 3)',
+    'variants { productId variant default price }',
+    'id title type vendor sku price createdAt version',
+  ],
   ['collection(id: 1)', 'productIds', 'id title type rulesMatchCondition createdAt version'],
   ['orders(size: 5, filter: { status: [SHIPPED] })', 'items { shipments { trackingUrl } }', 'totalCount'],
   ['warehouses', 'items { stock { variantId warehouseId quantity } }', 'totalCount'],

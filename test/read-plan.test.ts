@@ -50,32 +50,34 @@ it('src/reads holds no table or column name as a string literal', async () => {
   expect(offending).toEqual([]);
 });
 
-it('reads an entity list relation through its @Field alone, ' +
-  'in its orderBy (Order.lineItems, Product.images)', async () => {
-  const [order] = await service.sql<{ id: number }>(
-    'select order_id as id from line_item group by order_id having count(*) > 1 order by order_id limit 1',
-  );
-  const lines = await service.sql<{ id: number; title: string }>(
-    'select id, title from line_item where order_id = ? order by id',
-    [order.id],
-  );
-  const res = await service.graphql('query ($id: Int!) { order(id: $id) { lineItems { id title } } }', {
-    id: order.id,
-  });
-  expect(res.body.errors).toBeUndefined();
-  expect(res.body.data.order.lineItems).toEqual(lines);
+it(
+  'reads an entity list relation through its @Field alone, ' + 'in its orderBy (Order.lineItems, Product.images)',
+  async () => {
+    const [order] = await service.sql<{ id: number }>(
+      'select order_id as id from line_item group by order_id having count(*) > 1 order by order_id limit 1',
+    );
+    const lines = await service.sql<{ id: number; title: string }>(
+      'select id, title from line_item where order_id = ? order by id',
+      [order.id],
+    );
+    const res = await service.graphql('query ($id: Int!) { order(id: $id) { lineItems { id title } } }', {
+      id: order.id,
+    });
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.order.lineItems).toEqual(lines);
 
-  const [product] = await service.sql<{ id: number }>(
-    'select product_id as id from product_image group by product_id having count(*) > 1 order by product_id limit 1',
-  );
-  const images = await service.sql<{ id: number }>(
-    'select image_id as id from product_image where product_id = ? order by position, id',
-    [product.id],
-  );
-  const shown = await service.graphql('query ($id: Int!) { product(id: $id) { images { id } } }', { id: product.id });
-  expect(shown.body.errors).toBeUndefined();
-  expect(shown.body.data.product.images).toEqual(images);
-});
+    const [product] = await service.sql<{ id: number }>(
+      'select product_id as id from product_image group by product_id having count(*) > 1 order by product_id limit 1',
+    );
+    const images = await service.sql<{ id: number }>(
+      'select image_id as id from product_image where product_id = ? order by position, id',
+      [product.id],
+    );
+    const shown = await service.graphql('query ($id: Int!) { product(id: $id) { images { id } } }', { id: product.id });
+    expect(shown.body.errors).toBeUndefined();
+    expect(shown.body.data.product.images).toEqual(images);
+  },
+);
 
 it('src types rows as what they are: no double cast (`as unknown as`) anywhere', async () => {
   const files = (await readdir(path.resolve('src'), { recursive: true })).filter((f) => f.endsWith('.ts'));

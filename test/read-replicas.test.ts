@@ -7,9 +7,9 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres, type EmbeddedServer } from '../src/db/embedded-postgres.js';
-import { startStreamingReplica, type StreamingReplica } from '../src/db/streaming-replica.js';
-import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import { type EmbeddedServer, startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
+import { type StreamingReplica, startStreamingReplica } from '../src/db/streaming-replica.js';
+import { type ServerProcess, startServerProcess } from './support/server-process.js';
 
 const ADMIN = 'admin-token-for-read-replica-tests';
 let dir: string;
@@ -26,7 +26,10 @@ async function call(server: ServerProcess, token: string, pathAndQuery: string, 
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers },
   });
   const text = await res.text();
-  return { status: res.status, body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
+  return {
+    status: res.status,
+    body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text,
+  };
 }
 
 async function until<T>(probe: () => Promise<T | undefined | false>, ms: number): Promise<T> {
@@ -67,7 +70,9 @@ beforeAll(async () => {
   await sql.connect();
   const created = await call(a, ADMIN, '/graphql', {
     method: 'POST',
-    body: JSON.stringify({ query: 'mutation { createApiToken(name: "reader", scopes: ["read_products"]) { secret } }' }),
+    body: JSON.stringify({
+      query: 'mutation { createApiToken(name: "reader", scopes: ["read_products"]) { secret } }',
+    }),
   });
   reader = created.body.data.createApiToken.secret;
   // The seeded store and the reader's token have reached the replica, and both services use it.
@@ -96,7 +101,10 @@ it('sends reads of a client that has not written to the replica', async () => {
   expect(await readsOn(a, 'replica-1')).toBeGreaterThan(replicaReads);
   // A /graphql query goes there too.
   const graphqlReads = await readsOn(a, 'replica-1');
-  const gql = await call(a, reader, '/graphql', { method: 'POST', body: JSON.stringify({ query: `{ product(id: ${id}) { title } }` }) });
+  const gql = await call(a, reader, '/graphql', {
+    method: 'POST',
+    body: JSON.stringify({ query: `{ product(id: ${id}) { title } }` }),
+  });
   expect(gql.body.data.product.title).toBe(before);
   expect(await readsOn(a, 'replica-1')).toBe(graphqlReads + 1);
   await until(async () => (await titleOf(a, reader, id)) === `${before} (renamed)`, 10_000);
@@ -106,12 +114,18 @@ it('shows a client its own write at once, on another instance too, although the 
   const [{ id }] = (await sql.query<{ id: number }>('select id from product order by id limit 1 offset 1')).rows;
   for (let round = 1; round <= 3; round++) {
     const title = `read-your-writes ${round}`;
-    const patched = await call(a, ADMIN, `/api/v1/products/${id}`, { method: 'PATCH', body: JSON.stringify({ title }) });
+    const patched = await call(a, ADMIN, `/api/v1/products/${id}`, {
+      method: 'PATCH',
+      body: JSON.stringify({ title }),
+    });
     expect(patched.status).toBe(200);
     expect(await titleOf(b, ADMIN, id)).toBe(title);
     expect(await titleOf(a, ADMIN, id)).toBe(title);
     // GraphQL reads follow the same rule.
-    const gql = await call(b, ADMIN, '/graphql', { method: 'POST', body: JSON.stringify({ query: `{ product(id: ${id}) { title } }` }) });
+    const gql = await call(b, ADMIN, '/graphql', {
+      method: 'POST',
+      body: JSON.stringify({ query: `{ product(id: ${id}) { title } }` }),
+    });
     expect(gql.body.data.product.title).toBe(title);
   }
   // Another client, which wrote nothing, still reads from the replica meanwhile.

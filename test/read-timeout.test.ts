@@ -13,7 +13,7 @@ afterAll(() => service.stop());
 
 it('ends a read stuck past the read timeout with 503 + Retry-After; a write waits past it and succeeds', async () => {
   // The test's own database (the harness's), reached directly to hold a table lock.
-  const url = (service.orm.config.get('clientUrl') as string);
+  const url = service.orm.config.get('clientUrl') as string;
   const locker = new pg.Client({ connectionString: url });
   await locker.connect();
   try {

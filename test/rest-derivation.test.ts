@@ -2,13 +2,24 @@
 // schemas and the OpenAPI document are derived from the GraphQL schema at start-up, so changing a
 // field's type in a (fixture) schema changes what REST takes and documents, with nothing else edited.
 import {
-  GRAPHQL_MAX_INT, GRAPHQL_MIN_INT, GraphQLEnumType, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType,
-  GraphQLSchema, GraphQLString, type GraphQLInputType, type GraphQLOutputType,
+  GRAPHQL_MAX_INT,
+  GRAPHQL_MIN_INT,
+  GraphQLEnumType,
+  GraphQLInputObjectType,
+  type GraphQLInputType,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  type GraphQLOutputType,
+  GraphQLSchema,
+  GraphQLString,
 } from 'graphql';
+import { buildStoreSchema } from '../src/graphql/build-schema.js';
 import { checkBody, toInput } from '../src/rest/body.js';
 import { field } from '../src/rest/fields.js';
-import type { JsonSchema } from '../src/rest/json-schema.js';
 import { toFilter } from '../src/rest/filters.js';
+import type { JsonSchema } from '../src/rest/json-schema.js';
 import { openApiDocument } from '../src/rest/openapi.js';
 import { TAGS } from '../src/rest/openapi-prose.js';
 import { reshapeRecord } from '../src/rest/operations.js';
@@ -17,7 +28,6 @@ import type { RestResource } from '../src/rest/resource.js';
 import { deriveRestApi, type RestApi } from '../src/rest/rest-api.js';
 import type { RouteSpec } from '../src/rest/route-spec.js';
 import { routes as storeRoutes } from '../src/rest/routes.js';
-import { buildStoreSchema } from '../src/graphql/build-schema.js';
 import { OPTIONAL_EXTENSIONS } from '../src/schema/optional-field.js';
 import { DecimalScalar } from '../src/schema/scalars/decimal.scalar.js';
 
@@ -28,7 +38,10 @@ const list = <T extends GraphQLInputType | GraphQLOutputType>(type: T) => new Gr
 
 /** `size` as a list of values (any of) or as a range input of them. */
 const rangeOf = (type: GraphQLInputType & { name: string }) =>
-  new GraphQLInputObjectType({ name: `${type.name}Range`, fields: { eq: { type: list(type) }, gte: { type }, lte: { type } } });
+  new GraphQLInputObjectType({
+    name: `${type.name}Range`,
+    fields: { eq: { type: list(type) }, gte: { type }, lte: { type } },
+  });
 
 interface Variant {
   /** Type of WidgetPatch.size, Widget.size and WidgetFilter.size. */
@@ -45,26 +58,62 @@ function widgetSchema({ input, output, filter, code = nonNull(GraphQLInt) }: Var
   const widget = new GraphQLObjectType({
     name: 'Widget',
     description: 'A widget of the fixture store',
-    fields: { id: { type: nonNull(GraphQLInt) }, label: { type: GraphQLString }, size: { type: output }, status: { type: nonNull(status) }, price: { type: nonNull(DecimalScalar) } },
+    fields: {
+      id: { type: nonNull(GraphQLInt) },
+      label: { type: GraphQLString },
+      size: { type: output },
+      status: { type: nonNull(status) },
+      price: { type: nonNull(DecimalScalar) },
+    },
   });
-  const page = new GraphQLObjectType({ name: 'WidgetPage', fields: { totalCount: { type: nonNull(GraphQLInt) }, items: { type: nonNull(list(widget)) } } });
+  const page = new GraphQLObjectType({
+    name: 'WidgetPage',
+    fields: { totalCount: { type: nonNull(GraphQLInt) }, items: { type: nonNull(list(widget)) } },
+  });
   const sort = new GraphQLInputObjectType({
     name: 'WidgetSort',
-    fields: { field: { type: nonNull(new GraphQLEnumType({ name: 'WidgetSortField', values: { ID: {} } })) }, direction: { type: GraphQLString } },
+    fields: {
+      field: { type: nonNull(new GraphQLEnumType({ name: 'WidgetSortField', values: { ID: {} } })) },
+      direction: { type: GraphQLString },
+    },
   });
-  const widgetFilter = new GraphQLInputObjectType({ name: 'WidgetFilter', fields: { label: { type: list(GraphQLString) }, size: { type: filter }, status: { type: list(status) } } });
+  const widgetFilter = new GraphQLInputObjectType({
+    name: 'WidgetFilter',
+    fields: { label: { type: list(GraphQLString) }, size: { type: filter }, status: { type: list(status) } },
+  });
   const patch = new GraphQLInputObjectType({
     name: 'WidgetPatch',
-    fields: { label: { type: GraphQLString }, size: { type: input }, code: { type: code }, tags: { type: list(GraphQLString), extensions: OPTIONAL_EXTENSIONS } },
+    fields: {
+      label: { type: GraphQLString },
+      size: { type: input },
+      code: { type: code },
+      tags: { type: list(GraphQLString), extensions: OPTIONAL_EXTENSIONS },
+    },
   });
   return new GraphQLSchema({
     query: new GraphQLObjectType({
       name: 'Query',
       fields: {
-        widgets: { type: nonNull(page), args: { page: { type: nonNull(GraphQLInt) }, size: { type: nonNull(GraphQLInt) }, sort: { type: list(sort) }, filter: { type: widgetFilter } } },
+        widgets: {
+          type: nonNull(page),
+          args: {
+            page: { type: nonNull(GraphQLInt) },
+            size: { type: nonNull(GraphQLInt) },
+            sort: { type: list(sort) },
+            filter: { type: widgetFilter },
+          },
+        },
       },
     }),
-    mutation: new GraphQLObjectType({ name: 'Mutation', fields: { updateWidget: { type: nonNull(widget), args: { id: { type: nonNull(GraphQLInt) }, input: { type: nonNull(patch) } } } } }),
+    mutation: new GraphQLObjectType({
+      name: 'Mutation',
+      fields: {
+        updateWidget: {
+          type: nonNull(widget),
+          args: { id: { type: nonNull(GraphQLInt) }, input: { type: nonNull(patch) } },
+        },
+      },
+    }),
   });
 }
 
@@ -72,7 +121,13 @@ const widgetResource: RestResource = {
   name: 'Widget',
   sortInput: 'WidgetSort',
   filterInput: 'WidgetFilter',
-  fields: { id: field({ sortable: true }), label: field(), size: field(), status: field(), price: field.decimalNumber() },
+  fields: {
+    id: field({ sortable: true }),
+    label: field(),
+    size: field(),
+    status: field(),
+    price: field.decimalNumber(),
+  },
   expand: {},
   filters: { label: { gql: 'label' }, size: { gql: 'size' }, status: { gql: 'status' } },
 };
@@ -81,7 +136,14 @@ const widgetRoutes: RouteSpec[] = [
   { ...common, kind: 'list', method: 'GET', path: '/widgets', operation: 'widgets' },
   { ...common, kind: 'search', method: 'POST', path: '/widgets/search', operation: 'widgets' },
   {
-    ...common, kind: 'write', method: 'PATCH', path: '/widgets/{id}', operation: 'updateWidget', input: 'WidgetPatch', pathArgs: { id: 'id' }, status: 200,
+    ...common,
+    kind: 'write',
+    method: 'PATCH',
+    path: '/widgets/{id}',
+    operation: 'updateWidget',
+    input: 'WidgetPatch',
+    pathArgs: { id: 'id' },
+    status: 200,
     body: { label: field(), size: field(), code: field(), tags: field() },
   },
 ];
@@ -92,7 +154,8 @@ const intSize = { input: GraphQLInt, output: GraphQLInt, filter: list(GraphQLInt
 const decimalSize = { input: DecimalScalar, output: DecimalScalar, filter: list(DecimalScalar) };
 const stringSize = { input: GraphQLString, output: GraphQLString, filter: list(GraphQLString) };
 
-const routeOf = (api: RestApi, route: RouteSpec) => api.routes.find((r) => r.method === route.method && r.path === route.path)!;
+const routeOf = (api: RestApi, route: RouteSpec) =>
+  api.routes.find((r) => r.method === route.method && r.path === route.path)!;
 
 /** The GraphQL input of a body, or the fields a 422 names. */
 function write(api: RestApi, body: unknown): Record<string, unknown> | { refused: string[] } {
@@ -116,8 +179,10 @@ function filterOf(api: RestApi, body: unknown): Record<string, unknown> | { refu
 
 type Document = { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, JsonSchema> } };
 const documentOf = (api: RestApi) => openApiDocument(api) as Document;
-const bodySchema = (api: RestApi) => documentOf(api).paths['/api/v1/widgets/{id}'].patch.requestBody.content['application/json'].schema;
-const filterSchema = (api: RestApi) => documentOf(api).paths['/api/v1/widgets/search'].post.requestBody.content['application/json'].schema;
+const bodySchema = (api: RestApi) =>
+  documentOf(api).paths['/api/v1/widgets/{id}'].patch.requestBody.content['application/json'].schema;
+const filterSchema = (api: RestApi) =>
+  documentOf(api).paths['/api/v1/widgets/search'].post.requestBody.content['application/json'].schema;
 
 describe('a body follows the type of its GraphQL input field', () => {
   it('an Int: 32-bit integers only, documented as such', () => {
@@ -126,15 +191,23 @@ describe('a body follows the type of its GraphQL input field', () => {
     expect(write(api, { code: 1, size: '7' })).toEqual({ refused: ['size'] });
     expect(write(api, { code: 1, size: 2 ** 31 })).toEqual({ refused: ['size'] });
     expect(write(api, { code: 1, size: 1.5 })).toEqual({ refused: ['size'] });
-    expect(bodySchema(api).properties.size).toEqual({ type: ['integer', 'null'], minimum: GRAPHQL_MIN_INT, maximum: GRAPHQL_MAX_INT });
+    expect(bodySchema(api).properties.size).toEqual({
+      type: ['integer', 'null'],
+      minimum: GRAPHQL_MIN_INT,
+      maximum: GRAPHQL_MAX_INT,
+    });
   });
 
   it('the same field as a Decimal: amounts, checked by the Decimal scalar itself, documented with its pattern', () => {
     const api = apiOf(decimalSize);
     expect(write(api, { code: 1, size: '12.50' })).toEqual({ code: 1, size: '12.50' });
     expect(write(api, { code: 1, size: 12.5 })).toEqual({ code: 1, size: 12.5 });
-    for (const size of [1.234, 'abc', '12345678901', ' 1']) expect(write(api, { code: 1, size })).toEqual({ refused: ['size'] });
-    expect(bodySchema(api).properties.size).toMatchObject({ type: ['number', 'string', 'null'], pattern: decimal.jsonInputSchema.pattern });
+    for (const size of [1.234, 'abc', '12345678901', ' 1'])
+      expect(write(api, { code: 1, size })).toEqual({ refused: ['size'] });
+    expect(bodySchema(api).properties.size).toMatchObject({
+      type: ['number', 'string', 'null'],
+      pattern: decimal.jsonInputSchema.pattern,
+    });
   });
 
   it('the same field as a String: text only', () => {
@@ -150,7 +223,10 @@ describe('a body follows the type of its GraphQL input field', () => {
     expect(write(api, { code: 1, label: null })).toEqual({ code: 1, label: null });
     expect(write(api, { code: 1, tags: null })).toEqual({ refused: ['tags'] });
     expect(write(api, { code: 1, colour: 'red' })).toEqual({ refused: ['colour'] });
-    expect(bodySchema(api)).toMatchObject({ required: ['code'], properties: { label: { type: ['string', 'null'] }, tags: { type: 'array' } } });
+    expect(bodySchema(api)).toMatchObject({
+      required: ['code'],
+      properties: { label: { type: ['string', 'null'] }, tags: { type: 'array' } },
+    });
     // `code` made optional in GraphQL: REST stops requiring it, in the validator and the document.
     const relaxed = apiOf({ ...intSize, code: GraphQLInt });
     expect(write(relaxed, { size: 1 })).toEqual({ size: 1 });
@@ -165,9 +241,16 @@ describe('records and filters follow the GraphQL types too', () => {
       status: { type: 'integer', enum: [0, 1] },
       price: { type: 'number' },
     });
-    expect(documentOf(apiOf(decimalSize)).components.schemas.Widget.properties.size).toEqual({ type: ['string', 'null'], pattern: decimal.jsonSchema.pattern });
+    expect(documentOf(apiOf(decimalSize)).components.schemas.Widget.properties.size).toEqual({
+      type: ['string', 'null'],
+      pattern: decimal.jsonSchema.pattern,
+    });
     const api = apiOf(intSize);
-    const record = reshapeRecord(routeOf(api, update).resource, { keys: ['id', 'status', 'price'], expand: [] }, { id: 1, status: 'LIVE', price: '2.50' });
+    const record = reshapeRecord(
+      routeOf(api, update).resource,
+      { keys: ['id', 'status', 'price'], expand: [] },
+      { id: 1, status: 'LIVE', price: '2.50' },
+    );
     expect(record).toEqual({ id: 1, status: 1, price: 2.5 });
   });
 
@@ -191,31 +274,45 @@ describe('records and filters follow the GraphQL types too', () => {
 });
 
 describe('the OpenAPI tags', () => {
-  it('a resource without prose in openapi-prose.ts is tagged with its GraphQL type’s description; ' +
-    'the store’s prose stays', async () => {
-    expect((documentOf(apiOf(intSize)) as unknown as { tags: unknown[] }).tags).toEqual([
-      { name: 'Widget', description: 'A widget of the fixture store' },
-      expect.objectContaining({ name: 'Webhooks' }),
-      expect.objectContaining({ name: 'Operations' }),
-    ]);
-    const store = openApiDocument(deriveRestApi(await buildStoreSchema(), storeRoutes)) as unknown as { tags: { name: string; description: string }[] };
-    expect(store.tags).toEqual(expect.arrayContaining(TAGS));
-  });
+  it(
+    'a resource without prose in openapi-prose.ts is tagged with its GraphQL type’s description; ' +
+      'the store’s prose stays',
+    async () => {
+      expect((documentOf(apiOf(intSize)) as unknown as { tags: unknown[] }).tags).toEqual([
+        { name: 'Widget', description: 'A widget of the fixture store' },
+        expect.objectContaining({ name: 'Webhooks' }),
+        expect.objectContaining({ name: 'Operations' }),
+      ]);
+      const store = openApiDocument(deriveRestApi(await buildStoreSchema(), storeRoutes)) as unknown as {
+        tags: { name: string; description: string }[];
+      };
+      expect(store.tags).toEqual(expect.arrayContaining(TAGS));
+    },
+  );
 });
 
 describe('a REST map that does not fit the schema fails the start', () => {
-  const withBody = (body: Record<string, ReturnType<typeof field>>) => widgetRoutes.map((r) => (r === update ? { ...update, body } : r)) as RouteSpec[];
+  const withBody = (body: Record<string, ReturnType<typeof field>>) =>
+    widgetRoutes.map((r) => (r === update ? { ...update, body } : r)) as RouteSpec[];
 
   it('names a body key the input type lacks, and a required input field no key fills', () => {
-    expect(() => deriveRestApi(widgetSchema(intSize), withBody({ code: field(), colour: field() }))).toThrow(/body\.colour: WidgetPatch has no field colour/);
-    expect(() => deriveRestApi(widgetSchema(intSize), withBody({ size: field() }))).toThrow(/WidgetPatch\.code is required but no REST key fills it/);
+    expect(() => deriveRestApi(widgetSchema(intSize), withBody({ code: field(), colour: field() }))).toThrow(
+      /body\.colour: WidgetPatch has no field colour/,
+    );
+    expect(() => deriveRestApi(widgetSchema(intSize), withBody({ size: field() }))).toThrow(
+      /WidgetPatch\.code is required but no REST key fills it/,
+    );
   });
 
   it('names a record key or filter the GraphQL types lack', () => {
     const extra = { ...widgetResource, fields: { ...widgetResource.fields, weight: field() } };
-    expect(() => deriveRestApi(widgetSchema(intSize), widgetRoutes.map((r) => ({ ...r, resource: extra })) as RouteSpec[])).toThrow(/weight/);
+    expect(() =>
+      deriveRestApi(widgetSchema(intSize), widgetRoutes.map((r) => ({ ...r, resource: extra })) as RouteSpec[]),
+    ).toThrow(/weight/);
     const badFilter = { ...widgetResource, filters: { ...widgetResource.filters, weight: { gql: 'weight' } } };
-    expect(() => deriveRestApi(widgetSchema(intSize), widgetRoutes.map((r) => ({ ...r, resource: badFilter })) as RouteSpec[])).toThrow(/WidgetFilter has no field weight/);
+    expect(() =>
+      deriveRestApi(widgetSchema(intSize), widgetRoutes.map((r) => ({ ...r, resource: badFilter })) as RouteSpec[]),
+    ).toThrow(/WidgetFilter has no field weight/);
   });
 });
 
@@ -226,9 +323,9 @@ describe('the store', () => {
       schema.anyOf.forEach((s: JsonSchema, i: number) => {
         untyped(s, `${path}|${i}`, out);
       });
-    }
-    else if (schema.type === undefined) out.push(path);
-    for (const [key, sub] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) untyped(sub, `${path}.${key}`, out);
+    } else if (schema.type === undefined) out.push(path);
+    for (const [key, sub] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>))
+      untyped(sub, `${path}.${key}`, out);
     if (schema.items) untyped(schema.items, `${path}[]`, out);
     return out;
   };
@@ -241,7 +338,8 @@ describe('the store', () => {
       if (route.kind === 'write' && route.body) expect(body).toBeDefined();
       if (body) untyped(body.schema, `${route.method} ${route.path} body`, gaps);
       if (route.kind === 'search') untyped(api.filters.get(route.resource)!.schema, `${route.path} filters`, gaps);
-      for (const [key, spec] of Object.entries({ ...route.resource.fields, ...route.resource.expand })) untyped(spec.schema, `${route.resource.name}.${key}`, gaps);
+      for (const [key, spec] of Object.entries({ ...route.resource.fields, ...route.resource.expand }))
+        untyped(spec.schema, `${route.resource.name}.${key}`, gaps);
     }
     expect(gaps).toEqual([]);
   });

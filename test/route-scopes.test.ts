@@ -3,10 +3,10 @@
 // so are its ETag (`versioned`) and its If-Match mapping to the schema's versioned types.
 import type { GraphQLObjectType, GraphQLSchema } from 'graphql';
 import { buildStoreSchema } from '../src/graphql/build-schema.js';
-import { fieldScopes } from '../src/schema/field-scopes.js';
 import { checkRouteScopes, checkRoutesAgainstSchema } from '../src/rest/rest-api.js';
-import { routeScopes, type RouteSpec } from '../src/rest/route-spec.js';
+import { type RouteSpec, routeScopes } from '../src/rest/route-spec.js';
 import { routes } from '../src/rest/routes.js';
+import { fieldScopes } from '../src/schema/field-scopes.js';
 import { startTestService, type TestService } from './support/harness.js';
 
 let schema: GraphQLSchema;
@@ -14,7 +14,8 @@ beforeAll(async () => {
   schema = await buildStoreSchema();
 });
 const find = (method: string, path: string) => routes.find((r) => r.method === method && r.path === path)!;
-const rootOf = (route: RouteSpec) => (route.kind === 'write' ? schema.getMutationType() : schema.getQueryType()) as GraphQLObjectType;
+const rootOf = (route: RouteSpec) =>
+  (route.kind === 'write' ? schema.getMutationType() : schema.getQueryType()) as GraphQLObjectType;
 
 it('every route of the table declares exactly the scope its GraphQL field asks for', () => {
   expect(routes.length).toBeGreaterThan(30);
@@ -24,8 +25,9 @@ it('every route of the table declares exactly the scope its GraphQL field asks f
       scopes: routeScopes(route),
       authorized: fieldScopes(schema, rootOf(route), route.operation),
     }))
-    .filter(({ scopes, authorized }) =>
-      authorized?.length !== scopes.length || scopes.some((s) => !authorized.includes(s)));
+    .filter(
+      ({ scopes, authorized }) => authorized?.length !== scopes.length || scopes.some((s) => !authorized.includes(s)),
+    );
   expect(mismatches).toEqual([]);
   expect(() => checkRoutesAgainstSchema(schema, routes)).not.toThrow();
   expect(() => checkRouteScopes(schema, routes)).not.toThrow();
@@ -33,7 +35,10 @@ it('every route of the table declares exactly the scope its GraphQL field asks f
 
 it('reads scopes from the metadata the auth checker runs on, nested fields included', () => {
   expect(fieldScopes(schema, schema.getQueryType()!, 'orders')).toEqual(['read_orders']);
-  expect(fieldScopes(schema, schema.getMutationType()!, 'createImage')).toEqual(['write_products', 'write_collections']);
+  expect(fieldScopes(schema, schema.getMutationType()!, 'createImage')).toEqual([
+    'write_products',
+    'write_collections',
+  ]);
   expect(fieldScopes(schema, schema.getType('Collection') as GraphQLObjectType, 'products')).toEqual(['read_products']);
   expect(fieldScopes(schema, schema.getType('Product') as GraphQLObjectType, 'title')).toBeUndefined();
 });
@@ -54,7 +59,7 @@ describe('a route that disagrees with the schema fails the start-up check, sayin
       "REST route GET /orders: the table says scope read_customers, but Query.orders has @Authorized('read_orders')",
     );
     expect(failure({ ...find('PATCH', '/orders/{id}/shipments'), scope: 'read_orders' })).toBe(
-      "REST route PATCH /orders/{id}/shipments: the table says scope read_orders, " +
+      'REST route PATCH /orders/{id}/shipments: the table says scope read_orders, ' +
         "but Mutation.updateShipments has @Authorized('write_orders')",
     );
   });
@@ -62,9 +67,15 @@ describe('a route that disagrees with the schema fails the start-up check, sayin
   it('a selected field that asks for a scope the route does not hold', () => {
     const route = find('GET', '/products/{id}');
     // A relation that would expose whole collections (Product.collections needs read_collections).
-    const resource = { ...route.resource, expand: { ...route.resource.expand, whole_collections: { gql: 'collections', sub: { id: { schema: {} } }, schema: {} } } };
+    const resource = {
+      ...route.resource,
+      expand: {
+        ...route.resource.expand,
+        whole_collections: { gql: 'collections', sub: { id: { schema: {} } }, schema: {} },
+      },
+    };
     expect(failure({ ...route, resource })).toBe(
-      "REST route GET /products/{id}: it selects Product.collections, " +
+      'REST route GET /products/{id}: it selects Product.collections, ' +
         "which has @Authorized('read_collections'): a token holding only read_products would be refused",
     );
   });
@@ -72,20 +83,22 @@ describe('a route that disagrees with the schema fails the start-up check, sayin
   it('a versioned type shown without its ETag, or under another type’s name', () => {
     const customer = find('GET', '/customers/{id}');
     expect(failure({ ...customer, resource: { ...customer.resource, versioned: undefined } })).toBe(
-      "REST route GET /customers/{id}: customer answers Customer, which has a version field, " +
+      'REST route GET /customers/{id}: customer answers Customer, which has a version field, ' +
         "but its resource Customer says versioned: (none) (say versioned: 'Customer')",
     );
     const order = find('GET', '/orders/{id}');
     expect(failure({ ...order, resource: { ...order.resource, versioned: 'Product' } })).toBe(
-      "REST route GET /orders/{id}: order answers Order, which has a version field, " +
+      'REST route GET /orders/{id}: order answers Order, which has a version field, ' +
         "but its resource Order says versioned: Product (say versioned: 'Order')",
     );
   });
 
   it('a mutation taking expectedVersion without If-Match mapped onto it', () => {
     const { ifMatch: _dropped, ...route } = find('PATCH', '/products/{id}') as Extract<RouteSpec, { kind: 'write' }>;
-    expect(failure(route as RouteSpec)).toBe("REST route PATCH /products/{id}: updateProduct takes expectedVersion, " +
-      "but the route maps no If-Match onto it (add ifMatch: 'expectedVersion')");
+    expect(failure(route as RouteSpec)).toBe(
+      'REST route PATCH /products/{id}: updateProduct takes expectedVersion, ' +
+        "but the route maps no If-Match onto it (add ifMatch: 'expectedVersion')",
+    );
   });
 });
 

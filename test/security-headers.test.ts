@@ -11,7 +11,11 @@ beforeAll(async () => {
 afterAll(() => service.stop());
 
 it('sends security headers on API answers, problems and pages', async () => {
-  for (const [path, token] of [['/api/v1/products?size=1', undefined], ['/api/v1/nope', undefined], ['/docs', null]] as const) {
+  for (const [path, token] of [
+    ['/api/v1/products?size=1', undefined],
+    ['/api/v1/nope', undefined],
+    ['/docs', null],
+  ] as const) {
     const res = await service.get(path, token);
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
@@ -29,10 +33,14 @@ it('sends no CORS headers unless origins are configured, then only for those', a
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
-    const allowed = await fetch(`${base}/api/v1/products?size=1`, { headers: { origin: 'https://admin.example', authorization: `Bearer ${service.token}` } });
+    const allowed = await fetch(`${base}/api/v1/products?size=1`, {
+      headers: { origin: 'https://admin.example', authorization: `Bearer ${service.token}` },
+    });
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://admin.example');
     expect(allowed.headers.get('access-control-expose-headers')).toContain('X-Pagination-Total-Count');
-    const other = await fetch(`${base}/api/v1/products?size=1`, { headers: { origin: 'https://evil.example', authorization: `Bearer ${service.token}` } });
+    const other = await fetch(`${base}/api/v1/products?size=1`, {
+      headers: { origin: 'https://evil.example', authorization: `Bearer ${service.token}` },
+    });
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
   } finally {
     server.closeAllConnections();

@@ -2,8 +2,8 @@
 // migrations applied, the demo store seeded once on an empty database, the first token created or
 // ADMIN_TOKEN honoured.
 import pg from 'pg';
-import { loadConfig, type Config } from '../src/config.js';
-import { startService, type RunningService } from '../src/server.js';
+import { type Config, loadConfig } from '../src/config.js';
+import { type RunningService, startService } from '../src/server.js';
 import { createDatabase } from './support/harness.js';
 
 const baseEnv = { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' };
@@ -25,7 +25,9 @@ describe('configuration', () => {
   });
 
   it('refuses bad values with one clear line per variable', () => {
-    expect(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', SEED_DEMO: 'maybe', ADMIN_TOKEN: 'short' })).toThrow(
+    expect(() =>
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', SEED_DEMO: 'maybe', ADMIN_TOKEN: 'short' }),
+    ).toThrow(
       new RegExp(
         [
           'Invalid configuration:',
@@ -52,7 +54,9 @@ describe('starting on an empty database', () => {
 
   it('creates and returns a first token with every scope, which works', async () => {
     expect(service.firstToken).toMatch(/^sk_/);
-    const res = await fetch(`${service.url}/api/v1/products?size=1`, { headers: { authorization: `Bearer ${service.firstToken}` } });
+    const res = await fetch(`${service.url}/api/v1/products?size=1`, {
+      headers: { authorization: `Bearer ${service.firstToken}` },
+    });
     expect(res.status).toBe(200);
     const [token] = await query<{ scopes: string[] }>(url, 'select scopes from api_token');
     expect(token.scopes).toContain('manage_tokens');
@@ -60,7 +64,9 @@ describe('starting on an empty database', () => {
 
   it('seeds the demo store of the start-up contract', async () => {
     expect(service.seeded).toBe(true);
-    const [counts] = await query<Record<string, string>>(url, `select
+    const [counts] = await query<Record<string, string>>(
+      url,
+      `select
       (select count(*) from product) as products,
       (select count(*) from product where is_multi) as multi,
       (select count(*) from product where not is_multi) as single,
@@ -72,9 +78,11 @@ describe('starting on an empty database', () => {
       (select count(*) from shipping_carrier where is_deleted) as deleted_carriers,
       (select count(*) from customer) as customers,
       (select count(*) from orders) as orders,
-      (select count(distinct status) from orders) as statuses`);
+      (select count(distinct status) from orders) as statuses`,
+    );
     expect(Number(counts.products)).toBeGreaterThanOrEqual(50);
-    for (const key of ['multi', 'single', 'tracked', 'with_images', 'with_textareas']) expect(Number(counts[key])).toBeGreaterThan(0);
+    for (const key of ['multi', 'single', 'tracked', 'with_images', 'with_textareas'])
+      expect(Number(counts[key])).toBeGreaterThan(0);
     expect(Number(counts.stocked_warehouses)).toBeGreaterThanOrEqual(3);
     expect(Number(counts.carriers)).toBeGreaterThanOrEqual(5);
     expect(Number(counts.deleted_carriers)).toBe(1);
@@ -84,23 +92,39 @@ describe('starting on an empty database', () => {
   });
 
   it('has at least 20 unfulfilled orders whose tracked items are in stock', async () => {
-    const [row] = await query<{ n: string }>(url, `select count(*) as n from orders o where o.status = 0
+    const [row] = await query<{ n: string }>(
+      url,
+      `select count(*) as n from orders o where o.status = 0
       and exists (select 1 from line_item li where li.order_id = o.id and li.track_inventory)
       and not exists (select 1 from line_item li where li.order_id = o.id and li.track_inventory
         and not exists (select 1 from inventory_level il where il.variant_id = li.variant_id
-          and il.quantity >= li.quantity))`);
+          and il.quantity >= li.quantity))`,
+    );
     expect(Number(row.n)).toBeGreaterThanOrEqual(20);
   });
 
   it('keeps every order consistent: counters balance, status derives from them, records match', async () => {
-    const rows = await query<{ id: number; status: number; q: number; nf: number; f: number; s: number; r: number; fi: number; si: number }>(url, `
+    const rows = await query<{
+      id: number;
+      status: number;
+      q: number;
+      nf: number;
+      f: number;
+      s: number;
+      r: number;
+      fi: number;
+      si: number;
+    }>(
+      url,
+      `
       select o.id, o.status, sum(li.quantity)::int as q, sum(li.not_fulfilled)::int as nf, sum(li.fulfilled)::int as f,
         sum(li.shipped)::int as s, sum(li.restocked)::int as r,
         coalesce((select sum(fi.quantity) from fulfilment_item fi join fulfilment fu on fu.id = fi.fulfilment_id
           where fu.order_id = o.id), 0)::int as fi,
         coalesce((select sum(si.quantity) from shipment_item si join shipment sh on sh.id = si.shipment_id
           where sh.order_id = o.id), 0)::int as si
-      from orders o join line_item li on li.order_id = o.id group by o.id`);
+      from orders o join line_item li on li.order_id = o.id group by o.id`,
+    );
     for (const o of rows) {
       expect(o.q).toBe(o.nf + o.f + o.s + o.r);
       const live = o.q - o.r;
@@ -128,7 +152,9 @@ describe('ADMIN_TOKEN and SEED_DEMO=false', () => {
   it('creates the admin token with every scope and no printed token, and seeds nothing', async () => {
     const url = await createDatabase('empty');
     const admin = 'admin-secret-for-tests-0123456789';
-    const service = await startService(loadConfig({ ...baseEnv, DATABASE_URL: url, ADMIN_TOKEN: admin, SEED_DEMO: 'false' }) as Config);
+    const service = await startService(
+      loadConfig({ ...baseEnv, DATABASE_URL: url, ADMIN_TOKEN: admin, SEED_DEMO: 'false' }) as Config,
+    );
     try {
       expect(service.firstToken).toBeNull();
       expect(service.seeded).toBe(false);
@@ -144,12 +170,17 @@ describe('ADMIN_TOKEN and SEED_DEMO=false', () => {
 describe('the demo store is deterministic', () => {
   it('builds the same store for the same SEED', async () => {
     const [a, b] = await Promise.all([createDatabase('empty'), createDatabase('empty')]);
-    const started = await Promise.all([a, b].map((u) => startService(loadConfig({ ...baseEnv, DATABASE_URL: u }) as Config)));
+    const started = await Promise.all(
+      [a, b].map((u) => startService(loadConfig({ ...baseEnv, DATABASE_URL: u }) as Config)),
+    );
     await Promise.all(started.map((s) => s.stop()));
     const digest = (u: string) =>
-      query<{ d: string }>(u, `select md5(string_agg(t::text, '|' order by t.id)) as d from (
+      query<{ d: string }>(
+        u,
+        `select md5(string_agg(t::text, '|' order by t.id)) as d from (
         select id, title, price::text, tags::text from product union all
-        select id, email, total::text, status::text from orders) t`);
+        select id, email, total::text, status::text from orders) t`,
+      );
     expect(await digest(a)).toEqual(await digest(b));
   });
 });

@@ -4,7 +4,7 @@ import type { RouteSpec } from '../src/rest/route-spec.js';
 import { routes } from '../src/rest/routes.js';
 import { PAGE_SIZE } from '../src/schema/page-size.js';
 import { startTestService, type TestService } from './support/harness.js';
-import { placeOrder, pickVariants, setStock } from './support/orders.js';
+import { pickVariants, placeOrder, setStock } from './support/orders.js';
 
 let service: TestService;
 
@@ -49,10 +49,14 @@ async function orderWithRecords(): Promise<number> {
   const order = await placeOrder(service, [{ variantId: tracked, quantity: 4 }]);
   const line = order.items[0].data.id;
   for (let i = 0; i < 4; i++) {
-    const res = await service.send('POST', `/api/v1/orders/${order.id}/fulfilments`, { items: [{ id: line, quantity: 1, warehouse: 1 }] });
+    const res = await service.send('POST', `/api/v1/orders/${order.id}/fulfilments`, {
+      items: [{ id: line, quantity: 1, warehouse: 1 }],
+    });
     expect(res.status).toBe(201);
     const fulfilment = res.body.fulfilments.at(-1).id;
-    const shipped = await service.send('POST', `/api/v1/orders/${order.id}/shipments`, { data: { fulfilment_id: fulfilment, tracking_number: `T${i}`, shipping_carrier: 1 } });
+    const shipped = await service.send('POST', `/api/v1/orders/${order.id}/shipments`, {
+      data: { fulfilment_id: fulfilment, tracking_number: `T${i}`, shipping_carrier: 1 },
+    });
     expect(shipped.status).toBe(201);
   }
   return order.id;
@@ -156,18 +160,42 @@ interface GetPin {
 }
 
 const listExceptions: Record<string, ListPin> = {
-  'POST /orders/search': { path: () => '/api/v1/orders/search', body: { status: [0, 1, 2, 3, 4, 5] }, fullPage: 200, statements: 2 },
-  'POST /orders/{id}/search': { path: () => `/api/v1/orders/${recordsOrder}/search`, body: {}, fullPage: 1, statements: 2 },
+  'POST /orders/search': {
+    path: () => '/api/v1/orders/search',
+    body: { status: [0, 1, 2, 3, 4, 5] },
+    fullPage: 200,
+    statements: 2,
+  },
+  'POST /orders/{id}/search': {
+    path: () => `/api/v1/orders/${recordsOrder}/search`,
+    body: {},
+    fullPage: 1,
+    statements: 2,
+  },
   // token, order exists, page with items (and carrier) and count
-  'GET /orders/{id}/fulfilments': { path: () => `/api/v1/orders/${recordsOrder}/fulfilments`, fullPage: 4, statements: 3 },
+  'GET /orders/{id}/fulfilments': {
+    path: () => `/api/v1/orders/${recordsOrder}/fulfilments`,
+    fullPage: 4,
+    statements: 3,
+  },
   'GET /orders/{id}/shipments': { path: () => `/api/v1/orders/${recordsOrder}/shipments`, fullPage: 4, statements: 3 },
   // token, order exists, page and count (the order was placed, then 4 fulfilments and 4 shipments: 9 events)
   'GET /orders/{id}/events': { path: () => `/api/v1/orders/${recordsOrder}/events`, fullPage: 9, statements: 3 },
   // token, page with rules, images and manual links and count, the members of every collection of the page
   'GET /collections': { path: () => '/api/v1/collections?expand=products', fullPage: 8, statements: 3 },
-  'POST /customers/search': { path: () => '/api/v1/customers/search', body: { last_name: 'o' }, fullPage: 20, statements: 2 },
+  'POST /customers/search': {
+    path: () => '/api/v1/customers/search',
+    body: { last_name: 'o' },
+    fullPage: 20,
+    statements: 2,
+  },
   // a search by display number reads the store's number format first
-  'POST /orders/search (display number)': { path: () => '/api/v1/orders/search', body: { display_number: ['1'] }, fullPage: 20, statements: 3 },
+  'POST /orders/search (display number)': {
+    path: () => '/api/v1/orders/search',
+    body: { display_number: ['1'] },
+    fullPage: 20,
+    statements: 3,
+  },
 };
 
 const getExceptions: Record<string, GetPin> = {
@@ -179,13 +207,16 @@ const getExceptions: Record<string, GetPin> = {
 
 const keyOf = (route: RouteSpec) => `${route.method} ${route.path}`;
 /** `GET /x` for a single read `GET /x/{id}`. */
-const listOf = (route: RouteSpec) => routes.find((r) => r.kind === 'list' && r.method === 'GET' && `${r.path}/{id}` === route.path);
+const listOf = (route: RouteSpec) =>
+  routes.find((r) => r.kind === 'list' && r.method === 'GET' && `${r.path}/{id}` === route.path);
 const pinnedKinds = routes.filter((r) => r.kind === 'list' || r.kind === 'search' || r.kind === 'get');
 const listDefaults = pinnedKinds.filter((r) => r.kind === 'list' && !r.path.includes('{') && !listExceptions[keyOf(r)]);
 const getDefaults = pinnedKinds.filter((r) => r.kind === 'get' && listOf(r) && !getExceptions[keyOf(r)]);
 
 it('pins every list, search and single read of the route table, each at most 4 statements', () => {
-  const pinned = new Set([...Object.keys(listExceptions), ...Object.keys(getExceptions)].map((k) => k.replace(/ \(.*\)$/, '')));
+  const pinned = new Set(
+    [...Object.keys(listExceptions), ...Object.keys(getExceptions)].map((k) => k.replace(/ \(.*\)$/, '')),
+  );
   for (const route of [...listDefaults, ...getDefaults]) pinned.add(keyOf(route));
   // A route no default fits (a search, a list under a path parameter) needs an exception above.
   expect([...pinned].sort()).toEqual(pinnedKinds.map(keyOf).sort());
@@ -203,12 +234,19 @@ async function firstIdOf(list: RouteSpec): Promise<number | undefined> {
 /** A single read's request, as far as it depends on the store: its path, the status it answers and its pin. */
 type GetRun = () => Promise<{ path: string; status: number; statements: number }>;
 const gets: [string, GetRun][] = [
-  ...Object.entries(getExceptions).map(([key, pin]): [string, GetRun] => [key, async () => ({ path: pin.path(), status: 200, statements: pin.statements })]),
+  ...Object.entries(getExceptions).map(([key, pin]): [string, GetRun] => [
+    key,
+    async () => ({ path: pin.path(), status: 200, statements: pin.statements }),
+  ]),
   ...getDefaults.map((route): [string, GetRun] => [
     keyOf(route),
     async () => {
       const id = await firstIdOf(listOf(route)!);
-      return { path: `/api/v1${route.path.replace('{id}', String(id ?? 1))}?expand=all`, status: id === undefined ? 404 : 200, statements: DEFAULT_STATEMENTS };
+      return {
+        path: `/api/v1${route.path.replace('{id}', String(id ?? 1))}?expand=all`,
+        status: id === undefined ? 404 : 200,
+        statements: DEFAULT_STATEMENTS,
+      };
     },
   ]),
 ];
@@ -223,7 +261,10 @@ it.each(gets)('%s fully expanded costs no more than pinned', async (_route, pinO
 
 const lists: [string, ListPin][] = [
   ...Object.entries(listExceptions),
-  ...listDefaults.map((route): [string, ListPin] => [keyOf(route), { path: () => `/api/v1${route.path}?expand=all`, statements: DEFAULT_STATEMENTS }]),
+  ...listDefaults.map((route): [string, ListPin] => [
+    keyOf(route),
+    { path: () => `/api/v1${route.path}?expand=all`, statements: DEFAULT_STATEMENTS },
+  ]),
 ];
 
 describe.each(lists)('%s', (_route, spec) => {
@@ -234,7 +275,11 @@ describe.each(lists)('%s', (_route, spec) => {
     const res = spec.body === undefined ? await service.get(url) : await service.send('POST', url, spec.body);
     expect(res.status).toBe(200);
     const items = Array.isArray(res.body) ? res.body : res.body.items;
-    return { count: service.statements.count, items: items.length as number, total: Number(res.headers.get('x-pagination-total-count')) };
+    return {
+      count: service.statements.count,
+      items: items.length as number,
+      total: Number(res.headers.get('x-pagination-total-count')),
+    };
   }
 
   it('costs as many statements for a full page as for one record, and no more than pinned', async () => {
@@ -260,11 +305,16 @@ it('pins the statements of a fulfilment created and deleted', async () => {
   const order = await placeOrder(service, [{ variantId: tracked, quantity: 2 }]);
   const line = order.items[0].data.id;
   service.statements.reset();
-  const created = await service.send('POST', `/api/v1/orders/${order.id}/fulfilments`, { items: [{ id: line, quantity: 1, warehouse: 1 }] });
+  const created = await service.send('POST', `/api/v1/orders/${order.id}/fulfilments`, {
+    items: [{ id: line, quantity: 1, warehouse: 1 }],
+  });
   expect(created.status).toBe(201);
   const create = service.statements.count;
   service.statements.reset();
-  const deleted = await service.send('DELETE', `/api/v1/orders/${order.id}/fulfilments/${created.body.fulfilments.at(-1).id}`);
+  const deleted = await service.send(
+    'DELETE',
+    `/api/v1/orders/${order.id}/fulfilments/${created.body.fulfilments.at(-1).id}`,
+  );
   expect(deleted.status).toBe(200);
   expect({ create, delete: service.statements.count }).toEqual({ create: 7, delete: 7 });
 });

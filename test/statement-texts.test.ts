@@ -26,10 +26,14 @@ it(`answers ${SEARCHES} distinct customer searches with a bounded set of stateme
     // Four shapes (one text field, two fields, a list, an address block), each with a term of its own.
     const term = `${known}${i.toString(36)}`;
     switch (i % 4) {
-      case 0: return { email: term };
-      case 1: return { first_name: term, last_name: `x${i}` };
-      case 2: return { last_name: [term, `y${i}`] };
-      default: return { address: { shipping: { city: term } } };
+      case 0:
+        return { email: term };
+      case 1:
+        return { first_name: term, last_name: `x${i}` };
+      case 2:
+        return { last_name: [term, `y${i}`] };
+      default:
+        return { address: { shipping: { city: term } } };
     }
   });
   let next = 0;

@@ -32,16 +32,33 @@ it('types generated from the served document type-check a strict openapi-fetch p
   await writeFile(
     path.join(dir, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { strict: true, noUncheckedIndexedAccess: false, target: 'es2023', module: 'nodenext', moduleResolution: 'nodenext', skipLibCheck: false, types: [], lib: ['es2023', 'dom'], outDir: 'out' },
+      compilerOptions: {
+        strict: true,
+        noUncheckedIndexedAccess: false,
+        target: 'es2023',
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        skipLibCheck: false,
+        types: [],
+        lib: ['es2023', 'dom'],
+        outDir: 'out',
+      },
       files: ['typed-client.ts', 'store-api.d.ts'],
     }),
   );
-  const tsc = await run(path.resolve('node_modules/.bin/tsc'), ['-p', path.join(dir, 'tsconfig.json')]).catch((e: { stdout: string }) => e);
+  const tsc = await run(path.resolve('node_modules/.bin/tsc'), ['-p', path.join(dir, 'tsconfig.json')]).catch(
+    (e: { stdout: string }) => e,
+  );
   expect(tsc.stdout).toBe('');
 
   const { tour } = await import(pathToFileURL(path.join(dir, 'out', 'typed-client.js')).href);
   const result = await tour(service.url, service.token);
-  expect(result).toMatchObject({ newestId: expect.any(Number), newestStatus: expect.any(Number), notes: 'Call before delivery', etag: expect.stringMatching(/^"/) });
+  expect(result).toMatchObject({
+    newestId: expect.any(Number),
+    newestStatus: expect.any(Number),
+    notes: 'Call before delivery',
+    etag: expect.stringMatching(/^"/),
+  });
   expect(result.units).toBeGreaterThan(0);
   expect(result.collectionProducts.length).toBeGreaterThan(0);
   expect(result.orderTotal).toMatch(/^\d+\.\d{2}$/);

@@ -36,7 +36,11 @@ async function newProduct(title = 'Relation product'): Promise<number> {
 }
 
 const manualBody = (productIds: number[], title = 'Relation collection') => ({
-  title, type: 0, seo_title: title, seo_url: `relation-${++slug}`, match_products: productIds,
+  title,
+  type: 0,
+  seo_title: title,
+  seo_url: `relation-${++slug}`,
+  match_products: productIds,
 });
 
 async function newManualCollection(productIds: number[] = []): Promise<{ id: number; body: Record<string, unknown> }> {
@@ -142,8 +146,12 @@ describe('manual membership moves both sides', () => {
 
 describe('a rule-based collection’s version follows its answer', () => {
   const ruleBased = (value: string) => ({
-    title: `Rule ${value}`, type: 1, seo_title: 'Rule', seo_url: `rule-${++slug}`,
-    rules_match_condition: 0, rules: [{ type: 0, condition: 3, value }],
+    title: `Rule ${value}`,
+    type: 1,
+    seo_title: 'Rule',
+    seo_url: `rule-${++slug}`,
+    rules_match_condition: 0,
+    rules: [{ type: 0, condition: 3, value }],
   });
 
   it('changes when a product’s fields change its membership, and only then', async () => {

@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import { createDatabase } from './support/harness.js';
-import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import { type ServerProcess, startServerProcess } from './support/server-process.js';
 
 const ADMIN = 'admin-token-for-web-concurrency-tests';
 let server: ServerProcess;
@@ -17,7 +17,9 @@ afterAll(() => server?.stop());
 function workers(): number[] {
   try {
     return execFileSync('ps', ['-o', 'pid=', '--ppid', String(server.pid)], { encoding: 'utf8' })
-      .split('\n').map((line) => Number(line.trim())).filter((pid) => pid > 0);
+      .split('\n')
+      .map((line) => Number(line.trim()))
+      .filter((pid) => pid > 0);
   } catch {
     return []; // ps exits 1 when the process has no children (or is gone)
   }
@@ -26,12 +28,16 @@ function workers(): number[] {
 /** A GET on a connection of its own, so that the primary's round-robin spreads requests over the workers. */
 function get(path: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const request = http.get(`${server.url}${path}`, { agent: false, headers: { authorization: `Bearer ${ADMIN}` } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const request = http.get(
+      `${server.url}${path}`,
+      { agent: false, headers: { authorization: `Bearer ${ADMIN}` } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     request.on('error', reject);
   });
 }
@@ -47,7 +53,12 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
 const served = (metrics: string, route: string) =>
   metrics
     .split('\n')
-    .filter((line) => line.startsWith('http_request_duration_seconds_count{') && line.includes(`route="${route}"`) && line.includes('status="200"'))
+    .filter(
+      (line) =>
+        line.startsWith('http_request_duration_seconds_count{') &&
+        line.includes(`route="${route}"`) &&
+        line.includes('status="200"'),
+    )
     .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
 
 it('serves one port from two worker processes, and /metrics counts the requests of both', async () => {

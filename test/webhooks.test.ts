@@ -2,7 +2,7 @@
 // PostgreSQL, verified here with the `standardwebhooks` package the receivers would use.
 process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -62,10 +62,14 @@ const at = (p: string) => received.filter((r) => r.path === p);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function subscribe(p: string, events: string[]): Promise<{ id: number; secret: string }> {
-  const res = await service.graphql('mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) ' +
-    '{ secret subscription { id url events disabledAt } } }', {
-    u: `${base}${p}`, e: events,
-  });
+  const res = await service.graphql(
+    'mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) ' +
+      '{ secret subscription { id url events disabledAt } } }',
+    {
+      u: `${base}${p}`,
+      e: events,
+    },
+  );
   expect(res.body.errors).toBeUndefined();
   const { secret, subscription } = res.body.data.createWebhookSubscription;
   expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -77,9 +81,9 @@ async function deliveries(subscriptionId: number) {
   const res = await service.graphql(
     '{ webhookSubscriptions(size: 10, sort: [{ field: ID, direction: DESC }]) { ' +
       'items { id disabledAt disabledReason consecutiveFailures ' +
-        'deliveries(size: 10, sort: [{ field: ID, direction: ASC }]) ' +
-          '{ totalCount items { eventId eventType status attempts lastStatusCode lastError nextAttemptAt deliveredAt ' +
-            'attemptLog { attempt statusCode error durationMs } } } } } }',
+      'deliveries(size: 10, sort: [{ field: ID, direction: ASC }]) ' +
+      '{ totalCount items { eventId eventType status attempts lastStatusCode lastError nextAttemptAt deliveredAt ' +
+      'attemptLog { attempt statusCode error durationMs } } } } } }',
   );
   expect(res.body.errors).toBeUndefined();
   return res.body.data.webhookSubscriptions.items.find((s: any) => s.id === subscriptionId);
@@ -98,43 +102,69 @@ async function unsubscribe(id: number) {
   expect(res.body.data.deleteWebhookSubscription).toBe(id);
 }
 
-it('delivers fulfilment.created and shipment.created to a local receiver, ' +
-  'signed so that standardwebhooks verifies them', async () => {
-  const { id, secret } = await subscribe('/orders-hook', ['fulfilment.created', 'shipment.created']);
-  const { untracked } = await pickVariants(service);
-  const order = await placeOrder(service, [{ variantId: untracked, quantity: 2 }]);
-  const line = order.items[0].data.id;
-  const f = await service.send('POST', `/api/v1/orders/${order.id}/fulfilments`, { items: [{ id: line, quantity: 2 }] });
-  const fulfilment = f.body.fulfilments[0];
-  const s = await service.send('POST', `/api/v1/orders/${order.id}/shipments`, { data: { fulfilment_id: fulfilment.id, tracking_number: 'WH-1', shipping_carrier: 1 } });
-  expect(s.status).toBe(201);
-  await service.send('PATCH', `/api/v1/orders/${order.id}`, { notes: 'not subscribed' });
+it(
+  'delivers fulfilment.created and shipment.created to a local receiver, ' +
+    'signed so that standardwebhooks verifies them',
+  async () => {
+    const { id, secret } = await subscribe('/orders-hook', ['fulfilment.created', 'shipment.created']);
+    const { untracked } = await pickVariants(service);
+    const order = await placeOrder(service, [{ variantId: untracked, quantity: 2 }]);
+    const line = order.items[0].data.id;
+    const f = await service.send('POST', `/api/v1/orders/${order.id}/fulfilments`, {
+      items: [{ id: line, quantity: 2 }],
+    });
+    const fulfilment = f.body.fulfilments[0];
+    const s = await service.send('POST', `/api/v1/orders/${order.id}/shipments`, {
+      data: { fulfilment_id: fulfilment.id, tracking_number: 'WH-1', shipping_carrier: 1 },
+    });
+    expect(s.status).toBe(201);
+    await service.send('PATCH', `/api/v1/orders/${order.id}`, { notes: 'not subscribed' });
 
-  const worker = new WebhookWorker(service.orm);
-  expect(await worker.runOnce()).toBe(2);
-  const got = at('/orders-hook');
-  expect(got).toHaveLength(2);
-  const verifier = new Webhook(secret);
-  const payloads = got.map((r) => verifier.verify(r.body, r.headers as Record<string, string>) as any);
-  expect(payloads.map((p) => p.type)).toEqual(['fulfilment.created', 'shipment.created']);
-  expect(payloads[0].data).toEqual({ ...fulfilment, order_id: order.id, order_status: 3 });
-  expect(payloads[1].data).toMatchObject({ order_id: order.id, fulfilment_id: fulfilment.id, tracking_number: 'WH-1', items: [{ id: line, quantity: 2 }] });
-  expect(new Date(payloads[0].timestamp).getTime()).toBeGreaterThan(Date.now() - 60_000);
-  // webhook-id is the event's id: the same on every retry, for de-duplication.
-  const events = (await service.get(`/api/v1/orders/${order.id}/events?sort=id`)).body.items;
-  const expected = events.filter((e: any) => e.type !== 'order.notes_changed' && e.type !== 'order.created').map((e: any) => `evt_${e.id}`);
-  expect(got.map((r) => r.headers['webhook-id'])).toEqual(expected);
-  // A tampered body fails verification.
-  expect(() => verifier.verify(got[0].body.replace('"order_status":3', '"order_status":4'), got[0].headers as Record<string, string>)).toThrow();
+    const worker = new WebhookWorker(service.orm);
+    expect(await worker.runOnce()).toBe(2);
+    const got = at('/orders-hook');
+    expect(got).toHaveLength(2);
+    const verifier = new Webhook(secret);
+    const payloads = got.map((r) => verifier.verify(r.body, r.headers as Record<string, string>) as any);
+    expect(payloads.map((p) => p.type)).toEqual(['fulfilment.created', 'shipment.created']);
+    expect(payloads[0].data).toEqual({ ...fulfilment, order_id: order.id, order_status: 3 });
+    expect(payloads[1].data).toMatchObject({
+      order_id: order.id,
+      fulfilment_id: fulfilment.id,
+      tracking_number: 'WH-1',
+      items: [{ id: line, quantity: 2 }],
+    });
+    expect(new Date(payloads[0].timestamp).getTime()).toBeGreaterThan(Date.now() - 60_000);
+    // webhook-id is the event's id: the same on every retry, for de-duplication.
+    const events = (await service.get(`/api/v1/orders/${order.id}/events?sort=id`)).body.items;
+    const expected = events
+      .filter((e: any) => e.type !== 'order.notes_changed' && e.type !== 'order.created')
+      .map((e: any) => `evt_${e.id}`);
+    expect(got.map((r) => r.headers['webhook-id'])).toEqual(expected);
+    // A tampered body fails verification.
+    expect(() =>
+      verifier.verify(
+        got[0].body.replace('"order_status":3', '"order_status":4'),
+        got[0].headers as Record<string, string>,
+      ),
+    ).toThrow();
 
-  const log = await deliveries(id);
-  expect(log.deliveries.items).toEqual([
-    expect.objectContaining({ eventType: 'fulfilment.created', status: 'DELIVERED', attempts: 1, lastStatusCode: 204, nextAttemptAt: null, attemptLog: [expect.objectContaining({ attempt: 1, statusCode: 204 })] }),
-    expect.objectContaining({ eventType: 'shipment.created', status: 'DELIVERED', attempts: 1, lastStatusCode: 204 }),
-  ]);
-  expect(await worker.runOnce()).toBe(0);
-  await unsubscribe(id);
-});
+    const log = await deliveries(id);
+    expect(log.deliveries.items).toEqual([
+      expect.objectContaining({
+        eventType: 'fulfilment.created',
+        status: 'DELIVERED',
+        attempts: 1,
+        lastStatusCode: 204,
+        nextAttemptAt: null,
+        attemptLog: [expect.objectContaining({ attempt: 1, statusCode: 204 })],
+      }),
+      expect.objectContaining({ eventType: 'shipment.created', status: 'DELIVERED', attempts: 1, lastStatusCode: 204 }),
+    ]);
+    expect(await worker.runOnce()).toBe(0);
+    await unsubscribe(id);
+  },
+);
 
 it('retries a receiver answering 500 with back-off, once per attempt, ' +
   'and disables the subscription after repeated failure', async () => {
@@ -157,7 +187,7 @@ it('retries a receiver answering 500 with back-off, once per attempt, ' +
   expect(await worker.runOnce()).toBe(0);
   expect(at('/failing')).toHaveLength(1);
   // …then exactly once more, with the same webhook-id, and the next retry minutes away.
-  await sleep((log.nextAttemptAt * 1000 - Date.now()) + 1100);
+  await sleep(log.nextAttemptAt * 1000 - Date.now() + 1100);
   expect(await worker.runOnce()).toBe(1);
   expect(await worker.runOnce()).toBe(0);
   const twice = at('/failing');
@@ -165,11 +195,18 @@ it('retries a receiver answering 500 with back-off, once per attempt, ' +
   expect(twice[1].headers['webhook-id']).toBe(twice[0].headers['webhook-id']);
   expect(Number(twice[1].headers['webhook-timestamp'])).toBeGreaterThan(Number(twice[0].headers['webhook-timestamp']));
   log = (await deliveries(id)).deliveries.items[0];
-  expect(log).toMatchObject({ status: 'PENDING', attempts: 2, attemptLog: [{ attempt: 1, statusCode: 500 }, { attempt: 2, statusCode: 500 }].map((a) => expect.objectContaining(a)) });
+  expect(log).toMatchObject({
+    status: 'PENDING',
+    attempts: 2,
+    attemptLog: [
+      { attempt: 1, statusCode: 500 },
+      { attempt: 2, statusCode: 500 },
+    ].map((a) => expect.objectContaining(a)),
+  });
   expect(log.nextAttemptAt - Math.floor(Date.now() / 1000)).toBeGreaterThan(250);
 
   // With no retries left the delivery fails and the subscription is disabled, visibly.
-  await service.sql("update webhook_delivery set next_attempt_at = now() where subscription_id = ?", [id]);
+  await service.sql('update webhook_delivery set next_attempt_at = now() where subscription_id = ?', [id]);
   const impatient = new WebhookWorker(service.orm, { retryDelaysSeconds: [0] });
   expect(await impatient.runOnce()).toBe(1);
   const subscription = await deliveries(id);
@@ -182,8 +219,15 @@ it('retries a receiver answering 500 with back-off, once per attempt, ' +
   expect(await worker.runOnce()).toBe(0);
   expect(at('/failing')).toHaveLength(3);
   // …until it is enabled again: then new events are sent.
-  const enabled = await service.graphql('mutation ($id: Int!) { enableWebhookSubscription(id: $id) { disabledAt disabledReason consecutiveFailures } }', { id });
-  expect(enabled.body.data.enableWebhookSubscription).toEqual({ disabledAt: null, disabledReason: null, consecutiveFailures: 0 });
+  const enabled = await service.graphql(
+    'mutation ($id: Int!) { enableWebhookSubscription(id: $id) { disabledAt disabledReason consecutiveFailures } }',
+    { id },
+  );
+  expect(enabled.body.data.enableWebhookSubscription).toEqual({
+    disabledAt: null,
+    disabledReason: null,
+    consecutiveFailures: 0,
+  });
   behaviour['/failing'] = { status: 200 };
   await service.send('PATCH', `/api/v1/orders/${order.id}`, { notes: 'after enabling' });
   expect(await worker.runOnce()).toBe(1);
@@ -196,9 +240,21 @@ it('does not let a slow receiver hold up other deliveries, and gives up on it at
   behaviour['/slow'] = { status: 200, delayMs: 20_000 };
   const slow = await subscribe('/slow', ['collection.created']);
   const fast = await subscribe('/fast', ['collection.created']);
-  const made = await service.send('POST', '/api/v1/collections', { title: 'Hooks', type: 0, seo_title: 'Hooks', seo_url: 'hooks-1', match_products: [] });
+  const made = await service.send('POST', '/api/v1/collections', {
+    title: 'Hooks',
+    type: 0,
+    seo_title: 'Hooks',
+    seo_url: 'hooks-1',
+    match_products: [],
+  });
   expect(made.status).toBe(201);
-  await service.send('POST', '/api/v1/collections', { title: 'Hooks 2', type: 0, seo_title: 'Hooks 2', seo_url: 'hooks-2', match_products: [] });
+  await service.send('POST', '/api/v1/collections', {
+    title: 'Hooks 2',
+    type: 0,
+    seo_title: 'Hooks 2',
+    seo_url: 'hooks-2',
+    match_products: [],
+  });
 
   const worker = new WebhookWorker(service.orm, { timeoutMs: 3000, pollMs: 100 });
   workers.push(worker);
@@ -210,7 +266,10 @@ it('does not let a slow receiver hold up other deliveries, and gives up on it at
   // The slow receiver never answers in time: its attempts end as timeouts, to be retried later.
   await until(async () => (await deliveries(slow.id)).deliveries.items.every((d: any) => d.lastError !== null), 10_000);
   const log = await deliveries(slow.id);
-  expect(log.deliveries.items.map((d: any) => [d.status, d.attempts, d.lastStatusCode])).toEqual([['PENDING', 1, null], ['PENDING', 1, null]]);
+  expect(log.deliveries.items.map((d: any) => [d.status, d.attempts, d.lastStatusCode])).toEqual([
+    ['PENDING', 1, null],
+    ['PENDING', 1, null],
+  ]);
   expect(log.deliveries.items[0].lastError).toMatch(/timed out after 3000 ms/);
   expect((await deliveries(fast.id)).deliveries.items.map((d: any) => d.status)).toEqual(['DELIVERED', 'DELIVERED']);
   await worker.stop();
@@ -229,7 +288,13 @@ it('never makes the same attempt twice with two worker processes on one queue', 
   const start = () =>
     new Promise<ChildProcess>((resolve, reject) => {
       const child = spawn(process.execPath, [path.resolve('dist/src/cli/outbox-worker.js')], {
-        env: { ...process.env, DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'info', NODE_OPTIONS: '' },
+        env: {
+          ...process.env,
+          DATABASE_URL: databaseUrl,
+          WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+          LOG_LEVEL: 'info',
+          NODE_OPTIONS: '',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       processes.push(child);
@@ -251,11 +316,14 @@ it('never makes the same attempt twice with two worker processes on one queue', 
     await sleep(1500); // time for a duplicate to show up, if one were sent
   } finally {
     await Promise.all(
-      processes.map((child) => new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      })),
+      processes.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
+      ),
     );
   }
   const ids = at('/shared').map((r) => r.headers['webhook-id']);
@@ -263,11 +331,15 @@ it('never makes the same attempt twice with two worker processes on one queue', 
   expect(new Set(ids).size).toBe(COUNT);
   const rows = await service.sql<{ status: string; attempts: number; n: number }>(
     'select status, attempts, count(*)::int as n from webhook_delivery where subscription_id = ? ' +
-      'group by status, attempts', [id],
+      'group by status, attempts',
+    [id],
   );
   expect(rows).toEqual([{ status: 'delivered', attempts: 1, n: COUNT }]);
-  const attempts = await service.sql<{ n: number }>('select count(*)::int as n from webhook_attempt a join webhook_delivery d on d.id = a.delivery_id ' +
-    'where d.subscription_id = ?', [id]);
+  const attempts = await service.sql<{ n: number }>(
+    'select count(*)::int as n from webhook_attempt a join webhook_delivery d on d.id = a.delivery_id ' +
+      'where d.subscription_id = ?',
+    [id],
+  );
   expect(attempts[0].n).toBe(COUNT);
   await unsubscribe(id);
 }, 60_000);
@@ -275,7 +347,10 @@ it('never makes the same attempt twice with two worker processes on one queue', 
 describe('subscriptions', () => {
   it('refuse non-http(s) URLs, and loopback or private targets unless allowed', async () => {
     const create = (url: string, events = ['order.created']) =>
-      service.graphql('mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) { secret } }', { u: url, e: events });
+      service.graphql(
+        'mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) { secret } }',
+        { u: url, e: events },
+      );
     for (const url of ['ftp://example.com/hook', 'file:///etc/passwd', 'not a url', 'http://user:pw@example.com/']) {
       const res = await create(url);
       expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
@@ -285,12 +360,24 @@ describe('subscriptions', () => {
     process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'false';
     try {
       const refused = [
-        'http://127.0.0.1:9/hook', 'http://localhost/hook', 'http://10.1.2.3/', 'http://[::1]/',
-        'http://169.254.169.254/latest/meta-data', 'http://192.168.0.10/', 'http://0x7f000001/', 'http://127.1/hook',
+        'http://127.0.0.1:9/hook',
+        'http://localhost/hook',
+        'http://10.1.2.3/',
+        'http://[::1]/',
+        'http://169.254.169.254/latest/meta-data',
+        'http://192.168.0.10/',
+        'http://0x7f000001/',
+        'http://127.1/hook',
         // IPv6 spellings of IPv4 loopback and private addresses, and IPv6's own local blocks.
-        'http://[::7f00:1]/hook', 'http://[::ffff:0:7f00:1]/hook', 'http://[::ffff:127.0.0.1]/hook',
-        'http://[::127.0.0.1]/hook', 'http://[::ffff:10.0.0.1]/hook', 'http://[64:ff9b::a00:1]/hook',
-        'http://[fe80::1]/hook', 'http://[fc00::1]/hook', 'http://[fd12:3456::1]/hook',
+        'http://[::7f00:1]/hook',
+        'http://[::ffff:0:7f00:1]/hook',
+        'http://[::ffff:127.0.0.1]/hook',
+        'http://[::127.0.0.1]/hook',
+        'http://[::ffff:10.0.0.1]/hook',
+        'http://[64:ff9b::a00:1]/hook',
+        'http://[fe80::1]/hook',
+        'http://[fc00::1]/hook',
+        'http://[fd12:3456::1]/hook',
       ];
       for (const url of refused) {
         const message = (await create(url)).body.errors?.[0]?.message;
@@ -304,14 +391,46 @@ describe('subscriptions', () => {
 
   it('classify addresses by ipaddr.js: only plain unicast is public, IPv4 inside IPv6 is read as IPv4', () => {
     const refused = [
-      '127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1',
-      '240.0.0.1', '255.255.255.255', '192.0.2.1', '198.18.0.1', '::1', '::', '::7f00:1', '::ffff:0:7f00:1',
-      '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:a9fe:a9fe', '::a00:1', '::10.0.0.1',
-      '::ffff:0:a00:1', '64:ff9b::7f00:1', 'fe80::1', 'fe80::1%eth0', 'fc00::1', 'fd00::1', 'ff02::1', '2001:db8::1',
-      '2002:7f00:1::1', 'not an address',
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '240.0.0.1',
+      '255.255.255.255',
+      '192.0.2.1',
+      '198.18.0.1',
+      '::1',
+      '::',
+      '::7f00:1',
+      '::ffff:0:7f00:1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:10.0.0.1',
+      '::ffff:a9fe:a9fe',
+      '::a00:1',
+      '::10.0.0.1',
+      '::ffff:0:a00:1',
+      '64:ff9b::7f00:1',
+      'fe80::1',
+      'fe80::1%eth0',
+      'fc00::1',
+      'fd00::1',
+      'ff02::1',
+      '2001:db8::1',
+      '2002:7f00:1::1',
+      'not an address',
     ];
     const allowed = [
-      '8.8.8.8', '1.1.1.1', '93.184.216.34', '2606:4700:4700::1111', '2a00:1450:4001:81b::200e', '::ffff:8.8.8.8',
+      '8.8.8.8',
+      '1.1.1.1',
+      '93.184.216.34',
+      '2606:4700:4700::1111',
+      '2a00:1450:4001:81b::200e',
+      '::ffff:8.8.8.8',
       '::808:808',
     ];
     expect(refused.filter((a) => !isNonPublicAddress(a))).toEqual([]);
@@ -319,8 +438,9 @@ describe('subscriptions', () => {
   });
 
   it('need the read scope of each event type’s records: manage_webhooks alone reads nothing by webhook', async () => {
-    const mutation = 'mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) '
-      + '{ subscription { id events } } }';
+    const mutation =
+      'mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) ' +
+      '{ subscription { id events } } }';
     const create = (events: string[], token: string) =>
       service.graphql(mutation, { u: `${base}/scoped`, e: events }, token);
     const hooksOnly = await service.tokenWith(['manage_webhooks']);
@@ -383,20 +503,26 @@ it('queues deliveries in the change’s transaction: a refused change queues not
   const { id } = await subscribe('/none', ['fulfilment.created']);
   const { untracked } = await pickVariants(service);
   const order = await placeOrder(service, [{ variantId: untracked, quantity: 1 }]);
-  const res = await service.send('POST', `/api/v1/orders/${order.id}/fulfilments`, { items: [{ id: order.items[0].data.id, quantity: 9 }] });
+  const res = await service.send('POST', `/api/v1/orders/${order.id}/fulfilments`, {
+    items: [{ id: order.items[0].data.id, quantity: 9 }],
+  });
   expect(res.status).toBe(409);
   expect(await service.sql('select id from webhook_delivery where subscription_id = ?', [id])).toEqual([]);
   await unsubscribe(id);
 });
 
-it('stamps deliveries, attempts, retries and a disabling in whole seconds, ' +
-  'as every record (src/clock.ts)', async () => {
-  behaviour['/stamps-fail'] = { status: 500 };
-  const ids = [(await subscribe('/stamps-ok', ['order.notes_changed'])).id, (await subscribe('/stamps-fail', ['order.notes_changed'])).id];
-  /** Per stamp: how many rows of these subscriptions hold one, and how many of those have a fraction of a second. */
-  const stamps = () =>
-    service.sql<{ stamp: string; held: number; fractional: number }>(
-      `select stamp, count(at)::int as held,
+it(
+  'stamps deliveries, attempts, retries and a disabling in whole seconds, ' + 'as every record (src/clock.ts)',
+  async () => {
+    behaviour['/stamps-fail'] = { status: 500 };
+    const ids = [
+      (await subscribe('/stamps-ok', ['order.notes_changed'])).id,
+      (await subscribe('/stamps-fail', ['order.notes_changed'])).id,
+    ];
+    /** Per stamp: how many rows of these subscriptions hold one, and how many of those have a fraction of a second. */
+    const stamps = () =>
+      service.sql<{ stamp: string; held: number; fractional: number }>(
+        `select stamp, count(at)::int as held,
         count(at) filter (where at <> date_trunc('second', at))::int as fractional
         from (
          select 'delivery.created_at' as stamp, d.created_at as at
@@ -408,45 +534,46 @@ it('stamps deliveries, attempts, retries and a disabling in whole seconds, ' +
            from webhook_attempt a join webhook_delivery d on d.id = a.delivery_id where d.subscription_id in (?)
          union all select 'subscription.disabled_at', s.disabled_at from webhook_subscription s where s.id in (?)
        ) stamps group by stamp order by stamp`,
-      [ids, ids, ids, ids, ids],
-    );
-  const { untracked } = await pickVariants(service);
-  const order = await placeOrder(service, [{ variantId: untracked, quantity: 1 }]);
-  await service.send('PATCH', `/api/v1/orders/${order.id}`, { notes: 'stamped' });
-  // Queued by the trigger, due at once (no attempt yet).
-  expect(await stamps()).toEqual([
-    { stamp: 'delivery.created_at', held: 2, fractional: 0 },
-    { stamp: 'delivery.delivered_at', held: 0, fractional: 0 },
-    { stamp: 'delivery.next_attempt_at', held: 2, fractional: 0 },
-    { stamp: 'subscription.disabled_at', held: 0, fractional: 0 },
-  ]);
-  // One attempt each: one delivered, one to be retried in a minute.
-  expect(await new WebhookWorker(service.orm, { retryDelaysSeconds: [60] }).runOnce()).toBe(2);
-  expect(await stamps()).toEqual([
-    { stamp: 'attempt.attempted_at', held: 2, fractional: 0 },
-    { stamp: 'delivery.created_at', held: 2, fractional: 0 },
-    { stamp: 'delivery.delivered_at', held: 1, fractional: 0 },
-    { stamp: 'delivery.next_attempt_at', held: 1, fractional: 0 },
-    { stamp: 'subscription.disabled_at', held: 0, fractional: 0 },
-  ]);
-  // The retry, due now, fails for the last time: the subscription is disabled.
-  await service.sql('update webhook_delivery set next_attempt_at = now() where subscription_id = ?', [ids[1]]);
-  expect(await new WebhookWorker(service.orm, { retryDelaysSeconds: [] }).runOnce()).toBe(1);
-  expect(await stamps()).toEqual([
-    { stamp: 'attempt.attempted_at', held: 3, fractional: 0 },
-    { stamp: 'delivery.created_at', held: 2, fractional: 0 },
-    { stamp: 'delivery.delivered_at', held: 1, fractional: 0 },
-    { stamp: 'delivery.next_attempt_at', held: 0, fractional: 0 },
-    { stamp: 'subscription.disabled_at', held: 1, fractional: 0 },
-  ]);
-  for (const id of ids) await unsubscribe(id);
-});
+        [ids, ids, ids, ids, ids],
+      );
+    const { untracked } = await pickVariants(service);
+    const order = await placeOrder(service, [{ variantId: untracked, quantity: 1 }]);
+    await service.send('PATCH', `/api/v1/orders/${order.id}`, { notes: 'stamped' });
+    // Queued by the trigger, due at once (no attempt yet).
+    expect(await stamps()).toEqual([
+      { stamp: 'delivery.created_at', held: 2, fractional: 0 },
+      { stamp: 'delivery.delivered_at', held: 0, fractional: 0 },
+      { stamp: 'delivery.next_attempt_at', held: 2, fractional: 0 },
+      { stamp: 'subscription.disabled_at', held: 0, fractional: 0 },
+    ]);
+    // One attempt each: one delivered, one to be retried in a minute.
+    expect(await new WebhookWorker(service.orm, { retryDelaysSeconds: [60] }).runOnce()).toBe(2);
+    expect(await stamps()).toEqual([
+      { stamp: 'attempt.attempted_at', held: 2, fractional: 0 },
+      { stamp: 'delivery.created_at', held: 2, fractional: 0 },
+      { stamp: 'delivery.delivered_at', held: 1, fractional: 0 },
+      { stamp: 'delivery.next_attempt_at', held: 1, fractional: 0 },
+      { stamp: 'subscription.disabled_at', held: 0, fractional: 0 },
+    ]);
+    // The retry, due now, fails for the last time: the subscription is disabled.
+    await service.sql('update webhook_delivery set next_attempt_at = now() where subscription_id = ?', [ids[1]]);
+    expect(await new WebhookWorker(service.orm, { retryDelaysSeconds: [] }).runOnce()).toBe(1);
+    expect(await stamps()).toEqual([
+      { stamp: 'attempt.attempted_at', held: 3, fractional: 0 },
+      { stamp: 'delivery.created_at', held: 2, fractional: 0 },
+      { stamp: 'delivery.delivered_at', held: 1, fractional: 0 },
+      { stamp: 'delivery.next_attempt_at', held: 0, fractional: 0 },
+      { stamp: 'subscription.disabled_at', held: 1, fractional: 0 },
+    ]);
+    for (const id of ids) await unsubscribe(id);
+  },
+);
 
 it('sends nothing once the subscribing token is revoked or lacks a read scope, and says why', async () => {
   const reader = await service.tokenWith(['manage_webhooks', 'read_customers']);
   const made = await service.graphql(
-    'mutation ($u: String!) { createWebhookSubscription(url: $u, events: ["customer.updated"]) '
-      + '{ subscription { id createdByTokenId } } }',
+    'mutation ($u: String!) { createWebhookSubscription(url: $u, events: ["customer.updated"]) ' +
+      '{ subscription { id createdByTokenId } } }',
     { u: `${base}/owned` },
     reader,
   );
@@ -469,7 +596,9 @@ it('sends nothing once the subscribing token is revoked or lacks a read scope, a
   let subscription = await deliveries(id);
   expect(subscription.disabledReason).toBe(`the token that created it (${owner}) lacks read_customers`);
   expect(subscription.deliveries.items[1]).toMatchObject({
-    status: 'PENDING', attempts: 1, lastError: expect.stringMatching(/^not sent: /),
+    status: 'PENDING',
+    attempts: 1,
+    lastError: expect.stringMatching(/^not sent: /),
   });
   const refused = await enable();
   expect(refused.body.errors[0].extensions.code).toBe('CONFLICT');
@@ -505,8 +634,8 @@ it('fails a delivery refused at connection time like any failed attempt; the pro
   const ids: number[] = [];
   for (const [kind, host] of Object.entries(hosts)) {
     const res = await service.graphql(
-      'mutation ($u: String!) { createWebhookSubscription(url: $u, events: ["order.notes_changed"]) '
-        + '{ subscription { id } } }',
+      'mutation ($u: String!) { createWebhookSubscription(url: $u, events: ["order.notes_changed"]) ' +
+        '{ subscription { id } } }',
       { u: `${base.replace('127.0.0.1', host)}/refused-${kind}` },
     );
     expect(res.body.errors).toBeUndefined();
@@ -531,7 +660,9 @@ it('fails a delivery refused at connection time like any failed attempt; the pro
     for (const id of ids) {
       const delivery = (await deliveries(id)).deliveries.items[0];
       expect(delivery).toMatchObject({
-        status: 'PENDING', lastStatusCode: null, lastError: expect.stringMatching(/refused|private or loopback/),
+        status: 'PENDING',
+        lastStatusCode: null,
+        lastError: expect.stringMatching(/refused|private or loopback/),
       });
       expect(delivery.nextAttemptAt).toEqual(expect.any(Number));
     }
@@ -547,32 +678,34 @@ it('fails a delivery refused at connection time like any failed attempt; the pro
   for (const id of ids) await unsubscribe(id);
 }, 60_000);
 
-it("sends an order event without the customer's contact details " +
-  "when its subscription's token lacks read_customers", async () => {
-  const create = (token: string) =>
-    service.graphql(
-      'mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) ' +
-        '{ subscription { id } } }',
-      { u: `${base}/orders-only`, e: ['order.notes_changed', 'order.created'] },
-      token,
-    );
-  const ordersOnly = await service.tokenWith(['manage_webhooks', 'read_orders']);
-  const made = await create(ordersOnly);
-  expect(made.body.errors).toBeUndefined();
-  const { untracked } = await pickVariants(service);
-  const order = await placeOrder(service, [{ variantId: untracked, quantity: 1 }]);
-  const worker = new WebhookWorker(service.orm);
-  await worker.runOnce();
-  const [created] = at('/orders-only').map((r) => JSON.parse(r.body));
-  expect(created.type).toBe('order.created');
-  expect(created.data.id).toBe(order.id);
-  // The same event on the timeline, to a token that may read customers, has them.
-  const full = await service.send('GET', `/api/v1/orders/${order.id}/events`);
-  const recorded = full.body.items.find((e: any) => e.type === 'order.created').data;
-  expect(recorded.email).toBeDefined();
-  expect(created.data).not.toHaveProperty('email');
-  expect(created.data).not.toHaveProperty('address');
-  if (recorded.customer) expect(created.data.customer).toEqual({ id: recorded.customer.id });
-  expect(created.data.items).toEqual(recorded.items);
-  await unsubscribe(made.body.data.createWebhookSubscription.subscription.id);
-});
+it(
+  "sends an order event without the customer's contact details " + "when its subscription's token lacks read_customers",
+  async () => {
+    const create = (token: string) =>
+      service.graphql(
+        'mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) ' +
+          '{ subscription { id } } }',
+        { u: `${base}/orders-only`, e: ['order.notes_changed', 'order.created'] },
+        token,
+      );
+    const ordersOnly = await service.tokenWith(['manage_webhooks', 'read_orders']);
+    const made = await create(ordersOnly);
+    expect(made.body.errors).toBeUndefined();
+    const { untracked } = await pickVariants(service);
+    const order = await placeOrder(service, [{ variantId: untracked, quantity: 1 }]);
+    const worker = new WebhookWorker(service.orm);
+    await worker.runOnce();
+    const [created] = at('/orders-only').map((r) => JSON.parse(r.body));
+    expect(created.type).toBe('order.created');
+    expect(created.data.id).toBe(order.id);
+    // The same event on the timeline, to a token that may read customers, has them.
+    const full = await service.send('GET', `/api/v1/orders/${order.id}/events`);
+    const recorded = full.body.items.find((e: any) => e.type === 'order.created').data;
+    expect(recorded.email).toBeDefined();
+    expect(created.data).not.toHaveProperty('email');
+    expect(created.data).not.toHaveProperty('address');
+    if (recorded.customer) expect(created.data.customer).toEqual({ id: recorded.customer.id });
+    expect(created.data.items).toEqual(recorded.items);
+    await unsubscribe(made.body.data.createWebhookSubscription.subscription.id);
+  },
+);

@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { INPUT_LIMITS } from '../src/domain/input-limits.js';
 import { createDatabase } from './support/harness.js';
-import { npmStartNodeFlags, startServerProcess, type ServerProcess } from './support/server-process.js';
+import { npmStartNodeFlags, type ServerProcess, startServerProcess } from './support/server-process.js';
 
 const ADMIN = 'wide-body-crash-admin-token-0123456789';
 const WIDE = 50_000;
@@ -41,8 +41,10 @@ async function send(method: string, path: string, key?: string, body = wideBody)
 }
 
 const fingerprint = async () =>
-  (await db.query<{ d: string }>(`select md5(string_agg(t::text, '|' order by t::text)) as d from (
-    select o::text as t from orders o union all select f::text from fulfilment f) rows`)).rows[0].d;
+  (
+    await db.query<{ d: string }>(`select md5(string_agg(t::text, '|' order by t::text)) as d from (
+    select o::text as t from orders o union all select f::text from fulfilment f) rows`)
+  ).rows[0].d;
 
 it('survives six wide bodies with keys under the npm start heap limit, each a small 422 naming the body', async () => {
   expect(npmStartNodeFlags()).toContain('--max-old-space-size=256');

@@ -1,9 +1,9 @@
-import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
 import { createHash, randomBytes } from 'node:crypto';
-import { ApiToken } from '../entities/api-token.entity.js';
+import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import { SQL_NOW } from '../clock.js';
-import { ValidationError } from '../domain/errors.js';
 import { runPrepared } from '../db/prepared-statements.js';
+import { ValidationError } from '../domain/errors.js';
+import { ApiToken } from '../entities/api-token.entity.js';
 import { chargeCte, type RateLimiter, type RateLimitState } from './rate-limit.js';
 import { isScope, SCOPES, type Scope } from './scopes.js';
 
@@ -65,7 +65,14 @@ touched as (update api_token a set last_used_at = ${SQL_NOW}, last_write_at = no
 const WAIT_LSN = `case when token.last_write_at > now() - make_interval(secs => ?)
   then pg_current_wal_lsn()::text end as wait_lsn`;
 
-type TokenRow = { id: number; name: string; scopes: string[]; tokens?: number; granted?: boolean; wait_lsn?: string | null };
+type TokenRow = {
+  id: number;
+  name: string;
+  scopes: string[];
+  tokens?: number;
+  granted?: boolean;
+  wait_lsn?: string | null;
+};
 
 /** Read-your-writes bookkeeping (only with read replicas): whether this request writes, and the window. */
 export interface WriteTracking {
@@ -99,10 +106,15 @@ export async function authenticate(
            from token left join charged on true`,
         [hashSecret(secret), limiter.settings.burst, limiter.settings.rps, limiter.charged(cost), ...waitParams],
       )
-    : await runPrepared<TokenRow>(em, `with ${ctes} select id, name, scopes${waitLsn} from token`, [hashSecret(secret), ...waitParams]);
+    : await runPrepared<TokenRow>(em, `with ${ctes} select id, name, scopes${waitLsn} from token`, [
+        hashSecret(secret),
+        ...waitParams,
+      ]);
   if (!row) return null;
   const principal = { tokenId: row.id, name: row.name, scopes: new Set(row.scopes.filter(isScope)) };
-  const authentication: Authentication = limiter ? { principal, limit: limiter.stateOf(row as Required<TokenRow>, cost) } : { principal };
+  const authentication: Authentication = limiter
+    ? { principal, limit: limiter.stateOf(row as Required<TokenRow>, cost) }
+    : { principal };
   if (row.wait_lsn) authentication.waitLsn = row.wait_lsn;
   return authentication;
 }
@@ -111,7 +123,12 @@ export function validateScopes(scopes: string[], field = 'scopes'): Scope[] {
   const unknown = scopes.filter((s) => !isScope(s));
   if (unknown.length > 0 || scopes.length === 0) {
     throw new ValidationError([
-      { field, message: unknown.length ? `unknown scope ${unknown.join(', ')}; valid: ${SCOPES.join(', ')}` : 'at least one scope is required' },
+      {
+        field,
+        message: unknown.length
+          ? `unknown scope ${unknown.join(', ')}; valid: ${SCOPES.join(', ')}`
+          : 'at least one scope is required',
+      },
     ]);
   }
   return [...new Set(scopes)] as Scope[];

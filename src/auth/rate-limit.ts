@@ -114,6 +114,8 @@ export function rateLimitHeaders(state: RateLimitState): Record<string, string> 
 export const RATE_LIMITED = 'RATE_LIMITED';
 
 export function rateLimitedMessage(state: RateLimitState): string {
-  return `Rate limit exceeded: this token's bucket holds ${state.limit} requests and ` +
-    `refills continuously; retry after ${state.retryAfter ?? 1} s`;
+  return (
+    `Rate limit exceeded: this token's bucket holds ${state.limit} requests and ` +
+    `refills continuously; retry after ${state.retryAfter ?? 1} s`
+  );
 }

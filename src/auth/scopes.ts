@@ -1,11 +1,17 @@
 /** Every scope a token can hold (docs/decisions.md#auth-and-scopes). Resolvers name the one they need. */
 export const SCOPES = [
-  'read_orders', 'write_orders',
-  'read_customers', 'write_customers',
-  'read_products', 'write_products',
-  'read_collections', 'write_collections',
-  'read_shipping', 'write_shipping',
-  'read_inventory', 'write_inventory',
+  'read_orders',
+  'write_orders',
+  'read_customers',
+  'write_customers',
+  'read_products',
+  'write_products',
+  'read_collections',
+  'write_collections',
+  'read_shipping',
+  'write_shipping',
+  'read_inventory',
+  'write_inventory',
   'manage_tokens',
   // Webhook subscriptions and their delivery logs (docs/decisions.md#webhooks).
   'manage_webhooks',

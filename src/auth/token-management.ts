@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { now } from '../clock.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
 import { ApiToken } from '../entities/api-token.entity.js';
-import { createApiToken, validateScopes, type Principal } from './api-tokens.js';
+import { createApiToken, type Principal, validateScopes } from './api-tokens.js';
 
 const NAME_LIMIT = 200;
 
@@ -10,8 +10,14 @@ const NAME_LIMIT = 200;
  * `createApiToken` over GraphQL (docs/decisions.md#api-tokens). A manager grants only scopes its own token holds,
  * so `manage_tokens` alone cannot mint a token stronger than the one asking.
  */
-export async function issueApiToken(em: EntityManager, caller: Principal, name: string, scopes: string[]): Promise<{ token: ApiToken; secret: string }> {
-  if (name.length > NAME_LIMIT) throw new ValidationError([{ field: 'name', message: `must be at most ${NAME_LIMIT} characters` }]);
+export async function issueApiToken(
+  em: EntityManager,
+  caller: Principal,
+  name: string,
+  scopes: string[],
+): Promise<{ token: ApiToken; secret: string }> {
+  if (name.length > NAME_LIMIT)
+    throw new ValidationError([{ field: 'name', message: `must be at most ${NAME_LIMIT} characters` }]);
   const wanted = validateScopes(scopes);
   refuseBeyondCaller(caller, wanted, 'grant only scopes it holds itself');
   return createApiToken(em, name.trim(), wanted);

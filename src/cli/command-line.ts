@@ -1,6 +1,6 @@
 // What every `npm run <cli>` shares: `--help`, strict options with a one-line error, and expected
 // failures (bad input, configuration, an unreachable database) as one line instead of a stack.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ConfigError } from '../config.js';
 import { DatabaseInUseError } from '../db/database.js';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
@@ -22,7 +22,9 @@ export function parseCommandLine<O extends Options>(spec: CommandLine<O>, argv =
   const parse = () =>
     parseArgs({
       args: argv,
-      options: { ...spec.options, help: { type: 'boolean', short: 'h' } } as O & { help: { type: 'boolean'; short: 'h' } },
+      options: { ...spec.options, help: { type: 'boolean', short: 'h' } } as O & {
+        help: { type: 'boolean'; short: 'h' };
+      },
       allowPositionals: spec.allowPositionals ?? false,
       strict: true,
     });
@@ -31,7 +33,10 @@ export function parseCommandLine<O extends Options>(spec: CommandLine<O>, argv =
     parsed = parse();
   } catch (error) {
     // node:util names the problem well ("Unknown option '--nme'"); say it in one line, then how to call.
-    fail(new UsageError((error as Error).message.split('\n')[0].replace(/\. To specify a positional.*$/, '')), spec.usage);
+    fail(
+      new UsageError((error as Error).message.split('\n')[0].replace(/\. To specify a positional.*$/, '')),
+      spec.usage,
+    );
   }
   if ((parsed.values as { help?: boolean }).help) {
     process.stdout.write(`${spec.usage.trim()}\n`);
@@ -41,10 +46,15 @@ export function parseCommandLine<O extends Options>(spec: CommandLine<O>, argv =
 }
 
 function fail(error: unknown, usage?: string): never {
-  const expected = error instanceof UsageError || error instanceof DomainError || error instanceof ConfigError || error instanceof DatabaseInUseError;
+  const expected =
+    error instanceof UsageError ||
+    error instanceof DomainError ||
+    error instanceof ConfigError ||
+    error instanceof DatabaseInUseError;
   let line: string;
   if (error instanceof UsageError) line = `error: ${error.message}\n${usage ? `${usage.trim()}\n` : ''}`;
-  else if (isDatabaseUnavailable(error)) line = `error: the database is not reachable (${firstLine(error)}); check DATABASE_URL, or start the store\n`;
+  else if (isDatabaseUnavailable(error))
+    line = `error: the database is not reachable (${firstLine(error)}); check DATABASE_URL, or start the store\n`;
   else if (error instanceof ConfigError) line = `${error.message}\n`;
   else if (expected) line = `error: ${firstLine(error)}\n`;
   else line = `error: ${firstLine(error)} (LOG_LEVEL=debug shows the details)\n`;

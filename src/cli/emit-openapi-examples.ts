@@ -3,12 +3,12 @@
 // assets/openapi-examples.json, the examples of the OpenAPI document. Committed, so
 // reviewers see them change; test/openapi-examples.test.ts fails when they are stale.
 import 'reflect-metadata';
-import { MikroORM } from '@mikro-orm/postgresql';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../../mikro-orm.config.js';
 import { createApp } from '../app.js';
 import { createApiToken } from '../auth/api-tokens.js';
@@ -27,7 +27,11 @@ try {
   const orm = await MikroORM.init(ormConfig(postgres.url('demo')));
   await orm.migrator.up();
   await seedIfEmpty(orm);
-  const { app, stop } = await createApp({ orm, publicUrl: EXAMPLE_BASE_URL, requestLogger: logger.child({}, { level: 'warn' }) });
+  const { app, stop } = await createApp({
+    orm,
+    publicUrl: EXAMPLE_BASE_URL,
+    requestLogger: logger.child({}, { level: 'warn' }),
+  });
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -36,7 +40,10 @@ try {
     const examples = await collectExamples(async (method, requestPath, body) => {
       const res = await fetch(url + requestPath, {
         method,
-        headers: { authorization: `Bearer ${secret}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${secret}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       // An export's answer (NDJSON) is its text.

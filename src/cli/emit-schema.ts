@@ -5,8 +5,12 @@ import { writeFile } from 'node:fs/promises';
 import { buildStoreSchema, schemaDocument } from '../graphql/build-schema.js';
 import { parseCommandLine } from './command-line.js';
 
-parseCommandLine({ usage: 'usage: npm run schema:emit\nWrites the GraphQL schema the ' +
-  'service runs to schema.graphql.\n  -h, --help   this text', options: {} });
+parseCommandLine({
+  usage:
+    'usage: npm run schema:emit\nWrites the GraphQL schema the ' +
+    'service runs to schema.graphql.\n  -h, --help   this text',
+  options: {},
+});
 
 await writeFile('schema.graphql', schemaDocument(await buildStoreSchema()));
 process.stdout.write('wrote schema.graphql\n');

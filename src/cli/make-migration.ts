@@ -1,16 +1,17 @@
 // Developer tool: `npm run migration:create` diffs the entities against the committed
 // migrations (applied to a throw-away embedded PostgreSQL) and writes the next migration.
 import 'reflect-metadata';
-import { MikroORM } from '@mikro-orm/postgresql';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../../mikro-orm.config.js';
 import { startEmbeddedPostgres } from '../db/embedded-postgres.js';
 import { parseCommandLine } from './command-line.js';
 
 const { positionals } = parseCommandLine({
-  usage: 'usage: npm run migration:create -- NAME\nDiffs the entities ' +
+  usage:
+    'usage: npm run migration:create -- NAME\nDiffs the entities ' +
     'against the committed migrations and writes the next one.\n' +
     '  -h, --help   this text',
   options: {},
@@ -76,7 +77,12 @@ try {
   await server.createDatabase('store');
   const orm = await MikroORM.init(
     ormConfig(server.url('store'), {
-      migrations: { path: path.resolve('src/migrations'), emit: 'ts', snapshot: false, migrationsList: (await import('../migrations/index.js')).migrationsList },
+      migrations: {
+        path: path.resolve('src/migrations'),
+        emit: 'ts',
+        snapshot: false,
+        migrationsList: (await import('../migrations/index.js')).migrationsList,
+      },
       schemaGenerator: { ignoreTriggers: true, ignoreRoutines: true },
     }),
   );

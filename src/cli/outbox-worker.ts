@@ -26,7 +26,10 @@ await runCommand(async () => {
   const database = await openDatabase(config, { shareRunning: true });
   const mailer = createMailer(config.SMTP_URL, config.MAIL_FROM);
   const worker = new OutboxWorker(database.orm, mailer);
-  const webhooks = new WebhookWorker(database.orm, { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
+  const webhooks = new WebhookWorker(database.orm, {
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+  });
   const retention = new EventRetention(database.orm, { days: config.EVENT_RETENTION_DAYS });
   worker.start();
   webhooks.start();

@@ -10,7 +10,8 @@ import { seedIfEmpty } from '../seed/seed-store.js';
 import { DEMO_STORE, type StoreSize } from '../seed/store-generator.js';
 import { parseCommandLine, runCommand, UsageError } from './command-line.js';
 
-const usage = `
+const usage =
+  `
 usage: npm run seed -- [--products N] [--customers N] [--orders N] [--warehouses N] [--seed S]
 Fills an empty store with a generated one (defaults: the demo store, ${DEMO_STORE.products} ` +
   `products, ${DEMO_STORE.customers} customers,
@@ -22,8 +23,11 @@ Uses DATABASE_URL, or the embedded PostgreSQL of DATA_DIR (the running store's, 
 const { values } = parseCommandLine({
   usage,
   options: {
-    products: { type: 'string' }, customers: { type: 'string' }, orders: { type: 'string' },
-    warehouses: { type: 'string' }, seed: { type: 'string' },
+    products: { type: 'string' },
+    customers: { type: 'string' },
+    orders: { type: 'string' },
+    warehouses: { type: 'string' },
+    seed: { type: 'string' },
   },
 });
 
@@ -38,14 +42,21 @@ await runCommand(async () => {
 
   const database = await openDatabase(loadConfig(), { shareRunning: true });
   try {
-    const [{ any }] = await database.orm.em.getConnection().execute<{ any: boolean }[]>('select exists (select 1 from product) as any');
+    const [{ any }] = await database.orm.em
+      .getConnection()
+      .execute<{ any: boolean }[]>('select exists (select 1 from product) as any');
     if (any) {
       process.stdout.write('The database already holds a store; nothing seeded (seed needs an empty database).\n');
       return;
     }
     // Progress counts the records asked for (products, customers, orders); rows counts every row written.
     const bar = new cliProgress.SingleBar(
-      { format: 'seeding [{bar}] {percentage}% | {value}/{total} records | {rows} rows | {duration}s', etaBuffer: 50, noTTYOutput: true, notTTYSchedule: 5000 },
+      {
+        format: 'seeding [{bar}] {percentage}% | {value}/{total} records | {rows} rows | {duration}s',
+        etaBuffer: 50,
+        noTTYOutput: true,
+        notTTYSchedule: 5000,
+      },
       cliProgress.Presets.shades_classic,
     );
     const records: Record<string, true> = { product: true, customer: true, orders: true };
@@ -62,7 +73,7 @@ await runCommand(async () => {
     process.stdout.write(
       seeded
         ? `Seeded ${size.products} products, ${size.customers} customers, ` +
-          `${size.orders} orders (${rows} rows) in ${seconds} s.\n`
+            `${size.orders} orders (${rows} rows) in ${seconds} s.\n`
         : 'The database already holds a store; nothing seeded (seed needs an empty database).\n',
     );
   } finally {

@@ -40,28 +40,50 @@ function table(header: string[], rows: string[][]): string {
 await runCommand(async () => {
   const command = positionals[0];
   if (positionals.length !== 1 || !['create', 'list', 'revoke'].includes(command)) {
-    throw new UsageError(command ? `unknown command "${positionals.join(' ')}"` : 'name a command: create, list or revoke');
+    throw new UsageError(
+      command ? `unknown command "${positionals.join(' ')}"` : 'name a command: create, list or revoke',
+    );
   }
   let id = 0;
   if (command === 'revoke') {
     id = Number(values.id);
-    if (!values.id || !Number.isInteger(id) || id <= 0) throw new UsageError('revoke needs --id with a token id (see npm run token -- list)');
+    if (!values.id || !Number.isInteger(id) || id <= 0)
+      throw new UsageError('revoke needs --id with a token id (see npm run token -- list)');
   }
-  if (command === 'create' && (!values.name || !values.scopes)) throw new UsageError('create needs --name and --scopes');
+  if (command === 'create' && (!values.name || !values.scopes))
+    throw new UsageError('create needs --name and --scopes');
 
   const database = await openDatabase(loadConfig(), { shareRunning: true });
   try {
     const em = database.orm.em.fork();
     if (command === 'create') {
-      const scopes = values.scopes === 'all' ? [...SCOPES] : values.scopes!.split(',').map((s) => s.trim()).filter(Boolean);
+      const scopes =
+        values.scopes === 'all'
+          ? [...SCOPES]
+          : values
+              .scopes!.split(',')
+              .map((s) => s.trim())
+              .filter(Boolean);
       const { token, secret } = await createApiToken(em, values.name!, scopes);
-      process.stdout.write(`Token ${token.id} "${token.name}" with scopes ` +
-        `${token.scopes.join(',')}:\n${secret}\n(shown once; only ` +
-        `its hash is stored)\n`);
+      process.stdout.write(
+        `Token ${token.id} "${token.name}" with scopes ` +
+          `${token.scopes.join(',')}:\n${secret}\n(shown once; only ` +
+          `its hash is stored)\n`,
+      );
     } else if (command === 'list') {
       const tokens = await em.find(ApiToken, {}, { orderBy: { id: 'asc' } });
-      const rows = tokens.map((t) => [String(t.id), t.name, t.revokedAt ? 'revoked' : 'active', date(t.createdAt), date(t.lastUsedAt), date(t.revokedAt), t.scopes.join(',')]);
-      process.stdout.write(`${table(['ID', 'NAME', 'STATUS', 'CREATED (UTC)', 'LAST USED', 'REVOKED', 'SCOPES'], rows)}\n`);
+      const rows = tokens.map((t) => [
+        String(t.id),
+        t.name,
+        t.revokedAt ? 'revoked' : 'active',
+        date(t.createdAt),
+        date(t.lastUsedAt),
+        date(t.revokedAt),
+        t.scopes.join(','),
+      ]);
+      process.stdout.write(
+        `${table(['ID', 'NAME', 'STATUS', 'CREATED (UTC)', 'LAST USED', 'REVOKED', 'SCOPES'], rows)}\n`,
+      );
     } else {
       const token = await revokeApiToken(em, null, id); // the operator: any token
       process.stdout.write(`Token ${token.id} "${token.name}" revoked at ${date(token.revokedAt)} UTC\n`);

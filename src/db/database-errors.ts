@@ -2,7 +2,16 @@ import { ConnectionException } from '@mikro-orm/core';
 
 // PostgreSQL SQLSTATEs of a server going away or refusing connections, and the driver's own
 // connection failures: the request itself was fine, the database is not there right now.
-const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
+const UNAVAILABLE_CODES = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+]);
 const UNAVAILABLE_MESSAGE = new RegExp(
   [
     'Connection terminated',

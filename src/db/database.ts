@@ -1,10 +1,13 @@
-import { MikroORM } from '@mikro-orm/postgresql';
 import path from 'node:path';
+import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../../mikro-orm.config.js';
 import type { Config } from '../config.js';
 import { logger } from '../logger.js';
 import {
-  runningEmbeddedPostgres, startEmbeddedPostgres, stopOrphanedPostgres, type EmbeddedServer,
+  type EmbeddedServer,
+  runningEmbeddedPostgres,
+  startEmbeddedPostgres,
+  stopOrphanedPostgres,
 } from './embedded-postgres.js';
 
 /** The embedded data folder is already served by another process (a second `npm start`). */

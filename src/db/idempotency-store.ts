@@ -69,7 +69,10 @@ export function postgresIdempotencyStore(orm: MikroORM, leaseMs: number): Idempo
         [...args(scope), bodyHash],
       )) as unknown[];
       if (taken.length) return { state: 'new' };
-      const [row] = (await autocommit(`select body_hash, status, response from idempotency_key where ${where}`, args(scope))) as {
+      const [row] = (await autocommit(
+        `select body_hash, status, response from idempotency_key where ${where}`,
+        args(scope),
+      )) as {
         body_hash: string;
         status: number | null;
         response: StoredAnswer | string | null;
@@ -80,10 +83,17 @@ export function postgresIdempotencyStore(orm: MikroORM, leaseMs: number): Idempo
       return { state: 'replay', answer: typeof row.response === 'string' ? JSON.parse(row.response) : row.response };
     },
     async renew(scope) {
-      await autocommit(`update idempotency_key set locked_until = ${lease} where ${where} and status is null`, args(scope));
+      await autocommit(
+        `update idempotency_key set locked_until = ${lease} where ${where} and status is null`,
+        args(scope),
+      );
     },
     async complete(scope, answer, sql = autocommit) {
-      await sql(`update idempotency_key set status = ?, response = ?::json, locked_until = null where ${where}`, [answer.status, JSON.stringify(answer), ...args(scope)]);
+      await sql(`update idempotency_key set status = ?, response = ?::json, locked_until = null where ${where}`, [
+        answer.status,
+        JSON.stringify(answer),
+        ...args(scope),
+      ]);
     },
     async release(scope) {
       await autocommit(`delete from idempotency_key where ${where} and status is null`, args(scope));

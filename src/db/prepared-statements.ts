@@ -59,7 +59,9 @@ function numberedText(sql: string, count: number): string {
  */
 export async function runPrepared<T>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<T[]> {
   const text = em.config.get('onQuery')(numberedText(sql, params.length), params as unknown[]);
-  const executor = em.getTransactionContext<{ executeQuery: (query: CompiledQuery) => Promise<{ rows: unknown[] }> }>() ?? em.getConnection().getClient();
+  const executor =
+    em.getTransactionContext<{ executeQuery: (query: CompiledQuery) => Promise<{ rows: unknown[] }> }>() ??
+    em.getConnection().getClient();
   const result = await executor.executeQuery(CompiledQuery.raw(text, params as unknown[]));
   return result.rows as T[];
 }

@@ -1,4 +1,4 @@
-import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
+import { type EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../../mikro-orm.config.js';
 import { logger } from '../logger.js';
 
@@ -64,8 +64,17 @@ export class ReadReplicas {
       urls.map(async (url, i) => {
         const { hostname, port } = new URL(url);
         // No connection is made here: a replica that is down at start is polled like any other.
-        const orm = await MikroORM.init(ormConfig(url, { pool: { min: 0, max: options.poolMax } }, options.readTimeoutMs));
-        return { name: `replica-${i + 1}`, host: `${hostname}:${port}`, orm, up: false, replayed: null, lagMs: Infinity };
+        const orm = await MikroORM.init(
+          ormConfig(url, { pool: { min: 0, max: options.poolMax } }, options.readTimeoutMs),
+        );
+        return {
+          name: `replica-${i + 1}`,
+          host: `${hostname}:${port}`,
+          orm,
+          up: false,
+          replayed: null,
+          lagMs: Infinity,
+        };
       }),
     );
     const set = new ReadReplicas(primary, replicas, options.maxLagMs);
@@ -114,7 +123,9 @@ export class ReadReplicas {
     try {
       const now = Date.now();
       try {
-        const [row] = await this.primary.em.getConnection().execute<{ lsn: string }[]>('select pg_current_wal_lsn()::text as lsn');
+        const [row] = await this.primary.em
+          .getConnection()
+          .execute<{ lsn: string }[]>('select pg_current_wal_lsn()::text as lsn');
         this.history.push({ at: now, lsn: lsnValue(row.lsn) });
       } catch {
         // The primary is away: the replicas' lag cannot be told; they keep their last state.
@@ -140,7 +151,8 @@ export class ReadReplicas {
       // Not even the oldest sample replayed: how far behind it is cannot be told, so it is too far.
       replica.lagMs = !behind ? 0 : behind === this.history[0] ? Infinity : now - behind.at;
     } catch (error) {
-      if (replica.up) logger.warn({ replica: replica.host, err: error }, 'read replica unavailable; reads go elsewhere');
+      if (replica.up)
+        logger.warn({ replica: replica.host, err: error }, 'read replica unavailable; reads go elsewhere');
       replica.up = false;
       replica.replayed = null;
     }

@@ -72,7 +72,8 @@ export async function startStreamingReplica(options: {
   await mkdir(path.join(dataDir, 'pg_wal', 'archive_status'), { recursive: true });
   await mkdir(path.join(dataDir, 'pg_replslot'), { recursive: true });
   await writeFile(path.join(dataDir, 'standby.signal'), '');
-  const conninfo = `host=${primary.hostname} port=${primary.port} ` +
+  const conninfo =
+    `host=${primary.hostname} port=${primary.port} ` +
     `user=${decodeURIComponent(primary.username)} ` +
     `password=${decodeURIComponent(primary.password)}`;
   const settings: Record<string, string> = {
@@ -83,7 +84,9 @@ export async function startStreamingReplica(options: {
   };
   await appendFile(
     path.join(dataDir, 'postgresql.auto.conf'),
-    Object.entries(settings).map(([key, value]) => `${key} = '${value.replace(/'/g, "''")}'\n`).join(''),
+    Object.entries(settings)
+      .map(([key, value]) => `${key} = '${value.replace(/'/g, "''")}'\n`)
+      .join(''),
   );
   if (user.uid !== undefined) await run('chown', ['-R', `${user.uid}:${user.gid}`, dataDir]);
 
@@ -115,7 +118,10 @@ export async function startStreamingReplica(options: {
       await stop();
       const cleanup = new pg.Client({ connectionString: options.primaryUrl });
       await cleanup.connect().then(
-        () => cleanup.query('select pg_drop_replication_slot(slot_name) from pg_replication_slots where slot_name = $1', [slot]),
+        () =>
+          cleanup.query('select pg_drop_replication_slot(slot_name) from pg_replication_slots where slot_name = $1', [
+            slot,
+          ]),
         () => undefined,
       );
       await cleanup.end().catch(() => undefined);

@@ -104,7 +104,7 @@ export async function lockProductWithRelated(
 ): Promise<LockedProduct | null> {
   const linkedNow = async () => (reach.joining ? linkedCollectionIds(em, productId) : []);
   const buyersNow = async (tags: readonly string[] | undefined) =>
-    (tags && reach.movesBuyers(tags) ? buyerIds(em, productId) : []);
+    tags && reach.movesBuyers(tags) ? buyerIds(em, productId) : [];
   const tagsOf = async (lock: string) =>
     (await run<{ tags: string[] }>(em, `select tags from product where id = ?${lock}`, [productId]))[0]?.tags;
   for (;;) {

@@ -1,22 +1,22 @@
+import { type EntityManager, LockMode, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import { now } from '../clock.js';
-import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
+import { Collection, CollectionType } from '../entities/collection.entity.js';
 import { CollectionImage } from '../entities/collection-image.entity.js';
 import { CollectionProduct } from '../entities/collection-product.entity.js';
 import { CollectionRule } from '../entities/collection-rule.entity.js';
-import { Collection, CollectionType } from '../entities/collection.entity.js';
 import { Image } from '../entities/image.entity.js';
 import { Product } from '../entities/product.entity.js';
 import type { CollectionInput, CollectionRuleInput } from '../schema/inputs/collection.inputs.js';
+import { changedMembers, lockCatalogueRows, moveVersions } from './catalogue-locks.js';
 import { CONDITIONS_BY_FIELD, DECIMAL, RuleField } from './collection-membership.js';
-import { ConflictError, NotFoundError, ValidationError, type FieldError } from './errors.js';
+import { shownCollectionVersion } from './collection-version.js';
+import { ConflictError, type FieldError, NotFoundError, ValidationError } from './errors.js';
 import { restKeys } from './event-data.js';
-import { recordEvent, type Actor } from './events.js';
+import { type Actor, recordEvent } from './events.js';
 import { checkDistinct, checkText, missingIds, reportMissing } from './input-checks.js';
 import { replaceOrdered } from './ordered-links.js';
-import { freeSlug, SLUG, slugTaken } from './slug.js';
 import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
-import { changedMembers, lockCatalogueRows, moveVersions } from './catalogue-locks.js';
-import { shownCollectionVersion } from './collection-version.js';
+import { freeSlug, SLUG, slugTaken } from './slug.js';
 
 /**
  * Collections written (docs/decisions.md#spec-collection and #collections): title, type, seo_title and seo_url are
@@ -35,9 +35,15 @@ export function checkRules(rules: CollectionRuleInput[], errors: FieldError[]): 
     const at = `rules[${i}]`;
     const allowed = CONDITIONS_BY_FIELD[rule.type];
     if (!allowed) {
-      errors.push({ field: `${at}.type`, message: `must be one of ${FIELD_NAMES.map((name, code) => `${code} (${name})`).join(', ')}` });
+      errors.push({
+        field: `${at}.type`,
+        message: `must be one of ${FIELD_NAMES.map((name, code) => `${code} (${name})`).join(', ')}`,
+      });
     } else if (!allowed.includes(rule.condition)) {
-      errors.push({ field: `${at}.condition`, message: `is not a condition for ${FIELD_NAMES[rule.type]} rules (allowed: ${allowed.join(', ')})` });
+      errors.push({
+        field: `${at}.condition`,
+        message: `is not a condition for ${FIELD_NAMES[rule.type]} rules (allowed: ${allowed.join(', ')})`,
+      });
     }
     checkText(rule.value, `${at}.value`, errors, { required: true });
     const numeric = rule.type === RuleField.Price || rule.type === RuleField.Weight;
@@ -50,17 +56,26 @@ export function checkRules(rules: CollectionRuleInput[], errors: FieldError[]): 
 function checkKind(collection: Collection, input: CollectionInput, isNew: boolean, errors: FieldError[]): void {
   const needsAll = isNew || input.type !== collection.type;
   if (input.type === CollectionType.Manual) {
-    if (input.manualProductIds === undefined && needsAll) errors.push({ field: 'manualProductIds', message: 'is required for a manual collection (type 0)' });
-    if (input.rules?.length) errors.push({ field: 'rules', message: 'only a rule-based collection (type 1) has rules' });
-    if (input.rulesMatchCondition != null) errors.push({ field: 'rulesMatchCondition', message: 'only a rule-based collection (type 1) has it' });
+    if (input.manualProductIds === undefined && needsAll)
+      errors.push({ field: 'manualProductIds', message: 'is required for a manual collection (type 0)' });
+    if (input.rules?.length)
+      errors.push({ field: 'rules', message: 'only a rule-based collection (type 1) has rules' });
+    if (input.rulesMatchCondition != null)
+      errors.push({ field: 'rulesMatchCondition', message: 'only a rule-based collection (type 1) has it' });
   } else if (input.type === CollectionType.RuleBased) {
-    if (input.manualProductIds?.length) errors.push({ field: 'manualProductIds', message: 'only a manual collection (type 0) lists its products' });
+    if (input.manualProductIds?.length)
+      errors.push({ field: 'manualProductIds', message: 'only a manual collection (type 0) lists its products' });
     if (input.rulesMatchCondition === null || (input.rulesMatchCondition === undefined && needsAll)) {
       errors.push({ field: 'rulesMatchCondition', message: 'is required for a rule-based collection (type 1)' });
-    } else if (input.rulesMatchCondition !== undefined && input.rulesMatchCondition !== 0 && input.rulesMatchCondition !== 1) {
+    } else if (
+      input.rulesMatchCondition !== undefined &&
+      input.rulesMatchCondition !== 0 &&
+      input.rulesMatchCondition !== 1
+    ) {
       errors.push({ field: 'rulesMatchCondition', message: 'must be 0 (match at least one rule) or 1 (match all)' });
     }
-    if (input.rules === undefined && needsAll) errors.push({ field: 'rules', message: 'is required for a rule-based collection (type 1)' });
+    if (input.rules === undefined && needsAll)
+      errors.push({ field: 'rules', message: 'is required for a rule-based collection (type 1)' });
     if (input.rules) checkRules(input.rules, errors);
   } else {
     errors.push({ field: 'type', message: 'must be 0 (manually added products) or 1 (rules based)' });
@@ -74,22 +89,42 @@ async function checkRefs(em: EntityManager, input: CollectionInput, errors: Fiel
   }
   if (input.manualProductIds) {
     checkDistinct(input.manualProductIds, 'manualProductIds', errors);
-    reportMissing(input.manualProductIds, 'manualProductIds', await missingIds(em, Product, input.manualProductIds), 'product', errors);
+    reportMissing(
+      input.manualProductIds,
+      'manualProductIds',
+      await missingIds(em, Product, input.manualProductIds),
+      'product',
+      errors,
+    );
   }
 }
 
-async function seoUrlOf(em: EntityManager, collection: Collection, input: CollectionInput, isNew: boolean, errors: FieldError[]): Promise<string | undefined> {
+async function seoUrlOf(
+  em: EntityManager,
+  collection: Collection,
+  input: CollectionInput,
+  isNew: boolean,
+  errors: FieldError[],
+): Promise<string | undefined> {
   const given = input.seoUrl.trim();
   if (given === '') return freeSlug(em, 'collection', input.title, isNew ? 0 : collection.id);
   if (given === collection.seoUrl) return undefined;
   if (!SLUG.test(given)) {
-    errors.push({ field: 'seoUrl', message: `"${given}" is not a URL slug: lower-case letters and digits in words joined by single hyphens` });
+    errors.push({
+      field: 'seoUrl',
+      message: `"${given}" is not a URL slug: lower-case letters and digits in words joined by single hyphens`,
+    });
     return undefined;
   }
   return given;
 }
 
-async function writeCollection(em: EntityManager, collection: Collection, input: CollectionInput, isNew: boolean): Promise<Collection> {
+async function writeCollection(
+  em: EntityManager,
+  collection: Collection,
+  input: CollectionInput,
+  isNew: boolean,
+): Promise<Collection> {
   const errors: FieldError[] = [];
   checkText(input.title, 'title', errors, { required: true });
   checkText(input.seoTitle, 'seoTitle', errors);
@@ -123,8 +158,13 @@ async function writeCollection(em: EntityManager, collection: Collection, input:
     collection.rulesMatchCondition = null;
     for (const rule of rules) em.remove(rule);
     if (input.manualProductIds) {
-      replaceOrdered(em, links, (link) => link.product.id, input.manualProductIds, (productId) =>
-        Object.assign(new CollectionProduct(), { collection, product: em.getReference(Product, productId) }),
+      replaceOrdered(
+        em,
+        links,
+        (link) => link.product.id,
+        input.manualProductIds,
+        (productId) =>
+          Object.assign(new CollectionProduct(), { collection, product: em.getReference(Product, productId) }),
       );
     }
   } else {
@@ -133,19 +173,32 @@ async function writeCollection(em: EntityManager, collection: Collection, input:
     if (input.rules) {
       for (const rule of rules) em.remove(rule);
       input.rules.forEach((rule, position) => {
-        em.persist(Object.assign(new CollectionRule(), { collection, position, field: rule.type, condition: rule.condition, value: rule.value }));
+        em.persist(
+          Object.assign(new CollectionRule(), {
+            collection,
+            position,
+            field: rule.type,
+            condition: rule.condition,
+            value: rule.value,
+          }),
+        );
       });
     }
   }
   if (input.imageIds) {
-    replaceOrdered(em, images, (link) => link.image.id, input.imageIds, (imageId) =>
-      Object.assign(new CollectionImage(), { collection, image: em.getReference(Image, imageId) }),
+    replaceOrdered(
+      em,
+      images,
+      (link) => link.image.id,
+      input.imageIds,
+      (imageId) => Object.assign(new CollectionImage(), { collection, image: em.getReference(Image, imageId) }),
     );
   }
   try {
     await em.flush();
   } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) throw new ConflictError(`The seo_url ${collection.seoUrl} is already used by another collection`);
+    if (error instanceof UniqueConstraintViolationException)
+      throw new ConflictError(`The seo_url ${collection.seoUrl} is already used by another collection`);
     throw error;
   }
   return collection;
@@ -185,21 +238,44 @@ export async function createCollection(em: EntityManager, actor: Actor, input: C
   const changed = await lockMembersChanging(em, [], input);
   const collection = await writeCollection(em, new Collection(), input, true);
   await moveVersions(em, 'product', changed);
-  recordEvent(em, actor, 'collection.created', { subject: 'collection', subjectId: collection.id }, { id: collection.id, ...(restKeys(input) as object) });
+  recordEvent(
+    em,
+    actor,
+    'collection.created',
+    { subject: 'collection', subjectId: collection.id },
+    { id: collection.id, ...(restKeys(input) as object) },
+  );
   return collection;
 }
 
-export async function updateCollection(em: EntityManager, actor: Actor, id: number, input: CollectionInput, expected?: ExpectedVersion): Promise<Collection> {
+export async function updateCollection(
+  em: EntityManager,
+  actor: Actor,
+  id: number,
+  input: CollectionInput,
+  expected?: ExpectedVersion,
+): Promise<Collection> {
   const locked = await lockCollection(em, id, expected);
   const changed = await lockMembersChanging(em, await linkedProductIds(em, locked), input);
   const collection = await writeCollection(em, locked, input, false);
   await moveVersions(em, 'product', changed);
-  recordEvent(em, actor, 'collection.updated', { subject: 'collection', subjectId: id }, { id, ...(restKeys(input) as object) });
+  recordEvent(
+    em,
+    actor,
+    'collection.updated',
+    { subject: 'collection', subjectId: id },
+    { id, ...(restKeys(input) as object) },
+  );
   return collection;
 }
 
 /** Deletes a collection with its rules, links and image links (cascades); products stay. */
-export async function deleteCollection(em: EntityManager, actor: Actor, id: number, expected?: ExpectedVersion): Promise<number> {
+export async function deleteCollection(
+  em: EntityManager,
+  actor: Actor,
+  id: number,
+  expected?: ExpectedVersion,
+): Promise<number> {
   const collection = await lockCollection(em, id, expected);
   // Its members no longer list it in their `collections`: their versions move.
   const members = await linkedProductIds(em, collection);
@@ -207,6 +283,12 @@ export async function deleteCollection(em: EntityManager, actor: Actor, id: numb
   em.remove(collection);
   await em.flush();
   await moveVersions(em, 'product', members);
-  recordEvent(em, actor, 'collection.deleted', { subject: 'collection', subjectId: id }, { id, title: collection.title });
+  recordEvent(
+    em,
+    actor,
+    'collection.deleted',
+    { subject: 'collection', subjectId: id },
+    { id, title: collection.title },
+  );
   return id;
 }

@@ -5,8 +5,15 @@ import { likeEscape } from './text-match.js';
 /** Rule fields and conditions of the spec, by code. */
 export const RuleField = { Title: 0, Vendor: 1, Type: 2, Price: 3, Tag: 4, Weight: 5, VariantTitle: 6 } as const;
 export const RuleCondition = {
-  IsExactly: 0, StartsWith: 1, EndsWith: 2, Contains: 3, DoesNotContain: 4,
-  Equal: 5, NotEqual: 6, GreaterThan: 7, LessThan: 8,
+  IsExactly: 0,
+  StartsWith: 1,
+  EndsWith: 2,
+  Contains: 3,
+  DoesNotContain: 4,
+  Equal: 5,
+  NotEqual: 6,
+  GreaterThan: 7,
+  LessThan: 8,
 } as const;
 
 /** Which conditions each field accepts (docs/decisions.md#collections); also used to validate writes. */
@@ -53,12 +60,18 @@ function rulePredicate(rule: MembershipRule, params: unknown[]): string {
   };
   const text = (column: string): string => {
     switch (rule.condition) {
-      case RuleCondition.IsExactly: return `lower(${column}) = lower(${bind(rule.value)})`;
-      case RuleCondition.StartsWith: return `${column} ilike ${bind(`${likeEscape(rule.value)}%`)}`;
-      case RuleCondition.EndsWith: return `${column} ilike ${bind(`%${likeEscape(rule.value)}`)}`;
-      case RuleCondition.Contains: return `${column} ilike ${bind(`%${likeEscape(rule.value)}%`)}`;
-      case RuleCondition.DoesNotContain: return `${column} not ilike ${bind(`%${likeEscape(rule.value)}%`)}`;
-      default: return 'false';
+      case RuleCondition.IsExactly:
+        return `lower(${column}) = lower(${bind(rule.value)})`;
+      case RuleCondition.StartsWith:
+        return `${column} ilike ${bind(`${likeEscape(rule.value)}%`)}`;
+      case RuleCondition.EndsWith:
+        return `${column} ilike ${bind(`%${likeEscape(rule.value)}`)}`;
+      case RuleCondition.Contains:
+        return `${column} ilike ${bind(`%${likeEscape(rule.value)}%`)}`;
+      case RuleCondition.DoesNotContain:
+        return `${column} not ilike ${bind(`%${likeEscape(rule.value)}%`)}`;
+      default:
+        return 'false';
     }
   };
   const numeric = (column: string): string => {
@@ -78,8 +91,10 @@ function rulePredicate(rule: MembershipRule, params: unknown[]): string {
     case RuleField.VariantTitle: {
       const title = "array_to_string(v.option_values, ' / ')";
       if (rule.condition === RuleCondition.DoesNotContain) {
-        return `not exists (select 1 from product_variant v where v.product_id = p.id ` +
-          `and ${title} ilike ${bind(`%${likeEscape(rule.value)}%`)})`;
+        return (
+          `not exists (select 1 from product_variant v where v.product_id = p.id ` +
+          `and ${title} ilike ${bind(`%${likeEscape(rule.value)}%`)})`
+        );
       }
       return `exists (select 1 from product_variant v where v.product_id = p.id and ${text(title)})`;
     }
@@ -118,7 +133,10 @@ function memberQuery(collection: CollectionDefinition, params: unknown[]): strin
  * membership never drifts from the catalogue. Manual members keep the merchant's order; rule
  * members come by product id.
  */
-export async function memberProductIds(em: EntityManager, collections: CollectionDefinition[]): Promise<Map<number, number[]>> {
+export async function memberProductIds(
+  em: EntityManager,
+  collections: CollectionDefinition[],
+): Promise<Map<number, number[]>> {
   const result = new Map<number, number[]>(collections.map((c) => [c.id, []]));
   if (collections.length === 0) return result;
   const params: unknown[] = [];

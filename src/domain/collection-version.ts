@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { type Collection, CollectionType } from '../entities/collection.entity.js';
 import { CollectionRule } from '../entities/collection-rule.entity.js';
-import { CollectionType, type Collection } from '../entities/collection.entity.js';
 import { memberProductIds } from './collection-membership.js';
 
 /**
@@ -15,9 +15,11 @@ import { memberProductIds } from './collection-membership.js';
  * it never comes back to an earlier value unless two fingerprints collide (1 in 2^31).
  */
 export function ruleBasedVersion(stored: number, memberIds: readonly number[]): number {
-  const digest = createHash('sha256').update(`${stored}:${memberIds.join(',')}`).digest();
+  const digest = createHash('sha256')
+    .update(`${stored}:${memberIds.join(',')}`)
+    .digest();
   // 1 … 2^31 − 1: a GraphQL Int, and never 0.
-  return (digest.readUInt32BE(0) >>> 1) || 1;
+  return digest.readUInt32BE(0) >>> 1 || 1;
 }
 
 /** The version `collection` (a locked entity) shows now, computed in the caller's transaction. */

@@ -11,7 +11,12 @@ export async function lockCustomers(em: EntityManager, ids: number[]): Promise<v
   if (!sorted.length) return;
   await em
     .getConnection()
-    .execute(`select id from customer where id in (${sorted.map(() => '?').join(', ')}) order by id for no key update`, sorted, 'all', em.getTransactionContext());
+    .execute(
+      `select id from customer where id in (${sorted.map(() => '?').join(', ')}) order by id for no key update`,
+      sorted,
+      'all',
+      em.getTransactionContext(),
+    );
 }
 
 async function run<T>(em: EntityManager, sql: string, params: readonly unknown[] = []): Promise<T[]> {

@@ -1,22 +1,28 @@
-import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
+import { type EntityManager, LockMode, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import validator from 'validator';
-import { CustomerAddress } from '../entities/customer-address.entity.js';
+import { now } from '../clock.js';
 import { Customer } from '../entities/customer.entity.js';
+import { CustomerAddress } from '../entities/customer-address.entity.js';
 import { Order } from '../entities/order.entity.js';
 import type { CustomerAddressPatch, CustomerCreate, CustomerPatch } from '../schema/inputs/customer.inputs.js';
-import { ConflictError, NotFoundError, ValidationError, type FieldError } from './errors.js';
-import { restKeys } from './event-data.js';
-import { recordEvent, type Actor } from './events.js';
 import { lockCustomerAfterOrders, lockCustomers, moveOrderVersions } from './customer-lock.js';
+import { ConflictError, type FieldError, NotFoundError, ValidationError } from './errors.js';
+import { restKeys } from './event-data.js';
+import { type Actor, recordEvent } from './events.js';
 import { mergeAddressBlock } from './postal-address.js';
-import { likeEscape } from './text-match.js';
-import { now } from '../clock.js';
 import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
+import { likeEscape } from './text-match.js';
 
 const NAME_LIMIT = 255;
 const NOTES_LIMIT = 10_000;
 
-function checkText(value: string | null | undefined, field: string, limit: number, errors: FieldError[], required = false) {
+function checkText(
+  value: string | null | undefined,
+  field: string,
+  limit: number,
+  errors: FieldError[],
+  required = false,
+) {
   if (value === undefined || value === null) return;
   if (required && !value.trim()) errors.push({ field, message: 'must not be empty' });
   if (value.length > limit) errors.push({ field, message: `must be at most ${limit} characters` });
@@ -37,7 +43,12 @@ async function primaryAddress(em: EntityManager, customer: Customer): Promise<Cu
   return created;
 }
 
-async function applyAddress(em: EntityManager, customer: Customer, patch: CustomerAddressPatch | undefined, errors: FieldError[]) {
+async function applyAddress(
+  em: EntityManager,
+  customer: Customer,
+  patch: CustomerAddressPatch | undefined,
+  errors: FieldError[],
+) {
   if (!patch) return;
   const address = await primaryAddress(em, customer);
   if (patch.shipping) mergeAddressBlock(address.shipping, patch.shipping, 'address.shipping', errors);
@@ -49,7 +60,10 @@ async function applyAddress(em: EntityManager, customer: Customer, patch: Custom
 }
 
 async function ensureEmailFree(em: EntityManager, email: string, except?: number) {
-  const clash = await em.findOne(Customer, { email: { $ilike: likeEscape(email) }, ...(except ? { id: { $ne: except } } : {}) });
+  const clash = await em.findOne(Customer, {
+    email: { $ilike: likeEscape(email) },
+    ...(except ? { id: { $ne: except } } : {}),
+  });
   if (clash) throw new ConflictError(`The e-mail ${email} belongs to customer ${clash.id}`);
 }
 
@@ -58,13 +72,20 @@ async function flushUnique(em: EntityManager, email: string | undefined) {
     await em.flush();
   } catch (error) {
     // A concurrent request took the address between our check and the write.
-    if (error instanceof UniqueConstraintViolationException) throw new ConflictError(`The e-mail ${email} is already used`);
+    if (error instanceof UniqueConstraintViolationException)
+      throw new ConflictError(`The e-mail ${email} is already used`);
     throw error;
   }
 }
 
 /** PATCH a customer: names, notes, e-mail (unique, 409 when taken) and the primary address. */
-export async function updateCustomer(em: EntityManager, actor: Actor, id: number, patch: CustomerPatch, expected?: ExpectedVersion): Promise<Customer> {
+export async function updateCustomer(
+  em: EntityManager,
+  actor: Actor,
+  id: number,
+  patch: CustomerPatch,
+  expected?: ExpectedVersion,
+): Promise<Customer> {
   // Its orders show its e-mail and name: a write that may change them locks them first.
   const touchesOrders = patch.email !== undefined || patch.firstName !== undefined || patch.lastName !== undefined;
   const orders = touchesOrders ? await lockCustomerAfterOrders(em, id) : [];
@@ -90,7 +111,13 @@ export async function updateCustomer(em: EntityManager, actor: Actor, id: number
   customer.updatedAt = now();
   await flushUnique(em, email);
   if (shownOnOrders() !== before) await moveOrderVersions(em, orders);
-  recordEvent(em, actor, 'customer.updated', { subject: 'customer', subjectId: id }, { id, ...(restKeys(patch) as object) });
+  recordEvent(
+    em,
+    actor,
+    'customer.updated',
+    { subject: 'customer', subjectId: id },
+    { id, ...(restKeys(patch) as object) },
+  );
   return customer;
 }
 
@@ -113,12 +140,23 @@ export async function createCustomer(em: EntityManager, actor: Actor, input: Cus
   await applyAddress(em, customer, input.address, errors);
   if (errors.length) throw new ValidationError(errors);
   await flushUnique(em, email);
-  recordEvent(em, actor, 'customer.created', { subject: 'customer', subjectId: customer.id }, { id: customer.id, ...(restKeys({ ...input, email }) as object) });
+  recordEvent(
+    em,
+    actor,
+    'customer.created',
+    { subject: 'customer', subjectId: customer.id },
+    { id: customer.id, ...(restKeys({ ...input, email }) as object) },
+  );
   return customer;
 }
 
 /** Deleting a customer who has orders would orphan them: refused with a conflict. */
-export async function deleteCustomer(em: EntityManager, actor: Actor, id: number, expected?: ExpectedVersion): Promise<number> {
+export async function deleteCustomer(
+  em: EntityManager,
+  actor: Actor,
+  id: number,
+  expected?: ExpectedVersion,
+): Promise<number> {
   const customer = await em.findOne(Customer, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!customer) throw new NotFoundError('Customer', id);
   beginVersionedWrite(`Customer ${id}`, customer, expected);

@@ -30,7 +30,10 @@ export function customerWhere(filter: CustomerFilter | undefined): FilterQuery<C
     const values = filter[key];
     if (values) all.push(anyText([key], values));
   }
-  const address: Condition[] = [...blockConditions('shipping', filter.shipping), ...blockConditions('billing', filter.billing)];
+  const address: Condition[] = [
+    ...blockConditions('shipping', filter.shipping),
+    ...blockConditions('billing', filter.billing),
+  ];
   if (filter.phone) address.push(anyText(['phone'], filter.phone));
   if (filter.shippingCountry) address.push(anyText(['shipping', 'country'], filter.shippingCountry));
   if (address.length) all.push({ addresses: { $some: { $and: address } } });

@@ -12,12 +12,21 @@ export interface FieldError {
 
 export abstract class DomainError extends Error {
   abstract readonly code:
-    | 'BAD_USER_INPUT' | 'NOT_FOUND' | 'CONFLICT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'PRECONDITION_FAILED' | 'GONE';
+    | 'BAD_USER_INPUT'
+    | 'NOT_FOUND'
+    | 'CONFLICT'
+    | 'UNAUTHENTICATED'
+    | 'FORBIDDEN'
+    | 'PRECONDITION_FAILED'
+    | 'GONE';
 }
 
 export class ValidationError extends DomainError {
   readonly code = 'BAD_USER_INPUT' as const;
-  constructor(readonly fields: FieldError[], message = fieldSummary(reportedFields(fields))) {
+  constructor(
+    readonly fields: FieldError[],
+    message = fieldSummary(reportedFields(fields)),
+  ) {
     super(message);
   }
 }
@@ -32,7 +41,10 @@ export class NotFoundError extends DomainError {
 export class ConflictError extends DomainError {
   readonly code = 'CONFLICT' as const;
   /** `field`: the part of the input that conflicts (`items[2]`), named in the answer like a 422's. */
-  constructor(message: string, readonly field?: string) {
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
     super(message);
   }
 }

@@ -9,9 +9,11 @@ import type { Shipment } from '../entities/shipment.entity.js';
 
 type Items = { lineItem: { id: number }; quantity: number }[];
 
-export const seconds = (date: Date | null | undefined): number | null => (date ? Math.floor(new Date(date).getTime() / 1000) : null);
+export const seconds = (date: Date | null | undefined): number | null =>
+  date ? Math.floor(new Date(date).getTime() / 1000) : null;
 
-const items = (list: Items) => list.map((i) => ({ id: i.lineItem.id, quantity: i.quantity })).sort((a, b) => a.id - b.id);
+const items = (list: Items) =>
+  list.map((i) => ({ id: i.lineItem.id, quantity: i.quantity })).sort((a, b) => a.id - b.id);
 
 /** A fulfilment record (docs/decisions.md#records) with the order it belongs to and the order's new status. */
 export function fulfilmentData(order: Order, fulfilment: Fulfilment, held: Items): Record<string, unknown> {
@@ -27,7 +29,12 @@ export function fulfilmentData(order: Order, fulfilment: Fulfilment, held: Items
 }
 
 /** A shipment record (docs/decisions.md#records); `trackingUrl` is the carrier's URL + the number. */
-export function shipmentData(order: Order, shipment: Shipment, carried: Items, trackingUrl: string): Record<string, unknown> {
+export function shipmentData(
+  order: Order,
+  shipment: Shipment,
+  carried: Items,
+  trackingUrl: string,
+): Record<string, unknown> {
   return {
     order_id: order.id,
     order_status: order.status,
@@ -44,26 +51,51 @@ export function shipmentData(order: Order, shipment: Shipment, carried: Items, t
 }
 
 export function restockData(order: Order, restock: Restock, taken: Items): Record<string, unknown> {
-  return { order_id: order.id, order_status: order.status, id: restock.id, warehouse: restock.warehouse.id, items: items(taken), created_at: seconds(restock.createdAt) };
+  return {
+    order_id: order.id,
+    order_status: order.status,
+    id: restock.id,
+    warehouse: restock.warehouse.id,
+    items: items(taken),
+    created_at: seconds(restock.createdAt),
+  };
 }
 
 export function addressBlock(block: PostalAddress): Record<string, unknown> {
   return {
-    first_name: block.firstName, last_name: block.lastName, company: block.company, street: block.street, suite: block.suite,
-    city: block.city, country: block.country, state: block.state, zip: block.zip,
+    first_name: block.firstName,
+    last_name: block.lastName,
+    company: block.company,
+    street: block.street,
+    suite: block.suite,
+    city: block.city,
+    country: block.country,
+    state: block.state,
+    zip: block.zip,
   };
 }
 
 /** The order's `address` as REST shows it. */
 export function orderAddressData(order: Order): Record<string, unknown> {
-  return { id: order.id, address: { shipping: addressBlock(order.shippingAddress), billing: addressBlock(order.billingAddress), phone: order.phone } };
+  return {
+    id: order.id,
+    address: {
+      shipping: addressBlock(order.shippingAddress),
+      billing: addressBlock(order.billingAddress),
+      phone: order.phone,
+    },
+  };
 }
 
 /** GraphQL input keys → the REST keys they come from (camelCase → snake_case), deeply. */
 export function restKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(restKeys);
   if (value && typeof value === 'object' && !(value instanceof Date)) {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), restKeys(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), restKeys(v)]),
+    );
   }
   return value;
 }

@@ -2,25 +2,41 @@
 
 /** Every event type, by the record it belongs to. Webhook subscriptions choose among these. */
 export const EVENT_TYPES = [
-  'order.created', 'order.notes_changed', 'order.address_changed', 'order.customer_changed',
-  'fulfilment.created', 'fulfilment.updated', 'fulfilment.deleted',
-  'shipment.created', 'shipment.updated', 'shipment.deleted',
+  'order.created',
+  'order.notes_changed',
+  'order.address_changed',
+  'order.customer_changed',
+  'fulfilment.created',
+  'fulfilment.updated',
+  'fulfilment.deleted',
+  'shipment.created',
+  'shipment.updated',
+  'shipment.deleted',
   'restock.created',
-  'product.created', 'product.updated', 'product.deleted',
-  'customer.created', 'customer.updated', 'customer.deleted',
-  'collection.created', 'collection.updated', 'collection.deleted',
+  'product.created',
+  'product.updated',
+  'product.deleted',
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
+  'collection.created',
+  'collection.updated',
+  'collection.deleted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** What each event's `data` holds (REST shape), for the API docs. */
 export const EVENT_DATA: Record<string, string> = {
-  order: 'order.created: the new order (id, email, status, paid, total, customer, address, items, ' +
+  order:
+    'order.created: the new order (id, email, status, paid, total, customer, address, items, ' +
     'order_date); order.notes_changed: {id, notes}; order.address_changed: {id, address}; ' +
     'order.customer_changed: {id, address, email, customer, previous_customer_id}',
-  fulfilment: 'the fulfilment record (id, warehouse, items, created_at, updated_at) with order_id and ' +
-    'the order\'s status after the change (order_status); for .deleted, the record as it was',
-  shipment: 'the shipment record (id, fulfilment_id, tracking_number, tracking_url, ' +
+  fulfilment:
+    'the fulfilment record (id, warehouse, items, created_at, updated_at) with order_id and ' +
+    "the order's status after the change (order_status); for .deleted, the record as it was",
+  shipment:
+    'the shipment record (id, fulfilment_id, tracking_number, tracking_url, ' +
     'shipping_carrier, items, notify, created_at, updated_at) with order_id and ' +
     'order_status; for .deleted, the record as it was',
   restock: 'the restock record (id, warehouse, items, created_at) with order_id and order_status',

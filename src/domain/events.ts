@@ -45,6 +45,12 @@ export type EventRow = ReturnType<typeof eventRow>;
  * transaction, as the change it records (the edge's transaction flushes before it commits). Events
  * of one transaction get increasing ids in the order they were recorded.
  */
-export function recordEvent(em: EntityManager, actor: Actor | null, type: EventType, subject: EventSubject, data: Record<string, unknown>): void {
+export function recordEvent(
+  em: EntityManager,
+  actor: Actor | null,
+  type: EventType,
+  subject: EventSubject,
+  data: Record<string, unknown>,
+): void {
   em.persist(Object.assign(new StoreEvent(), eventRow(actor, type, subject, data)));
 }

@@ -18,13 +18,24 @@ const SETTLED = `lines as (
   settled as (update orders set status = ?, updated_at = ?, version = ? where id = ?)`;
 
 const settledValues = (order: Order, lines: readonly LineItem[]) => [
-  lines.map((l) => l.id), lines.map((l) => l.notFulfilled), lines.map((l) => l.fulfilled),
-  order.status, order.updatedAt, order.version, order.id,
+  lines.map((l) => l.id),
+  lines.map((l) => l.notFulfilled),
+  lines.map((l) => l.fulfilled),
+  order.status,
+  order.updatedAt,
+  order.version,
+  order.id,
 ];
 
 const EVENT_COLUMNS = 'type, created_at, actor_token_id, actor_name, subject, subject_id, order_id, data';
 const eventValues = (event: EventRow) => [
-  event.type, now(), event.actorTokenId, event.actorName, event.subject, event.subjectId, event.orderId,
+  event.type,
+  now(),
+  event.actorTokenId,
+  event.actorName,
+  event.subject,
+  event.subjectId,
+  event.orderId,
   JSON.stringify(event.data),
 ];
 
@@ -48,13 +59,23 @@ select id from fulfilment`;
  * data gets the new fulfilment's id); answers that id.
  */
 export async function insertFulfilment(
-  em: EntityManager, order: Order, fulfilment: Fulfilment, items: { lineItem: LineItem; quantity: number }[],
+  em: EntityManager,
+  order: Order,
+  fulfilment: Fulfilment,
+  items: { lineItem: LineItem; quantity: number }[],
   event: EventRow,
 ): Promise<number> {
   const [row] = await runPrepared<{ id: number }>(em, CREATE, [
-    order.id, fulfilment.warehouse?.id ?? null, fulfilment.createdAt, fulfilment.updatedAt,
-    items.map((i) => i.lineItem.id), items.map((i) => i.quantity),
-    ...settledValues(order, items.map((i) => i.lineItem)),
+    order.id,
+    fulfilment.warehouse?.id ?? null,
+    fulfilment.createdAt,
+    fulfilment.updatedAt,
+    items.map((i) => i.lineItem.id),
+    items.map((i) => i.quantity),
+    ...settledValues(
+      order,
+      items.map((i) => i.lineItem),
+    ),
     ...eventValues(event),
   ]);
   return row.id;
@@ -68,7 +89,11 @@ select 1`;
 
 /** Removes a fulfilment and its items, stores the lines and order it settled and its event. */
 export async function removeFulfilment(
-  em: EntityManager, order: Order, fulfilmentId: number, lines: LineItem[], event: EventRow,
+  em: EntityManager,
+  order: Order,
+  fulfilmentId: number,
+  lines: LineItem[],
+  event: EventRow,
 ): Promise<void> {
   await runPrepared(em, DELETE, [fulfilmentId, fulfilmentId, ...settledValues(order, lines), ...eventValues(event)]);
 }

@@ -1,28 +1,39 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { FulfilmentItem } from '../entities/fulfilment-item.entity.js';
+import { now } from '../clock.js';
 import { Fulfilment } from '../entities/fulfilment.entity.js';
+import { FulfilmentItem } from '../entities/fulfilment-item.entity.js';
 import type { LineItem } from '../entities/line-item.entity.js';
 import type { Order } from '../entities/order.entity.js';
 import { Warehouse } from '../entities/warehouse.entity.js';
-import type { FulfilmentChange, FulfilmentCreate, FulfilmentPatch, RecordItemInput } from '../schema/inputs/fulfilment.inputs.js';
-import { ConflictError, NotFoundError, type FieldError } from './errors.js';
+import type {
+  FulfilmentChange,
+  FulfilmentCreate,
+  FulfilmentPatch,
+  RecordItemInput,
+} from '../schema/inputs/fulfilment.inputs.js';
+import { ConflictError, type FieldError, NotFoundError } from './errors.js';
+import { fulfilmentData } from './event-data.js';
+import { type Actor, eventRow, orderEventSubject, recordEvent } from './events.js';
+import { insertFulfilment, removeFulfilment } from './fulfilment-statements.js';
 import { moveStock, type StockMove } from './inventory.js';
 import { moveUnits } from './line-counters.js';
 import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
 import type { ExpectedVersion } from './preconditions.js';
-import { now } from '../clock.js';
-import { fulfilmentData } from './event-data.js';
-import { eventRow, orderEventSubject, recordEvent, type Actor } from './events.js';
-import { insertFulfilment, removeFulfilment } from './fulfilment-statements.js';
 
 /**
  * The stock move of fulfilling `quantity` units of a line from a warehouse: tracked lines take
  * stock from it (none without a warehouse or a variant: 409), untracked lines move none.
  */
-export function stockMove(line: Pick<LineItem, 'trackInventory' | 'variant'>, warehouseId: number | null | undefined, quantity: number, label: string): StockMove[] {
+export function stockMove(
+  line: Pick<LineItem, 'trackInventory' | 'variant'>,
+  warehouseId: number | null | undefined,
+  quantity: number,
+  label: string,
+): StockMove[] {
   if (!line.trackInventory || quantity === 0) return [];
   if (!line.variant || !warehouseId) {
-    if (quantity > 0) throw new ConflictError(`the variant bought is no longer in the catalogue, so no stock can be taken`, `${label}`);
+    if (quantity > 0)
+      throw new ConflictError(`the variant bought is no longer in the catalogue, so no stock can be taken`, `${label}`);
     return []; // nothing to put back into a variant that no longer exists
   }
   return [{ warehouseId, variantId: line.variant.id, quantity, label }];
@@ -33,13 +44,20 @@ export function stockMove(line: Pick<LineItem, 'trackInventory' | 'variant'>, wa
  * the warehouse's stock drops by the same amount in the same transaction (409 when short).
  * One fulfilment comes from one warehouse.
  */
-export async function createFulfilment(em: EntityManager, actor: Actor, orderId: number, input: FulfilmentCreate, expected?: ExpectedVersion): Promise<Order> {
+export async function createFulfilment(
+  em: EntityManager,
+  actor: Actor,
+  orderId: number,
+  input: FulfilmentCreate,
+  expected?: ExpectedVersion,
+): Promise<Order> {
   const warehouses = [...new Set(input.items.map((i) => i.warehouse).filter((w): w is number => w != null))];
   const warehouseId = warehouses[0] ?? null;
   const state = await OrderState.load(em, orderId, expected, warehouseId === null ? [] : [warehouseId]);
   const errors: FieldError[] = [];
   if (!input.items.length) errors.push({ field: 'items', message: 'a fulfilment needs at least one item' });
-  if (warehouses.length > 1) errors.push({ field: 'items', message: 'all items of one fulfilment come from one warehouse' });
+  if (warehouses.length > 1)
+    errors.push({ field: 'items', message: 'all items of one fulfilment come from one warehouse' });
   if (warehouseId !== null) {
     state.warehouseExists(warehouseId, `items[${input.items.findIndex((i) => i.warehouse != null)}].warehouse`, errors);
   }
@@ -50,17 +68,27 @@ export async function createFulfilment(em: EntityManager, actor: Actor, orderId:
     const quantityOk = checkQuantity(item.quantity, `items[${i}].quantity`, errors);
     if (seen.has(item.id)) errors.push({ field: `items[${i}].id`, message: 'each line item may appear once' });
     seen.add(item.id);
-    if (line?.trackInventory && item.warehouse == null) errors.push({ field: `items[${i}].warehouse`, message: 'is required: the product tracks inventory' });
+    if (line?.trackInventory && item.warehouse == null)
+      errors.push({ field: `items[${i}].warehouse`, message: 'is required: the product tracks inventory' });
     if (line && quantityOk) planned.push({ line, quantity: item.quantity, index: i });
   });
   throwIfAny(errors);
   for (const { line, quantity, index } of planned) {
     if (quantity > line.notFulfilled) {
-      throw new ConflictError(`only ${line.notFulfilled} unit(s) of line item ${line.id} are left to fulfil`, `items[${index}]`);
+      throw new ConflictError(
+        `only ${line.notFulfilled} unit(s) of line item ${line.id} are left to fulfil`,
+        `items[${index}]`,
+      );
     }
   }
-  await moveStock(em, planned.flatMap(({ line, quantity, index }) => stockMove(line, warehouseId, quantity, `items[${index}]`)));
-  const fulfilment = Object.assign(new Fulfilment(), { order: state.order, warehouse: warehouseId ? em.getReference(Warehouse, warehouseId) : null });
+  await moveStock(
+    em,
+    planned.flatMap(({ line, quantity, index }) => stockMove(line, warehouseId, quantity, `items[${index}]`)),
+  );
+  const fulfilment = Object.assign(new Fulfilment(), {
+    order: state.order,
+    warehouse: warehouseId ? em.getReference(Warehouse, warehouseId) : null,
+  });
   const items = planned.map(({ line, quantity }) => {
     moveUnits(line, 'notFulfilled', 'fulfilled', quantity);
     return { lineItem: line, quantity };
@@ -76,11 +104,22 @@ export async function createFulfilment(em: EntityManager, actor: Actor, orderId:
 /** After the change settled: one `fulfilment.updated` per fulfilment changed, with its items now. */
 function recordUpdated(state: OrderState, actor: Actor, fulfilments: Fulfilment[]): void {
   for (const fulfilment of new Set(fulfilments)) {
-    recordEvent(state.em, actor, 'fulfilment.updated', orderEventSubject(state.order), fulfilmentData(state.order, fulfilment, state.itemsOf(fulfilment)));
+    recordEvent(
+      state.em,
+      actor,
+      'fulfilment.updated',
+      orderEventSubject(state.order),
+      fulfilmentData(state.order, fulfilment, state.itemsOf(fulfilment)),
+    );
   }
 }
 
-function fulfilmentOf(state: OrderState, id: number, field: string | null, errors: FieldError[]): Fulfilment | undefined {
+function fulfilmentOf(
+  state: OrderState,
+  id: number,
+  field: string | null,
+  errors: FieldError[],
+): Fulfilment | undefined {
   const fulfilment = state.fulfilments.get(id);
   if (!fulfilment) {
     if (field === null) throw new NotFoundError('Fulfilment', id);
@@ -94,7 +133,13 @@ function fulfilmentOf(state: OrderState, id: number, field: string | null, error
  * stay). Growing takes units (and stock), shrinking gives them back; never below what the
  * fulfilment has shipped (409), never to no line at all (422: delete it instead).
  */
-async function resize(state: OrderState, fulfilment: Fulfilment, items: RecordItemInput[], path: string, moves: StockMove[]): Promise<void> {
+async function resize(
+  state: OrderState,
+  fulfilment: Fulfilment,
+  items: RecordItemInput[],
+  path: string,
+  moves: StockMove[],
+): Promise<void> {
   const { em } = state;
   const errors: FieldError[] = [];
   const seen = new Set<number>();
@@ -107,12 +152,18 @@ async function resize(state: OrderState, fulfilment: Fulfilment, items: RecordIt
     if (line && ok) planned.push({ line, target: item.quantity, index: i });
   });
   const current = new Map(state.itemsOf(fulfilment).map((i) => [i.lineItem.id, i]));
-  const remaining = new Set([...current.keys()].filter((id) => !planned.some((p) => p.line.id === id && p.target === 0)));
+  const remaining = new Set(
+    [...current.keys()].filter((id) => !planned.some((p) => p.line.id === id && p.target === 0)),
+  );
   for (const p of planned) if (p.target > 0) remaining.add(p.line.id);
-  if (!remaining.size) errors.push({ field: `${path}items`, message: 'a fulfilment cannot be left without lines; delete it instead' });
+  if (!remaining.size)
+    errors.push({ field: `${path}items`, message: 'a fulfilment cannot be left without lines; delete it instead' });
   for (const p of planned) {
     if (p.line.trackInventory && p.target > 0 && !fulfilment.warehouse) {
-      errors.push({ field: `${path}items[${p.index}].id`, message: 'the product tracks inventory but this fulfilment has no warehouse' });
+      errors.push({
+        field: `${path}items[${p.index}].id`,
+        message: 'the product tracks inventory but this fulfilment has no warehouse',
+      });
     }
   }
   throwIfAny(errors);
@@ -120,9 +171,17 @@ async function resize(state: OrderState, fulfilment: Fulfilment, items: RecordIt
     const item = current.get(line.id);
     const held = item?.quantity ?? 0;
     const shipped = state.shippedFrom(fulfilment, line.id);
-    if (target < shipped) throw new ConflictError(`${shipped} unit(s) of line item ${line.id} are shipped from this fulfilment`, `${path}items[${index}]`);
+    if (target < shipped)
+      throw new ConflictError(
+        `${shipped} unit(s) of line item ${line.id} are shipped from this fulfilment`,
+        `${path}items[${index}]`,
+      );
     const delta = target - held;
-    if (delta > line.notFulfilled) throw new ConflictError(`only ${line.notFulfilled} more unit(s) of line item ${line.id} can be fulfilled`, `${path}items[${index}]`);
+    if (delta > line.notFulfilled)
+      throw new ConflictError(
+        `only ${line.notFulfilled} more unit(s) of line item ${line.id} can be fulfilled`,
+        `${path}items[${index}]`,
+      );
     moves.push(...stockMove(line, fulfilment.warehouse?.id, delta, `${path}items[${index}]`));
     moveUnits(line, 'notFulfilled', 'fulfilled', delta);
     if (item && target === 0) {
@@ -139,7 +198,14 @@ async function resize(state: OrderState, fulfilment: Fulfilment, items: RecordIt
   fulfilment.updatedAt = now();
 }
 
-export async function updateFulfilment(em: EntityManager, actor: Actor, orderId: number, fulfilmentId: number, patch: FulfilmentPatch, expected?: ExpectedVersion): Promise<Order> {
+export async function updateFulfilment(
+  em: EntityManager,
+  actor: Actor,
+  orderId: number,
+  fulfilmentId: number,
+  patch: FulfilmentPatch,
+  expected?: ExpectedVersion,
+): Promise<Order> {
   const state = await OrderState.load(em, orderId, expected, patch.warehouse != null ? [patch.warehouse] : []);
   const fulfilment = fulfilmentOf(state, fulfilmentId, null, [])!;
   const errors: FieldError[] = [];
@@ -149,7 +215,10 @@ export async function updateFulfilment(em: EntityManager, actor: Actor, orderId:
   const moves: StockMove[] = [];
   if (patch.items) await resize(state, fulfilment, patch.items, '', moves);
   if (moving) {
-    if (state.shipmentsOf(fulfilment).length) throw new ConflictError(`fulfilment ${fulfilmentId} has shipments: its units already left warehouse ${fulfilment.warehouse?.id}`);
+    if (state.shipmentsOf(fulfilment).length)
+      throw new ConflictError(
+        `fulfilment ${fulfilmentId} has shipments: its units already left warehouse ${fulfilment.warehouse?.id}`,
+      );
     for (const item of state.itemsOf(fulfilment)) {
       const line = item.lineItem as LineItem;
       moves.push(...stockMove(line, fulfilment.warehouse?.id, -item.quantity, 'warehouse'));
@@ -164,7 +233,13 @@ export async function updateFulfilment(em: EntityManager, actor: Actor, orderId:
   return state.order;
 }
 
-export async function updateFulfilments(em: EntityManager, actor: Actor, orderId: number, changes: FulfilmentChange[], expected?: ExpectedVersion): Promise<Order> {
+export async function updateFulfilments(
+  em: EntityManager,
+  actor: Actor,
+  orderId: number,
+  changes: FulfilmentChange[],
+  expected?: ExpectedVersion,
+): Promise<Order> {
   const state = await OrderState.load(em, orderId, expected);
   const errors: FieldError[] = [];
   if (!changes.length) errors.push({ field: 'fulfilments', message: 'list at least one fulfilment' });
@@ -176,7 +251,8 @@ export async function updateFulfilments(em: EntityManager, actor: Actor, orderId
   });
   throwIfAny(errors);
   const moves: StockMove[] = [];
-  for (const [i, change] of changes.entries()) await resize(state, found[i]!, change.items, `fulfilments[${i}].`, moves);
+  for (const [i, change] of changes.entries())
+    await resize(state, found[i]!, change.items, `fulfilments[${i}].`, moves);
   await moveStock(em, moves);
   await state.settle();
   recordUpdated(state, actor, found as Fulfilment[]);
@@ -184,12 +260,20 @@ export async function updateFulfilments(em: EntityManager, actor: Actor, orderId
 }
 
 /** Unmarks a fulfilment: its units return to not fulfilled and its stock to the warehouse. */
-export async function deleteFulfilment(em: EntityManager, actor: Actor, orderId: number, fulfilmentId: number, expected?: ExpectedVersion): Promise<Order> {
+export async function deleteFulfilment(
+  em: EntityManager,
+  actor: Actor,
+  orderId: number,
+  fulfilmentId: number,
+  expected?: ExpectedVersion,
+): Promise<Order> {
   const state = await OrderState.load(em, orderId, expected);
   const fulfilment = fulfilmentOf(state, fulfilmentId, null, [])!;
   const shipments = state.shipmentsOf(fulfilment);
   if (shipments.length) {
-    throw new ConflictError(`fulfilment ${fulfilmentId} has shipment(s) ${shipments.map((s) => s.id).join(', ')}; delete them first`);
+    throw new ConflictError(
+      `fulfilment ${fulfilmentId} has shipment(s) ${shipments.map((s) => s.id).join(', ')}; delete them first`,
+    );
   }
   const moves: StockMove[] = [];
   const held = state.itemsOf(fulfilment);
@@ -203,6 +287,12 @@ export async function deleteFulfilment(em: EntityManager, actor: Actor, orderId:
     // The record as it was, with the order's status after the deletion.
     const data = { ...fulfilmentData(order, fulfilment, held), id: fulfilmentId };
     const event = eventRow(actor, 'fulfilment.deleted', orderEventSubject(order), data);
-    await removeFulfilment(em, order, fulfilmentId, held.map((i) => i.lineItem as LineItem), event);
+    await removeFulfilment(
+      em,
+      order,
+      fulfilmentId,
+      held.map((i) => i.lineItem as LineItem),
+      event,
+    );
   });
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import validator from 'validator';
 import { Image } from '../entities/image.entity.js';
-import { ValidationError, type FieldError } from './errors.js';
+import { type FieldError, ValidationError } from './errors.js';
 
 const URL_LIMIT = 2048;
 const MAX_SIZE_LIMIT = 100_000;
@@ -14,7 +14,10 @@ const MAX_SIZE_LIMIT = 100_000;
 export async function createImage(em: EntityManager, url: string, maxSize: number): Promise<Image> {
   const errors: FieldError[] = [];
   const path = url.trim();
-  if (path.length > URL_LIMIT || !validator.isURL(path, { protocols: ['http', 'https'], require_protocol: true, require_tld: false })) {
+  if (
+    path.length > URL_LIMIT ||
+    !validator.isURL(path, { protocols: ['http', 'https'], require_protocol: true, require_tld: false })
+  ) {
     errors.push({ field: 'url', message: 'must be an absolute http(s) URL' });
   }
   if (!Number.isInteger(maxSize) || maxSize < 1 || maxSize > MAX_SIZE_LIMIT) {

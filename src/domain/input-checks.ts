@@ -26,7 +26,12 @@ export function checkAmount(value: string | null | undefined, field: string, err
 }
 
 /** Each value of a list once: later repeats are named. */
-export function checkDistinct<T>(values: readonly T[], field: string, errors: FieldError[], key: (v: T) => unknown = (v) => v): void {
+export function checkDistinct<T>(
+  values: readonly T[],
+  field: string,
+  errors: FieldError[],
+  key: (v: T) => unknown = (v) => v,
+): void {
   const first = new Map<unknown, number>();
   values.forEach((value, i) => {
     const k = key(value);
@@ -37,7 +42,11 @@ export function checkDistinct<T>(values: readonly T[], field: string, errors: Fi
 }
 
 /** The ids among `ids` that have no row of `entity` (one query). */
-export async function missingIds(em: EntityManager, entity: EntityName<{ id: number }>, ids: Iterable<number>): Promise<Set<number>> {
+export async function missingIds(
+  em: EntityManager,
+  entity: EntityName<{ id: number }>,
+  ids: Iterable<number>,
+): Promise<Set<number>> {
   const wanted = [...new Set(ids)];
   if (!wanted.length) return new Set();
   const found = await em.find(entity, { id: { $in: wanted } } as never, { fields: ['id'] as never });
@@ -46,7 +55,13 @@ export async function missingIds(em: EntityManager, entity: EntityName<{ id: num
 }
 
 /** Reports every position of `ids` whose record is in `missing`. */
-export function reportMissing(ids: readonly number[] | undefined, field: string, missing: Set<number>, what: string, errors: FieldError[]): void {
+export function reportMissing(
+  ids: readonly number[] | undefined,
+  field: string,
+  missing: Set<number>,
+  what: string,
+  errors: FieldError[],
+): void {
   ids?.forEach((id, i) => {
     if (missing.has(id)) errors.push({ field: `${field}[${i}]`, message: `${what} ${id} does not exist` });
   });

@@ -57,7 +57,8 @@ export const tooManyKeys = (field: string): FieldError => ({
   message: `may hold at most ${INPUT_LIMITS.keys} keys`,
 });
 
-const join = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key);
+const join = (path: string, key: string | number) =>
+  typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key;
 
 /** What is wrong with one leaf value (text or number), if anything. */
 export function leafProblem(value: unknown, filter = false, text = true): string | undefined {
@@ -79,7 +80,10 @@ export function leafProblem(value: unknown, filter = false, text = true): string
  * holds more than `INPUT_LIMITS.values` values, and stops collecting after `INPUT_LIMITS.reported`
  * problems.
  */
-export function inputProblems(value: unknown, { root = '', filter = false, text = true }: InputCheckOptions = {}): FieldError[] {
+export function inputProblems(
+  value: unknown,
+  { root = '', filter = false, text = true }: InputCheckOptions = {},
+): FieldError[] {
   const problems: FieldError[] = [];
   const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: root, depth: 0 }];
   let values = 0;

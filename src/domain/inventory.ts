@@ -28,7 +28,9 @@ export async function moveStock(em: EntityManager, moves: StockMove[]): Promise<
     if (seen) seen.quantity += move.quantity;
     else merged.set(key, { ...move });
   }
-  const ordered = [...merged.values()].filter((m) => m.quantity !== 0).sort((a, b) => a.warehouseId - b.warehouseId || a.variantId - b.variantId);
+  const ordered = [...merged.values()]
+    .filter((m) => m.quantity !== 0)
+    .sort((a, b) => a.warehouseId - b.warehouseId || a.variantId - b.variantId);
   const connection = em.getConnection();
   const ctx = em.getTransactionContext();
   for (const move of ordered) {
@@ -41,7 +43,10 @@ export async function moveStock(em: EntityManager, moves: StockMove[]): Promise<
         ctx,
       );
       if (!result.affectedRows) {
-        throw new ConflictError(`warehouse ${move.warehouseId} has fewer than ${move.quantity} units of variant ${move.variantId} in stock`, move.label || undefined);
+        throw new ConflictError(
+          `warehouse ${move.warehouseId} has fewer than ${move.quantity} units of variant ${move.variantId} in stock`,
+          move.label || undefined,
+        );
       }
     } else {
       // Returning units must not overflow the integer column (a 500 otherwise): refuse instead.
@@ -54,7 +59,10 @@ export async function moveStock(em: EntityManager, moves: StockMove[]): Promise<
         ctx,
       );
       if (!result.affectedRows) {
-        throw new ConflictError(`warehouse ${move.warehouseId} cannot hold ${-move.quantity} more units of variant ${move.variantId}`, move.label || undefined);
+        throw new ConflictError(
+          `warehouse ${move.warehouseId} cannot hold ${-move.quantity} more units of variant ${move.variantId}`,
+          move.label || undefined,
+        );
       }
     }
   }

@@ -28,7 +28,8 @@ export function orderByOf(terms: readonly SortTerm[] | undefined, columns: Recor
 }
 
 /** A WHERE that filters nothing (an unfiltered list). */
-export const isEmptyWhere = (where: unknown) => !where || (typeof where === 'object' && Object.keys(where).length === 0);
+export const isEmptyWhere = (where: unknown) =>
+  !where || (typeof where === 'object' && Object.keys(where).length === 0);
 
 /**
  * An unfiltered count. A table carrying the row-count triggers answers with the sum of its
@@ -55,7 +56,12 @@ const UNFILTERED_COUNT = (table: string) => {
  * for an unfiltered list, the count above; otherwise `COUNT(*)` with the filter of `filtered` (a
  * query builder holding the list's WHERE), which PostgreSQL answers from the filter's indexes.
  */
-export function countQuery(em: EntityManager, entity: EntityName<object>, where: unknown, filtered?: QueryBuilder<object>): { sql: string; params: readonly unknown[] } {
+export function countQuery(
+  em: EntityManager,
+  entity: EntityName<object>,
+  where: unknown,
+  filtered?: QueryBuilder<object>,
+): { sql: string; params: readonly unknown[] } {
   const table = em.getMetadata().get(entity).tableName;
   if (isEmptyWhere(where)) return { sql: UNFILTERED_COUNT(table), params: [] };
   return filtered!.clone().count().toQuery();

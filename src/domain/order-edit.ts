@@ -1,19 +1,19 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { CustomerAddress } from '../entities/customer-address.entity.js';
+import { now } from '../clock.js';
 import { Customer } from '../entities/customer.entity.js';
+import { CustomerAddress } from '../entities/customer-address.entity.js';
 import type { Order } from '../entities/order.entity.js';
 import { PostalAddress } from '../entities/postal-address.embeddable.js';
 import type { OrderAddressPatch, OrderPatch } from '../schema/inputs/order.inputs.js';
 import { lockCustomers } from './customer-lock.js';
 import { refreshCustomerStatistics } from './customer-statistics.js';
-import { ValidationError, type FieldError } from './errors.js';
+import { type FieldError, ValidationError } from './errors.js';
+import { orderAddressData } from './event-data.js';
+import { type Actor, orderEventSubject, recordEvent } from './events.js';
 import { checkText } from './input-checks.js';
 import { lockOrder } from './order-lock.js';
-import type { ExpectedVersion } from './preconditions.js';
 import { mergeAddressBlock } from './postal-address.js';
-import { now } from '../clock.js';
-import { orderAddressData } from './event-data.js';
-import { orderEventSubject, recordEvent, type Actor } from './events.js';
+import type { ExpectedVersion } from './preconditions.js';
 
 const NOTES_LIMIT = 10_000;
 
@@ -23,7 +23,13 @@ function touched(order: Order): Order {
 }
 
 /** Only notes, address and customer of an order can be edited (spec); this is notes. */
-export async function updateOrderNotes(em: EntityManager, actor: Actor, id: number, patch: OrderPatch, expected?: ExpectedVersion): Promise<Order> {
+export async function updateOrderNotes(
+  em: EntityManager,
+  actor: Actor,
+  id: number,
+  patch: OrderPatch,
+  expected?: ExpectedVersion,
+): Promise<Order> {
   const order = await lockOrder(em, id, expected);
   if (patch.notes !== undefined) {
     if (patch.notes !== null && patch.notes.length > NOTES_LIMIT) {
@@ -41,7 +47,13 @@ export async function updateOrderNotes(em: EntityManager, actor: Actor, id: numb
  * Merges partial shipping/billing blocks into the order. The customer's profile gains the order's
  * address only when it has none (an order's address may affect the profile, not the reverse).
  */
-export async function updateOrderAddress(em: EntityManager, actor: Actor, id: number, patch: OrderAddressPatch, expected?: ExpectedVersion): Promise<Order> {
+export async function updateOrderAddress(
+  em: EntityManager,
+  actor: Actor,
+  id: number,
+  patch: OrderAddressPatch,
+  expected?: ExpectedVersion,
+): Promise<Order> {
   const order = await lockOrder(em, id, expected);
   const errors: FieldError[] = [];
   if (patch.shipping) mergeAddressBlock(order.shippingAddress, patch.shipping, 'shipping', errors);
@@ -67,7 +79,14 @@ export async function updateOrderAddress(em: EntityManager, actor: Actor, id: nu
       }),
     );
     // The profile's addresses are part of the customer's record: its version (its ETag) moves.
-    await em.getConnection().execute('update customer set version = version + 1 where id = ?', [order.customer.id], 'run', em.getTransactionContext());
+    await em
+      .getConnection()
+      .execute(
+        'update customer set version = version + 1 where id = ?',
+        [order.customer.id],
+        'run',
+        em.getTransactionContext(),
+      );
   }
   await em.flush();
   return order;
@@ -78,7 +97,13 @@ export async function updateOrderAddress(em: EntityManager, actor: Actor, id: nu
  * e-mail go into the order, and both customers' derived figures follow in the same transaction.
  * Both customer rows are locked in id order, so two opposite moves cannot deadlock.
  */
-export async function changeOrderCustomer(em: EntityManager, actor: Actor, id: number, customerId: number, expected?: ExpectedVersion): Promise<Order> {
+export async function changeOrderCustomer(
+  em: EntityManager,
+  actor: Actor,
+  id: number,
+  customerId: number,
+  expected?: ExpectedVersion,
+): Promise<Order> {
   const order = await lockOrder(em, id, expected);
   const previous = order.customer.id;
   const ids = [...new Set([previous, customerId])].sort((a, b) => a - b);
@@ -87,7 +112,8 @@ export async function changeOrderCustomer(em: EntityManager, actor: Actor, id: n
   const customer = customers.find((c) => c.id === customerId);
   if (!customer) throw new ValidationError([{ field: 'id', message: `customer ${customerId} does not exist` }]);
   const primary = await em.findOne(CustomerAddress, { customer }, { orderBy: { position: 'asc', id: 'asc' } });
-  const named = () => Object.assign(new PostalAddress(), { firstName: customer.firstName, lastName: customer.lastName });
+  const named = () =>
+    Object.assign(new PostalAddress(), { firstName: customer.firstName, lastName: customer.lastName });
   order.customer = customer;
   order.email = customer.email;
   order.shippingAddress = primary ? Object.assign(new PostalAddress(), primary.shipping) : named();

@@ -1,4 +1,4 @@
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import { Order } from '../entities/order.entity.js';
 import { NotFoundError } from './errors.js';
 import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';

@@ -8,7 +8,9 @@ export interface OrderNumberFormat {
 }
 
 /** The format the settings row gives (none when there is no row). */
-export function formatOf(settings: Pick<StoreSettings, 'orderNumberPrefix' | 'orderNumberSuffix'> | null): OrderNumberFormat {
+export function formatOf(
+  settings: Pick<StoreSettings, 'orderNumberPrefix' | 'orderNumberSuffix'> | null,
+): OrderNumberFormat {
   return { prefix: settings?.orderNumberPrefix ?? '', suffix: settings?.orderNumberSuffix ?? '' };
 }
 

@@ -9,7 +9,13 @@ import { orderByOf } from './listing.js';
  * before it, in SQL. "Before" follows PostgreSQL's order exactly (ASC puts NULLs last, DESC
  * first) and ends on the id tie-breaker, so the answer agrees with the list even on ties.
  */
-export async function pageOfOrder(em: EntityManager, id: number, size: number, sort: readonly SortTerm[] | undefined, columns: Record<string, string>): Promise<number> {
+export async function pageOfOrder(
+  em: EntityManager,
+  id: number,
+  size: number,
+  sort: readonly SortTerm[] | undefined,
+  columns: Record<string, string>,
+): Promise<number> {
   const meta = em.getMetadata().get(Order);
   const keys = orderByOf(sort, columns).map((term) => {
     const [property, direction] = Object.entries(term)[0];
@@ -19,7 +25,9 @@ export async function pageOfOrder(em: EntityManager, id: number, size: number, s
   const before = (k: (typeof keys)[number]) => {
     const compare = `o.${k.column} ${k.desc ? '>' : '<'} t.${k.column}`;
     if (!k.nullable) return compare;
-    return k.desc ? `(o.${k.column} is null and t.${k.column} is not null) or ${compare}` : `(t.${k.column} is null and o.${k.column} is not null) or ${compare}`;
+    return k.desc
+      ? `(o.${k.column} is null and t.${k.column} is not null) or ${compare}`
+      : `(t.${k.column} is null and o.${k.column} is not null) or ${compare}`;
   };
   // NOT NULL keys in one direction (the common case, e.g. `!total` then the id): one row comparison,
   // which PostgreSQL answers with a range scan of the composite sort index. Otherwise key by key.
@@ -30,13 +38,19 @@ export async function pageOfOrder(em: EntityManager, id: number, size: number, s
       `${keys[0].desc ? '>' : '<'} (select ` +
       `${keys.map((k) => `t.${k.column}`).join(', ')} from orders t where t.id = ?)`
     : `select count(*) from orders o, (select * from orders where id = ?) t where ${keys
-        .map((k, i) => [...keys.slice(0, i).map((p) => `o.${p.column} is not distinct from t.${p.column}`), `(${before(k)})`].join(' and '))
+        .map((k, i) =>
+          [...keys.slice(0, i).map((p) => `o.${p.column} is not distinct from t.${p.column}`), `(${before(k)})`].join(
+            ' and ',
+          ),
+        )
         .map((c) => `(${c})`)
         .join(' or ')}`;
-  const [row] = await em.getConnection().execute<{ found: number; before: number }[]>(
-    `select (select count(*) from orders where id = ?)::int as found, (${counted})::int as before`,
-    [id, id],
-  );
+  const [row] = await em
+    .getConnection()
+    .execute<{ found: number; before: number }[]>(
+      `select (select count(*) from orders where id = ?)::int as found, (${counted})::int as before`,
+      [id, id],
+    );
   if (!row.found) throw new NotFoundError('Order', id);
   return Math.floor(row.before / size) + 1;
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { CustomerAddress } from '../entities/customer-address.entity.js';
 import { Customer } from '../entities/customer.entity.js';
+import { CustomerAddress } from '../entities/customer-address.entity.js';
 import { LineItem } from '../entities/line-item.entity.js';
 import { Order } from '../entities/order.entity.js';
 import { PostalAddress } from '../entities/postal-address.embeddable.js';
@@ -9,9 +9,9 @@ import { ProductVariant } from '../entities/product-variant.entity.js';
 import type { OrderCreate } from '../schema/inputs/order.inputs.js';
 import { lockCustomers } from './customer-lock.js';
 import { refreshCustomerStatistics } from './customer-statistics.js';
-import { ValidationError, type FieldError } from './errors.js';
+import { type FieldError, ValidationError } from './errors.js';
 import { orderAddressData, seconds } from './event-data.js';
-import { orderEventSubject, recordEvent, type Actor } from './events.js';
+import { type Actor, orderEventSubject, recordEvent } from './events.js';
 import { fromCents, MAX_AMOUNT_CENTS, toCents } from './money.js';
 import { cartCents, totalCents } from './order-amounts.js';
 import { mergeAddressBlock } from './postal-address.js';
@@ -32,24 +32,35 @@ export async function placeOrder(em: EntityManager, actor: Actor, input: OrderCr
   if (!customer) errors.push({ field: 'customerId', message: `customer ${input.customerId} does not exist` });
   if (!input.items.length) errors.push({ field: 'items', message: 'an order needs at least one item' });
   const variantIds = input.items.map((i) => i.variantId);
-  const variants = new Map((await em.find(ProductVariant, { id: { $in: variantIds } }, { populate: ['product'] })).map((v) => [v.id, v]));
+  const variants = new Map(
+    (await em.find(ProductVariant, { id: { $in: variantIds } }, { populate: ['product'] })).map((v) => [v.id, v]),
+  );
   input.items.forEach((item, i) => {
-    if (!variants.has(item.variantId)) errors.push({ field: `items[${i}].variantId`, message: `variant ${item.variantId} does not exist` });
+    if (!variants.has(item.variantId))
+      errors.push({ field: `items[${i}].variantId`, message: `variant ${item.variantId} does not exist` });
     if (!Number.isInteger(item.quantity) || item.quantity < 1 || item.quantity > MAX_QUANTITY) {
       errors.push({ field: `items[${i}].quantity`, message: `must be an integer from 1 to ${MAX_QUANTITY}` });
     }
   });
-  if (new Set(variantIds).size !== variantIds.length) errors.push({ field: 'items', message: 'each variant may appear once' });
+  if (new Set(variantIds).size !== variantIds.length)
+    errors.push({ field: 'items', message: 'each variant may appear once' });
   if (![0, 1].includes(input.paid)) errors.push({ field: 'paid', message: 'a new order is NOT_PAID or PAID' });
   const payment = input.payment ?? {};
-  if (payment.type != null && !PAYMENT_TYPES.includes(payment.type)) errors.push({ field: 'payment.type', message: `must be one of ${PAYMENT_TYPES.join(', ')}` });
-  if (payment.last4 != null && !/^\d{4}$/.test(payment.last4)) errors.push({ field: 'payment.last4', message: 'must be 4 digits' });
+  if (payment.type != null && !PAYMENT_TYPES.includes(payment.type))
+    errors.push({ field: 'payment.type', message: `must be one of ${PAYMENT_TYPES.join(', ')}` });
+  if (payment.last4 != null && !/^\d{4}$/.test(payment.last4))
+    errors.push({ field: 'payment.last4', message: 'must be 4 digits' });
   const shipping = input.shipping ?? { description: '', price: '0.00' };
-  for (const [field, amount] of [['shipping.price', shipping.price], ['tax', input.tax]] as const) {
+  for (const [field, amount] of [
+    ['shipping.price', shipping.price],
+    ['tax', input.tax],
+  ] as const) {
     if (toCents(amount) < 0n) errors.push({ field, message: 'must not be negative' });
   }
 
-  const primary = customer ? await em.findOne(CustomerAddress, { customer }, { orderBy: { position: 'asc', id: 'asc' } }) : null;
+  const primary = customer
+    ? await em.findOne(CustomerAddress, { customer }, { orderBy: { position: 'asc', id: 'asc' } })
+    : null;
   const shippingAddress = Object.assign(new PostalAddress(), primary?.shipping ?? {});
   const billingAddress = Object.assign(new PostalAddress(), primary?.billing ?? {});
   if (input.shippingAddress) mergeAddressBlock(shippingAddress, input.shippingAddress, 'shippingAddress', errors);
@@ -58,7 +69,11 @@ export async function placeOrder(em: EntityManager, actor: Actor, input: OrderCr
 
   const productIds = [...new Set([...variants.values()].map((v) => v.product.id))];
   const firstImages = new Map<number, number>();
-  for (const link of await em.find(ProductImage, { product: { $in: productIds } }, { populate: ['image'], orderBy: [{ product: 'asc' }, { position: 'asc' }] })) {
+  for (const link of await em.find(
+    ProductImage,
+    { product: { $in: productIds } },
+    { populate: ['image'], orderBy: [{ product: 'asc' }, { position: 'asc' }] },
+  )) {
     if (!firstImages.has(link.product.id)) firstImages.set(link.product.id, link.image.maxSize);
   }
 
@@ -115,7 +130,8 @@ export async function placeOrder(em: EntityManager, actor: Actor, input: OrderCr
   }
   const cart = cartCents(order.lineItems.getItems());
   const total = totalCents(cart, order.shippingPrice, order.tax);
-  if (total > MAX_AMOUNT_CENTS) throw new ValidationError([{ field: 'items', message: 'the order total is too large' }]);
+  if (total > MAX_AMOUNT_CENTS)
+    throw new ValidationError([{ field: 'items', message: 'the order total is too large' }]);
   order.cartPrice = fromCents(cart);
   order.total = fromCents(total);
   em.persist(order);
@@ -136,7 +152,13 @@ function orderCreatedData(order: Order): Record<string, unknown> {
     customer: { id: order.customer.id },
     address: (orderAddressData(order) as { address: unknown }).address,
     items: order.lineItems.getItems().map((line) => ({
-      id: line.id, product_id: line.productRef, variant_id: line.variantRef, title: line.title, sku: line.sku, price: line.price, quantity: line.quantity,
+      id: line.id,
+      product_id: line.productRef,
+      variant_id: line.variantRef,
+      title: line.title,
+      sku: line.sku,
+      price: line.price,
+      quantity: line.quantity,
     })),
     order_date: seconds(order.orderDate),
   };

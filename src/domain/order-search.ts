@@ -1,4 +1,4 @@
-import { raw, type FilterQuery } from '@mikro-orm/postgresql';
+import { type FilterQuery, raw } from '@mikro-orm/postgresql';
 import type { Order } from '../entities/order.entity.js';
 import type { OrderFilter } from '../schema/inputs/order.inputs.js';
 import { idPartOf, type OrderNumberFormat } from './order-number.js';
@@ -8,17 +8,31 @@ import { containsPattern } from './text-match.js';
 type Condition = Record<string, unknown>;
 
 const TEXT: [keyof OrderFilter, string][] = [
-  ['email', 'email'], ['shippingDescription', 'shippingDescription'], ['ip', 'ip'],
-  ['paymentMethod', 'paymentType'], ['last4', 'paymentLast4'], ['notes', 'notes'],
+  ['email', 'email'],
+  ['shippingDescription', 'shippingDescription'],
+  ['ip', 'ip'],
+  ['paymentMethod', 'paymentType'],
+  ['last4', 'paymentLast4'],
+  ['notes', 'notes'],
 ];
 const RANGES: [keyof OrderFilter, string][] = [
-  ['shippingPrice', 'shippingPrice'], ['tax', 'tax'], ['cartPrice', 'cartPrice'],
-  ['total', 'total'], ['refunded', 'refunded'], ['orderDate', 'orderDate'], ['updatedAt', 'updatedAt'],
+  ['shippingPrice', 'shippingPrice'],
+  ['tax', 'tax'],
+  ['cartPrice', 'cartPrice'],
+  ['total', 'total'],
+  ['refunded', 'refunded'],
+  ['orderDate', 'orderDate'],
+  ['updatedAt', 'updatedAt'],
 ];
 /** Any-of lists matched exactly: flags and the two status enums (numeric, as stored). */
 const FLAGS: [keyof OrderFilter, string][] = [
-  ['ipFail', 'ipFail'], ['addressFail', 'addressFail'], ['zipFail', 'zipFail'], ['cvcFail', 'cvcFail'], ['refundPossible', 'refundPossible'],
-  ['status', 'status'], ['paid', 'paid'],
+  ['ipFail', 'ipFail'],
+  ['addressFail', 'addressFail'],
+  ['zipFail', 'zipFail'],
+  ['cvcFail', 'cvcFail'],
+  ['refundPossible', 'refundPossible'],
+  ['status', 'status'],
+  ['paid', 'paid'],
 ];
 
 const anyOf = (values: Condition[]): Condition => ({ $or: values });
@@ -61,9 +75,22 @@ export function orderWhere(filter: OrderFilter | undefined, display: OrderNumber
     all.push(
       anyOf(
         names.flatMap((pattern) => [
-          { [raw((alias) => `concat_ws(' ', ${alias}.shipping_first_name, ${alias}.shipping_last_name)`)]: { $ilike: pattern } },
-          { [raw((alias) => `concat_ws(' ', ${alias}.billing_first_name, ${alias}.billing_last_name)`)]: { $ilike: pattern } },
-          { [raw((alias) => `(select concat_ws(' ', c.first_name, c.last_name) from customer c where c.id = ${alias}.customer_id)`)]: { $ilike: pattern } },
+          {
+            [raw((alias) => `concat_ws(' ', ${alias}.shipping_first_name, ${alias}.shipping_last_name)`)]: {
+              $ilike: pattern,
+            },
+          },
+          {
+            [raw((alias) => `concat_ws(' ', ${alias}.billing_first_name, ${alias}.billing_last_name)`)]: {
+              $ilike: pattern,
+            },
+          },
+          {
+            [raw(
+              (alias) =>
+                `(select concat_ws(' ', c.first_name, c.last_name) from customer c where c.id = ${alias}.customer_id)`,
+            )]: { $ilike: pattern },
+          },
         ]),
       ),
     );

@@ -1,17 +1,17 @@
 import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
-import { FulfilmentItem } from '../entities/fulfilment-item.entity.js';
+import { runPrepared } from '../db/prepared-statements.js';
 import { Fulfilment } from '../entities/fulfilment.entity.js';
+import { FulfilmentItem } from '../entities/fulfilment-item.entity.js';
 import { LineItem } from '../entities/line-item.entity.js';
 import type { Order } from '../entities/order.entity.js';
+import { Shipment } from '../entities/shipment.entity.js';
 import { ShipmentItem } from '../entities/shipment-item.entity.js';
 import { Warehouse } from '../entities/warehouse.entity.js';
-import { Shipment } from '../entities/shipment.entity.js';
-import { ValidationError, type FieldError } from './errors.js';
-import { runPrepared } from '../db/prepared-statements.js';
+import { type FieldError, ValidationError } from './errors.js';
 import { INT4_MAX } from './int4.js';
 import { lockOrder } from './order-lock.js';
-import type { ExpectedVersion } from './preconditions.js';
 import { settleOrder } from './order-status.js';
+import type { ExpectedVersion } from './preconditions.js';
 
 /**
  * An order locked for a counter move, with its lines, fulfilments and shipments loaded once.
@@ -32,20 +32,26 @@ export class OrderState {
 
   /** `warehouses`: ids the change names, checked in the same read (`warehouseExists`). */
   static async load(
-    em: EntityManager, orderId: number, expected: ExpectedVersion, warehouses: readonly number[] = [],
+    em: EntityManager,
+    orderId: number,
+    expected: ExpectedVersion,
+    warehouses: readonly number[] = [],
   ): Promise<OrderState> {
     const order = await lockOrder(em, orderId, expected);
     // A statement of its own after the lock: one that also locked would read these rows as of its
     // start, before a concurrent writer it waited for had committed (READ COMMITTED).
     const [records] = await runPrepared<Record<RecordKind, Record<string, unknown>[]> & { warehouses: number[] }>(
-      em, recordsStatement(em), [orderId, warehouses],
+      em,
+      recordsStatement(em),
+      [orderId, warehouses],
     );
     // Parents before their items, so an item's reference is the entity already mapped.
     const lines = records.lines.map((row) => em.map(LineItem, row));
     const fulfilments = records.fulfilments.map((row) => em.map(Fulfilment, row));
     const shipments = records.shipments.map((row) => em.map(Shipment, row));
     return new OrderState(
-      em, order,
+      em,
+      order,
       new Map(lines.map((l) => [l.id, l])),
       new Map(fulfilments.map((f) => [f.id, f])),
       records.fulfilmentItems.map((row) => em.map(FulfilmentItem, row)),
@@ -154,7 +160,8 @@ function recordsStatement(em: EntityManager): string {
 export function checkQuantity(quantity: number, field: string, errors: FieldError[], allowZero = false): boolean {
   // No upper cap beyond the int4 column: a positive quantity over what the state allows is a 409, not a 422.
   const ok = Number.isInteger(quantity) && (allowZero ? quantity >= 0 : quantity > 0) && quantity <= INT4_MAX;
-  if (!ok) errors.push({ field, message: allowZero ? 'must be a whole number ≥ 0' : 'must be a positive whole number' });
+  if (!ok)
+    errors.push({ field, message: allowZero ? 'must be a whole number ≥ 0' : 'must be a positive whole number' });
   return ok;
 }
 

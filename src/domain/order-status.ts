@@ -1,5 +1,5 @@
-import type { Order } from '../entities/order.entity.js';
 import { now } from '../clock.js';
+import type { Order } from '../entities/order.entity.js';
 import type { FulfilmentStatus } from '../schema/enums/order-status.enums.js';
 import type { LineCounters } from './line-counters.js';
 

@@ -16,7 +16,9 @@ export type ExpectedVersion = readonly number[] | null | undefined;
  */
 function checkExpectedVersion(record: string, version: number, expected: ExpectedVersion): void {
   if (expected == null || expected.includes(version)) return;
-  throw new PreconditionFailedError(`${record} has changed since it was read (its version is now ${version}); read it again before writing`);
+  throw new PreconditionFailedError(
+    `${record} has changed since it was read (its version is now ${version}); read it again before writing`,
+  );
 }
 
 /**

@@ -1,20 +1,31 @@
+import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import { now } from '../clock.js';
-import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
 import { Product } from '../entities/product.entity.js';
 import type { ProductCreate, ProductFields, ProductPatch } from '../schema/inputs/product.inputs.js';
-import { ConflictError, NotFoundError, ValidationError, type FieldError } from './errors.js';
-import { restKeys } from './event-data.js';
-import { recordEvent, type Actor } from './events.js';
-import { checkAmount, checkText } from './input-checks.js';
 import {
-  checkImageRefs, checkManualCollections, checkTags, checkTextareas, replaceImages, replaceManualCollections, replaceTextareas,
+  changedMembers,
+  type LockedProduct,
+  lockCatalogueRows,
+  lockProductWithRelated,
+  moveVersions,
+  type ProductWriteReach,
+} from './catalogue-locks.js';
+import { ConflictError, type FieldError, NotFoundError, ValidationError } from './errors.js';
+import { restKeys } from './event-data.js';
+import { type Actor, recordEvent } from './events.js';
+import { checkAmount, checkText } from './input-checks.js';
+import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
+import {
+  checkImageRefs,
+  checkManualCollections,
+  checkTags,
+  checkTextareas,
+  replaceImages,
+  replaceManualCollections,
+  replaceTextareas,
 } from './product-relations.js';
 import { applyOptions, applyVariants, loadVariantState, planVariants, type VariantState } from './product-variants.js';
 import { freeSlug, SLUG, slugTaken } from './slug.js';
-import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
-import {
-  changedMembers, lockCatalogueRows, lockProductWithRelated, moveVersions, type LockedProduct, type ProductWriteReach,
-} from './catalogue-locks.js';
 
 const SEO_META_LIMIT = 1000;
 
@@ -26,7 +37,8 @@ function checkScalars(input: ProductFields & { title?: string }, errors: FieldEr
   checkText(input.seoTitle, 'seoTitle', errors);
   checkText(input.seoMeta, 'seoMeta', errors, { limit: SEO_META_LIMIT });
   checkText(input.seoUrl, 'seoUrl', errors);
-  if (input.shippingWeight !== undefined && input.shippingWeight < 0) errors.push({ field: 'shippingWeight', message: 'must not be negative' });
+  if (input.shippingWeight !== undefined && input.shippingWeight < 0)
+    errors.push({ field: 'shippingWeight', message: 'must not be negative' });
   checkAmount(input.price, 'price', errors);
   checkAmount(input.comparePrice, 'comparePrice', errors);
 }
@@ -36,12 +48,22 @@ function checkScalars(input: ProductFields & { title?: string }, errors: FieldEr
  * write sends it empty, made unique by a suffix; a title change alone keeps the URL. An explicit
  * URL must be a slug and free (409 otherwise); an unchanged one is not re-checked.
  */
-async function seoUrlOf(em: EntityManager, product: Product, input: ProductFields, isNew: boolean, errors: FieldError[]): Promise<string | undefined> {
+async function seoUrlOf(
+  em: EntityManager,
+  product: Product,
+  input: ProductFields,
+  isNew: boolean,
+  errors: FieldError[],
+): Promise<string | undefined> {
   const given = input.seoUrl?.trim();
-  if (given === '' || (isNew && given === undefined)) return freeSlug(em, 'product', product.title, isNew ? 0 : product.id);
+  if (given === '' || (isNew && given === undefined))
+    return freeSlug(em, 'product', product.title, isNew ? 0 : product.id);
   if (given === undefined || given === product.seoUrl) return undefined;
   if (!SLUG.test(given)) {
-    errors.push({ field: 'seoUrl', message: `"${given}" is not a URL slug: lower-case letters and digits in words joined by single hyphens` });
+    errors.push({
+      field: 'seoUrl',
+      message: `"${given}" is not a URL slug: lower-case letters and digits in words joined by single hyphens`,
+    });
     return undefined;
   }
   return given;
@@ -66,7 +88,8 @@ async function flushProduct(em: EntityManager, seoUrl: string): Promise<void> {
     await em.flush();
   } catch (error) {
     // A concurrent write took the URL between our check and ours.
-    if (error instanceof UniqueConstraintViolationException) throw new ConflictError(`The seo_url ${seoUrl} is already used by another product`);
+    if (error instanceof UniqueConstraintViolationException)
+      throw new ConflictError(`The seo_url ${seoUrl} is already used by another product`);
     throw error;
   }
 }
@@ -75,14 +98,21 @@ async function flushProduct(em: EntityManager, seoUrl: string): Promise<void> {
  * Checks everything first (every bad value named at once), then writes scalars, options,
  * variants and the set-valued relations. Runs in the caller's transaction: a refusal changes nothing.
  */
-async function writeProduct(em: EntityManager, product: Product, input: ProductFields & { title?: string }, isNew: boolean): Promise<Product> {
+async function writeProduct(
+  em: EntityManager,
+  product: Product,
+  input: ProductFields & { title?: string },
+  isNew: boolean,
+): Promise<Product> {
   const errors: FieldError[] = [];
   checkScalars(input, errors);
   checkTags(input.tags, errors);
   await checkImageRefs(em, input, errors);
   await checkTextareas(em, input, errors);
   await checkManualCollections(em, input.collectionIds, errors);
-  const state: VariantState = isNew ? { options: [], thumbnails: [], variants: [] } : await loadVariantState(em, product);
+  const state: VariantState = isNew
+    ? { options: [], thumbnails: [], variants: [] }
+    : await loadVariantState(em, product);
   const plan = planVariants(product, input, state, isNew, errors);
   if (input.title !== undefined) product.title = input.title;
   const seoUrl = await seoUrlOf(em, product, input, isNew, errors);
@@ -130,7 +160,13 @@ const sameTags = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((tag) => b.includes(tag));
 
 /** PATCH a product (docs/decisions.md#product-patch); the row is locked for the whole transaction. */
-export async function updateProduct(em: EntityManager, actor: Actor, id: number, patch: ProductPatch, expected?: ExpectedVersion): Promise<Product> {
+export async function updateProduct(
+  em: EntityManager,
+  actor: Actor,
+  id: number,
+  patch: ProductPatch,
+  expected?: ExpectedVersion,
+): Promise<Product> {
   const locked = await lockProduct(em, id, expected, {
     joining: patch.collectionIds ?? null,
     movesBuyers: (tags) => patch.tags !== undefined && !sameTags(tags, patch.tags),
@@ -141,7 +177,13 @@ export async function updateProduct(em: EntityManager, actor: Actor, id: number,
   if (patch.collectionIds) await moveVersions(em, 'collection', changedMembers(locked.linked, patch.collectionIds));
   // Its buyers' tags are the current tags of what they bought: when its tags change, theirs may.
   if (!sameTags(tagsBefore, product.tags)) await moveVersions(em, 'customer', locked.buyers);
-  recordEvent(em, actor, 'product.updated', { subject: 'product', subjectId: product.id }, { id: product.id, ...(restKeys(patch) as object) });
+  recordEvent(
+    em,
+    actor,
+    'product.updated',
+    { subject: 'product', subjectId: product.id },
+    { id: product.id, ...(restKeys(patch) as object) },
+  );
   return product;
 }
 
@@ -150,7 +192,13 @@ export async function createProduct(em: EntityManager, actor: Actor, input: Prod
   await lockCatalogueRows(em, 'collection', input.collectionIds ?? []);
   const product = await writeProduct(em, new Product(), input, true);
   await moveVersions(em, 'collection', input.collectionIds ?? []);
-  recordEvent(em, actor, 'product.created', { subject: 'product', subjectId: product.id }, { id: product.id, seo_url: product.seoUrl, ...(restKeys(input) as object) });
+  recordEvent(
+    em,
+    actor,
+    'product.created',
+    { subject: 'product', subjectId: product.id },
+    { id: product.id, seo_url: product.seoUrl, ...(restKeys(input) as object) },
+  );
   return product;
 }
 
@@ -158,7 +206,12 @@ export async function createProduct(em: EntityManager, actor: Actor, input: Prod
  * Deletes a product with its options, variants and stock (cascades); orders keep their line
  * items, which are snapshots (their product and variant links become null).
  */
-export async function deleteProduct(em: EntityManager, actor: Actor, id: number, expected?: ExpectedVersion): Promise<number> {
+export async function deleteProduct(
+  em: EntityManager,
+  actor: Actor,
+  id: number,
+  expected?: ExpectedVersion,
+): Promise<number> {
   const reach = { joining: [], movesBuyers: (tags: readonly string[]) => tags.length > 0 };
   const { product, linked, buyers } = await lockProduct(em, id, expected, reach);
   em.remove(product);

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Image } from '../entities/image.entity.js';
 import { OptionThumbnail } from '../entities/option-thumbnail.entity.js';
-import { ProductOption } from '../entities/product-option.entity.js';
 import type { Product } from '../entities/product.entity.js';
+import { ProductOption } from '../entities/product-option.entity.js';
 import { ProductVariant } from '../entities/product-variant.entity.js';
 import { VariantImage } from '../entities/variant-image.entity.js';
 import type { OptionInput, ProductFields, VariantInput } from '../schema/inputs/product.inputs.js';
@@ -29,7 +29,9 @@ export interface VariantState {
 
 export async function loadVariantState(em: EntityManager, product: Product): Promise<VariantState> {
   const options = await em.find(ProductOption, { product }, { orderBy: [{ position: 'asc' }, { id: 'asc' }] });
-  const thumbnails = options.length ? await em.find(OptionThumbnail, { option: { $in: options } }, { orderBy: [{ position: 'asc' }, { id: 'asc' }] }) : [];
+  const thumbnails = options.length
+    ? await em.find(OptionThumbnail, { option: { $in: options } }, { orderBy: [{ position: 'asc' }, { id: 'asc' }] })
+    : [];
   const variants = await em.find(ProductVariant, { product }, { orderBy: [{ position: 'asc' }, { id: 'asc' }] });
   return { options, thumbnails, variants };
 }
@@ -78,9 +80,11 @@ function checkOptions(options: OptionInput[], errors: FieldError[]): void {
       }
       const hasColor = thumbnail.color != null;
       const hasImage = thumbnail.imageId != null;
-      if (hasColor && hasImage) errors.push({ field: `${th}.color`, message: 'give either a color or an image, not both' });
+      if (hasColor && hasImage)
+        errors.push({ field: `${th}.color`, message: 'give either a color or an image, not both' });
       else if (!hasColor && !hasImage) errors.push({ field: th, message: 'needs a color or an image' });
-      if (hasColor && !HEX.test(thumbnail.color!)) errors.push({ field: `${th}.color`, message: `"${thumbnail.color}" is not a HEX colour such as #ff0000` });
+      if (hasColor && !HEX.test(thumbnail.color!))
+        errors.push({ field: `${th}.color`, message: `"${thumbnail.color}" is not a HEX colour such as #ff0000` });
     });
   });
 }
@@ -101,16 +105,24 @@ function checkVariants(variants: VariantInput[], options: OptionShape[], errors:
     } else {
       variant.variant.forEach((value, j) => {
         if (!options[j].values.includes(value)) {
-          errors.push({ field: `${at}.variant[${j}]`, message: `"${value}" is not a value of option ${options[j].title} (${options[j].values.join(', ')})` });
+          errors.push({
+            field: `${at}.variant[${j}]`,
+            message: `"${value}" is not a value of option ${options[j].title} (${options[j].values.join(', ')})`,
+          });
         }
       });
     }
     const key = keyOf(variant.variant);
     const first = firstOf.get(key);
-    if (first !== undefined) errors.push({ field: `${at}.variant`, message: `repeats the combination of variants[${first}]` });
+    if (first !== undefined)
+      errors.push({ field: `${at}.variant`, message: `repeats the combination of variants[${first}]` });
     else firstOf.set(key, i);
     if (variant.default) {
-      if (defaultAt !== undefined) errors.push({ field: `${at}.default`, message: `only one variant can be the default (variants[${defaultAt}] is)` });
+      if (defaultAt !== undefined)
+        errors.push({
+          field: `${at}.default`,
+          message: `only one variant can be the default (variants[${defaultAt}] is)`,
+        });
       else defaultAt = i;
     }
     checkAmount(variant.price, `${at}.price`, errors);
@@ -120,19 +132,29 @@ function checkVariants(variants: VariantInput[], options: OptionShape[], errors:
   });
 }
 
-const sameAmount = (a: string | null, b: string | null) => (a === null || b === null ? a === b : toCents(a) === toCents(b));
+const sameAmount = (a: string | null, b: string | null) =>
+  a === null || b === null ? a === b : toCents(a) === toCents(b);
 
 /**
  * Checks options and variants of the write against each other and the product's current state,
  * and decides the variants after it. Pure: nothing is changed here.
  */
-export function planVariants(product: Product, input: ProductFields, state: VariantState, isNew: boolean, errors: FieldError[]): VariantPlan {
+export function planVariants(
+  product: Product,
+  input: ProductFields,
+  state: VariantState,
+  isNew: boolean,
+  errors: FieldError[],
+): VariantPlan {
   if (input.options) checkOptions(input.options, errors);
   const options: OptionShape[] = input.options ?? state.options.map((o) => ({ title: o.title, values: o.values }));
   const isMulti = input.isMulti ?? product.isMulti;
   if (isMulti && options.length === 0) errors.push({ field: 'options', message: 'is required when is_multi is true' });
   if (!isMulti && options.length > 0) {
-    errors.push({ field: input.options ? 'options' : 'isMulti', message: 'a product with options is multi-variant: is_multi must be true' });
+    errors.push({
+      field: input.options ? 'options' : 'isMulti',
+      message: 'a product with options is multi-variant: is_multi must be true',
+    });
   }
 
   const byCombination = new Map(state.variants.map((v) => [keyOf(v.optionValues), v]));
@@ -142,7 +164,12 @@ export function planVariants(product: Product, input: ProductFields, state: Vari
     const named = input.variants.some((v) => v.default);
     slots = input.variants.map((v) => {
       const row = byCombination.get(keyOf(v.variant));
-      return { combination: v.variant, row, input: v, isDefault: v.default ?? (named ? false : (row?.isDefault ?? false)) };
+      return {
+        combination: v.variant,
+        row,
+        input: v,
+        isDefault: v.default ?? (named ? false : (row?.isDefault ?? false)),
+      };
     });
   } else {
     const fits = (v: ProductVariant) =>
@@ -155,13 +182,15 @@ export function planVariants(product: Product, input: ProductFields, state: Vari
       slots = [];
       errors.push({
         field: 'variants',
-        message: `are required: the existing combinations ` +
+        message:
+          `are required: the existing combinations ` +
           `(${misfits.map((v) => `[${v.optionValues.join(', ')}]`).join(', ')}) ` +
           `do not fit the options`,
       });
     } else {
       slots = state.variants.map((row) => ({ combination: row.optionValues, row, isDefault: row.isDefault }));
-      if (slots.length === 0 && options.length > 0) errors.push({ field: 'variants', message: 'are required: a multi-variant product needs at least one variant' });
+      if (slots.length === 0 && options.length > 0)
+        errors.push({ field: 'variants', message: 'are required: a multi-variant product needs at least one variant' });
     }
   }
   // The one variant of a single-variant product is its default unless the body says otherwise.
@@ -176,10 +205,20 @@ export function planVariants(product: Product, input: ProductFields, state: Vari
   const single = !isMulti && input.variants?.length === 1 ? input.variants[0] : undefined;
   if (single) {
     if (input.price !== undefined && !sameAmount(input.price, single.price)) {
-      errors.push({ field: 'variants[0].price', message: 'differs from price: a single-variant product has one price' });
+      errors.push({
+        field: 'variants[0].price',
+        message: 'differs from price: a single-variant product has one price',
+      });
     }
-    if (input.comparePrice !== undefined && single.comparePrice !== undefined && !sameAmount(input.comparePrice, single.comparePrice)) {
-      errors.push({ field: 'variants[0].comparePrice', message: 'differs from compare_price: a single-variant product has one' });
+    if (
+      input.comparePrice !== undefined &&
+      single.comparePrice !== undefined &&
+      !sameAmount(input.comparePrice, single.comparePrice)
+    ) {
+      errors.push({
+        field: 'variants[0].comparePrice',
+        message: 'differs from compare_price: a single-variant product has one',
+      });
     }
     if (input.sku !== undefined && single.sku !== undefined && input.sku !== single.sku) {
       errors.push({ field: 'variants[0].sku', message: 'differs from sku: a single-variant product has one' });
@@ -231,11 +270,23 @@ export function applyOptions(em: EntityManager, product: Product, options: Optio
 export async function applyVariants(em: EntityManager, product: Product, plan: VariantPlan): Promise<void> {
   const withImages = plan.slots.filter((s) => s.row && s.input?.imageIds);
   const currentImages = withImages.length
-    ? await em.find(VariantImage, { variant: { $in: withImages.map((s) => s.row!) } }, { orderBy: [{ position: 'asc' }, { id: 'asc' }] })
+    ? await em.find(
+        VariantImage,
+        { variant: { $in: withImages.map((s) => s.row!) } },
+        { orderBy: [{ position: 'asc' }, { id: 'asc' }] },
+      )
     : [];
   for (const removed of plan.removed) em.remove(removed);
   plan.slots.forEach((slot, position) => {
-    const variant = slot.row ?? Object.assign(new ProductVariant(), { product, optionValues: slot.combination, sku: '', comparePrice: null, ignore: false });
+    const variant =
+      slot.row ??
+      Object.assign(new ProductVariant(), {
+        product,
+        optionValues: slot.combination,
+        sku: '',
+        comparePrice: null,
+        ignore: false,
+      });
     if (!slot.row) em.persist(variant);
     variant.position = position;
     variant.isDefault = slot.isDefault;

@@ -1,20 +1,26 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { RestockItem } from '../entities/restock-item.entity.js';
-import { Restock } from '../entities/restock.entity.js';
-import { Warehouse } from '../entities/warehouse.entity.js';
 import type { LineItem } from '../entities/line-item.entity.js';
 import type { Order } from '../entities/order.entity.js';
+import { Restock } from '../entities/restock.entity.js';
+import { RestockItem } from '../entities/restock-item.entity.js';
+import { Warehouse } from '../entities/warehouse.entity.js';
 import type { RestockInput } from '../schema/inputs/fulfilment.inputs.js';
 import { ConflictError, type FieldError } from './errors.js';
+import { restockData } from './event-data.js';
+import { type Actor, orderEventSubject, recordEvent } from './events.js';
 import { moveStock } from './inventory.js';
 import { moveUnits } from './line-counters.js';
 import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
 import type { ExpectedVersion } from './preconditions.js';
-import { restockData } from './event-data.js';
-import { orderEventSubject, recordEvent, type Actor } from './events.js';
 
 /** Takes shipped units back into a warehouse's stock: shipped → restocked, stock grows. */
-export async function restockOrderItems(em: EntityManager, actor: Actor, orderId: number, input: RestockInput, expected?: ExpectedVersion): Promise<Order> {
+export async function restockOrderItems(
+  em: EntityManager,
+  actor: Actor,
+  orderId: number,
+  input: RestockInput,
+  expected?: ExpectedVersion,
+): Promise<Order> {
   const state = await OrderState.load(em, orderId, expected, [input.warehouse]);
   const errors: FieldError[] = [];
   const known = state.warehouseExists(input.warehouse, 'warehouse', errors);
@@ -31,7 +37,8 @@ export async function restockOrderItems(em: EntityManager, actor: Actor, orderId
   });
   throwIfAny(errors);
   for (const { line, quantity, index } of planned) {
-    if (quantity > line.shipped) throw new ConflictError(`only ${line.shipped} unit(s) of line item ${line.id} are shipped`, `items[${index}]`);
+    if (quantity > line.shipped)
+      throw new ConflictError(`only ${line.shipped} unit(s) of line item ${line.id} are shipped`, `items[${index}]`);
   }
   const restock = Object.assign(new Restock(), { order: state.order, warehouse: warehouse! });
   em.persist(restock);
@@ -46,7 +53,12 @@ export async function restockOrderItems(em: EntityManager, actor: Actor, orderId
     em,
     planned
       .filter(({ line }) => line.trackInventory && line.variant)
-      .map(({ line, quantity, index }) => ({ warehouseId: warehouse!.id, variantId: line.variant!.id, quantity: -quantity, label: `items[${index}]` })),
+      .map(({ line, quantity, index }) => ({
+        warehouseId: warehouse!.id,
+        variantId: line.variant!.id,
+        quantity: -quantity,
+        label: `items[${index}]`,
+      })),
   );
   const order = await state.settle();
   recordEvent(em, actor, 'restock.created', orderEventSubject(order), restockData(order, restock, items));

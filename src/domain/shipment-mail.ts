@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { OutboxMessage } from '../entities/outbox-message.entity.js';
 import type { Order } from '../entities/order.entity.js';
+import { OutboxMessage } from '../entities/outbox-message.entity.js';
 import type { Shipment } from '../entities/shipment.entity.js';
 import { ShippingCarrier } from '../entities/shipping-carrier.entity.js';
 import { trackingUrlOf } from './tracking-url.js';
@@ -20,7 +20,12 @@ export interface ShipmentMail {
  * after commit by the outbox worker, never while the order row is locked, and never for a change
  * that rolled back.
  */
-export async function enqueueShipmentMail(em: EntityManager, order: Order, shipment: Shipment, event: ShipmentMail['event']): Promise<void> {
+export async function enqueueShipmentMail(
+  em: EntityManager,
+  order: Order,
+  shipment: Shipment,
+  event: ShipmentMail['event'],
+): Promise<void> {
   await em.flush();
   const carrier = await em.findOneOrFail(ShippingCarrier, { id: shipment.carrier.id });
   const payload: ShipmentMail = {

@@ -32,11 +32,19 @@ export function firstFreeSlug(base: string, taken: ReadonlySet<string>): string 
  * The slug of `title` made unique in `table.seo_url` by the first free suffix (`-2`, `-3`, …);
  * `exceptId` is the record being edited (its own URL does not count as taken).
  */
-export async function freeSlug(em: EntityManager, table: 'product' | 'collection', title: string, exceptId = 0, fallback = table): Promise<string> {
+export async function freeSlug(
+  em: EntityManager,
+  table: 'product' | 'collection',
+  title: string,
+  exceptId = 0,
+  fallback = table,
+): Promise<string> {
   const base = slugBase(title, fallback);
   // Serialise derivations per table: two concurrent writes deriving the same slug would both see
   // it free and one would then fail on the unique index; the lock makes the second see the first.
-  await em.getConnection().execute('select pg_advisory_xact_lock(hashtext(?))', [`seo_url:${table}`], 'all', em.getTransactionContext());
+  await em
+    .getConnection()
+    .execute('select pg_advisory_xact_lock(hashtext(?))', [`seo_url:${table}`], 'all', em.getTransactionContext());
   // `base` is [a-z0-9-] only, so it is safe inside the regular expression.
   const rows = await em
     .getConnection()
@@ -50,9 +58,19 @@ export async function freeSlug(em: EntityManager, table: 'product' | 'collection
 }
 
 /** Whether another record of `table` already has this URL. */
-export async function slugTaken(em: EntityManager, table: 'product' | 'collection', slug: string, exceptId = 0): Promise<boolean> {
+export async function slugTaken(
+  em: EntityManager,
+  table: 'product' | 'collection',
+  slug: string,
+  exceptId = 0,
+): Promise<boolean> {
   const rows = await em
     .getConnection()
-    .execute<unknown[]>(`select 1 from ${table} where seo_url = ? and id <> ?`, [slug, exceptId], 'all', em.getTransactionContext());
+    .execute<unknown[]>(
+      `select 1 from ${table} where seo_url = ? and id <> ?`,
+      [slug, exceptId],
+      'all',
+      em.getTransactionContext(),
+    );
   return rows.length > 0;
 }

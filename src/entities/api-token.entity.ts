@@ -32,7 +32,10 @@ export class ApiToken {
   @Property({ type: 'timestamptz', onCreate: () => now() })
   createdAt: Date = now();
 
-  @Field(() => TimestampScalar, { nullable: true, description: 'Last authenticated request, to the minute (updated at most once a minute)' })
+  @Field(() => TimestampScalar, {
+    nullable: true,
+    description: 'Last authenticated request, to the minute (updated at most once a minute)',
+  })
   @Property({ type: 'timestamptz', nullable: true })
   lastUsedAt: Date | null = null;
 
@@ -40,7 +43,10 @@ export class ApiToken {
   @Property({ type: 'timestamptz', nullable: true })
   lastWriteAt: Date | null = null;
 
-  @Field(() => TimestampScalar, { nullable: true, description: 'Set once revoked; a revoked token is refused at once (401)' })
+  @Field(() => TimestampScalar, {
+    nullable: true,
+    description: 'Set once revoked; a revoked token is refused at once (401)',
+  })
   @Property({ type: 'timestamptz', nullable: true })
   revokedAt: Date | null = null;
 }

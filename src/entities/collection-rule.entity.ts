@@ -33,7 +33,7 @@ export class CollectionRule {
   @Field(() => Int, {
     description:
       '0 is exactly; 1 starts with; 2 ends with; 3 contains; 4 does not contain; 5 equal; 6 ' +
-        'not equal; 7 greater; 8 less',
+      'not equal; 7 greater; 8 less',
   })
   @Property({ type: 'smallint' })
   condition!: number;

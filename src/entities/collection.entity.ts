@@ -1,12 +1,12 @@
 import { Collection as OrmCollection, type Rel } from '@mikro-orm/core';
 import { Check, Entity, OneToMany, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType } from 'type-graphql';
+import { now } from '../clock.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { CollectionImage } from './collection-image.entity.js';
-import { Image } from './image.entity.js';
 import { CollectionProduct } from './collection-product.entity.js';
 import { CollectionRule } from './collection-rule.entity.js';
-import { now } from '../clock.js';
+import { Image } from './image.entity.js';
 
 /** Collection kinds of the spec: 0 products added by hand, 1 products matched by rules. */
 export const CollectionType = { Manual: 0, RuleBased: 1 } as const;

@@ -1,11 +1,11 @@
 import { Collection, type Rel } from '@mikro-orm/core';
 import { Entity, Index, OneToMany, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType } from 'type-graphql';
+import { now } from '../clock.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { CustomerAddress } from './customer-address.entity.js';
 import { CustomerPaymentMethod } from './customer-payment-method.entity.js';
 import { Order } from './order.entity.js';
-import { now } from '../clock.js';
 
 /**
  * A customer. `orderCount`, `lifetimeSpent` and `lastPurchase` are derived from the customer's
@@ -16,9 +16,18 @@ import { now } from '../clock.js';
 @Entity()
 @Index({ properties: ['lastName', 'id'] })
 // Substring search (ILIKE '%…%') on names and e-mail: trigram indexes (pg_trgm, created in the migration).
-@Index({ name: 'customer_last_name_trgm', expression: 'create index "customer_last_name_trgm" on "customer" using gin ("last_name" gin_trgm_ops)' })
-@Index({ name: 'customer_first_name_trgm', expression: 'create index "customer_first_name_trgm" on "customer" using gin ("first_name" gin_trgm_ops)' })
-@Index({ name: 'customer_email_trgm', expression: 'create index "customer_email_trgm" on "customer" using gin ("email" gin_trgm_ops)' })
+@Index({
+  name: 'customer_last_name_trgm',
+  expression: 'create index "customer_last_name_trgm" on "customer" using gin ("last_name" gin_trgm_ops)',
+})
+@Index({
+  name: 'customer_first_name_trgm',
+  expression: 'create index "customer_first_name_trgm" on "customer" using gin ("first_name" gin_trgm_ops)',
+})
+@Index({
+  name: 'customer_email_trgm',
+  expression: 'create index "customer_email_trgm" on "customer" using gin ("email" gin_trgm_ops)',
+})
 export class Customer {
   @Field(() => Int, { description: 'Customer id' })
   @PrimaryKey({ type: 'integer' })
@@ -60,8 +69,11 @@ export class Customer {
   // Moved on by the domain under the row lock, once per write (domain/preconditions.ts), not by the
   // ORM: the ORM's version only moves when this row changes, and a write may change only rows of
   // other tables (fulfilments, variants, addresses) that are part of this record all the same.
-  @Field(() => Int, { description: 'Moves on with every write to the record, its parts included: the REST ETag, and what ' +
-    '`expectedVersion` compares with' })
+  @Field(() => Int, {
+    description:
+      'Moves on with every write to the record, its parts included: the REST ETag, and what ' +
+      '`expectedVersion` compares with',
+  })
   @Property({ type: 'integer', default: 1 })
   version: number = 1;
 

@@ -1,11 +1,11 @@
 import { Collection, type Rel } from '@mikro-orm/core';
-import { Field, Int, ObjectType } from 'type-graphql';
-import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { now } from '../clock.js';
+import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { FulfilmentItem } from './fulfilment-item.entity.js';
 import { Order } from './order.entity.js';
 import { Warehouse } from './warehouse.entity.js';
-import { now } from '../clock.js';
 
 /** Units of an order sent to fulfilment, drawn from one warehouse when the products track stock. */
 @ObjectType({ description: 'Units of an order sent to fulfilment' })

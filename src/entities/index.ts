@@ -1,4 +1,4 @@
-import { MetadataStorage, type Constructor } from '@mikro-orm/core';
+import { type Constructor, MetadataStorage } from '@mikro-orm/core';
 import { importFolder } from '../folder-modules.js';
 
 const modules = await importFolder(new URL('./', import.meta.url), /\.(entity|embeddable)$/);
@@ -11,4 +11,6 @@ const declared = new Set(Object.values(MetadataStorage.getMetadata()).map((meta)
  */
 export const entities = modules
   .flatMap((module) => Object.values(module))
-  .filter((value): value is Constructor<object> => typeof value === 'function' && declared.has(value as Constructor<object>));
+  .filter(
+    (value): value is Constructor<object> => typeof value === 'function' && declared.has(value as Constructor<object>),
+  );

@@ -1,7 +1,7 @@
 import type { Rel } from '@mikro-orm/core';
+import { Check, Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { DecimalScalar } from '../schema/scalars/decimal.scalar.js';
-import { Check, Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Order } from './order.entity.js';
 import { Product } from './product.entity.js';
 import { ProductVariant } from './product-variant.entity.js';

@@ -1,17 +1,26 @@
 import { Collection, type Rel } from '@mikro-orm/core';
-import { Field, Int, ObjectType } from 'type-graphql';
+import {
+  Check,
+  Embedded,
+  Entity,
+  Index,
+  ManyToOne,
+  OneToMany,
+  PrimaryKey,
+  Property,
+} from '@mikro-orm/decorators/legacy';
 import { GraphQLJSON } from 'graphql-scalars';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { now } from '../clock.js';
+import { FulfilmentStatus, PaymentStatus } from '../schema/enums/order-status.enums.js';
 import { DecimalScalar } from '../schema/scalars/decimal.scalar.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
-import { Check, Embedded, Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Customer } from './customer.entity.js';
 import { Fulfilment } from './fulfilment.entity.js';
 import { LineItem } from './line-item.entity.js';
 import { PostalAddress } from './postal-address.embeddable.js';
 import { Restock } from './restock.entity.js';
 import { Shipment } from './shipment.entity.js';
-import { now } from '../clock.js';
-import { FulfilmentStatus, PaymentStatus } from '../schema/enums/order-status.enums.js';
 
 /**
  * An order. `status` is derived from the line items' counters and stored by the transaction that
@@ -131,8 +140,11 @@ export class Order {
   // Moved on by the domain under the row lock, once per write (domain/preconditions.ts), not by the
   // ORM: the ORM's version only moves when this row changes, and a write may change only rows of
   // other tables (fulfilments, variants, addresses) that are part of this record all the same.
-  @Field(() => Int, { description: 'Moves on with every write to the record, its parts included: the REST ETag, and what ' +
-    '`expectedVersion` compares with' })
+  @Field(() => Int, {
+    description:
+      'Moves on with every write to the record, its parts included: the REST ETag, and what ' +
+      '`expectedVersion` compares with',
+  })
   @Property({ type: 'integer', default: 1 })
   version: number = 1;
 

@@ -6,7 +6,11 @@ import { now } from '../clock.js';
  * later by the outbox worker (claimed with FOR UPDATE SKIP LOCKED, retried with back-off).
  */
 @Entity()
-@Index({ name: 'outbox_message_pending_idx', expression: 'create index "outbox_message_pending_idx" on "outbox_message" ("next_attempt_at") where "sent_at" is null' })
+@Index({
+  name: 'outbox_message_pending_idx',
+  expression:
+    'create index "outbox_message_pending_idx" on "outbox_message" ("next_attempt_at") where "sent_at" is null',
+})
 export class OutboxMessage {
   @PrimaryKey({ type: 'integer' })
   id!: number;

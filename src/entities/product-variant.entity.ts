@@ -2,10 +2,10 @@ import { Collection, type Rel } from '@mikro-orm/core';
 import { Entity, ManyToOne, OneToMany, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { DecimalScalar } from '../schema/scalars/decimal.scalar.js';
-import { Product } from './product.entity.js';
-import { VariantImage } from './variant-image.entity.js';
 import { Image } from './image.entity.js';
+import { Product } from './product.entity.js';
 import { TextArrayType } from './text-array.type.js';
+import { VariantImage } from './variant-image.entity.js';
 
 /**
  * One purchasable combination of option values. Its id is stable while its combination exists

@@ -1,14 +1,14 @@
 import { Collection, type Rel } from '@mikro-orm/core';
 import { Entity, Index, OneToMany, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { now } from '../clock.js';
 import { DecimalScalar } from '../schema/scalars/decimal.scalar.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
-import { ProductImage } from './product-image.entity.js';
 import { Image } from './image.entity.js';
+import { ProductImage } from './product-image.entity.js';
 import { ProductOption } from './product-option.entity.js';
 import { ProductTextarea } from './product-textarea.entity.js';
 import { ProductVariant } from './product-variant.entity.js';
-import { now } from '../clock.js';
 import { TextArrayType } from './text-array.type.js';
 
 /**
@@ -107,8 +107,11 @@ export class Product {
   // Moved on by the domain under the row lock, once per write (domain/preconditions.ts), not by the
   // ORM: the ORM's version only moves when this row changes, and a write may change only rows of
   // other tables (fulfilments, variants, addresses) that are part of this record all the same.
-  @Field(() => Int, { description: 'Moves on with every write to the record, its parts included: the REST ETag, and what ' +
-    '`expectedVersion` compares with' })
+  @Field(() => Int, {
+    description:
+      'Moves on with every write to the record, its parts included: the REST ETag, and what ' +
+      '`expectedVersion` compares with',
+  })
   @Property({ type: 'integer', default: 1 })
   version: number = 1;
 

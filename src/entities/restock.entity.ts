@@ -1,11 +1,11 @@
 import { Collection, type Rel } from '@mikro-orm/core';
-import { Field, Int, ObjectType } from 'type-graphql';
-import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { now } from '../clock.js';
+import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { Order } from './order.entity.js';
 import { RestockItem } from './restock-item.entity.js';
 import { Warehouse } from './warehouse.entity.js';
-import { now } from '../clock.js';
 
 /** Shipped units taken back into a warehouse's stock. */
 @ObjectType({ description: 'Shipped units taken back into stock' })

@@ -1,12 +1,12 @@
 import { Collection, type Rel } from '@mikro-orm/core';
-import { Field, Int, ObjectType } from 'type-graphql';
-import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { now } from '../clock.js';
+import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { Fulfilment } from './fulfilment.entity.js';
 import { Order } from './order.entity.js';
 import { ShipmentItem } from './shipment-item.entity.js';
 import { ShippingCarrier } from './shipping-carrier.entity.js';
-import { now } from '../clock.js';
 
 /** A parcel sent from a fulfilment; a fulfilment with shipments cannot be deleted. */
 @ObjectType({ description: 'A parcel sent from a fulfilment' })

@@ -21,7 +21,9 @@ import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 @Index({ name: 'event_subject_index', properties: ['subject', 'subjectId', 'id'] })
 @Index({ name: 'event_feed_index', properties: ['xid', 'id'] })
 export class StoreEvent {
-  @Field(() => Int, { description: 'Increasing with the order of commits within one record; the de-duplication key of webhook deliveries' })
+  @Field(() => Int, {
+    description: 'Increasing with the order of commits within one record; the de-duplication key of webhook deliveries',
+  })
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
@@ -51,7 +53,11 @@ export class StoreEvent {
   subjectId!: number;
 
   /** Set for every change under an order (the order's own, its fulfilments, shipments, restocks). */
-  @Field(() => Int, { nullable: true, description: 'The order the change belongs to (its own, or of its fulfilments, shipments, restocks); null for other records' })
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      'The order the change belongs to (its own, or of its fulfilments, shipments, restocks); null for other records',
+  })
   @Property({ type: 'integer', nullable: true })
   orderId: number | null = null;
 

@@ -7,7 +7,11 @@ import { ArrayType, type Platform, type TransformContext } from '@mikro-orm/core
  * `"` escaped, which PostgreSQL reads back verbatim.
  */
 export class TextArrayType extends ArrayType<string> {
-  override convertToDatabaseValue(value: string[] | null, platform: Platform, context?: TransformContext): string | null {
+  override convertToDatabaseValue(
+    value: string[] | null,
+    platform: Platform,
+    context?: TransformContext,
+  ): string | null {
     if (!Array.isArray(value)) return super.convertToDatabaseValue(value, platform, context);
     return `{${value.map((v) => `"${String(v).replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;
   }

@@ -22,11 +22,17 @@ export class WebhookAttempt {
   @Property({ type: 'timestamptz' })
   attemptedAt: Date = now();
 
-  @Field(() => Int, { nullable: true, description: 'HTTP status answered; null when there was no answer (timeout, refused)' })
+  @Field(() => Int, {
+    nullable: true,
+    description: 'HTTP status answered; null when there was no answer (timeout, refused)',
+  })
   @Property({ type: 'integer', nullable: true })
   statusCode: number | null = null;
 
-  @Field(() => String, { nullable: true, description: 'Why the attempt failed (timeout, refused, non-2xx answer); null when it succeeded' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Why the attempt failed (timeout, refused, non-2xx answer); null when it succeeded',
+  })
   @Property({ type: 'text', nullable: true })
   error: string | null = null;
 

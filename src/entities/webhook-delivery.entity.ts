@@ -25,8 +25,12 @@ registerEnumType(DeliveryStatus, {
  */
 @ObjectType({ description: 'One event sent (or to be sent) to one subscription' })
 @Entity()
-@Index({ name: 'webhook_delivery_due_index', expression: `create index "webhook_delivery_due_index" on "webhook_delivery" ` +
-  `("next_attempt_at", "id") where "status" = 'pending'` })
+@Index({
+  name: 'webhook_delivery_due_index',
+  expression:
+    `create index "webhook_delivery_due_index" on "webhook_delivery" ` +
+    `("next_attempt_at", "id") where "status" = 'pending'`,
+})
 @Index({ name: 'webhook_delivery_subscription_index', properties: ['subscriptionId', 'id'] })
 export class WebhookDelivery {
   @Field(() => Int, { description: 'Webhook delivery id' })
@@ -52,7 +56,10 @@ export class WebhookDelivery {
   @Property({ type: 'integer', default: 0 })
   attempts: number = 0;
 
-  @Field(() => TimestampScalar, { nullable: true, description: 'When the next attempt is due (null once delivered or failed)' })
+  @Field(() => TimestampScalar, {
+    nullable: true,
+    description: 'When the next attempt is due (null once delivered or failed)',
+  })
   @Property({ type: 'timestamptz', nullable: true })
   nextAttemptAt: Date | null = now();
 
@@ -60,7 +67,10 @@ export class WebhookDelivery {
   @Property({ type: 'integer', nullable: true })
   lastStatusCode: number | null = null;
 
-  @Field(() => String, { nullable: true, description: 'Why the last attempt failed; null when it succeeded or none was made' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Why the last attempt failed; null when it succeeded or none was made',
+  })
   @Property({ type: 'text', nullable: true })
   lastError: string | null = null;
 

@@ -16,7 +16,9 @@ export class WebhookSubscription {
   @PrimaryKey({ type: 'integer' })
   id!: number;
 
-  @Field({ description: 'An http(s) URL; loopback and private networks are refused unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true' })
+  @Field({
+    description: 'An http(s) URL; loopback and private networks are refused unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true',
+  })
   @Property({ type: 'text' })
   url!: string;
 
@@ -39,7 +41,10 @@ export class WebhookSubscription {
   @Property({ type: 'integer', default: 0 })
   consecutiveFailures: number = 0;
 
-  @Field(() => TimestampScalar, { nullable: true, description: 'Set when deliveries were stopped after repeated failure; nothing is sent while set' })
+  @Field(() => TimestampScalar, {
+    nullable: true,
+    description: 'Set when deliveries were stopped after repeated failure; nothing is sent while set',
+  })
   @Property({ type: 'timestamptz', nullable: true })
   disabledAt: Date | null = null;
 

@@ -1,18 +1,27 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
-import { RATE_LIMITED, rateLimitedMessage, rateLimitHeaders, type RateLimiter, type RateLimitState } from '../auth/rate-limit.js';
+import {
+  RATE_LIMITED,
+  type RateLimiter,
+  type RateLimitState,
+  rateLimitedMessage,
+  rateLimitHeaders,
+} from '../auth/rate-limit.js';
 import { isDatabaseUnavailable, isPoolExhausted } from '../db/database-errors.js';
 import { UnauthenticatedError } from '../domain/errors.js';
-import type { GraphQLContext } from '../resolvers/context.js';
 import { graphqlOperations } from '../observability/metrics.js';
+import type { GraphQLContext } from '../resolvers/context.js';
+import { MAX_DOCUMENT_TOKENS } from './document-guard.js';
 import { HTTP_STATUS_BY_CODE } from './error-codes.js';
 import { formatError } from './format-error.js';
 import type { createGateway } from './gateway.js';
-import { QueryLimitError } from './query-limits.js';
 import { operationCost } from './operation-cost.js';
-import { MAX_DOCUMENT_TOKENS } from './document-guard.js';
+import { QueryLimitError } from './query-limits.js';
 
 /** A refused operation (no data at all) answers with the status of its refusal: 401, 403, 429. */
 const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
@@ -26,8 +35,10 @@ const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
         const { data, errors } = response.body.singleResult;
         if (!errors?.length || (data && Object.values(data).some((v) => v != null))) return;
         const code = String(errors[0].extensions?.code ?? '');
-        if (['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'OVERLOADED'].includes(code)) response.http.status = HTTP_STATUS_BY_CODE[code];
-        if (code === 'SERVICE_UNAVAILABLE' || code === 'OVERLOADED') response.http.headers.set('retry-after', code === 'OVERLOADED' ? '1' : '2');
+        if (['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'OVERLOADED'].includes(code))
+          response.http.status = HTTP_STATUS_BY_CODE[code];
+        if (code === 'SERVICE_UNAVAILABLE' || code === 'OVERLOADED')
+          response.http.headers.set('retry-after', code === 'OVERLOADED' ? '1' : '2');
       },
     };
   },
@@ -61,7 +72,9 @@ function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): 
           spent = 1; // taken with the token check
           if (limiter && cost > 1) state = await limiter.charge(contextValue.principal.tokenId, cost - 1);
           if (state && !state.allowed) {
-            throw new GraphQLError(rateLimitedMessage(state), { extensions: { code: RATE_LIMITED, http: { status: 429 } } });
+            throw new GraphQLError(rateLimitedMessage(state), {
+              extensions: { code: RATE_LIMITED, http: { status: 429 } },
+            });
           }
           spent = cost;
           if (refusal) throw refusal;
@@ -69,9 +82,12 @@ function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): 
         async willSendResponse({ contextValue, response }) {
           // Every answer says what it cost (0 when nothing was charged: no valid token).
           if (contextValue?.principal) spent = Math.max(spent, 1);
-          if (response.body.kind === 'single') response.body.singleResult.extensions = { ...response.body.singleResult.extensions, cost: spent };
+          if (response.body.kind === 'single')
+            response.body.singleResult.extensions = { ...response.body.singleResult.extensions, cost: spent };
           const latest = state ?? contextValue?.limit;
-          if (latest) for (const [name, value] of Object.entries(rateLimitHeaders(latest))) response.http.headers.set(name.toLowerCase(), value);
+          if (latest)
+            for (const [name, value] of Object.entries(rateLimitHeaders(latest)))
+              response.http.headers.set(name.toLowerCase(), value);
         },
       };
     },
@@ -91,7 +107,12 @@ function compiledExecution(gateway: ReturnType<typeof createGateway>): GatewayIn
         // null when the document has no such operation, and graphql-js would then run the
         // document's only operation instead of answering "Unknown operation named …" (a 400).
         executor: async (request) =>
-          gateway.execute(request.document, request.request.operationName, request.context as GraphQLContext, request.request.variables),
+          gateway.execute(
+            request.document,
+            request.request.operationName,
+            request.context as GraphQLContext,
+            request.request.variables,
+          ),
       };
     },
     onSchemaLoadOrUpdate(callback) {
@@ -112,7 +133,12 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
     parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
     // No HTTP caching of answers (every one is per token), so no cache-control bookkeeping, which
     // Apollo would otherwise do around every field of every answer.
-    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), limitsPlugin(gateway.schema, gateway.limiter), refusalStatusPlugin],
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+      limitsPlugin(gateway.schema, gateway.limiter),
+      refusalStatusPlugin,
+    ],
     // Every operation needs an Authorization header, which a cross-site form or <img> cannot send,
     // so Apollo's CSRF guard would only refuse legitimate GET queries
     // (docs/decisions.md#graphql-endpoint allows GET).
@@ -128,19 +154,29 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
       context = await gateway.contextFor(authorization, writes);
     } catch (error) {
       if (isPoolExhausted(error)) {
-        throw new GraphQLError('The service is busy; retry shortly', { extensions: { code: 'OVERLOADED', http: { status: 503, headers: new Map([['Retry-After', '1']]) } } });
+        throw new GraphQLError('The service is busy; retry shortly', {
+          extensions: { code: 'OVERLOADED', http: { status: 503, headers: new Map([['Retry-After', '1']]) } },
+        });
       }
       if (isDatabaseUnavailable(error)) {
-        throw new GraphQLError('The database is unavailable; try again shortly', { extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503 } } });
+        throw new GraphQLError('The database is unavailable; try again shortly', {
+          extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503 } },
+        });
       }
       if (!(error instanceof UnauthenticatedError)) throw error;
       throw new GraphQLError(error.message, {
-        extensions: { code: error.code, http: { status: 401, headers: new Map([['WWW-Authenticate', 'Bearer realm="store-api"']]) } },
+        extensions: {
+          code: error.code,
+          http: { status: 401, headers: new Map([['WWW-Authenticate', 'Bearer realm="store-api"']]) },
+        },
       });
     }
     if (context.limit && !context.limit.allowed) {
       throw new GraphQLError(rateLimitedMessage(context.limit), {
-        extensions: { code: RATE_LIMITED, http: { status: 429, headers: new Map(Object.entries(rateLimitHeaders(context.limit))) } },
+        extensions: {
+          code: RATE_LIMITED,
+          http: { status: 429, headers: new Map(Object.entries(rateLimitHeaders(context.limit))) },
+        },
       });
     }
     return context;

@@ -1,12 +1,17 @@
 import 'reflect-metadata';
-import { isObjectType, lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
-import { getMetadataStorage as validationMetadata, validateOrReject, type ValidationError, type ValidatorOptions } from 'class-validator';
+import {
+  type ValidationError,
+  type ValidatorOptions,
+  validateOrReject,
+  getMetadataStorage as validationMetadata,
+} from 'class-validator';
+import { type GraphQLSchema, isObjectType, lexicographicSortSchema, printSchema } from 'graphql';
 import { ArgumentValidationError, buildSchema, getMetadataStorage } from 'type-graphql';
 import { importFolder } from '../folder-modules.js';
+import { isComputedRowProperty } from '../reads/read-plan.js';
 import { authChecker } from '../resolvers/auth-checker.js';
 import { inputGuard } from '../resolvers/input-guard.middleware.js';
 import { restoreInheritedExtensions } from '../schema/inherited-extensions.js';
-import { isComputedRowProperty } from '../reads/read-plan.js';
 
 /**
  * Every resolver class of src/resolvers, found at start: a class declared with `@Resolver()` in a
@@ -15,7 +20,9 @@ import { isComputedRowProperty } from '../reads/read-plan.js';
 async function discoverResolvers(): Promise<[Function, ...Function[]]> {
   const modules = await importFolder(new URL('../resolvers/', import.meta.url), /\.resolver$/);
   const declared = new Set(getMetadataStorage().resolverClasses.map((resolver) => resolver.target));
-  const resolvers = modules.flatMap((module) => Object.values(module)).filter((value): value is Function => typeof value === 'function' && declared.has(value));
+  const resolvers = modules
+    .flatMap((module) => Object.values(module))
+    .filter((value): value is Function => typeof value === 'function' && declared.has(value));
   if (!resolvers.length) throw new Error('no resolver classes found in src/resolvers');
   return resolvers as [Function, ...Function[]];
 }
@@ -48,8 +55,13 @@ export async function buildStoreSchema(): Promise<GraphQLSchema> {
   const storage = getMetadataStorage();
   // The metadata storage is process-wide: a process that loaded the resolvers more than once (Jest
   // running several files in one worker) also holds the earlier classes, which this schema does not use.
-  const unguarded = [...storage.queries, ...storage.mutations].filter((def) => resolvers.includes(def.target) && !def.middlewares?.includes(inputGuard));
-  if (unguarded.length) throw new Error(`root operations without @UseMiddleware(inputGuard): ${unguarded.map((d) => d.schemaName).join(', ')}`);
+  const unguarded = [...storage.queries, ...storage.mutations].filter(
+    (def) => resolvers.includes(def.target) && !def.middlewares?.includes(inputGuard),
+  );
+  if (unguarded.length)
+    throw new Error(
+      `root operations without @UseMiddleware(inputGuard): ${unguarded.map((d) => d.schemaName).join(', ')}`,
+    );
   describeRootOperations(schema);
   restoreInheritedExtensions(schema);
   readPlainFieldsAsProperties(schema, resolvers);
@@ -74,7 +86,8 @@ function readPlainFieldsAsProperties(schema: GraphQLSchema, resolvers: Function[
   // By type name, not class: a process that loaded an entity twice (Jest) holds two classes of one
   // type, and the copy no resolver names must not take the resolver off a field it overrides.
   const typeNameOf = (cls: Function | undefined) => storage.objectTypes.find((o) => o.target === cls)?.name;
-  const unguarded = (def: { roles?: unknown[]; middlewares?: unknown[] }) => !def.roles?.length && !def.middlewares?.length;
+  const unguarded = (def: { roles?: unknown[]; middlewares?: unknown[] }) =>
+    !def.roles?.length && !def.middlewares?.length;
   // A type's fields with those it inherits (a page type's from the generic page), nearest first.
   const declaredFields = (target: Function) => {
     const chain: NonNullable<(typeof storage.objectTypes)[number]['fields']> = [];
@@ -94,7 +107,8 @@ function readPlainFieldsAsProperties(schema: GraphQLSchema, resolvers: Function[
         (r) =>
           r.methodName === field.name && resolvers.includes(r.target) && typeNameOf(r.getObjectType?.()) === type.name,
       );
-      const marked = resolver !== undefined && isComputedRowProperty(resolver.target, resolver.methodName, field.schemaName);
+      const marked =
+        resolver !== undefined && isComputedRowProperty(resolver.target, resolver.methodName, field.schemaName);
       const plain = resolver
         ? marked && unguarded(resolver) && resolver.params?.every((p) => p.kind === 'root')
         : unguarded(field) && !field.params?.length && field.schemaName === field.name;
@@ -110,7 +124,11 @@ const constrained = new WeakMap<object, boolean>();
 /** Whether class-validator holds any constraint for the argument's class (page bounds, …). */
 function hasConstraints(target: object): boolean {
   let known = constrained.get(target);
-  if (known === undefined) constrained.set(target, (known = validationMetadata().getTargetValidationMetadatas(target as Function, '', true, false).length > 0));
+  if (known === undefined)
+    constrained.set(
+      target,
+      (known = validationMetadata().getTargetValidationMetadatas(target as Function, '', true, false).length > 0),
+    );
   return known;
 }
 
@@ -122,7 +140,9 @@ function hasConstraints(target: object): boolean {
  */
 async function validateArgument(value: unknown): Promise<void> {
   if (value === null || typeof value !== 'object') return;
-  const objects = (Array.isArray(value) ? value : [value]).filter((item): item is object => item !== null && typeof item === 'object' && hasConstraints(item.constructor));
+  const objects = (Array.isArray(value) ? value : [value]).filter(
+    (item): item is object => item !== null && typeof item === 'object' && hasConstraints(item.constructor),
+  );
   if (!objects.length) return;
   try {
     await Promise.all(objects.map((item) => validateOrReject(item, VALIDATOR_OPTIONS)));
@@ -141,7 +161,8 @@ function describeRootOperations(schema: GraphQLSchema) {
   const query = schema.getQueryType()!;
   const mutation = schema.getMutationType()!;
   query.description = 'Reads. Every request needs a bearer token; each field names the scope it needs.';
-  mutation.description = 'Writes, each in one transaction. Every request needs a bearer token; each field names the scope it needs.';
+  mutation.description =
+    'Writes, each in one transaction. Every request needs a bearer token; each field names the scope it needs.';
   const subscription = schema.getSubscriptionType();
   if (subscription) {
     subscription.description =
@@ -156,7 +177,8 @@ function describeRootOperations(schema: GraphQLSchema) {
   for (const [type, defs] of roots) {
     if (!type) continue;
     for (const def of defs) {
-      const scopes = storage.authorizedFields.find((a) => a.target === def.target && a.fieldName === def.methodName)?.roles ?? [];
+      const scopes =
+        storage.authorizedFields.find((a) => a.target === def.target && a.fieldName === def.methodName)?.roles ?? [];
       const field = type.getFields()[def.schemaName];
       if (!field || !scopes.length || field.description?.includes('Scope:')) continue;
       const text = field.description?.replace(/\.$/, '');

@@ -1,5 +1,12 @@
-import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { execute, getOperationAST, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import {
+  type DocumentNode,
+  type ExecutionResult,
+  execute,
+  GraphQLError,
+  type GraphQLSchema,
+  getOperationAST,
+} from 'graphql';
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 
 /**
  * Executes validated documents, compiling each query once: graphql-jit turns an operation into a
@@ -14,10 +21,17 @@ export function compiledExecutor(schema: GraphQLSchema) {
   // Per document, then per operation: a document may hold several, and each compiles to its own.
   const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery>>();
 
-  return function run(document: DocumentNode, operationName: string | null | undefined, contextValue: unknown, variables: Record<string, unknown> | undefined) {
+  return function run(
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    contextValue: unknown,
+    variables: Record<string, unknown> | undefined,
+  ) {
     const operation = getOperationAST(document, operationName);
     if (operation?.operation !== 'query') {
-      return execute({ schema, document, operationName, variableValues: variables, contextValue }) as Promise<ExecutionResult> | ExecutionResult;
+      return execute({ schema, document, operationName, variableValues: variables, contextValue }) as
+        | Promise<ExecutionResult>
+        | ExecutionResult;
     }
     let byOperation = compiled.get(document);
     if (!byOperation) compiled.set(document, (byOperation = new Map()));
@@ -28,7 +42,9 @@ export function compiledExecutor(schema: GraphQLSchema) {
       if (!isCompiledQuery(result)) return result as ExecutionResult;
       byOperation.set(name, (query = result));
     }
-    const result = query.query(undefined, contextValue, withoutUndefined(variables ?? {}) as Record<string, unknown>) as Promise<ExecutionResult> | ExecutionResult;
+    const result = query.query(undefined, contextValue, withoutUndefined(variables ?? {}) as Record<string, unknown>) as
+      | Promise<ExecutionResult>
+      | ExecutionResult;
     return 'then' in result ? result.then(withPlainErrors) : withPlainErrors(result);
   };
 }
@@ -40,7 +56,15 @@ export function compiledExecutor(schema: GraphQLSchema) {
 function withPlainErrors(result: ExecutionResult): ExecutionResult {
   if (!result.errors?.length) return result;
   const errors = result.errors.map(
-    (e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, originalError: e.originalError, extensions: e.extensions ?? {} }),
+    (e) =>
+      new GraphQLError(e.message, {
+        nodes: e.nodes,
+        source: e.source,
+        positions: e.positions,
+        path: e.path,
+        originalError: e.originalError,
+        extensions: e.extensions ?? {},
+      }),
   );
   return { ...result, errors };
 }

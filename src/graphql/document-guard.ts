@@ -56,11 +56,16 @@ function refuse(ctx: Context, message: string, extensions: Record<string, unknow
 export async function documentGuard(ctx: Context, next: Next) {
   if (ctx.path !== '/graphql' || (ctx.method !== 'POST' && ctx.method !== 'GET')) return next();
   const body = 'body' in ctx.request ? ctx.request.body : undefined;
-  const params = ctx.method === 'POST' && body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : (ctx.query as Record<string, unknown>);
+  const params =
+    ctx.method === 'POST' && body && typeof body === 'object' && !Array.isArray(body)
+      ? (body as Record<string, unknown>)
+      : (ctx.query as Record<string, unknown>);
   if (typeof params.query === 'string') {
     const nesting = documentNesting(params.query);
     if (nesting > MAX_DOCUMENT_NESTING) {
-      return refuse(ctx, `The document nests brackets more than ${MAX_DOCUMENT_NESTING} levels deep`, { code: 'QUERY_TOO_DEEP' });
+      return refuse(ctx, `The document nests brackets more than ${MAX_DOCUMENT_NESTING} levels deep`, {
+        code: 'QUERY_TOO_DEEP',
+      });
     }
   }
   let variables = params.variables;

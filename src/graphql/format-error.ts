@@ -1,10 +1,10 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { ArgumentValidationError } from 'type-graphql';
-import { ConflictError, DomainError, ValidationError, type FieldError } from '../domain/errors.js';
-import { reportedFields } from '../domain/reported-fields.js';
 import { isDatabaseUnavailable, isPoolExhausted, isStatementTimeout } from '../db/database-errors.js';
-import { OVERLOADED } from './error-codes.js';
+import { ConflictError, DomainError, type FieldError, ValidationError } from '../domain/errors.js';
+import { reportedFields } from '../domain/reported-fields.js';
 import { logger } from '../logger.js';
+import { OVERLOADED } from './error-codes.js';
 
 function fieldsOfValidation(error: ArgumentValidationError): FieldError[] {
   const out: FieldError[] = [];
@@ -47,7 +47,11 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     return { ...base, message: original.message, extensions: badInput(original.fields) };
   }
   if (original instanceof ConflictError && original.field) {
-    return { ...base, message: original.message, extensions: { code: original.code, fields: [{ field: original.field, message: original.message }] } };
+    return {
+      ...base,
+      message: original.message,
+      extensions: { code: original.code, fields: [{ field: original.field, message: original.message }] },
+    };
   }
   if (original instanceof DomainError) {
     return { ...base, message: original.message, extensions: { code: original.code } };
@@ -68,11 +72,20 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   }
   if (isStatementTimeout(original)) {
     logger.warn({ err: original }, 'statement timeout');
-    return { ...base, message: 'The database took too long to answer this request; narrow it (smaller pages, fewer expansions) or retry', extensions: { code: 'SERVICE_UNAVAILABLE' } };
+    return {
+      ...base,
+      message:
+        'The database took too long to answer this request; narrow it (smaller pages, fewer expansions) or retry',
+      extensions: { code: 'SERVICE_UNAVAILABLE' },
+    };
   }
   if (isDatabaseUnavailable(original)) {
     logger.warn({ err: original }, 'database unavailable');
-    return { ...base, message: 'The database is unavailable; try again shortly', extensions: { code: 'SERVICE_UNAVAILABLE' } };
+    return {
+      ...base,
+      message: 'The database is unavailable; try again shortly',
+      extensions: { code: 'SERVICE_UNAVAILABLE' },
+    };
   }
   logger.error({ err: original }, 'unexpected error in a GraphQL operation');
   return { ...base, message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };

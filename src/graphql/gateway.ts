@@ -1,28 +1,28 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { CompiledQuery, type Kysely } from 'kysely';
 import {
-  getOperationAST,
+  type DocumentNode,
+  type ExecutionResult,
   GraphQLError,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  getOperationAST,
   parse,
   specifiedRules,
   validate,
-  type DocumentNode,
-  type ExecutionResult,
-  type GraphQLFormattedError,
-  type GraphQLSchema,
 } from 'graphql';
+import { CompiledQuery, type Kysely } from 'kysely';
 import { authenticate } from '../auth/api-tokens.js';
+import { RATE_LIMITED, type RateLimiter, rateLimitedMessage, rateLimitHeaders } from '../auth/rate-limit.js';
+import type { Scope } from '../auth/scopes.js';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
 import type { ReadReplicas } from '../db/read-replicas.js';
-import { RATE_LIMITED, rateLimitedMessage, rateLimitHeaders, type RateLimiter } from '../auth/rate-limit.js';
-import type { Scope } from '../auth/scopes.js';
-import { graphqlOperations, readFallbacks, readsByTarget } from '../observability/metrics.js';
 import { UnauthenticatedError } from '../domain/errors.js';
-import { Loaders } from '../resolvers/loaders.js';
+import { logger } from '../logger.js';
+import { graphqlOperations, readFallbacks, readsByTarget } from '../observability/metrics.js';
 import type { GraphQLContext } from '../resolvers/context.js';
+import { Loaders } from '../resolvers/loaders.js';
 import { compiledExecutor } from './compiled-execution.js';
 import { formatError } from './format-error.js';
-import { logger } from '../logger.js';
 
 export interface OperationRequest {
   document: string;
@@ -82,7 +82,10 @@ export interface SessionHeaders {
  */
 export interface GraphQLGateway {
   schema: GraphQLSchema;
-  session(authorization: string | undefined, writes?: boolean): Promise<(Session | { errors: readonly GraphQLFormattedError[] }) & SessionHeaders>;
+  session(
+    authorization: string | undefined,
+    writes?: boolean,
+  ): Promise<(Session | { errors: readonly GraphQLFormattedError[] }) & SessionHeaders>;
 }
 
 /** Read replicas, and how long after a token's write its reads must see that write (seconds). */
@@ -141,7 +144,12 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
       readFallbacks.inc({ reason: target });
       return compiled(document, operationName, context, variables);
     }
-    const result = await compiled(document, operationName, { ...context, em: target.em, loaders: new Loaders(target.em) }, variables);
+    const result = await compiled(
+      document,
+      operationName,
+      { ...context, em: target.em, loaders: new Loaders(target.em) },
+      variables,
+    );
     if (!result.errors?.some((error) => isDatabaseUnavailable(error.originalError))) {
       readsByTarget.inc({ target: target.name });
       return result;
@@ -192,7 +200,12 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
   async function run(contextValue: GraphQLContext, request: OperationRequest): Promise<OperationResult> {
     const entry = prepared(request.document);
     if (!('document' in entry)) {
-      return { errors: entry.map((e) => ({ ...formatError(e.toJSON(), e), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) };
+      return {
+        errors: entry.map((e) => ({
+          ...formatError(e.toJSON(), e),
+          extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+        })),
+      };
     }
     graphqlOperations.inc({ type: entry.operation, via: 'rest' });
     const executeAs = async (context: GraphQLContext): Promise<OperationResult> => {
@@ -204,7 +217,10 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
         const masked = { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
         return { data: null, errors: [masked] };
       }
-      return { data: result.data as Record<string, unknown> | null, errors: result.errors?.map((e) => formatError(e.toJSON(), e)) };
+      return {
+        data: result.data as Record<string, unknown> | null,
+        errors: result.errors?.map((e) => formatError(e.toJSON(), e)),
+      };
     };
     const { beforeCommit } = request;
     // The copy keeps the request's EntityManager, and with it the request's replica routing.
@@ -278,7 +294,10 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
   }
 
   /** A REST request: authenticated and charged one request at once (its operations are the service's own). */
-  async function session(authorization: string | undefined, writes = true): Promise<(Session | { errors: readonly GraphQLFormattedError[] }) & SessionHeaders> {
+  async function session(
+    authorization: string | undefined,
+    writes = true,
+  ): Promise<(Session | { errors: readonly GraphQLFormattedError[] }) & SessionHeaders> {
     let context: GraphQLContext;
     try {
       context = await contextFor(authorization, writes);
@@ -288,12 +307,22 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     }
     const limit = context.limit;
     const headers = limit ? rateLimitHeaders(limit) : undefined;
-    if (limit && !limit.allowed) return { errors: [{ message: rateLimitedMessage(limit), extensions: { code: RATE_LIMITED } }], headers };
-    return { tokenId: context.principal.tokenId, scopes: context.principal.scopes, run: (request) => run(context, request), snapshot: () => snapshot(context), headers };
+    if (limit && !limit.allowed)
+      return { errors: [{ message: rateLimitedMessage(limit), extensions: { code: RATE_LIMITED } }], headers };
+    return {
+      tokenId: context.principal.tokenId,
+      scopes: context.principal.scopes,
+      run: (request) => run(context, request),
+      snapshot: () => snapshot(context),
+      headers,
+    };
   }
 
   /** Whether the bearer token holds the scope (for endpoints outside GraphQL, e.g. /metrics). */
-  async function hasScope(authorization: string | undefined, scope: Scope): Promise<'ok' | 'unauthenticated' | 'forbidden'> {
+  async function hasScope(
+    authorization: string | undefined,
+    scope: Scope,
+  ): Promise<'ok' | 'unauthenticated' | 'forbidden'> {
     const secret = bearerOf(authorization);
     const authentication = secret ? await authenticate(orm.em.fork(), secret) : null;
     if (!authentication) return 'unauthenticated';

@@ -4,10 +4,11 @@
  */
 export const GRAPHIQL_EXAMPLES: { query: string; variables?: string }[] = [
   {
-    query: `# Orders partly or fully sent to fulfilment, newest first, with their fulfilments
+    query:
+      `# Orders partly or fully sent to fulfilment, newest first, with their fulfilments
 query OrdersWithFulfilments {
   orders(size: 5, sort: [{ field: ORDER_DATE, direction: DESC }], ` +
-    `filter: { status: [PARTIALLY_FULFILLED, FULFILLED] }) {
+      `filter: { status: [PARTIALLY_FULFILLED, FULFILLED] }) {
     totalCount
     items {
       id

@@ -1,7 +1,7 @@
 import { getIntrospectionQuery } from 'graphql';
 import type { Context, Next } from 'koa';
+import { type Asset, packageAssets, packageFile } from '../package-assets.js';
 import { GRAPHIQL_EXAMPLES } from './graphiql-examples.js';
-import { packageAssets, packageFile, type Asset } from '../package-assets.js';
 
 /** GraphiQL and its React runtime, served from installed packages: no CDN, works offline. */
 const ASSETS: Record<string, Asset> = {
@@ -17,7 +17,8 @@ const ASSETS: Record<string, Asset> = {
  * handed to GraphiQL (Docs and autocomplete appear without the re-fetch button), and again whenever
  * the token changes. A token pasted in one tab is used by the others (tabs keep their own headers).
  */
-const INIT = `
+const INIT =
+  `
 const PLACEHOLDER = 'Bearer <paste your API token here>';
 const headers = JSON.stringify({ Authorization: PLACEHOLDER }, null, 2);
 const endpoint = new URL('/graphql', location.href).toString();

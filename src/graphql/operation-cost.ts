@@ -1,20 +1,28 @@
 import {
-  getOperationAST,
+  type DocumentNode,
+  type FragmentDefinitionNode,
   GraphQLError,
+  type GraphQLSchema,
+  getOperationAST,
   isEnumType,
   isInputObjectType,
   isInterfaceType,
   isObjectType,
   Kind,
   OperationTypeNode,
-  type DocumentNode,
-  type FragmentDefinitionNode,
-  type GraphQLSchema,
   type SelectionSetNode,
 } from 'graphql';
-import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
+import { type ComplexityEstimator, getComplexity } from 'graphql-query-complexity';
 import { MAX_PAGE_SIZE } from '../schema/pagination.js';
-import { COMPLEXITY_PER_REQUEST, depthOf, MAX_COMPLEXITY, MAX_DEPTH, QUERY_TOO_COMPLEX, QUERY_TOO_DEEP, QueryLimitError } from './query-limits.js';
+import {
+  COMPLEXITY_PER_REQUEST,
+  depthOf,
+  MAX_COMPLEXITY,
+  MAX_DEPTH,
+  QUERY_TOO_COMPLEX,
+  QUERY_TOO_DEEP,
+  QueryLimitError,
+} from './query-limits.js';
 
 /**
  * The cost of a `/graphql` operation (docs/operations.md#graphql-depth-complexity-and-cost): a function of the
@@ -78,7 +86,10 @@ function introspectionSizes(schema: GraphQLSchema): Record<string, number> {
     '__Type.interfaces': perType(interfaces),
     '__Type.possibleTypes': perType(interfaces),
     '__Field.args': Math.max(1, Math.ceil(args / Math.max(1, fields))),
-    '__Directive.args': Math.max(1, Math.ceil(directives.reduce((n, d) => n + d.args.length, 0) / Math.max(1, directives.length))),
+    '__Directive.args': Math.max(
+      1,
+      Math.ceil(directives.reduce((n, d) => n + d.args.length, 0) / Math.max(1, directives.length)),
+    ),
   };
 }
 
@@ -108,7 +119,10 @@ function rootFieldCount(document: DocumentNode, set: SelectionSetNode, seen = ne
       count += rootFieldCount(document, selection.selectionSet, seen);
     } else if (!seen.has(selection.name.value)) {
       seen.add(selection.name.value);
-      const fragment = document.definitions.find((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value);
+      const fragment = document.definitions.find(
+        (d): d is FragmentDefinitionNode =>
+          d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value,
+      );
       if (fragment) count += rootFieldCount(document, fragment.selectionSet, seen);
     }
   }
@@ -130,7 +144,12 @@ const MEASURED_KEY_LENGTH = 512;
  * that do not coerce are left to execution to report: such an operation cannot run a resolver,
  * so it costs its root fields.
  */
-export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown> | undefined): OperationCost {
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | undefined,
+): OperationCost {
   const key = `${operationName ?? ''}\u0000${JSON.stringify(variables ?? {})}`;
   // Large variables (a write's input, a hostile value) are measured, never kept as a key.
   if (key.length > MEASURED_KEY_LENGTH) return measure(schema, document, operationName, variables);
@@ -147,23 +166,45 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, ope
   return cost;
 }
 
-function measure(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown> | undefined): OperationCost {
+function measure(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | undefined,
+): OperationCost {
   const operation = getOperationAST(document, operationName);
   const rootFields = operation ? rootFieldCount(document, operation.selectionSet) : 0;
   if (operation?.operation === OperationTypeNode.MUTATION && rootFields > MAX_MUTATION_FIELDS) {
-    throw new QueryLimitError(TOO_MANY_MUTATIONS, `The document holds ${rootFields} mutation fields; at most ${MAX_MUTATION_FIELDS} are allowed in one request`);
+    throw new QueryLimitError(
+      TOO_MANY_MUTATIONS,
+      `The document holds ${rootFields} mutation fields; at most ${MAX_MUTATION_FIELDS} are allowed in one request`,
+    );
   }
   const depth = depthOf(document, operationName);
   if (depth > MAX_DEPTH) {
-    throw new QueryLimitError(QUERY_TOO_DEEP, `The operation nests fields ${depth} levels deep; at most ${MAX_DEPTH} are allowed`);
+    throw new QueryLimitError(
+      QUERY_TOO_DEEP,
+      `The operation nests fields ${depth} levels deep; at most ${MAX_DEPTH} are allowed`,
+    );
   }
   let complexity: number;
   try {
-    complexity = getComplexity({ schema, query: document, operationName: operationName ?? undefined, variables: variables ?? {}, estimators: estimators(schema), maxQueryNodes: MAX_QUERY_NODES });
+    complexity = getComplexity({
+      schema,
+      query: document,
+      operationName: operationName ?? undefined,
+      variables: variables ?? {},
+      estimators: estimators(schema),
+      maxQueryNodes: MAX_QUERY_NODES,
+    });
   } catch (error) {
-    if (error instanceof GraphQLError && /^Variable "\$/.test(error.message)) return { depth, complexity: 0, rootFields, cost: Math.max(1, rootFields) };
+    if (error instanceof GraphQLError && /^Variable "\$/.test(error.message))
+      return { depth, complexity: 0, rootFields, cost: Math.max(1, rootFields) };
     if (error instanceof GraphQLError && /maximum allowed number of nodes/.test(error.message)) {
-      throw new QueryLimitError(QUERY_TOO_COMPLEX, `The operation selects more than ${MAX_QUERY_NODES} fields (fragments expanded)`);
+      throw new QueryLimitError(
+        QUERY_TOO_COMPLEX,
+        `The operation selects more than ${MAX_QUERY_NODES} fields (fragments expanded)`,
+      );
     }
     throw error;
   }
@@ -175,5 +216,10 @@ function measure(schema: GraphQLSchema, document: DocumentNode, operationName: s
         `it can return): ask for smaller pages or fewer fields`,
     );
   }
-  return { depth, complexity, rootFields, cost: Math.max(1, rootFields, Math.ceil(complexity / COMPLEXITY_PER_REQUEST)) };
+  return {
+    depth,
+    complexity,
+    rootFields,
+    cost: Math.max(1, rootFields, Math.ceil(complexity / COMPLEXITY_PER_REQUEST)),
+  };
 }

@@ -1,9 +1,9 @@
 import {
-  getOperationAST,
-  GraphQLError,
-  Kind,
   type DocumentNode,
   type FragmentDefinitionNode,
+  GraphQLError,
+  getOperationAST,
+  Kind,
   type SelectionSetNode,
 } from 'graphql';
 

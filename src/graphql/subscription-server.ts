@@ -1,10 +1,10 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
-import { handleProtocols, type Context } from 'graphql-ws';
-import { useServer } from 'graphql-ws/use/ws';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { type Context, handleProtocols } from 'graphql-ws';
+import { useServer } from 'graphql-ws/use/ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import { authenticate, type Principal } from '../auth/api-tokens.js';
 import { EventWakeups } from '../db/event-wakeups.js';
 import type { GraphQLContext } from '../resolvers/context.js';

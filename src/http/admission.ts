@@ -1,7 +1,7 @@
-import type { Context, Next } from 'koa';
 import { availableParallelism } from 'node:os';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { Gauge, Counter } from 'prom-client';
+import type { Context, Next } from 'koa';
+import { Counter, Gauge } from 'prom-client';
 import { OVERLOADED } from '../graphql/error-codes.js';
 import { registry } from '../observability/metrics.js';
 import { Problem } from '../rest/problem.js';
@@ -24,7 +24,12 @@ export interface AdmissionLimits {
  */
 export function admissionLimits(given: Partial<AdmissionLimits> = {}): AdmissionLimits {
   const maxInFlight = given.maxInFlight ?? 2 * availableParallelism();
-  return { maxInFlight, maxPerToken: given.maxPerToken ?? Math.max(1, maxInFlight - 1), queueMs: given.queueMs ?? 1000, maxQueue: given.maxQueue ?? 200 };
+  return {
+    maxInFlight,
+    maxPerToken: given.maxPerToken ?? Math.max(1, maxInFlight - 1),
+    queueMs: given.queueMs ?? 1000,
+    maxQueue: given.maxQueue ?? 200,
+  };
 }
 
 function metric<T>(name: string, make: () => T): T {
@@ -32,11 +37,32 @@ function metric<T>(name: string, make: () => T): T {
   return make();
 }
 
-const inFlightGauge = metric('http_requests_in_flight', () => new Gauge({ name: 'http_requests_in_flight', help: 'API requests being worked on (admitted)', registers: [registry] }));
-const queueGauge = metric('http_admission_queue_length', () => new Gauge({ name: 'http_admission_queue_length', help: 'API requests waiting for admission', registers: [registry] }));
+const inFlightGauge = metric(
+  'http_requests_in_flight',
+  () =>
+    new Gauge({
+      name: 'http_requests_in_flight',
+      help: 'API requests being worked on (admitted)',
+      registers: [registry],
+    }),
+);
+const queueGauge = metric(
+  'http_admission_queue_length',
+  () =>
+    new Gauge({
+      name: 'http_admission_queue_length',
+      help: 'API requests waiting for admission',
+      registers: [registry],
+    }),
+);
 const refused = metric(
   'http_requests_overloaded_total',
-  () => new Counter({ name: 'http_requests_overloaded_total', help: 'API requests refused with 503 overloaded (admission limits)', registers: [registry] }),
+  () =>
+    new Counter({
+      name: 'http_requests_overloaded_total',
+      help: 'API requests refused with 503 overloaded (admission limits)',
+      registers: [registry],
+    }),
 );
 
 /** Only the API is admitted; probes, metrics and static pages always answer. */

@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 
-const PAGE = `<!doctype html>
+const PAGE =
+  `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">

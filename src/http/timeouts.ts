@@ -19,7 +19,14 @@ export const DEFAULT_TIMEOUTS: HttpTimeouts = { headersMs: 10_000, requestMs: 30
  * `connectionsCheckingInterval` (30 s by default), so it is 1 s here to keep the bound tight.
  */
 export function createHttpServer(handler: RequestListener, timeouts: HttpTimeouts = DEFAULT_TIMEOUTS): Server {
-  const server = createServer({ requestTimeout: timeouts.requestMs, headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs), connectionsCheckingInterval: 1000 }, handler);
+  const server = createServer(
+    {
+      requestTimeout: timeouts.requestMs,
+      headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs),
+      connectionsCheckingInterval: 1000,
+    },
+    handler,
+  );
   return server;
 }
 
@@ -33,7 +40,12 @@ export function bodyTimeout(ms: number, parser: Middleware): Middleware {
     let parsed = false;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        if (!parsed) reject(new Problem(408, `The request body did not arrive within ${ms / 1000} s`, undefined, { Connection: 'close' }));
+        if (!parsed)
+          reject(
+            new Problem(408, `The request body did not arrive within ${ms / 1000} s`, undefined, {
+              Connection: 'close',
+            }),
+          );
       }, ms);
     });
     const parsing = Promise.resolve(

@@ -1,7 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261122024227_initial extends Migration {
-
   override name = 'Migration20261122024227_initial';
 
   override up(): void | Promise<void> {
@@ -393,5 +392,4 @@ export class Migration20261122024227_initial extends Migration {
     this.addSql(`drop table if exists "shipment_item" cascade;`);
     this.addSql(`drop table if exists "fulfilment_item" cascade;`);
   }
-
 }

@@ -2,7 +2,6 @@ import { Migration } from '@mikro-orm/migrations';
 
 /** Per-token rate-limit buckets (docs/decisions.md#rate-limits), one row per token that made a request. */
 export class Migration20261122040050_rate_limit extends Migration {
-
   override name = 'Migration20261122040050_rate_limit';
 
   override up(): void | Promise<void> {
@@ -16,5 +15,4 @@ export class Migration20261122040050_rate_limit extends Migration {
   override down(): void | Promise<void> {
     this.addSql(`drop table if exists "rate_limit_bucket" cascade;`);
   }
-
 }

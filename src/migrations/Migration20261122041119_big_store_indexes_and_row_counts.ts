@@ -13,7 +13,6 @@ import { Migration } from '@mikro-orm/migrations';
 const COUNTED = ['orders', 'product', 'customer'];
 
 export class Migration20261122041119_big_store_indexes_and_row_counts extends Migration {
-
   override name = 'Migration20261122041119_big_store_indexes_and_row_counts';
 
   override up(): void | Promise<void> {
@@ -111,5 +110,4 @@ export class Migration20261122041119_big_store_indexes_and_row_counts extends Mi
     this.addSql(`create index "product_price_index" on "product" ("price");`);
     this.addSql(`create index "product_title_index" on "product" ("title");`);
   }
-
 }

@@ -2,7 +2,6 @@ import { Migration } from '@mikro-orm/migrations';
 
 /** Idempotency keys of REST writes (docs/decisions.md#retries). */
 export class Migration20261122043141_idempotency_keys extends Migration {
-
   override name = 'Migration20261122043141_idempotency_keys';
 
   override up(): void | Promise<void> {
@@ -18,5 +17,4 @@ export class Migration20261122043141_idempotency_keys extends Migration {
   override down(): void | Promise<void> {
     this.addSql(`drop table if exists "idempotency_key" cascade;`);
   }
-
 }

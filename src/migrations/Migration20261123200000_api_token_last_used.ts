@@ -5,7 +5,6 @@ import { Migration } from '@mikro-orm/migrations';
  * authenticating statement at most once a minute.
  */
 export class Migration20261123200000_api_token_last_used extends Migration {
-
   override name = 'Migration20261123200000_api_token_last_used';
 
   override up(): void | Promise<void> {
@@ -15,5 +14,4 @@ export class Migration20261123200000_api_token_last_used extends Migration {
   override down(): void | Promise<void> {
     this.addSql(`alter table "api_token" drop column "last_used_at";`);
   }
-
 }

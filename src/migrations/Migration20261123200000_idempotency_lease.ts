@@ -7,7 +7,6 @@ import { Migration } from '@mikro-orm/migrations';
  * JSON key order.
  */
 export class Migration20261123200000_idempotency_lease extends Migration {
-
   override name = 'Migration20261123200000_idempotency_lease';
 
   override up(): void | Promise<void> {
@@ -19,5 +18,4 @@ export class Migration20261123200000_idempotency_lease extends Migration {
     this.addSql(`alter table "idempotency_key" alter column "response" type jsonb using "response"::jsonb;`);
     this.addSql(`alter table "idempotency_key" drop column "locked_until";`);
   }
-
 }

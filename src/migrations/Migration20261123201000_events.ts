@@ -2,7 +2,6 @@ import { Migration } from '@mikro-orm/migrations';
 
 /** The event log (docs/decisions.md#order-timeline): the order timeline and the source of webhooks. */
 export class Migration20261123201000_events extends Migration {
-
   override name = 'Migration20261123201000_events';
 
   override up(): void | Promise<void> {
@@ -16,5 +15,4 @@ export class Migration20261123201000_events extends Migration {
   override down(): void | Promise<void> {
     this.addSql(`drop table if exists "event" cascade;`);
   }
-
 }

@@ -6,7 +6,6 @@ import { Migration } from '@mikro-orm/migrations';
  * delivery exists exactly when its event committed, with no extra statement from the service.
  */
 export class Migration20261123202000_webhooks extends Migration {
-
   override name = 'Migration20261123202000_webhooks';
 
   override up(): void | Promise<void> {
@@ -49,5 +48,4 @@ end $$;`);
     this.addSql(`drop table if exists "webhook_delivery" cascade;`);
     this.addSql(`drop table if exists "webhook_subscription" cascade;`);
   }
-
 }

@@ -12,4 +12,6 @@ const modules = await importFolder(new URL('./', import.meta.url), /^Migration\d
  */
 export const migrationsList = modules
   .flatMap((module) => Object.values(module))
-  .filter((value): value is Constructor<Migration> => typeof value === 'function' && value.prototype instanceof Migration);
+  .filter(
+    (value): value is Constructor<Migration> => typeof value === 'function' && value.prototype instanceof Migration,
+  );

@@ -19,11 +19,23 @@ export interface Mailer {
  * each message is written to the log (nodemailer's JSON transport renders it without sending).
  */
 export function createMailer(smtpUrl: string | undefined, from: string): Mailer {
-  const transport: Transporter = smtpUrl ? nodemailer.createTransport(smtpUrl) : nodemailer.createTransport({ jsonTransport: true });
+  const transport: Transporter = smtpUrl
+    ? nodemailer.createTransport(smtpUrl)
+    : nodemailer.createTransport({ jsonTransport: true });
   return {
     async send(mail) {
-      const info = await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, messageId: mail.messageId });
-      if (!smtpUrl) logger.info({ mail: JSON.parse(String((info as { message: string }).message)) }, 'mail (no SMTP_URL: logged, not sent)');
+      const info = await transport.sendMail({
+        from,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        messageId: mail.messageId,
+      });
+      if (!smtpUrl)
+        logger.info(
+          { mail: JSON.parse(String((info as { message: string }).message)) },
+          'mail (no SMTP_URL: logged, not sent)',
+        );
     },
     close: () => transport.close(),
   };

@@ -61,14 +61,23 @@ export class OutboxWorker {
     for (const message of claimed) {
       try {
         await this.deliver(message);
-        await this.orm.em.getConnection().execute('update outbox_message set sent_at = now(), last_error = null where id = ?', [message.id], 'run');
+        await this.orm.em
+          .getConnection()
+          .execute('update outbox_message set sent_at = now(), last_error = null where id = ?', [message.id], 'run');
         sent++;
       } catch (error) {
         const delay = Math.min(3600, 2 ** message.attempts * 5);
-        logger.warn({ err: error, outboxId: message.id, attempt: message.attempts }, 'outbox delivery failed; will retry');
+        logger.warn(
+          { err: error, outboxId: message.id, attempt: message.attempts },
+          'outbox delivery failed; will retry',
+        );
         await this.orm.em
           .getConnection()
-          .execute(`update outbox_message set last_error = ?, next_attempt_at = now() + make_interval(secs => ?) where id = ?`, [String(error).slice(0, 1000), delay, message.id], 'run');
+          .execute(
+            `update outbox_message set last_error = ?, next_attempt_at = now() + make_interval(secs => ?) where id = ?`,
+            [String(error).slice(0, 1000), delay, message.id],
+            'run',
+          );
       }
     }
     return sent;

@@ -15,7 +15,10 @@ interface ReplicaState {
 }
 
 function within<T>(ms: number, work: Promise<T>): Promise<T> {
-  return Promise.race([work, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);
+  return Promise.race([
+    work,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref()),
+  ]);
 }
 
 /**
@@ -36,10 +39,13 @@ export function operationsMiddleware(
       return { total: p.totalCount, idle: p.idleCount, waiting: p.waitingCount };
     },
     outboxBacklog: async () => {
-      const [row] = await orm.em.getConnection().execute<{ n: number }[]>('select count(*)::int as n from outbox_message where sent_at is null');
+      const [row] = await orm.em
+        .getConnection()
+        .execute<{ n: number }[]>('select count(*)::int as n from outbox_message where sent_at is null');
       return row.n;
     },
-    replicaLags: () => (replicas?.() ?? []).map((r) => ({ replica: r.name, seconds: r.lagMs === null ? null : r.lagMs / 1000 })),
+    replicaLags: () =>
+      (replicas?.() ?? []).map((r) => ({ replica: r.name, seconds: r.lagMs === null ? null : r.lagMs / 1000 })),
   });
 
   async function ready(): Promise<string | null> {
@@ -65,7 +71,12 @@ export function operationsMiddleware(
         ctx.status = problem ? 503 : 200;
         if (problem) {
           ctx.type = 'application/problem+json';
-          ctx.body = { type: '/problems/service-unavailable', title: 'Service Unavailable', status: 503, detail: problem };
+          ctx.body = {
+            type: '/problems/service-unavailable',
+            title: 'Service Unavailable',
+            status: 503,
+            detail: problem,
+          };
         } else {
           // Replicas never make the service unready: their reads go to the primary meanwhile.
           ctx.body = replicas ? { status: 'ready', replicas: replicas() } : { status: 'ready' };
@@ -83,7 +94,12 @@ export function operationsMiddleware(
           const [status, type, title, detail] = {
             unauthenticated: [401, 'unauthenticated', 'Unauthorized', 'A valid API token is required'],
             forbidden: [403, 'forbidden', 'Forbidden', 'This token lacks the scope read_metrics'],
-            unavailable: [503, 'service-unavailable', 'Service Unavailable', 'The database is unavailable; try again shortly'],
+            unavailable: [
+              503,
+              'service-unavailable',
+              'Service Unavailable',
+              'The database is unavailable; try again shortly',
+            ],
           }[access] as [number, string, string, string];
           ctx.status = status;
           if (status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="store-api"');

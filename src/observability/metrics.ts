@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The service's Prometheus registry (process metrics plus the ones below). */
 export const registry = new Registry();
@@ -40,8 +40,9 @@ export const readsByTarget = new Counter({
 
 export const readFallbacks = new Counter({
   name: 'db_read_fallbacks_total',
-  help: 'Reads sent to the primary although replicas are configured: behind_write (no replica ' +
-    'has the caller\'s write yet), unavailable (none up within the allowed lag), read_failed ' +
+  help:
+    'Reads sent to the primary although replicas are configured: behind_write (no replica ' +
+    "has the caller's write yet), unavailable (none up within the allowed lag), read_failed " +
     '(the chosen one failed mid-read)',
   labelNames: ['reason'] as const,
   registers: [registry],
@@ -53,7 +54,13 @@ export function registerServiceGauges(read: {
   outboxBacklog: () => Promise<number>;
   replicaLags: () => { replica: string; seconds: number | null }[];
 }) {
-  for (const name of ['db_pool_connections', 'db_pool_idle_connections', 'db_pool_waiting_requests', 'outbox_backlog_messages', 'db_replica_lag_seconds']) {
+  for (const name of [
+    'db_pool_connections',
+    'db_pool_idle_connections',
+    'db_pool_waiting_requests',
+    'outbox_backlog_messages',
+    'db_replica_lag_seconds',
+  ]) {
     registry.removeSingleMetric(name);
   }
   const pool = (key: 'total' | 'idle' | 'waiting', name: string, help: string) =>
@@ -80,8 +87,9 @@ export function registerServiceGauges(read: {
   });
   new Gauge({
     name: 'db_replica_lag_seconds',
-    help: "How far a read replica's replay is behind the primary (age of the oldest WAL position " +
-      "it has not replayed); absent while it is down",
+    help:
+      "How far a read replica's replay is behind the primary (age of the oldest WAL position " +
+      'it has not replayed); absent while it is down',
     labelNames: ['replica'] as const,
     registers: [registry],
     aggregator: 'max',
@@ -134,7 +142,8 @@ export function answerMetricsRequests(): void {
     if (message?.type !== METRICS_REQUEST) return;
     aggregator.clusterMetrics().then(
       (text) => worker.isConnected() && worker.send({ type: METRICS_ANSWER, id: message.id, text }),
-      (error: Error) => worker.isConnected() && worker.send({ type: METRICS_ANSWER, id: message.id, error: error.message }),
+      (error: Error) =>
+        worker.isConnected() && worker.send({ type: METRICS_ANSWER, id: message.id, error: error.message }),
     );
   });
 }

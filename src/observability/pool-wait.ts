@@ -29,7 +29,10 @@ export async function measurePoolWait(orm: MikroORM): Promise<void> {
       if (args.length) return connect(...args); // callback form: not used by the ORM
       const end = poolWait.startTimer();
       const checkout = connect() as Promise<PoolClient>;
-      checkout.then(() => end(), () => end());
+      checkout.then(
+        () => end(),
+        () => end(),
+      );
       return checkout;
     },
   });

@@ -1,5 +1,5 @@
-import type { Context, Next } from 'koa';
 import { randomUUID } from 'node:crypto';
+import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { httpRequestDuration } from './metrics.js';
 
@@ -34,7 +34,10 @@ export function requestLog(logger: Logger) {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = routeTemplate(ctx);
       httpRequestDuration.observe({ method: ctx.method, route, status: String(ctx.status) }, seconds);
-      logger.info({ requestId, method: ctx.method, route, status: ctx.status, durationMs: Math.round(seconds * 1e4) / 10 }, 'request');
+      logger.info(
+        { requestId, method: ctx.method, route, status: ctx.status, durationMs: Math.round(seconds * 1e4) / 10 },
+        'request',
+      );
     }
   };
 }

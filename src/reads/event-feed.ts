@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { runPrepared } from '../db/prepared-statements.js';
 import { expiredCursor, unknownCursor } from '../domain/event-cursor.js';
 import type { EventTypeFilter } from '../domain/event-type-patterns.js';
-import { runPrepared } from '../db/prepared-statements.js';
 import { StoreEvent } from '../entities/store-event.entity.js';
 import { columnOf, tableOf } from './read-plan.js';
-import { rowSql, type Row } from './read-query.js';
+import { type Row, rowSql } from './read-query.js';
 import { below, type SelectionTree } from './selection.js';
 
 /**
@@ -26,7 +26,9 @@ import { below, type SelectionTree } from './selection.js';
 const HORIZON = 'pg_snapshot_xmin(pg_current_snapshot())';
 
 /** The event's properties the feed's own SQL names; their columns come from the entity's metadata. */
-const FEED_PROPERTIES = { id: true, xid: true, subject: true, type: true } satisfies Partial<Record<keyof StoreEvent, true>>;
+const FEED_PROPERTIES = { id: true, xid: true, subject: true, type: true } satisfies Partial<
+  Record<keyof StoreEvent, true>
+>;
 type FeedSql = Record<keyof typeof FEED_PROPERTIES, string> & { table: string; where: string };
 
 const feedSqlByMetadata = new WeakMap<object, FeedSql>();

@@ -1,6 +1,6 @@
 import type { EntityMetadata, EntityProperty, MetadataStorage } from '@mikro-orm/core';
 import { getMetadataStorage } from 'type-graphql';
-import { declaredOn, type ComputedRelation, type ReadPath } from './field-reads.js';
+import { type ComputedRelation, declaredOn, type ReadPath } from './field-reads.js';
 import type { SelectionTree } from './selection.js';
 
 /**
@@ -140,9 +140,10 @@ function entityRelation(
     }
     case '1:m': {
       const back = target.properties[prop.mappedBy as never];
-      const through = shown && shown !== target.class
-        ? target.props.find((p) => p.kind === 'm:1' && p.targetMeta?.class === shown)
-        : undefined;
+      const through =
+        shown && shown !== target.class
+          ? target.props.find((p) => p.kind === 'm:1' && p.targetMeta?.class === shown)
+          : undefined;
       if (!through) {
         return {
           kind: 'many',
@@ -157,8 +158,8 @@ function entityRelation(
         kind: 'many',
         plan: rowsPlan(shownMeta, tree),
         from: (c, p) =>
-          `${tableOf(target)} ${c}_l join ${tableOf(shownMeta)} ${c} on ${shownKey(c)} = ${column(`${c}_l`, through)}`
-          + ` where ${column(`${c}_l`, back)} = ${parentKey(p)}`,
+          `${tableOf(target)} ${c}_l join ${tableOf(shownMeta)} ${c} on ${shownKey(c)} = ${column(`${c}_l`, through)}` +
+          ` where ${column(`${c}_l`, back)} = ${parentKey(p)}`,
         orderBy: (c) => orderSql(target, prop.orderBy, `${c}_l`),
       };
     }
@@ -173,8 +174,8 @@ function entityRelation(
         kind: 'many',
         plan: rowsPlan(target, tree),
         from: (c, p) =>
-          `${pivot} ${c}_l join ${tableOf(target)} ${c} on ${targetKey(c)} = ${c}_l.${quote(theirs[0])}`
-          + ` where ${c}_l.${quote(mine[0])} = ${parentKey(p)}`,
+          `${pivot} ${c}_l join ${tableOf(target)} ${c} on ${targetKey(c)} = ${c}_l.${quote(theirs[0])}` +
+          ` where ${c}_l.${quote(mine[0])} = ${parentKey(p)}`,
         orderBy: (c) => orderSql(target, prop.orderBy, c),
       };
     }
@@ -286,8 +287,9 @@ export function checkDeclaredReads(metadata: MetadataStorage): void {
     const storage = getMetadataStorage();
     for (const resolver of storage.fieldResolvers) {
       // The schema build links a field resolver to its type; before it, its class's @Resolver says.
-      const type = resolver.getObjectType?.()
-        ?? storage.resolverClasses.find((c) => c.target === resolver.target)?.getObjectType?.();
+      const type =
+        resolver.getObjectType?.() ??
+        storage.resolverClasses.find((c) => c.target === resolver.target)?.getObjectType?.();
       const meta = typeof type === 'function' ? metadata.find(type) : undefined;
       if (!meta || meta.embeddable) continue;
       const plan = emptyPlan(meta);

@@ -1,13 +1,13 @@
-import { raw, type EntityManager, type EntityMetadata, type FilterQuery } from '@mikro-orm/postgresql';
-import type { GraphQLResolveInfo } from 'graphql';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { NotFoundError } from '../domain/errors.js';
+import { type EntityManager, type EntityMetadata, type FilterQuery, raw } from '@mikro-orm/postgresql';
+import type { GraphQLResolveInfo } from 'graphql';
 import { runPrepared } from '../db/prepared-statements.js';
+import { NotFoundError } from '../domain/errors.js';
 import { countQuery, isEmptyWhere, orderByOf, type Page } from '../domain/listing.js';
 import type { SortTerm } from '../schema/pagination.js';
-import { landingKey, planFor, columnOf, primaryKey, tableOf, type Plan, type RelationPlan } from './read-plan.js';
-import { entityPairs, jsonObject, type JsonPairs } from './row-json.js';
-import { below, selectionOf, type SelectionTree } from './selection.js';
+import { columnOf, landingKey, type Plan, planFor, primaryKey, type RelationPlan, tableOf } from './read-plan.js';
+import { entityPairs, type JsonPairs, jsonObject } from './row-json.js';
+import { below, type SelectionTree, selectionOf } from './selection.js';
 
 /** A row as it arrives: its JSON object (see read-row.ts for the types resolvers give it). */
 export type Row = Record<string, unknown>;
@@ -19,9 +19,11 @@ function relationSql(relation: RelationPlan, parent: string, depth: number): str
   const child = `t${depth}`;
   switch (relation.kind) {
     case 'many':
-      return `coalesce((select json_agg(${objectSql(relation.plan, child, depth)} ` +
+      return (
+        `coalesce((select json_agg(${objectSql(relation.plan, child, depth)} ` +
         `order by ${relation.orderBy(child)}) from ` +
-        `${relation.from(child, parent)}), '[]'::json)`;
+        `${relation.from(child, parent)}), '[]'::json)`
+      );
     case 'one':
       return `(select ${objectSql(relation.plan, child, depth)} from ${relation.from(child, parent)})`;
     case 'json':
@@ -35,9 +37,11 @@ function relationSql(relation: RelationPlan, parent: string, depth: number): str
  */
 function objectSql(plan: Plan, alias: string, depth: number): string {
   const pairs: JsonPairs = entityPairs(plan.meta, alias, plan.columns);
-  for (const [name, relation] of plan.relations) pairs.push([landingKey(name, relation), relationSql(relation, alias, depth + 1)]);
+  for (const [name, relation] of plan.relations)
+    pairs.push([landingKey(name, relation), relationSql(relation, alias, depth + 1)]);
   const keys = new Set(pairs.map(([key]) => key));
-  if (keys.size !== pairs.length) throw new Error(`read plan: a relation of ${plan.meta.className} lands where one of its columns does`);
+  if (keys.size !== pairs.length)
+    throw new Error(`read plan: a relation of ${plan.meta.className} lands where one of its columns does`);
   return jsonObject(pairs);
 }
 
@@ -89,7 +93,8 @@ export async function readPage(
   // them bound PostgreSQL cannot cost a generic plan and re-plans the statement on every execution
   // (measured: Q1 0.70 → 0.48). Every other value (search terms, ids, ranges) stays a bound
   // parameter, so the statement texts are the finite set of query shapes, not one per search.
-  if (!Number.isSafeInteger(args.size) || !Number.isSafeInteger(offset)) throw new Error('page bounds must be whole numbers');
+  if (!Number.isSafeInteger(args.size) || !Number.isSafeInteger(offset))
+    throw new Error('page bounds must be whole numbers');
   const window = `limit ${args.size} offset ${offset}`;
   const table = tableOf(meta);
   const key = primaryKey(meta, 'r0').column;
@@ -100,18 +105,30 @@ export async function readPage(
     page = deep
       ? // Deep page: the page's ids come from the sort index (an index-only scan past the offset
         // rows), then just those rows are read, instead of reading and discarding every earlier row.
-        { sql: `select ${numbered} from ${table} r0 where ${key} in (select ` +
-          `${key} from ${table} r0 order by ${order} ${window})`, params: [] }
+        {
+          sql:
+            `select ${numbered} from ${table} r0 where ${key} in (select ` +
+            `${key} from ${table} r0 order by ${order} ${window})`,
+          params: [],
+        }
       : { sql: `select ${numbered} from ${table} r0 order by ${order} ${window}`, params: [] };
     if (counted) count = countQuery(em, meta.class, where);
   } else {
     // The filter is applied once (its raw fragments are single-use) and the builder cloned from it.
     const filtered = em.createQueryBuilder(meta.class, 'r0').where(where as never);
     if (deep) {
-      const ids = filtered.clone().select(primaryKey(meta, 'r0').property).orderBy(orderBy as never).toQuery();
+      const ids = filtered
+        .clone()
+        .select(primaryKey(meta, 'r0').property)
+        .orderBy(orderBy as never)
+        .toQuery();
       page = { sql: `select ${numbered} from ${table} r0 where ${key} in (${ids.sql} ${window})`, params: ids.params };
     } else {
-      const rows = filtered.clone().select(raw(numbered)).orderBy(orderBy as never).toQuery();
+      const rows = filtered
+        .clone()
+        .select(raw(numbered))
+        .orderBy(orderBy as never)
+        .toQuery();
       page = { sql: `${rows.sql} ${window}`, params: rows.params };
     }
     if (counted) count = countQuery(em, meta.class, where, filtered);
@@ -126,7 +143,13 @@ export async function readPage(
   // lets the event loop answer waiting sockets (probes, short reads) between the two halves.
   if (row.items.length > LONG_PAGE) await yieldToEventLoop();
   const totalCount = row.matching === null ? Number.NaN : Number(row.matching);
-  return { items: row.items, totalCount, page: args.page, size: args.size, pageCount: Math.ceil(totalCount / args.size) };
+  return {
+    items: row.items,
+    totalCount,
+    page: args.page,
+    size: args.size,
+    pageCount: Math.ceil(totalCount / args.size),
+  };
 }
 
 /** `where` narrowed to the rows whose key is greater than `afterId` (keyset paging; bound, as any filter value). */
@@ -139,13 +162,22 @@ function afterKey(where: FilterQuery<object>, key: string, afterId: number): Fil
 const LONG_PAGE = 100;
 
 /** Rows of `type` by id, in the order of `ids` (missing ones left out), in one statement. */
-export async function readByIds(em: EntityManager, type: string, selection: SelectionTree, ids: readonly number[]): Promise<RowById[]> {
+export async function readByIds(
+  em: EntityManager,
+  type: string,
+  selection: SelectionTree,
+  ids: readonly number[],
+): Promise<RowById[]> {
   if (ids.length === 0) return [];
   const meta = em.getMetadata().getByClassName(type);
   // One id or an array of them, bound: two statement texts per selection, whatever the number of ids.
   const [match, params] = ids.length === 1 ? ['= ?', ids] : ['= any(?::int[])', [ids]];
   const key = primaryKey(meta, 'r0');
-  const rows = await runPrepared<{ r: RowById }>(em, `select ${rowSql(em, type, selection)} from ${tableOf(meta)} r0 where ${key.column} ${match}`, params);
+  const rows = await runPrepared<{ r: RowById }>(
+    em,
+    `select ${rowSql(em, type, selection)} from ${tableOf(meta)} r0 where ${key.column} ${match}`,
+    params,
+  );
   const byId = new Map(rows.map((row) => [row.r[key.property], row.r]));
   return ids.map((id) => byId.get(id)).filter((row): row is RowById => row !== undefined);
 }
@@ -154,7 +186,12 @@ export async function readByIds(em: EntityManager, type: string, selection: Sele
  * The record a root field or a mutation answers, read as the selection asks (a mutation's answer
  * is read back after its transaction, through the same road as any read).
  */
-export async function readRecord(em: EntityManager, info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments' | 'variableValues'>, type: string, id: number): Promise<Row> {
+export async function readRecord(
+  em: EntityManager,
+  info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments' | 'variableValues'>,
+  type: string,
+  id: number,
+): Promise<Row> {
   const [row] = await readByIds(em, type, selectionOf(info), [id]);
   if (!row) throw new NotFoundError(type, id);
   return row;

@@ -13,7 +13,8 @@ export function jsonObject(pairs: JsonPairs): string {
   const call = (part: JsonPairs) => `json_build_object(${part.map(([key, sql]) => `'${key}', ${sql}`).join(', ')})`;
   if (pairs.length <= PAIRS_PER_CALL) return call(pairs);
   const parts: string[] = [];
-  for (let i = 0; i < pairs.length; i += PAIRS_PER_CALL) parts.push(`${call(pairs.slice(i, i + PAIRS_PER_CALL))}::jsonb`);
+  for (let i = 0; i < pairs.length; i += PAIRS_PER_CALL)
+    parts.push(`${call(pairs.slice(i, i + PAIRS_PER_CALL))}::jsonb`);
   return `(${parts.join(' || ')})::json`;
 }
 
@@ -22,7 +23,6 @@ function columnValue(prop: EntityProperty, alias: string): string {
   const column = `${alias}.${quote(prop.fieldNames[0])}`;
   return prop.columnTypes?.[0]?.startsWith('numeric') ? `${column}::text` : column;
 }
-
 
 /**
  * The row of an entity as a plain object with the entity's own property names and value types,
@@ -39,7 +39,9 @@ export function entityPairs(meta: EntityMetadata, alias: string, only: ReadonlyS
         case 'scalar':
           return [[prop.name, columnValue(prop, alias)]];
         case 'embedded': {
-          const inner = meta.props.filter((p) => p.embedded?.[0] === prop.name).map((p): [string, string] => [p.embedded![1], columnValue(p, alias)]);
+          const inner = meta.props
+            .filter((p) => p.embedded?.[0] === prop.name)
+            .map((p): [string, string] => [p.embedded![1], columnValue(p, alias)]);
           return [[prop.name, jsonObject(inner)]];
         }
         case 'm:1':

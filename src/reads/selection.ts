@@ -1,11 +1,11 @@
 import {
-  getDirectiveValues,
-  GraphQLIncludeDirective,
-  GraphQLSkipDirective,
-  Kind,
   type FieldNode,
   type FragmentDefinitionNode,
+  GraphQLIncludeDirective,
   type GraphQLResolveInfo,
+  GraphQLSkipDirective,
+  getDirectiveValues,
+  Kind,
   type SelectionSetNode,
 } from 'graphql';
 
@@ -58,7 +58,9 @@ function collect(set: SelectionSetNode | undefined, walk: Walk, into: Map<string
 const trees = new WeakMap<FieldNode, SelectionTree>();
 
 /** The selection below the field being resolved. */
-export function selectionOf(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments' | 'variableValues'>): SelectionTree {
+export function selectionOf(
+  info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments' | 'variableValues'>,
+): SelectionTree {
   const key = info.fieldNodes.length === 1 ? info.fieldNodes[0] : undefined;
   const cached = key && trees.get(key);
   if (cached) return cached;

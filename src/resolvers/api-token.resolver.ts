@@ -1,27 +1,51 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware, Info } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  ArgsType,
+  Authorized,
+  Ctx,
+  Field,
+  Info,
+  Int,
+  Mutation,
+  ObjectType,
+  Query,
+  Resolver,
+  UseMiddleware,
+} from 'type-graphql';
 import { SCOPES } from '../auth/scopes.js';
 import { issueApiToken, revokeApiToken } from '../auth/token-management.js';
 import { inTransaction } from '../domain/transaction.js';
 import { ApiToken } from '../entities/api-token.entity.js';
 import { readPage } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
+import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
-import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 
-export const apiTokenSort = sortableFields('ApiToken', { id: 'id', name: 'name', createdAt: 'createdAt', lastUsedAt: 'lastUsedAt' });
+export const apiTokenSort = sortableFields('ApiToken', {
+  id: 'id',
+  name: 'name',
+  createdAt: 'createdAt',
+  lastUsedAt: 'lastUsedAt',
+});
 
 @ObjectType({ description: 'A page of API tokens' })
 export class ApiTokenPage extends PageOf(ApiToken) {}
 
 @ArgsType()
 export class ApiTokenListArgs extends PageArgs {
-  @Field(() => [apiTokenSort.SortInput], { nullable: true, description: 'Sort terms, applied in order; id always breaks ties (default id descending)' })
+  @Field(() => [apiTokenSort.SortInput], {
+    nullable: true,
+    description: 'Sort terms, applied in order; id always breaks ties (default id descending)',
+  })
   sort?: InstanceType<typeof apiTokenSort.SortInput>[];
 }
 
-@ObjectType({ description: 'A new token and its secret. The secret is shown in this answer only; the service keeps its hash.' })
+@ObjectType({
+  description: 'A new token and its secret. The secret is shown in this answer only; the service keeps its hash.',
+})
 export class CreatedApiToken {
   @Field(() => ApiToken, { description: 'The token created' })
   token!: ApiToken;
@@ -36,16 +60,23 @@ export class CreatedApiToken {
 export class ApiTokenResolver {
   @Authorized('manage_tokens')
   @Query(() => ApiTokenPage, { description: 'Every API token, revoked ones included (see revokedAt); never a secret' })
-  apiTokens(@Args(() => ApiTokenListArgs) args: ApiTokenListArgs, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  apiTokens(
+    @Args(() => ApiTokenListArgs) args: ApiTokenListArgs,
+    @Ctx() { em }: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
     return readPage(em, 'ApiToken', selectionOf(info), {}, args, apiTokenSort.columns);
   }
 
   @Authorized('manage_tokens')
-  @Mutation(() => CreatedApiToken, { description: `Creates a token with the given scopes (only scopes the caller's token holds). ` +
-    `Scopes: ${SCOPES.join(', ')}` })
+  @Mutation(() => CreatedApiToken, {
+    description:
+      `Creates a token with the given scopes (only scopes the caller's token holds). ` + `Scopes: ${SCOPES.join(', ')}`,
+  })
   createApiToken(
     @Arg('name', () => String, { description: 'Who or what the token is for' }) name: string,
-    @Arg('scopes', () => [String], { description: "The scopes to grant, each one the caller's token holds" }) scopes: string[],
+    @Arg('scopes', () => [String], { description: "The scopes to grant, each one the caller's token holds" })
+    scopes: string[],
     @Ctx() { em, principal }: GraphQLContext,
   ): Promise<CreatedApiToken> {
     return inTransaction(em, (tx) => issueApiToken(tx, principal, name, scopes));

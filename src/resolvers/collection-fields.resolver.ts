@@ -1,16 +1,16 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Args, Authorized, Ctx, FieldResolver, Info, Int, Resolver, Root } from 'type-graphql';
 import { memberProductIds } from '../domain/collection-membership.js';
-import type { CollectionRule } from '../entities/collection-rule.entity.js';
-import { Collection, CollectionType } from '../entities/collection.entity.js';
-import type { Page } from '../domain/listing.js';
-import { Computed, Reads } from '../reads/field-reads.js';
-import type { ReadRow } from '../reads/read-row.js';
-import { readByIds, type RowById } from '../reads/read-query.js';
 import { ruleBasedVersion } from '../domain/collection-version.js';
-import { below, selectionOf, type SelectionTree } from '../reads/selection.js';
-import type { GraphQLContext } from './context.js';
+import type { Page } from '../domain/listing.js';
+import { Collection, CollectionType } from '../entities/collection.entity.js';
+import type { CollectionRule } from '../entities/collection-rule.entity.js';
+import { Computed, Reads } from '../reads/field-reads.js';
+import { type RowById, readByIds } from '../reads/read-query.js';
+import type { ReadRow } from '../reads/read-row.js';
+import { below, type SelectionTree, selectionOf } from '../reads/selection.js';
 import { PageArgs } from '../schema/pagination.js';
+import type { GraphQLContext } from './context.js';
 import { ProductPage } from './product.resolver.js';
 
 // Loaders are keyed by the selection they read with (two aliases may select differently).
@@ -53,14 +53,18 @@ export class CollectionFieldsResolver {
       async (em, ids) => {
         const members = await memberProductIds(
           em,
-          ids.map((id) => requested.get(id)!).map((c) => ({
-            id: c.id,
-            type: c.type,
-            rulesMatchCondition: c.rulesMatchCondition,
-            rules: c.rules,
-          })),
+          ids
+            .map((id) => requested.get(id)!)
+            .map((c) => ({
+              id: c.id,
+              type: c.type,
+              rulesMatchCondition: c.rulesMatchCondition,
+              rules: c.rules,
+            })),
         );
-        return [...members].flatMap(([collectionId, productIds]) => productIds.map((productId) => ({ collectionId, productId })));
+        return [...members].flatMap(([collectionId, productIds]) =>
+          productIds.map((productId) => ({ collectionId, productId })),
+        );
       },
       (row) => row.collectionId,
     );
@@ -80,7 +84,9 @@ export class CollectionFieldsResolver {
   // Whole products are product data: they need read_products, not just read_collections.
   @Authorized('read_products')
   @Reads('type', 'rulesMatchCondition', 'rules')
-  @FieldResolver(() => ProductPage, { description: 'The member products, a page at a time, in the order of productIds' })
+  @FieldResolver(() => ProductPage, {
+    description: 'The member products, a page at a time, in the order of productIds',
+  })
   async products(
     @Root() collection: WithRules,
     @Args(() => PageArgs) { page, size }: PageArgs,
@@ -90,8 +96,16 @@ export class CollectionFieldsResolver {
     const ids = await this.productIds(collection, ctx);
     const pageIds = ids.slice((page - 1) * size, page * size);
     const items = below(selectionOf(info), 'items');
-    const loader = ctx.loaders.byId(`collection.products.${keyOf(items)}`, (em, keys) => readByIds(em, 'Product', items, keys));
+    const loader = ctx.loaders.byId(`collection.products.${keyOf(items)}`, (em, keys) =>
+      readByIds(em, 'Product', items, keys),
+    );
     const found = await loader.loadMany(pageIds);
-    return { items: found.filter((p): p is RowById => p !== null && !(p instanceof Error)), totalCount: ids.length, page, size, pageCount: Math.ceil(ids.length / size) };
+    return {
+      items: found.filter((p): p is RowById => p !== null && !(p instanceof Error)),
+      totalCount: ids.length,
+      page,
+      size,
+      pageCount: Math.ceil(ids.length / size),
+    };
   }
 }

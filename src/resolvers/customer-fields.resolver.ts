@@ -10,7 +10,11 @@ export class CustomerFieldsResolver {
   @Reads('lastPurchase', 'orderCount', 'lifetimeSpent')
   @FieldResolver(() => CustomerStatistics, { description: 'Order count, lifetime spend and last purchase' })
   statistics(@Root() customer: ReadRow<Customer>): CustomerStatistics {
-    return { lastPurchase: customer.lastPurchase, orderCount: customer.orderCount, lifetimeSpent: customer.lifetimeSpent };
+    return {
+      lastPurchase: customer.lastPurchase,
+      orderCount: customer.orderCount,
+      lifetimeSpent: customer.lifetimeSpent,
+    };
   }
 
   @Computed({

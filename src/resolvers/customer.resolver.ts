@@ -1,17 +1,31 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware, Info } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  ArgsType,
+  Authorized,
+  Ctx,
+  Field,
+  Info,
+  Int,
+  Mutation,
+  ObjectType,
+  Query,
+  Resolver,
+  UseMiddleware,
+} from 'type-graphql';
 import { createCustomer, deleteCustomer, updateCustomer } from '../domain/customer-profile.js';
 import { customerWhere } from '../domain/customer-search.js';
+import type { ExpectedVersion } from '../domain/preconditions.js';
 import { inTransaction } from '../domain/transaction.js';
 import { Customer } from '../entities/customer.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
-import type { GraphQLContext } from './context.js';
+import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
 import { CustomerCreate, CustomerFilter, CustomerPatch } from '../schema/inputs/customer.inputs.js';
 import { KeysetPageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
-import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
-import type { ExpectedVersion } from '../domain/preconditions.js';
 
 export const customerSort = sortableFields('Customer', {
   id: 'id',
@@ -31,7 +45,10 @@ export class CustomerPage extends PageOf(Customer) {}
 
 @ArgsType()
 export class CustomerListArgs extends KeysetPageArgs {
-  @Field(() => [customerSort.SortInput], { nullable: true, description: 'Sort terms, applied in order; id always breaks ties (default id descending)' })
+  @Field(() => [customerSort.SortInput], {
+    nullable: true,
+    description: 'Sort terms, applied in order; id always breaks ties (default id descending)',
+  })
   sort?: InstanceType<typeof customerSort.SortInput>[];
 
   @Field(() => CustomerFilter, { nullable: true, description: 'Only customers matching every given filter' })
@@ -43,33 +60,57 @@ export class CustomerListArgs extends KeysetPageArgs {
 export class CustomerResolver {
   @Authorized('read_customers')
   @Query(() => CustomerPage, { nullable: true, description: 'Customers, optionally filtered' })
-  customers(@Args(() => CustomerListArgs) args: CustomerListArgs, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  customers(
+    @Args(() => CustomerListArgs) args: CustomerListArgs,
+    @Ctx() { em }: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
     return readPage(em, 'Customer', selectionOf(info), customerWhere(args.filter), args, customerSort.columns);
   }
 
   @Authorized('read_customers')
   @Query(() => Customer, { nullable: true, description: 'One customer by id, or null' })
-  customer(@Arg('id', () => Int, { description: 'Customer id' }) id: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  customer(
+    @Arg('id', () => Int, { description: 'Customer id' }) id: number,
+    @Ctx() { em }: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
     return readRecord(em, info, 'Customer', id);
   }
 
   @Authorized('write_customers')
   @Mutation(() => Customer, { description: 'Creates a customer' })
-  async createCustomer(@Arg('input', () => CustomerCreate, { description: 'The new customer' }) input: CustomerCreate, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  async createCustomer(
+    @Arg('input', () => CustomerCreate, { description: 'The new customer' }) input: CustomerCreate,
+    @Ctx() { em, principal }: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
     const result = await inTransaction(em, (tx) => createCustomer(tx, principal, input));
     return readRecord(em, info, 'Customer', result.id);
   }
 
   @Authorized('write_customers')
   @Mutation(() => Customer, { description: 'Changes the given fields; `address` is merged into the primary address' })
-  async updateCustomer(@Arg('id', () => Int, { description: 'Customer id' }) id: number, @Arg('input', () => CustomerPatch, { description: 'Fields to change' }) input: CustomerPatch, @ExpectedVersionArg('customer') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  async updateCustomer(
+    @Arg('id', () => Int, { description: 'Customer id' }) id: number,
+    @Arg('input', () => CustomerPatch, { description: 'Fields to change' }) input: CustomerPatch,
+    @ExpectedVersionArg('customer') expectedVersion: ExpectedVersion,
+    @Ctx() { em, principal }: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
     const result = await inTransaction(em, (tx) => updateCustomer(tx, principal, id, input, expectedVersion));
     return readRecord(em, info, 'Customer', result.id);
   }
 
   @Authorized('write_customers')
-  @Mutation(() => Int, { description: 'Deletes a customer without orders; returns its id (CONFLICT while it has orders)' })
-  deleteCustomer(@Arg('id', () => Int, { description: 'Customer id' }) id: number, @ExpectedVersionArg('customer') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext) {
+  @Mutation(() => Int, {
+    description: 'Deletes a customer without orders; returns its id (CONFLICT while it has orders)',
+  })
+  deleteCustomer(
+    @Arg('id', () => Int, { description: 'Customer id' }) id: number,
+    @ExpectedVersionArg('customer') expectedVersion: ExpectedVersion,
+    @Ctx() { em, principal }: GraphQLContext,
+  ) {
     return inTransaction(em, (tx) => deleteCustomer(tx, principal, id, expectedVersion));
   }
 }

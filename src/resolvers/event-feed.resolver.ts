@@ -1,7 +1,17 @@
-import type { GraphQLResolveInfo } from 'graphql';
 import { Max, Min } from 'class-validator';
+import type { GraphQLResolveInfo } from 'graphql';
 import {
-  Args, ArgsType, Authorized, Ctx, Field, Info, Int, ObjectType, Query, Resolver, UseMiddleware,
+  Args,
+  ArgsType,
+  Authorized,
+  Ctx,
+  Field,
+  Info,
+  Int,
+  ObjectType,
+  Query,
+  Resolver,
+  UseMiddleware,
 } from 'type-graphql';
 import { FEED_SCOPES, readableSubjects } from '../domain/event-read-scopes.js';
 import { eventTypeFilter } from '../domain/event-type-patterns.js';

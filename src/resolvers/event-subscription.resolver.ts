@@ -7,7 +7,7 @@ import { StoreEvent } from '../entities/store-event.entity.js';
 import { feedHead, readEventFeed } from '../reads/event-feed.js';
 import type { Row } from '../reads/read-query.js';
 import type { ReadRow } from '../reads/read-row.js';
-import { selectionOf, type SelectionTree } from '../reads/selection.js';
+import { type SelectionTree, selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
 
@@ -18,7 +18,8 @@ export class EventSubscriptionArgs {
 
   @Field(() => Int, {
     nullable: true,
-    description: 'Resume after this event id (the last one received): every later event is pushed, none missed; ' +
+    description:
+      'Resume after this event id (the last one received): every later event is pushed, none missed; ' +
       'omit to receive only events committed from now on',
   })
   after?: number | null;
@@ -83,7 +84,8 @@ async function followFeed(context: GraphQLContext, args: EventSubscriptionArgs, 
 export class EventSubscriptionResolver {
   @Authorized(...FEED_SCOPES)
   @Subscription(() => StoreEvent, {
-    description: 'Every event of the records the token may read, pushed as it commits on any instance, in the ' +
+    description:
+      'Every event of the records the token may read, pushed as it commits on any instance, in the ' +
       "feed's order (gap-free); `after` resumes without loss. Over WebSocket (graphql-transport-ws) at /graphql",
     subscribe: ({ args, context, info }) => followFeed(context as GraphQLContext, args as EventSubscriptionArgs, info),
   })

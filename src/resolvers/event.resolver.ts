@@ -1,17 +1,31 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Args, ArgsType, Authorized, Ctx, Field, FieldResolver, Info, Int, ObjectType, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
+import {
+  Args,
+  ArgsType,
+  Authorized,
+  Ctx,
+  Field,
+  FieldResolver,
+  Info,
+  Int,
+  ObjectType,
+  Query,
+  Resolver,
+  Root,
+  UseMiddleware,
+} from 'type-graphql';
 import { NotFoundError } from '../domain/errors.js';
 import { eventDataShownTo } from '../domain/event-visibility.js';
 import { Order } from '../entities/order.entity.js';
 import { StoreEvent } from '../entities/store-event.entity.js';
 import { Computed, Reads } from '../reads/field-reads.js';
-import type { ReadRow } from '../reads/read-row.js';
 import { readPage } from '../reads/read-query.js';
+import type { ReadRow } from '../reads/read-row.js';
 import { selectionOf } from '../reads/selection.js';
+import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
-import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
 
 export const eventSort = sortableFields('Event', { id: 'id', type: 'type', createdAt: 'createdAt' });
 
@@ -31,8 +45,12 @@ export class EventActor {
 export class OrderEventListArgs extends PageArgs {
   @Field(() => Int, { description: 'Order id' }) orderId!: number;
 
-  @Field(() => [eventSort.SortInput], { nullable: true, description: 'Sort terms, applied in order; default newest first (id descending), as every list; sort ' +
-    'by id ascending to read the timeline in order' })
+  @Field(() => [eventSort.SortInput], {
+    nullable: true,
+    description:
+      'Sort terms, applied in order; default newest first (id descending), as every list; sort ' +
+      'by id ascending to read the timeline in order',
+  })
   sort?: InstanceType<typeof eventSort.SortInput>[];
 }
 
@@ -41,8 +59,15 @@ export class OrderEventListArgs extends PageArgs {
 @UseMiddleware(inputGuard)
 export class EventResolver {
   @Authorized('read_orders')
-  @Query(() => EventPage, { nullable: true, description: 'The timeline of one order: every change to it, with who made it' })
-  async orderEvents(@Args(() => OrderEventListArgs) args: OrderEventListArgs, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  @Query(() => EventPage, {
+    nullable: true,
+    description: 'The timeline of one order: every change to it, with who made it',
+  })
+  async orderEvents(
+    @Args(() => OrderEventListArgs) args: OrderEventListArgs,
+    @Ctx() { em }: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
     if (!(await em.count(Order, { id: args.orderId }))) throw new NotFoundError('Order', args.orderId);
     return readPage(em, 'StoreEvent', selectionOf(info), { orderId: args.orderId }, args, eventSort.columns);
   }
@@ -58,7 +83,10 @@ export class EventFieldsResolver {
   }
 
   @Reads('actorTokenId', 'actorName')
-  @FieldResolver(() => EventActor, { nullable: true, description: 'The token that made the change; null for the service itself' })
+  @FieldResolver(() => EventActor, {
+    nullable: true,
+    description: 'The token that made the change; null for the service itself',
+  })
   actor(@Root() event: ReadRow<StoreEvent>): EventActor | null {
     return event.actorTokenId == null ? null : { tokenId: event.actorTokenId, name: event.actorName ?? '' };
   }
@@ -77,7 +105,9 @@ export class OrderEventsFieldResolver {
     where: (e, o) => `${e}.order_id = ${o}.id`,
     orderBy: (e) => `${e}.id`,
   })
-  @FieldResolver(() => [StoreEvent], { description: 'Every change to this order, oldest first (GET /orders/{id}/events pages them)' })
+  @FieldResolver(() => [StoreEvent], {
+    description: 'Every change to this order, oldest first (GET /orders/{id}/events pages them)',
+  })
   events(@Root() order: ReadRow<Order, { events: ReadRow<StoreEvent>[] }>): ReadRow<StoreEvent>[] {
     return order.events;
   }

@@ -1,7 +1,7 @@
 import { FieldResolver, Int, Resolver, Root } from 'type-graphql';
-import type { FulfilmentItem } from '../entities/fulfilment-item.entity.js';
 import { trackingUrlOf } from '../domain/tracking-url.js';
 import { Fulfilment } from '../entities/fulfilment.entity.js';
+import type { FulfilmentItem } from '../entities/fulfilment-item.entity.js';
 import { Restock } from '../entities/restock.entity.js';
 import { Shipment } from '../entities/shipment.entity.js';
 import type { ShippingCarrier } from '../entities/shipping-carrier.entity.js';

@@ -10,7 +10,9 @@ import { inputGuard } from './input-guard.middleware.js';
 export class ImageResolver {
   // Images serve products and collections alike: either write scope may register one.
   @Authorized('write_products', 'write_collections')
-  @Mutation(() => Image, { description: 'Registers an image by its absolute http(s) URL, so products and collections can refer to its id' })
+  @Mutation(() => Image, {
+    description: 'Registers an image by its absolute http(s) URL, so products and collections can refer to its id',
+  })
   createImage(
     @Arg('url', () => String, { description: 'Absolute http(s) URL of the image' }) url: string,
     @Arg('maxSize', () => Int, { description: 'Largest rendition size in pixels' }) maxSize: number,

@@ -1,5 +1,5 @@
 import type { MiddlewareFn } from 'type-graphql';
-import { ValidationError, type FieldError } from '../domain/errors.js';
+import { type FieldError, ValidationError } from '../domain/errors.js';
 import { inputProblems } from '../domain/input-limits.js';
 import { inputChecks } from '../observability/metrics.js';
 import type { GraphQLContext } from './context.js';
@@ -21,10 +21,12 @@ export const inputGuard: MiddlewareFn<GraphQLContext> = async ({ args, info, con
   if ((root === 'Query' || root === 'Mutation') && args && Object.keys(args).length && !context.inputChecked) {
     const errors: FieldError[] = [];
     inputChecks.inc({ check: 'input_limits', at: 'input_guard' });
-    for (const [name, value] of Object.entries(args)) errors.push(...inputProblems(value, { root: name, filter: name === 'filter' }));
+    for (const [name, value] of Object.entries(args))
+      errors.push(...inputProblems(value, { root: name, filter: name === 'filter' }));
     inputChecks.inc({ check: 'optional_nulls', at: 'input_guard' });
     errors.push(...nullProblems(info.parentType.getFields()[info.fieldName], args));
-    if (errors.length) throw new ValidationError(errors.map((e) => ({ ...e, field: e.field.replace(/^(input|filter)\./, '') })));
+    if (errors.length)
+      throw new ValidationError(errors.map((e) => ({ ...e, field: e.field.replace(/^(input|filter)\./, '') })));
   }
   return next();
 };

@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Authorized, Ctx, Int, Mutation, Resolver, UseMiddleware, Info } from 'type-graphql';
+import { Arg, Authorized, Ctx, Info, Int, Mutation, Resolver, UseMiddleware } from 'type-graphql';
 import { createShippingCarrier, createWarehouse, setInventoryLevel } from '../domain/stock-places.js';
 import { inTransaction } from '../domain/transaction.js';
 import { InventoryLevel } from '../entities/inventory-level.entity.js';
@@ -15,7 +15,11 @@ import { inputGuard } from './input-guard.middleware.js';
 export class InventoryResolver {
   @Authorized('write_inventory')
   @Mutation(() => Warehouse, { description: 'Creates a warehouse' })
-  async createWarehouse(@Arg('title', { description: 'Name of the warehouse' }) title: string, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  async createWarehouse(
+    @Arg('title', { description: 'Name of the warehouse' }) title: string,
+    @Ctx() { em }: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
     const result = await inTransaction(em, (tx) => createWarehouse(tx, title));
     return readRecord(em, info, 'Warehouse', result.id);
   }
@@ -36,7 +40,11 @@ export class InventoryResolver {
 
   @Authorized('write_shipping')
   @Mutation(() => ShippingCarrier, { description: 'Creates a shipping carrier' })
-  createShippingCarrier(@Arg('title', { description: 'Name of the carrier' }) title: string, @Arg('url', { description: 'Tracking URL prefix' }) url: string, @Ctx() { em }: GraphQLContext) {
+  createShippingCarrier(
+    @Arg('title', { description: 'Name of the carrier' }) title: string,
+    @Arg('url', { description: 'Tracking URL prefix' }) url: string,
+    @Ctx() { em }: GraphQLContext,
+  ) {
     return inTransaction(em, (tx) => createShippingCarrier(tx, title, url));
   }
 }

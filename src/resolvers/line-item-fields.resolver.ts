@@ -21,6 +21,12 @@ export class LineItemFieldsResolver {
   @Reads('quantity', 'notFulfilled', 'fulfilled', 'shipped', 'restocked')
   @FieldResolver(() => LineItemCounters, { description: 'Where the units of this line are now' })
   counters(@Root() item: ReadRow<LineItem>): LineItemCounters {
-    return { quantity: item.quantity, notFulfilled: item.notFulfilled, fulfilled: item.fulfilled, shipped: item.shipped, restocked: item.restocked };
+    return {
+      quantity: item.quantity,
+      notFulfilled: item.notFulfilled,
+      fulfilled: item.fulfilled,
+      shipped: item.shipped,
+      restocked: item.restocked,
+    };
   }
 }

@@ -12,7 +12,11 @@ export class Loaders {
   constructor(readonly em: EntityManager) {}
 
   /** Children grouped by parent id, in the order the fetch returns them. */
-  children<T>(key: string, fetch: (em: EntityManager, parentIds: number[]) => Promise<T[]>, parentOf: (child: T) => number) {
+  children<T>(
+    key: string,
+    fetch: (em: EntityManager, parentIds: number[]) => Promise<T[]>,
+    parentOf: (child: T) => number,
+  ) {
     return this.get(key, async (ids) => {
       const byParent = new Map<number, T[]>();
       for (const child of await fetch(this.em, [...ids])) {

@@ -1,5 +1,10 @@
 import {
-  getNullableType, isInputObjectType, isListType, type GraphQLArgument, type GraphQLField, type GraphQLInputType,
+  type GraphQLArgument,
+  type GraphQLField,
+  type GraphQLInputType,
+  getNullableType,
+  isInputObjectType,
+  isListType,
 } from 'graphql';
 import type { FieldError } from '../domain/errors.js';
 import { NULL_REFUSED, refusesNull } from '../schema/optional-field.js';

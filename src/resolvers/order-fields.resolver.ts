@@ -1,12 +1,17 @@
 import { FieldResolver, Resolver, Root } from 'type-graphql';
+import { displayNumber, formatOf } from '../domain/order-number.js';
 import type { Customer } from '../entities/customer.entity.js';
 import { Order } from '../entities/order.entity.js';
 import { StoreSettings } from '../entities/store-settings.entity.js';
-import { displayNumber, formatOf } from '../domain/order-number.js';
 import { Computed, Reads } from '../reads/field-reads.js';
 import type { ReadRow } from '../reads/read-row.js';
 import {
-  OrderAddress, OrderConversion, OrderCustomer, OrderPayment, OrderRiskLevel, OrderShipping,
+  OrderAddress,
+  OrderConversion,
+  OrderCustomer,
+  OrderPayment,
+  OrderRiskLevel,
+  OrderShipping,
 } from './order-parts.type.js';
 
 /** An order's grouped fields, from its own row (its relations are the entity's, read by the read plan). */
@@ -54,6 +59,11 @@ export class OrderFieldsResolver {
   @FieldResolver(() => OrderCustomer, { description: 'The customer who placed the order' })
   customer(@Root() order: ReadRow<Order, { $customer: ReadRow<Customer> | null }>): OrderCustomer {
     const customer = order.$customer;
-    return { id: order.customer, email: customer?.email ?? order.email, firstName: customer?.firstName ?? '', lastName: customer?.lastName ?? '' };
+    return {
+      id: order.customer,
+      email: customer?.email ?? order.email,
+      firstName: customer?.firstName ?? '',
+      lastName: customer?.lastName ?? '',
+    };
   }
 }

@@ -19,7 +19,9 @@ export class ProductFieldsResolver {
       join collection pc on pc.id = pcp.collection_id and pc.type = ${MANUAL}
       where pcp.product_id = ${p}.id), '[]'::json)`,
   })
-  @FieldResolver(() => [Int], { description: 'Ids of the manual collections holding the product (rule-based ones are not listed)' })
+  @FieldResolver(() => [Int], {
+    description: 'Ids of the manual collections holding the product (rule-based ones are not listed)',
+  })
   collectionIds(@Root() product: ReadRow<Product, { collectionIds: number[] }>): number[] {
     return product.collectionIds;
   }
@@ -33,7 +35,9 @@ export class ProductFieldsResolver {
       and exists (select 1 from collection_product l where l.collection_id = ${c}.id and l.product_id = ${p}.id)`,
     orderBy: (c) => `${c}.id`,
   })
-  @FieldResolver(() => [Collection], { description: 'Manual collections holding the product (rule-based ones are not listed)' })
+  @FieldResolver(() => [Collection], {
+    description: 'Manual collections holding the product (rule-based ones are not listed)',
+  })
   collections(@Root() product: ReadRow<Product, { collections: ReadRow<Collection>[] }>): ReadRow<Collection>[] {
     return product.collections;
   }

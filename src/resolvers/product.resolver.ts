@@ -1,16 +1,30 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver, UseMiddleware, Info } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  ArgsType,
+  Authorized,
+  Ctx,
+  Field,
+  Info,
+  Int,
+  Mutation,
+  ObjectType,
+  Query,
+  Resolver,
+  UseMiddleware,
+} from 'type-graphql';
+import type { ExpectedVersion } from '../domain/preconditions.js';
 import { createProduct, deleteProduct, updateProduct } from '../domain/product-edit.js';
 import { inTransaction } from '../domain/transaction.js';
 import { Product } from '../entities/product.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
-import type { GraphQLContext } from './context.js';
+import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
 import { ProductCreate, ProductPatch } from '../schema/inputs/product.inputs.js';
 import { KeysetPageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
-import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
-import type { ExpectedVersion } from '../domain/preconditions.js';
 
 export const productSort = sortableFields('Product', {
   id: 'id',
@@ -34,7 +48,10 @@ export class ProductPage extends PageOf(Product) {}
 
 @ArgsType()
 export class ProductListArgs extends KeysetPageArgs {
-  @Field(() => [productSort.SortInput], { nullable: true, description: 'Earlier terms take precedence; id closes the order' })
+  @Field(() => [productSort.SortInput], {
+    nullable: true,
+    description: 'Earlier terms take precedence; id closes the order',
+  })
   sort?: InstanceType<typeof productSort.SortInput>[];
 }
 
@@ -43,33 +60,62 @@ export class ProductListArgs extends KeysetPageArgs {
 export class ProductResolver {
   @Authorized('read_products')
   @Query(() => ProductPage, { nullable: true, description: 'Products, a page at a time' })
-  products(@Args(() => ProductListArgs) args: ProductListArgs, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  products(
+    @Args(() => ProductListArgs) args: ProductListArgs,
+    @Ctx() { em }: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
     return readPage(em, 'Product', selectionOf(info), {}, args, productSort.columns);
   }
 
   @Authorized('read_products')
   @Query(() => Product, { nullable: true, description: 'One product by id, or null' })
-  product(@Arg('id', () => Int, { description: 'Product id' }) id: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  product(
+    @Arg('id', () => Int, { description: 'Product id' }) id: number,
+    @Ctx() { em }: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
     return readRecord(em, info, 'Product', id);
   }
 
   @Authorized('write_products')
-  @Mutation(() => Product, { description: 'A new product; a single-variant one gets its one variant, seoUrl is derived when not given' })
-  async createProduct(@Arg('input', () => ProductCreate, { description: 'The new product' }) input: ProductCreate, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  @Mutation(() => Product, {
+    description: 'A new product; a single-variant one gets its one variant, seoUrl is derived when not given',
+  })
+  async createProduct(
+    @Arg('input', () => ProductCreate, { description: 'The new product' }) input: ProductCreate,
+    @Ctx() { em, principal }: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
     const result = await inTransaction(em, (tx) => createProduct(tx, principal, input));
     return readRecord(em, info, 'Product', result.id);
   }
 
   @Authorized('write_products')
-  @Mutation(() => Product, { description: 'Changes the given fields; lists given replace the set; a variant keeps its id while its combination stays' })
-  async updateProduct(@Arg('id', () => Int, { description: 'Product id' }) id: number, @Arg('input', () => ProductPatch, { description: 'Fields to change' }) input: ProductPatch, @ExpectedVersionArg('product') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  @Mutation(() => Product, {
+    description:
+      'Changes the given fields; lists given replace the set; a variant keeps its id while its combination stays',
+  })
+  async updateProduct(
+    @Arg('id', () => Int, { description: 'Product id' }) id: number,
+    @Arg('input', () => ProductPatch, { description: 'Fields to change' }) input: ProductPatch,
+    @ExpectedVersionArg('product') expectedVersion: ExpectedVersion,
+    @Ctx() { em, principal }: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
     const result = await inTransaction(em, (tx) => updateProduct(tx, principal, id, input, expectedVersion));
     return readRecord(em, info, 'Product', result.id);
   }
 
   @Authorized('write_products')
-  @Mutation(() => Int, { description: 'Deletes a product with its variants and stock; orders keep their line items; returns its id' })
-  deleteProduct(@Arg('id', () => Int, { description: 'Product id' }) id: number, @ExpectedVersionArg('product') expectedVersion: ExpectedVersion, @Ctx() { em, principal }: GraphQLContext) {
+  @Mutation(() => Int, {
+    description: 'Deletes a product with its variants and stock; orders keep their line items; returns its id',
+  })
+  deleteProduct(
+    @Arg('id', () => Int, { description: 'Product id' }) id: number,
+    @ExpectedVersionArg('product') expectedVersion: ExpectedVersion,
+    @Ctx() { em, principal }: GraphQLContext,
+  ) {
     return inTransaction(em, (tx) => deleteProduct(tx, principal, id, expectedVersion));
   }
 }

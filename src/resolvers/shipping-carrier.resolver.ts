@@ -1,10 +1,10 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Args, ArgsType, Authorized, Ctx, Field, ObjectType, Query, Resolver, UseMiddleware, Info } from 'type-graphql';
+import { Args, ArgsType, Authorized, Ctx, Field, Info, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
 import { ShippingCarrier } from '../entities/shipping-carrier.entity.js';
 import { readPage } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
-import type { GraphQLContext } from './context.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
 
 export const shippingCarrierSort = sortableFields('ShippingCarrier', {
@@ -19,7 +19,10 @@ export class ShippingCarrierPage extends PageOf(ShippingCarrier) {}
 
 @ArgsType()
 export class ShippingCarrierListArgs extends PageArgs {
-  @Field(() => [shippingCarrierSort.SortInput], { nullable: true, description: 'Sort terms, applied in order; id always breaks ties' })
+  @Field(() => [shippingCarrierSort.SortInput], {
+    nullable: true,
+    description: 'Sort terms, applied in order; id always breaks ties',
+  })
   sort?: InstanceType<typeof shippingCarrierSort.SortInput>[];
 }
 
@@ -27,8 +30,15 @@ export class ShippingCarrierListArgs extends PageArgs {
 @UseMiddleware(inputGuard)
 export class ShippingCarrierResolver {
   @Authorized('read_shipping')
-  @Query(() => ShippingCarrierPage, { nullable: true, description: 'Shipping carriers, deleted ones included (see isDeleted)' })
-  shippingCarriers(@Args(() => ShippingCarrierListArgs) args: ShippingCarrierListArgs, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  @Query(() => ShippingCarrierPage, {
+    nullable: true,
+    description: 'Shipping carriers, deleted ones included (see isDeleted)',
+  })
+  shippingCarriers(
+    @Args(() => ShippingCarrierListArgs) args: ShippingCarrierListArgs,
+    @Ctx() { em }: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
     return readPage(em, 'ShippingCarrier', selectionOf(info), {}, args, shippingCarrierSort.columns);
   }
 }

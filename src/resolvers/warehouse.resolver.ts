@@ -1,10 +1,23 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, Int, ObjectType, Query, Resolver, UseMiddleware, Info } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  ArgsType,
+  Authorized,
+  Ctx,
+  Field,
+  Info,
+  Int,
+  ObjectType,
+  Query,
+  Resolver,
+  UseMiddleware,
+} from 'type-graphql';
 import { Warehouse } from '../entities/warehouse.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
-import type { GraphQLContext } from './context.js';
 import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
 
 export const warehouseSort = sortableFields('Warehouse', { id: 'id', title: 'title' });
@@ -14,7 +27,10 @@ export class WarehousePage extends PageOf(Warehouse) {}
 
 @ArgsType()
 export class WarehouseListArgs extends PageArgs {
-  @Field(() => [warehouseSort.SortInput], { nullable: true, description: 'Sort terms, applied in order; id always breaks ties' })
+  @Field(() => [warehouseSort.SortInput], {
+    nullable: true,
+    description: 'Sort terms, applied in order; id always breaks ties',
+  })
   sort?: InstanceType<typeof warehouseSort.SortInput>[];
 }
 
@@ -23,13 +39,21 @@ export class WarehouseListArgs extends PageArgs {
 export class WarehouseResolver {
   @Authorized('read_inventory')
   @Query(() => WarehousePage, { nullable: true, description: 'Warehouses, one page at a time' })
-  warehouses(@Args(() => WarehouseListArgs) args: WarehouseListArgs, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  warehouses(
+    @Args(() => WarehouseListArgs) args: WarehouseListArgs,
+    @Ctx() { em }: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
     return readPage(em, 'Warehouse', selectionOf(info), {}, args, warehouseSort.columns);
   }
 
   @Authorized('read_inventory')
   @Query(() => Warehouse, { nullable: true, description: 'One warehouse by id, or null' })
-  warehouse(@Arg('id', () => Int, { description: 'Warehouse id' }) id: number, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  warehouse(
+    @Arg('id', () => Int, { description: 'Warehouse id' }) id: number,
+    @Ctx() { em }: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
     return readRecord(em, info, 'Warehouse', id);
   }
 }

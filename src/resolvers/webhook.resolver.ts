@@ -1,21 +1,45 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, Int, Mutation, ObjectType, Query, Resolver, Root, UseMiddleware, Info } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  ArgsType,
+  Authorized,
+  Ctx,
+  Field,
+  FieldResolver,
+  Info,
+  Int,
+  Mutation,
+  ObjectType,
+  Query,
+  Resolver,
+  Root,
+  UseMiddleware,
+} from 'type-graphql';
 import { EVENT_TYPES } from '../domain/events.js';
 import { inTransaction } from '../domain/transaction.js';
 import { WebhookAttempt } from '../entities/webhook-attempt.entity.js';
 import { DeliveryStatus, WebhookDelivery } from '../entities/webhook-delivery.entity.js';
 import { WebhookSubscription } from '../entities/webhook-subscription.entity.js';
 import { Computed } from '../reads/field-reads.js';
-import type { ReadRow } from '../reads/read-row.js';
 import { readPage } from '../reads/read-query.js';
+import type { ReadRow } from '../reads/read-row.js';
 import { selectionOf } from '../reads/selection.js';
+import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import {
+  createWebhookSubscription,
+  deleteWebhookSubscription,
+  enableWebhookSubscription,
+} from '../webhooks/subscriptions.js';
 import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
-import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
-import { createWebhookSubscription, deleteWebhookSubscription, enableWebhookSubscription } from '../webhooks/subscriptions.js';
 
 const subscriptionSort = sortableFields('WebhookSubscription', { id: 'id', createdAt: 'createdAt' });
-const deliverySort = sortableFields('WebhookDelivery', { id: 'id', createdAt: 'createdAt', nextAttemptAt: 'nextAttemptAt' });
+const deliverySort = sortableFields('WebhookDelivery', {
+  id: 'id',
+  createdAt: 'createdAt',
+  nextAttemptAt: 'nextAttemptAt',
+});
 
 @ObjectType({ description: 'A page of webhook subscriptions' })
 export class WebhookSubscriptionPage extends PageOf(WebhookSubscription) {}
@@ -25,7 +49,10 @@ export class WebhookDeliveryPage extends PageOf(WebhookDelivery) {}
 
 @ArgsType()
 export class WebhookSubscriptionListArgs extends PageArgs {
-  @Field(() => [subscriptionSort.SortInput], { nullable: true, description: 'Sort terms, applied in order; id always breaks ties (default id descending)' })
+  @Field(() => [subscriptionSort.SortInput], {
+    nullable: true,
+    description: 'Sort terms, applied in order; id always breaks ties (default id descending)',
+  })
   sort?: InstanceType<typeof subscriptionSort.SortInput>[];
 }
 
@@ -34,7 +61,10 @@ export class WebhookDeliveryListArgs extends PageArgs {
   @Field(() => DeliveryStatus, { nullable: true, description: 'Only deliveries in this state' })
   status?: DeliveryStatus;
 
-  @Field(() => [deliverySort.SortInput], { nullable: true, description: 'Sort terms, applied in order; id always breaks ties (default id descending)' })
+  @Field(() => [deliverySort.SortInput], {
+    nullable: true,
+    description: 'Sort terms, applied in order; id always breaks ties (default id descending)',
+  })
   sort?: InstanceType<typeof deliverySort.SortInput>[];
 }
 
@@ -52,23 +82,31 @@ export class CreatedWebhookSubscription {
 @UseMiddleware(inputGuard)
 export class WebhookResolver {
   @Authorized('manage_webhooks')
-  @Query(() => WebhookSubscriptionPage, { description: 'Webhook subscriptions, disabled ones included (see disabledAt)' })
-  webhookSubscriptions(@Args(() => WebhookSubscriptionListArgs) args: WebhookSubscriptionListArgs, @Ctx() { em }: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  @Query(() => WebhookSubscriptionPage, {
+    description: 'Webhook subscriptions, disabled ones included (see disabledAt)',
+  })
+  webhookSubscriptions(
+    @Args(() => WebhookSubscriptionListArgs) args: WebhookSubscriptionListArgs,
+    @Ctx() { em }: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
     return readPage(em, 'WebhookSubscription', selectionOf(info), {}, args, subscriptionSort.columns);
   }
 
   @Authorized('manage_webhooks')
   @Mutation(() => CreatedWebhookSubscription, {
-    description: `Subscribes an http(s) URL to event types (${EVENT_TYPES.join(', ')}). Each event is POSTed as`
-      + ' {type, timestamp, data} with Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature),'
-      + ' retried with back-off until a 2xx.'
-      + ' Needs the read scope of each event type\'s records (read_orders for order, fulfilment, shipment and'
-      + ' restock; read_products; read_customers; read_collections): FORBIDDEN otherwise. Deliveries stop, and'
-      + ' the subscription is disabled, once the creating token is revoked or loses one of those scopes.',
+    description:
+      `Subscribes an http(s) URL to event types (${EVENT_TYPES.join(', ')}). Each event is POSTed as` +
+      ' {type, timestamp, data} with Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature),' +
+      ' retried with back-off until a 2xx.' +
+      " Needs the read scope of each event type's records (read_orders for order, fulfilment, shipment and" +
+      ' restock; read_products; read_customers; read_collections): FORBIDDEN otherwise. Deliveries stop, and' +
+      ' the subscription is disabled, once the creating token is revoked or loses one of those scopes.',
   })
   createWebhookSubscription(
     @Arg('url', () => String, { description: 'The http(s) URL events are POSTed to' }) url: string,
-    @Arg('events', () => [String], { description: 'The event types to deliver, e.g. fulfilment.created' }) events: string[],
+    @Arg('events', () => [String], { description: 'The event types to deliver, e.g. fulfilment.created' })
+    events: string[],
     @Ctx() { em, principal }: GraphQLContext,
   ): Promise<CreatedWebhookSubscription> {
     return inTransaction(em, (tx) => createWebhookSubscription(tx, principal, url, events));
@@ -76,16 +114,23 @@ export class WebhookResolver {
 
   @Authorized('manage_webhooks')
   @Mutation(() => WebhookSubscription, {
-    description: 'Re-enables a subscription disabled after repeated failure; failed deliveries and events made while it'
-      + ' was disabled are not sent. CONFLICT while its creating token is revoked or lacks a read scope of its events',
+    description:
+      'Re-enables a subscription disabled after repeated failure; failed deliveries and events made while it' +
+      ' was disabled are not sent. CONFLICT while its creating token is revoked or lacks a read scope of its events',
   })
-  enableWebhookSubscription(@Arg('id', () => Int, { description: 'Id of the webhook subscription to re-enable' }) id: number, @Ctx() { em }: GraphQLContext) {
+  enableWebhookSubscription(
+    @Arg('id', () => Int, { description: 'Id of the webhook subscription to re-enable' }) id: number,
+    @Ctx() { em }: GraphQLContext,
+  ) {
     return inTransaction(em, (tx) => enableWebhookSubscription(tx, id));
   }
 
   @Authorized('manage_webhooks')
   @Mutation(() => Int, { description: 'Deletes a subscription with its pending deliveries and log; answers its id' })
-  deleteWebhookSubscription(@Arg('id', () => Int, { description: 'Id of the webhook subscription to delete' }) id: number, @Ctx() { em }: GraphQLContext) {
+  deleteWebhookSubscription(
+    @Arg('id', () => Int, { description: 'Id of the webhook subscription to delete' }) id: number,
+    @Ctx() { em }: GraphQLContext,
+  ) {
     return inTransaction(em, (tx) => deleteWebhookSubscription(tx, id));
   }
 }
@@ -93,8 +138,11 @@ export class WebhookResolver {
 @Resolver(() => WebhookSubscription)
 export class WebhookSubscriptionFieldsResolver {
   @Authorized('manage_webhooks')
-  @FieldResolver(() => WebhookDeliveryPage, { description: 'The delivery log: each event sent or to be sent, its attempts, status codes and next ' +
-    'retry (default newest first)' })
+  @FieldResolver(() => WebhookDeliveryPage, {
+    description:
+      'The delivery log: each event sent or to be sent, its attempts, status codes and next ' +
+      'retry (default newest first)',
+  })
   deliveries(
     @Root() subscription: ReadRow<WebhookSubscription>,
     @Args(() => WebhookDeliveryListArgs) args: WebhookDeliveryListArgs,

@@ -5,7 +5,10 @@ import type { RestApi } from './rest-api.js';
 import { API_PREFIX } from './router.js';
 
 const ASSETS = {
-  'scalar.js': { file: packageFile('@scalar/api-reference', 'dist/browser/standalone.js'), type: 'application/javascript' },
+  'scalar.js': {
+    file: packageFile('@scalar/api-reference', 'dist/browser/standalone.js'),
+    type: 'application/javascript',
+  },
 };
 
 const PAGE = `<!doctype html>

@@ -1,11 +1,21 @@
 import { Ajv, type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import {
-  getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType, isSpecifiedScalarType, type GraphQLInputField,
-  type GraphQLInputObjectType, type GraphQLInputType, type GraphQLLeafType, type GraphQLScalarType, type GraphQLSchema,
+  type GraphQLInputField,
+  type GraphQLInputObjectType,
+  type GraphQLInputType,
+  type GraphQLLeafType,
+  type GraphQLScalarType,
+  type GraphQLSchema,
+  getNullableType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isSpecifiedScalarType,
 } from 'graphql';
 import { inputChecks } from '../observability/metrics.js';
 import { refusesNull } from '../schema/optional-field.js';
-import { gqlNameOf, type DerivedMap, type DerivedSpec, type FieldMap, type FieldSpec } from './fields.js';
+import { type DerivedMap, type DerivedSpec, type FieldMap, type FieldSpec, gqlNameOf } from './fields.js';
 import type { JsonSchema } from './json-schema.js';
 import { Problem, type ProblemFieldError } from './problem.js';
 import { enumCodes, expected, leafSchema, orNull } from './type-schemas.js';
@@ -72,7 +82,11 @@ function leaf(type: GraphQLLeafType): Derived {
   const schema = leafSchema(type, 'input');
   const custom = !isEnumType(type) && !isSpecifiedScalarType(type);
   const codes = isEnumType(type) ? enumCodes(type) : undefined;
-  return { schema, check: custom ? { type: schema.type, [SCALAR_KEYWORD]: type.name } : schema, ...(codes ? { in: (code: number) => codes.get(code) } : {}) };
+  return {
+    schema,
+    check: custom ? { type: schema.type, [SCALAR_KEYWORD]: type.name } : schema,
+    ...(codes ? { in: (code: number) => codes.get(code) } : {}),
+  };
 }
 
 /** What a value of `type` is in a body, null included when `takesNull`. */
@@ -82,7 +96,12 @@ function bodyValueOf(type: GraphQLInputType, spec: FieldSpec, takesNull: boolean
   if (isListType(inner)) {
     const item = bodyValueOf(inner.ofType, spec, !isNonNullType(inner.ofType), where);
     const convert = item.in;
-    derived = { schema: { type: 'array', items: item.schema }, check: { type: 'array', items: item.check }, sub: item.sub, ...(convert ? { in: (v: unknown[]) => v.map(convert) } : {}) };
+    derived = {
+      schema: { type: 'array', items: item.schema },
+      check: { type: 'array', items: item.check },
+      sub: item.sub,
+      ...(convert ? { in: (v: unknown[]) => v.map(convert) } : {}),
+    };
   } else if (isInputObjectType(inner)) {
     if (!spec.sub) throw new Error(`${where}: ${inner.name} is an input object: declare its keys with field.nested`);
     const sub = deriveInputMap(spec.sub, inner, where);
@@ -97,7 +116,9 @@ function deriveKey(key: string, spec: FieldSpec, field: GraphQLInputField, where
   const takesNull = !isNonNullType(field.type) && !refusesNull(field);
   // A REST-declared schema is what REST takes where it differs (a value `in` converts).
   const given = typeof spec.schema === 'object' ? spec.schema : undefined;
-  const value = given ? { schema: takesNull ? orNull(given) : given, check: takesNull ? orNull(given) : given } : bodyValueOf(field.type, spec, takesNull, `${where}.${key}`);
+  const value = given
+    ? { schema: takesNull ? orNull(given) : given, check: takesNull ? orNull(given) : given }
+    : bodyValueOf(field.type, spec, takesNull, `${where}.${key}`);
   let { schema, check } = value;
   if (spec.oneOrMany) {
     const item = value.schema.items as JsonSchema | undefined;
@@ -110,7 +131,9 @@ function deriveKey(key: string, spec: FieldSpec, field: GraphQLInputField, where
   return {
     ...own,
     // The key's own words first, then what its type says (a Decimal's format).
-    schema: spec.description ? { ...schema, description: [spec.description, schema.description].filter(Boolean).join('; ') } : schema,
+    schema: spec.description
+      ? { ...schema, description: [spec.description, schema.description].filter(Boolean).join('; ') }
+      : schema,
     check,
     ...(value.sub ? { sub: value.sub } : {}),
     ...(!spec.in && value.in ? { in: value.in } : {}),
@@ -140,16 +163,29 @@ export function deriveInputMap(map: FieldMap, type: GraphQLInputObjectType, wher
 }
 
 function objectSchema(map: DerivedMap, which: 'schema' | 'check'): JsonSchema {
-  const properties = Object.fromEntries(Object.entries(map).map(([key, spec]) => [key, which === 'schema' ? spec.schema : spec.check]));
+  const properties = Object.fromEntries(
+    Object.entries(map).map(([key, spec]) => [key, which === 'schema' ? spec.schema : spec.check]),
+  );
   const required = Object.keys(map).filter((key) => map[key].required);
   return { type: 'object', properties, additionalProperties: false, ...(required.length ? { required } : {}) };
 }
 
 /** A route's body validator: its map completed from `input` (a list body's elements when `list`), compiled once. */
-export function deriveBody(ajv: Ajv, map: FieldMap, input: GraphQLInputObjectType, list: boolean, where: string): BodyValidator {
+export function deriveBody(
+  ajv: Ajv,
+  map: FieldMap,
+  input: GraphQLInputObjectType,
+  list: boolean,
+  where: string,
+): BodyValidator {
   const derived = deriveInputMap(map, input, where);
   const wrap = (schema: JsonSchema) => (list ? { type: 'array', items: schema, minItems: 1 } : schema);
-  return { map: derived, list, schema: wrap(objectSchema(derived, 'schema')), validate: ajv.compile(wrap(objectSchema(derived, 'check'))) };
+  return {
+    map: derived,
+    list,
+    schema: wrap(objectSchema(derived, 'schema')),
+    validate: ajv.compile(wrap(objectSchema(derived, 'check'))),
+  };
 }
 
 const isObjectValue = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -175,10 +211,16 @@ function describe(error: ErrorObject, shown: FieldMap): ProblemFieldError {
     case 'additionalProperties': {
       const key = (error.params as { additionalProperty: string }).additionalProperty;
       const field = pathOf(error.instancePath, key);
-      return { field, message: isShown(shown, error.instancePath, key) ? 'is read-only' : 'is not a field of this request' };
+      return {
+        field,
+        message: isShown(shown, error.instancePath, key) ? 'is read-only' : 'is not a field of this request',
+      };
     }
     case 'required':
-      return { field: pathOf(error.instancePath, (error.params as { missingProperty: string }).missingProperty), message: 'is required' };
+      return {
+        field: pathOf(error.instancePath, (error.params as { missingProperty: string }).missingProperty),
+        message: 'is required',
+      };
     default:
       return { field: pathOf(error.instancePath) || 'body', message: error.message ?? 'is invalid' };
   }
@@ -203,9 +245,17 @@ export function checkBody(body: BodyValidator, value: unknown, shown: FieldMap =
     const shape = list ? 'a JSON array of objects' : 'a JSON object';
     throw new Problem(422, `The request body must be ${shape}`, [{ field: 'body', message: `must be ${shape}` }]);
   }
-  const single = !list ? Object.keys(map).filter((k) => map[k].oneOrMany && isObjectValue((value as Record<string, unknown>)[k])) : [];
-  const checked = single.length ? { ...(value as Record<string, unknown>), ...Object.fromEntries(single.map((k) => [k, [(value as Record<string, unknown>)[k]]])) } : value;
-  const unwrap = (field: string) => single.reduce((f, k) => (f === `${k}[0]` || f.startsWith(`${k}[0].`) ? k + f.slice(k.length + 3) : f), field);
+  const single = !list
+    ? Object.keys(map).filter((k) => map[k].oneOrMany && isObjectValue((value as Record<string, unknown>)[k]))
+    : [];
+  const checked = single.length
+    ? {
+        ...(value as Record<string, unknown>),
+        ...Object.fromEntries(single.map((k) => [k, [(value as Record<string, unknown>)[k]]])),
+      }
+    : value;
+  const unwrap = (field: string) =>
+    single.reduce((f, k) => (f === `${k}[0]` || f.startsWith(`${k}[0].`) ? k + f.slice(k.length + 3) : f), field);
   inputChecks.inc({ check: 'body_schema', at: 'rest_edge' });
   if (!validate(checked)) {
     const seen = new Set<string>();
@@ -228,7 +278,9 @@ export function toInput(map: FieldMap, body: Record<string, unknown>): Record<st
     if (spec.sub && value !== null) {
       const sub = spec.sub;
       const given = spec.oneOrMany && !Array.isArray(value) ? [value] : value;
-      converted = Array.isArray(given) ? given.map((v) => toInput(sub, v as Record<string, unknown>)) : toInput(sub, given as Record<string, unknown>);
+      converted = Array.isArray(given)
+        ? given.map((v) => toInput(sub, v as Record<string, unknown>))
+        : toInput(sub, given as Record<string, unknown>);
     }
     if (spec.in && converted !== null) converted = spec.in(converted);
     input[gqlNameOf(key, spec)] = converted;
@@ -245,7 +297,8 @@ const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase(
 export function restFieldPath(map: FieldMap | undefined, path: string): string {
   let current: FieldMap | undefined = map;
   return path.replace(/[A-Za-z_][A-Za-z0-9_]*/g, (segment) => {
-    const entry = current && Object.entries(current).find(([key, spec]) => gqlNameOf(key, spec) === segment || key === segment);
+    const entry =
+      current && Object.entries(current).find(([key, spec]) => gqlNameOf(key, spec) === segment || key === segment);
     current = entry?.[1].sub;
     return entry ? entry[0] : snake(segment);
   });

@@ -1,4 +1,4 @@
-import { parseInteger, POSITIVE_INT } from './integer-param.js';
+import { POSITIVE_INT, parseInteger } from './integer-param.js';
 
 /**
  * ETags are REST's view of a record's `version` (docs/decisions.md#conditional-writes): strong tags
@@ -11,7 +11,10 @@ export const etagOf = (version: number) => `"v${version}"`;
 /** The entity tags of an If-Match / If-None-Match header ('*' for any); weak tags never match. */
 function entityTags(header: string): string[] | '*' {
   if (header.trim() === '*') return '*';
-  return header.split(',').map((t) => t.trim()).filter((t) => t.startsWith('"'));
+  return header
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t.startsWith('"'));
 }
 
 /** If-None-Match: whether the header names this ETag (or is `*`). */

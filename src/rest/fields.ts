@@ -71,7 +71,6 @@ function gqlNames(map: FieldMap): NamedKeys {
 
 type Options = Omit<FieldSpec, 'sub'>;
 
-
 /**
  * A key shown (or taken) as GraphQL has it: `field()`, `field({ sortable: true })`. The helpers are
  * REST's own presentations of a GraphQL value.
@@ -89,7 +88,11 @@ export const field = Object.assign((options: Options = {}): FieldSpec => ({ ...o
     ...options,
   }),
   /** A GraphQL Decimal shown as a JSON number (product prices, per the spec's samples). */
-  decimalNumber: (options: Options = {}): FieldSpec => ({ out: (v: string | null) => (v == null ? null : Number(v)), schema: (graphql) => retyped(graphql, 'number'), ...options }),
+  decimalNumber: (options: Options = {}): FieldSpec => ({
+    out: (v: string | null) => (v == null ? null : Number(v)),
+    schema: (graphql) => retyped(graphql, 'number'),
+    ...options,
+  }),
   /** Unix seconds, 0 for "never" (the spec's products and customers). */
   timestampOrZero: (options: Options = {}): FieldSpec => ({
     out: (v: number | null) => v ?? 0,
@@ -111,7 +114,11 @@ export function selectionOf(map: FieldMap, keys: readonly string[] = Object.keys
 }
 
 /** Turns one GraphQL result object into the REST record with exactly the given keys. */
-export function reshape(map: FieldMap, node: Record<string, unknown>, keys?: readonly string[]): Record<string, unknown> {
+export function reshape(
+  map: FieldMap,
+  node: Record<string, unknown>,
+  keys?: readonly string[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const { all, names } = gqlNames(map);
   const shown = keys ?? all;
@@ -121,7 +128,9 @@ export function reshape(map: FieldMap, node: Record<string, unknown>, keys?: rea
     let value = spec.gql === INLINE ? node : node[names.get(key)!];
     if (spec.sub && value != null) {
       const sub = spec.sub;
-      value = Array.isArray(value) ? value.map((v) => reshape(sub, v as Record<string, unknown>)) : reshape(sub, value as Record<string, unknown>);
+      value = Array.isArray(value)
+        ? value.map((v) => reshape(sub, v as Record<string, unknown>))
+        : reshape(sub, value as Record<string, unknown>);
     }
     out[key] = spec.out ? spec.out(value) : value;
   }

@@ -1,6 +1,15 @@
 import {
-  getNamedType, getNullableType, GraphQLInt, isEnumType, isInputObjectType, isLeafType, isListType, type GraphQLInputField, type GraphQLInputObjectType,
-  type GraphQLInputType, type GraphQLLeafType,
+  type GraphQLInputField,
+  type GraphQLInputObjectType,
+  type GraphQLInputType,
+  GraphQLInt,
+  type GraphQLLeafType,
+  getNamedType,
+  getNullableType,
+  isEnumType,
+  isInputObjectType,
+  isLeafType,
+  isListType,
 } from 'graphql';
 import { INPUT_LIMITS } from '../domain/input-limits.js';
 import { gqlNameOf } from './fields.js';
@@ -46,7 +55,8 @@ export interface FilterReader {
   schema: JsonSchema;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The input field at a dotted path of the filter input (`shipping.city`). */
 function fieldAt(type: GraphQLInputObjectType, path: string, where: string): GraphQLInputField {
@@ -81,7 +91,12 @@ function rangeOf(type: GraphQLInputType): GraphQLLeafType | undefined {
   const fields = object.getFields();
   const names = Object.keys(fields).sort().join(',');
   const leaf = getNamedType(fields.gte?.type);
-  return names === 'eq,gte,lte' && isLeafType(leaf) && getNamedType(fields.eq.type) === leaf && getNamedType(fields.lte.type) === leaf ? leaf : undefined;
+  return names === 'eq,gte,lte' &&
+    isLeafType(leaf) &&
+    getNamedType(fields.eq.type) === leaf &&
+    getNamedType(fields.lte.type) === leaf
+    ? leaf
+    : undefined;
 }
 
 function shapeOf(gql: string, spec: FilterSpec, field: GraphQLInputField, where: string): FilterShape {
@@ -97,7 +112,13 @@ function shapeOf(gql: string, spec: FilterSpec, field: GraphQLInputField, where:
   if (form !== 'one') variants.push({ type: 'array', items: one, minItems: 1, maxItems: INPUT_LIMITS.filterValues });
   // A range of codes takes any integers as bounds (`{"lte": 2}`): the codes between them.
   const bound = codes ? leafSchema(GraphQLInt, 'input') : one;
-  if (form === 'range' || codes) variants.push({ type: 'object', properties: { gte: bound, lte: bound }, additionalProperties: false, minProperties: 1 });
+  if (form === 'range' || codes)
+    variants.push({
+      type: 'object',
+      properties: { gte: bound, lte: bound },
+      additionalProperties: false,
+      minProperties: 1,
+    });
   return {
     gql,
     form,
@@ -123,13 +144,27 @@ function searchBodySchema(shapes: Record<string, FilterShape>): JsonSchema {
   }
   const nested = (node: Record<string, unknown>): JsonSchema => ({
     type: 'object',
-    properties: Object.fromEntries(Object.entries(node).map(([k, v]) => [k, (v as JsonSchema).anyOf ? (v as JsonSchema) : nested(v as Record<string, unknown>)])),
+    properties: Object.fromEntries(
+      Object.entries(node).map(([k, v]) => [
+        k,
+        (v as JsonSchema).anyOf ? (v as JsonSchema) : nested(v as Record<string, unknown>),
+      ]),
+    ),
     additionalProperties: false,
   });
   for (const [key, node] of Object.entries(tree)) {
-    if (!properties[key]) properties[key] = { ...nested(node as Record<string, unknown>), description: `the ${key}.* filters as a nested object` };
+    if (!properties[key])
+      properties[key] = {
+        ...nested(node as Record<string, unknown>),
+        description: `the ${key}.* filters as a nested object`,
+      };
   }
-  return { type: 'object', properties, additionalProperties: false, description: 'All filters are optional and combine with AND.' };
+  return {
+    type: 'object',
+    properties,
+    additionalProperties: false,
+    description: 'All filters are optional and combine with AND.',
+  };
 }
 
 /** Each filter key's shape, read from the GraphQL filter input (at start-up). */
@@ -146,7 +181,12 @@ export function deriveFilters(map: FilterMap, input: GraphQLInputObjectType | un
 
 function convert(key: string, shape: FilterShape, value: unknown, errors: ProblemFieldError[]): unknown {
   const fail = () => {
-    const many = shape.form === 'one' ? '' : shape.form === 'range' || shape.codes ? ', an array of them, or a range {"gte": a, "lte": b}' : ' or an array of them';
+    const many =
+      shape.form === 'one'
+        ? ''
+        : shape.form === 'range' || shape.codes
+          ? ', an array of them, or a range {"gte": a, "lte": b}'
+          : ' or an array of them';
     errors.push({ field: key, message: `must be ${shape.one}${many}` });
     return undefined;
   };
@@ -171,7 +211,12 @@ function convert(key: string, shape: FilterShape, value: unknown, errors: Proble
 }
 
 /** REST integer codes (a list or a range) → the GraphQL enum names they stand for (any of). */
-function enumNames(key: string, codes: Map<number, string>, match: { eq?: number[]; gte?: number; lte?: number }, errors: ProblemFieldError[]) {
+function enumNames(
+  key: string,
+  codes: Map<number, string>,
+  match: { eq?: number[]; gte?: number; lte?: number },
+  errors: ProblemFieldError[],
+) {
   if (match.eq) {
     if (match.eq.some((code) => !codes.has(code))) {
       errors.push({ field: key, message: `must be one of ${[...codes.keys()].join(', ')}` });
@@ -179,7 +224,9 @@ function enumNames(key: string, codes: Map<number, string>, match: { eq?: number
     }
     return match.eq.map((code) => codes.get(code));
   }
-  return [...codes].filter(([code]) => (match.gte ?? code) <= code && code <= (match.lte ?? code)).map(([, name]) => name);
+  return [...codes]
+    .filter(([code]) => (match.gte ?? code) <= code && code <= (match.lte ?? code))
+    .map(([, name]) => name);
 }
 
 function setPath(target: Record<string, unknown>, path: string, value: unknown) {
@@ -192,7 +239,10 @@ function setPath(target: Record<string, unknown>, path: string, value: unknown) 
 /** A search body → the GraphQL filter input; 422 naming each unknown key or bad value. */
 export function toFilter(reader: FilterReader, body: unknown): Record<string, unknown> {
   if (body === undefined || body === null) return {};
-  if (!isPlainObject(body)) throw new Problem(422, 'The search body must be a JSON object of filters', [{ field: 'body', message: 'must be a JSON object' }]);
+  if (!isPlainObject(body))
+    throw new Problem(422, 'The search body must be a JSON object of filters', [
+      { field: 'body', message: 'must be a JSON object' },
+    ]);
   const errors: ProblemFieldError[] = [];
   const filter: Record<string, unknown> = {};
   const keys = Object.keys(reader.shapes);

@@ -1,5 +1,5 @@
-import type { Context } from 'koa';
 import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
 import type { IdempotencyStore, KeyScope, SqlRunner, StoredAnswer } from '../db/idempotency-store.js';
 import { Problem } from './problem.js';
 
@@ -24,7 +24,10 @@ const POLL_MS = 50;
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value as object).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value ?? null);
 }
@@ -43,7 +46,9 @@ async function store503<T>(work: Promise<T>): Promise<T> {
 }
 
 function answerOf(ctx: Context): StoredAnswer {
-  const headers: Record<string, string> = { 'Content-Type': String(ctx.response.get('Content-Type') || 'application/json') };
+  const headers: Record<string, string> = {
+    'Content-Type': String(ctx.response.get('Content-Type') || 'application/json'),
+  };
   const etag = ctx.response.get('ETag');
   if (etag) headers.ETag = String(etag);
   return { status: ctx.status, body: ctx.body, headers };
@@ -89,7 +94,9 @@ export async function idempotent(
   for (;;) {
     const claim = await store503(store.claim(scope, hash));
     if (claim.state === 'conflict') {
-      throw new Problem(422, 'This Idempotency-Key was used with another body', [{ field: 'Idempotency-Key', message: 'was used with another request body' }]);
+      throw new Problem(422, 'This Idempotency-Key was used with another body', [
+        { field: 'Idempotency-Key', message: 'was used with another request body' },
+      ]);
     }
     if (claim.state === 'replay') {
       ctx.status = claim.answer.status;
@@ -98,7 +105,8 @@ export async function idempotent(
       return;
     }
     if (claim.state === 'new') break;
-    if (Date.now() > deadline) throw new Problem(409, 'A request with this Idempotency-Key is still running; retry later');
+    if (Date.now() > deadline)
+      throw new Problem(409, 'A request with this Idempotency-Key is still running; retry later');
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
   // Renew the lease while the write runs; a failed renewal only shortens it (the holder is alive).

@@ -47,7 +47,12 @@ export function listWrapper(items: unknown[], links: Record<string, { href: stri
   return {
     items,
     _links: links,
-    _meta: { totalCount: facts.totalCount, perPage: facts.size, currentPage: facts.page, pageCount: pageCountOf(facts) },
+    _meta: {
+      totalCount: facts.totalCount,
+      perPage: facts.size,
+      currentPage: facts.page,
+      pageCount: pageCountOf(facts),
+    },
   };
 }
 export interface ListPage {

@@ -21,14 +21,27 @@ export async function problemMiddleware(ctx: Context, next: Next) {
     const { status, type, code } = error as { status?: number; type?: string; code?: unknown };
     // zlib (or brotli) refused the body under its Content-Encoding (not gzip/deflate/br at all, or truncated).
     const encoding = ctx.get('content-encoding').toLowerCase();
-    const zlibFailure = typeof code === 'string' && (code.startsWith('Z_') || (encoding === 'br' && typeof (error as { errno?: unknown }).errno === 'number'));
+    const zlibFailure =
+      typeof code === 'string' &&
+      (code.startsWith('Z_') || (encoding === 'br' && typeof (error as { errno?: unknown }).errno === 'number'));
     if (zlibFailure) {
-      return send(ctx, new Problem(400, `The request body is not valid ${ctx.get('content-encoding') || 'compressed'} data`, [{ field: 'Content-Encoding', message: 'does not match the body' }]));
+      return send(
+        ctx,
+        new Problem(400, `The request body is not valid ${ctx.get('content-encoding') || 'compressed'} data`, [
+          { field: 'Content-Encoding', message: 'does not match the body' },
+        ]),
+      );
     }
     if (type === 'encoding.unsupported' || (status === 415 && /Content-Encoding/.test((error as Error).message))) {
-      return send(ctx, new Problem(415, 'Unsupported Content-Encoding: send the body as identity, gzip, deflate or br', [{ field: 'Content-Encoding', message: 'is not supported' }]));
+      return send(
+        ctx,
+        new Problem(415, 'Unsupported Content-Encoding: send the body as identity, gzip, deflate or br', [
+          { field: 'Content-Encoding', message: 'is not supported' },
+        ]),
+      );
     }
-    if (status === 408) return send(ctx, new Problem(408, 'The request body did not arrive in time', undefined, { Connection: 'close' }));
+    if (status === 408)
+      return send(ctx, new Problem(408, 'The request body did not arrive in time', undefined, { Connection: 'close' }));
     if (status === 400) return send(ctx, new Problem(400, 'The request body is not valid JSON'));
     if (status === 413) return send(ctx, new Problem(413, 'The request body is larger than 1 MiB'));
     if (status === 415) return send(ctx, new Problem(415, 'Send the request body as application/json'));
@@ -43,7 +56,10 @@ export async function notFoundMiddleware(ctx: Context, next: Next) {
   if (ctx.body != null || ctx.respond === false) return;
   if (ctx.status === 405) {
     const allow = ctx.response.get('Allow');
-    return send(ctx, new Problem(405, `${ctx.method} is not allowed here; allowed: ${allow}`, undefined, { Allow: allow }));
+    return send(
+      ctx,
+      new Problem(405, `${ctx.method} is not allowed here; allowed: ${allow}`, undefined, { Allow: allow }),
+    );
   }
   if (ctx.status === 404) send(ctx, new Problem(404, `No route ${ctx.method} ${ctx.path}`));
 }

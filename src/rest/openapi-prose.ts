@@ -7,7 +7,8 @@ import type { JsonSchema } from './json-schema.js';
  * conventions every operation shares (said once, in `info.description`), the tags, and the
  * operational routes served outside /api/v1.
  */
-export const CONVENTIONS = `REST v1 of the store-management service. Every \`/api/v1\` operation ` +
+export const CONVENTIONS =
+  `REST v1 of the store-management service. Every \`/api/v1\` operation ` +
   `maps onto the GraphQL service at \`/graphql\`, which offers more (see the GraphQL reference at ` +
   `\`/docs/graphql\`).
 
@@ -64,7 +65,11 @@ The \`webhooks\` section lists what a subscribed endpoint receives. Subscribe ov
  * resource without an entry here is tagged with its GraphQL type's description (openapi.ts).
  */
 export const TAGS: { name: string; description: string }[] = [
-  { name: 'Order', description: 'Orders with their line items, fulfilments, shipments and restocks; edits of notes, address and customer' },
+  {
+    name: 'Order',
+    description:
+      'Orders with their line items, fulfilments, shipments and restocks; edits of notes, address and customer',
+  },
   { name: 'Fulfilment', description: 'Sending order units to fulfilment, shipping them, restocking them' },
   { name: 'Shipment', description: 'Shipments of fulfilled units, with tracking numbers' },
   { name: 'Product', description: 'Products with variants, options, texts, images and collections' },
@@ -83,7 +88,10 @@ const statusBody = (value: string): JsonSchema => ({
   required: ['status'],
   additionalProperties: false,
 });
-const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } });
+const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+});
 
 /** /healthz, /readyz and /metrics (src/observability/health.ts). */
 export const OPERATIONAL_PATHS: Record<string, Record<string, JsonSchema>> = {
@@ -94,7 +102,12 @@ export const OPERATIONAL_PATHS: Record<string, Record<string, JsonSchema>> = {
       description: 'Public. Answers 200 as long as the process runs; it does not touch the database.',
       tags: ['Operations'],
       security: [],
-      responses: { '200': { description: 'alive', content: { 'application/json': { schema: statusBody('ok'), example: { status: 'ok' } } } } },
+      responses: {
+        '200': {
+          description: 'alive',
+          content: { 'application/json': { schema: statusBody('ok'), example: { status: 'ok' } } },
+        },
+      },
     },
   },
   '/readyz': {
@@ -105,7 +118,10 @@ export const OPERATIONAL_PATHS: Record<string, Record<string, JsonSchema>> = {
       tags: ['Operations'],
       security: [],
       responses: {
-        '200': { description: 'ready for traffic', content: { 'application/json': { schema: statusBody('ready'), example: { status: 'ready' } } } },
+        '200': {
+          description: 'ready for traffic',
+          content: { 'application/json': { schema: statusBody('ready'), example: { status: 'ready' } } },
+        },
         '503': problem('The database is unreachable or migrations are pending'),
       },
     },
@@ -120,7 +136,12 @@ export const OPERATIONAL_PATHS: Record<string, Record<string, JsonSchema>> = {
       responses: {
         '200': {
           description: 'metrics in the Prometheus text format',
-          content: { 'text/plain': { schema: { type: 'string' }, example: '# HELP http_requests_total HTTP requests\n# TYPE http_requests_total counter\n' } },
+          content: {
+            'text/plain': {
+              schema: { type: 'string' },
+              example: '# HELP http_requests_total HTTP requests\n# TYPE http_requests_total counter\n',
+            },
+          },
         },
         '401': problem('Missing or unknown bearer token'),
         '403': problem('The token lacks the scope read_metrics'),

@@ -9,10 +9,10 @@ import type { JsonSchema } from './json-schema.js';
 import { CONVENTIONS, OPERATIONAL_PATHS, TAGS } from './openapi-prose.js';
 import { PAGE_NUMBER, PAGE_SIZE_RANGE } from './query-params.js';
 import { recordObject } from './records.js';
-import type { DerivedResource, DerivedRoute, RestApi } from './rest-api.js';
 import { sortKeys } from './resource.js';
+import type { DerivedResource, DerivedRoute, RestApi } from './rest-api.js';
+import { type RouteSpec, routeScopes } from './route-spec.js';
 import { API_PREFIX, MAX_QUERY } from './router.js';
-import { routeScopes, type RouteSpec } from './route-spec.js';
 
 /**
  * The OpenAPI 3.1 document of /api/v1, generated from the route table as completed from the
@@ -42,7 +42,8 @@ const PROBLEMS: Record<number, string> = {
   422: 'Invalid values, unknown or read-only fields, or references to records that do not exist (named in `errors`)',
   429: "The token's rate-limit bucket is empty: retry after `Retry-After` seconds",
   500: 'Internal error (never shows details)',
-  503: 'The database is unreachable right now (`/problems/service-unavailable`), or the service ' +
+  503:
+    'The database is unreachable right now (`/problems/service-unavailable`), or the service ' +
     'is at its limit of concurrent requests (`/problems/overloaded`); retry after ' +
     '`Retry-After` seconds',
 };
@@ -72,14 +73,26 @@ function queryParameters(route: RouteSpec): JsonSchema[] {
   const fields = Object.keys(resource.fields);
   const relations = Object.keys(resource.expand);
   if (route.kind === 'list' || route.kind === 'search' || route.kind === 'position') {
-    if (route.kind !== 'position') params.push({ name: 'page', in: 'query', schema: { ...integerSchema(PAGE_NUMBER), default: 1 }, description: 'page number' });
+    if (route.kind !== 'position')
+      params.push({
+        name: 'page',
+        in: 'query',
+        schema: { ...integerSchema(PAGE_NUMBER), default: 1 },
+        description: 'page number',
+      });
     params.push(
-      { name: 'size', in: 'query', schema: { ...integerSchema(PAGE_SIZE_RANGE), default: PAGE_SIZE.default }, description: 'page size' },
+      {
+        name: 'size',
+        in: 'query',
+        schema: { ...integerSchema(PAGE_SIZE_RANGE), default: PAGE_SIZE.default },
+        description: 'page size',
+      },
       {
         name: 'sort',
         in: 'query',
         schema: { type: 'string' },
-        description: `comma-separated; \`!field\` or \`-field\` descending; default ` +
+        description:
+          `comma-separated; \`!field\` or \`-field\` descending; default ` +
           `\`!id\`; id always breaks ties. Sortable: ` +
           `${Object.keys(sortKeys(resource)).join(', ')}`,
       },
@@ -115,7 +128,8 @@ function queryParameters(route: RouteSpec): JsonSchema[] {
       name: 'fields',
       in: 'query',
       schema: { type: 'string' },
-      description: `Comma-separated subset of: ${fields.join(', ')}. Only these keys are sent, so ` +
+      description:
+        `Comma-separated subset of: ${fields.join(', ')}. Only these keys are sent, so ` +
         `the record's \`required\` list then holds for these keys only.`,
     });
     params.push({
@@ -140,7 +154,10 @@ function pathParameters(route: RouteSpec): JsonSchema[] {
   }));
 }
 
-const ETAG_HEADER = { schema: { type: 'string' }, description: 'strong ETag of the record version; fields/expand do not change it' };
+const ETAG_HEADER = {
+  schema: { type: 'string' },
+  description: 'strong ETag of the record version; fields/expand do not change it',
+};
 
 const PAGINATION_HEADERS = {
   'X-Pagination-Total-Count': { schema: { type: 'integer' }, description: 'records in the whole set' },
@@ -156,7 +173,9 @@ const RATE_LIMIT_HEADERS = {
   'RateLimit-Remaining': { schema: { type: 'integer' }, description: 'requests left in the bucket now' },
   'RateLimit-Reset': { schema: { type: 'integer' }, description: 'seconds until the bucket is full again' },
 };
-const RETRY_AFTER = { 'Retry-After': { schema: { type: 'integer' }, description: 'whole seconds until the request would be allowed' } };
+const RETRY_AFTER = {
+  'Retry-After': { schema: { type: 'integer' }, description: 'whole seconds until the request would be allowed' },
+};
 
 /** The media type of the exports (docs/rest.md#exports). */
 export const NDJSON = 'application/x-ndjson';
@@ -180,15 +199,25 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
   let requestBody: JsonSchema | undefined;
   switch (route.kind) {
     case 'list':
-      responses['200'] = { description: 'a page of records in the list wrapper', headers: PAGINATION_HEADERS, content: { 'application/json': { schema: ref(`${resource.name}List`) } } };
+      responses['200'] = {
+        description: 'a page of records in the list wrapper',
+        headers: PAGINATION_HEADERS,
+        content: { 'application/json': { schema: ref(`${resource.name}List`) } },
+      };
       if (route.pathArgs) problems.push(404);
       break;
     case 'search':
       requestBody = { required: false, content: { 'application/json': { schema: api.filters.get(resource)!.schema } } };
       responses['200'] = {
-        description: route.bare ? 'the matching records, a bare array (pagination in the headers)' : 'the matching records in the list wrapper',
+        description: route.bare
+          ? 'the matching records, a bare array (pagination in the headers)'
+          : 'the matching records in the list wrapper',
         headers: PAGINATION_HEADERS,
-        content: { 'application/json': { schema: route.bare ? { type: 'array', items: ref(resource.name) } : ref(`${resource.name}List`) } },
+        content: {
+          'application/json': {
+            schema: route.bare ? { type: 'array', items: ref(resource.name) } : ref(`${resource.name}List`),
+          },
+        },
       };
       problems.push(408, 413, 415, 422);
       if (route.idFilter) problems.push(404);
@@ -203,7 +232,7 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
       responses['200'] = {
         description:
           `every ${route.filtered ? 'matching ' : ''}${resource.name} of one snapshot in id order, as NDJSON: ` +
-          'one record per line, shaped as the list\'s items (`fields`, `expand`), ' +
+          "one record per line, shaped as the list's items (`fields`, `expand`), " +
           'then `{"complete":true,"count":N}`. ' +
           'A stream cut off midway lacks that line.',
         content: {
@@ -215,18 +244,35 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
       };
       break;
     case 'get':
-      responses['200'] = { description: `the ${resource.name}`, content: { 'application/json': { schema: ref(resource.name) } } };
+      responses['200'] = {
+        description: `the ${resource.name}`,
+        content: { 'application/json': { schema: ref(resource.name) } },
+      };
       if (resource.versioned) {
         responses['200'].headers = { ETag: ETAG_HEADER };
         responses['304'] = { description: 'If-None-Match named the current ETag', headers: { ETag: ETAG_HEADER } };
-        extraParameters.push({ name: 'If-None-Match', in: 'header', schema: { type: 'string' }, description: 'answer 304 when the record still has this ETag' });
+        extraParameters.push({
+          name: 'If-None-Match',
+          in: 'header',
+          schema: { type: 'string' },
+          description: 'answer 304 when the record still has this ETag',
+        });
       }
       problems.push(404);
       break;
     case 'position':
       responses['200'] = {
         description: 'the page on which the record lies in the list with the same sort and size',
-        content: { 'application/json': { schema: { type: 'object', properties: { page: { type: 'integer', minimum: 1 } }, required: ['page'], additionalProperties: false } } },
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: { page: { type: 'integer', minimum: 1 } },
+              required: ['page'],
+              additionalProperties: false,
+            },
+          },
+        },
       };
       problems.push(404);
       break;
@@ -242,17 +288,27 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
       problems.push(410);
       break;
     case 'write':
-      if (api.bodies.has(route)) requestBody = { required: true, content: { 'application/json': { schema: api.bodies.get(route)!.schema } } };
-      responses[String(route.status)] = { description: `the ${resource.name} as it is now`, content: { 'application/json': { schema: ref(resource.name) } } };
+      if (api.bodies.has(route))
+        requestBody = { required: true, content: { 'application/json': { schema: api.bodies.get(route)!.schema } } };
+      responses[String(route.status)] = {
+        description: `the ${resource.name} as it is now`,
+        content: { 'application/json': { schema: ref(resource.name) } },
+      };
       if (resource.versioned) responses[String(route.status)].headers = { ETag: ETAG_HEADER };
       extraParameters.push({
         name: 'Idempotency-Key',
         in: 'header',
         schema: IDEMPOTENCY_KEY,
-        description: 'a retry with the same key and body answers the first answer again (kept 24 h); another body → 422',
+        description:
+          'a retry with the same key and body answers the first answer again (kept 24 h); another body → 422',
       });
       if (resource.versioned && route.pathArgs.id) {
-        extraParameters.push({ name: 'If-Match', in: 'header', schema: { type: 'string' }, description: `write only while the ${resource.name} still has this ETag (else 412)` });
+        extraParameters.push({
+          name: 'If-Match',
+          in: 'header',
+          schema: { type: 'string' },
+          description: `write only while the ${resource.name} still has this ETag (else 412)`,
+        });
         problems.push(412);
       }
       problems.push(404, 408, 409, 413, 415, 422);
@@ -262,7 +318,11 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
   // Every answer after authentication carries the rate-limit headers (a 401 comes before it).
   for (const [status, response] of Object.entries(responses)) {
     if (status === '401') continue;
-    response.headers = { ...(response.headers as object | undefined), ...RATE_LIMIT_HEADERS, ...(status === '429' ? RETRY_AFTER : {}) };
+    response.headers = {
+      ...(response.headers as object | undefined),
+      ...RATE_LIMIT_HEADERS,
+      ...(status === '429' ? RETRY_AFTER : {}),
+    };
   }
   const parameters = [...pathParameters(route), ...queryParameters(route), ...extraParameters];
   withExample(route, parameters, requestBody, responses);
@@ -274,8 +334,9 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
         .replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : '')),
     summary: route.summary,
     description:
-      `Requires the scope ${routeScopes(route).map((scope) => `\`${scope}\``).join(' or ')}.` +
-      `${route.extension ? ' Not in the original specification (an extension).' : ''}`,
+      `Requires the scope ${routeScopes(route)
+        .map((scope) => `\`${scope}\``)
+        .join(' or ')}.` + `${route.extension ? ' Not in the original specification (an extension).' : ''}`,
     tags: [resource.name],
     // A bearer scheme has no scopes in OpenAPI (only OAuth2 flows do): the one scope the operation
     // needs is in x-scopes and the description; the document-wide security requirement applies.
@@ -291,15 +352,23 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
  * path and query values as parameter examples, the body as the request example, the answer as the
  * example of its status.
  */
-function withExample(route: RouteSpec, parameters: JsonSchema[], requestBody: JsonSchema | undefined, responses: Record<string, JsonSchema>) {
+function withExample(
+  route: RouteSpec,
+  parameters: JsonSchema[],
+  requestBody: JsonSchema | undefined,
+  responses: Record<string, JsonSchema>,
+) {
   const example = EXAMPLES[`${route.method} ${route.path}`];
   if (!example) return;
   const url = new URL(example.request.path, 'http://example');
   const names = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name);
-  const values = url.pathname.match(new RegExp(`^${API_PREFIX}${route.path.replace(/\{\w+\}/g, '([^/]+)')}$`))?.slice(1) ?? [];
+  const values =
+    url.pathname.match(new RegExp(`^${API_PREFIX}${route.path.replace(/\{\w+\}/g, '([^/]+)')}$`))?.slice(1) ?? [];
   const given: Record<string, unknown> = Object.fromEntries(names.map((name, i) => [name, Number(values[i])]));
   for (const [name, value] of url.searchParams) given[name] = /^\d+$/.test(value) ? Number(value) : value;
-  for (const parameter of parameters) if (parameter.in !== 'header' && given[parameter.name as string] !== undefined) parameter.example = given[parameter.name as string];
+  for (const parameter of parameters)
+    if (parameter.in !== 'header' && given[parameter.name as string] !== undefined)
+      parameter.example = given[parameter.name as string];
   const bodyContent = (requestBody?.content as Record<string, JsonSchema> | undefined)?.['application/json'];
   if (bodyContent && example.request.body !== undefined) bodyContent.example = example.request.body;
   const content = responses[String(example.status)]?.content as Record<string, JsonSchema> | undefined;
@@ -312,7 +381,13 @@ function withExample(route: RouteSpec, parameters: JsonSchema[], requestBody: Js
  * type. Subscriptions are made over GraphQL (`createWebhookSubscription`, scope `manage_webhooks`).
  */
 function webhookDocs(): Record<string, JsonSchema> {
-  const header = (name: string, description: string) => ({ name, in: 'header', required: true, schema: { type: 'string' }, description });
+  const header = (name: string, description: string) => ({
+    name,
+    in: 'header',
+    required: true,
+    schema: { type: 'string' },
+    description,
+  });
   return Object.fromEntries(
     EVENT_TYPES.map((type) => [
       type,
@@ -324,16 +399,19 @@ function webhookDocs(): Record<string, JsonSchema> {
             `Sent to every subscription of \`${type}\` after the change committed, at least once: ` +
             'de-duplicate by `webhook-id`. ' +
             'Answer 2xx within WEBHOOK_TIMEOUT_MS (10 s); anything else is retried after 5 ' +
-              's, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, after which the subscription is ' +
-              'disabled. ' +
+            's, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, after which the subscription is ' +
+            'disabled. ' +
             `\`data\`: ${EVENT_DATA[type.split('.')[0]]}.`,
           tags: ['Webhooks'],
           parameters: [
             header('webhook-id', '`evt_<event id>`: the same on every retry of this event'),
             header('webhook-timestamp', 'Unix seconds of this attempt'),
-            header('webhook-signature', '`v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed ' +
-              'with the base64-decoded part of the subscription secret `whsec_…` (Standard ' +
-              'Webhooks; verify with the `standardwebhooks` package)'),
+            header(
+              'webhook-signature',
+              '`v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed ' +
+                'with the base64-decoded part of the subscription secret `whsec_…` (Standard ' +
+                'Webhooks; verify with the `standardwebhooks` package)',
+            ),
           ],
           requestBody: {
             required: true,
@@ -344,7 +422,11 @@ function webhookDocs(): Record<string, JsonSchema> {
                   properties: {
                     type: { const: type },
                     timestamp: { type: 'string', format: 'date-time', description: 'when the change was made' },
-                    data: { type: 'object', additionalProperties: true, description: 'the changed record in its REST shape (snake_case keys, Unix seconds)' },
+                    data: {
+                      type: 'object',
+                      additionalProperties: true,
+                      description: 'the changed record in its REST shape (snake_case keys, Unix seconds)',
+                    },
                   },
                   required: ['type', 'timestamp', 'data'],
                 },
@@ -375,7 +457,12 @@ export function openApiDocument(api: RestApi, serverUrl = ''): JsonSchema {
           type: 'array',
           description: `The offending fields, the first ${INPUT_LIMITS.reported} at most`,
           maxItems: INPUT_LIMITS.reported,
-          items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } }, required: ['field', 'message'], additionalProperties: false },
+          items: {
+            type: 'object',
+            properties: { field: { type: 'string' }, message: { type: 'string' } },
+            required: ['field', 'message'],
+            additionalProperties: false,
+          },
         },
         errors_omitted: {
           type: 'integer',
@@ -386,7 +473,12 @@ export function openApiDocument(api: RestApi, serverUrl = ''): JsonSchema {
       required: ['type', 'title', 'status', 'detail'],
       additionalProperties: false,
     },
-    Link: { type: 'object', properties: { href: { type: 'string', format: 'uri' } }, required: ['href'], additionalProperties: false },
+    Link: {
+      type: 'object',
+      properties: { href: { type: 'string', format: 'uri' } },
+      required: ['href'],
+      additionalProperties: false,
+    },
   };
   for (const resource of resources.values()) {
     schemas[resource.name] = recordSchema(resource);
@@ -402,7 +494,12 @@ export function openApiDocument(api: RestApi, serverUrl = ''): JsonSchema {
         },
         _meta: {
           type: 'object',
-          properties: { totalCount: { type: 'integer' }, perPage: { type: 'integer' }, currentPage: { type: 'integer' }, pageCount: { type: 'integer' } },
+          properties: {
+            totalCount: { type: 'integer' },
+            perPage: { type: 'integer' },
+            currentPage: { type: 'integer' },
+            pageCount: { type: 'integer' },
+          },
           required: ['totalCount', 'perPage', 'currentPage', 'pageCount'],
           additionalProperties: false,
         },
@@ -431,13 +528,17 @@ export function openApiDocument(api: RestApi, serverUrl = ''): JsonSchema {
     };
   }
   const paths: Record<string, Record<string, JsonSchema>> = {};
-  for (const route of routes) (paths[`${API_PREFIX}${route.path}`] ??= {})[route.method.toLowerCase()] = operation(api, route);
+  for (const route of routes)
+    (paths[`${API_PREFIX}${route.path}`] ??= {})[route.method.toLowerCase()] = operation(api, route);
   // A resource's tag: its prose in openapi-prose.ts, or else the description of the GraphQL type its
   // records are read from (the schema lint requires one), so a new resource needs no prose entry.
   const described = new Set(TAGS.map((t) => t.name));
   const derivedTags = [...resources.values()]
     .filter((resource) => !described.has(resource.name))
-    .map((resource) => ({ name: resource.name, ...(resource.description ? { description: resource.description } : {}) }));
+    .map((resource) => ({
+      name: resource.name,
+      ...(resource.description ? { description: resource.description } : {}),
+    }));
   const operational = new Set(['Webhooks', 'Operations']);
   return {
     openapi: '3.1.0',
@@ -450,13 +551,18 @@ export function openApiDocument(api: RestApi, serverUrl = ''): JsonSchema {
     },
     servers: [{ url: serverUrl || '/', description: 'this service' }],
     security: [{ bearerAuth: [] }],
-    tags: [...TAGS.filter((t) => resources.has(t.name)), ...derivedTags, ...TAGS.filter((t) => operational.has(t.name))],
+    tags: [
+      ...TAGS.filter((t) => resources.has(t.name)),
+      ...derivedTags,
+      ...TAGS.filter((t) => operational.has(t.name)),
+    ],
     components: {
       securitySchemes: {
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          description: `An API token (\`npm run token -- create --name <name> --scopes ` +
+          description:
+            `An API token (\`npm run token -- create --name <name> --scopes ` +
             `<scope,…>\`). Scopes: ${SCOPES.map((s) => `\`${s}\``).join(', ')}; ` +
             `each operation names the one it needs in \`x-scopes\`.`,
         },

@@ -1,6 +1,6 @@
-import { reshape, selectionOf, type FieldMap } from './fields.js';
-import type { RestResource } from './resource.js';
+import { type FieldMap, reshape, selectionOf } from './fields.js';
 import type { ListParams, ReadParams } from './query-params.js';
+import type { RestResource } from './resource.js';
 
 /** A resource's fields and relations as one map, made once (reshaping runs for every record). */
 const wholeMaps = new WeakMap<RestResource, FieldMap>();
@@ -16,10 +16,18 @@ export function shapeOf(resource: RestResource, params: ReadParams): { map: Fiel
 const versionOf = (resource: RestResource) => (resource.versioned ? ' version' : '');
 
 /** `query { result: products(page:…, size:…, sort:…[, filter:…]) { totalCount items { … } } }` */
-export function listDocument(resource: RestResource, queryField: string, params: ReadParams, options: { filtered?: boolean; intArgs?: string[] } = {}): string {
+export function listDocument(
+  resource: RestResource,
+  queryField: string,
+  params: ReadParams,
+  options: { filtered?: boolean; intArgs?: string[] } = {},
+): string {
   const { map, keys } = shapeOf(resource, params);
   const ints = options.intArgs ?? [];
-  const declare = [...ints.map((a) => `, $${a}: Int!`), options.filtered ? `, $filter: ${resource.filterInput}` : ''].join('');
+  const declare = [
+    ...ints.map((a) => `, $${a}: Int!`),
+    options.filtered ? `, $filter: ${resource.filterInput}` : '',
+  ].join('');
   const pass = [...ints.map((a) => `, ${a}: $${a}`), options.filtered ? ', filter: $filter' : ''].join('');
   return `query RestList($page: Int!, $size: Int!, $sort: [${resource.sortInput}!]${declare}) {
   result: ${queryField}(page: $page, size: $size, sort: $sort${pass}) { totalCount items { ${selectionOf(map, keys)} } }
@@ -66,8 +74,20 @@ export function mutationDocument(
   args: { intArgs: string[]; input?: string; ifMatch?: string },
 ): string {
   const { map, keys } = shapeOf(resource, params);
-  const declare = [...args.intArgs.map((a) => `$${a}: Int!`), args.input ? `$input: ${args.input}!` : '', args.ifMatch ? `$${args.ifMatch}: [Int!]` : ''].filter(Boolean).join(', ');
-  const pass = [...args.intArgs.map((a) => `${a}: $${a}`), args.input ? 'input: $input' : '', args.ifMatch ? `${args.ifMatch}: $${args.ifMatch}` : ''].filter(Boolean).join(', ');
+  const declare = [
+    ...args.intArgs.map((a) => `$${a}: Int!`),
+    args.input ? `$input: ${args.input}!` : '',
+    args.ifMatch ? `$${args.ifMatch}: [Int!]` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  const pass = [
+    ...args.intArgs.map((a) => `${a}: $${a}`),
+    args.input ? 'input: $input' : '',
+    args.ifMatch ? `${args.ifMatch}: $${args.ifMatch}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   return `mutation RestWrite(${declare}) {
   result: ${mutationField}(${pass}) { ${selectionOf(map, keys)}${versionOf(resource)} }
 }`;

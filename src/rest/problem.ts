@@ -1,6 +1,6 @@
-import type { GraphQLFormattedError } from 'graphql';
 import { STATUS_CODES } from 'node:http';
-import { fieldSummary, reportedFields, type ReportedFields } from '../domain/reported-fields.js';
+import type { GraphQLFormattedError } from 'graphql';
+import { fieldSummary, type ReportedFields, reportedFields } from '../domain/reported-fields.js';
 import { HTTP_STATUS_BY_CODE, OVERLOADED } from '../graphql/error-codes.js';
 
 export interface ProblemFieldError {
@@ -90,13 +90,17 @@ export class Problem extends Error {
   }
 
   /** The problem for a failed GraphQL operation: the first error's code picks the status. */
-  static fromGraphQL(errors: readonly GraphQLFormattedError[], fieldName: (field: string) => string = (f) => f): Problem {
+  static fromGraphQL(
+    errors: readonly GraphQLFormattedError[],
+    fieldName: (field: string) => string = (f) => f,
+  ): Problem {
     const code = String(errors[0]?.extensions?.code ?? 'INTERNAL_SERVER_ERROR');
     const status = HTTP_STATUS_BY_CODE[code] ?? 500;
     if (status === 500) return new Problem(500, 'Internal server error');
     if (code === OVERLOADED) return Problem.overloaded(errors[0].message);
     if (status === 503) return new Problem(503, errors[0].message, undefined, { 'Retry-After': '2' });
-    if (status === 401) return new Problem(401, errors[0].message, undefined, { 'WWW-Authenticate': 'Bearer realm="store-api"' });
+    if (status === 401)
+      return new Problem(401, errors[0].message, undefined, { 'WWW-Authenticate': 'Bearer realm="store-api"' });
     const fields = errors
       .flatMap((e) => (e.extensions?.fields as ProblemFieldError[] | undefined) ?? [])
       .map((f) => ({ field: fieldName(f.field), message: f.message }));

@@ -1,7 +1,7 @@
 import { PAGE_SIZE } from '../schema/page-size.js';
-import { CURSOR, parseInteger, POSITIVE_INT, type IntegerRange } from './integer-param.js';
+import { CURSOR, type IntegerRange, POSITIVE_INT, parseInteger } from './integer-param.js';
 import { Problem } from './problem.js';
-import { sortKeys, type RestResource } from './resource.js';
+import { type RestResource, sortKeys } from './resource.js';
 
 export interface SortTerm {
   /** The GraphQL sort enum value. */
@@ -83,7 +83,10 @@ export function parseListParams(query: Query, resource: RestResource): ListParam
       const descending = token.startsWith('!') || token.startsWith('-');
       const key = descending ? token.slice(1) : token;
       if (!sortable.includes(key)) {
-        throw Problem.parameter('sort', `cannot sort by "${token}"; sortable: ${sortable.join(', ')} (prefix ! or - for descending)`);
+        throw Problem.parameter(
+          'sort',
+          `cannot sort by "${token}"; sortable: ${sortable.join(', ')} (prefix ! or - for descending)`,
+        );
       }
       sort.push({ field: byKey[key], descending });
     }

@@ -1,5 +1,14 @@
-import { getNullableType, isEnumType, isLeafType, isListType, isNonNullType, isObjectType, type GraphQLObjectType, type GraphQLOutputType } from 'graphql';
-import { gqlNameOf, INLINE, type DerivedMap, type DerivedSpec, type FieldMap, type FieldSpec } from './fields.js';
+import {
+  type GraphQLObjectType,
+  type GraphQLOutputType,
+  getNullableType,
+  isEnumType,
+  isLeafType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+} from 'graphql';
+import { type DerivedMap, type DerivedSpec, type FieldMap, type FieldSpec, gqlNameOf, INLINE } from './fields.js';
 import type { JsonSchema } from './json-schema.js';
 import { enumCodes, leafSchema, orNull, takesNull } from './type-schemas.js';
 
@@ -27,7 +36,11 @@ function recordValueOf(type: GraphQLOutputType, spec: FieldSpec, where: string):
   if (isListType(inner)) {
     const item = recordValueOf(inner.ofType, spec, where);
     const convert = item.out;
-    derived = { schema: { type: 'array', items: item.schema }, sub: item.sub, ...(convert ? { out: (v: unknown[]) => v.map(convert) } : {}) };
+    derived = {
+      schema: { type: 'array', items: item.schema },
+      sub: item.sub,
+      ...(convert ? { out: (v: unknown[]) => v.map(convert) } : {}),
+    };
   } else if (isObjectType(inner)) {
     if (!spec.sub) throw new Error(`${where}: ${inner.name} is an object: declare its keys with field.nested`);
     const sub = deriveRecordMap(spec.sub, inner, where);
@@ -41,7 +54,11 @@ function recordValueOf(type: GraphQLOutputType, spec: FieldSpec, where: string):
   }
   if (isNonNullType(type)) return derived;
   const convert = derived.out;
-  return { ...derived, schema: orNull(derived.schema), ...(convert ? { out: (v: unknown) => (v == null ? v : convert(v)) } : {}) };
+  return {
+    ...derived,
+    schema: orNull(derived.schema),
+    ...(convert ? { out: (v: unknown) => (v == null ? v : convert(v)) } : {}),
+  };
 }
 
 function deriveKey(key: string, spec: FieldSpec, type: GraphQLObjectType, where: string): DerivedSpec {
@@ -65,7 +82,12 @@ function deriveKey(key: string, spec: FieldSpec, type: GraphQLObjectType, where:
     }
   }
   const schema = typeof spec.schema === 'function' ? spec.schema(value.schema) : value.schema;
-  return { ...own, schema: described(schema), ...(value.sub ? { sub: value.sub } : {}), ...(spec.out || !value.out ? {} : { out: value.out }) };
+  return {
+    ...own,
+    schema: described(schema),
+    ...(value.sub ? { sub: value.sub } : {}),
+    ...(spec.out || !value.out ? {} : { out: value.out }),
+  };
 }
 
 /** Completes a record map from the GraphQL object type its values come from. */

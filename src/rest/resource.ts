@@ -1,6 +1,6 @@
-import { gqlNameOf, type FieldMap } from './fields.js';
-import type { FilterMap } from './filters.js';
 import { screamingCase } from '../schema/enum-names.js';
+import { type FieldMap, gqlNameOf } from './fields.js';
+import type { FilterMap } from './filters.js';
 
 /**
  * A REST resource as data, holding only what is REST's own: its record keys, the relations
@@ -35,7 +35,8 @@ export interface RestResource {
 /** Every key `sort` accepts, with the GraphQL sort enum value it stands for. */
 export function sortKeys(resource: RestResource): Record<string, string> {
   const keys: Record<string, string> = {};
-  for (const [key, spec] of Object.entries(resource.fields)) if (spec.sortable) keys[key] = screamingCase(gqlNameOf(key, spec));
+  for (const [key, spec] of Object.entries(resource.fields))
+    if (spec.sortable) keys[key] = screamingCase(gqlNameOf(key, spec));
   for (const [key, name] of Object.entries(resource.extraSorts ?? {})) keys[key] = screamingCase(name);
   return keys;
 }

@@ -1,13 +1,29 @@
 import {
-  getNamedType, getNullableType, isEnumType, isInputObjectType, isListType, isObjectType, parse, validate, type GraphQLInputObjectType,
-  type GraphQLObjectType, type GraphQLSchema,
+  type GraphQLInputObjectType,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  getNamedType,
+  getNullableType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isObjectType,
+  parse,
+  validate,
 } from 'graphql';
-import { bodyAjv, deriveBody, type BodyValidator } from './body.js';
+import { type BodyValidator, bodyAjv, deriveBody } from './body.js';
 import type { DerivedMap } from './fields.js';
 import { deriveFilters, type FilterReader } from './filters.js';
-import { exportDocument, feedDocument, getDocument, listDocument, mutationDocument, positionDocument } from './operations.js';
+import {
+  exportDocument,
+  feedDocument,
+  getDocument,
+  listDocument,
+  mutationDocument,
+  positionDocument,
+} from './operations.js';
 import { deriveRecordMap } from './records.js';
-import { sortKeys, type RestResource } from './resource.js';
+import { type RestResource, sortKeys } from './resource.js';
 import { checkRouteScope, checkRouteVersioning } from './route-checks.js';
 import type { RouteSpec } from './route-spec.js';
 
@@ -46,14 +62,21 @@ export function widestOperation(route: RouteSpec): string {
   const all = { keys: Object.keys(route.resource.fields), expand: Object.keys(route.resource.expand) };
   if (route.kind === 'feed') return feedDocument(route.resource, route.operation, all);
   return route.kind === 'list' || route.kind === 'search'
-    ? listDocument(route.resource, route.operation, all, { filtered: route.kind === 'search', intArgs: Object.values(route.kind === 'list' ? route.pathArgs ?? {} : {}) })
+    ? listDocument(route.resource, route.operation, all, {
+        filtered: route.kind === 'search',
+        intArgs: Object.values(route.kind === 'list' ? (route.pathArgs ?? {}) : {}),
+      })
     : route.kind === 'export'
       ? exportDocument(route.resource, route.operation, all, { filtered: route.filtered })
       : route.kind === 'get'
-      ? getDocument(route.resource, route.operation, all)
-      : route.kind === 'position'
-        ? positionDocument(route.resource, route.operation)
-        : mutationDocument(route.resource, route.operation, all, { intArgs: Object.values(route.pathArgs), input: route.input, ifMatch: route.ifMatch });
+        ? getDocument(route.resource, route.operation, all)
+        : route.kind === 'position'
+          ? positionDocument(route.resource, route.operation)
+          : mutationDocument(route.resource, route.operation, all, {
+              intArgs: Object.values(route.pathArgs),
+              input: route.input,
+              ifMatch: route.ifMatch,
+            });
 }
 
 /**
@@ -65,14 +88,17 @@ export function widestOperation(route: RouteSpec): string {
 export function checkRoutesAgainstSchema(schema: GraphQLSchema, routes: RouteSpec[]): void {
   for (const route of routes) {
     const errors = validate(schema, parse(widestOperation(route)));
-    if (errors.length) throw new Error(`${where(route)} does not fit the schema: ${errors.map((e) => e.message).join('; ')}`);
+    if (errors.length)
+      throw new Error(`${where(route)} does not fit the schema: ${errors.map((e) => e.message).join('; ')}`);
     checkRouteVersioning(schema, route);
     if (route.kind === 'list' || route.kind === 'search') {
       const sortInput = schema.getType(route.resource.sortInput ?? '');
-      const enumType = sortInput && isInputObjectType(sortInput) ? getNamedType(sortInput.getFields().field.type) : undefined;
+      const enumType =
+        sortInput && isInputObjectType(sortInput) ? getNamedType(sortInput.getFields().field.type) : undefined;
       const values = new Set(enumType && isEnumType(enumType) ? enumType.getValues().map((v) => v.name) : []);
       for (const [key, value] of Object.entries(sortKeys(route.resource))) {
-        if (!values.has(value)) throw new Error(`${where(route)}: sort key "${key}" is not a value of ${route.resource.sortInput}.field`);
+        if (!values.has(value))
+          throw new Error(`${where(route)}: sort key "${key}" is not a value of ${route.resource.sortInput}.field`);
       }
     }
   }
@@ -94,7 +120,8 @@ function recordType(schema: GraphQLSchema, route: RouteSpec): GraphQLObjectType 
   let type = getNamedType(root?.getFields()[route.operation]?.type);
   const listed = route.kind === 'list' || route.kind === 'search' || route.kind === 'feed' || route.kind === 'export';
   if (isObjectType(type) && listed) type = getNamedType(type.getFields().items?.type);
-  if (!isObjectType(type)) throw new Error(`${where(route)}: ${route.operation} does not answer ${route.resource.name} records`);
+  if (!isObjectType(type))
+    throw new Error(`${where(route)}: ${route.operation} does not answer ${route.resource.name} records`);
   return type;
 }
 
@@ -108,7 +135,8 @@ function inputType(schema: GraphQLSchema, name: string | undefined, route: Route
 function elementType(input: GraphQLInputObjectType, field: string, route: RouteSpec): GraphQLInputObjectType {
   const list = getNullableType(input.getFields()[field]?.type);
   const element = isListType(list) ? getNamedType(list) : undefined;
-  if (!isInputObjectType(element)) throw new Error(`${where(route)}: ${input.name}.${field} is not a list of input objects`);
+  if (!isInputObjectType(element))
+    throw new Error(`${where(route)}: ${input.name}.${field} is not a list of input objects`);
   return element;
 }
 
@@ -118,7 +146,10 @@ export function deriveRestApi(schema: GraphQLSchema, routes: RouteSpec[]): RestA
   for (const route of routes) {
     const type = recordType(schema, route);
     const known = types.get(route.resource);
-    if (type && known && known !== type) throw new Error(`${where(route)}: ${route.resource.name} is read from ${known.name} elsewhere, here from ${type.name}`);
+    if (type && known && known !== type)
+      throw new Error(
+        `${where(route)}: ${route.resource.name} is read from ${known.name} elsewhere, here from ${type.name}`,
+      );
     if (type) types.set(route.resource, type);
   }
   const resources = new Map<RestResource, DerivedResource>();
@@ -144,7 +175,16 @@ export function deriveRestApi(schema: GraphQLSchema, routes: RouteSpec[]): RestA
     }
     if (route.kind === 'write' && route.body) {
       const input = inputType(schema, route.input, route);
-      bodies.set(at, deriveBody(ajv, route.body, route.listBody ? elementType(input, route.listBody, route) : input, Boolean(route.listBody), `${where(route)} body`));
+      bodies.set(
+        at,
+        deriveBody(
+          ajv,
+          route.body,
+          route.listBody ? elementType(input, route.listBody, route) : input,
+          Boolean(route.listBody),
+          `${where(route)} body`,
+        ),
+      );
     }
     return at;
   });

@@ -1,6 +1,14 @@
-import { getNamedType, isObjectType, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type GraphQLSchema } from 'graphql';
+import {
+  type DocumentNode,
+  type GraphQLSchema,
+  getNamedType,
+  isObjectType,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+} from 'graphql';
 import { fieldScopes } from '../schema/field-scopes.js';
-import { routeScopes, type RouteSpec } from './route-spec.js';
+import { type RouteSpec, routeScopes } from './route-spec.js';
 
 /*
  * What a route declares besides its fields, held to the schema at start-up (rest-api.ts
@@ -10,7 +18,8 @@ import { routeScopes, type RouteSpec } from './route-spec.js';
 
 const nameOf = (route: RouteSpec) => `REST route ${route.method} ${route.path}`;
 
-const shown = (scopes: readonly string[] | undefined) => (scopes ? `@Authorized(${scopes.map((s) => `'${s}'`).join(', ')})` : 'no @Authorized');
+const shown = (scopes: readonly string[] | undefined) =>
+  scopes ? `@Authorized(${scopes.map((s) => `'${s}'`).join(', ')})` : 'no @Authorized';
 
 /**
  * REST checks the route's `scope` before it reads the body (a 403 whatever was sent); the
@@ -65,12 +74,14 @@ export function checkRouteVersioning(schema: GraphQLSchema, route: RouteSpec): v
     throw new Error(
       `${nameOf(route)}: ${route.operation} answers ${type.name}, which has ${version ? 'a' : 'no'} version field, ` +
         `but its resource ${route.resource.name} says versioned: ` +
-          `${declared ?? '(none)'}${version ? ` (say versioned: '${type.name}')` : ''}`,
+        `${declared ?? '(none)'}${version ? ` (say versioned: '${type.name}')` : ''}`,
     );
   }
   // The other way round (ifMatch naming an argument the mutation lacks) fails the operation's validation.
   if (route.kind === 'write' && !route.ifMatch && field.args.some((arg) => arg.name === 'expectedVersion')) {
-    throw new Error(`${nameOf(route)}: ${route.operation} takes expectedVersion, but the ` +
-      `route maps no If-Match onto it (add ifMatch: 'expectedVersion')`);
+    throw new Error(
+      `${nameOf(route)}: ${route.operation} takes expectedVersion, but the ` +
+        `route maps no If-Match onto it (add ifMatch: 'expectedVersion')`,
+    );
   }
 }

@@ -1,29 +1,44 @@
-import Router from '@koa/router';
 import { Readable } from 'node:stream';
+import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { GraphQLGateway, OperationResult, Session } from '../graphql/gateway.js';
-import { inputProblems } from '../domain/input-limits.js';
-import { inputChecks } from '../observability/metrics.js';
-import { publicOrigin } from './public-origin.js';
-import { checkBody, restFieldPath, toInput } from './body.js';
-import { chunkOf, EXPORT_CHUNK, exportLines, type ExportChunk } from './export-lines.js';
-import { reshape } from './fields.js';
 import type { IdempotencyStore } from '../db/idempotency-store.js';
+import { inputProblems } from '../domain/input-limits.js';
+import type { GraphQLGateway, OperationResult, Session } from '../graphql/gateway.js';
+import { inputChecks } from '../observability/metrics.js';
+import { checkBody, restFieldPath, toInput } from './body.js';
 import { etagOf, expectedVersionOf, matches } from './etags.js';
-import { idempotent, type CommitAnswer } from './idempotency.js';
-import { parseInteger, POSITIVE_INT } from './integer-param.js';
+import { chunkOf, EXPORT_CHUNK, type ExportChunk, exportLines } from './export-lines.js';
+import { reshape } from './fields.js';
 import { toFilter } from './filters.js';
+import { type CommitAnswer, idempotent } from './idempotency.js';
+import { POSITIVE_INT, parseInteger } from './integer-param.js';
 import { feedPage, listPage } from './list-wrapper.js';
 import {
-  exportDocument, feedDocument, getDocument, listDocument, listVariables, mutationDocument, positionDocument,
-  reshapeRecord, reshapeRecords, shapeOf,
+  exportDocument,
+  feedDocument,
+  getDocument,
+  listDocument,
+  listVariables,
+  mutationDocument,
+  positionDocument,
+  reshapeRecord,
+  reshapeRecords,
+  shapeOf,
 } from './operations.js';
 import { Problem } from './problem.js';
+import { publicOrigin } from './public-origin.js';
 import { parseExportParams, parseFeedParams, parseListParams, parseReadParams } from './query-params.js';
 import type { RestApi } from './rest-api.js';
 import {
-  routeScopes, type ExportRoute, type FeedRoute, type GetRoute, type ListRoute, type PositionRoute, type RouteSpec,
-  type SearchRoute, type WriteRoute,
+  type ExportRoute,
+  type FeedRoute,
+  type GetRoute,
+  type ListRoute,
+  type PositionRoute,
+  type RouteSpec,
+  routeScopes,
+  type SearchRoute,
+  type WriteRoute,
 } from './route-spec.js';
 
 export const API_PREFIX = '/api/v1';
@@ -73,7 +88,12 @@ function requestBody(ctx: Context, filter = false): unknown {
   const body = hasBody && 'body' in ctx.request ? ctx.request.body : undefined;
   if (body !== undefined) inputChecks.inc({ check: 'input_limits', at: 'rest_edge' });
   const problems = body === undefined ? [] : inputProblems(body, { filter });
-  if (problems.length) throw new Problem(422, `Invalid request body: ${problems.map((e) => `${e.field} ${e.message}`).join('; ')}`, problems);
+  if (problems.length)
+    throw new Problem(
+      422,
+      `Invalid request body: ${problems.map((e) => `${e.field} ${e.message}`).join('; ')}`,
+      problems,
+    );
   return body;
 }
 
@@ -98,7 +118,8 @@ export const MAX_QUERY = 4096;
  * empty bucket is a 429 with `Retry-After`.
  */
 async function sessionOf(ctx: Context, options: RestOptions, writes = false): Promise<Session> {
-  if (ctx.querystring.length > MAX_QUERY) throw new Problem(414, `The query string is longer than ${MAX_QUERY} characters`);
+  if (ctx.querystring.length > MAX_QUERY)
+    throw new Problem(414, `The query string is longer than ${MAX_QUERY} characters`);
   const session = await options.gateway.session(ctx.get('authorization') || undefined, writes);
   if (session.headers) ctx.set(session.headers);
   if ('errors' in session) throw Problem.fromGraphQL(session.errors);
@@ -114,7 +135,8 @@ async function handleList(ctx: Context, route: ListRoute | SearchRoute, options:
   requireScope(session, route);
   const pathId = route.kind === 'search' && route.idFilter ? idParam(ctx.params.id) : undefined;
   const params = parseListParams(ctx.query, route.resource);
-  const filter = route.kind === 'search' ? toFilter(options.api.filters.get(route.resource)!, requestBody(ctx, true)) : undefined;
+  const filter =
+    route.kind === 'search' ? toFilter(options.api.filters.get(route.resource)!, requestBody(ctx, true)) : undefined;
   let matchesNone = false;
   if (filter && pathId !== undefined && route.kind === 'search' && route.idFilter) {
     // The path's id narrows whatever ids the body asked for; none left matches nothing (an empty
@@ -127,12 +149,23 @@ async function handleList(ctx: Context, route: ListRoute | SearchRoute, options:
     ? { items: [], totalCount: 0 }
     : dataOf(
         await session.run({
-          document: listDocument(route.resource, route.operation, params, { filtered: filter !== undefined, intArgs: Object.values(route.kind === 'list' ? route.pathArgs ?? {} : {}) }),
-          variables: { ...listVariables(params, filter), ...(route.kind === 'list' ? pathVariables(ctx, route.pathArgs) : {}) },
+          document: listDocument(route.resource, route.operation, params, {
+            filtered: filter !== undefined,
+            intArgs: Object.values(route.kind === 'list' ? (route.pathArgs ?? {}) : {}),
+          }),
+          variables: {
+            ...listVariables(params, filter),
+            ...(route.kind === 'list' ? pathVariables(ctx, route.pathArgs) : {}),
+          },
         }),
       );
   const items = reshapeRecords(route.resource, params, data.items as Record<string, unknown>[]);
-  const page = listPage(items, { page: params.page, size: params.size, totalCount: data.totalCount as number }, baseUrl(ctx, options), ctx.querystring);
+  const page = listPage(
+    items,
+    { page: params.page, size: params.size, totalCount: data.totalCount as number },
+    baseUrl(ctx, options),
+    ctx.querystring,
+  );
   ctx.set(page.headers);
   ctx.body = route.kind === 'search' && route.bare ? items : page.body;
 }
@@ -232,7 +265,10 @@ async function handlePosition(ctx: Context, route: PositionRoute, options: RestO
   const id = idParam(ctx.params.id);
   const params = parseListParams(ctx.query, route.resource);
   const { size, sort } = listVariables(params);
-  const result = await session.run({ document: positionDocument(route.resource, route.operation), variables: { id, size, sort } });
+  const result = await session.run({
+    document: positionDocument(route.resource, route.operation),
+    variables: { id, size, sort },
+  });
   const page = resultOf(result);
   if (typeof page !== 'number') throw new Problem(500, 'Internal server error');
   ctx.body = { page };
@@ -247,7 +283,9 @@ async function handleWrite(ctx: Context, route: WriteRoute, options: RestOptions
   const session = await sessionOf(ctx, options, true);
   requireScope(session, route);
   const body = route.body ? requestBody(ctx) : null;
-  await idempotent(ctx, options.idempotency, session.tokenId, body ?? null, (commit) => write(ctx, route, options, session, body, commit));
+  await idempotent(ctx, options.idempotency, session.tokenId, body ?? null, (commit) =>
+    write(ctx, route, options, session, body, commit),
+  );
 }
 
 function renderProblem(ctx: Context, problem: Problem) {
@@ -258,7 +296,14 @@ function renderProblem(ctx: Context, problem: Problem) {
 }
 
 /** `commit`: with an Idempotency-Key, the answer is stored inside the write's transaction. */
-async function write(ctx: Context, route: WriteRoute, options: RestOptions, session: Session, body: unknown, commit?: CommitAnswer) {
+async function write(
+  ctx: Context,
+  route: WriteRoute,
+  options: RestOptions,
+  session: Session,
+  body: unknown,
+  commit?: CommitAnswer,
+) {
   const variables: Record<string, unknown> = pathVariables(ctx, route.pathArgs);
   const params = parseReadParams(ctx.query, route.resource);
   const validator = options.api.bodies.get(route);
@@ -269,7 +314,9 @@ async function write(ctx: Context, route: WriteRoute, options: RestOptions, sess
     const map = validator.map;
     if (route.listBody) {
       const prefix = new RegExp(`^${route.listBody}(?=\\[)`);
-      variables.input = { [route.listBody]: (checked.value as Record<string, unknown>[]).map((item) => toInput(map, item)) };
+      variables.input = {
+        [route.listBody]: (checked.value as Record<string, unknown>[]).map((item) => toInput(map, item)),
+      };
       fieldName = (field) => restFieldPath(map, field.replace(prefix, ''));
     } else {
       variables.input = toInput(map, checked.value as Record<string, unknown>);
@@ -290,7 +337,11 @@ async function write(ctx: Context, route: WriteRoute, options: RestOptions, sess
   };
   let answered: OperationResult | undefined;
   const result = await session.run({
-    document: mutationDocument(route.resource, route.operation, params, { intArgs: Object.values(route.pathArgs), input: route.input, ifMatch: route.ifMatch }),
+    document: mutationDocument(route.resource, route.operation, params, {
+      intArgs: Object.values(route.pathArgs),
+      input: route.input,
+      ifMatch: route.ifMatch,
+    }),
     variables,
     // Every variable was checked here: the body by `requestBody` and `checkBody`, the ids by `idParam`.
     inputChecked: true,

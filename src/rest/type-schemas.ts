@@ -1,5 +1,11 @@
 import {
-  GRAPHQL_MAX_INT, GRAPHQL_MIN_INT, isEnumType, isSpecifiedScalarType, type GraphQLEnumType, type GraphQLLeafType, type GraphQLScalarType,
+  GRAPHQL_MAX_INT,
+  GRAPHQL_MIN_INT,
+  type GraphQLEnumType,
+  type GraphQLLeafType,
+  type GraphQLScalarType,
+  isEnumType,
+  isSpecifiedScalarType,
 } from 'graphql';
 import type { JsonSchema } from './json-schema.js';
 
@@ -24,8 +30,11 @@ function scalarSchema(type: GraphQLScalarType, direction: Direction): JsonSchema
   if (isSpecifiedScalarType(type)) return { ...BUILT_IN[type.name] };
   const published = type.extensions as { jsonSchema?: JsonSchema; jsonInputSchema?: JsonSchema };
   const schema = (direction === 'input' && published.jsonInputSchema) || published.jsonSchema;
-  if (!schema) throw new Error(`the scalar ${type.name} publishes no JSON Schema (extensions.jsonSchema): ` +
-    `declare the REST schema of fields using it`);
+  if (!schema)
+    throw new Error(
+      `the scalar ${type.name} publishes no JSON Schema (extensions.jsonSchema): ` +
+        `declare the REST schema of fields using it`,
+    );
   return { ...schema };
 }
 
@@ -43,7 +52,9 @@ export function enumCodes(type: GraphQLEnumType): Map<number, string> | undefine
 export function leafSchema(type: GraphQLLeafType, direction: Direction): JsonSchema {
   if (!isEnumType(type)) return scalarSchema(type, direction);
   const codes = enumCodes(type);
-  return codes ? { type: 'integer', enum: [...codes.keys()] } : { type: 'string', enum: type.getValues().map((v) => v.name) };
+  return codes
+    ? { type: 'integer', enum: [...codes.keys()] }
+    : { type: 'string', enum: type.getValues().map((v) => v.name) };
 }
 
 /** `schema`, also taking null. */
@@ -55,18 +66,31 @@ export function orNull(schema: JsonSchema): JsonSchema {
   return nullable;
 }
 
-export const takesNull = (schema: JsonSchema): boolean => [schema.type].flat().includes('null') || (Array.isArray(schema.anyOf) && schema.anyOf.some((s: JsonSchema) => s.type === 'null'));
+export const takesNull = (schema: JsonSchema): boolean =>
+  [schema.type].flat().includes('null') ||
+  (Array.isArray(schema.anyOf) && schema.anyOf.some((s: JsonSchema) => s.type === 'null'));
 
 /** The same value shown as another JSON type (a Decimal shown as a number), null kept. */
-export const retyped = (schema: JsonSchema, type: string): JsonSchema => ({ type: takesNull(schema) ? [type, 'null'] : type });
+export const retyped = (schema: JsonSchema, type: string): JsonSchema => ({
+  type: takesNull(schema) ? [type, 'null'] : type,
+});
 
 /** `schema` without null (a value REST always shows, e.g. 0 for a missing timestamp). */
-export const withoutNull = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type].flat().find((t) => t !== 'null') });
+export const withoutNull = (schema: JsonSchema): JsonSchema => ({
+  ...schema,
+  type: [schema.type].flat().find((t) => t !== 'null'),
+});
 
 /** "an integer", "a string", or the schema's own description: how an error says what was expected. */
 export function expected(schema: JsonSchema): string {
   if (typeof schema.description === 'string') return schema.description;
   if (Array.isArray(schema.enum)) return `one of ${schema.enum.filter((v) => v !== null).join(', ')}`;
   const type = [schema.type].flat().find((t) => t !== 'null');
-  return type === 'integer' ? 'an integer' : type === 'array' ? 'an array' : type === 'object' ? 'an object' : `a ${type}`;
+  return type === 'integer'
+    ? 'an integer'
+    : type === 'array'
+      ? 'an array'
+      : type === 'object'
+        ? 'an object'
+        : `a ${type}`;
 }

@@ -16,8 +16,8 @@ export function ExpectedVersionArg(record: string) {
     nullable: true,
     description:
       `Optimistic concurrency: the write goes ahead only while the ${record}'s ` +
-        `\`version\` is one of these (one value is a list of one; ` +
+      `\`version\` is one of these (one value is a list of one; ` +
       `REST's ETag "v7" is 7). Otherwise it is refused with PRECONDITION_FAILED and ` +
-        `nothing changes. Omitted or null: no check`,
+      `nothing changes. Omitted or null: no check`,
   });
 }

@@ -1,4 +1,4 @@
-import { isInputObjectType, type GraphQLSchema } from 'graphql';
+import { type GraphQLSchema, isInputObjectType } from 'graphql';
 import { getMetadataStorage } from 'type-graphql';
 
 /**
@@ -14,10 +14,16 @@ export function restoreInheritedExtensions(schema: GraphQLSchema): void {
     if (!isInputObjectType(type)) continue;
     for (const field of Object.values(type.getFields())) {
       const declared = storage.fieldExtensions.filter(
-        (entry) => entry.fieldName === field.name && (entry.target === def.target || Object.prototype.isPrototypeOf.call(entry.target, def.target)),
+        (entry) =>
+          entry.fieldName === field.name &&
+          (entry.target === def.target || Object.prototype.isPrototypeOf.call(entry.target, def.target)),
       );
       if (!declared.length) continue;
-      (field as { extensions: Record<string, unknown> }).extensions = Object.assign({}, ...declared.map((entry) => entry.extensions), field.extensions);
+      (field as { extensions: Record<string, unknown> }).extensions = Object.assign(
+        {},
+        ...declared.map((entry) => entry.extensions),
+        field.extensions,
+      );
     }
   }
 }

@@ -1,5 +1,5 @@
 import { Max, Min } from 'class-validator';
-import { ArgsType, Field, InputType, Int, ObjectType, registerEnumType, type ClassType } from 'type-graphql';
+import { ArgsType, type ClassType, Field, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { screamingCase } from './enum-names.js';
 import { PAGE_SIZE } from './page-size.js';
 
@@ -17,7 +17,10 @@ export enum SortDirection {
 registerEnumType(SortDirection, {
   name: 'SortDirection',
   description: 'Order of a sort term',
-  valuesConfig: { ASC: { description: 'Smallest first (A to Z, oldest first)' }, DESC: { description: 'Largest first (Z to A, newest first)' } },
+  valuesConfig: {
+    ASC: { description: 'Smallest first (A to Z, oldest first)' },
+    DESC: { description: 'Largest first (Z to A, newest first)' },
+  },
 });
 
 @ArgsType()

@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { DEMO_STORE, storeChunks, type StoreSize } from './store-generator.js';
+import { DEMO_STORE, type StoreSize, storeChunks } from './store-generator.js';
 import { writeStore } from './write-store.js';
 
 /**
@@ -8,7 +8,11 @@ import { writeStore } from './write-store.js';
  * The new rows are vacuumed and analysed afterwards, so the first queries on a big store already get
  * good plans and index-only scans (counts, deep pages).
  */
-export async function seedIfEmpty(orm: MikroORM, size: StoreSize = DEMO_STORE, onProgress?: (table: string, rows: number) => void): Promise<boolean> {
+export async function seedIfEmpty(
+  orm: MikroORM,
+  size: StoreSize = DEMO_STORE,
+  onProgress?: (table: string, rows: number) => void,
+): Promise<boolean> {
   const pool = await orm.em.getConnection().getNativeClient();
   const client = await pool.connect();
   let seeded = false;

@@ -1,4 +1,4 @@
-import { moveUnits, type LineCounters } from '../domain/line-counters.js';
+import { type LineCounters, moveUnits } from '../domain/line-counters.js';
 import { fromCents } from '../domain/money.js';
 import { cartCents, totalCents } from '../domain/order-amounts.js';
 import { deriveStatus } from '../domain/order-status.js';
@@ -59,7 +59,10 @@ class StoreRows {
   private pending = 0;
   private readonly ids: Record<string, number> = {};
 
-  constructor(seed: number, private readonly chunkRows: number) {
+  constructor(
+    seed: number,
+    private readonly chunkRows: number,
+  ) {
     this.rng = new Random(seed);
   }
 
@@ -110,7 +113,10 @@ export function* storeChunks(size: StoreSize, chunkRows = 20_000): Generator<Tab
   const carriers = carrierRows(store);
   const warehouses = warehouseRows(store, size.warehouses);
   const products = yield* productRows(store, size.products, warehouses);
-  collectionRows(store, products.map((p) => p.id));
+  collectionRows(
+    store,
+    products.map((p) => p.id),
+  );
   const customers = yield* customerRows(store, size.customers);
   yield* orderRows(store, size.orders, { products, customers, carriers, warehouses });
   const last = store.cut(true);
@@ -120,7 +126,8 @@ export function* storeChunks(size: StoreSize, chunkRows = 20_000): Generator<Tab
 /** The settings row (order numbers shown as `#<id>`) and the textarea presets. */
 function settingsRows(store: StoreRows): void {
   store.add('store_settings', { id: 1, order_number_prefix: '#', order_number_suffix: '' });
-  for (const name of words.TEXTAREA_PRESETS) store.add('textarea_preset', { id: store.nextId('textarea_preset'), name });
+  for (const name of words.TEXTAREA_PRESETS)
+    store.add('textarea_preset', { id: store.nextId('textarea_preset'), name });
 }
 
 /** The carriers, the last one deleted; answers the ids of those still in use. */
@@ -139,7 +146,10 @@ function warehouseRows(store: StoreRows, count: number): number[] {
   const warehouses: number[] = [];
   for (let i = 0; i < count; i++) {
     const id = store.nextId('warehouse');
-    store.add('warehouse', { id, title: ['Main warehouse', 'East depot', 'West depot', 'Overflow'][i % 4] + (i >= 4 ? ` ${i}` : '') });
+    store.add('warehouse', {
+      id,
+      title: ['Main warehouse', 'East depot', 'West depot', 'Overflow'][i % 4] + (i >= 4 ? ` ${i}` : ''),
+    });
     warehouses.push(id);
   }
   return warehouses;
@@ -148,7 +158,12 @@ function warehouseRows(store: StoreRows, count: number): number[] {
 function imageRow(store: StoreRows, seconds: number): { id: number; maxSize: number } {
   const id = store.nextId('image');
   const maxSize = store.rng.pick([800, 1200, 2048]);
-  store.add('image', { id, path: `https://cdn.example.com/store/images/${id}.jpg`, max_size: maxSize, created_at: at(seconds) });
+  store.add('image', {
+    id,
+    path: `https://cdn.example.com/store/images/${id}.jpg`,
+    max_size: maxSize,
+    created_at: at(seconds),
+  });
   return { id, maxSize };
 }
 
@@ -196,11 +211,22 @@ function* productRows(store: StoreRows, count: number, warehouses: number[]): Ge
     for (let i = 0; i < imageCount; i++) {
       const image = imageRow(store, created);
       if (i === 0) info.imageMaxSize = image.maxSize;
-      store.add('product_image', { id: store.nextId('product_image'), product_id: id, image_id: image.id, position: i });
+      store.add('product_image', {
+        id: store.nextId('product_image'),
+        product_id: id,
+        image_id: image.id,
+        position: i,
+      });
     }
     if (rng.chance(0.6)) {
       rng.sample(words.TEXTAREA_PRESETS, rng.int(1, 2)).forEach((name, i) => {
-        store.add('product_textarea', { id: store.nextId('product_textarea'), product_id: id, position: i, name, text: `${name} of ${title}.` });
+        store.add('product_textarea', {
+          id: store.nextId('product_textarea'),
+          product_id: id,
+          position: i,
+          name,
+          text: `${name} of ${title}.`,
+        });
       });
     }
     const combinations = isMulti ? optionRows(store, id) : [[]];
@@ -216,15 +242,27 @@ function optionRows(store: StoreRows, productId: number): string[][] {
   const { rng } = store;
   const sizes = rng.sample(words.SIZES, rng.int(2, 3));
   const options: { title: string; values: string[]; colors?: boolean }[] = [{ title: 'Size', values: sizes }];
-  if (rng.chance(0.5)) options.push({ title: 'Color', values: rng.sample(words.COLORS, 2).map(([c]) => c), colors: true });
+  if (rng.chance(0.5))
+    options.push({ title: 'Color', values: rng.sample(words.COLORS, 2).map(([c]) => c), colors: true });
   options.forEach((option, position) => {
     const optionId = store.nextId('product_option');
-    store.add('product_option', { id: optionId, product_id: productId, position, title: option.title, changes_look: !!option.colors, values: option.values });
+    store.add('product_option', {
+      id: optionId,
+      product_id: productId,
+      position,
+      title: option.title,
+      changes_look: !!option.colors,
+      values: option.values,
+    });
     if (option.colors) {
       option.values.forEach((value, i) => {
         store.add('option_thumbnail', {
-          id: store.nextId('option_thumbnail'), option_id: optionId, position: i, value,
-          color: words.COLORS.find(([c]) => c === value)![1], image_id: null,
+          id: store.nextId('option_thumbnail'),
+          option_id: optionId,
+          position: i,
+          value,
+          color: words.COLORS.find(([c]) => c === value)![1],
+          image_id: null,
         });
       });
     }
@@ -254,13 +292,24 @@ function variantRows(
     };
     info.variants.push(variant);
     store.add('product_variant', {
-      id: variantId, product_id: info.id, position, option_values: values, price: money(priceCents),
-      compare_price: variant.compareCents === null ? null : money(variant.compareCents), sku: variant.sku,
-      is_default: position === 0, ignore: false,
+      id: variantId,
+      product_id: info.id,
+      position,
+      option_values: values,
+      price: money(priceCents),
+      compare_price: variant.compareCents === null ? null : money(variant.compareCents),
+      sku: variant.sku,
+      is_default: position === 0,
+      ignore: false,
     });
     if (info.tracked) {
       for (const warehouseId of warehouses) {
-        store.add('inventory_level', { id: store.nextId('inventory_level'), warehouse_id: warehouseId, variant_id: variantId, quantity: store.rng.int(20, 200) });
+        store.add('inventory_level', {
+          id: store.nextId('inventory_level'),
+          warehouse_id: warehouseId,
+          variant_id: variantId,
+          quantity: store.rng.int(20, 200),
+        });
       }
     }
   });
@@ -275,20 +324,46 @@ function collectionRows(store: StoreRows, productIds: number[]): void {
     const title = ['Staff picks', 'Gift ideas', 'Back in stock', 'Featured'][c];
     store.add('collection', collectionRow(id, title, 0, null, freeSlug(collectionSlugs, title, 'collection')));
     rng.sample(productIds, Math.min(productIds.length, rng.int(3, 8))).forEach((productId, position) => {
-      store.add('collection_product', { id: store.nextId('collection_product'), collection_id: id, product_id: productId, position });
+      store.add('collection_product', {
+        id: store.nextId('collection_product'),
+        collection_id: id,
+        product_id: productId,
+        position,
+      });
     });
   }
   const ruleCollections: [string, number, [number, number, string][]][] = [
     ['On sale', 0, [[4, 0, 'sale']]],
-    ['Acme and Globex', 0, [[1, 0, 'Acme'], [1, 0, 'Globex']]],
-    ['Affordable apparel', 1, [[2, 0, 'Apparel'], [3, 8, '80']]],
+    [
+      'Acme and Globex',
+      0,
+      [
+        [1, 0, 'Acme'],
+        [1, 0, 'Globex'],
+      ],
+    ],
+    [
+      'Affordable apparel',
+      1,
+      [
+        [2, 0, 'Apparel'],
+        [3, 8, '80'],
+      ],
+    ],
     ['Large sizes', 0, [[6, 3, 'XL']]],
   ];
   for (const [title, match, rules] of ruleCollections) {
     const id = store.nextId('collection');
     store.add('collection', collectionRow(id, title, 1, match, freeSlug(collectionSlugs, title, 'collection')));
     rules.forEach(([field, condition, value], position) => {
-      store.add('collection_rule', { id: store.nextId('collection_rule'), collection_id: id, position, field, condition, value });
+      store.add('collection_rule', {
+        id: store.nextId('collection_rule'),
+        collection_id: id,
+        position,
+        field,
+        condition,
+        value,
+      });
     });
   }
 }
@@ -308,11 +383,22 @@ function* customerRows(store: StoreRows, count: number): Generator<Tables, Custo
     for (let a = 0; a < addressCount; a++) {
       const place = rng.pick(words.PLACES);
       const block = {
-        first_name: firstName, last_name: lastName, company: rng.chance(0.2) ? `${lastName} Ltd` : null,
-        street: `${rng.int(1, 999)} ${rng.pick(words.STREETS)}`, suite: rng.chance(0.3) ? `Apt ${rng.int(1, 40)}` : null,
-        city: rng.pick(place.cities), country: place.country, state: place.state, zip: String(rng.int(10000, 99999)),
+        first_name: firstName,
+        last_name: lastName,
+        company: rng.chance(0.2) ? `${lastName} Ltd` : null,
+        street: `${rng.int(1, 999)} ${rng.pick(words.STREETS)}`,
+        suite: rng.chance(0.3) ? `Apt ${rng.int(1, 40)}` : null,
+        city: rng.pick(place.cities),
+        country: place.country,
+        state: place.state,
+        zip: String(rng.int(10000, 99999)),
       };
-      const address: Row = { id: store.nextId('customer_address'), customer_id: id, position: a, phone: `+1555${String(rng.int(0, 9999999)).padStart(7, '0')}` };
+      const address: Row = {
+        id: store.nextId('customer_address'),
+        customer_id: id,
+        position: a,
+        phone: `+1555${String(rng.int(0, 9999999)).padStart(7, '0')}`,
+      };
       for (const [k, v] of Object.entries(block)) {
         address[`shipping_${k}`] = v;
         address[`billing_${k}`] = k === 'company' ? null : v;
@@ -322,12 +408,25 @@ function* customerRows(store: StoreRows, count: number): Generator<Tables, Custo
     }
     for (let m = 0; m < rng.int(0, 2); m++) {
       const type = rng.pick(words.CARD_TYPES);
-      store.add('customer_payment_method', { id: store.nextId('customer_payment_method'), customer_id: id, type, last4: type === 'PayPal' ? null : String(rng.int(0, 9999)).padStart(4, '0') });
+      store.add('customer_payment_method', {
+        id: store.nextId('customer_payment_method'),
+        customer_id: id,
+        type,
+        last4: type === 'PayPal' ? null : String(rng.int(0, 9999)).padStart(4, '0'),
+      });
     }
     store.add('customer', {
-      id, email, first_name: firstName, last_name: lastName, notes: rng.chance(0.1) ? 'VIP customer' : null,
-      order_count: 0, lifetime_spent: '0.00', last_purchase: null, created_at: at(created),
-      updated_at: rng.chance(0.3) ? at(created + DAY) : null, version: 1,
+      id,
+      email,
+      first_name: firstName,
+      last_name: lastName,
+      notes: rng.chance(0.1) ? 'VIP customer' : null,
+      order_count: 0,
+      lifetime_spent: '0.00',
+      last_purchase: null,
+      created_at: at(created),
+      updated_at: rng.chance(0.3) ? at(created + DAY) : null,
+      version: 1,
     });
     customers.push(customer);
     yield* store.chunkIfFull();
@@ -381,48 +480,112 @@ function orderWithRecords(
   const refunded = paid === -1 ? (total + 2n) / 4n : paid === -2 ? total : 0n;
   const payment = rng.pick(words.CARD_TYPES);
   const row: Row = {
-    id, customer_id: customer.id, email: customer.email, status: deriveStatus(lines), paid, discounts: '[]',
-    shipping_description: shippingDescription, shipping_price: money(shippingCents), tax,
-    cart_price: fromCents(cart), total: fromCents(total), ip: `203.0.113.${rng.int(1, 254)}`,
-    phone: customer.address?.phone ?? null, payment_type: payment,
+    id,
+    customer_id: customer.id,
+    email: customer.email,
+    status: deriveStatus(lines),
+    paid,
+    discounts: '[]',
+    shipping_description: shippingDescription,
+    shipping_price: money(shippingCents),
+    tax,
+    cart_price: fromCents(cart),
+    total: fromCents(total),
+    ip: `203.0.113.${rng.int(1, 254)}`,
+    phone: customer.address?.phone ?? null,
+    payment_type: payment,
     payment_last4: payment === 'PayPal' ? null : String(rng.int(0, 9999)).padStart(4, '0'),
-    landing_page: rng.pick(['/', '/collections/staff-picks', '/products/classic-mug']), referrer: rng.pick(['', 'https://www.google.com/', 'https://news.example/']),
-    ip_fail: rng.chance(0.05), address_fail: rng.chance(0.05), zip_fail: rng.chance(0.05), cvc_fail: rng.chance(0.05),
-    refunded: fromCents(refunded), refund_possible: paid === 1 || paid === -1,
-    order_date: orderDate, updated_at: fulfilments.length ? new Date(orderDate.getTime() + 3600_000) : null,
-    notes: rng.chance(0.1) ? 'Please gift wrap' : null, version: 1,
+    landing_page: rng.pick(['/', '/collections/staff-picks', '/products/classic-mug']),
+    referrer: rng.pick(['', 'https://www.google.com/', 'https://news.example/']),
+    ip_fail: rng.chance(0.05),
+    address_fail: rng.chance(0.05),
+    zip_fail: rng.chance(0.05),
+    cvc_fail: rng.chance(0.05),
+    refunded: fromCents(refunded),
+    refund_possible: paid === 1 || paid === -1,
+    order_date: orderDate,
+    updated_at: fulfilments.length ? new Date(orderDate.getTime() + 3600_000) : null,
+    notes: rng.chance(0.1) ? 'Please gift wrap' : null,
+    version: 1,
   };
   for (const kind of ['shipping', 'billing']) {
     for (const k of ['first_name', 'last_name', 'company', 'street', 'suite', 'city', 'country', 'state', 'zip']) {
-      row[`${kind}_${k}`] = customer.address ? customer.address[`${kind}_${k}`] : k === 'first_name' ? customer.firstName : k === 'last_name' ? customer.lastName : null;
+      row[`${kind}_${k}`] = customer.address
+        ? customer.address[`${kind}_${k}`]
+        : k === 'first_name'
+          ? customer.firstName
+          : k === 'last_name'
+            ? customer.lastName
+            : null;
     }
   }
   store.add('orders', row);
   for (const line of lines) {
     const p = line.product.row;
     store.add('line_item', {
-      id: line.id, order_id: id, product_id: line.product.id, variant_id: line.variant.id,
-      product_ref: line.product.id, variant_ref: line.variant.id, title: p.title, is_multi: p.is_multi, type: p.type,
-      is_giftcard: p.is_giftcard, shipping_weight: p.shipping_weight, vendor: p.vendor, auto_fulfilment: p.auto_fulfilment,
-      track_inventory: p.track_inventory, sku: line.variant.sku, price: line.price,
+      id: line.id,
+      order_id: id,
+      product_id: line.product.id,
+      variant_id: line.variant.id,
+      product_ref: line.product.id,
+      variant_ref: line.variant.id,
+      title: p.title,
+      is_multi: p.is_multi,
+      type: p.type,
+      is_giftcard: p.is_giftcard,
+      shipping_weight: p.shipping_weight,
+      vendor: p.vendor,
+      auto_fulfilment: p.auto_fulfilment,
+      track_inventory: p.track_inventory,
+      sku: line.variant.sku,
+      price: line.price,
       compare_price: line.variant.compareCents === null ? null : money(line.variant.compareCents),
-      image: null, image_max_size: line.product.imageMaxSize, variant_values: line.variant.values,
-      quantity: line.quantity, not_fulfilled: line.notFulfilled, fulfilled: line.fulfilled, shipped: line.shipped, restocked: line.restocked,
+      image: null,
+      image_max_size: line.product.imageMaxSize,
+      variant_values: line.variant.values,
+      quantity: line.quantity,
+      not_fulfilled: line.notFulfilled,
+      fulfilled: line.fulfilled,
+      shipped: line.shipped,
+      restocked: line.restocked,
     });
   }
   const warehouse = rng.pick(warehouses);
   for (const f of fulfilments) {
-    store.add('fulfilment', { id: f.id, order_id: id, warehouse_id: warehouse ?? null, created_at: new Date(orderDate.getTime() + 600_000), updated_at: null });
-    for (const [lineId, quantity] of f.items) store.add('fulfilment_item', { id: store.nextId('fulfilment_item'), fulfilment_id: f.id, line_item_id: lineId, quantity });
+    store.add('fulfilment', {
+      id: f.id,
+      order_id: id,
+      warehouse_id: warehouse ?? null,
+      created_at: new Date(orderDate.getTime() + 600_000),
+      updated_at: null,
+    });
+    for (const [lineId, quantity] of f.items)
+      store.add('fulfilment_item', {
+        id: store.nextId('fulfilment_item'),
+        fulfilment_id: f.id,
+        line_item_id: lineId,
+        quantity,
+      });
   }
   for (const s of shipments) {
     const sid = store.nextId('shipment');
     store.add('shipment', {
-      id: sid, order_id: id, fulfilment_id: s.fulfilment, carrier_id: rng.pick(carriers),
-      tracking_number: `TRK${String(sid).padStart(8, '0')}`, notify: false,
-      created_at: new Date(orderDate.getTime() + 1800_000), updated_at: null,
+      id: sid,
+      order_id: id,
+      fulfilment_id: s.fulfilment,
+      carrier_id: rng.pick(carriers),
+      tracking_number: `TRK${String(sid).padStart(8, '0')}`,
+      notify: false,
+      created_at: new Date(orderDate.getTime() + 1800_000),
+      updated_at: null,
     });
-    for (const [lineId, quantity] of s.items) store.add('shipment_item', { id: store.nextId('shipment_item'), shipment_id: sid, line_item_id: lineId, quantity });
+    for (const [lineId, quantity] of s.items)
+      store.add('shipment_item', {
+        id: store.nextId('shipment_item'),
+        shipment_id: sid,
+        line_item_id: lineId,
+        quantity,
+      });
   }
 }
 
@@ -446,11 +609,27 @@ function movesTowards(store: StoreRows, targetStatus: number, lines: (LineCounte
   const all = new Map(lines.map((l) => [l.id, l.quantity]));
   const first = lines[0];
   switch (targetStatus) {
-    case 1: fulfil(new Map([[first.id, 1]])); break;
-    case 2: { const f = fulfil(new Map([[first.id, 1]])); ship(f, new Map([[first.id, 1]])); break; }
-    case 3: fulfil(all); break;
-    case 4: { const f = fulfil(all); ship(f, new Map([[first.id, 1]])); break; }
-    case 5: { const f = fulfil(all); ship(f, new Map(all)); break; }
+    case 1:
+      fulfil(new Map([[first.id, 1]]));
+      break;
+    case 2: {
+      const f = fulfil(new Map([[first.id, 1]]));
+      ship(f, new Map([[first.id, 1]]));
+      break;
+    }
+    case 3:
+      fulfil(all);
+      break;
+    case 4: {
+      const f = fulfil(all);
+      ship(f, new Map([[first.id, 1]]));
+      break;
+    }
+    case 5: {
+      const f = fulfil(all);
+      ship(f, new Map(all));
+      break;
+    }
   }
   return { fulfilments, shipments };
 }
@@ -464,7 +643,17 @@ function freeSlug(taken: Set<string>, title: string, fallback: string): string {
 
 function collectionRow(id: number, title: string, type: number, match: number | null, slug: string): Row {
   return {
-    id, title, is_draft: false, description: `${title} of the store`, type, seo_title: title, seo_url: slug, seo_meta: '',
-    rules_match_condition: match, created_at: at(id * DAY), updated_at: null, version: 1,
+    id,
+    title,
+    is_draft: false,
+    description: `${title} of the store`,
+    type,
+    seo_title: title,
+    seo_url: slug,
+    seo_meta: '',
+    rules_match_condition: match,
+    created_at: at(id * DAY),
+    updated_at: null,
+    version: 1,
   };
 }

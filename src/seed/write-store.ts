@@ -1,7 +1,7 @@
-import type { PoolClient } from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { PoolClient } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { customerStatisticsQuery } from '../domain/customer-statistics.js';
 import type { Row, Tables } from './store-generator.js';
 
@@ -10,10 +10,34 @@ import type { Row, Tables } from './store-generator.js';
  * store has no rows for (a new list/read entity, say) needs no entry: only tables in a chunk are written.
  */
 const ORDER = [
-  'store_settings', 'textarea_preset', 'shipping_carrier', 'warehouse', 'image', 'product', 'product_image', 'product_textarea',
-  'product_option', 'option_thumbnail', 'product_variant', 'variant_image', 'inventory_level', 'collection', 'collection_product',
-  'collection_image', 'collection_rule', 'customer', 'customer_address', 'customer_payment_method', 'orders', 'line_item',
-  'fulfilment', 'fulfilment_item', 'shipment', 'shipment_item', 'restock', 'restock_item',
+  'store_settings',
+  'textarea_preset',
+  'shipping_carrier',
+  'warehouse',
+  'image',
+  'product',
+  'product_image',
+  'product_textarea',
+  'product_option',
+  'option_thumbnail',
+  'product_variant',
+  'variant_image',
+  'inventory_level',
+  'collection',
+  'collection_product',
+  'collection_image',
+  'collection_rule',
+  'customer',
+  'customer_address',
+  'customer_payment_method',
+  'orders',
+  'line_item',
+  'fulfilment',
+  'fulfilment_item',
+  'shipment',
+  'shipment_item',
+  'restock',
+  'restock_item',
 ];
 /** Rows per COPY text buffer handed to the stream (keeps one string well below V8's limits). */
 const ROWS_PER_BUFFER = 5_000;
@@ -25,7 +49,11 @@ const ROWS_PER_BUFFER = 5_000;
  * past the ids used. Table and column names come from the generator (our code); values are encoded
  * in COPY's text format.
  */
-export async function writeStore(client: PoolClient, chunks: Iterable<Tables>, onProgress?: (table: string, rows: number) => void): Promise<void> {
+export async function writeStore(
+  client: PoolClient,
+  chunks: Iterable<Tables>,
+  onProgress?: (table: string, rows: number) => void,
+): Promise<void> {
   const written = new Set<string>();
   for (const chunk of chunks) {
     for (const table of chunk.keys()) {
@@ -75,7 +103,8 @@ function copyValue(value: unknown): string {
   if (typeof value === 'string') return escapeText(value);
   if (typeof value === 'boolean') return value ? 't' : 'f';
   if (value instanceof Date) return value.toISOString();
-  if (Array.isArray(value)) return escapeText(`{${value.map((v) => `"${String(v).replace(/(["\\])/g, '\\$1')}"`).join(',')}}`);
+  if (Array.isArray(value))
+    return escapeText(`{${value.map((v) => `"${String(v).replace(/(["\\])/g, '\\$1')}"`).join(',')}}`);
   return escapeText(String(value));
 }
 

@@ -18,7 +18,12 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
  * checks every resolved address against the SSRF guard, and reads at most 64 KiB of the answer.
  * Never throws: the outcome is data for the delivery log.
  */
-export function postWebhook(url: string, headers: Record<string, string>, body: string, options: { timeoutMs: number; allowPrivate: boolean }): Promise<PostResult> {
+export function postWebhook(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  options: { timeoutMs: number; allowPrivate: boolean },
+): Promise<PostResult> {
   const started = Date.now();
   return new Promise((resolve) => {
     let settled = false;
@@ -40,7 +45,8 @@ export function postWebhook(url: string, headers: Record<string, string>, body: 
     if (!client) return finish({ error: `refused: ${target.protocol} is not http(s)` });
     // A literal address never goes through `lookup`, so it is checked here.
     const host = target.hostname.replace(/^\[|\]$/g, '');
-    if (!options.allowPrivate && isIP(host) && isNonPublicAddress(host)) return finish({ error: `refused: ${host} is a private or loopback address` });
+    if (!options.allowPrivate && isIP(host) && isNonPublicAddress(host))
+      return finish({ error: `refused: ${host} is a private or loopback address` });
     let request: http.ClientRequest;
     try {
       request = client.request(target, {

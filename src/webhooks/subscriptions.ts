@@ -1,9 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError, type FieldError } from '../domain/errors.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ConflictError, type FieldError, ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
 import { missingReadScopes } from '../domain/event-read-scopes.js';
-import { EVENT_TYPES, type Actor, type EventType } from '../domain/events.js';
+import { type Actor, EVENT_TYPES, type EventType } from '../domain/events.js';
 import { ApiToken } from '../entities/api-token.entity.js';
 import { WebhookSubscription } from '../entities/webhook-subscription.entity.js';
 import { newWebhookSecret } from './signature.js';
@@ -24,7 +24,8 @@ export async function checkWebhookUrl(url: string, allowPrivate = allowPrivateTa
     if (!isIP(host)) {
       const addresses = await lookup(host, { all: true }).catch(() => null);
       if (!addresses?.length) problems.push(`the host ${host} does not resolve`);
-      else if (addresses.some((a) => isNonPublicAddress(a.address))) problems.push(`the host ${host} resolves to a loopback or private address`);
+      else if (addresses.some((a) => isNonPublicAddress(a.address)))
+        problems.push(`the host ${host} resolves to a loopback or private address`);
     }
   }
   return problems.map((message) => ({ field: 'url', message }));
@@ -55,11 +56,16 @@ export async function createWebhookSubscription(
   const errors = [...(await checkWebhookUrl(url.trim())), ...eventErrors];
   if (errors.length) throw new ValidationError(errors);
   if ((await em.count(WebhookSubscription, {})) >= MAX_SUBSCRIPTIONS) {
-    throw new ValidationError([{ field: 'url', message: `a store has at most ${MAX_SUBSCRIPTIONS} webhook subscriptions; delete one first` }]);
+    throw new ValidationError([
+      { field: 'url', message: `a store has at most ${MAX_SUBSCRIPTIONS} webhook subscriptions; delete one first` },
+    ]);
   }
   const secret = newWebhookSecret();
   const subscription = Object.assign(new WebhookSubscription(), {
-    url: url.trim(), events: [...new Set(events)], secret, createdByTokenId: caller.tokenId,
+    url: url.trim(),
+    events: [...new Set(events)],
+    secret,
+    createdByTokenId: caller.tokenId,
   });
   await em.persist(subscription).flush();
   return { subscription, secret };
@@ -69,8 +75,9 @@ function refuseUnreadableEvents(events: EventType[], held: ReadonlySet<string>):
   const missing = missingReadScopes(events, held);
   if (!missing.length) return;
   const error = new ForbiddenError(missing);
-  error.message = `Subscribing to these event types needs ${missing.join(' and ')}, `
-    + 'which this token lacks (the read scope of their records)';
+  error.message =
+    `Subscribing to these event types needs ${missing.join(' and ')}, ` +
+    'which this token lacks (the read scope of their records)';
   throw error;
 }
 

@@ -1,6 +1,6 @@
-import ipaddr from 'ipaddr.js';
 import { lookup } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Server-side request forgery guard (docs/integrations.md#ssrf-guard): webhooks go to public
@@ -45,7 +45,12 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
     lookup(hostname, { ...options, all: true as const }, (error, list) => {
       if (error) return callback(error, '', 4);
       const refused = allowPrivate ? undefined : list.find((a) => isNonPublicAddress(a.address));
-      if (refused) return callback(new TargetRefusedError(`${hostname} resolves to ${refused.address}, a private or loopback address`), '', 4);
+      if (refused)
+        return callback(
+          new TargetRefusedError(`${hostname} resolves to ${refused.address}, a private or loopback address`),
+          '',
+          4,
+        );
       if (options.all) return callback(null, list);
       callback(null, list[0].address, list[0].family);
     });
@@ -65,8 +70,13 @@ export function urlProblems(raw: string, allowPrivate: boolean): string[] {
   if (url.username || url.password) problems.push('must not contain credentials');
   if (raw.length > 2000) problems.push('must be at most 2000 characters');
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) && isNonPublicAddress(host)))) {
-    problems.push('points to a loopback or private address (set WEBHOOK_ALLOW_PRIVATE_TARGETS=true for local development)');
+  if (
+    !allowPrivate &&
+    (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) && isNonPublicAddress(host)))
+  ) {
+    problems.push(
+      'points to a loopback or private address (set WEBHOOK_ALLOW_PRIVATE_TARGETS=true for local development)',
+    );
   }
   return problems;
 }

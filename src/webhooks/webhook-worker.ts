@@ -1,9 +1,9 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { SQL_NOW } from '../clock.js';
-import { logger } from '../logger.js';
-import { postWebhook, type PostResult } from './http-post.js';
-import { signWebhook } from './signature.js';
 import { eventDataShownTo } from '../domain/event-visibility.js';
+import { logger } from '../logger.js';
+import { type PostResult, postWebhook } from './http-post.js';
+import { signWebhook } from './signature.js';
 import { ownerRefusal } from './subscription-authority.js';
 import { allowPrivateTargets } from './target-policy.js';
 
@@ -130,7 +130,14 @@ export class WebhookWorker {
     private readonly orm: MikroORM,
     options: WebhookWorkerOptions = {},
   ) {
-    this.options = { pollMs: 1000, concurrency: 10, timeoutMs: 10_000, retryDelaysSeconds: RETRY_DELAYS_SECONDS, allowPrivate: allowPrivateTargets(), ...options };
+    this.options = {
+      pollMs: 1000,
+      concurrency: 10,
+      timeoutMs: 10_000,
+      retryDelaysSeconds: RETRY_DELAYS_SECONDS,
+      allowPrivate: allowPrivateTargets(),
+      ...options,
+    };
   }
 
   start(): void {
@@ -227,17 +234,30 @@ export class WebhookWorker {
   private async record(delivery: Claimed, result: Outcome): Promise<void> {
     const connection = this.orm.em.getConnection();
     if (result.status !== undefined && result.status >= 200 && result.status < 300) {
-      await connection.execute(SUCCEEDED_SQL, [result.status, delivery.id, result.status, result.durationMs, delivery.id, delivery.attempts], 'run');
+      await connection.execute(
+        SUCCEEDED_SQL,
+        [result.status, delivery.id, result.status, result.durationMs, delivery.id, delivery.attempts],
+        'run',
+      );
       return;
     }
     const delays = this.options.retryDelaysSeconds;
     const error = result.error ?? `HTTP ${result.status}`;
-    logger.warn({ deliveryId: delivery.id, attempt: delivery.attempts, url: delivery.url, error }, 'webhook delivery failed');
+    logger.warn(
+      { deliveryId: delivery.id, attempt: delivery.attempts, url: delivery.url, error },
+      'webhook delivery failed',
+    );
     await connection.execute(
       FAILED_SQL,
       [
-        delivery.id, delivery.attempts, result.status ?? null, error.slice(0, 1000), result.durationMs,
-        delays.length + 1, delays[Math.min(delivery.attempts, delays.length) - 1] ?? 0, result.disable ?? null,
+        delivery.id,
+        delivery.attempts,
+        result.status ?? null,
+        error.slice(0, 1000),
+        result.durationMs,
+        delays.length + 1,
+        delays[Math.min(delivery.attempts, delays.length) - 1] ?? 0,
+        result.disable ?? null,
       ],
       'run',
     );

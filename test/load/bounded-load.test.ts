@@ -6,7 +6,7 @@ import { setPriority } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createDatabase, startTestService, type TestService } from '../support/harness.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { type ServerProcess, startServerProcess } from '../support/server-process.js';
 
 describe('bounded load on 127.0.0.1', () => {
   const ADMIN = 'admission-load-admin-token-0123456789';
@@ -26,10 +26,20 @@ describe('bounded load on 127.0.0.1', () => {
     'no 500, no "database unavailable", /healthz within 200 ms', async () => {
     const tokens = await Promise.all(Array.from({ length: 4 }, () => service.tokenWith(['read_orders'])));
     // The claim is about a warm service: one request first compiles the route's operation.
-    expect((await fetch(`${server.url}/api/v1/orders?size=250`, { headers: { authorization: `Bearer ${tokens[0]}` } })).status).toBe(200);
-    const load = spawn(process.execPath, [fileURLToPath(new URL('../support/load-generator.mjs', import.meta.url)), JSON.stringify({ url: server.url, path: '/api/v1/orders?size=250', tokens, connections: 50, duration: 10 })], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    expect(
+      (await fetch(`${server.url}/api/v1/orders?size=250`, { headers: { authorization: `Bearer ${tokens[0]}` } }))
+        .status,
+    ).toBe(200);
+    const load = spawn(
+      process.execPath,
+      [
+        fileURLToPath(new URL('../support/load-generator.mjs', import.meta.url)),
+        JSON.stringify({ url: server.url, path: '/api/v1/orders?size=250', tokens, connections: 50, duration: 10 }),
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     // The generator is apparatus, not the service: on 2 shared cores it yields the CPU first.
     setPriority(load.pid!, 10);
     try {
@@ -45,14 +55,22 @@ describe('bounded load on 127.0.0.1', () => {
         probes.push({ status: health.status, ms: performance.now() - started });
         await new Promise((r) => setTimeout(r, 250));
       }
-      const outcome = JSON.parse((await lines.next()).value as string) as { statuses: Record<string, number>; unavailable: number; errors: number };
+      const outcome = JSON.parse((await lines.next()).value as string) as {
+        statuses: Record<string, number>;
+        unavailable: number;
+        errors: number;
+      };
       expect(probes.every((p) => p.status === 200)).toBe(true);
       // Nine probes in ten within 200 ms, none over 1 s: the service, the generator, PostgreSQL and
       // the other Jest worker share 2 cores, and the OS may hold any process back for a few hundred
       // ms whatever it does; the event loop's own rounds are what admission control keeps short.
       const timings = probes.map((p) => Math.round(p.ms)).sort((a, b) => a - b);
       const p90 = timings[Math.ceil(timings.length * 0.9) - 1];
-      expect({ p90Under200: p90 < 200, maxUnder1000: timings.at(-1)! < 1000, timings }).toEqual({ p90Under200: true, maxUnder1000: true, timings });
+      expect({ p90Under200: p90 < 200, maxUnder1000: timings.at(-1)! < 1000, timings }).toEqual({
+        p90Under200: true,
+        maxUnder1000: true,
+        timings,
+      });
       expect(outcome.errors).toBe(0);
       expect(outcome.statuses['500'] ?? 0).toBe(0);
       expect(outcome.unavailable).toBe(0);

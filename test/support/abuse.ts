@@ -7,7 +7,11 @@ export interface AbuseOutcome<T> {
   healthzMs: number;
 }
 
-export async function whileAbusing<T>(baseUrl: string, count: number, abuse: (i: number) => Promise<T>): Promise<AbuseOutcome<T>> {
+export async function whileAbusing<T>(
+  baseUrl: string,
+  count: number,
+  abuse: (i: number) => Promise<T>,
+): Promise<AbuseOutcome<T>> {
   // One abusive request first, unmeasured: the claim is about a warm service, not the JIT's first pass.
   await abuse(count);
   let running = true;
@@ -23,7 +27,9 @@ export async function whileAbusing<T>(baseUrl: string, count: number, abuse: (i:
   })();
   let results: T[];
   try {
-    results = await Promise.all(Array.from({ length: count }, (_, i) => new Promise((r) => setTimeout(r, 10)).then(() => abuse(i))));
+    results = await Promise.all(
+      Array.from({ length: count }, (_, i) => new Promise((r) => setTimeout(r, 10)).then(() => abuse(i))),
+    );
   } finally {
     running = false;
     await probe;

@@ -1,18 +1,18 @@
 // A running service for one test file: its own database cloned from the seeded template, the real
 // Koa app on a free port, tokens with chosen scopes, and a counter of SQL statements.
 import 'reflect-metadata';
-import { MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { ormConfig } from '../../mikro-orm.config.js';
 import { createApp } from '../../src/app.js';
 import { createApiToken } from '../../src/auth/api-tokens.js';
 import type { RateLimitSettings } from '../../src/auth/rate-limit.js';
 import { SCOPES } from '../../src/auth/scopes.js';
-import { createHttpServer, DEFAULT_TIMEOUTS, type HttpTimeouts } from '../../src/http/timeouts.js';
 import type { AdmissionLimits } from '../../src/http/admission.js';
+import { createHttpServer, DEFAULT_TIMEOUTS, type HttpTimeouts } from '../../src/http/timeouts.js';
 import { checkAgainstOpenApi, loadOpenApiDocument } from './openapi-check.js';
 
 export interface TestService {
@@ -28,7 +28,13 @@ export interface TestService {
   /** Runs a query directly on this file's database (to check what a request changed). */
   sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   get(path: string, token?: string | null, headers?: Record<string, string>): Promise<TestResponse>;
-  send(method: string, path: string, body?: unknown, token?: string | null, headers?: Record<string, string>): Promise<TestResponse>;
+  send(
+    method: string,
+    path: string,
+    body?: unknown,
+    token?: string | null,
+    headers?: Record<string, string>,
+  ): Promise<TestResponse>;
   graphql(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<TestResponse>;
   stop(): Promise<void>;
 }
@@ -53,7 +59,9 @@ export async function createDatabase(kind: 'seeded' | 'empty' = 'seeded'): Promi
   await client.connect();
   try {
     // Identifiers cannot be parameters; both names are made here.
-    await client.query(`create database "${name}"${kind === 'seeded' ? ` template "${process.env.TEST_PG_TEMPLATE}"` : ''}`);
+    await client.query(
+      `create database "${name}"${kind === 'seeded' ? ` template "${process.env.TEST_PG_TEMPLATE}"` : ''}`,
+    );
   } finally {
     await client.end();
   }
@@ -68,29 +76,62 @@ const UNLIMITED_ADMISSION = { maxInFlight: 100_000, maxPerToken: 100_000 };
  * rate-limit suites switch it on with small buckets.
  */
 export async function startTestService(
-  options: { publicUrl?: string; databaseUrl?: string; rateLimit?: RateLimitSettings; allowedHosts?: string[]; timeouts?: Partial<HttpTimeouts>; readTimeoutMs?: number; admission?: Partial<AdmissionLimits>; poolMax?: number } = {},
+  options: {
+    publicUrl?: string;
+    databaseUrl?: string;
+    rateLimit?: RateLimitSettings;
+    allowedHosts?: string[];
+    timeouts?: Partial<HttpTimeouts>;
+    readTimeoutMs?: number;
+    admission?: Partial<AdmissionLimits>;
+    poolMax?: number;
+  } = {},
 ): Promise<TestService> {
   const dbUrl = options.databaseUrl ?? (await createDatabase());
-  const statements = { count: 0, texts: [] as string[], reset() { this.count = 0; this.texts = []; } };
+  const statements = {
+    count: 0,
+    texts: [] as string[],
+    reset() {
+      this.count = 0;
+      this.texts = [];
+    },
+  };
   const orm = await MikroORM.init(
-    ormConfig(dbUrl, {
-      onQuery: (sql: string) => {
-        statements.count++;
-        statements.texts.push(sql);
-        return sql;
+    ormConfig(
+      dbUrl,
+      {
+        onQuery: (sql: string) => {
+          statements.count++;
+          statements.texts.push(sql);
+          return sql;
+        },
+        ...(options.poolMax ? { pool: { min: 0, max: options.poolMax } } : {}),
       },
-      ...(options.poolMax ? { pool: { min: 0, max: options.poolMax } } : {}),
-    }, options.readTimeoutMs),
+      options.readTimeoutMs,
+    ),
   );
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   await loadOpenApiDocument();
-  const { app, stop } = await createApp({ orm, publicUrl: options.publicUrl, rateLimit: options.rateLimit, allowedHosts: options.allowedHosts, bodyTimeoutMs: timeouts.bodyMs, admission: options.admission ?? UNLIMITED_ADMISSION });
+  const { app, stop } = await createApp({
+    orm,
+    publicUrl: options.publicUrl,
+    rateLimit: options.rateLimit,
+    allowedHosts: options.allowedHosts,
+    bodyTimeoutMs: timeouts.bodyMs,
+    admission: options.admission ?? UNLIMITED_ADMISSION,
+  });
   const server: Server = createHttpServer(app.callback(), timeouts);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { secret: token } = await createApiToken(orm.em.fork(), 'test (all scopes)', [...SCOPES]);
 
-  async function request(method: string, path: string, body: unknown, tokenToUse: string | null | undefined, headers: Record<string, string> = {}) {
+  async function request(
+    method: string,
+    path: string,
+    body: unknown,
+    tokenToUse: string | null | undefined,
+    headers: Record<string, string> = {},
+  ) {
     const auth = tokenToUse === null ? {} : { authorization: `Bearer ${tokenToUse ?? token}` };
     const init: RequestInit = { method, headers: { ...auth, ...headers } };
     if (body !== undefined) {

@@ -1,11 +1,12 @@
 // Every REST answer of the test suite is checked against the OpenAPI document the service serves:
 // the documented status for that operation, and a body matching its (strict) schema.
-import { Ajv2020 } from 'ajv/dist/2020.js';
+
 import type { ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { buildStoreSchema } from '../../src/graphql/build-schema.js';
 import { narrowedByFields, openApiDocument } from '../../src/rest/openapi.js';
 import { deriveRestApi } from '../../src/rest/rest-api.js';
 import { routes } from '../../src/rest/routes.js';
-import { buildStoreSchema } from '../../src/graphql/build-schema.js';
 
 type Document = { paths: Record<string, Record<string, { responses: Record<string, any> }>> };
 interface Template {
@@ -36,7 +37,11 @@ async function buildDocument(): Promise<void> {
   // An answer to a request with `fields` holds only the named keys (the document says so).
   ajv.addSchema(narrowedByFields(built, routes), 'openapi-fields');
   templates = Object.keys(built.paths)
-    .map((template) => ({ template, regex: new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`), params: (template.match(/\{/g) ?? []).length }))
+    .map((template) => ({
+      template,
+      regex: new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`),
+      params: (template.match(/\{/g) ?? []).length,
+    }))
     .sort((a, b) => a.params - b.params);
   doc = built;
 }
@@ -52,7 +57,13 @@ function validatorFor(ref: string, document = 'openapi'): ValidateFunction {
   return validate;
 }
 
-export function checkAgainstOpenApi(method: string, url: string, status: number, contentType: string | null, body: unknown): void {
+export function checkAgainstOpenApi(
+  method: string,
+  url: string,
+  status: number,
+  contentType: string | null,
+  body: unknown,
+): void {
   if (!doc) throw new Error('loadOpenApiDocument() has not run');
   const paths = doc.paths;
   const path = new URL(url, 'http://x').pathname;
@@ -68,10 +79,14 @@ export function checkAgainstOpenApi(method: string, url: string, status: number,
   }
   const responses = paths[match.template][method.toLowerCase()].responses;
   const response = responses[String(status)];
-  if (!response) throw new Error(`${where}: status ${status} is not documented for ${method} ${match.template} ` +
-    `(documented: ${Object.keys(responses).join(', ')})`);
+  if (!response)
+    throw new Error(
+      `${where}: status ${status} is not documented for ${method} ${match.template} ` +
+        `(documented: ${Object.keys(responses).join(', ')})`,
+    );
   const [type] = Object.keys(response.content ?? {});
-  if (type && !contentType?.startsWith(type)) throw new Error(`${where}: content-type ${contentType}, documented ${type}`);
+  if (type && !contentType?.startsWith(type))
+    throw new Error(`${where}: content-type ${contentType}, documented ${type}`);
   const document = new URL(url, 'http://x').searchParams.has('fields') ? 'openapi-fields' : 'openapi';
   if (type === 'application/x-ndjson') {
     // An export: every line against the line schema (`body` is the text here).
@@ -82,13 +97,21 @@ export function checkAgainstOpenApi(method: string, url: string, status: number,
     for (const text of lines) check(line, JSON.parse(text), where, document);
     return;
   }
-  if (type) check(pointer('paths', match.template, method.toLowerCase(), 'responses', String(status), 'content', type, 'schema'), body, where, document);
+  if (type)
+    check(
+      pointer('paths', match.template, method.toLowerCase(), 'responses', String(status), 'content', type, 'schema'),
+      body,
+      where,
+      document,
+    );
 }
 
 function check(ref: string, body: unknown, where: string, document = 'openapi') {
   const validate = validatorFor(ref, document);
   if (!validate(body)) {
-    throw new Error(`${where}: body does not match the OpenAPI document: ${ajv.errorsText(validate.errors?.slice(0, 5))}` +
-      `\n${JSON.stringify(body).slice(0, 500)}`);
+    throw new Error(
+      `${where}: body does not match the OpenAPI document: ${ajv.errorsText(validate.errors?.slice(0, 5))}` +
+        `\n${JSON.stringify(body).slice(0, 500)}`,
+    );
   }
 }

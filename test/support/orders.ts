@@ -1,7 +1,11 @@
 import type { TestService } from './harness.js';
 
 /** Creates an order through GraphQL for the given variants and returns its REST representation. */
-export async function placeOrder(service: TestService, lines: { variantId: number; quantity: number }[], customerId = 1): Promise<any> {
+export async function placeOrder(
+  service: TestService,
+  lines: { variantId: number; quantity: number }[],
+  customerId = 1,
+): Promise<any> {
   const res = await service.graphql('mutation ($input: OrderCreate!) { createOrder(input: $input) { id } }', {
     input: { customerId, items: lines },
   });
@@ -23,17 +27,33 @@ export async function pickVariants(service: TestService): Promise<{ tracked: num
 }
 
 export async function stockOf(service: TestService, warehouseId: number, variantId: number): Promise<number> {
-  const [row] = await service.sql<{ quantity: number }>('select quantity from inventory_level where warehouse_id = ? and variant_id = ?', [warehouseId, variantId]);
+  const [row] = await service.sql<{ quantity: number }>(
+    'select quantity from inventory_level where warehouse_id = ? and variant_id = ?',
+    [warehouseId, variantId],
+  );
   return row?.quantity ?? 0;
 }
 
-export async function setStock(service: TestService, warehouseId: number, variantId: number, quantity: number): Promise<void> {
-  const res = await service.graphql('mutation ($w: Int!, $v: Int!, $q: Int!) ' +
-    '{ setInventoryLevel(warehouseId: $w, variantId: $v, quantity: $q) { quantity } }', {
-    w: warehouseId, v: variantId, q: quantity,
-  });
+export async function setStock(
+  service: TestService,
+  warehouseId: number,
+  variantId: number,
+  quantity: number,
+): Promise<void> {
+  const res = await service.graphql(
+    'mutation ($w: Int!, $v: Int!, $q: Int!) ' +
+      '{ setInventoryLevel(warehouseId: $w, variantId: $v, quantity: $q) { quantity } }',
+    {
+      w: warehouseId,
+      v: variantId,
+      q: quantity,
+    },
+  );
   if (res.body.errors) throw new Error(JSON.stringify(res.body.errors));
 }
 
 export const countersOf = (order: any) =>
-  Object.fromEntries(order.items.map((i: any) => [i.data.id, i.status])) as Record<number, { quantity: number; not_fulfilled: number; fulfilled: number; shipped: number; restocked: number }>;
+  Object.fromEntries(order.items.map((i: any) => [i.data.id, i.status])) as Record<
+    number,
+    { quantity: number; not_fulfilled: number; fulfilled: number; shipped: number; restocked: number }
+  >;

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -36,8 +36,16 @@ export async function startServerProcess(
 ): Promise<ServerProcess> {
   const child: ChildProcess = spawn(process.execPath, [...nodeFlags, path.resolve('dist/src/main.js')], {
     env: {
-      ...process.env, DATABASE_URL: databaseUrl, ADMIN_TOKEN: adminToken, PORT: '0', HOST: '127.0.0.1',
-      SEED_DEMO: 'false', OUTBOX_WORKER: 'false', LOG_LEVEL: 'silent', NODE_OPTIONS: '', ...env,
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      ADMIN_TOKEN: adminToken,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SEED_DEMO: 'false',
+      OUTBOX_WORKER: 'false',
+      LOG_LEVEL: 'silent',
+      NODE_OPTIONS: '',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

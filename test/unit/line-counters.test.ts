@@ -1,7 +1,7 @@
 // A line item's counters are exclusive buckets (docs/decisions.md#line-item-counters): every move keeps
 // quantity = not_fulfilled + fulfilled + shipped + restocked, and none goes negative.
 import fc from 'fast-check';
-import { countersFromRecords, moveUnits, type Bucket, type LineCounters } from '../../src/domain/line-counters.js';
+import { type Bucket, countersFromRecords, type LineCounters, moveUnits } from '../../src/domain/line-counters.js';
 
 const buckets: Bucket[] = ['notFulfilled', 'fulfilled', 'shipped', 'restocked'];
 const total = (line: LineCounters) => line.notFulfilled + line.fulfilled + line.shipped + line.restocked;

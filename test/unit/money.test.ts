@@ -1,6 +1,6 @@
 // Order amounts are exact: decimal strings through integer cents, never a float (docs/decisions.md).
 import fc from 'fast-check';
-import { MAX_AMOUNT_CENTS, fromCents, toCents } from '../../src/domain/money.js';
+import { fromCents, MAX_AMOUNT_CENTS, toCents } from '../../src/domain/money.js';
 import { cartCents, totalCents } from '../../src/domain/order-amounts.js';
 
 const cents = fc.bigInt({ min: -MAX_AMOUNT_CENTS, max: MAX_AMOUNT_CENTS });

@@ -2,10 +2,10 @@
 // variant keeps its row (its id) while its combination of option values is unchanged, every value
 // belongs to its option, combinations are unique and at most one is the default.
 import fc from 'fast-check';
-import type { ProductVariant } from '../../src/entities/product-variant.entity.js';
-import type { Product } from '../../src/entities/product.entity.js';
 import type { FieldError } from '../../src/domain/errors.js';
 import { planVariants, type VariantState } from '../../src/domain/product-variants.js';
+import type { Product } from '../../src/entities/product.entity.js';
+import type { ProductVariant } from '../../src/entities/product-variant.entity.js';
 import type { ProductFields, VariantInput } from '../../src/schema/inputs/product.inputs.js';
 
 const SIZES = ['S', 'M', 'L'];

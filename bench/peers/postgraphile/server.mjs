@@ -6,11 +6,11 @@
 // Run by bench/run.ts with the project's Node (≥ 22: PostGraphile uses Promise.withResolvers):
 // `node bench/peers/postgraphile/server.mjs` with DATABASE_URL and PORT (0 picks a free port).
 import { createServer } from 'node:http';
+import { PgSimplifyInflectionPreset } from '@graphile/simplify-inflection';
 import { postgraphile } from 'postgraphile';
-import { PostGraphileAmberPreset } from 'postgraphile/presets/amber';
 import { makePgService } from 'postgraphile/adaptors/pg';
 import { grafserv } from 'postgraphile/grafserv/node';
-import { PgSimplifyInflectionPreset } from '@graphile/simplify-inflection';
+import { PostGraphileAmberPreset } from 'postgraphile/presets/amber';
 import { PostGraphileConnectionFilterPreset } from 'postgraphile-plugin-connection-filter';
 
 /** @type {GraphileConfig.Preset} */

@@ -1,5 +1,5 @@
-import { API_PREFIX } from '../router.js';
 import type { RouteSpec } from '../route-spec.js';
+import { API_PREFIX } from '../router.js';
 import { routes } from '../routes.js';
 
 /**
@@ -37,16 +37,22 @@ export async function collectExamples(call: CallApi): Promise<Examples> {
   const examples: Examples = {};
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await call(method, `${API_PREFIX}${path}`, body);
-    if (res.status >= 300) throw new Error(`example ${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    if (res.status >= 300)
+      throw new Error(`example ${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
     return res;
   };
   const record = async (key: string, path: string, body?: unknown) => {
     const [method] = key.split(' ');
     const res = await api(method, path, body);
-    examples[key] = { request: { path: `${API_PREFIX}${path}`, ...(body === undefined ? {} : { body }) }, status: res.status, response: res.body };
+    examples[key] = {
+      request: { path: `${API_PREFIX}${path}`, ...(body === undefined ? {} : { body }) },
+      status: res.status,
+      response: res.body,
+    };
     return res.body;
   };
-  const ordersIn = async (status: number, size = 10) => (await api('POST', `/orders/search?size=${size}&sort=id`, { status })).body as ResponseBody[];
+  const ordersIn = async (status: number, size = 10) =>
+    (await api('POST', `/orders/search?size=${size}&sort=id`, { status })).body as ResponseBody[];
 
   // Reads.
   await record('GET /orders', '/orders?size=2&sort=-order_date');
@@ -80,10 +86,18 @@ export async function collectExamples(call: CallApi): Promise<Examples> {
   const carrier = carriers.find((c: ResponseBody) => !c.is_deleted);
   const [open] = await ordersIn(0, 1);
   await record('PATCH /orders/{id}', `/orders/${open.id}`, { notes: 'Gift wrap, please' });
-  await record('PATCH /orders/{id}/address', `/orders/${open.id}/address`, { shipping: { street: '12 Harbour Road', suite: 'Flat 3' }, phone: '+44 117 496 0000' });
-  await record('PATCH /orders/{id}/customer', `/orders/${open.id}/customer`, { id: otherCustomer.id === open.customer.id ? customer.id : otherCustomer.id });
+  await record('PATCH /orders/{id}/address', `/orders/${open.id}/address`, {
+    shipping: { street: '12 Harbour Road', suite: 'Flat 3' },
+    phone: '+44 117 496 0000',
+  });
+  await record('PATCH /orders/{id}/customer', `/orders/${open.id}/customer`, {
+    id: otherCustomer.id === open.customer.id ? customer.id : otherCustomer.id,
+  });
 
-  const unfulfilled = (await ordersIn(0, 20)).find((o) => o.id !== open.id && o.items.some((i: ResponseBody) => !i.data.track_inventory)) ?? (await ordersIn(0, 2))[1];
+  const unfulfilled =
+    (await ordersIn(0, 20)).find(
+      (o) => o.id !== open.id && o.items.some((i: ResponseBody) => !i.data.track_inventory),
+    ) ?? (await ordersIn(0, 2))[1];
   const line = unfulfilled.items.find((i: ResponseBody) => !i.data.track_inventory) ?? unfulfilled.items[0];
   const stocked = line.data.track_inventory ? await warehouseWithStock(api, line.data.variant.id) : undefined;
   await record('POST /orders/{id}/fulfilments', `/orders/${unfulfilled.id}/fulfilments`, {
@@ -93,29 +107,62 @@ export async function collectExamples(call: CallApi): Promise<Examples> {
   const fulfilled = await ordersIn(3, 4); // every unit in a fulfilment, none shipped
   const fulfilmentOf = (order: ResponseBody) => order.fulfilments[0];
   const f0 = fulfilmentOf(fulfilled[0]);
-  await record('PATCH /orders/{id}/fulfilments', `/orders/${fulfilled[0].id}/fulfilments`, [{ id: f0.id, items: [{ id: f0.items[0].id, quantity: 1 }] }]);
+  await record('PATCH /orders/{id}/fulfilments', `/orders/${fulfilled[0].id}/fulfilments`, [
+    { id: f0.id, items: [{ id: f0.items[0].id, quantity: 1 }] },
+  ]);
   const f1 = fulfilmentOf(fulfilled[1]);
-  await record('PATCH /orders/{id}/fulfilments/{fulfilmentId}', `/orders/${fulfilled[1].id}/fulfilments/${f1.id}`, { items: [{ id: f1.items[0].id, quantity: 1 }] });
-  await record('DELETE /orders/{id}/fulfilments/{fulfilmentId}', `/orders/${fulfilled[2].id}/fulfilments/${fulfilmentOf(fulfilled[2]).id}`);
+  await record('PATCH /orders/{id}/fulfilments/{fulfilmentId}', `/orders/${fulfilled[1].id}/fulfilments/${f1.id}`, {
+    items: [{ id: f1.items[0].id, quantity: 1 }],
+  });
+  await record(
+    'DELETE /orders/{id}/fulfilments/{fulfilmentId}',
+    `/orders/${fulfilled[2].id}/fulfilments/${fulfilmentOf(fulfilled[2]).id}`,
+  );
   await record('POST /orders/{id}/shipments', `/orders/${fulfilled[3].id}/shipments`, {
-    data: { fulfilment_id: fulfilmentOf(fulfilled[3]).id, tracking_number: '1Z999AA10123456784', shipping_carrier: carrier.id },
+    data: {
+      fulfilment_id: fulfilmentOf(fulfilled[3]).id,
+      tracking_number: '1Z999AA10123456784',
+      shipping_carrier: carrier.id,
+    },
     notify: false,
   });
 
   const shipped = await ordersIn(5, 3);
-  await record('PATCH /orders/{id}/shipments', `/orders/${shipped[0].id}/shipments`, { data: [{ id: shipped[0].shipments[0].id, tracking_number: '1Z999AA10123456785' }] });
-  await record('PATCH /orders/{id}/shipments/{shipmentId}', `/orders/${shipped[1].id}/shipments/${shipped[1].shipments[0].id}`, {
-    data: { tracking_number: '1Z999AA10123456786', shipping_carrier: carrier.id },
+  await record('PATCH /orders/{id}/shipments', `/orders/${shipped[0].id}/shipments`, {
+    data: [{ id: shipped[0].shipments[0].id, tracking_number: '1Z999AA10123456785' }],
   });
+  await record(
+    'PATCH /orders/{id}/shipments/{shipmentId}',
+    `/orders/${shipped[1].id}/shipments/${shipped[1].shipments[0].id}`,
+    {
+      data: { tracking_number: '1Z999AA10123456786', shipping_carrier: carrier.id },
+    },
+  );
   const [unrestocked] = (await ordersIn(4, 10)).filter((o) => o.shipments.length && !o.restocks.length);
-  await record('DELETE /orders/{id}/shipments/{shipmentId}', `/orders/${unrestocked.id}/shipments/${unrestocked.shipments[0].id}`);
+  await record(
+    'DELETE /orders/{id}/shipments/{shipmentId}',
+    `/orders/${unrestocked.id}/shipments/${unrestocked.shipments[0].id}`,
+  );
   // The order just edited above now has a timeline.
   await record('GET /orders/{id}/events', `/orders/${shipped[1].id}/events?sort=id`);
 
-  await record('PATCH /products/{id}', `/products/${product.id}`, { title: `${product.title} (2nd edition)`, tags: ['new', 'featured'] });
-  await record('POST /collections', '/collections', { title: 'Summer picks', type: 0, seo_title: 'Summer picks', seo_url: 'summer-picks', match_products: [product.id] });
+  await record('PATCH /products/{id}', `/products/${product.id}`, {
+    title: `${product.title} (2nd edition)`,
+    tags: ['new', 'featured'],
+  });
+  await record('POST /collections', '/collections', {
+    title: 'Summer picks',
+    type: 0,
+    seo_title: 'Summer picks',
+    seo_url: 'summer-picks',
+    match_products: [product.id],
+  });
   await record('PATCH /collections/{id}', `/collections/${collection.id}`, {
-    title: collection.title, type: collection.type, seo_title: collection.seo_title, seo_url: collection.seo_url, description: 'Hand-picked by the team',
+    title: collection.title,
+    type: collection.type,
+    seo_title: collection.seo_title,
+    seo_url: collection.seo_url,
+    description: 'Hand-picked by the team',
   });
   await record('PATCH /customers/{id}', `/customers/${customer.id}`, { notes: 'Prefers e-mail' });
   // The writes above are the feed's events (the demo store is seeded without any).
@@ -123,13 +170,20 @@ export async function collectExamples(call: CallApi): Promise<Examples> {
   return examples;
 }
 
-async function warehouseWithStock(api: (m: string, p: string) => Promise<{ body: ResponseBody }>, variantId: number): Promise<number | undefined> {
-  const warehouses = (await api('GET', '/warehouses?expand=stock')).body.items as { id: number; stock: { variant_id: number; quantity: number }[] }[];
+async function warehouseWithStock(
+  api: (m: string, p: string) => Promise<{ body: ResponseBody }>,
+  variantId: number,
+): Promise<number | undefined> {
+  const warehouses = (await api('GET', '/warehouses?expand=stock')).body.items as {
+    id: number;
+    stock: { variant_id: number; quantity: number }[];
+  }[];
   return warehouses.find((w) => w.stock.some((s) => s.variant_id === variantId && s.quantity > 0))?.id;
 }
 
 /** `GET /suppliers` → `/suppliers/{id}`: the single read of a list's records. */
-export const singleReadOf = (list: RouteSpec) => routes.find((r) => r.kind === 'get' && r.resource === list.resource && r.path === `${list.path}/{id}`);
+export const singleReadOf = (list: RouteSpec) =>
+  routes.find((r) => r.kind === 'get' && r.resource === list.resource && r.path === `${list.path}/{id}`);
 
 /**
  * The examples of the reads that have no request of their own above, before any write changes the
@@ -138,13 +192,17 @@ export const singleReadOf = (list: RouteSpec) => routes.find((r) => r.kind === '
  * empty page; its single read then has no record to show and goes without an example
  * (test/openapi-examples.test.ts allows exactly that). Any other route needs a request above.
  */
-async function readsOfTheirOwn(examples: Examples, record: (key: string, path: string) => Promise<ResponseBody>): Promise<void> {
+async function readsOfTheirOwn(
+  examples: Examples,
+  record: (key: string, path: string) => Promise<ResponseBody>,
+): Promise<void> {
   for (const list of routes) {
     if (list.kind !== 'list' || list.path.includes('{')) continue;
     const listKey = `${list.method} ${list.path}`;
     const page = examples[listKey]?.response ?? (await record(listKey, `${list.path}?size=2`));
     const read = singleReadOf(list);
     const [first] = (page as { items: { id: number }[] }).items;
-    if (read && first && !examples[`${read.method} ${read.path}`]) await record(`${read.method} ${read.path}`, `${list.path}/${first.id}`);
+    if (read && first && !examples[`${read.method} ${read.path}`])
+      await record(`${read.method} ${read.path}`, `${list.path}/${first.id}`);
   }
 }

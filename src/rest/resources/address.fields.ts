@@ -1,4 +1,4 @@
-import { field, type FieldMap } from '../fields.js';
+import { type FieldMap, field } from '../fields.js';
 
 /** An address block (orders' and customers' shipping and billing), shown and written alike. */
 export const addressBlockFields: FieldMap = {
@@ -14,4 +14,6 @@ export const addressBlockFields: FieldMap = {
 };
 
 /** The customers' billing block: the spec's samples omit company, so it is neither shown nor taken. */
-export const billingBlockFields: FieldMap = Object.fromEntries(Object.entries(addressBlockFields).filter(([key]) => key !== 'company'));
+export const billingBlockFields: FieldMap = Object.fromEntries(
+  Object.entries(addressBlockFields).filter(([key]) => key !== 'company'),
+);

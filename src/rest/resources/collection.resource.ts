@@ -1,4 +1,4 @@
-import { field, type FieldMap } from '../fields.js';
+import { type FieldMap, field } from '../fields.js';
 import type { RestResource } from '../resource.js';
 
 const sortable = { sortable: true } as const;

@@ -1,4 +1,4 @@
-import { camelCase, field, type FieldMap } from '../fields.js';
+import { camelCase, type FieldMap, field } from '../fields.js';
 import type { FilterMap } from '../filters.js';
 import type { RestResource } from '../resource.js';
 import { retyped } from '../type-schemas.js';
@@ -29,7 +29,12 @@ export const customerResource: RestResource = {
     first_name: field(sortable),
     last_name: field(sortable),
     address: field.nested(
-      { id: field(), shipping: field.nested(addressBlockFields), billing: field.nested(billingBlockFields), phone: field() },
+      {
+        id: field(),
+        shipping: field.nested(addressBlockFields),
+        billing: field.nested(billingBlockFields),
+        phone: field(),
+      },
       { gql: 'addresses', description: 'the first is the primary address' },
     ),
     payment: field.nested({ type: field(), last4: field() }, { gql: 'paymentMethods' }),
@@ -37,7 +42,11 @@ export const customerResource: RestResource = {
     statistics: field.nested({
       last_purchase: field(),
       order_count: field(),
-      lifetime_spent: field({ out: roundedUnits, schema: (graphql) => retyped(graphql, 'integer'), description: 'whole units, rounded' }),
+      lifetime_spent: field({
+        out: roundedUnits,
+        schema: (graphql) => retyped(graphql, 'integer'),
+        description: 'whole units, rounded',
+      }),
     }),
     orders: field({ gql: 'orderIds', description: "the customer's order ids" }),
     tags: field({ description: 'tags of all products bought' }),
@@ -56,7 +65,17 @@ export const customerResource: RestResource = {
     last_name: {},
     notes: {},
     'address.phone': { gql: 'phone' },
-    ...blockFilters('shipping', ['first_name', 'last_name', 'company', 'street', 'suite', 'city', 'country', 'state', 'zip']),
+    ...blockFilters('shipping', [
+      'first_name',
+      'last_name',
+      'company',
+      'street',
+      'suite',
+      'city',
+      'country',
+      'state',
+      'zip',
+    ]),
     ...blockFilters('billing', ['first_name', 'last_name', 'street', 'suite', 'city', 'country', 'state', 'zip']),
     'address.shipping_country': { gql: 'shippingCountry' },
     orders: { description: 'customers having any of these order ids' },
@@ -70,5 +89,9 @@ export const customerPatchBody: FieldMap = {
   first_name: field(),
   last_name: field(),
   notes: field(),
-  address: field.nested({ shipping: field.nested(addressBlockFields), billing: field.nested(billingBlockFields), phone: field() }),
+  address: field.nested({
+    shipping: field.nested(addressBlockFields),
+    billing: field.nested(billingBlockFields),
+    phone: field(),
+  }),
 };

@@ -1,4 +1,4 @@
-import { field, type FieldMap } from '../fields.js';
+import { type FieldMap, field } from '../fields.js';
 import type { RestResource } from '../resource.js';
 
 const recordItems = () => field.nested({ id: field({ description: 'line item id' }), quantity: field() });
@@ -37,7 +37,10 @@ export const shipmentResource: RestResource = {
 };
 
 export const fulfilmentCreateBody: FieldMap = {
-  items: field.nested({ ...recordItem, warehouse: field({ description: 'required when the product tracks inventory' }) }),
+  items: field.nested({
+    ...recordItem,
+    warehouse: field({ description: 'required when the product tracks inventory' }),
+  }),
 };
 
 /** One element of PATCH /orders/{id}/fulfilments (the body is an array of these). */

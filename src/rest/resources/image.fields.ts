@@ -1,4 +1,4 @@
-import { field, type FieldMap } from '../fields.js';
+import { type FieldMap, field } from '../fields.js';
 
 /** An image as every resource shows it. */
 export const imageFields: FieldMap = {

@@ -1,4 +1,4 @@
-import { field, INLINE, type FieldMap } from '../fields.js';
+import { type FieldMap, field, INLINE } from '../fields.js';
 import type { RestResource } from '../resource.js';
 import { addressBlockFields } from './address.fields.js';
 
@@ -25,7 +25,13 @@ const lineItemFields: FieldMap = {
   variant: field.nested({ id: field(), variant: field() }),
 };
 
-const counters: FieldMap = { quantity: field(), not_fulfilled: field(), fulfilled: field(), shipped: field(), restocked: field() };
+const counters: FieldMap = {
+  quantity: field(),
+  not_fulfilled: field(),
+  fulfilled: field(),
+  shipped: field(),
+  restocked: field(),
+};
 
 /**
  * The spec's Order (docs/decisions.md#spec-order), with the fulfilment, shipment and restock
@@ -43,18 +49,31 @@ export const orderResource: RestResource = {
     email: field(sortable),
     status: field({
       ...sortable,
-      description: 'fulfilment status, derived from the counters: 0 not sent to fulfilment; 1 partially ' +
+      description:
+        'fulfilment status, derived from the counters: 0 not sent to fulfilment; 1 partially ' +
         'sent to fulfilment; 2 partially sent to fulfilment and shipped; 3 sent to fulfilment; 4 ' +
         'partially shipped; 5 shipped',
     }),
     paid: field({ ...sortable, description: '0 not paid; 1 paid; -1 partially refunded; -2 fully refunded' }),
-    discounts: { schema: { type: 'array', items: { type: 'object', description: 'a discount as the shop recorded it' } }, description: 'discounts applied to the order' },
+    discounts: {
+      schema: { type: 'array', items: { type: 'object', description: 'a discount as the shop recorded it' } },
+      description: 'discounts applied to the order',
+    },
     shipping: field.nested({ description: field(), price: field() }),
     tax: field(sortable),
     total: field(sortable),
     ip: field(sortable),
-    items: field.nested({ data: field.nested(lineItemFields, { gql: INLINE }), status: field.nested(counters, { gql: 'counters' }) }, { gql: 'lineItems' }),
-    fulfilments: field.nested({ id: field(), warehouse: field(), items: recordItems, created_at: field(), updated_at: field() }),
+    items: field.nested(
+      { data: field.nested(lineItemFields, { gql: INLINE }), status: field.nested(counters, { gql: 'counters' }) },
+      { gql: 'lineItems' },
+    ),
+    fulfilments: field.nested({
+      id: field(),
+      warehouse: field(),
+      items: recordItems,
+      created_at: field(),
+      updated_at: field(),
+    }),
     shipments: field.nested({
       id: field(),
       fulfilment_id: field(),
@@ -68,7 +87,11 @@ export const orderResource: RestResource = {
     }),
     restocks: field.nested({ id: field(), warehouse: field(), items: recordItems, created_at: field() }),
     customer: field.nested({ id: field(), email: field(), first_name: field(), last_name: field() }),
-    address: field.nested({ shipping: field.nested(addressBlockFields), billing: field.nested(addressBlockFields), phone: field() }),
+    address: field.nested({
+      shipping: field.nested(addressBlockFields),
+      billing: field.nested(addressBlockFields),
+      phone: field(),
+    }),
     payment: field.nested({ type: field(), last4: field() }),
     conversion: field.nested({ landing_page: field(), referrer: field() }),
     risk_level: field.nested({ ip_fail: field(), address_fail: field(), zip_fail: field(), cvc_fail: field() }),

@@ -1,4 +1,4 @@
-import { field, type FieldMap } from '../fields.js';
+import { type FieldMap, field } from '../fields.js';
 import type { RestResource } from '../resource.js';
 import { imageFields } from './image.fields.js';
 
@@ -43,7 +43,8 @@ export const productResource: RestResource = {
         {
           description: 'each has value and either color or image',
           // The spec pictures a value by a colour or an image: show only the one that is set.
-          out: (thumbnails: Record<string, unknown>[]) => thumbnails.map(({ value, color, image }) => (color != null ? { value, color } : { value, image })),
+          out: (thumbnails: Record<string, unknown>[]) =>
+            thumbnails.map(({ value, color, image }) => (color != null ? { value, color } : { value, image })),
           schema: (graphql) => ({ ...graphql, items: { ...graphql.items, required: ['value'] } }),
         },
       ),
@@ -91,7 +92,11 @@ export const productPatchBody: FieldMap = {
     changes_look: field(),
     values: field(),
     thumbnails: field.nested(
-      { value: field(), color: field({ description: 'HEX colour' }), image: field({ gql: 'imageId', description: 'image id' }) },
+      {
+        value: field(),
+        color: field({ description: 'HEX colour' }),
+        image: field({ gql: 'imageId', description: 'image id' }),
+      },
       { description: 'each: value and either color or image' },
     ),
   }),

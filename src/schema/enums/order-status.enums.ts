@@ -29,7 +29,9 @@ registerEnumType(FulfilmentStatus, {
   valuesConfig: {
     NOT_FULFILLED: { description: 'Nothing sent to fulfilment or shipped (0)' },
     PARTIALLY_FULFILLED: { description: 'Some units sent to fulfilment, not all, none shipped (1)' },
-    PARTIALLY_FULFILLED_AND_SHIPPED: { description: 'Some units shipped while others are not yet sent to fulfilment (2)' },
+    PARTIALLY_FULFILLED_AND_SHIPPED: {
+      description: 'Some units shipped while others are not yet sent to fulfilment (2)',
+    },
     FULFILLED: { description: 'Every unit sent to fulfilment, none shipped (3)' },
     PARTIALLY_SHIPPED: { description: 'Every unit fulfilled or shipped, some not shipped yet (4)' },
     SHIPPED: { description: 'Every unit shipped (or restocked) (5)' },

@@ -5,8 +5,10 @@ import { IntFilter } from './range-filters.js';
 /** Text filters are lists: any of the strings, each matched case-insensitively as a substring. */
 @InputType({ description: 'Address fields to match; all given ones must match the same address' })
 export class AddressBlockFilter {
-  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the first name' }) firstName?: string[];
-  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the last name' }) lastName?: string[];
+  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the first name' })
+  firstName?: string[];
+  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the last name' })
+  lastName?: string[];
   @Field(() => [String], { nullable: true, description: 'Any of these substrings of the company' }) company?: string[];
   @Field(() => [String], { nullable: true, description: 'Any of these substrings of the street' }) street?: string[];
   @Field(() => [String], { nullable: true, description: 'Any of these substrings of the suite' }) suite?: string[];
@@ -19,13 +21,18 @@ export class AddressBlockFilter {
 @InputType({ description: 'Customer search: strings match any of the given substrings, case-insensitively' })
 export class CustomerFilter {
   @Field(() => [String], { nullable: true, description: 'Any of these substrings of the e-mail' }) email?: string[];
-  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the first name' }) firstName?: string[];
-  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the last name' }) lastName?: string[];
+  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the first name' })
+  firstName?: string[];
+  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the last name' })
+  lastName?: string[];
   @Field(() => [String], { nullable: true, description: 'Any of these substrings of the notes' }) notes?: string[];
   @Field(() => [String], { nullable: true, description: "Phone of one of the customer's addresses" }) phone?: string[];
-  @Field(() => AddressBlockFilter, { nullable: true, description: 'Shipping address fields to match' }) shipping?: AddressBlockFilter;
-  @Field(() => AddressBlockFilter, { nullable: true, description: 'Billing address fields to match' }) billing?: AddressBlockFilter;
-  @Field(() => [String], { nullable: true, description: 'Shipping country of one of the addresses' }) shippingCountry?: string[];
+  @Field(() => AddressBlockFilter, { nullable: true, description: 'Shipping address fields to match' })
+  shipping?: AddressBlockFilter;
+  @Field(() => AddressBlockFilter, { nullable: true, description: 'Billing address fields to match' })
+  billing?: AddressBlockFilter;
+  @Field(() => [String], { nullable: true, description: 'Shipping country of one of the addresses' })
+  shippingCountry?: string[];
   @Field(() => [Int], { nullable: true, description: 'Customers having any of these orders' }) orders?: number[];
   @Field(() => IntFilter, { nullable: true, description: 'Number of orders' }) orderCount?: IntFilter;
 }
@@ -39,7 +46,9 @@ export class AddressBlockPatch {
   @Field(() => String, { nullable: true, description: 'Suite, floor or apartment' }) suite?: string | null;
   @Field(() => String, { nullable: true, description: 'City' }) city?: string | null;
   @Field(() => String, { nullable: true, description: 'ISO 3166-1 alpha-2' }) country?: string | null;
-  @Field(() => String, { nullable: true, description: 'Subdivision part of ISO 3166-2 (CA for US-CA)' }) state?: string | null;
+  @Field(() => String, { nullable: true, description: 'Subdivision part of ISO 3166-2 (CA for US-CA)' }) state?:
+    | string
+    | null;
   @Field(() => String, { nullable: true, description: 'Postal code' }) zip?: string | null;
 }
 

@@ -21,7 +21,8 @@ export class FulfilmentCreate {
 
 @InputType({ description: 'Absolute quantities for the listed lines; 0 removes a line; unlisted lines stay' })
 export class FulfilmentPatch {
-  @Optional(() => [RecordItemInput], { description: 'Absolute quantities for the listed lines' }) items?: RecordItemInput[];
+  @Optional(() => [RecordItemInput], { description: 'Absolute quantities for the listed lines' })
+  items?: RecordItemInput[];
   @Optional(() => Int, { description: 'Move the fulfilment (and its stock) to another warehouse' }) warehouse?: number;
 }
 
@@ -41,7 +42,8 @@ export class ShipmentCreate {
   @Field(() => Int, { description: 'The fulfilment to ship from' }) fulfilmentId!: number;
   @Field({ description: 'Tracking number' }) trackingNumber!: string;
   @Field(() => Int, { description: 'Carrier id' }) shippingCarrier!: number;
-  @Optional(() => [RecordItemInput], { description: 'Omitted: everything the fulfilment holds unshipped' }) items?: RecordItemInput[];
+  @Optional(() => [RecordItemInput], { description: 'Omitted: everything the fulfilment holds unshipped' })
+  items?: RecordItemInput[];
 }
 
 @InputType({ description: 'Shipments to create for one order' })

@@ -1,36 +1,51 @@
 import { Field, InputType, Int } from 'type-graphql';
+import { FulfilmentStatus, PaymentStatus } from '../enums/order-status.enums.js';
 import { Optional } from '../optional-field.js';
 import { DecimalScalar } from '../scalars/decimal.scalar.js';
 import { AddressBlockPatch } from './customer.inputs.js';
-import { FulfilmentStatus, PaymentStatus } from '../enums/order-status.enums.js';
 import { DecimalFilter, TimestampFilter } from './range-filters.js';
 
-@InputType({ description: 'Order search: strings match any of the given substrings case-insensitively; lists mean any of' })
+@InputType({
+  description: 'Order search: strings match any of the given substrings case-insensitively; lists mean any of',
+})
 export class OrderFilter {
   @Field(() => [Int], { nullable: true, description: 'Any of these order ids' }) id?: number[];
-  @Field(() => [String], { nullable: true, description: 'The number with its display prefix/suffix' }) displayNumber?: string[];
+  @Field(() => [String], { nullable: true, description: 'The number with its display prefix/suffix' })
+  displayNumber?: string[];
   @Field(() => [String], { nullable: true, description: 'Any of these substrings of the e-mail' }) email?: string[];
-  @Field(() => [FulfilmentStatus], { nullable: true, description: 'Any of these fulfilment statuses' }) status?: FulfilmentStatus[];
-  @Field(() => [PaymentStatus], { nullable: true, description: 'Any of these payment statuses' }) paid?: PaymentStatus[];
-  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the shipping method' }) shippingDescription?: string[];
+  @Field(() => [FulfilmentStatus], { nullable: true, description: 'Any of these fulfilment statuses' })
+  status?: FulfilmentStatus[];
+  @Field(() => [PaymentStatus], { nullable: true, description: 'Any of these payment statuses' })
+  paid?: PaymentStatus[];
+  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the shipping method' })
+  shippingDescription?: string[];
   @Field(() => DecimalFilter, { nullable: true, description: 'Shipping price' }) shippingPrice?: DecimalFilter;
   @Field(() => DecimalFilter, { nullable: true, description: 'Tax' }) tax?: DecimalFilter;
   @Field(() => DecimalFilter, { nullable: true, description: 'Σ item price × quantity' }) cartPrice?: DecimalFilter;
   @Field(() => DecimalFilter, { nullable: true, description: 'Total' }) total?: DecimalFilter;
   @Field(() => [String], { nullable: true, description: 'Any of these substrings of the IP' }) ip?: string[];
   @Field(() => [Int], { nullable: true, description: 'Any of these customer ids' }) customerId?: number[];
-  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the payment type' }) paymentMethod?: string[];
-  @Field(() => [String], { nullable: true, description: "Any of these substrings of the card's last 4 digits" }) last4?: string[];
+  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the payment type' })
+  paymentMethod?: string[];
+  @Field(() => [String], { nullable: true, description: "Any of these substrings of the card's last 4 digits" })
+  last4?: string[];
   @Field(() => [Boolean], { nullable: true, description: 'Any of these IP check results' }) ipFail?: boolean[];
-  @Field(() => [Boolean], { nullable: true, description: 'Any of these address check results' }) addressFail?: boolean[];
-  @Field(() => [Boolean], { nullable: true, description: 'Any of these postal code check results' }) zipFail?: boolean[];
-  @Field(() => [Boolean], { nullable: true, description: 'Any of these card security code check results' }) cvcFail?: boolean[];
+  @Field(() => [Boolean], { nullable: true, description: 'Any of these address check results' })
+  addressFail?: boolean[];
+  @Field(() => [Boolean], { nullable: true, description: 'Any of these postal code check results' })
+  zipFail?: boolean[];
+  @Field(() => [Boolean], { nullable: true, description: 'Any of these card security code check results' })
+  cvcFail?: boolean[];
   @Field(() => DecimalFilter, { nullable: true, description: 'Amount refunded' }) refunded?: DecimalFilter;
-  @Field(() => [Boolean], { nullable: true, description: 'Any of these refund-possible flags' }) refundPossible?: boolean[];
-  @Field(() => TimestampFilter, { nullable: true, description: 'When the order was placed' }) orderDate?: TimestampFilter;
-  @Field(() => TimestampFilter, { nullable: true, description: 'When the order last changed' }) updatedAt?: TimestampFilter;
+  @Field(() => [Boolean], { nullable: true, description: 'Any of these refund-possible flags' })
+  refundPossible?: boolean[];
+  @Field(() => TimestampFilter, { nullable: true, description: 'When the order was placed' })
+  orderDate?: TimestampFilter;
+  @Field(() => TimestampFilter, { nullable: true, description: 'When the order last changed' })
+  updatedAt?: TimestampFilter;
   @Field(() => [String], { nullable: true, description: 'Any of these substrings of the notes' }) notes?: string[];
-  @Field(() => [String], { nullable: true, description: '"first last" of the customer, shipping or billing name' }) fullName?: string[];
+  @Field(() => [String], { nullable: true, description: '"first last" of the customer, shipping or billing name' })
+  fullName?: string[];
 }
 
 @InputType({ description: 'Order fields to change' })
@@ -42,7 +57,8 @@ export class OrderPatch {
 export class OrderAddressPatch {
   @Optional(() => AddressBlockPatch, { description: 'Shipping address fields to set' }) shipping?: AddressBlockPatch;
   @Optional(() => AddressBlockPatch, { description: 'Billing address fields to set' }) billing?: AddressBlockPatch;
-  @Field(() => String, { nullable: true, description: 'Phone number of the order; null clears, omitted keeps it' }) phone?: string | null;
+  @Field(() => String, { nullable: true, description: 'Phone number of the order; null clears, omitted keeps it' })
+  phone?: string | null;
 }
 
 @InputType({ description: 'The customer an order moves to' })
@@ -64,7 +80,11 @@ export class OrderShippingInput {
 
 @InputType({ description: 'How the order was paid' })
 export class OrderPaymentInput {
-  @Field(() => String, { nullable: true, description: 'Visa, American Express, MasterCard, Discover, JCB, Diners Club or PayPal' }) type?: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'Visa, American Express, MasterCard, Discover, JCB, Diners Club or PayPal',
+  })
+  type?: string | null;
   @Field(() => String, { nullable: true, description: 'Last 4 card digits' }) last4?: string | null;
 }
 
@@ -86,14 +106,22 @@ export class OrderRiskInput {
 export class OrderCreate {
   @Field(() => Int, { description: 'The customer placing the order' }) customerId!: number;
   @Field(() => [OrderLineInput], { description: 'Variants and quantities' }) items!: OrderLineInput[];
-  @Field(() => AddressBlockPatch, { nullable: true, description: "Shipping address; defaults to the customer's" }) shippingAddress?: AddressBlockPatch;
-  @Field(() => AddressBlockPatch, { nullable: true, description: "Billing address; defaults to the customer's" }) billingAddress?: AddressBlockPatch;
-  @Field(() => String, { nullable: true, description: "Phone number; defaults to the customer's" }) phone?: string | null;
-  @Field(() => OrderShippingInput, { nullable: true, description: 'Shipping method and price' }) shipping?: OrderShippingInput;
+  @Field(() => AddressBlockPatch, { nullable: true, description: "Shipping address; defaults to the customer's" })
+  shippingAddress?: AddressBlockPatch;
+  @Field(() => AddressBlockPatch, { nullable: true, description: "Billing address; defaults to the customer's" })
+  billingAddress?: AddressBlockPatch;
+  @Field(() => String, { nullable: true, description: "Phone number; defaults to the customer's" }) phone?:
+    | string
+    | null;
+  @Field(() => OrderShippingInput, { nullable: true, description: 'Shipping method and price' })
+  shipping?: OrderShippingInput;
   @Field(() => DecimalScalar, { defaultValue: '0.00', description: 'Tax paid' }) tax!: string;
-  @Field(() => PaymentStatus, { defaultValue: PaymentStatus.PAID, description: 'Payment status: NOT_PAID or PAID' }) paid!: PaymentStatus;
-  @Field(() => OrderPaymentInput, { nullable: true, description: 'How the order was paid' }) payment?: OrderPaymentInput;
-  @Field(() => OrderConversionInput, { nullable: true, description: 'Where the buyer came from' }) conversion?: OrderConversionInput;
+  @Field(() => PaymentStatus, { defaultValue: PaymentStatus.PAID, description: 'Payment status: NOT_PAID or PAID' })
+  paid!: PaymentStatus;
+  @Field(() => OrderPaymentInput, { nullable: true, description: 'How the order was paid' })
+  payment?: OrderPaymentInput;
+  @Field(() => OrderConversionInput, { nullable: true, description: 'Where the buyer came from' })
+  conversion?: OrderConversionInput;
   @Field(() => OrderRiskInput, { nullable: true, description: 'Fraud checks that failed' }) riskLevel?: OrderRiskInput;
   @Field({ defaultValue: '', description: 'IP the order was placed from' }) ip!: string;
   @Field(() => String, { nullable: true, description: 'Merchant notes' }) notes?: string | null;

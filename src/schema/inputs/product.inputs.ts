@@ -28,8 +28,11 @@ export class OptionInput {
   thumbnails?: ThumbnailInput[];
 }
 
-@InputType({ description: 'A variant by its combination: an existing combination keeps its id; omitted fields are ' +
-  'kept (or defaulted for a new one)' })
+@InputType({
+  description:
+    'A variant by its combination: an existing combination keeps its id; omitted fields are ' +
+    'kept (or defaulted for a new one)',
+})
 export class VariantInput {
   @Field(() => [String], { description: 'One value per option, in option order ([] for a single-variant product)' })
   variant!: string[];
@@ -50,7 +53,8 @@ export abstract class ProductFields {
   @Optional(() => [Int], { description: 'Ids of manual collections holding the product' }) collectionIds?: number[];
   @Optional(() => [String], { description: 'Tags' }) tags?: string[];
   @Optional(() => Float, { description: 'Shipping weight of one unit' }) shippingWeight?: number;
-  @Optional(() => Boolean, { description: 'Whether orders of it are fulfilled automatically' }) autoFulfilment?: boolean;
+  @Optional(() => Boolean, { description: 'Whether orders of it are fulfilled automatically' })
+  autoFulfilment?: boolean;
   @Optional(() => Boolean, { description: 'Whether stock is tracked' }) trackInventory?: boolean;
   @Field(() => String, { nullable: true, description: 'Null clears' }) vendor?: string | null;
   @Optional(() => String, { description: 'Single-variant products: also the variant’s' }) sku?: string;
@@ -63,7 +67,8 @@ export abstract class ProductFields {
   @Field(() => DecimalScalar, { nullable: true, description: 'Null clears' }) comparePrice?: string | null;
   @Optional(() => [TextareaInput], { description: 'Named blocks of product text' }) textareas?: TextareaInput[];
   @Optional(() => [Int], { description: 'Ids of uploaded images, in display order' }) imageIds?: number[];
-  @Optional(() => [OptionInput], { description: 'Options with their values (multi-variant products)' }) options?: OptionInput[];
+  @Optional(() => [OptionInput], { description: 'Options with their values (multi-variant products)' })
+  options?: OptionInput[];
   @Optional(() => [VariantInput], { description: 'Variants by combination' }) variants?: VariantInput[];
 }
 

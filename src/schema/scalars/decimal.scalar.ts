@@ -8,7 +8,8 @@ import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
  */
 export const DECIMAL_FORMAT = { integerDigits: 10, decimals: 2 } as const;
 const PATTERN = new RegExp(`^-?\\d{1,${DECIMAL_FORMAT.integerDigits}}(\\.\\d{1,${DECIMAL_FORMAT.decimals}})?$`);
-const EXPECTED = `a number or numeric string with at most ${DECIMAL_FORMAT.decimals} ` +
+const EXPECTED =
+  `a number or numeric string with at most ${DECIMAL_FORMAT.decimals} ` +
   `decimals and ${DECIMAL_FORMAT.integerDigits} digits before the point`;
 
 /** An input amount as its exact text, or a BAD_USER_INPUT error saying what an amount is. */

@@ -5,7 +5,10 @@ export const TIMESTAMP_RANGE = { min: -62135596800, max: 253402300799 } as const
 
 function fromSeconds(seconds: number): Date {
   if (!Number.isInteger(seconds) || seconds < TIMESTAMP_RANGE.min || seconds > TIMESTAMP_RANGE.max) {
-    throw new GraphQLError(`Timestamp must be integer Unix seconds from ${TIMESTAMP_RANGE.min} to ${TIMESTAMP_RANGE.max}`, { extensions: { code: 'BAD_USER_INPUT' } });
+    throw new GraphQLError(
+      `Timestamp must be integer Unix seconds from ${TIMESTAMP_RANGE.min} to ${TIMESTAMP_RANGE.max}`,
+      { extensions: { code: 'BAD_USER_INPUT' } },
+    );
   }
   return new Date(seconds * 1000);
 }
@@ -23,7 +26,8 @@ export const TimestampScalar = new GraphQLScalarType<Date, number>({
     return Math.floor(date.getTime() / 1000);
   },
   parseValue: (value) => {
-    if (typeof value !== 'number') throw new GraphQLError('Timestamp must be integer Unix seconds', { extensions: { code: 'BAD_USER_INPUT' } });
+    if (typeof value !== 'number')
+      throw new GraphQLError('Timestamp must be integer Unix seconds', { extensions: { code: 'BAD_USER_INPUT' } });
     return fromSeconds(value);
   },
   parseLiteral: (ast) => {
@@ -34,6 +38,11 @@ export const TimestampScalar = new GraphQLScalarType<Date, number>({
   },
   extensions: {
     jsonSchema: { type: 'integer', description: 'Unix seconds' },
-    jsonInputSchema: { type: 'integer', minimum: TIMESTAMP_RANGE.min, maximum: TIMESTAMP_RANGE.max, description: 'Unix seconds' },
+    jsonInputSchema: {
+      type: 'integer',
+      minimum: TIMESTAMP_RANGE.min,
+      maximum: TIMESTAMP_RANGE.max,
+      description: 'Unix seconds',
+    },
   },
 });

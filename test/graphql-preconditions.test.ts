@@ -390,8 +390,8 @@ describe('products, customers and collections compare with their own version', (
       ['Product', 'deleteProduct', product.body.data.createProduct],
       ['Collection', 'deleteCollection', collection.body.data.createCollection],
     ] as const) {
-      const mutation =
-        `mutation ($id: Int!, $expectedVersion: [Int!]) ` + `{ ${field}(id: $id, expectedVersion: $expectedVersion) }`;
+      const args = '(id: $id, expectedVersion: $expectedVersion)';
+      const mutation = `mutation ($id: Int!, $expectedVersion: [Int!]) { ${field}${args} }`;
       const before = await database();
       const refused = await run(mutation, { id: record.id }, record.version + 1);
       expect({ field, code: refused.errors?.[0]?.extensions.code }).toEqual({ field, code: 'PRECONDITION_FAILED' });

@@ -54,6 +54,12 @@ export class CreatedApiToken {
   secret!: string;
 }
 
+const SCOPE_LIST = SCOPES.join(', ');
+const CREATE_TOKEN_DESCRIPTION = [
+  "Creates a token with the given scopes (only scopes the caller's token holds).",
+  `Scopes: ${SCOPE_LIST}`,
+].join(' ');
+
 /** API tokens (docs/decisions.md#api-tokens), all under `manage_tokens`. */
 @Resolver(() => ApiToken)
 @UseMiddleware(inputGuard)
@@ -70,8 +76,7 @@ export class ApiTokenResolver {
 
   @Authorized('manage_tokens')
   @Mutation(() => CreatedApiToken, {
-    description:
-      `Creates a token with the given scopes (only scopes the caller's token holds). ` + `Scopes: ${SCOPES.join(', ')}`,
+    description: CREATE_TOKEN_DESCRIPTION,
   })
   createApiToken(
     @Arg('name', () => String, { description: 'Who or what the token is for' }) name: string,

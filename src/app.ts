@@ -10,6 +10,7 @@ import { logger } from './logger.js';
 import { operationsMiddleware } from './observability/health.js';
 import { requestLog } from './observability/request-log.js';
 import { startApollo } from './graphql/apollo.js';
+import { answerBodies } from './graphql/answer-passthrough.js';
 import { createGateway, type ReplicaRouting } from './graphql/gateway.js';
 import { graphiqlMiddleware } from './graphql/graphiql.js';
 import { documentGuard } from './graphql/document-guard.js';
@@ -75,9 +76,9 @@ export async function createApp({ orm, publicUrl, corsOrigins = [], requestLogge
   checkRouteScopes(schema, routes);
   const gateway = createGateway(schema, orm, RateLimiter.create(orm, rateLimit), replicas);
   const apollo = await startApollo(gateway);
-  const graphql = koaMiddleware(apollo.server, {
+  const graphql = answerBodies(koaMiddleware(apollo.server, {
     context: ({ ctx }) => apollo.context(ctx.get('authorization') || undefined, mayWrite(ctx.request.body)),
-  });
+  }));
   await measurePoolWait(orm);
   const router = restRouter({ gateway, publicUrl, allowedHosts, api: rest, idempotency: postgresIdempotencyStore(orm, idempotencyLeaseMs) });
 

@@ -13,6 +13,7 @@ import type { createGateway } from './gateway.js';
 import { QueryLimitError } from './query-limits.js';
 import { operationCost } from './operation-cost.js';
 import { MAX_DOCUMENT_TOKENS } from './document-guard.js';
+import { answerFromPostgres } from './answer-passthrough.js';
 
 /** A refused operation (no data at all) answers with the status of its refusal: 401, 403, 429. */
 const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
@@ -90,8 +91,14 @@ function compiledExecution(gateway: ReturnType<typeof createGateway>): GatewayIn
         // The name the client sent, not `request.operationName`: that is the one Apollo resolved,
         // null when the document has no such operation, and graphql-js would then run the
         // document's only operation instead of answering "Unknown operation named …" (a 400).
-        executor: async (request) =>
-          gateway.execute(request.document, request.request.operationName, request.context as GraphQLContext, request.request.variables),
+        // A plain page read is answered with PostgreSQL's own JSON where it can be (answer-passthrough.ts);
+        // with read replicas, every read takes the gateway's routing.
+        executor: async (request) => {
+          const context = request.context as GraphQLContext;
+          const { document, request: { operationName, variables } } = request;
+          const answered = gateway.replicated ? undefined : await answerFromPostgres(gateway.schema, document, operationName, context, variables);
+          return answered ?? gateway.execute(document, operationName, context, variables);
+        },
       };
     },
     onSchemaLoadOrUpdate(callback) {

@@ -207,8 +207,9 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     return authentication.principal.scopes.has(scope) ? 'ok' : 'forbidden';
   }
 
-  return { schema, limiter, execute, contextFor, session, hasScope } satisfies GraphQLGateway & {
+  return { schema, limiter, replicated: replicas !== undefined, execute, contextFor, session, hasScope } satisfies GraphQLGateway & {
     limiter: RateLimiter | undefined;
+    replicated: boolean;
     execute: typeof execute;
     contextFor: typeof contextFor;
     hasScope: typeof hasScope;

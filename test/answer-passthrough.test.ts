@@ -16,7 +16,8 @@ afterAll(() => service.stop());
 /** The same operation forced onto normal execution: a directive on the root field is never passed through. */
 function normally(document: string, root: string): string {
   let at = document.search(new RegExp(`\\b${root}\\(`)) + root.length;
-  for (let depth = 0; ; at++) {
+  if (at < root.length) throw new Error(`${root}(…) is not in the document`);
+  for (let depth = 0; at < document.length; at++) {
     if (document[at] === '(') depth++;
     if (document[at] === ')' && --depth === 0) break;
   }
@@ -35,10 +36,12 @@ async function both(document: string, root: string, variables?: Record<string, u
   return { passed, normal, passedStatements, normalStatements: service.statements.count };
 }
 
-const PLAIN_ORDERS = `query Orders($size: Int!) { list: orders(size: $size, page: 2, sort: [{ field: TOTAL, direction: DESC }]) {
+const PLAIN_ORDERS = `query Orders($size: Int!) {
+  list: orders(size: $size, page: 2, sort: [{ field: TOTAL, direction: DESC }]) {
   pageCount count: totalCount items { number: id total status paid email orderDate updatedAt refundPossible notes
     lineItems { id title price } } size page } }`;
-const PLAIN_PRODUCTS = `{ products(size: 7, sort: [{ field: ID, direction: DESC }]) { items { createdAt updatedAt id title price
+const PLAIN_PRODUCTS = `{ products(size: 7, sort: [{ field: ID, direction: DESC }]) {
+  items { createdAt updatedAt id title price
   comparePrice options { values title } images { maxSize path id } variants { sku id price } } totalCount } }`;
 
 it.each([
@@ -62,7 +65,8 @@ it.each([
 });
 
 it('answers an empty page, and a page past the end, as normal execution does', async () => {
-  const document = '{ customers(page: 999, size: 5, filter: { lastName: ["no such name"] }) { totalCount pageCount items { id } } }';
+  const document = `{ customers(page: 999, size: 5, filter: { lastName: ["no such name"] }) {
+    totalCount pageCount items { id } } }`;
   const { passed, normal } = await both(document, 'customers');
   expect(passed.body.data.customers).toEqual({ totalCount: 0, pageCount: 0, items: [] });
   expect(JSON.stringify(passed.body)).toBe(JSON.stringify(normal.body));
@@ -74,10 +78,19 @@ it('keeps the root field scope, argument checks and errors of normal execution',
   expect(refused.passed.status).toBe(403);
   expect(refused.passed.body.errors[0].extensions.code).toBe('FORBIDDEN');
   expect(refused.passed.body).toEqual(refused.normal.body);
+  // A non-null root field: no data at all.
+  const nonNull = await both('{ apiTokens(size: 5) { totalCount items { id name } } }', 'apiTokens', {}, ordersOnly);
+  expect(nonNull.passed.body.data).toBeNull();
+  expect(nonNull.passed.body).toEqual(nonNull.normal.body);
 
   const tooLarge = await both('{ products(size: 251) { items { id } } }', 'products');
   expect(tooLarge.passed.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
   expect(tooLarge.passed.body).toEqual(tooLarge.normal.body);
+
+  const missing = await both('{ orderEvents(orderId: 987654) { totalCount items { id } } }', 'orderEvents');
+  expect(missing.passed.body.errors[0].extensions.code).toBe('NOT_FOUND');
+  expect(missing.passed.body).toEqual(missing.normal.body);
+  expect(missing.passedStatements).toBe(missing.normalStatements);
 
   const badVariable = await both(PLAIN_ORDERS, 'orders', { size: 'nine' });
   expect(badVariable.passed.status).toBe(400);

@@ -7,8 +7,10 @@ import {
   getVariableValues,
   isEnumType,
   isListType,
+  isNonNullType,
   isObjectType,
   isScalarType,
+  GraphQLError,
   Kind,
   type DocumentNode,
   type ExecutionResult,
@@ -40,8 +42,8 @@ import { fieldScopes } from '../schema/field-scopes.js';
  * SQL with the response's keys (aliases included) in the selection's order, and the answer is
  * `{"data":{"<key>":<page>}}` around PostgreSQL's text. The root field's own resolver still runs
  * (its `@Authorized` scope, input guard, argument validation, filters and page bounds), so only
- * the items' statement differs. Anything else (and any error, which then runs again the normal
- * way to be answered exactly as before) takes graphql-jit's road (compiled-execution.ts).
+ * the items' statement differs; its errors are reported as the executor reports a root field's.
+ * Anything else takes graphql-jit's road (compiled-execution.ts).
  */
 
 /** Fields of a page type the answer can hold: each a plain property of the page. */
@@ -92,11 +94,14 @@ function leafSql(prop: EntityProperty | undefined, type: GraphQLNamedType, list:
   const columnType = String(prop.columnTypes?.[0] ?? '').toLowerCase();
   if (list) {
     // A text array column (ProductOption.values) is a JSON array of strings in both roads.
-    return type.name === 'String' && TEXT_COLUMN.test(columnType.replace(/\[\]$/, '')) && columnType.endsWith('[]') ? column : refuse('list');
+    const textArray = columnType.endsWith('[]') && TEXT_COLUMN.test(columnType.slice(0, -2));
+    return type.name === 'String' && textArray ? column : refuse('list');
   }
   if (isEnumType(type)) {
     const cases = type.getValues().map(({ name, value }) => {
-      const literal = Number.isInteger(value) ? String(value) : typeof value === 'string' ? `'${value.replace(/'/g, "''")}'` : refuse('enum value');
+      const literal = Number.isInteger(value)
+        ? String(value)
+        : typeof value === 'string' ? `'${value.replace(/'/g, "''")}'` : refuse('enum value');
       return `when ${literal} then '${name}'`;
     });
     return `(case ${column} ${cases.join(' ')} end)`;
@@ -114,20 +119,31 @@ function leafSql(prop: EntityProperty | undefined, type: GraphQLNamedType, list:
     case 'Timestamp':
       // Unix seconds, floored as the serialiser floors milliseconds; only zoned columns (a zoneless
       // one would be read in the process's time zone).
-      return /timestamptz|with time zone/.test(columnType) ? `floor(extract(epoch from ${column}))::bigint` : refuse('Timestamp column');
+      return /timestamptz|with time zone/.test(columnType)
+        ? `floor(extract(epoch from ${column}))::bigint`
+        : refuse('Timestamp column');
     default:
       return refuse(`scalar ${type.name}`);
   }
 }
 
 /** An item of `plan`'s entity (alias `alias`) as the response's JSON object for `fields` of `type`. */
-function objectSql(schema: GraphQLSchema, type: GraphQLObjectType, plan: Plan, fields: FieldNode[], alias: string, depth: number): string {
+function objectSql(
+  schema: GraphQLSchema,
+  type: GraphQLObjectType,
+  plan: Plan,
+  fields: FieldNode[],
+  alias: string,
+  depth: number,
+): string {
   // json_build_object takes 50 pairs; wider objects would be merged as jsonb, which reorders keys.
   if (fields.length > 50) refuse('wide object');
   const pairs: JsonPairs = fields.map((node): [string, string] => {
     const name = node.name.value;
     const def = type.getFields()[name];
-    if (!def || def.resolve || def.args.length || fieldScopes(schema, type, name)?.length) return refuse('not a plain field');
+    if (!def || def.resolve || def.args.length || fieldScopes(schema, type, name)?.length) {
+      return refuse('not a plain field');
+    }
     const key = node.alias?.value ?? name;
     const nullable = getNullableType(def.type);
     const named = getNamedType(def.type);
@@ -138,18 +154,26 @@ function objectSql(schema: GraphQLSchema, type: GraphQLObjectType, plan: Plan, f
       return [key, leafSql(prop, named!, isListType(nullable), column)];
     }
     const relation = plan.relations.get(name);
-    if (!isObjectType(named) || !isListType(nullable) || relation?.kind !== 'many') return refuse('not a list relation');
-    if (relation.plan.meta.className !== named.name || isListType(getNullableType(nullable.ofType))) refuse('relation type');
+    if (!isObjectType(named) || !isListType(nullable) || relation?.kind !== 'many') {
+      return refuse('not a list relation');
+    }
+    if (relation.plan.meta.className !== named.name || isListType(getNullableType(nullable.ofType))) {
+      refuse('relation type');
+    }
     const child = `t${depth}`;
     const inner = objectSql(schema, named, relation.plan, plainFields(node.selectionSet), child, depth + 1);
-    return [key, `coalesce((select json_agg(${inner} order by ${relation.orderBy(child)}) from ${relation.from(child, alias)}), '[]'::json)`];
+    const rows = `select json_agg(${inner} order by ${relation.orderBy(child)}) from ${relation.from(child, alias)}`;
+    return [key, `coalesce((${rows}), '[]'::json)`];
   });
   return jsonObject(pairs);
 }
 
 const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 
-function shapeOf(schema: GraphQLSchema, metadata: MetadataStorage, document: DocumentNode, operationName: string | null | undefined): Shape {
+/** An operation of a document: the schema, the entities' metadata, the document, the operation's name. */
+type Operation = [GraphQLSchema, MetadataStorage, DocumentNode, string | null | undefined];
+
+function shapeOf(...[schema, metadata, document, operationName]: Operation): Shape {
   const operation = getOperationAST(document, operationName);
   if (operation?.operation !== 'query' || operation.directives?.length) return refuse('not a query');
   if (document.definitions.some((d) => d.kind === Kind.FRAGMENT_DEFINITION)) refuse('fragments');
@@ -164,7 +188,9 @@ function shapeOf(schema: GraphQLSchema, metadata: MetadataStorage, document: Doc
   for (const child of plainFields(node.selectionSet)) {
     const name = child.name.value;
     const def = pageType.getFields()[name];
-    if (!PAGE_FIELDS.has(name) || !def || def.resolve || fieldScopes(schema, pageType, name)?.length) refuse('page field');
+    if (!PAGE_FIELDS.has(name) || !def || def.resolve || fieldScopes(schema, pageType, name)?.length) {
+      refuse('page field');
+    }
     if (name === 'items') items = child;
     pageKeys.push([child.alias?.value ?? name, name]);
   }
@@ -177,7 +203,7 @@ function shapeOf(schema: GraphQLSchema, metadata: MetadataStorage, document: Doc
   return { operation, node, field, key: node.alias?.value ?? node.name.value, pageKeys, type, selection, itemSql };
 }
 
-function cachedShape(schema: GraphQLSchema, metadata: MetadataStorage, document: DocumentNode, operationName: string | null | undefined) {
+function cachedShape(...[schema, metadata, document, operationName]: Operation) {
   let byName = shapes.get(document);
   if (!byName) shapes.set(document, (byName = new Map()));
   const name = operationName ?? '';
@@ -247,13 +273,23 @@ export async function answerFromPostgres(
     operation: shape.operation,
     variableValues: variables.coerced,
   };
+  let args: Record<string, unknown>;
+  try {
+    args = getArgumentValues(shape.field, shape.node, variables.coerced);
+  } catch {
+    return undefined; // nothing ran yet: the normal way answers it
+  }
   const request: AnswerPage = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql };
   answerPages.set(context.em, request);
   try {
-    const args = getArgumentValues(shape.field, shape.node, variables.coerced);
     await shape.field.resolve!(undefined, args, context, info);
-  } catch {
-    return undefined; // answered again the normal way, with its errors as always
+  } catch (error) {
+    // The root field's error as compiled execution reports it (compiled-execution.ts: its path, the
+    // resolver's error, no locations; the field null, or no data when it is non-null), without
+    // running the field again (a statement that timed out, a refused scope).
+    const thrown = error instanceof Error ? error : new Error(String(error));
+    const reported = new GraphQLError(thrown.message, { path: [shape.key], originalError: thrown, extensions: {} });
+    return { data: isNonNullType(shape.field.type) ? null : { [shape.key]: null }, errors: [reported] };
   } finally {
     answerPages.delete(context.em);
   }

@@ -96,7 +96,9 @@ function compiledExecution(gateway: ReturnType<typeof createGateway>): GatewayIn
         executor: async (request) => {
           const context = request.context as GraphQLContext;
           const { document, request: { operationName, variables } } = request;
-          const answered = gateway.replicated ? undefined : await answerFromPostgres(gateway.schema, document, operationName, context, variables);
+          const answered = gateway.replicated
+            ? undefined
+            : await answerFromPostgres(gateway.schema, document, operationName, context, variables);
           return answered ?? gateway.execute(document, operationName, context, variables);
         },
       };

@@ -124,8 +124,9 @@ export async function readPage(
     );
     answerPages.delete(em);
     const total = text.matching === null ? Number.NaN : Number(text.matching);
-    shaped.answer = { items: text.items, totalCount: total, page: args.page, size: args.size, pageCount: Math.ceil(total / args.size) };
-    return { items: [], totalCount: total, page: args.page, size: args.size, pageCount: shaped.answer.pageCount };
+    const pageCount = Math.ceil(total / args.size);
+    shaped.answer = { items: text.items, totalCount: total, page: args.page, size: args.size, pageCount };
+    return { items: [], totalCount: total, page: args.page, size: args.size, pageCount };
   }
   const [row] = await runPrepared<{ items: Row[]; matching: string | null }>(
     em,

@@ -7,6 +7,7 @@ import helmet from 'koa-helmet';
 import type { Logger } from 'pino';
 import { RateLimiter, type RateLimitSettings } from './auth/rate-limit.js';
 import { postgresIdempotencyStore } from './db/idempotency-store.js';
+import { answerBodies } from './graphql/answer-passthrough.js';
 import { startApollo } from './graphql/apollo.js';
 import { buildStoreSchema } from './graphql/build-schema.js';
 import { documentGuard } from './graphql/document-guard.js';
@@ -96,9 +97,11 @@ export async function createApp({
   checkRouteScopes(schema, routes);
   const gateway = createGateway(schema, orm, RateLimiter.create(orm, rateLimit), replicas);
   const apollo = await startApollo(gateway);
-  const graphql = koaMiddleware(apollo.server, {
-    context: ({ ctx }) => apollo.context(ctx.get('authorization') || undefined, mayWrite(ctx.request.body)),
-  });
+  const graphql = answerBodies(
+    koaMiddleware(apollo.server, {
+      context: ({ ctx }) => apollo.context(ctx.get('authorization') || undefined, mayWrite(ctx.request.body)),
+    }),
+  );
   await measurePoolWait(orm);
   const router = restRouter({
     gateway,

@@ -16,6 +16,7 @@ import { isDatabaseUnavailable, isPoolExhausted } from '../db/database-errors.js
 import { UnauthenticatedError } from '../domain/errors.js';
 import { graphqlOperations } from '../observability/metrics.js';
 import type { GraphQLContext } from '../resolvers/context.js';
+import { answerFromPostgres } from './answer-passthrough.js';
 import { MAX_DOCUMENT_TOKENS } from './document-guard.js';
 import { HTTP_STATUS_BY_CODE } from './error-codes.js';
 import { formatError } from './format-error.js';
@@ -106,13 +107,19 @@ function compiledExecution(gateway: ReturnType<typeof createGateway>): GatewayIn
         // The name the client sent, not `request.operationName`: that is the one Apollo resolved,
         // null when the document has no such operation, and graphql-js would then run the
         // document's only operation instead of answering "Unknown operation named …" (a 400).
-        executor: async (request) =>
-          gateway.execute(
-            request.document,
-            request.request.operationName,
-            request.context as GraphQLContext,
-            request.request.variables,
-          ),
+        // A plain page read is answered with PostgreSQL's own JSON where it can be (answer-passthrough.ts);
+        // with read replicas, every read takes the gateway's routing.
+        executor: async (request) => {
+          const context = request.context as GraphQLContext;
+          const {
+            document,
+            request: { operationName, variables },
+          } = request;
+          const answered = gateway.replicated
+            ? undefined
+            : await answerFromPostgres(gateway.schema, document, operationName, context, variables);
+          return answered ?? gateway.execute(document, operationName, context, variables);
+        },
       };
     },
     onSchemaLoadOrUpdate(callback) {

@@ -329,8 +329,10 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     return authentication.principal.scopes.has(scope) ? 'ok' : 'forbidden';
   }
 
-  return { schema, limiter, execute, contextFor, session, hasScope } satisfies GraphQLGateway & {
+  const replicated = replicas !== undefined;
+  return { schema, limiter, replicated, execute, contextFor, session, hasScope } satisfies GraphQLGateway & {
     limiter: RateLimiter | undefined;
+    replicated: boolean;
     execute: typeof execute;
     contextFor: typeof contextFor;
     hasScope: typeof hasScope;

@@ -86,7 +86,10 @@ export async function readPage(
   const orderBy = orderByOf(args.sort, columns);
   const offset = (args.page - 1) * args.size;
   const order = orderSql(meta, orderBy, 'r0');
-  const numbered = `${rowSql(em, type, below(selection, 'items'))}, row_number() over (order by ${order}) as n`;
+  const answer = answerPages.get(em);
+  const shaped = answer?.type === type && answer.selection === selection ? answer : undefined;
+  const itemSql = shaped ? `${shaped.itemSql} as r` : rowSql(em, type, below(selection, 'items'));
+  const numbered = `${itemSql}, row_number() over (order by ${order}) as n`;
   const deep = offset >= DEFERRED_JOIN_OFFSET;
   const counted = selection.has('totalCount') || selection.has('pageCount');
   // LIMIT and OFFSET are written into the text (whole numbers from the validated arguments): with
@@ -133,10 +136,23 @@ export async function readPage(
     }
     if (counted) count = countQuery(em, meta.class, where, filtered);
   }
+  const items = `coalesce((select json_agg(p.r order by p.n) from (${page.sql}) p), '[]'::json)`;
+  if (shaped) {
+    // The answer's items as PostgreSQL wrote them: text, never parsed here (see AnswerPage).
+    const [text] = await runPrepared<{ items: string; matching: string | null }>(
+      em,
+      `select (${items})::text as items, (${count.sql}) as matching`,
+      [...page.params, ...count.params],
+    );
+    answerPages.delete(em);
+    const total = text.matching === null ? Number.NaN : Number(text.matching);
+    const pageCount = Math.ceil(total / args.size);
+    shaped.answer = { items: text.items, totalCount: total, page: args.page, size: args.size, pageCount };
+    return { items: [], totalCount: total, page: args.page, size: args.size, pageCount };
+  }
   const [row] = await runPrepared<{ items: Row[]; matching: string | null }>(
     em,
-    `select coalesce((select json_agg(p.r order by p.n) from (${page.sql}) ` +
-      `p), '[]'::json) as items, (${count.sql}) as matching`,
+    `select ${items} as items, (${count.sql}) as matching`,
     [...page.params, ...count.params],
   );
   // A long page is parsed in one go and then executed and serialised in one go: yielding here
@@ -157,6 +173,21 @@ function afterKey(where: FilterQuery<object>, key: string, afterId: number): Fil
   const after = { [key]: { $gt: afterId } } as FilterQuery<object>;
   return isEmptyWhere(where) ? after : ({ $and: [where, after] } as FilterQuery<object>);
 }
+
+/**
+ * A page whose answer PostgreSQL writes itself (src/graphql/answer-passthrough.ts): the items'
+ * JSON with the response's keys and scalar formats (`itemSql`, an object on alias `r0`), for the
+ * root field whose selection is `selection`. readPage then leaves the items as text in `answer`.
+ */
+export interface AnswerPage {
+  type: string;
+  selection: SelectionTree;
+  itemSql: string;
+  answer?: Omit<Page<never>, 'items'> & { items: string };
+}
+
+/** Per request (its EntityManager): the page a root field's readPage is to answer as text. */
+export const answerPages = new WeakMap<EntityManager, AnswerPage>();
 
 /** Rows past which a page's execution is worth a separate slice of the event loop (see readPage). */
 const LONG_PAGE = 100;

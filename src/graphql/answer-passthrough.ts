@@ -1,0 +1,313 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import type { EntityProperty, MetadataStorage } from '@mikro-orm/core';
+import {
+  type DocumentNode,
+  type ExecutionResult,
+  type FieldNode,
+  GraphQLError,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLObjectType,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+  getArgumentValues,
+  getNamedType,
+  getNullableType,
+  getOperationAST,
+  getVariableValues,
+  isEnumType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isScalarType,
+  Kind,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import type { Middleware } from 'koa';
+import { type Plan, planFor } from '../reads/read-plan.js';
+import { type AnswerPage, answerPages } from '../reads/read-query.js';
+import { type JsonPairs, jsonObject } from '../reads/row-json.js';
+import { type SelectionTree, selectionOf } from '../reads/selection.js';
+import type { GraphQLContext } from '../resolvers/context.js';
+import { fieldScopes } from '../schema/field-scopes.js';
+
+/**
+ * A `/graphql` page read answered with PostgreSQL's JSON, never parsed and re-serialised here.
+ *
+ * Where an operation is one root page field (`orders`, `products`, …) whose selection holds only
+ * plain fields (no field resolver, no arguments, no directive, no fragment, no field scope) of
+ * scalar types PostgreSQL can write exactly as their serialisers do, the items' JSON is built in
+ * SQL with the response's keys (aliases included) in the selection's order, and the answer is
+ * `{"data":{"<key>":<page>}}` around PostgreSQL's text. The root field's own resolver still runs
+ * (its `@Authorized` scope, input guard, argument validation, filters and page bounds), so only
+ * the items' statement differs; its errors are reported as the executor reports a root field's.
+ * Anything else takes graphql-jit's road (compiled-execution.ts).
+ */
+
+/** Fields of a page type the answer can hold: each a plain property of the page. */
+const PAGE_FIELDS = new Set(['items', 'totalCount', 'page', 'size', 'pageCount']);
+
+/** What is known of a document's operation: how to answer it from PostgreSQL, or that it cannot be. */
+interface Shape {
+  operation: OperationDefinitionNode;
+  node: FieldNode;
+  field: GraphQLField<unknown, unknown>;
+  key: string;
+  /** The page fields selected: response key → page field. */
+  pageKeys: [string, string][];
+  type: string;
+  selection: SelectionTree;
+  itemSql: string;
+}
+
+const shapes = new WeakMap<DocumentNode, Map<string, Shape | null>>();
+
+class NotPlain extends Error {}
+const refuse = (why: string): never => {
+  throw new NotPlain(why);
+};
+
+/** The fields of a selection set, refusing fragments, directives, arguments and repeated keys. */
+function plainFields(set: SelectionSetNode | undefined): FieldNode[] {
+  const fields: FieldNode[] = [];
+  const keys = new Set<string>();
+  for (const selection of set?.selections ?? []) {
+    if (selection.kind !== Kind.FIELD) refuse('fragment');
+    const field = selection as FieldNode;
+    if (field.directives?.length || field.arguments?.length) refuse('directive or argument');
+    const key = field.alias?.value ?? field.name.value;
+    if (keys.has(key) || field.name.value.startsWith('__')) refuse('repeated or meta field');
+    keys.add(key);
+    fields.push(field);
+  }
+  return fields;
+}
+
+const INT_COLUMN = /^(int|integer|int4|smallint|int2|serial)$/;
+const TEXT_COLUMN = /^(text|varchar|character varying)(\(\d+\))?$/;
+
+/** A scalar or enum column as its GraphQL serialiser writes it, or a refusal. */
+function leafSql(prop: EntityProperty | undefined, type: GraphQLNamedType, list: boolean, column: string): string {
+  if (prop?.kind !== 'scalar' || prop.embedded || prop.fieldNames?.length !== 1) return refuse('not a column');
+  const columnType = String(prop.columnTypes?.[0] ?? '').toLowerCase();
+  if (list) {
+    // A text array column (ProductOption.values) is a JSON array of strings in both roads.
+    const textArray = columnType.endsWith('[]') && TEXT_COLUMN.test(columnType.slice(0, -2));
+    return type.name === 'String' && textArray ? column : refuse('list');
+  }
+  if (isEnumType(type)) {
+    const cases = type.getValues().map(({ name, value }) => {
+      const literal = Number.isInteger(value)
+        ? String(value)
+        : typeof value === 'string'
+          ? `'${value.replace(/'/g, "''")}'`
+          : refuse('enum value');
+      return `when ${literal} then '${name}'`;
+    });
+    return `(case ${column} ${cases.join(' ')} end)`;
+  }
+  switch (type.name) {
+    case 'Int':
+      return INT_COLUMN.test(columnType) ? column : refuse('Int column');
+    case 'String':
+      return TEXT_COLUMN.test(columnType) ? column : refuse('String column');
+    case 'Boolean':
+      return columnType === 'boolean' || columnType === 'bool' ? column : refuse('Boolean column');
+    case 'Decimal':
+      // Money travels as its exact text ("12.50"), as the row's JSON gives it to the serialiser.
+      return columnType.startsWith('numeric') ? `${column}::text` : refuse('Decimal column');
+    case 'Timestamp':
+      // Unix seconds, floored as the serialiser floors milliseconds; only zoned columns (a zoneless
+      // one would be read in the process's time zone).
+      return /timestamptz|with time zone/.test(columnType)
+        ? `floor(extract(epoch from ${column}))::bigint`
+        : refuse('Timestamp column');
+    default:
+      return refuse(`scalar ${type.name}`);
+  }
+}
+
+/** An item of `plan`'s entity (alias `alias`) as the response's JSON object for `fields` of `type`. */
+function objectSql(
+  schema: GraphQLSchema,
+  type: GraphQLObjectType,
+  plan: Plan,
+  fields: FieldNode[],
+  alias: string,
+  depth: number,
+): string {
+  // json_build_object takes 50 pairs; wider objects would be merged as jsonb, which reorders keys.
+  if (fields.length > 50) refuse('wide object');
+  const pairs: JsonPairs = fields.map((node): [string, string] => {
+    const name = node.name.value;
+    const def = type.getFields()[name];
+    if (!def || def.resolve || def.args.length || fieldScopes(schema, type, name)?.length) {
+      return refuse('not a plain field');
+    }
+    const key = node.alias?.value ?? name;
+    const nullable = getNullableType(def.type);
+    const named = getNamedType(def.type);
+    if (isScalarType(named) || isEnumType(named)) {
+      if (node.selectionSet) refuse('selection on a leaf');
+      const prop = plan.meta.properties[name as never] as EntityProperty | undefined;
+      const column = prop?.fieldNames?.length === 1 ? `${alias}.${quote(prop.fieldNames[0])}` : '';
+      return [key, leafSql(prop, named!, isListType(nullable), column)];
+    }
+    const relation = plan.relations.get(name);
+    if (!isObjectType(named) || !isListType(nullable) || relation?.kind !== 'many') {
+      return refuse('not a list relation');
+    }
+    if (relation.plan.meta.className !== named.name || isListType(getNullableType(nullable.ofType))) {
+      refuse('relation type');
+    }
+    const child = `t${depth}`;
+    const inner = objectSql(schema, named, relation.plan, plainFields(node.selectionSet), child, depth + 1);
+    const rows = `select json_agg(${inner} order by ${relation.orderBy(child)}) from ${relation.from(child, alias)}`;
+    return [key, `coalesce((${rows}), '[]'::json)`];
+  });
+  return jsonObject(pairs);
+}
+
+const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
+
+/** An operation of a document: the schema, the entities' metadata, the document, the operation's name. */
+type Operation = [GraphQLSchema, MetadataStorage, DocumentNode, string | null | undefined];
+
+function shapeOf(...[schema, metadata, document, operationName]: Operation): Shape {
+  const operation = getOperationAST(document, operationName);
+  if (operation?.operation !== 'query' || operation.directives?.length) return refuse('not a query');
+  if (document.definitions.some((d) => d.kind === Kind.FRAGMENT_DEFINITION)) refuse('fragments');
+  const [node, ...more] = operation.selectionSet.selections;
+  if (more.length || node.kind !== Kind.FIELD || node.directives?.length) return refuse('not one root field');
+  const query = schema.getQueryType()!;
+  const field = query.getFields()[node.name.value];
+  const pageType = field && getNullableType(field.type);
+  if (!field?.resolve || !isObjectType(pageType)) return refuse('not a page');
+  const pageKeys: [string, string][] = [];
+  let items: FieldNode | undefined;
+  for (const child of plainFields(node.selectionSet)) {
+    const name = child.name.value;
+    const def = pageType.getFields()[name];
+    if (!PAGE_FIELDS.has(name) || !def || def.resolve || fieldScopes(schema, pageType, name)?.length) {
+      refuse('page field');
+    }
+    if (name === 'items') items = child;
+    pageKeys.push([child.alias?.value ?? name, name]);
+  }
+  const itemType = items && getNamedType(pageType.getFields().items.type);
+  if (!items || !isObjectType(itemType) || !metadata.getByClassName(itemType.name, false)) return refuse('no items');
+  const type = itemType.name;
+  const selection = selectionOf({ fieldNodes: [node], fragments: {}, variableValues: {} });
+  const plan = planFor(metadata, type, selection.get('items')!);
+  const itemSql = objectSql(schema, itemType, plan, plainFields(items.selectionSet), 'r0', 1);
+  return { operation, node, field, key: node.alias?.value ?? node.name.value, pageKeys, type, selection, itemSql };
+}
+
+function cachedShape(...[schema, metadata, document, operationName]: Operation) {
+  let byName = shapes.get(document);
+  if (!byName) shapes.set(document, (byName = new Map()));
+  const name = operationName ?? '';
+  if (!byName.has(name)) {
+    let shape: Shape | null = null;
+    try {
+      shape = shapeOf(schema, metadata, document, operationName);
+    } catch (error) {
+      if (!(error instanceof NotPlain)) throw error;
+    }
+    byName.set(name, shape);
+  }
+  return { shape: byName.get(name)!, forget: () => byName.set(name, null) };
+}
+
+/** The answer of one `/graphql` request written by PostgreSQL, spliced into Apollo's body (see answerBodies). */
+interface Holder {
+  text?: string;
+}
+
+const scope = new AsyncLocalStorage<Holder>();
+// What stands in the data for the page until the body is written; no client value reaches the body
+// before the splice (the data holds nothing else), so it cannot be forged.
+const PLACEHOLDER = `__answer_${randomUUID().replace(/-/g, '')}__`;
+const placeholder = { toJSON: () => PLACEHOLDER };
+
+/**
+ * Runs Apollo's Koa middleware with a place for a PostgreSQL answer, and puts that answer into the
+ * body Apollo wrote (which holds the placeholder where the root field's value goes).
+ */
+export function answerBodies(graphql: Middleware): Middleware {
+  return async (ctx, next) => {
+    const holder: Holder = {};
+    await scope.run(holder, () => graphql(ctx, next));
+    const text = holder.text;
+    if (text !== undefined && typeof ctx.body === 'string') ctx.body = ctx.body.replace(`"${PLACEHOLDER}"`, () => text);
+  };
+}
+
+/**
+ * The result of a plain page operation with the page as PostgreSQL's text (left for answerBodies),
+ * or undefined: the caller then executes the operation as always.
+ */
+export async function answerFromPostgres(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  context: GraphQLContext,
+  given: Record<string, unknown> | undefined,
+): Promise<ExecutionResult | undefined> {
+  const holder = scope.getStore();
+  if (!holder) return undefined;
+  const { shape, forget } = cachedShape(schema, context.em.getMetadata(), document, operationName);
+  if (!shape) return undefined;
+  const variables = getVariableValues(schema, shape.operation.variableDefinitions ?? [], given ?? {});
+  if (variables.errors) return undefined;
+  const query = schema.getQueryType()!;
+  const info: GraphQLResolveInfo = {
+    fieldName: shape.field.name,
+    fieldNodes: [shape.node],
+    returnType: shape.field.type,
+    parentType: query,
+    path: { prev: undefined, key: shape.key, typename: query.name },
+    schema,
+    fragments: {},
+    rootValue: undefined,
+    operation: shape.operation,
+    variableValues: variables.coerced,
+  };
+  let args: Record<string, unknown>;
+  try {
+    args = getArgumentValues(shape.field, shape.node, variables.coerced);
+  } catch {
+    return undefined; // nothing ran yet: the normal way answers it
+  }
+  const request: AnswerPage = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql };
+  answerPages.set(context.em, request);
+  try {
+    await shape.field.resolve!(undefined, args, context, info);
+  } catch (error) {
+    // The root field's error as compiled execution reports it (compiled-execution.ts: its path, the
+    // resolver's error, no locations; the field null, or no data when it is non-null), without
+    // running the field again (a statement that timed out, a refused scope).
+    const thrown = error instanceof Error ? error : new Error(String(error));
+    const reported = new GraphQLError(thrown.message, { path: [shape.key], originalError: thrown, extensions: {} });
+    return { data: isNonNullType(shape.field.type) ? null : { [shape.key]: null }, errors: [reported] };
+  } finally {
+    answerPages.delete(context.em);
+  }
+  const page = request.answer;
+  if (!page) {
+    // The root field did not read its page through readPage: this document always runs the normal way.
+    forget();
+    return undefined;
+  }
+  const values: Record<string, string> = {
+    items: page.items,
+    totalCount: String(page.totalCount),
+    page: String(page.page),
+    size: String(page.size),
+    pageCount: String(page.pageCount),
+  };
+  holder.text = `{${shape.pageKeys.map(([key, name]) => `"${key}":${values[name]}`).join(',')}}`;
+  return { data: { [shape.key]: placeholder } };
+}

@@ -1,0 +1,98 @@
+// Issue 22 item 4: a plain page read on /graphql is answered with PostgreSQL's JSON (never parsed
+// and re-serialised by the service), and that answer equals normal execution's: same JSON, same
+// key order, same statements, same errors and scopes.
+import { Q1, Q1_WITHOUT_COUNT, Q3, Q4 } from '../bench/graphql-queries.js';
+import { startTestService, type TestResponse, type TestService } from './support/harness.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+  // Fractions of a second, which the Timestamp serialiser floors to whole Unix seconds.
+  await service.sql("update product set created_at = created_at + interval '0.7 second', updated_at = now()");
+  await service.sql('update orders set updated_at = now() where id % 2 = 0');
+});
+afterAll(() => service.stop());
+
+/** The same operation forced onto normal execution: a directive on the root field is never passed through. */
+function normally(document: string, root: string): string {
+  let at = document.search(new RegExp(`\\b${root}\\(`)) + root.length;
+  if (at < root.length) throw new Error(`${root}(…) is not in the document`);
+  for (let depth = 0; at < document.length; at++) {
+    if (document[at] === '(') depth++;
+    if (document[at] === ')' && --depth === 0) break;
+  }
+  return `${document.slice(0, at + 1)} @include(if: true)${document.slice(at + 1)}`;
+}
+
+/** PostgreSQL's json_build_object writes `"key" : value`; JSON.stringify never puts a space there. */
+const writtenByPostgres = (res: TestResponse) => res.text.includes('" : ');
+
+async function both(document: string, root: string, variables?: Record<string, unknown>, token?: string) {
+  service.statements.reset();
+  const passed = await service.graphql(document, variables, token);
+  const passedStatements = service.statements.count;
+  service.statements.reset();
+  const normal = await service.graphql(normally(document, root), variables, token);
+  return { passed, normal, passedStatements, normalStatements: service.statements.count };
+}
+
+const PLAIN_ORDERS = `query Orders($size: Int!) {
+  list: orders(size: $size, page: 2, sort: [{ field: TOTAL, direction: DESC }]) {
+  pageCount count: totalCount items { number: id total status paid email orderDate updatedAt refundPossible notes
+    lineItems { id title price } } size page } }`;
+const PLAIN_PRODUCTS = `{ products(size: 7, sort: [{ field: ID, direction: DESC }]) {
+  items { createdAt updatedAt id title price
+  comparePrice options { values title } images { maxSize path id } variants { sku id price } } totalCount } }`;
+
+it.each([
+  ['Q3', Q3, 'products', undefined, true],
+  ['Q4', Q4, 'customers', undefined, true],
+  ['orders with aliases, enums, timestamps, money and variables', PLAIN_ORDERS, 'orders', { size: 9 }, true],
+  ['products with timestamps, money and text arrays', PLAIN_PRODUCTS, 'products', undefined, true],
+  // LineItem.counters has a field resolver: these run the normal way.
+  ['Q1', Q1, 'orders', undefined, false],
+  ['Q1 without totalCount', Q1_WITHOUT_COUNT, 'orders', undefined, false],
+])('%s answers as normal execution does', async (_, document, root, variables, passedThrough) => {
+  const { passed, normal, passedStatements, normalStatements } = await both(document, root, variables);
+  expect(passed.status).toBe(200);
+  expect(normal.body.errors).toBeUndefined();
+  // Same values in the same key order (JSON.stringify keeps the order of the parsed text).
+  expect(JSON.stringify(passed.body)).toBe(JSON.stringify(normal.body));
+  expect(writtenByPostgres(passed)).toBe(passedThrough);
+  expect(writtenByPostgres(normal)).toBe(false);
+  expect(passedStatements).toBe(normalStatements);
+  expect(passed.headers.get('ratelimit-limit')).toBe(normal.headers.get('ratelimit-limit'));
+});
+
+it('answers an empty page, and a page past the end, as normal execution does', async () => {
+  const document = `{ customers(page: 999, size: 5, filter: { lastName: ["no such name"] }) {
+    totalCount pageCount items { id } } }`;
+  const { passed, normal } = await both(document, 'customers');
+  expect(passed.body.data.customers).toEqual({ totalCount: 0, pageCount: 0, items: [] });
+  expect(JSON.stringify(passed.body)).toBe(JSON.stringify(normal.body));
+});
+
+it('keeps the root field scope, argument checks and errors of normal execution', async () => {
+  const ordersOnly = await service.tokenWith(['read_orders']);
+  const refused = await both(Q3, 'products', undefined, ordersOnly);
+  expect(refused.passed.status).toBe(403);
+  expect(refused.passed.body.errors[0].extensions.code).toBe('FORBIDDEN');
+  expect(refused.passed.body).toEqual(refused.normal.body);
+  // A non-null root field: no data at all.
+  const nonNull = await both('{ apiTokens(size: 5) { totalCount items { id name } } }', 'apiTokens', {}, ordersOnly);
+  expect(nonNull.passed.body.data).toBeNull();
+  expect(nonNull.passed.body).toEqual(nonNull.normal.body);
+
+  const tooLarge = await both('{ products(size: 251) { items { id } } }', 'products');
+  expect(tooLarge.passed.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+  expect(tooLarge.passed.body).toEqual(tooLarge.normal.body);
+
+  const missing = await both('{ orderEvents(orderId: 987654) { totalCount items { id } } }', 'orderEvents');
+  expect(missing.passed.body.errors[0].extensions.code).toBe('NOT_FOUND');
+  expect(missing.passed.body).toEqual(missing.normal.body);
+  expect(missing.passedStatements).toBe(missing.normalStatements);
+
+  const badVariable = await both(PLAIN_ORDERS, 'orders', { size: 'nine' });
+  expect(badVariable.passed.status).toBe(400);
+  expect(badVariable.passed.body).toEqual(badVariable.normal.body);
+});

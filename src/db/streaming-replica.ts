@@ -106,7 +106,11 @@ export async function startStreamingReplica(options: {
       throw new Error(`${error.message}\n${log.split('\n').slice(-10).join('\n')}`);
     });
   };
-  const stop = () => pgCtl(['stop', '-w', '-m', 'fast', '-D', dataDir]).catch(() => undefined);
+  // A fast shutdown bounded in time, then an immediate one: a test's cleanup must never hang on it.
+  const stop = () =>
+    pgCtl(['stop', '-w', '-t', '30', '-m', 'fast', '-D', dataDir])
+      .catch(() => pgCtl(['stop', '-w', '-t', '30', '-m', 'immediate', '-D', dataDir]))
+      .catch(() => undefined);
   await start();
   const auth = `${primary.username}:${primary.password}`;
   return {

@@ -5,13 +5,17 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-export interface Load {
+/** What one autocannon drive of a side measured. */
+export interface DriveLoad {
   rps: number;
   p50: number;
   p99: number;
   requests: number;
   non2xx: number;
   errors: number;
+}
+
+export interface Load extends DriveLoad {
   statements?: number | null;
   /** CPU time of the side's process (user + system) per request during the measured part (absent in older runs). */
   cpuMsPerRequest?: number;
@@ -56,13 +60,7 @@ export interface BenchResults {
 }
 
 /** One configuration's drive of a scenario in a `--replica` or `--processes` run, CPU per request by process. */
-export interface ScaleOutSide {
-  rps: number;
-  p50: number;
-  p99: number;
-  requests: number;
-  non2xx: number;
-  errors: number;
+export interface ScaleOutSide extends DriveLoad {
   cpuMsPerRequest: {
     /** The service: its process, or a supervisor and all its workers. */
     service: number;

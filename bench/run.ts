@@ -61,6 +61,7 @@ import {
 import { cpuMs } from './proc-cpu.js';
 import {
   type BenchResults,
+  type DriveLoad,
   ratioOf as ratio,
   renderBenchmarks,
   type ScenarioResult,
@@ -456,15 +457,6 @@ async function comparePeer(serviceUrl: string, peerUrl: string, scenario: Scenar
   return true;
 }
 
-interface Load {
-  rps: number;
-  p50: number;
-  p99: number;
-  requests: number;
-  non2xx: number;
-  errors: number;
-}
-
 /**
  * Drives one side for `seconds`; throws a BenchFailure when any answer was not a 2xx, a request
  * failed or timed out, or (GraphQL) a 2xx answer carried errors, so no figure of it is reported.
@@ -476,7 +468,7 @@ async function drive(
   requests: autocannon.Request[],
   seconds: number,
   connections: number,
-): Promise<Load> {
+): Promise<DriveLoad> {
   const graphqlErrors = { count: 0, sample: '' };
   /** The first answer that was not a 2xx, to show what the side said. */
   let failed = '';
@@ -500,7 +492,7 @@ async function drive(
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
     requests,
   });
-  const load: Load = {
+  const load: DriveLoad = {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,

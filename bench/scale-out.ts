@@ -9,17 +9,14 @@ import path from 'node:path';
 import pg from 'pg';
 import { type StreamingReplica, startStreamingReplica } from '../src/db/streaming-replica.js';
 import { postmasterPid, treeCpu, treeCpuBetween } from './proc-cpu.js';
-import { readsOnReplica, type ScaleOutResults, type ScaleOutScenario, type ScaleOutSide } from './report.js';
+import {
+  type DriveLoad,
+  readsOnReplica,
+  type ScaleOutResults,
+  type ScaleOutScenario,
+  type ScaleOutSide,
+} from './report.js';
 import type { Scenario } from './scenario.js';
-
-interface Load {
-  rps: number;
-  p50: number;
-  p99: number;
-  requests: number;
-  non2xx: number;
-  errors: number;
-}
 
 /** What bench/run.ts lends this mode. */
 export interface Harness {
@@ -35,7 +32,7 @@ export interface Harness {
   startService(env: Record<string, string>, name: string): Promise<{ url: string; child: ChildProcess }>;
   stopChild(child: ChildProcess): Promise<void>;
   /** Drives a scenario; throws (so nothing is reported) when any answer was not a 2xx. */
-  drive(what: string, url: string, scenario: Scenario, seconds: number, connections: number): Promise<Load>;
+  drive(what: string, url: string, scenario: Scenario, seconds: number, connections: number): Promise<DriveLoad>;
 }
 
 type Side = { label: string; url: string; child: ChildProcess };

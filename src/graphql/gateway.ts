@@ -242,8 +242,8 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
   /**
    * A snapshot transaction on a connection of its own, on a fork of its own (of the primary's or a
    * replica's EntityManager: a REPEATABLE READ READ ONLY transaction runs on a hot standby too).
-   * Its fork is not in `routing`, so its operations run where the snapshot is. Each operation gets fresh loaders and an empty identity map, so a long export keeps
-   * nothing of earlier pages.
+   * Its fork is not in `routing`, so its operations run where the snapshot is. Each operation gets
+   * fresh loaders and an empty identity map, so a long export keeps nothing of earlier pages.
    *
    * The connection is Kysely's single-connection scope rather than MikroORM's `begin`: that scope
    * gives the connection back to the pool however the work ends, while a transaction whose ROLLBACK

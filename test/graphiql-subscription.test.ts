@@ -43,8 +43,41 @@ async function patchNotes(orderId: number, notes: string) {
   expect(res.status).toBe(200);
 }
 
+/**
+ * Changes orders until one change shows in the result pane: a subscription without `after` starts
+ * from when the server has it, which the page does not tell. Bounded: five writes, 3 s each.
+ */
+async function writeUntilShown(page: Page, prefix: string): Promise<string> {
+  const result = page.locator('.result-window');
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    const notes = `${prefix} #${attempt}`;
+    await patchNotes(attempt, notes);
+    const shown = await result
+      .getByText(notes)
+      .first()
+      .waitFor({ timeout: 3000 })
+      .then(() => true)
+      .catch(() => false);
+    if (shown) return result.innerText();
+  }
+  return '';
+}
+
+async function createToken(name: string): Promise<string> {
+  const res = await fetch(`${service.url}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      query: 'mutation ($name: String!) { createApiToken(name: $name, scopes: ["read_orders"]) { secret } }',
+      variables: { name },
+    }),
+  });
+  const body = (await res.json()) as { data: { createApiToken: { secret: string } } };
+  return body.data.createApiToken.secret;
+}
+
 it('runs a subscription over WebSocket with the token of the Headers tab, shows an event written through ' +
-  'REST, closes the socket on Stop, and shows a refusal without a token', async () => {
+  'REST, closes the socket on Stop and when the token changes, and shows a refusal without a token', async () => {
   const page = await browser.newPage();
   const sockets: WebSocket[] = [];
   const sent: string[] = [];
@@ -73,19 +106,7 @@ it('runs a subscription over WebSocket with the token of the Headers tab, shows 
     await setEditor(page, headersEditor, JSON.stringify({ Authorization: `Bearer ${ADMIN}` }, null, 2));
     await page.waitForTimeout(500); // the headers are read 300 ms after the last edit
     await execute.click();
-    // The subscription starts from "now" once the server has it: write until one change shows (bounded).
-    let shown = '';
-    for (let attempt = 1; attempt <= 5 && !shown; attempt++) {
-      const notes = `Seen in GraphiQL #${attempt}`;
-      await patchNotes(attempt, notes);
-      const arrived = await result
-        .getByText(notes)
-        .first()
-        .waitFor({ timeout: 3000 })
-        .then(() => true)
-        .catch(() => false);
-      if (arrived) shown = await result.innerText();
-    }
+    const shown = await writeUntilShown(page, 'Seen in GraphiQL');
     expect(shown).toContain('"type": "order.notes_changed"');
     expect(shown).not.toContain('"errors"');
 
@@ -100,6 +121,21 @@ it('runs a subscription over WebSocket with the token of the Headers tab, shows 
     await execute.click();
     await closed;
     expect(sent.some((frame) => frame.includes('"complete"'))).toBe(true);
+
+    // Running again opens a socket for the token; pasting another token closes it, and the next run
+    // connects with the new one.
+    const other = await createToken('GraphiQL second token');
+    const reopened = page.waitForEvent('websocket', { timeout: 10_000 });
+    await execute.click();
+    const before = await reopened;
+    const beforeClosed = before.waitForEvent('close', { timeout: 10_000 });
+    await setEditor(page, headersEditor, JSON.stringify({ Authorization: `Bearer ${other}` }, null, 2));
+    await beforeClosed;
+    await page.waitForTimeout(500);
+    await execute.click();
+    expect(await writeUntilShown(page, 'With the second token')).toContain('"type": "order.notes_changed"');
+    expect(sockets).toHaveLength(4);
+    expect(sent.some((frame) => frame.includes('connection_init') && frame.includes(`Bearer ${other}`))).toBe(true);
     expect(policyErrors).toEqual([]);
   } finally {
     await page.close();

@@ -16,6 +16,10 @@
 // installed from its own lock when missing) and runs every GraphQL scenario against it, its data
 // compared with the service's after normalising names and shapes (bench/postgraphile-peer.ts).
 //
+// The feed scenario (bench/feed-scenario.ts, after the others or alone with `--scenario feed`) drives
+// the write mix against the service while a second service process on the same store serves a
+// reader of the event feed and a GraphQL subscriber; it writes bench/results/feed-orders-N.json.
+//
 // `--replica` / `--processes N` run the read scenarios against two configurations of the service
 // instead (primary only vs one streaming replica; WEB_CONCURRENCY=1 vs N), with CPU per request
 // of every process from /proc, into bench/results/replica-orders-N.json or processes-orders-N.json
@@ -47,6 +51,7 @@ import { ApiToken } from '../src/entities/api-token.entity.js';
 import { seedIfEmpty } from '../src/seed/seed-store.js';
 import { baselineApp } from './baseline-server.js';
 import { poolTransaction } from './baseline-writes.js';
+import { type FeedResult, measureFeed } from './feed-scenario.js';
 import { EXPORT_RATIO_GOAL, EXPORT_RSS_GOAL_MB, type ExportResult, measureExport } from './export-scenario.js';
 import { Q1, Q1_WITHOUT_COUNT, Q2, Q3, Q4 } from './graphql-queries.js';
 import {
@@ -62,6 +67,7 @@ import { cpuMs } from './proc-cpu.js';
 import {
   type BenchResults,
   type DriveLoad,
+  type FeedResults,
   ratioOf as ratio,
   renderBenchmarks,
   type ScenarioResult,
@@ -154,6 +160,11 @@ const PEAK_RSS_GOAL_MB = 200;
 class BenchFailure extends Error {}
 
 const WRITE_MIX = 'write mix: POST + DELETE /orders/{id}/fulfilments';
+const FEED = 'event feed: GET /events and Subscription.events on a second process while the write mix runs';
+/** `--scenario TEXT` keeps the scenarios whose name contains TEXT, the write mix, export and feed included. */
+const chosen = (name: string) => !args.scenario || name.includes(args.scenario);
+const withWrites = !args['reads-only'] && workload === 'standard' && !scaleOut;
+const runFeed = withWrites && chosen(FEED);
 
 const standardScenarios: Scenario[] = [
   { name: 'GET /orders?size=20', read: true, method: 'GET', path: () => '/api/v1/orders?size=20' },
@@ -195,9 +206,7 @@ const standardScenarios: Scenario[] = [
   graphqlScenario('GraphQL Q1 without totalCount', Q1_WITHOUT_COUNT, undefined, PG_Q1_WITHOUT_COUNT),
 ];
 /** `--scenario TEXT` keeps the scenarios whose name contains TEXT (a quicker look at one of them). */
-const scenarios = (workload === 'users' ? userScenarios(size) : standardScenarios).filter(
-  (s) => !args.scenario || s.name.includes(args.scenario),
-);
+const scenarios = (workload === 'users' ? userScenarios(size) : standardScenarios).filter((s) => chosen(s.name));
 
 const children: ChildProcess[] = [];
 function stopChildren() {
@@ -617,6 +626,28 @@ function startService(databaseUrl: string, overrides: Record<string, string> = {
   );
 }
 
+async function commitTimestampsOn(databaseUrl: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query("select current_setting('track_commit_timestamp') = 'on' as on");
+    return rows[0].on as boolean;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Sets (or resets to the default, off) `track_commit_timestamp` for the store's next start. */
+async function setCommitTimestamps(databaseUrl: string, on: boolean): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(on ? 'alter system set track_commit_timestamp = on' : 'alter system reset track_commit_timestamp');
+  } finally {
+    await client.end();
+  }
+}
+
 /** The machine as results files describe it. */
 const machineOf = (postgres: string) => ({
   cpus: os.availableParallelism(),
@@ -668,8 +699,17 @@ async function main() {
     `Store: ${size.orders} orders, ${size.products} products, ` +
       `${size.customers} customers in ${path.relative(root, dataDir)}`,
   );
-  const database = await openDatabase({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: 0, DB_POOL_MAX: 4 });
+  let database = await openDatabase({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: 0, DB_POOL_MAX: 4 });
   openStore = database;
+  /** The feed's lag is measured from PostgreSQL's commit timestamps, kept only with this setting on. */
+  const commitTimes = runFeed && !(await commitTimestampsOn(database.url));
+  if (commitTimes) {
+    log('Turning track_commit_timestamp on for the feed scenario (a restart of the store; reset at the end)…');
+    await setCommitTimestamps(database.url, true);
+    await database.close();
+    database = await openDatabase({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: 0, DB_POOL_MAX: 4 });
+    openStore = database;
+  }
   let seedSeconds: number | null = null;
   try {
     const started = Date.now();
@@ -701,8 +741,7 @@ async function main() {
       return;
     }
     log('Counting statements and comparing JSON (in-process instances)…');
-    const withWrites = !args['reads-only'] && workload === 'standard';
-    const counts = await countAndCompare(database.url, withWrites ? lines[0] : undefined);
+    const counts = await countAndCompare(database.url, withWrites && chosen(WRITE_MIX) ? lines[0] : undefined);
 
     const env = { DATABASE_URL: database.url, DB_POOL_MAX: '10' };
     const service = await startService(database.url);
@@ -713,6 +752,8 @@ async function main() {
       : undefined;
     const results: ScenarioResult[] = [];
     let exported: ExportResult | undefined;
+    let feed: FeedResult | undefined;
+    const feedLoadAverage = os.loadavg().map((x) => Math.round(x * 100) / 100);
     try {
       const samePeerData = new Map<string, boolean>();
       if (postgraphile) {
@@ -737,7 +778,8 @@ async function main() {
         const cpuMsPerRequest = Math.round((((await cpuMs(pid)) - cpuBefore) / load.requests) * 100) / 100;
         return { ...load, cpuMsPerRequest, peakRssMb: Math.round(await peakRssMb(pid)) };
       };
-      const all = withWrites ? [...scenarios, { name: WRITE_MIX, read: false } as Scenario] : scenarios;
+      const writeMix = { name: WRITE_MIX, read: false } as Scenario;
+      const all = withWrites && chosen(WRITE_MIX) ? [...scenarios, writeMix] : scenarios;
       for (const scenario of all) {
         for (const conns of scenario.read ? connectionCounts : connectionCounts.slice(0, 1)) {
           const at = connectionCounts.length > 1 ? ` (${conns} connections)` : '';
@@ -791,7 +833,7 @@ async function main() {
           }
         }
       }
-      if (!args.scenario || 'GET /orders/export'.includes(args.scenario)) {
+      if (chosen('GET /orders/export')) {
         log('GET /orders/export: the export beside COPY … TO STDOUT…');
         const pid = service.child.pid!;
         exported = await measureExport({
@@ -811,6 +853,38 @@ async function main() {
         log(
           `  service peak RSS ${e.peakRssMb} MB, with a slow reader (${e.slowSeconds} s) ${e.slowReaderPeakRssMb} MB ` +
             `(goal ≤ ${EXPORT_RSS_GOAL_MB} MB: ${rss <= EXPORT_RSS_GOAL_MB ? 'met' : 'NOT met'})`,
+        );
+      }
+      if (runFeed) {
+        log(`${FEED}…`);
+        const follower = await startService(database.url, {}, 'main-feed-follower');
+        try {
+          feed = await measureFeed({
+            writerUrl: service.url,
+            followerUrl: follower.url,
+            databaseUrl: database.url,
+            token: ADMIN_TOKEN,
+            warmup,
+            duration,
+            log,
+            driveWrites: (what, url, seconds) =>
+              drive(`feed ${what}`, url, writeMix, writeRequests(lines), seconds, connectionCounts[0]),
+            failure: (message) => new BenchFailure(`${FEED}: ${message}`),
+          });
+        } finally {
+          await stopChild(follower.child);
+        }
+        const f = feed;
+        const lag = (l: FeedResult['readerLagMs']) => `p50 ${l.p50} ms p99 ${l.p99} ms (max ${l.max} ms)`;
+        log(
+          `  ${f.committedPerSecond} events/s committed (${f.committed} in ${f.seconds} s; write mix ` +
+            `${f.writes.rps.toFixed(0)} req/s) | reader followed ${f.followedPerSecond} events/s, ` +
+            `caught up ${f.readerCatchUpMs} ms after the drive, ${f.readerPages} pages`,
+        );
+        log(
+          `  lag from commit: subscriber ${lag(f.subscriberLagMs)} | reader ${lag(f.readerLagMs)} | ` +
+            `each of ${f.checkedEvents} events received once by both; bench event-loop delay p99 ` +
+            `${f.benchLoopDelayP99Ms} ms`,
         );
       }
       const peak = Math.max(...results.map((r) => r.service.peakRssMb));
@@ -881,11 +955,31 @@ async function main() {
     };
     const resultsDir = path.join(root, 'bench', 'results');
     await mkdir(resultsDir, { recursive: true });
-    const file = `${workload === 'users' ? 'users-' : ''}orders-${size.orders}.json`;
-    await writeFile(path.join(resultsDir, file), `${JSON.stringify(out, null, 2)}\n`);
+    const written: string[] = [];
+    // A run of the feed (or export) alone leaves the store size's main results file as it was.
+    if (results.length || exported) {
+      const file = `${workload === 'users' ? 'users-' : ''}orders-${size.orders}.json`;
+      await writeFile(path.join(resultsDir, file), `${JSON.stringify(out, null, 2)}\n`);
+      written.push(file);
+    }
+    if (feed) {
+      const file = `feed-orders-${size.orders}.json`;
+      const feedOut: FeedResults = {
+        command: out.command,
+        date: out.date,
+        machine: out.machine,
+        store: size,
+        connections: connectionCounts[0],
+        loadAverage: feedLoadAverage,
+        ...feed,
+      };
+      await writeFile(path.join(resultsDir, file), `${JSON.stringify(feedOut, null, 2)}\n`);
+      written.push(file);
+    }
     await writeFile(path.join(root, 'BENCHMARKS.md'), await renderBenchmarks(resultsDir));
-    log(`Wrote bench/results/${file} and BENCHMARKS.md`);
+    log(`Wrote ${written.map((f) => `bench/results/${f}`).join(', ')} and BENCHMARKS.md`);
   } finally {
+    if (commitTimes) await setCommitTimestamps(database.url, false).catch(() => undefined);
     await database.close();
     openStore = undefined;
   }

@@ -506,7 +506,7 @@ function feedSection(r: FeedResults): string {
       '(size 250, the next page as soon as one arrives) and one graphql-ws client receives `Subscription.events`. ' +
       `Both received each of the ${n(r.checkedEvents)} events the scenario committed exactly once (checked ` +
       'against the event table; the run fails otherwise).',
-    '- Lag: arrival at the bench minus the commit time PostgreSQL recorded for the event\'s transaction ' +
+    "- Lag: arrival at the bench minus the commit time PostgreSQL recorded for the event's transaction " +
       '(`pg_xact_commit_timestamp`, with `track_commit_timestamp` on), same machine and clock. ' +
       `The bench's own event-loop delay (p99 ${ms(r.benchLoopDelayP99Ms)}) is part of every lag.`,
     '',

@@ -51,8 +51,8 @@ import { ApiToken } from '../src/entities/api-token.entity.js';
 import { seedIfEmpty } from '../src/seed/seed-store.js';
 import { baselineApp } from './baseline-server.js';
 import { poolTransaction } from './baseline-writes.js';
-import { type FeedResult, measureFeed } from './feed-scenario.js';
 import { EXPORT_RATIO_GOAL, EXPORT_RSS_GOAL_MB, type ExportResult, measureExport } from './export-scenario.js';
+import { type FeedResult, measureFeed } from './feed-scenario.js';
 import { Q1, Q1_WITHOUT_COUNT, Q2, Q3, Q4 } from './graphql-queries.js';
 import {
   ensurePostGraphileInstalled,
@@ -642,7 +642,9 @@ async function setCommitTimestamps(databaseUrl: string, on: boolean): Promise<vo
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    await client.query(on ? 'alter system set track_commit_timestamp = on' : 'alter system reset track_commit_timestamp');
+    await client.query(
+      on ? 'alter system set track_commit_timestamp = on' : 'alter system reset track_commit_timestamp',
+    );
   } finally {
     await client.end();
   }

@@ -22,8 +22,9 @@ export interface FeedResult {
   writes: DriveLoad;
   /** Seconds of the measured drive. */
   seconds: number;
-  /** Events committed during the measured drive, and per second of it. */
+  /** Events committed from the measured drive's start (those of its last answers in flight included). */
   committed: number;
+  /** Events committed between the drive's start and end (their commit timestamps), per second. */
   committedPerSecond: number;
   /** The reader: the measured events ÷ the time from the drive's start to its last one's arrival. */
   followedPerSecond: number;
@@ -233,7 +234,7 @@ export async function measureFeed(h: FeedHarness): Promise<FeedResult> {
         writes,
         seconds: round2(seconds),
         committed: committedMs.size,
-        committedPerSecond: Math.round(committedMs.size / seconds),
+        committedPerSecond: Math.round([...committedMs.values()].filter((at) => at <= ended).length / seconds),
         followedPerSecond: Math.round(committedMs.size / ((lastRead - started) / 1000)),
         readerCatchUpMs: Math.max(0, Math.round(lastRead - ended)),
         readerPages,

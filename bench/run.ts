@@ -73,7 +73,13 @@ import {
   type ScenarioResult,
   type Load as SideLoad,
 } from './report.js';
-import { type Harness, runningReplica, runProcessesComparison, runReplicaComparison } from './scale-out.js';
+import {
+  type DriveLength,
+  type Harness,
+  runningReplica,
+  runProcessesComparison,
+  runReplicaComparison,
+} from './scale-out.js';
 import { graphqlScenario, idAt, type Scenario } from './scenario.js';
 import { SEARCH_TERMS, userScenarios } from './user-workload.js';
 
@@ -467,7 +473,7 @@ async function comparePeer(serviceUrl: string, peerUrl: string, scenario: Scenar
 }
 
 /**
- * Drives one side for `seconds`; throws a BenchFailure when any answer was not a 2xx, a request
+ * Drives one side for `length` (seconds, or a number of requests); throws a BenchFailure when any answer was not a 2xx, a request
  * failed or timed out, or (GraphQL) a 2xx answer carried errors, so no figure of it is reported.
  */
 async function drive(
@@ -475,7 +481,7 @@ async function drive(
   url: string,
   scenario: Scenario,
   requests: autocannon.Request[],
-  seconds: number,
+  length: DriveLength,
   connections: number,
 ): Promise<DriveLoad> {
   const graphqlErrors = { count: 0, sample: '' };
@@ -497,7 +503,7 @@ async function drive(
   const result = await autocannon({
     url,
     connections,
-    duration: seconds,
+    ...(typeof length === 'number' ? { duration: length } : { amount: length.requests }),
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
     requests,
   });
@@ -681,7 +687,7 @@ async function runScaleOut(databaseUrl: string, mode: 'replica' | 'processes', p
     log,
     startService: (env, name) => startService(databaseUrl, env, name),
     stopChild,
-    drive: (what, url, scenario, seconds, conns) => drive(what, url, scenario, readRequests(scenario), seconds, conns),
+    drive: (what, url, scenario, length, conns) => drive(what, url, scenario, readRequests(scenario), length, conns),
   };
   const run =
     mode === 'replica' ? await runReplicaComparison(harness) : await runProcessesComparison(harness, processes!);

@@ -1,5 +1,6 @@
 // `npm run bench [-- --orders N --products N --customers N --duration S --warmup S --connections N[,N…]
-//                    --workload standard|users --peer postgraphile --reads-only | --replica | --processes N
+//                    --workload standard|users --peer postgraphile --scenario TEXT --reads-only
+//                    | --replica | --processes N
 //                    | --report-only]`
 //
 // Seeds (or reuses) a store in its own embedded PostgreSQL under .bench-data/, starts the service
@@ -473,8 +474,9 @@ async function comparePeer(serviceUrl: string, peerUrl: string, scenario: Scenar
 }
 
 /**
- * Drives one side for `length` (seconds, or a number of requests); throws a BenchFailure when any answer was not a 2xx, a request
- * failed or timed out, or (GraphQL) a 2xx answer carried errors, so no figure of it is reported.
+ * Drives one side for `length` (seconds, or a number of requests); throws a BenchFailure when any
+ * answer was not a 2xx, a request failed or timed out, or (GraphQL) a 2xx answer carried errors, so
+ * no figure of it is reported.
  */
 async function drive(
   what: string,

@@ -4,6 +4,7 @@
 // `Subscription.events`. Every event the run committed must reach both exactly once; the figures are
 // the events/s the reader followed beside those committed, and the delay from each event's commit
 // (PostgreSQL's commit timestamp, `track_commit_timestamp`) to its arrival at each of them.
+import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createClient } from 'graphql-ws';
 import pg from 'pg';
@@ -38,6 +39,8 @@ export interface FeedResult {
   checkedEvents: number;
   /** The 99th percentile of the bench process's own event-loop delay while measuring: a floor under every lag. */
   benchLoopDelayP99Ms: number;
+  /** The machine's 1, 5 and 15 minute load averages when the scenario started (the cores are shared). */
+  loadAverage: number[];
 }
 
 export interface FeedHarness {
@@ -149,6 +152,7 @@ function lagOf(arrivals: Arrivals, committedMs: Map<number, number>): LagMs {
 }
 
 export async function measureFeed(h: FeedHarness): Promise<FeedResult> {
+  const loadAverage = os.loadavg().map(round2);
   const db = new pg.Client({ connectionString: h.databaseUrl });
   await db.connect();
   try {
@@ -242,6 +246,7 @@ export async function measureFeed(h: FeedHarness): Promise<FeedResult> {
         subscriberLagMs: lagOf(pushed, committedMs),
         checkedEvents: ids.size,
         benchLoopDelayP99Ms: round2(loop.percentile(99) / 1e6),
+        loadAverage,
       };
     } finally {
       await reader.stop();

@@ -113,8 +113,6 @@ export interface FeedResults extends FeedResult {
   machine: BenchResults['machine'];
   store: BenchResults['store'];
   connections: number;
-  /** The machine's 1, 5 and 15 minute load averages when the scenario started. */
-  loadAverage: number[];
 }
 
 /** GraphQL figures measured before the read-path work (bench/results/before/graphql-issue-13.json). */

@@ -763,7 +763,6 @@ async function main() {
     const results: ScenarioResult[] = [];
     let exported: ExportResult | undefined;
     let feed: FeedResult | undefined;
-    const feedLoadAverage = os.loadavg().map((x) => Math.round(x * 100) / 100);
     try {
       const samePeerData = new Map<string, boolean>();
       if (postgraphile) {
@@ -980,7 +979,6 @@ async function main() {
         machine: out.machine,
         store: size,
         connections: connectionCounts[0],
-        loadAverage: feedLoadAverage,
         ...feed,
       };
       await writeFile(path.join(resultsDir, file), `${JSON.stringify(feedOut, null, 2)}\n`);

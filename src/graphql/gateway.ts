@@ -21,6 +21,8 @@ import { logger } from '../logger.js';
 import { graphqlOperations, readFallbacks, readsByTarget } from '../observability/metrics.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { Loaders } from '../resolvers/loaders.js';
+import type { AnswerLines } from '../reads/read-query.js';
+import { linesFromPostgres, type Rendering } from './answer-passthrough.js';
 import { compiledExecutor } from './compiled-execution.js';
 import { formatError } from './format-error.js';
 
@@ -65,6 +67,15 @@ export interface Session {
 /** Operations reading one consistent state of the store (see `Session.snapshot`). */
 export interface Snapshot {
   run(request: Omit<OperationRequest, 'beforeCommit'>): Promise<OperationResult>;
+  /**
+   * A page operation sorted by id, its items as lines of JSON PostgreSQL writes with `rendering`'s
+   * keys (answer-passthrough.ts), or its errors; undefined when the rendering asks for what only
+   * execution gives: `run` answers it then.
+   */
+  lines(
+    request: Omit<OperationRequest, 'beforeCommit' | 'inputChecked'>,
+    rendering: Rendering,
+  ): Promise<AnswerLines | OperationResult | undefined>;
   /** Ends the transaction and gives its connection back; safe to call more than once. */
   close(): Promise<void>;
 }
@@ -281,6 +292,16 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
       run: (request) => {
         em.clear();
         return run({ ...context, em, loaders: new Loaders(em) }, request);
+      },
+      lines: async (request, rendering) => {
+        const entry = prepared(request.document);
+        if (!('document' in entry)) return run(context, request); // its validation errors
+        graphqlOperations.inc({ type: entry.operation, via: 'rest' });
+        em.clear();
+        const own = { ...context, em, loaders: new Loaders(em) };
+        const answer = await linesFromPostgres(schema, entry.document, own, request.variables, rendering);
+        if (!answer || 'text' in answer) return answer;
+        return { data: answer.data ?? null, errors: answer.errors?.map((e) => formatError(e.toJSON(), e)) };
       },
       close: async () => {
         if (closed) return;

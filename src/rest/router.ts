@@ -9,6 +9,7 @@ import { checkBody, restFieldPath, toInput } from './body.js';
 import { etagOf, expectedVersionOf, matches } from './etags.js';
 import { chunkOf, EXPORT_CHUNK, type ExportChunk, exportLines } from './export-lines.js';
 import { reshape } from './fields.js';
+import { renderingOf } from './record-rendering.js';
 import { toFilter } from './filters.js';
 import { type CommitAnswer, idempotent } from './idempotency.js';
 import { POSITIVE_INT, parseInteger } from './integer-param.js';
@@ -215,10 +216,27 @@ async function handleExport(ctx: Context, route: ExportRoute, options: RestOptio
   const snapshot = await session.snapshot();
   if (!snapshot) throw Problem.overloaded('The service is running as many exports as it allows at once; retry shortly');
   const variables = (afterId: number | null) => ({ size: EXPORT_CHUNK, afterId, ...(filter ? { filter } : {}) });
-  const readChunk = async (afterId: number | null) =>
-    chunkOf(await snapshot.run({ document, variables: variables(afterId) }), (result) => {
-      throw resultProblem(result);
-    });
+  const refuse = (result: OperationResult): never => {
+    throw resultProblem(result);
+  };
+  const { map, keys } = shapeOf(route.resource, params);
+  const line = (record: Record<string, unknown>) => reshape(map, record, keys);
+  const executed = async (afterId: number | null) =>
+    chunkOf(await snapshot.run({ document, variables: variables(afterId) }), line, refuse);
+  // Where every key is a plain field or a grouping of them, PostgreSQL writes the lines; otherwise
+  // (or when the gateway finds a computed field) each chunk is executed and reshaped here.
+  const rendering = renderingOf(map, keys);
+  let rendered = rendering !== null;
+  const readChunk = async (afterId: number | null): Promise<ExportChunk> => {
+    if (!rendered || !rendering) return executed(afterId);
+    const answer = await snapshot.lines({ document, variables: variables(afterId) }, rendering);
+    if (answer === undefined) {
+      rendered = false;
+      return executed(afterId);
+    }
+    if (!('text' in answer)) return refuse(answer);
+    return { text: answer.text, count: answer.count, lastId: answer.lastKey };
+  };
   let first: ExportChunk;
   try {
     first = await readChunk(null);
@@ -226,10 +244,9 @@ async function handleExport(ctx: Context, route: ExportRoute, options: RestOptio
     await snapshot.close();
     throw error;
   }
-  const { map, keys } = shapeOf(route.resource, params);
   ctx.type = 'application/x-ndjson';
   ctx.set('Cache-Control', 'no-store');
-  const lines = exportLines(snapshot, first, readChunk, (record) => reshape(map, record, keys));
+  const lines = exportLines(snapshot, first, readChunk);
   ctx.body = Readable.from(lines, { objectMode: false });
 }
 

@@ -50,6 +50,10 @@ describe('an export is the list, every page of it', () => {
     '/orders?fields=id,status,total,items',
     '/products?expand=all',
     '/products?fields=id,title&expand=images,variants',
+    '/products',
+    '/customers?fields=id,email,first_name,last_name,notes,orders,tags,created_at,updated_at',
+    '/orders?fields=id,email,status,paid,tax,total,refund_possible,order_date,updated_at,notes',
+    '/orders?fields=id,paid,items',
   ])('%s: line for line the items of paging the list through (sorted by id)', async (list) => {
     const [path, query] = list.split('?');
     const { records, last } = await exported(`/api/v1${path}/export${query ? `?${query}` : ''}`);
@@ -69,6 +73,56 @@ describe('an export is the list, every page of it', () => {
   it('of an empty set is the complete line alone', async () => {
     const { text } = await exported('/api/v1/orders/export', { id: [999_999] });
     expect(text).toBe('{"complete":true,"count":0}\n');
+  });
+});
+
+describe('who writes the lines', () => {
+  /** The chunks each road wrote while `path` was exported (the `export_chunks_total` metric). */
+  async function roadsOf(path: string): Promise<{ postgres: number; reshaped: number }> {
+    const metricsToken = await service.tokenWith(['read_metrics']);
+    const counts = async () => {
+      const res = await service.get('/metrics', metricsToken);
+      expect(res.status).toBe(200);
+      const count = (road: string) =>
+        Number(new RegExp(`^export_chunks_total\\{road="${road}"\\} (\\d+)$`, 'm').exec(res.text)?.[1] ?? 0);
+      return { postgres: count('postgres'), reshaped: count('reshaped') };
+    };
+    const before = await counts();
+    await exported(path);
+    const after = await counts();
+    return { postgres: after.postgres - before.postgres, reshaped: after.reshaped - before.reshaped };
+  }
+
+  it.each([
+    '/api/v1/products/export',
+    '/api/v1/products/export?expand=textareas,images',
+    '/api/v1/customers/export?fields=id,email,orders,tags,updated_at',
+    '/api/v1/orders/export?fields=id,status,paid,total,updated_at',
+  ])('%s: plain fields and groupings of them, so PostgreSQL writes every chunk', async (path) => {
+    const roads = await roadsOf(path);
+    expect(roads.reshaped).toBe(0);
+    expect(roads.postgres).toBeGreaterThan(0);
+  });
+
+  it.each([
+    // statistics is computed by its resolver, and lifetime_spent rounded by REST's own conversion;
+    // an order's line items carry computed counters; thumbnails show only the colour or the image.
+    '/api/v1/customers/export?fields=id,statistics',
+    '/api/v1/orders/export?fields=id,items',
+    '/api/v1/products/export?fields=id&expand=options',
+  ])('%s: a computed field or a conversion only the service knows, so it reshapes every chunk', async (path) => {
+    const roads = await roadsOf(path);
+    expect(roads.postgres).toBe(0);
+    expect(roads.reshaped).toBeGreaterThan(0);
+  });
+
+  it('a customers export of several chunks from PostgreSQL holds every record once, in id order', async () => {
+    const [{ n }] = await service.sql<{ n: number }>('select count(*)::int as n from customer');
+    const { records, last } = await exported('/api/v1/customers/export?fields=id,last_name');
+    const ids = records.map((r) => (r as { id: number }).id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(n);
+    expect(last).toEqual({ complete: true, count: n });
   });
 });
 

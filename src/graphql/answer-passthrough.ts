@@ -87,6 +87,7 @@ function plainFields(set: SelectionSetNode | undefined): FieldNode[] {
 }
 
 const INT_COLUMN = /^(int|integer|int4|smallint|int2|serial)$/;
+const FLOAT_COLUMN = /^(double precision|double|float8|real|float4)$/;
 const TEXT_COLUMN = /^(text|varchar|character varying)(\(\d+\))?$/;
 
 /** A scalar or enum column as its GraphQL serialiser writes it, or a refusal. */
@@ -114,6 +115,9 @@ function leafSql(prop: EntityProperty | undefined, type: GraphQLNamedType, list:
       return INT_COLUMN.test(columnType) ? column : refuse('Int column');
     case 'String':
       return TEXT_COLUMN.test(columnType) ? column : refuse('String column');
+    case 'Float':
+      // Both roads print a double as the shortest text that reads back as it (float8out, JSON.stringify).
+      return FLOAT_COLUMN.test(columnType) ? column : refuse('Float column');
     case 'Boolean':
       return columnType === 'boolean' || columnType === 'bool' ? column : refuse('Boolean column');
     case 'Decimal':
@@ -182,7 +186,9 @@ function shownSql(shown: RenderedKey['shown'], type: GraphQLNamedType, sql: stri
 function isScalarList(type: GraphQLField<unknown, unknown>['type']): boolean {
   const nullable = getNullableType(type);
   const named = getNamedType(type);
-  return isListType(nullable) && !isListType(getNullableType(nullable.ofType)) && ['Int', 'String'].includes(named.name);
+  return (
+    isListType(nullable) && !isListType(getNullableType(nullable.ofType)) && ['Int', 'String'].includes(named.name)
+  );
 }
 
 /** An item of `plan`'s entity (alias `alias`) as the JSON object `rendering` shows of `type`. */

@@ -1,4 +1,4 @@
-import type { Rendering, RenderedKey } from '../graphql/answer-passthrough.js';
+import type { RenderedKey, Rendering } from '../graphql/answer-passthrough.js';
 import { type FieldMap, gqlNameOf, INLINE } from './fields.js';
 
 /**

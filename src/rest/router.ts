@@ -4,12 +4,11 @@ import type { Context } from 'koa';
 import type { IdempotencyStore } from '../db/idempotency-store.js';
 import { inputProblems } from '../domain/input-limits.js';
 import type { GraphQLGateway, OperationResult, Session } from '../graphql/gateway.js';
-import { inputChecks } from '../observability/metrics.js';
+import { exportChunks, inputChecks } from '../observability/metrics.js';
 import { checkBody, restFieldPath, toInput } from './body.js';
 import { etagOf, expectedVersionOf, matches } from './etags.js';
 import { chunkOf, EXPORT_CHUNK, type ExportChunk, exportLines } from './export-lines.js';
 import { reshape } from './fields.js';
-import { renderingOf } from './record-rendering.js';
 import { toFilter } from './filters.js';
 import { type CommitAnswer, idempotent } from './idempotency.js';
 import { POSITIVE_INT, parseInteger } from './integer-param.js';
@@ -29,6 +28,7 @@ import {
 import { Problem } from './problem.js';
 import { publicOrigin } from './public-origin.js';
 import { parseExportParams, parseFeedParams, parseListParams, parseReadParams } from './query-params.js';
+import { renderingOf } from './record-rendering.js';
 import type { RestApi } from './rest-api.js';
 import {
   type ExportRoute,
@@ -221,8 +221,10 @@ async function handleExport(ctx: Context, route: ExportRoute, options: RestOptio
   };
   const { map, keys } = shapeOf(route.resource, params);
   const line = (record: Record<string, unknown>) => reshape(map, record, keys);
-  const executed = async (afterId: number | null) =>
-    chunkOf(await snapshot.run({ document, variables: variables(afterId) }), line, refuse);
+  const executed = async (afterId: number | null) => {
+    exportChunks.inc({ road: 'reshaped' });
+    return chunkOf(await snapshot.run({ document, variables: variables(afterId) }), line, refuse);
+  };
   // Where every key is a plain field or a grouping of them, PostgreSQL writes the lines; otherwise
   // (or when the gateway finds a computed field) each chunk is executed and reshaped here.
   const rendering = renderingOf(map, keys);
@@ -235,6 +237,7 @@ async function handleExport(ctx: Context, route: ExportRoute, options: RestOptio
       return executed(afterId);
     }
     if (!('text' in answer)) return refuse(answer);
+    exportChunks.inc({ road: 'postgres' });
     return { text: answer.text, count: answer.count, lastId: answer.lastKey };
   };
   let first: ExportChunk;

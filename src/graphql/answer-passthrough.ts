@@ -211,7 +211,11 @@ function objectSql(
     const nullable = getNullableType(def.type);
     const named = getNamedType(def.type);
     const relation = plan.relations.get(name);
-    if (relation?.kind === 'json' && !sub && !shown && isScalarList(def.type)) return [key, relation.sql(alias)];
+    if (relation?.kind === 'json' && !sub && !shown && isScalarList(def.type)) {
+      // Hand-written SQL: whatever aggregate it uses, its JSON stays on one line (json_agg puts a
+      // newline between composite elements; a JSON string escapes its own), for an export's lines.
+      return [key, `replace((${relation.sql(alias)})::text, chr(10), '')::json`];
+    }
     if (isScalarType(named) || isEnumType(named)) {
       if (sub) refuse('selection on a leaf');
       const prop = plan.meta.properties[name as never] as EntityProperty | undefined;

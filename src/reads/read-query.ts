@@ -138,12 +138,10 @@ export async function readPage(
     if (counted) count = countQuery(em, meta.class, where, filtered);
   }
   if (shaped?.lines) {
-    // One line a record, never parsed here. A JSON text holds a raw newline only as whitespace
-    // (json_agg writes one between composite elements; strings escape theirs): removed, the record
-    // is one line whatever builds it.
+    // One line a record, never parsed here: `itemSql` writes each record's JSON on one line.
     const [text] = await runPrepared<{ lines: string | null; count: number; last: number | null }>(
       em,
-      `select string_agg(replace(p.r::text, chr(10), '') || chr(10), '' order by p.n) as lines, ` +
+      `select string_agg(p.r::text || chr(10), '' order by p.n) as lines, ` +
         `count(*)::int as count, (array_agg(p.k order by p.n desc))[1] as last from (${page.sql}) p`,
       page.params,
     );
@@ -199,7 +197,10 @@ export interface AnswerPage {
   selection: SelectionTree;
   itemSql: string;
   answer?: Omit<Page<never>, 'items'> & { items: string };
-  /** The items as lines of text instead (an export's chunk): readPage leaves them in `answerLines`. */
+  /**
+   * The items as lines of text instead (an export's chunk): readPage leaves them in `answerLines`.
+   * `itemSql` must then write each item's JSON without a raw newline.
+   */
   lines?: boolean;
   answerLines?: AnswerLines;
 }

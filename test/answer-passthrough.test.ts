@@ -49,6 +49,20 @@ it.each([
   ['Q4', Q4, 'customers', undefined, true],
   ['orders with aliases, enums, timestamps, money and variables', PLAIN_ORDERS, 'orders', { size: 9 }, true],
   ['products with timestamps, money and text arrays', PLAIN_PRODUCTS, 'products', undefined, true],
+  [
+    'products with a Float and a computed list of ids',
+    '{ products(size: 20) { items { id shippingWeight collectionIds tags } } }',
+    'products',
+    undefined,
+    true,
+  ],
+  [
+    'customers with computed lists of ids and tags',
+    '{ customers(size: 20, sort: [{ field: ID, direction: DESC }]) { items { id orderIds tags } } }',
+    'customers',
+    undefined,
+    true,
+  ],
   // LineItem.counters has a field resolver: these run the normal way.
   ['Q1', Q1, 'orders', undefined, false],
   ['Q1 without totalCount', Q1_WITHOUT_COUNT, 'orders', undefined, false],

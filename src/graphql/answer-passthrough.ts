@@ -397,6 +397,36 @@ export async function answerFromPostgres(
   return { data: { [shape.key]: placeholder } };
 }
 
+/** A page's items as the JSON array PostgreSQL wrote (see pageFromPostgres), and its total. */
+export interface RenderedPage {
+  items: string;
+  totalCount: number;
+}
+
+/**
+ * The page of a page operation with its items written by PostgreSQL with `rendering`'s keys (an
+ * edge's shape of the records), or the root field's errors; undefined when the rendering asks for
+ * something only execution gives: the caller then runs the operation as always.
+ */
+export async function pageFromPostgres(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  context: GraphQLContext,
+  given: Record<string, unknown> | undefined,
+  rendering: Rendering,
+): Promise<RenderedPage | ExecutionResult | undefined> {
+  const { shape, forget } = cachedShape([schema, context.em.getMetadata(), document, undefined], rendering);
+  if (!shape) return undefined;
+  const request: AnswerPage = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql };
+  const failed = await runRootField(schema, shape, context, given, request);
+  if (failed !== null) return failed;
+  if (!request.answer) {
+    forget();
+    return undefined;
+  }
+  return { items: request.answer.items, totalCount: request.answer.totalCount };
+}
+
 /**
  * The items of a page operation as lines PostgreSQL writes with `rendering`'s keys (an edge's
  * shape of the records), or the root field's errors; undefined when the rendering asks for

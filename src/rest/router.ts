@@ -146,27 +146,38 @@ async function handleList(ctx: Context, route: ListRoute | SearchRoute, options:
     filter[route.idFilter] = asked ? asked.filter((id) => id === pathId) : [pathId];
     matchesNone = (filter[route.idFilter] as number[]).length === 0;
   }
-  const data = matchesNone
-    ? { items: [], totalCount: 0 }
-    : dataOf(
-        await session.run({
-          document: listDocument(route.resource, route.operation, params, {
-            filtered: filter !== undefined,
-            intArgs: Object.values(route.kind === 'list' ? (route.pathArgs ?? {}) : {}),
-          }),
-          variables: {
-            ...listVariables(params, filter),
-            ...(route.kind === 'list' ? pathVariables(ctx, route.pathArgs) : {}),
-          },
-        }),
-      );
+  const request = {
+    document: listDocument(route.resource, route.operation, params, {
+      filtered: filter !== undefined,
+      intArgs: Object.values(route.kind === 'list' ? (route.pathArgs ?? {}) : {}),
+    }),
+    variables: {
+      ...listVariables(params, filter),
+      ...(route.kind === 'list' ? pathVariables(ctx, route.pathArgs) : {}),
+    },
+  };
+  const facts = (totalCount: number) => ({ page: params.page, size: params.size, totalCount });
+  // Where every key is a plain field or a grouping of them, PostgreSQL writes the items' JSON and
+  // the wrapper is put around its text (docs/rest.md#lists-from-postgresql); otherwise they are
+  // executed and reshaped here.
+  const { map, keys } = shapeOf(route.resource, params);
+  const rendering = matchesNone ? null : renderingOf(map, keys);
+  const rendered = rendering && (await session.page(request, rendering));
+  if (rendered) {
+    if (!('items' in rendered)) throw resultProblem(rendered);
+    const page = listPage([], facts(rendered.totalCount), baseUrl(ctx, options), ctx.querystring);
+    const { items: _none, ...wrapper } = page.body;
+    ctx.set(page.headers);
+    ctx.type = 'application/json';
+    ctx.body =
+      route.kind === 'search' && route.bare
+        ? rendered.items
+        : `{"items":${rendered.items},${JSON.stringify(wrapper).slice(1)}`;
+    return;
+  }
+  const data = matchesNone ? { items: [], totalCount: 0 } : dataOf(await session.run(request));
   const items = reshapeRecords(route.resource, params, data.items as Record<string, unknown>[]);
-  const page = listPage(
-    items,
-    { page: params.page, size: params.size, totalCount: data.totalCount as number },
-    baseUrl(ctx, options),
-    ctx.querystring,
-  );
+  const page = listPage(items, facts(data.totalCount as number), baseUrl(ctx, options), ctx.querystring);
   ctx.set(page.headers);
   ctx.body = route.kind === 'search' && route.bare ? items : page.body;
 }

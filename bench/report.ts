@@ -4,6 +4,7 @@
 // bench/analysis.md.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { FeedResult } from './feed-scenario.js';
 
 /** What one autocannon drive of a side measured. */
 export interface DriveLoad {
@@ -103,6 +104,15 @@ export interface ScaleOutResults {
   /** `--replica`: the counters over the whole run. */
   metrics?: Record<string, number>;
   scenarios: ScaleOutScenario[];
+}
+
+/** bench/results/feed-orders-N.json: the feed scenario (bench/feed-scenario.ts) with its run. */
+export interface FeedResults extends FeedResult {
+  command: string;
+  date: string;
+  machine: BenchResults['machine'];
+  store: BenchResults['store'];
+  connections: number;
 }
 
 /** GraphQL figures measured before the read-path work (bench/results/before/graphql-issue-13.json). */
@@ -481,6 +491,31 @@ function processesSection(r: ScaleOutResults): string {
   ].join('\n');
 }
 
+function feedSection(r: FeedResults): string {
+  const lag = (l: FeedResults['readerLagMs']) => `${ms(l.p50)} / ${ms(l.p99)} (max ${ms(l.max)})`;
+  const w = r.writes;
+  return [
+    `## The event feed while the write mix runs, on two processes (\`--scenario feed\`)`,
+    '',
+    `- Command: \`${r.command}\`, ${r.date}; ${machine(r as unknown as BenchResults)}; load average at the start ` +
+      `${r.loadAverage.map((x) => x.toFixed(1)).join(', ')}`,
+    `- Two service processes on one store: the write mix (POST + DELETE fulfilment, ${r.connections} connections, ` +
+      `${r.seconds} s after a warm-up) drives one; on the other, one reader follows \`GET /api/v1/events?after=…\` ` +
+      '(size 250, the next page as soon as one arrives) and one graphql-ws client receives `Subscription.events`. ' +
+      `Both received each of the ${n(r.checkedEvents)} events the scenario committed exactly once (checked ` +
+      'against the event table; the run fails otherwise).',
+    "- Lag: arrival at the bench minus the commit time PostgreSQL recorded for the event's transaction " +
+      '(`pg_xact_commit_timestamp`, with `track_commit_timestamp` on), same machine and clock. ' +
+      `The bench's own event-loop delay (p99 ${ms(r.benchLoopDelayP99Ms)}) is part of every lag.`,
+    '',
+    '| events committed / s | events / s the reader followed | reader caught up after the drive | ' +
+      'reader lag p50 / p99 | subscriber lag p50 / p99 | reader pages | write mix req/s | write mix p50 / p99 |',
+    '|--:|--:|--:|--:|--:|--:|--:|--:|',
+    `| ${n(r.committedPerSecond)} | ${n(r.followedPerSecond)} | ${ms(r.readerCatchUpMs)} | ${lag(r.readerLagMs)} | ` +
+      `${lag(r.subscriberLagMs)} | ${n(r.readerPages)} | ${n(w.rps)} | ${latency(w)} |`,
+  ].join('\n');
+}
+
 export async function renderBenchmarks(resultsDir: string): Promise<string> {
   const files = (await readdir(resultsDir)).filter((f) => /^orders-\d+\.json$/.test(f));
   const all: BenchResults[] = [];
@@ -586,6 +621,9 @@ export async function renderBenchmarks(resultsDir: string): Promise<string> {
       const r = JSON.parse(await readFile(path.join(resultsDir, file), 'utf8')) as ScaleOutResults;
       parts.push(mode === 'replica' ? replicaSection(r) : processesSection(r), '');
     }
+  }
+  for (const file of (await readdir(resultsDir)).filter((f) => /^feed-orders-\d+\.json$/.test(f))) {
+    parts.push(feedSection(JSON.parse(await readFile(path.join(resultsDir, file), 'utf8')) as FeedResults), '');
   }
   if (analysis) parts.push(analysis.trim(), '');
   return parts.join('\n');

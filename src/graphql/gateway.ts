@@ -266,10 +266,10 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
   }
 
   /**
-   * A snapshot transaction on a connection of its own, on a fork of its own. Its context is not in
-   * `routing`, so its reads stay on the primary (a replica could not hold the snapshot's transaction
-   * for us). Each operation gets fresh loaders and an empty identity map, so a long export keeps
-   * nothing of earlier pages.
+   * A snapshot transaction on a connection of its own, on a fork of its own (of the primary's or a
+   * replica's EntityManager: a REPEATABLE READ READ ONLY transaction runs on a hot standby too).
+   * Its fork is not in `routing`, so its operations run where the snapshot is. Each operation gets
+   * fresh loaders and an empty identity map, so a long export keeps nothing of earlier pages.
    *
    * The connection is Kysely's single-connection scope rather than MikroORM's `begin`: that scope
    * gives the connection back to the pool however the work ends, while a transaction whose ROLLBACK
@@ -280,15 +280,42 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     if (snapshotsOpen >= SNAPSHOTS_MAX) return undefined;
     snapshotsOpen++;
     try {
-      return await openSnapshot(context);
+      return (await snapshotOnReplica(context)) ?? (await openSnapshot(context, context.em));
     } catch (error) {
       snapshotsOpen--;
       throw error;
     }
   }
 
-  async function openSnapshot(context: GraphQLContext): Promise<Snapshot> {
-    const em = context.em.fork();
+  /**
+   * The snapshot on a read replica when the request's reads may go to one (as a query's do); one
+   * that cannot be opened there is opened on the primary. A replica that goes away mid-export cuts
+   * the export (no complete line, so the client can tell), as a primary restart would.
+   */
+  async function snapshotOnReplica(context: GraphQLContext): Promise<Snapshot | undefined> {
+    const route = routing.get(context.em);
+    if (!replicas || !route || route.writes) return undefined;
+    const target = replicas.set.forRead(route.waitLsn);
+    if (typeof target === 'string') {
+      readsByTarget.inc({ target: 'primary' });
+      readFallbacks.inc({ reason: target });
+      return undefined;
+    }
+    try {
+      const opened = await openSnapshot(context, target.em);
+      readsByTarget.inc({ target: target.name });
+      return opened;
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      replicas.set.failed(target.name);
+      readsByTarget.inc({ target: 'primary' });
+      readFallbacks.inc({ reason: 'read_failed' });
+      return undefined;
+    }
+  }
+
+  async function openSnapshot(context: GraphQLContext, on: GraphQLContext['em']): Promise<Snapshot> {
+    const em = on.fork();
     let finish!: () => void;
     const finished = new Promise<void>((resolve) => (finish = resolve));
     let opened!: (connection: Kysely<unknown>) => void;

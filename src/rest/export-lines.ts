@@ -40,11 +40,10 @@ export function chunkOf(
 
 /**
  * The NDJSON of an export, one string per chunk: the lines of `first`, then of every chunk after
- * the last id seen, and last `{"complete":true,"count":N}`. A
- * generator, pulled by the response stream only as the client reads (backpressure), so at most two
- * chunks are in memory (the one written, the one read ahead); the snapshot is closed however it
- * ends (done, client gone, error), and a failure mid-way ends the response without the complete
- * line.
+ * the last id seen, and last `{"complete":true,"count":N}`. A generator, pulled by the response
+ * stream only as the client reads (backpressure), so at most two chunks are in memory (the one
+ * written, the one read ahead); the snapshot is closed however it ends (done, client gone, error),
+ * and a failure mid-way ends the response without the complete line.
  */
 export async function* exportLines(
   snapshot: Snapshot,

@@ -212,7 +212,8 @@ async function handleFeed(ctx: Context, route: FeedRoute, options: RestOptions) 
 
 /**
  * An export (docs/rest.md#exports): the list's operation run chunk after chunk (keyset on id)
- * inside one snapshot, each record reshaped as the list's items are, streamed as NDJSON. Every
+ * inside one snapshot, each record shaped as the list's items are (by PostgreSQL where the shape
+ * is plain fields, else reshaped here), streamed as NDJSON. Every
  * refusal (scope, parameters, body, the first chunk's errors) is a problem before any line; the
  * request is charged once, like any other.
  */

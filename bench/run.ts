@@ -859,6 +859,11 @@ async function main() {
             `(${e.copyRows} in ${e.copySeconds} s) | ratio ${e.ratio} ` +
             `(goal ≥ ${EXPORT_RATIO_GOAL}: ${e.ratio >= EXPORT_RATIO_GOAL ? 'met' : 'NOT met'})`,
         );
+        if (e.plain)
+          log(
+            `  plain columns (?fields=id,email,status,…: lines PostgreSQL writes) ${e.plain.rowsPerSecond} rows/s | ` +
+              `COPY of those columns ${e.plain.copyRowsPerSecond} rows/s | ratio ${e.plain.ratio}`,
+          );
         const rss = Math.max(e.peakRssMb, e.slowReaderPeakRssMb);
         log(
           `  service peak RSS ${e.peakRssMb} MB, with a slow reader (${e.slowSeconds} s) ${e.slowReaderPeakRssMb} MB ` +

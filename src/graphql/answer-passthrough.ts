@@ -27,7 +27,7 @@ import {
 } from 'graphql';
 import type { Middleware } from 'koa';
 import { type Plan, planFor } from '../reads/read-plan.js';
-import { type AnswerPage, answerPages } from '../reads/read-query.js';
+import { type AnswerLines, type AnswerPage, answerPages } from '../reads/read-query.js';
 import { type JsonPairs, jsonObject } from '../reads/row-json.js';
 import { type SelectionTree, selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from '../resolvers/context.js';
@@ -62,7 +62,8 @@ interface Shape {
   itemSql: string;
 }
 
-const shapes = new WeakMap<DocumentNode, Map<string, Shape | null>>();
+// Per document: per operation name (the response's own keys) or per rendering (an edge's keys).
+const shapes = new WeakMap<DocumentNode, Map<string | Rendering, Shape | null>>();
 
 class NotPlain extends Error {}
 const refuse = (why: string): never => {
@@ -86,6 +87,7 @@ function plainFields(set: SelectionSetNode | undefined): FieldNode[] {
 }
 
 const INT_COLUMN = /^(int|integer|int4|smallint|int2|serial)$/;
+const FLOAT_COLUMN = /^(double precision|double|float8|real|float4)$/;
 const TEXT_COLUMN = /^(text|varchar|character varying)(\(\d+\))?$/;
 
 /** A scalar or enum column as its GraphQL serialiser writes it, or a refusal. */
@@ -113,6 +115,9 @@ function leafSql(prop: EntityProperty | undefined, type: GraphQLNamedType, list:
       return INT_COLUMN.test(columnType) ? column : refuse('Int column');
     case 'String':
       return TEXT_COLUMN.test(columnType) ? column : refuse('String column');
+    case 'Float':
+      // Both roads print a double as the shortest text that reads back as it (float8out, JSON.stringify).
+      return FLOAT_COLUMN.test(columnType) ? column : refuse('Float column');
     case 'Boolean':
       return columnType === 'boolean' || columnType === 'bool' ? column : refuse('Boolean column');
     case 'Decimal':
@@ -129,33 +134,95 @@ function leafSql(prop: EntityProperty | undefined, type: GraphQLNamedType, list:
   }
 }
 
-/** An item of `plan`'s entity (alias `alias`) as the response's JSON object for `fields` of `type`. */
+/**
+ * A key of a rendered object: the response key, the field of the node it comes from (none: an
+ * object of the node's own fields, `sub`), how a leaf is shown, and the keys of a nested object.
+ */
+export interface RenderedKey {
+  key: string;
+  field?: string;
+  /**
+   * A leaf shown otherwise than GraphQL's serialiser shows it: an enum as its integer value
+   * (`code`), a Decimal as a JSON number (`number`), a null Timestamp as 0 (`zeroForNull`).
+   */
+  shown?: 'code' | 'number' | 'zeroForNull';
+  sub?: Rendering;
+}
+
+/**
+ * The keys of a record as an edge shows them (the REST layer's, derived from its field maps):
+ * PostgreSQL writes the record's JSON with them where every key is a plain field or a grouping.
+ */
+export type Rendering = readonly RenderedKey[];
+
+/** A selection set's fields as a rendering with the response's keys (aliases included). */
+function renderingOf(set: SelectionSetNode | undefined): Rendering {
+  return plainFields(set).map((node) => ({
+    key: node.alias?.value ?? node.name.value,
+    field: node.name.value,
+    ...(node.selectionSet ? { sub: renderingOf(node.selectionSet) } : {}),
+  }));
+}
+
+/** A leaf as `shown` asks, from its SQL as GraphQL's serialiser writes it (`sql`) or its column. */
+function shownSql(shown: RenderedKey['shown'], type: GraphQLNamedType, sql: string, column: string): string {
+  switch (shown) {
+    case undefined:
+      return sql;
+    case 'code':
+      // The enum's values are its codes, and the column holds the values.
+      return isEnumType(type) && type.getValues().every(({ value }) => Number.isInteger(value))
+        ? column
+        : refuse('code of a non-integer enum');
+    case 'number':
+      // float8 prints the shortest text that reads back as the same double, as JSON.stringify does.
+      return type.name === 'Decimal' ? `${column}::float8` : refuse('number of a non-Decimal');
+    case 'zeroForNull':
+      return `coalesce(${sql}, 0)`;
+  }
+}
+
+/** A list of Int or String a computed JSON relation gives as GraphQL shows it (`Product.collectionIds`). */
+function isScalarList(type: GraphQLField<unknown, unknown>['type']): boolean {
+  const nullable = getNullableType(type);
+  const named = getNamedType(type);
+  return (
+    isListType(nullable) && !isListType(getNullableType(nullable.ofType)) && ['Int', 'String'].includes(named.name)
+  );
+}
+
+/** An item of `plan`'s entity (alias `alias`) as the JSON object `rendering` shows of `type`. */
 function objectSql(
   schema: GraphQLSchema,
   type: GraphQLObjectType,
   plan: Plan,
-  fields: FieldNode[],
+  rendering: Rendering,
   alias: string,
   depth: number,
 ): string {
   // json_build_object takes 50 pairs; wider objects would be merged as jsonb, which reorders keys.
-  if (fields.length > 50) refuse('wide object');
-  const pairs: JsonPairs = fields.map((node): [string, string] => {
-    const name = node.name.value;
+  if (rendering.length > 50) refuse('wide object');
+  const pairs: JsonPairs = rendering.map(({ key, field: name, shown, sub }): [string, string] => {
+    if (name === undefined) return [key, objectSql(schema, type, plan, sub ?? [], alias, depth)];
     const def = type.getFields()[name];
     if (!def || def.resolve || def.args.length || fieldScopes(schema, type, name)?.length) {
       return refuse('not a plain field');
     }
-    const key = node.alias?.value ?? name;
     const nullable = getNullableType(def.type);
     const named = getNamedType(def.type);
+    const relation = plan.relations.get(name);
+    if (relation?.kind === 'json' && !sub && !shown && isScalarList(def.type)) {
+      // Hand-written SQL: whatever aggregate it uses, its JSON stays on one line (json_agg puts a
+      // newline between composite elements; a JSON string escapes its own), for an export's lines.
+      return [key, `replace((${relation.sql(alias)})::text, chr(10), '')::json`];
+    }
     if (isScalarType(named) || isEnumType(named)) {
-      if (node.selectionSet) refuse('selection on a leaf');
+      if (sub) refuse('selection on a leaf');
       const prop = plan.meta.properties[name as never] as EntityProperty | undefined;
       const column = prop?.fieldNames?.length === 1 ? `${alias}.${quote(prop.fieldNames[0])}` : '';
-      return [key, leafSql(prop, named!, isListType(nullable), column)];
+      // leafSql refuses what is not a plain column, however it is shown.
+      return [key, shownSql(shown, named, leafSql(prop, named, isListType(nullable), column), column)];
     }
-    const relation = plan.relations.get(name);
     if (!isObjectType(named) || !isListType(nullable) || relation?.kind !== 'many') {
       return refuse('not a list relation');
     }
@@ -163,7 +230,7 @@ function objectSql(
       refuse('relation type');
     }
     const child = `t${depth}`;
-    const inner = objectSql(schema, named, relation.plan, plainFields(node.selectionSet), child, depth + 1);
+    const inner = objectSql(schema, named, relation.plan, sub ?? [], child, depth + 1);
     const rows = `select json_agg(${inner} order by ${relation.orderBy(child)}) from ${relation.from(child, alias)}`;
     return [key, `coalesce((${rows}), '[]'::json)`];
   });
@@ -175,7 +242,7 @@ const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 /** An operation of a document: the schema, the entities' metadata, the document, the operation's name. */
 type Operation = [GraphQLSchema, MetadataStorage, DocumentNode, string | null | undefined];
 
-function shapeOf(...[schema, metadata, document, operationName]: Operation): Shape {
+function shapeOf([schema, metadata, document, operationName]: Operation, rendering?: Rendering): Shape {
   const operation = getOperationAST(document, operationName);
   if (operation?.operation !== 'query' || operation.directives?.length) return refuse('not a query');
   if (document.definitions.some((d) => d.kind === Kind.FRAGMENT_DEFINITION)) refuse('fragments');
@@ -201,18 +268,19 @@ function shapeOf(...[schema, metadata, document, operationName]: Operation): Sha
   const type = itemType.name;
   const selection = selectionOf({ fieldNodes: [node], fragments: {}, variableValues: {} });
   const plan = planFor(metadata, type, selection.get('items')!);
-  const itemSql = objectSql(schema, itemType, plan, plainFields(items.selectionSet), 'r0', 1);
+  const itemSql = objectSql(schema, itemType, plan, rendering ?? renderingOf(items.selectionSet), 'r0', 1);
   return { operation, node, field, key: node.alias?.value ?? node.name.value, pageKeys, type, selection, itemSql };
 }
 
-function cachedShape(...[schema, metadata, document, operationName]: Operation) {
+function cachedShape(operation: Operation, rendering?: Rendering) {
+  const document = operation[2];
   let byName = shapes.get(document);
   if (!byName) shapes.set(document, (byName = new Map()));
-  const name = operationName ?? '';
+  const name = rendering ?? operation[3] ?? '';
   if (!byName.has(name)) {
     let shape: Shape | null = null;
     try {
-      shape = shapeOf(schema, metadata, document, operationName);
+      shape = shapeOf(operation, rendering);
     } catch (error) {
       if (!(error instanceof NotPlain)) throw error;
     }
@@ -246,20 +314,17 @@ export function answerBodies(graphql: Middleware): Middleware {
 }
 
 /**
- * The result of a plain page operation with the page as PostgreSQL's text (left for answerBodies),
- * or undefined: the caller then executes the operation as always.
+ * Runs the shape's root field (its resolver: scope, guard, arguments, filters, page bounds) with
+ * `request` for its readPage: undefined when the variables or arguments do not coerce (nothing
+ * ran: the normal way answers), else the field's error as compiled execution reports it, or null.
  */
-export async function answerFromPostgres(
+async function runRootField(
   schema: GraphQLSchema,
-  document: DocumentNode,
-  operationName: string | null | undefined,
+  shape: Shape,
   context: GraphQLContext,
   given: Record<string, unknown> | undefined,
-): Promise<ExecutionResult | undefined> {
-  const holder = scope.getStore();
-  if (!holder) return undefined;
-  const { shape, forget } = cachedShape(schema, context.em.getMetadata(), document, operationName);
-  if (!shape) return undefined;
+  request: AnswerPage,
+): Promise<ExecutionResult | null | undefined> {
   const variables = getVariableValues(schema, shape.operation.variableDefinitions ?? [], given ?? {});
   if (variables.errors) return undefined;
   const query = schema.getQueryType()!;
@@ -279,12 +344,12 @@ export async function answerFromPostgres(
   try {
     args = getArgumentValues(shape.field, shape.node, variables.coerced);
   } catch {
-    return undefined; // nothing ran yet: the normal way answers it
+    return undefined;
   }
-  const request: AnswerPage = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql };
   answerPages.set(context.em, request);
   try {
     await shape.field.resolve!(undefined, args, context, info);
+    return null;
   } catch (error) {
     // The root field's error as compiled execution reports it (compiled-execution.ts: its path, the
     // resolver's error, no locations; the field null, or no data when it is non-null), without
@@ -295,6 +360,26 @@ export async function answerFromPostgres(
   } finally {
     answerPages.delete(context.em);
   }
+}
+
+/**
+ * The result of a plain page operation with the page as PostgreSQL's text (left for answerBodies),
+ * or undefined: the caller then executes the operation as always.
+ */
+export async function answerFromPostgres(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  context: GraphQLContext,
+  given: Record<string, unknown> | undefined,
+): Promise<ExecutionResult | undefined> {
+  const holder = scope.getStore();
+  if (!holder) return undefined;
+  const { shape, forget } = cachedShape([schema, context.em.getMetadata(), document, operationName]);
+  if (!shape) return undefined;
+  const request: AnswerPage = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql };
+  const failed = await runRootField(schema, shape, context, given, request);
+  if (failed !== null) return failed;
   const page = request.answer;
   if (!page) {
     // The root field did not read its page through readPage: this document always runs the normal way.
@@ -310,4 +395,59 @@ export async function answerFromPostgres(
   };
   holder.text = `{${shape.pageKeys.map(([key, name]) => `"${key}":${values[name]}`).join(',')}}`;
   return { data: { [shape.key]: placeholder } };
+}
+
+/** A page's items as the JSON array PostgreSQL wrote (see pageFromPostgres), and its total. */
+export interface RenderedPage {
+  items: string;
+  totalCount: number;
+}
+
+/**
+ * The page of a page operation with its items written by PostgreSQL with `rendering`'s keys (an
+ * edge's shape of the records), or the root field's errors; undefined when the rendering asks for
+ * something only execution gives: the caller then runs the operation as always.
+ */
+export async function pageFromPostgres(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  context: GraphQLContext,
+  given: Record<string, unknown> | undefined,
+  rendering: Rendering,
+): Promise<RenderedPage | ExecutionResult | undefined> {
+  const { shape, forget } = cachedShape([schema, context.em.getMetadata(), document, undefined], rendering);
+  if (!shape) return undefined;
+  const request: AnswerPage = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql };
+  const failed = await runRootField(schema, shape, context, given, request);
+  if (failed !== null) return failed;
+  if (!request.answer) {
+    forget();
+    return undefined;
+  }
+  return { items: request.answer.items, totalCount: request.answer.totalCount };
+}
+
+/**
+ * The items of a page operation as lines PostgreSQL writes with `rendering`'s keys (an edge's
+ * shape of the records), or the root field's errors; undefined when the rendering asks for
+ * something only execution gives (a computed field, a conversion SQL does not know): the caller
+ * then runs the operation as always. The operation's page must be sorted by id.
+ */
+export async function linesFromPostgres(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  context: GraphQLContext,
+  given: Record<string, unknown> | undefined,
+  rendering: Rendering,
+): Promise<AnswerLines | ExecutionResult | undefined> {
+  const { shape, forget } = cachedShape([schema, context.em.getMetadata(), document, undefined], rendering);
+  if (!shape) return undefined;
+  const request: AnswerPage = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql, lines: true };
+  const failed = await runRootField(schema, shape, context, given, request);
+  if (failed !== null) return failed;
+  if (!request.answerLines) {
+    forget();
+    return undefined;
+  }
+  return request.answerLines;
 }

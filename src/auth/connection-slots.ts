@@ -13,15 +13,20 @@ const LOCK_TOKEN = `select pg_advisory_xact_lock(hashtext('subscription_connecti
 /** A token's rows that still count: their process renewed them within its bound. */
 const LIVE = `subscription_connection where token_id = ?::int and expires_at > now()`;
 
-/** The rows of processes that stopped renewing them (crashed, killed, cut off) go first. */
-const PURGE_EXPIRED = `delete from subscription_connection where token_id = ?::int and expires_at <= now()`;
+/**
+ * The token's rows of processes that stopped renewing them (crashed, killed, cut off) go in the
+ * same statement (the count below never saw them anyway).
+ */
+const PURGE_EXPIRED = `with purged as (delete from subscription_connection where token_id = ?::int and expires_at <= now())`;
 
-const OPEN = `insert into subscription_connection (id, token_id, instance, expires_at)
+const OPEN = `${PURGE_EXPIRED}
+insert into subscription_connection (id, token_id, instance, expires_at)
   select ?::uuid, ?::int, ?, now() + make_interval(secs => ?::float8)
   where (select count(*) from ${LIVE}) < ?::int
   returning id`;
 
-const SUBSCRIBE = `update subscription_connection set subscriptions = subscriptions + 1
+const SUBSCRIBE = `${PURGE_EXPIRED}
+update subscription_connection set subscriptions = subscriptions + 1
   where id = ?::uuid and (select coalesce(sum(subscriptions), 0) from ${LIVE}) < ?::int
   returning subscriptions`;
 
@@ -52,6 +57,8 @@ export class ConnectionSlots {
   private readonly open = new Set<string>();
   private timer?: NodeJS.Timeout;
   private beating?: Promise<void>;
+  /** Statements under way: stop() waits for them, so none runs on a closed database. */
+  private readonly pending = new Set<Promise<unknown>>();
 
   constructor(
     private readonly orm: MikroORM,
@@ -67,7 +74,12 @@ export class ConnectionSlots {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    await this.beating;
+    await Promise.allSettled([this.beating, ...this.pending]);
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.pending.add(work);
+    return work.finally(() => this.pending.delete(work));
   }
 
   private get ttlSeconds(): number {
@@ -83,11 +95,12 @@ export class ConnectionSlots {
 
   /** Serialised with every other admission of the token, on any instance. */
   private admit<T>(tokenId: number, sql: string, params: readonly unknown[]): Promise<T[]> {
-    return this.orm.em.fork().transactional(async (tx: EntityManager) => {
-      await runPrepared(tx, LOCK_TOKEN, [tokenId]);
-      await runPrepared(tx, PURGE_EXPIRED, [tokenId]);
-      return runPrepared<T>(tx, sql, params);
-    });
+    return this.track(
+      this.orm.em.fork().transactional(async (tx: EntityManager) => {
+        await runPrepared(tx, LOCK_TOKEN, [tokenId]);
+        return runPrepared<T>(tx, sql, [tokenId, ...params]);
+      }),
+    );
   }
 
   /**
@@ -114,12 +127,12 @@ export class ConnectionSlots {
   }
 
   async unsubscribe(connection: string): Promise<void> {
-    await runPrepared(this.orm.em.fork(), UNSUBSCRIBE, [connection]);
+    await this.track(runPrepared(this.orm.em.fork(), UNSUBSCRIBE, [connection]));
   }
 
   /** Gives the connection's place and its subscriptions back (no effect when it holds none). */
   async close(connection: string): Promise<void> {
     this.open.delete(connection);
-    await runPrepared(this.orm.em.fork(), CLOSE, [connection]);
+    await this.track(runPrepared(this.orm.em.fork(), CLOSE, [connection]));
   }
 }

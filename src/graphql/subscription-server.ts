@@ -17,6 +17,8 @@ import { bearerOf } from './gateway.js';
 
 /** How often an open connection's token is looked up again: a revoked token's socket closes within this. */
 const RECHECK_MS = 5000;
+/** How long shutdown waits for closed sockets to give their places back (a row left behind expires anyway). */
+const RELEASE_WAIT_MS = 3000;
 
 /**
  * What a connection keeps: its caller, its place in `subscription_connection` (src/auth/connection-slots.ts),
@@ -74,6 +76,11 @@ export async function startSubscriptionServer(
     sockets.handleUpgrade(request, socket, head, (ws) => sockets.emit('connection', ws, request));
   };
   server.on('upgrade', onUpgrade);
+  // Sockets whose places are not yet given back: close() waits for them, so no release of a place
+  // runs after the database is closed (graphql-ws calls onClose after the server's close resolved).
+  let unreleased = 0;
+  let drained: (() => void) | undefined;
+  sockets.on('connection', () => unreleased++);
   const giveBack = (slot: string) =>
     slots.close(slot).catch((error: unknown) => logger.warn({ err: error }, 'subscription connection not released'));
   // Called once or twice per connection (onDisconnect, then onClose): gives back what it held once.
@@ -151,7 +158,10 @@ export async function startSubscriptionServer(
       },
       onNext: (_ctx, _id, _payload, _args, result) =>
         result.errors ? { ...result, errors: result.errors.map((e) => formatError(e.toJSON(), e)) } : undefined,
-      onClose: release,
+      async onClose(ctx) {
+        await release(ctx);
+        if (--unreleased === 0) drained?.();
+      },
       onDisconnect: release,
     },
     sockets,
@@ -159,8 +169,15 @@ export async function startSubscriptionServer(
   return {
     async close(): Promise<void> {
       server.off('upgrade', onUpgrade);
+      const allReleased = new Promise<void>((resolve) => {
+        drained = resolve;
+        if (unreleased === 0) resolve();
+      });
       await graphqlWs.dispose();
       await new Promise<void>((resolve) => sockets.close(() => resolve()));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([allReleased, new Promise((resolve) => (timer = setTimeout(resolve, RELEASE_WAIT_MS)))]);
+      clearTimeout(timer);
       await slots.stop();
       await wakeups.close();
     },

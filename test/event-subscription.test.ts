@@ -69,8 +69,8 @@ async function take(iterator: AsyncIterator<any>, count: number, ms = 10_000): P
     let timer: NodeJS.Timeout | undefined;
     const left = Math.max(deadline - Date.now(), 0);
     const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), left)));
-    const next = await Promise.race([iterator.next(), timeout]);
-    clearTimeout(timer);
+    // finally: a rejected next() (a refused subscription) must not leave the timer holding the worker.
+    const next = await Promise.race([iterator.next(), timeout]).finally(() => clearTimeout(timer));
     if (next === 'timeout') {
       throw new Error(`only ${results.length} of ${count} results within ${ms} ms: ${JSON.stringify(results)}`);
     }

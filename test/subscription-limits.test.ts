@@ -194,7 +194,7 @@ it("frees a killed process's places once its heartbeat stops, within the bound",
   expect(rows[0].n).toBe(2);
 }, 60_000);
 
-it('charges connection_init and each subscribe to the rate limit, and refuses both once the bucket is empty', async () => {
+it('charges connection_init and each subscribe to the rate limit, and refuses both once it is empty', async () => {
   const token = await newToken();
   const bucket = async () =>
     Number((await pool.query('select tokens from rate_limit_bucket where token_id = $1', [token.id])).rows[0]?.tokens);

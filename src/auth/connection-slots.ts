@@ -17,7 +17,8 @@ const LIVE = `subscription_connection where token_id = ?::int and expires_at > n
  * The token's rows of processes that stopped renewing them (crashed, killed, cut off) go in the
  * same statement (the count below never saw them anyway).
  */
-const PURGE_EXPIRED = `with purged as (delete from subscription_connection where token_id = ?::int and expires_at <= now())`;
+const PURGE_EXPIRED = `with purged as (
+  delete from subscription_connection where token_id = ?::int and expires_at <= now())`;
 
 const OPEN = `${PURGE_EXPIRED}
 insert into subscription_connection (id, token_id, instance, expires_at)
@@ -30,7 +31,8 @@ update subscription_connection set subscriptions = subscriptions + 1
   where id = ?::uuid and (select coalesce(sum(subscriptions), 0) from ${LIVE}) < ?::int
   returning subscriptions`;
 
-const UNSUBSCRIBE = `update subscription_connection set subscriptions = greatest(subscriptions - 1, 0) where id = ?::uuid`;
+const UNSUBSCRIBE = `update subscription_connection set subscriptions = greatest(subscriptions - 1, 0)
+  where id = ?::uuid`;
 
 const CLOSE = `delete from subscription_connection where id = ?::uuid`;
 

@@ -137,7 +137,9 @@ export async function startSubscriptionServer(
       async onSubscribe(ctx, id) {
         const { principal, slot } = ctx.extra;
         // The socket closed while this message waited: nothing is sent to it any more.
-        if (!principal || !slot) return refusal('The connection is closing');
+        if (!principal || !slot) {
+          return [new GraphQLError('The connection is closing', { extensions: { code: 'BAD_REQUEST' } })];
+        }
         // Each subscribe message costs one request, like an HTTP request (docs/integrations.md#subscriptions).
         const charge = await limiter?.charge(principal.tokenId);
         if (charge && !charge.allowed) return refusal(rateLimitedMessage(charge));

@@ -19,7 +19,7 @@ export class Migration20261124213000_subscription_connections extends Migration 
       primary key ("id"));`);
     this.addSql(`create index "subscription_connection_token_id_index" on "subscription_connection" ("token_id");`);
     this.addSql(`alter table "subscription_connection" add constraint "subscription_connection_token_id_foreign"
-      foreign key ("token_id") references "api_token" ("id") on update cascade on delete cascade;`);
+      foreign key ("token_id") references "api_token" ("id") on delete cascade;`);
   }
 
   override down(): void | Promise<void> {

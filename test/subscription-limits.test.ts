@@ -1,5 +1,6 @@
 // docs/decisions.md#instances: the per-token limits on WebSocket connections and subscriptions
-// hold across service processes on one PostgreSQL (rows of `subscription_connection`, renewed by
+// hold across service processes and WEB_CONCURRENCY workers on one PostgreSQL (rows of
+// `subscription_connection`, renewed by
 // a heartbeat, so a killed process's places come free), and subscriptions spend the token's
 // rate-limit bucket like requests (docs/integrations.md#subscriptions).
 import { type Client, createClient } from 'graphql-ws';
@@ -164,6 +165,29 @@ it('counts subscriptions over both instances, and an ended one frees its place',
   await until(token.id, [1, 1]);
   for (const s of [two, again]) s.stop();
   await until(token.id, [1, 0]);
+}, 60_000);
+
+it('holds the limit over the workers of WEB_CONCURRENCY=2 (each worker counts in the same table)', async () => {
+  const workers = await startServerProcess(databaseUrl, ADMIN, {
+    ...LIMITS,
+    RATE_LIMIT_RPS: '0',
+    WEB_CONCURRENCY: '2',
+    SHUTDOWN_GRACE_MS: '2000',
+  });
+  started.push(workers);
+  const token = await newToken();
+  // One after another: the supervisor hands connections to the workers in turn.
+  const outcomes: Outcome[] = [];
+  for (let i = 0; i < 4; i++) outcomes.push(await connect(workers, token.secret));
+  expect(outcomes.map((o) => o.connected)).toEqual([true, true, false, false]);
+  expect(outcomes.slice(2).map((o) => o.code)).toEqual([4429, 4429]);
+  const { rows } = await pool.query(
+    'select count(distinct instance)::int as instances from subscription_connection where token_id = $1',
+    [token.id],
+  );
+  expect(rows[0].instances).toBe(2);
+  await workers.stop();
+  await until(token.id, [0, 0]);
 }, 60_000);
 
 it("frees a killed process's places once its heartbeat stops, within the bound", async () => {

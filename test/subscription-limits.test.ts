@@ -1,8 +1,7 @@
 // docs/decisions.md#instances: the per-token limits on WebSocket connections and subscriptions
 // hold across service processes and WEB_CONCURRENCY workers on one PostgreSQL (rows of
-// `subscription_connection`, renewed by
-// a heartbeat, so a killed process's places come free), and subscriptions spend the token's
-// rate-limit bucket like requests (docs/integrations.md#subscriptions).
+// `subscription_connection`, renewed by a heartbeat, so a killed process's places come free), and
+// subscriptions spend the token's rate-limit bucket like requests (docs/integrations.md#subscriptions).
 import { type Client, createClient } from 'graphql-ws';
 import pg from 'pg';
 import WebSocket from 'ws';

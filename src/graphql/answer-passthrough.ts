@@ -9,6 +9,7 @@ import {
   type GraphQLField,
   type GraphQLNamedType,
   type GraphQLObjectType,
+  type GraphQLOutputType,
   type GraphQLResolveInfo,
   type GraphQLSchema,
   getArgumentValues,
@@ -26,8 +27,9 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Middleware } from 'koa';
-import { type Plan, planFor } from '../reads/read-plan.js';
-import { type AnswerPage, answerPages } from '../reads/read-query.js';
+import type { Projection } from '../reads/projection.js';
+import { type Plan, planFor, projectionOf } from '../reads/read-plan.js';
+import { type AnswerPage, type AnswerRecord, answerPages, answerRecords } from '../reads/read-query.js';
 import { type JsonPairs, jsonObject } from '../reads/row-json.js';
 import { type SelectionTree, selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from '../resolvers/context.js';
@@ -55,10 +57,11 @@ interface Shape {
   node: FieldNode;
   field: GraphQLField<unknown, unknown>;
   key: string;
-  /** The page fields selected: response key → page field. */
-  pageKeys: [string, string][];
+  /** The page fields selected: response key → page field; null for a single record's root field. */
+  pageKeys: [string, string][] | null;
   type: string;
   selection: SelectionTree;
+  /** A page's item, or the record, as the response's JSON object on alias `r0`. */
   itemSql: string;
 }
 
@@ -143,17 +146,18 @@ function objectSql(
   const pairs: JsonPairs = fields.map((node): [string, string] => {
     const name = node.name.value;
     const def = type.getFields()[name];
-    if (!def || def.resolve || def.args.length || fieldScopes(schema, type, name)?.length) {
-      return refuse('not a plain field');
-    }
+    if (!def || def.args.length || fieldScopes(schema, type, name)?.length) return refuse('not a plain field');
     const key = node.alias?.value ?? name;
+    if (def.resolve) {
+      // A field resolver is answered here only when its value is declared (@Projects).
+      const projection = projectionOf(plan.meta, name) ?? refuse('field resolver');
+      return [key, projectedSql(schema, def.type, projection, node, plan, alias, depth)];
+    }
     const nullable = getNullableType(def.type);
     const named = getNamedType(def.type);
     if (isScalarType(named) || isEnumType(named)) {
       if (node.selectionSet) refuse('selection on a leaf');
-      const prop = plan.meta.properties[name as never] as EntityProperty | undefined;
-      const column = prop?.fieldNames?.length === 1 ? `${alias}.${quote(prop.fieldNames[0])}` : '';
-      return [key, leafSql(prop, named!, isListType(nullable), column)];
+      return [key, pathSql(plan, name, named, isListType(nullable), alias, depth)];
     }
     const relation = plan.relations.get(name);
     if (!isObjectType(named) || !isListType(nullable) || relation?.kind !== 'many') {
@@ -170,6 +174,103 @@ function objectSql(
   return jsonObject(pairs);
 }
 
+/**
+ * A ReadPath of the row on `alias` (see field-reads.ts) as `type`'s serialiser writes it: a column,
+ * a reference's id, or a column of a single relation the plan loads (a subquery; null without a row).
+ */
+function pathSql(
+  plan: Plan,
+  path: string,
+  type: GraphQLNamedType,
+  list: boolean,
+  alias: string,
+  depth: number,
+): string {
+  const [head, property, ...deeper] = path.split('.');
+  const prop = plan.meta.properties[head as never] as EntityProperty | undefined;
+  if (property !== undefined) {
+    const relation = plan.relations.get(head);
+    if (deeper.length || relation?.kind !== 'one') return refuse('path');
+    const child = `t${depth}`;
+    return `(select ${pathSql(relation.plan, property, type, list, child, depth + 1)} from ${relation.from(child, alias)})`;
+  }
+  const column = prop?.fieldNames?.length === 1 ? `${alias}.${quote(prop.fieldNames[0])}` : '';
+  const reference = prop?.kind === 'm:1' || (prop?.kind === '1:1' && prop.owner);
+  if (reference) {
+    // A reference is its id, as the row's JSON gives it: only whole-number keys.
+    const key = prop.targetMeta?.getPrimaryProps()[0];
+    const keyType = String(key?.columnTypes?.[0] ?? '').toLowerCase();
+    return type.name === 'Int' && !list && column && INT_COLUMN.test(keyType) ? column : refuse('reference');
+  }
+  return leafSql(prop, type, list, column);
+}
+
+/** A constant of a projection as SQL of the GraphQL type it is served as. */
+function constantSql(value: string | number | boolean, type: GraphQLNamedType): string {
+  if (type.name === 'String' && typeof value === 'string') return `'${value.replace(/'/g, "''")}'`;
+  if (type.name === 'Int' && Number.isSafeInteger(value)) return String(value);
+  if (type.name === 'Boolean' && typeof value === 'boolean') return String(value);
+  return refuse('constant');
+}
+
+/** A field resolver's declared value (projection.ts) for the selection `node`, as SQL on the row `alias`. */
+function projectedSql(
+  schema: GraphQLSchema,
+  fieldType: GraphQLOutputType,
+  projection: Projection,
+  node: FieldNode,
+  plan: Plan,
+  alias: string,
+  depth: number,
+): string {
+  const nullable = getNullableType(fieldType);
+  const named = getNamedType(fieldType);
+  const list = isListType(nullable);
+  if (isScalarType(named) || isEnumType(named)) {
+    if (node.selectionSet) refuse('selection on a leaf');
+    if (typeof projection === 'string') return pathSql(plan, projection, named, list, alias, depth);
+    if (list) return refuse('list of values');
+    if (Array.isArray(projection)) {
+      const choices = projection.map((choice: Projection) =>
+        projectedSql(schema, fieldType, choice, node, plan, alias, depth),
+      );
+      return `coalesce(${choices.join(', ')})`;
+    }
+    if ('value' in projection) return constantSql(projection.value, named);
+    return refuse('fields on a leaf');
+  }
+  if (
+    !isObjectType(named) ||
+    typeof projection === 'string' ||
+    Array.isArray(projection) ||
+    !('fields' in projection)
+  ) {
+    return refuse('projected object');
+  }
+  const objectOf = (rowPlan: Plan, rowAlias: string, rowDepth: number) => {
+    const fields = plainFields(node.selectionSet);
+    if (fields.length > 50) refuse('wide object');
+    const pairs: JsonPairs = fields.map((sub): [string, string] => {
+      const name = sub.name.value;
+      const def = named.getFields()[name];
+      const inner = projection.fields[name];
+      if (!def || def.resolve || def.args.length || !inner || fieldScopes(schema, named, name)?.length) {
+        return refuse('projected field');
+      }
+      return [sub.alias?.value ?? name, projectedSql(schema, def.type, inner, sub, rowPlan, rowAlias, rowDepth)];
+    });
+    return jsonObject(pairs);
+  };
+  if (!('each' in projection)) return list ? refuse('list') : objectOf(plan, alias, depth);
+  const relation = plan.relations.get(projection.each);
+  if (!list || isListType(getNullableType(nullable.ofType)) || relation?.kind !== 'many') return refuse('each');
+  const child = `t${depth}`;
+  const rows =
+    `select json_agg(${objectOf(relation.plan, child, depth + 1)} order by ${relation.orderBy(child)}) ` +
+    `from ${relation.from(child, alias)}`;
+  return `coalesce((${rows}), '[]'::json)`;
+}
+
 const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 
 /** An operation of a document: the schema, the entities' metadata, the document, the operation's name. */
@@ -183,8 +284,17 @@ function shapeOf(...[schema, metadata, document, operationName]: Operation): Sha
   if (more.length || node.kind !== Kind.FIELD || node.directives?.length) return refuse('not one root field');
   const query = schema.getQueryType()!;
   const field = query.getFields()[node.name.value];
-  const pageType = field && getNullableType(field.type);
-  if (!field?.resolve || !isObjectType(pageType)) return refuse('not a page');
+  const rootType = field && getNullableType(field.type);
+  if (!field?.resolve || !isObjectType(rootType)) return refuse('not an object');
+  const key = node.alias?.value ?? node.name.value;
+  const selection = selectionOf({ fieldNodes: [node], fragments: {}, variableValues: {} });
+  if (metadata.getByClassName(rootType.name, false)) {
+    // A single record (`order(id:)`): its own object, as a page's item is.
+    const plan = planFor(metadata, rootType.name, selection);
+    const itemSql = objectSql(schema, rootType, plan, plainFields(node.selectionSet), 'r0', 1);
+    return { operation, node, field, key, pageKeys: null, type: rootType.name, selection, itemSql };
+  }
+  const pageType = rootType;
   const pageKeys: [string, string][] = [];
   let items: FieldNode | undefined;
   for (const child of plainFields(node.selectionSet)) {
@@ -199,10 +309,9 @@ function shapeOf(...[schema, metadata, document, operationName]: Operation): Sha
   const itemType = items && getNamedType(pageType.getFields().items.type);
   if (!items || !isObjectType(itemType) || !metadata.getByClassName(itemType.name, false)) return refuse('no items');
   const type = itemType.name;
-  const selection = selectionOf({ fieldNodes: [node], fragments: {}, variableValues: {} });
   const plan = planFor(metadata, type, selection.get('items')!);
   const itemSql = objectSql(schema, itemType, plan, plainFields(items.selectionSet), 'r0', 1);
-  return { operation, node, field, key: node.alias?.value ?? node.name.value, pageKeys, type, selection, itemSql };
+  return { operation, node, field, key, pageKeys, type, selection, itemSql };
 }
 
 function cachedShape(...[schema, metadata, document, operationName]: Operation) {
@@ -281,19 +390,31 @@ export async function answerFromPostgres(
   } catch {
     return undefined; // nothing ran yet: the normal way answers it
   }
-  const request: AnswerPage = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql };
-  answerPages.set(context.em, request);
+  const request: AnswerPage & AnswerRecord = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql };
+  const requests = shape.pageKeys ? answerPages : answerRecords;
+  requests.set(context.em, request);
+  let value: unknown;
   try {
-    await shape.field.resolve!(undefined, args, context, info);
+    value = await shape.field.resolve!(undefined, args, context, info);
   } catch (error) {
     // The root field's error as compiled execution reports it (compiled-execution.ts: its path, the
     // resolver's error, no locations; the field null, or no data when it is non-null), without
-    // running the field again (a statement that timed out, a refused scope).
+    // running the field again (a statement that timed out, a refused scope, a missing record).
     const thrown = error instanceof Error ? error : new Error(String(error));
     const reported = new GraphQLError(thrown.message, { path: [shape.key], originalError: thrown, extensions: {} });
     return { data: isNonNullType(shape.field.type) ? null : { [shape.key]: null }, errors: [reported] };
   } finally {
-    answerPages.delete(context.em);
+    requests.delete(context.em);
+  }
+  if (!shape.pageKeys) {
+    // The resolver must hand back the very row readRecord answered (nothing made of it), else
+    // this document always runs the normal way.
+    if (request.record === undefined || value !== request.record.row) {
+      forget();
+      return undefined;
+    }
+    holder.text = request.record.text;
+    return { data: { [shape.key]: placeholder } };
   }
   const page = request.answer;
   if (!page) {

@@ -30,10 +30,10 @@ const related = (row: Row, relation: string): Row | null => (row[`$${relation}`]
 
 /** The value `projection` gives for `row` (see Projection). */
 export function projectRow<T = unknown>(row: Row, projection: Projection): T {
-  return valueOf(row, projection) as T;
+  return projected(row, projection) as T;
 }
 
-function valueOf(row: Row, projection: Projection): unknown {
+function projected(row: Row, projection: Projection): unknown {
   if (typeof projection === 'string') {
     const [head, property] = projection.split('.');
     if (property === undefined) return row[head] ?? null;
@@ -41,7 +41,7 @@ function valueOf(row: Row, projection: Projection): unknown {
   }
   if (isChoice(projection)) {
     for (const choice of projection) {
-      const value = valueOf(row, choice);
+      const value = projected(row, choice);
       if (value !== null) return value;
     }
     return null;
@@ -56,7 +56,7 @@ function valueOf(row: Row, projection: Projection): unknown {
 
 function projectFields(row: Row, fields: Readonly<Record<string, Projection>>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [field, projection] of Object.entries(fields)) out[field] = valueOf(row, projection);
+  for (const [field, projection] of Object.entries(fields)) out[field] = projected(row, projection);
   return out;
 }
 

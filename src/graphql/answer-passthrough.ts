@@ -236,7 +236,7 @@ function projectedSql(
       );
       return `coalesce(${choices.join(', ')})`;
     }
-    if ('value' in projection) return constantSql(projection.value, named);
+    if ('constant' in projection) return constantSql(projection.constant, named);
     return refuse('fields on a leaf');
   }
   if (

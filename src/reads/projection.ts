@@ -8,14 +8,14 @@ import type { ReadPath } from './field-reads.js';
  *
  * - a ReadPath: a property of the row (a reference gives its id) or of a single relation
  *   (`'customer.email'`, null when the related row is missing);
- * - `{ value }`: a constant;
+ * - `{ constant }`: a constant;
  * - a list of them: the first that is not null (`['customer.email', 'email']`);
  * - `{ each, fields }`: a list relation of the row, each related row projected by `fields`;
  * - `{ fields }`: an object, each sub-field projected by its own projection.
  */
 export type Projection =
   | ReadPath
-  | { readonly value: string | number | boolean }
+  | { readonly constant: string | number | boolean }
   | readonly Projection[]
   | { readonly each: string; readonly fields: Readonly<Record<string, Projection>> }
   | { readonly fields: Readonly<Record<string, Projection>> };
@@ -46,7 +46,7 @@ function projected(row: Row, projection: Projection): unknown {
     }
     return null;
   }
-  if ('value' in projection) return projection.value;
+  if ('constant' in projection) return projection.constant;
   if ('each' in projection) {
     const rows = (row[projection.each] as readonly Row[] | undefined) ?? [];
     return rows.map((each) => projectFields(each, projection.fields));
@@ -64,7 +64,7 @@ function projectFields(row: Row, fields: Readonly<Record<string, Projection>>): 
 export function pathsOf(projection: Projection): ReadPath[] {
   if (typeof projection === 'string') return [projection];
   if (isChoice(projection)) return projection.flatMap(pathsOf);
-  if ('value' in projection) return [];
+  if ('constant' in projection) return [];
   const inner = Object.values(projection.fields).flatMap(pathsOf);
   return 'each' in projection ? inner.map((path) => `${projection.each}.${path}`) : inner;
 }

@@ -26,8 +26,8 @@ const CUSTOMER = {
   fields: {
     id: 'customer',
     email: ['customer.email', 'email'],
-    firstName: ['customer.firstName', { value: '' }],
-    lastName: ['customer.lastName', { value: '' }],
+    firstName: ['customer.firstName', { constant: '' }],
+    lastName: ['customer.lastName', { constant: '' }],
   },
 } satisfies Projection;
 

@@ -126,10 +126,17 @@ function costVariables(document: DocumentNode): string[] {
   let names = costVariablesByDocument.get(document);
   if (names) return names;
   const found = new Set<string>();
-  const collect = (node: ASTNode) => visit(node, { Variable: (v) => void found.add(v.name.value) });
+  const collect = (node: ASTNode) =>
+    visit(node, {
+      enter(inner) {
+        if (inner.kind === Kind.VARIABLE) found.add(inner.name.value);
+      },
+    });
   visit(document, {
-    Argument: (argument) => void (COST_ARGUMENTS.has(argument.name.value) && collect(argument.value)),
-    Directive: (directive) => void collect(directive),
+    enter(node) {
+      if (node.kind === Kind.DIRECTIVE) collect(node);
+      else if (node.kind === Kind.ARGUMENT && COST_ARGUMENTS.has(node.name.value)) collect(node.value);
+    },
   });
   costVariablesByDocument.set(document, (names = [...found].sort()));
   return names;

@@ -9,6 +9,7 @@ import {
   type GraphQLField,
   type GraphQLNamedType,
   type GraphQLObjectType,
+  type GraphQLOutputType,
   type GraphQLResolveInfo,
   type GraphQLSchema,
   getArgumentValues,
@@ -26,8 +27,15 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Middleware } from 'koa';
-import { type Plan, planFor } from '../reads/read-plan.js';
-import { type AnswerLines, type AnswerPage, answerPages } from '../reads/read-query.js';
+import type { Projection } from '../reads/projection.js';
+import { type Plan, planFor, projectionOf } from '../reads/read-plan.js';
+import {
+  type AnswerLines,
+  type AnswerPage,
+  type AnswerRecord,
+  answerPages,
+  answerRecords,
+} from '../reads/read-query.js';
 import { type JsonPairs, jsonObject } from '../reads/row-json.js';
 import { type SelectionTree, selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from '../resolvers/context.js';
@@ -55,10 +63,11 @@ interface Shape {
   node: FieldNode;
   field: GraphQLField<unknown, unknown>;
   key: string;
-  /** The page fields selected: response key → page field. */
-  pageKeys: [string, string][];
+  /** The page fields selected: response key → page field; null for a single record's root field. */
+  pageKeys: [string, string][] | null;
   type: string;
   selection: SelectionTree;
+  /** A page's item, or the record, as the response's JSON object on alias `r0`. */
   itemSql: string;
 }
 
@@ -155,6 +164,8 @@ export interface RenderedKey {
  */
 export type Rendering = readonly RenderedKey[];
 
+type Shown = NonNullable<RenderedKey['shown']>;
+
 /** A selection set's fields as a rendering with the response's keys (aliases included). */
 function renderingOf(set: SelectionSetNode | undefined): Rendering {
   return plainFields(set).map((node) => ({
@@ -165,7 +176,7 @@ function renderingOf(set: SelectionSetNode | undefined): Rendering {
 }
 
 /** A leaf as `shown` asks, from its SQL as GraphQL's serialiser writes it (`sql`) or its column. */
-function shownSql(shown: RenderedKey['shown'], type: GraphQLNamedType, sql: string, column: string): string {
+function shownSql(shown: Shown | undefined, type: GraphQLNamedType, sql: string, column: string): string {
   switch (shown) {
     case undefined:
       return sql;
@@ -205,8 +216,11 @@ function objectSql(
   const pairs: JsonPairs = rendering.map(({ key, field: name, shown, sub }): [string, string] => {
     if (name === undefined) return [key, objectSql(schema, type, plan, sub ?? [], alias, depth)];
     const def = type.getFields()[name];
-    if (!def || def.resolve || def.args.length || fieldScopes(schema, type, name)?.length) {
-      return refuse('not a plain field');
+    if (!def || def.args.length || fieldScopes(schema, type, name)?.length) return refuse('not a plain field');
+    if (def.resolve) {
+      // A field resolver is answered here only when its value is declared (@Projects).
+      const projection = projectionOf(plan.meta, name) ?? refuse('field resolver');
+      return [key, projectedSql(schema, def.type, projection, { shown, sub }, plan, alias, depth)];
     }
     const nullable = getNullableType(def.type);
     const named = getNamedType(def.type);
@@ -218,10 +232,8 @@ function objectSql(
     }
     if (isScalarType(named) || isEnumType(named)) {
       if (sub) refuse('selection on a leaf');
-      const prop = plan.meta.properties[name as never] as EntityProperty | undefined;
-      const column = prop?.fieldNames?.length === 1 ? `${alias}.${quote(prop.fieldNames[0])}` : '';
-      // leafSql refuses what is not a plain column, however it is shown.
-      return [key, shownSql(shown, named, leafSql(prop, named, isListType(nullable), column), column)];
+      // pathSql refuses what is not a plain column or reference, however it is shown.
+      return [key, pathSql(plan, name, named, isListType(nullable), alias, depth, shown)];
     }
     if (!isObjectType(named) || !isListType(nullable) || relation?.kind !== 'many') {
       return refuse('not a list relation');
@@ -237,6 +249,120 @@ function objectSql(
   return jsonObject(pairs);
 }
 
+/**
+ * A ReadPath of the row on `alias` (see field-reads.ts) as `type`'s serialiser writes it, or as
+ * `shown` asks: a column, a reference's id, or a column of a single relation the plan loads (a
+ * subquery; null without a row).
+ */
+function pathSql(
+  plan: Plan,
+  path: string,
+  type: GraphQLNamedType,
+  list: boolean,
+  alias: string,
+  depth: number,
+  shown?: Shown,
+): string {
+  const [head, property, ...deeper] = path.split('.');
+  const prop = plan.meta.properties[head as never] as EntityProperty | undefined;
+  if (property !== undefined) {
+    const relation = plan.relations.get(head);
+    if (deeper.length || relation?.kind !== 'one') return refuse('path');
+    const child = `t${depth}`;
+    // Without a related row the subquery is null: a zero for null goes around it.
+    const inner = pathSql(relation.plan, property, type, list, child, depth + 1, zeroless(shown));
+    return shownNull(shown, `(select ${inner} from ${relation.from(child, alias)})`);
+  }
+  const column = prop?.fieldNames?.length === 1 ? `${alias}.${quote(prop.fieldNames[0])}` : '';
+  const reference = prop?.kind === 'm:1' || (prop?.kind === '1:1' && prop.owner);
+  if (reference) {
+    // A reference is its id, as the row's JSON gives it: only whole-number keys.
+    const key = prop.targetMeta?.getPrimaryProps()[0];
+    const keyType = String(key?.columnTypes?.[0] ?? '').toLowerCase();
+    const id = type.name === 'Int' && !list && column && INT_COLUMN.test(keyType) ? column : refuse('reference');
+    return zeroless(shown) ? refuse('reference shown') : shownNull(shown, id);
+  }
+  return shownSql(shown, type, leafSql(prop, type, list, column), column);
+}
+
+/** `shown` without its zero for null (applied around a whole value, see shownNull). */
+const zeroless = (shown: Shown | undefined) => (shown === 'zeroForNull' ? undefined : shown);
+/** `sql`, with 0 for null when `shown` asks. */
+const shownNull = (shown: Shown | undefined, sql: string) => (shown === 'zeroForNull' ? `coalesce(${sql}, 0)` : sql);
+
+/** A constant of a projection as SQL of the GraphQL type it is served as. */
+function constantSql(value: string | number | boolean, type: GraphQLNamedType): string {
+  if (type.name === 'String' && typeof value === 'string') return `'${value.replace(/'/g, "''")}'`;
+  if (type.name === 'Int' && Number.isSafeInteger(value)) return String(value);
+  if (type.name === 'Boolean' && typeof value === 'boolean') return String(value);
+  return refuse('constant');
+}
+
+/** What is asked of a field resolver's value: how a leaf is shown, or an object's keys. */
+interface Wanted {
+  shown?: Shown;
+  sub?: Rendering;
+}
+
+/** A field resolver's declared value (projection.ts) as `wanted` shows it, as SQL on the row `alias`. */
+function projectedSql(
+  schema: GraphQLSchema,
+  fieldType: GraphQLOutputType,
+  projection: Projection,
+  wanted: Wanted,
+  plan: Plan,
+  alias: string,
+  depth: number,
+): string {
+  const { shown, sub } = wanted;
+  const nullable = getNullableType(fieldType);
+  const named = getNamedType(fieldType);
+  const list = isListType(nullable);
+  if (isScalarType(named) || isEnumType(named)) {
+    if (sub) refuse('selection on a leaf');
+    if (typeof projection === 'string') return pathSql(plan, projection, named, list, alias, depth, shown);
+    if (list) return refuse('list of values');
+    if (isChoice(projection)) {
+      const choices = projection.map((choice) =>
+        projectedSql(schema, fieldType, choice, { shown: zeroless(shown) }, plan, alias, depth),
+      );
+      return shownNull(shown, `coalesce(${choices.join(', ')})`);
+    }
+    if ('constant' in projection)
+      return zeroless(shown) ? refuse('constant shown') : constantSql(projection.constant, named);
+    return refuse('fields on a leaf');
+  }
+  if (shown || !isObjectType(named) || typeof projection === 'string' || isChoice(projection)) {
+    return refuse('projected object');
+  }
+  if (!('fields' in projection)) return refuse('projected object');
+  const { fields } = projection;
+  const objectOf = (keys: Rendering, rowPlan: Plan, rowAlias: string, rowDepth: number): string => {
+    if (keys.length > 50) refuse('wide object');
+    const pairs: JsonPairs = keys.map(({ key, field: name, ...inner }): [string, string] => {
+      if (name === undefined) return [key, objectOf(inner.sub ?? [], rowPlan, rowAlias, rowDepth)];
+      const def = named.getFields()[name];
+      const value = fields[name];
+      if (!def || def.resolve || def.args.length || !value || fieldScopes(schema, named, name)?.length) {
+        return refuse('projected field');
+      }
+      return [key, projectedSql(schema, def.type, value, inner, rowPlan, rowAlias, rowDepth)];
+    });
+    return jsonObject(pairs);
+  };
+  if (!('each' in projection)) return list ? refuse('list') : objectOf(sub ?? [], plan, alias, depth);
+  const relation = plan.relations.get(projection.each);
+  if (!list || isListType(getNullableType(nullable.ofType)) || relation?.kind !== 'many') return refuse('each');
+  const child = `t${depth}`;
+  const rows =
+    `select json_agg(${objectOf(sub ?? [], relation.plan, child, depth + 1)} order by ${relation.orderBy(child)}) ` +
+    `from ${relation.from(child, alias)}`;
+  return `coalesce((${rows}), '[]'::json)`;
+}
+
+// Array.isArray does not narrow a readonly array type.
+const isChoice = (projection: Projection): projection is readonly Projection[] => Array.isArray(projection);
+
 const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 
 /** An operation of a document: the schema, the entities' metadata, the document, the operation's name. */
@@ -250,8 +376,17 @@ function shapeOf([schema, metadata, document, operationName]: Operation, renderi
   if (more.length || node.kind !== Kind.FIELD || node.directives?.length) return refuse('not one root field');
   const query = schema.getQueryType()!;
   const field = query.getFields()[node.name.value];
-  const pageType = field && getNullableType(field.type);
-  if (!field?.resolve || !isObjectType(pageType)) return refuse('not a page');
+  const rootType = field && getNullableType(field.type);
+  if (!field?.resolve || !isObjectType(rootType)) return refuse('not an object');
+  const key = node.alias?.value ?? node.name.value;
+  const selection = selectionOf({ fieldNodes: [node], fragments: {}, variableValues: {} });
+  if (metadata.getByClassName(rootType.name, false)) {
+    // A single record (`order(id:)`): its own object, as a page's item is.
+    const plan = planFor(metadata, rootType.name, selection);
+    const itemSql = objectSql(schema, rootType, plan, rendering ?? renderingOf(node.selectionSet), 'r0', 1);
+    return { operation, node, field, key, pageKeys: null, type: rootType.name, selection, itemSql };
+  }
+  const pageType = rootType;
   const pageKeys: [string, string][] = [];
   let items: FieldNode | undefined;
   for (const child of plainFields(node.selectionSet)) {
@@ -266,10 +401,9 @@ function shapeOf([schema, metadata, document, operationName]: Operation, renderi
   const itemType = items && getNamedType(pageType.getFields().items.type);
   if (!items || !isObjectType(itemType) || !metadata.getByClassName(itemType.name, false)) return refuse('no items');
   const type = itemType.name;
-  const selection = selectionOf({ fieldNodes: [node], fragments: {}, variableValues: {} });
   const plan = planFor(metadata, type, selection.get('items')!);
   const itemSql = objectSql(schema, itemType, plan, rendering ?? renderingOf(items.selectionSet), 'r0', 1);
-  return { operation, node, field, key: node.alias?.value ?? node.name.value, pageKeys, type, selection, itemSql };
+  return { operation, node, field, key, pageKeys, type, selection, itemSql };
 }
 
 function cachedShape(operation: Operation, rendering?: Rendering) {
@@ -313,18 +447,24 @@ export function answerBodies(graphql: Middleware): Middleware {
   };
 }
 
+/** The root field's value when it ran without an error (see runRootField). */
+interface Ran {
+  value: unknown;
+}
+
 /**
  * Runs the shape's root field (its resolver: scope, guard, arguments, filters, page bounds) with
- * `request` for its readPage: undefined when the variables or arguments do not coerce (nothing
- * ran: the normal way answers), else the field's error as compiled execution reports it, or null.
+ * `request` for its readPage or readRecord: undefined when the variables or arguments do not
+ * coerce (nothing ran: the normal way answers), else the field's error as compiled execution
+ * reports it, or the value the resolver returned.
  */
 async function runRootField(
   schema: GraphQLSchema,
   shape: Shape,
   context: GraphQLContext,
   given: Record<string, unknown> | undefined,
-  request: AnswerPage,
-): Promise<ExecutionResult | null | undefined> {
+  request: AnswerPage & AnswerRecord,
+): Promise<ExecutionResult | Ran | undefined> {
   const variables = getVariableValues(schema, shape.operation.variableDefinitions ?? [], given ?? {});
   if (variables.errors) return undefined;
   const query = schema.getQueryType()!;
@@ -344,27 +484,34 @@ async function runRootField(
   try {
     args = getArgumentValues(shape.field, shape.node, variables.coerced);
   } catch {
-    return undefined;
+    return undefined; // nothing ran yet: the normal way answers it
   }
-  answerPages.set(context.em, request);
+  const requests = shape.pageKeys ? answerPages : answerRecords;
+  requests.set(context.em, request);
   try {
-    await shape.field.resolve!(undefined, args, context, info);
-    return null;
+    return { value: await shape.field.resolve!(undefined, args, context, info) };
   } catch (error) {
     // The root field's error as compiled execution reports it (compiled-execution.ts: its path, the
     // resolver's error, no locations; the field null, or no data when it is non-null), without
-    // running the field again (a statement that timed out, a refused scope).
+    // running the field again (a statement that timed out, a refused scope, a missing record).
     const thrown = error instanceof Error ? error : new Error(String(error));
     const reported = new GraphQLError(thrown.message, { path: [shape.key], originalError: thrown, extensions: {} });
     return { data: isNonNullType(shape.field.type) ? null : { [shape.key]: null }, errors: [reported] };
   } finally {
-    answerPages.delete(context.em);
+    requests.delete(context.em);
   }
 }
 
+const requestOf = (shape: Shape, lines = false): AnswerPage & AnswerRecord => ({
+  type: shape.type,
+  selection: shape.selection,
+  itemSql: shape.itemSql,
+  ...(lines ? { lines } : {}),
+});
+
 /**
- * The result of a plain page operation with the page as PostgreSQL's text (left for answerBodies),
- * or undefined: the caller then executes the operation as always.
+ * The result of a plain page or record operation with the page or record as PostgreSQL's text
+ * (left for answerBodies), or undefined: the caller then executes the operation as always.
  */
 export async function answerFromPostgres(
   schema: GraphQLSchema,
@@ -377,9 +524,19 @@ export async function answerFromPostgres(
   if (!holder) return undefined;
   const { shape, forget } = cachedShape([schema, context.em.getMetadata(), document, operationName]);
   if (!shape) return undefined;
-  const request: AnswerPage = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql };
-  const failed = await runRootField(schema, shape, context, given, request);
-  if (failed !== null) return failed;
+  const request = requestOf(shape);
+  const ran = await runRootField(schema, shape, context, given, request);
+  if (!ran || !('value' in ran)) return ran;
+  if (!shape.pageKeys) {
+    // The resolver must hand back the very row readRecord answered (nothing made of it), else
+    // this document always runs the normal way.
+    if (request.record === undefined || ran.value !== request.record.row) {
+      forget();
+      return undefined;
+    }
+    holder.text = request.record.text;
+    return { data: { [shape.key]: placeholder } };
+  }
   const page = request.answer;
   if (!page) {
     // The root field did not read its page through readPage: this document always runs the normal way.
@@ -416,10 +573,10 @@ export async function pageFromPostgres(
   rendering: Rendering,
 ): Promise<RenderedPage | ExecutionResult | undefined> {
   const { shape, forget } = cachedShape([schema, context.em.getMetadata(), document, undefined], rendering);
-  if (!shape) return undefined;
-  const request: AnswerPage = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql };
-  const failed = await runRootField(schema, shape, context, given, request);
-  if (failed !== null) return failed;
+  if (!shape?.pageKeys) return undefined;
+  const request = requestOf(shape);
+  const ran = await runRootField(schema, shape, context, given, request);
+  if (!ran || !('value' in ran)) return ran;
   if (!request.answer) {
     forget();
     return undefined;
@@ -441,10 +598,10 @@ export async function linesFromPostgres(
   rendering: Rendering,
 ): Promise<AnswerLines | ExecutionResult | undefined> {
   const { shape, forget } = cachedShape([schema, context.em.getMetadata(), document, undefined], rendering);
-  if (!shape) return undefined;
-  const request: AnswerPage = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql, lines: true };
-  const failed = await runRootField(schema, shape, context, given, request);
-  if (failed !== null) return failed;
+  if (!shape?.pageKeys) return undefined;
+  const request = requestOf(shape, true);
+  const ran = await runRootField(schema, shape, context, given, request);
+  if (!ran || !('value' in ran)) return ran;
   if (!request.answerLines) {
     forget();
     return undefined;

@@ -10,6 +10,8 @@ beforeAll(async () => {
   // Fractions of a second, which the Timestamp serialiser floors to whole Unix seconds.
   await service.sql("update product set created_at = created_at + interval '0.7 second', updated_at = now()");
   await service.sql('update orders set updated_at = now() where id % 2 = 0');
+  // A suffix too (the seed's is empty), and a quote in the prefix, for the display numbers.
+  await service.sql("update store_settings set order_number_prefix = 'N''', order_number_suffix = '-B'");
 });
 afterAll(() => service.stop());
 
@@ -51,6 +53,10 @@ const GROUPED_ORDERS = `{ orders(size: 6, sort: [{ field: ID, direction: DESC }]
   fulfilments { id warehouse items { quantity id } } shipments { id fulfilmentId shippingCarrier items { id quantity } }
   restocks { warehouse items { id quantity } } } } }`;
 const DISPLAY_NUMBERS = '{ orders(size: 3) { items { id displayNumber } } }';
+const ADDRESSES_AND_TRACKING = `{ orders(size: 40, sort: [{ field: ID, direction: ASC }]) { items { id
+  address { phone billing { country zip city } shipping { firstName lastName company street suite city country
+  state zip } } shipments { trackingNumber trackingUrl } number: displayNumber discounts } } }`;
+const COLLECTION_MEMBERS = '{ collections(size: 5) { items { id productIds } } }';
 
 it.each([
   ['Q3', Q3, 'products', undefined, true],
@@ -75,8 +81,12 @@ it.each([
   ['Q1', Q1, 'orders', undefined, true],
   ['Q1 without totalCount', Q1_WITHOUT_COUNT, 'orders', undefined, true],
   ['orders with every declared group', GROUPED_ORDERS, 'orders', undefined, true],
-  // Order.displayNumber's value is the resolver's own code (no @Projects): the normal way.
-  ['orders with a field resolver of its own', DISPLAY_NUMBERS, 'orders', undefined, false],
+  // Declared as a concat of the settings row's prefix, the id and its suffix.
+  ['orders with their display numbers', DISPLAY_NUMBERS, 'orders', undefined, true],
+  // Embeddables (address blocks), a concat over a single relation (tracking URL), a jsonb column.
+  ['orders with addresses, tracking URLs and discounts', ADDRESSES_AND_TRACKING, 'orders', undefined, true],
+  // Collection.productIds evaluates rules in its own code (no @Projects): the normal way.
+  ['collections with a field resolver of its own', COLLECTION_MEMBERS, 'collections', undefined, false],
 ])('%s answers as normal execution does', async (_, document, root, variables, passedThrough) => {
   const { passed, normal, passedStatements, normalStatements } = await both(document, root, variables);
   expect(passed.status).toBe(200);
@@ -128,9 +138,12 @@ describe('REST lists whose shape is plain fields: items written by PostgreSQL, w
     ['/api/v1/products?size=30&expand=textareas,images', true],
     ['/api/v1/customers?size=30&fields=id,email,first_name,orders,tags,updated_at', true],
     ['/api/v1/orders?size=30&sort=-total&fields=id,status,paid,total,order_date,updated_at', true],
-    // A computed field (statistics, counters) or a conversion only the service knows (thumbnails).
-    ['/api/v1/customers?size=30', false],
-    ['/api/v1/orders?size=30&fields=id,items', false],
+    ['/api/v1/orders?size=30&fields=id,items', true],
+    // Every key of the default shapes: field resolvers with a declared value (@Projects), embeddables.
+    ['/api/v1/customers?size=30', true],
+    ['/api/v1/orders?size=30', true],
+    ['/api/v1/orders?size=30&sort=-id&fields=id,display_number,shipments,address,customer', true],
+    // A conversion only the service knows (thumbnails).
     ['/api/v1/products?size=30&expand=options', false],
   ])('%s: each item is the record its own GET answers; PostgreSQL wrote them: %s', async (list, byPostgres) => {
     const res = await service.get(list);
@@ -193,8 +206,15 @@ it.each([
   ['a customer', '{ customer(id: 5) { id email firstName lastName } }', 'customer', true],
   ['a warehouse', '{ warehouse(id: 1) { id title } }', 'warehouse', true],
   ['a collection', '{ collection(id: 1) { title id } }', 'collection', true],
+  ['an order with its display number', 'query N($id: Int!) { order(id: $id) { id displayNumber } }', 'order', true],
+  [
+    'an order with its address and tracking URLs',
+    'query N($id: Int!) { order(id: $id) { address { shipping { city } phone } shipments { trackingUrl } } }',
+    'order',
+    true,
+  ],
   // A field resolver with a value of its own code: the normal way.
-  ['an order with its display number', 'query N($id: Int!) { order(id: $id) { id displayNumber } }', 'order', false],
+  ['a collection with its members', '{ collection(id: 1) { id productIds } }', 'collection', false],
 ])('reads %s by id as normal execution does', async (_, document, root, passedThrough) => {
   const id = await richOrder();
   const { passed, normal, passedStatements, normalStatements } = await both(document, root, { id });

@@ -100,8 +100,16 @@ const FLOAT_COLUMN = /^(double precision|double|float8|real|float4)$/;
 const TEXT_COLUMN = /^(text|varchar|character varying)(\(\d+\))?$/;
 
 /** A scalar or enum column as its GraphQL serialiser writes it, or a refusal. */
-function leafSql(prop: EntityProperty | undefined, type: GraphQLNamedType, list: boolean, column: string): string {
-  if (prop?.kind !== 'scalar' || prop.embedded || prop.fieldNames?.length !== 1) return refuse('not a column');
+function leafSql(
+  prop: EntityProperty | undefined,
+  type: GraphQLNamedType,
+  list: boolean,
+  column: string,
+  inEmbeddable = false,
+): string {
+  if (prop?.kind !== 'scalar' || Boolean(prop.embedded) !== inEmbeddable || prop.fieldNames?.length !== 1) {
+    return refuse('not a column');
+  }
   const columnType = String(prop.columnTypes?.[0] ?? '').toLowerCase();
   if (list) {
     // A text array column (ProductOption.values) is a JSON array of strings in both roads.
@@ -138,6 +146,10 @@ function leafSql(prop: EntityProperty | undefined, type: GraphQLNamedType, list:
       return /timestamptz|with time zone/.test(columnType)
         ? `floor(extract(epoch from ${column}))::bigint`
         : refuse('Timestamp column');
+    case 'JSON':
+      // jsonb's text: the same value as JSON.stringify of the parsed column (key order included, as
+      // the driver parses that text), spaced and with numbers as written (1.50), and on one line.
+      return columnType === 'jsonb' ? column : refuse('JSON column');
     default:
       return refuse(`scalar ${type.name}`);
   }
@@ -152,9 +164,10 @@ export interface RenderedKey {
   field?: string;
   /**
    * A leaf shown otherwise than GraphQL's serialiser shows it: an enum as its integer value
-   * (`code`), a Decimal as a JSON number (`number`), a null Timestamp as 0 (`zeroForNull`).
+   * (`code`), a Decimal as a JSON number (`number`) or as whole units rounded half away from zero
+   * (`wholeUnits`), a null Timestamp as 0 (`zeroForNull`).
    */
-  shown?: 'code' | 'number' | 'zeroForNull';
+  shown?: 'code' | 'number' | 'wholeUnits' | 'zeroForNull';
   sub?: Rendering;
 }
 
@@ -188,6 +201,9 @@ function shownSql(shown: Shown | undefined, type: GraphQLNamedType, sql: string,
     case 'number':
       // float8 prints the shortest text that reads back as the same double, as JSON.stringify does.
       return type.name === 'Decimal' ? `${column}::float8` : refuse('number of a non-Decimal');
+    case 'wholeUnits':
+      // numeric's round() rounds half away from zero, as src/rest's roundedUnits does.
+      return type.name === 'Decimal' ? `round(${column})::bigint` : refuse('units of a non-Decimal');
     case 'zeroForNull':
       return `coalesce(${sql}, 0)`;
   }
@@ -235,6 +251,9 @@ function objectSql(
       // pathSql refuses what is not a plain column or reference, however it is shown.
       return [key, pathSql(plan, name, named, isListType(nullable), alias, depth, shown)];
     }
+    if (isObjectType(named) && !isListType(nullable) && !relation) {
+      return [key, embeddedSql(plan, name, named, sub ?? [], alias)];
+    }
     if (!isObjectType(named) || !isListType(nullable) || relation?.kind !== 'many') {
       return refuse('not a list relation');
     }
@@ -247,6 +266,63 @@ function objectSql(
     return [key, `coalesce((${rows}), '[]'::json)`];
   });
   return jsonObject(pairs);
+}
+
+/**
+ * An embeddable of the row on `alias` (stored as columns of the row, see row-json.ts) as the JSON
+ * object `rendering` shows of its GraphQL type: each key a column of the embeddable.
+ */
+function embeddedSql(
+  plan: Plan,
+  property: string,
+  type: GraphQLObjectType,
+  rendering: Rendering,
+  alias: string,
+): string {
+  const prop = plan.meta.properties[property as never] as EntityProperty | undefined;
+  if (prop?.kind !== 'embedded' || prop.array || rendering.length > 50) return refuse('not an embeddable');
+  const pairs: JsonPairs = rendering.map(({ key, field: name, shown, sub }): [string, string] => {
+    if (name === undefined) return [key, embeddedSql(plan, property, type, sub ?? [], alias)];
+    const def = type.getFields()[name];
+    const inner = plan.meta.props.find((p) => p.embedded?.[0] === property && p.embedded[1] === name);
+    if (!def || def.resolve || def.args.length || sub || !inner) return refuse('embeddable field');
+    const named = getNamedType(def.type);
+    const column = inner.fieldNames?.length === 1 ? `${alias}.${quote(inner.fieldNames[0])}` : '';
+    const list = isListType(getNullableType(def.type));
+    return [key, shownSql(shown, named, leafSql(inner, named, list, column, true), column)];
+  });
+  return jsonObject(pairs);
+}
+
+const TEXT_PART = /^(int|integer|int4|smallint|int2|bigint|int8|serial|text|varchar|character varying)(\(\d+\))?$/;
+
+/**
+ * A part of a `{ concat }` projection as text, as projectRow turns its value into text (a number
+ * as its digits, a text as is; null is nothing, as `concat` ignores it).
+ */
+function textPartSql(plan: Plan, part: Projection, alias: string, depth: number): string {
+  if (typeof part === 'string') {
+    const [head, property, ...deeper] = part.split('.');
+    if (property !== undefined) {
+      const relation = plan.relations.get(head);
+      if (deeper.length || relation?.kind !== 'one') return refuse('path');
+      const child = `t${depth}`;
+      return `(select ${textPartSql(relation.plan, property, child, depth + 1)} from ${relation.from(child, alias)})`;
+    }
+    const prop = plan.meta.properties[head as never] as EntityProperty | undefined;
+    const reference = prop?.kind === 'm:1' || (prop?.kind === '1:1' && prop.owner);
+    const typed = reference ? prop.targetMeta?.getPrimaryProps()[0] : prop;
+    const columnType = String(typed?.columnTypes?.[0] ?? '').toLowerCase();
+    if ((prop?.kind !== 'scalar' && !reference) || prop.embedded || prop.fieldNames?.length !== 1) {
+      return refuse('concat part');
+    }
+    return TEXT_PART.test(columnType) ? `${alias}.${quote(prop.fieldNames[0])}::text` : refuse('concat part type');
+  }
+  if (isChoice(part)) return `coalesce(${part.map((choice) => textPartSql(plan, choice, alias, depth)).join(', ')})`;
+  if ('constant' in part) return `'${String(part.constant).replace(/'/g, "''")}'`;
+  if ('concat' in part)
+    return `concat(${part.concat.map((inner) => textPartSql(plan, inner, alias, depth)).join(', ')})`;
+  return refuse('concat part');
 }
 
 /**
@@ -330,7 +406,14 @@ function projectedSql(
     }
     if ('constant' in projection)
       return zeroless(shown) ? refuse('constant shown') : constantSql(projection.constant, named);
+    if ('concat' in projection) {
+      const parts = projection.concat.map((part) => textPartSql(plan, part, alias, depth));
+      return named.name === 'String' && !shown ? `concat(${parts.join(', ')})` : refuse('concat shown');
+    }
     return refuse('fields on a leaf');
+  }
+  if (isObjectType(named) && !list && typeof projection === 'string' && !shown) {
+    return embeddedSql(plan, projection, named, sub ?? [], alias);
   }
   if (shown || !isObjectType(named) || typeof projection === 'string' || isChoice(projection)) {
     return refuse('projected object');

@@ -6,9 +6,11 @@ import type { ReadPath } from './field-reads.js';
  * (src/graphql/answer-passthrough.ts), which builds the same object in PostgreSQL. Nothing else
  * decides the value, so the two roads cannot drift apart.
  *
- * - a ReadPath: a property of the row (a reference gives its id) or of a single relation
- *   (`'customer.email'`, null when the related row is missing);
+ * - a ReadPath: a property of the row (a reference gives its id, an embeddable its object) or of a
+ *   single relation (`'customer.email'`, null when the related row is missing);
  * - `{ constant }`: a constant;
+ * - `{ concat }`: a text, its parts' values one after the other, a null part as nothing (as
+ *   PostgreSQL's `concat` does; parts are numbers and texts);
  * - a list of them: the first that is not null (`['customer.email', 'email']`);
  * - `{ each, fields }`: a list relation of the row, each related row projected by `fields`;
  * - `{ fields }`: an object, each sub-field projected by its own projection.
@@ -16,6 +18,7 @@ import type { ReadPath } from './field-reads.js';
 export type Projection =
   | ReadPath
   | { readonly constant: string | number | boolean }
+  | { readonly concat: readonly Projection[] }
   | readonly Projection[]
   | { readonly each: string; readonly fields: Readonly<Record<string, Projection>> }
   | { readonly fields: Readonly<Record<string, Projection>> };
@@ -47,6 +50,9 @@ function projected(row: Row, projection: Projection): unknown {
     return null;
   }
   if ('constant' in projection) return projection.constant;
+  if ('concat' in projection) {
+    return projection.concat.map((part) => projected(row, part) ?? '').join('');
+  }
   if ('each' in projection) {
     const rows = (row[projection.each] as readonly Row[] | undefined) ?? [];
     return rows.map((each) => projectFields(each, projection.fields));
@@ -65,6 +71,7 @@ export function pathsOf(projection: Projection): ReadPath[] {
   if (typeof projection === 'string') return [projection];
   if (isChoice(projection)) return projection.flatMap(pathsOf);
   if ('constant' in projection) return [];
+  if ('concat' in projection) return projection.concat.flatMap(pathsOf);
   const inner = Object.values(projection.fields).flatMap(pathsOf);
   return 'each' in projection ? inner.map((path) => `${projection.each}.${path}`) : inner;
 }

@@ -1,20 +1,22 @@
 import { FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import { Customer } from '../entities/customer.entity.js';
-import { Computed, Reads } from '../reads/field-reads.js';
+import { Computed, Projects } from '../reads/field-reads.js';
+import { type Projection, projectRow } from '../reads/projection.js';
 import type { ReadRow } from '../reads/read-row.js';
 import { CustomerStatistics } from '../schema/types/customer-statistics.type.js';
+
+/** The figures are the customer's own columns, kept by the order transactions. */
+const STATISTICS = {
+  fields: { lastPurchase: 'lastPurchase', orderCount: 'orderCount', lifetimeSpent: 'lifetimeSpent' },
+} satisfies Projection;
 
 /** A customer's derived figures; its addresses and payment methods are the entity's relations. */
 @Resolver(() => Customer)
 export class CustomerFieldsResolver {
-  @Reads('lastPurchase', 'orderCount', 'lifetimeSpent')
+  @Projects(STATISTICS)
   @FieldResolver(() => CustomerStatistics, { description: 'Order count, lifetime spend and last purchase' })
   statistics(@Root() customer: ReadRow<Customer>): CustomerStatistics {
-    return {
-      lastPurchase: customer.lastPurchase,
-      orderCount: customer.orderCount,
-      lifetimeSpent: customer.lifetimeSpent,
-    };
+    return projectRow(customer, STATISTICS);
   }
 
   @Computed({

@@ -1,11 +1,10 @@
 import { FieldResolver, Int, Resolver, Root } from 'type-graphql';
-import { trackingUrlOf } from '../domain/tracking-url.js';
 import { Fulfilment } from '../entities/fulfilment.entity.js';
 import type { FulfilmentItem } from '../entities/fulfilment-item.entity.js';
 import { Restock } from '../entities/restock.entity.js';
 import { Shipment } from '../entities/shipment.entity.js';
 import type { ShippingCarrier } from '../entities/shipping-carrier.entity.js';
-import { Projects, Reads } from '../reads/field-reads.js';
+import { Projects } from '../reads/field-reads.js';
 import { type Projection, projectRow } from '../reads/projection.js';
 import type { ReadRow } from '../reads/read-row.js';
 import { RecordItem } from './order-parts.type.js';
@@ -16,6 +15,12 @@ type WithItems<E> = ReadRow<E, { items: ReadRow<FulfilmentItem>[] }>;
 /** A record's items: each the line item's id and the units. */
 const RECORD_ITEMS = { each: 'items', fields: { id: 'lineItem', quantity: 'quantity' } } satisfies Projection;
 const recordItems = (record: WithItems<object>): RecordItem[] => projectRow(record, RECORD_ITEMS);
+
+/**
+ * A shipment's tracking URL (docs/decisions.md#records): the carrier's URL, then the tracking
+ * number; as domain/tracking-url.ts's trackingUrlOf writes it for the event record and the e-mail.
+ */
+const TRACKING_URL = { concat: ['carrier.url', 'trackingNumber'] } satisfies Projection;
 
 /** Fulfilment, shipment and restock records as docs/decisions.md#records shapes them; items come with the record. */
 @Resolver(() => Fulfilment)
@@ -47,10 +52,10 @@ export class ShipmentFieldsResolver {
     return projectRow(shipment, 'carrier');
   }
 
-  @Reads('trackingNumber', 'carrier.url')
+  @Projects(TRACKING_URL)
   @FieldResolver(() => String, { description: "The carrier's URL followed by the tracking number" })
   trackingUrl(@Root() shipment: ReadRow<Shipment, { $carrier: ReadRow<ShippingCarrier> | null }>): string {
-    return trackingUrlOf(shipment.$carrier?.url, shipment.trackingNumber);
+    return projectRow(shipment, TRACKING_URL);
   }
 
   @Projects(RECORD_ITEMS)

@@ -1,9 +1,8 @@
 import { FieldResolver, Resolver, Root } from 'type-graphql';
-import { displayNumber, formatOf } from '../domain/order-number.js';
 import type { Customer } from '../entities/customer.entity.js';
 import { Order } from '../entities/order.entity.js';
 import { StoreSettings } from '../entities/store-settings.entity.js';
-import { Computed, Projects, Reads } from '../reads/field-reads.js';
+import { Computed, Projects } from '../reads/field-reads.js';
 import { type Projection, projectRow } from '../reads/projection.js';
 import type { ReadRow } from '../reads/read-row.js';
 import {
@@ -31,15 +30,28 @@ const CUSTOMER = {
   },
 } satisfies Projection;
 
+/**
+ * The order's number as the store shows it (docs/decisions.md#spec-order): the settings row's
+ * prefix, the id, its suffix (nothing for a missing row or value), as domain/order-number.ts's
+ * displayNumber writes it for searches and events.
+ */
+const DISPLAY_NUMBER = {
+  concat: ['numberFormat.orderNumberPrefix', 'id', 'numberFormat.orderNumberSuffix'],
+} satisfies Projection;
+/** The address blocks are the order's embeddables (columns of its row), the phone its own. */
+const ADDRESS = {
+  fields: { shipping: 'shippingAddress', billing: 'billingAddress', phone: 'phone' },
+} satisfies Projection;
+
 /** An order's grouped fields, from its own row (its relations are the entity's, read by the read plan). */
 @Resolver(() => Order)
 export class OrderFieldsResolver {
   // The store's one settings row, for the display number (a one-row probe per order, no extra statement).
   @Computed({ kind: 'one', entity: () => StoreSettings, where: (settings) => `${settings}.id = 1` }, 'numberFormat')
-  @Reads('numberFormat.orderNumberPrefix', 'numberFormat.orderNumberSuffix')
+  @Projects(DISPLAY_NUMBER)
   @FieldResolver(() => String, { description: 'Order number with the display prefix/suffix of the store settings' })
   displayNumber(@Root() order: ReadRow<Order, { $numberFormat: ReadRow<StoreSettings> | null }>): string {
-    return displayNumber(order.id, formatOf(order.$numberFormat));
+    return projectRow(order, DISPLAY_NUMBER);
   }
 
   @Projects(SHIPPING)
@@ -48,10 +60,10 @@ export class OrderFieldsResolver {
     return projectRow(order, SHIPPING);
   }
 
-  @Reads('shippingAddress', 'billingAddress', 'phone')
+  @Projects(ADDRESS)
   @FieldResolver(() => OrderAddress, { description: 'Shipping and billing address and phone' })
   address(@Root() order: ReadRow<Order>): OrderAddress {
-    return { shipping: order.shippingAddress, billing: order.billingAddress, phone: order.phone };
+    return projectRow(order, ADDRESS);
   }
 
   @Projects(PAYMENT)

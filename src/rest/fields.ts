@@ -40,8 +40,11 @@ export interface FieldSpec {
 
 export type FieldMap = Record<string, FieldSpec>;
 
-/** Conversions named for SQL: enum → its integer code, Decimal → JSON number, null Timestamp → 0. */
-export type Shown = 'code' | 'number' | 'zeroForNull';
+/**
+ * Conversions named for SQL: enum → its integer code, Decimal → JSON number or whole units
+ * (rounded half away from zero), null Timestamp → 0.
+ */
+export type Shown = 'code' | 'number' | 'wholeUnits' | 'zeroForNull';
 
 /** A spec completed from the schema (src/rest/rest-api.ts): the REST value's JSON schema, always. */
 export interface DerivedSpec extends FieldSpec {

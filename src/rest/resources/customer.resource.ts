@@ -44,6 +44,7 @@ export const customerResource: RestResource = {
       order_count: field(),
       lifetime_spent: field({
         out: roundedUnits,
+        shown: 'wholeUnits',
         schema: (graphql) => retyped(graphql, 'integer'),
         description: 'whole units, rounded',
       }),

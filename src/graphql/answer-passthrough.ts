@@ -42,11 +42,14 @@ import type { GraphQLContext } from '../resolvers/context.js';
 import { fieldScopes } from '../schema/field-scopes.js';
 
 /**
- * A `/graphql` page read answered with PostgreSQL's JSON, never parsed and re-serialised here.
+ * A `/graphql` page or record read answered with PostgreSQL's JSON, never parsed and re-serialised
+ * here; REST lists and exports use the same SQL with their own keys (a Rendering).
  *
- * Where an operation is one root page field (`orders`, `products`, …) whose selection holds only
- * plain fields (no field resolver, no arguments, no directive, no fragment, no field scope) of
- * scalar types PostgreSQL can write exactly as their serialisers do, the items' JSON is built in
+ * Where an operation is one root page field (`orders`, `products`, …) or one record by id whose
+ * selection holds only plain fields (no arguments, no directive, no fragment, no field scope; a
+ * field resolver only where its value is declared, `@Projects`, src/reads/projection.ts) of
+ * scalar types PostgreSQL can write exactly as their serialisers do, embeddables of such, and list
+ * relations of such, the items' JSON is built in
  * SQL with the response's keys (aliases included) in the selection's order, and the answer is
  * `{"data":{"<key>":<page>}}` around PostgreSQL's text. The root field's own resolver still runs
  * (its `@Authorized` scope, input guard, argument validation, filters and page bounds), so only

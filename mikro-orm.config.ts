@@ -1,6 +1,8 @@
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
+import { releaseDeadClients } from './src/db/dead-connections.js';
 import { preparePooledStatements } from './src/db/prepared-statements.js';
 import { READ_STATEMENT_TIMEOUT_MS, WRITE_STATEMENT_TIMEOUT_MS } from './src/db/statement-timeouts.js';
 import { entities } from './src/entities/index.js';
@@ -34,7 +36,10 @@ export function ormConfig(
       statement_timeout: statementTimeoutMs,
       query_timeout: Math.max(statementTimeoutMs, WRITE_STATEMENT_TIMEOUT_MS) + 5000,
       idle_in_transaction_session_timeout: 60_000,
-      onPoolCreated: preparePooledStatements,
+      onPoolCreated: (pool: Pool) => {
+        preparePooledStatements(pool);
+        releaseDeadClients(pool);
+      },
     },
     debug: false,
     allowGlobalContext: false,

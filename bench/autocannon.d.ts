@@ -23,6 +23,8 @@ declare module 'autocannon' {
       url: string;
       connections?: number;
       duration?: number;
+      /** Requests to make, instead of a duration. */
+      amount?: number;
       headers?: Record<string, string>;
       requests?: Request[];
       /** Seconds before a request counts as timed out (default 10). */

@@ -22,6 +22,8 @@ export interface ExportResult {
   /** …and while a client read another one slowly for `slowSeconds`, then went away. */
   slowReaderPeakRssMb: number;
   slowSeconds: number;
+  /** The orders' own plain columns (`?fields=…`, lines PostgreSQL writes), beside COPY of the same columns. */
+  plain?: { rowsPerSecond: number; copyRowsPerSecond: number; ratio: number };
 }
 
 /** Goals of issue 23: at least half the COPY rate, the service within 250 MB. */
@@ -39,13 +41,22 @@ function newlines(chunk: Buffer): number {
   return n;
 }
 
-async function copyLimit(databaseUrl: string): Promise<{ rows: number; seconds: number }> {
+/**
+ * The order's own plain columns: an export PostgreSQL writes line by line (docs/rest.md#exports),
+ * beside COPY of the same columns as JSON.
+ */
+const PLAIN_FIELDS = '?fields=id,email,status,paid,tax,total,ip,refunded,refund_possible,order_date,updated_at,notes';
+const COPY_PLAIN = `COPY (SELECT json_build_object('id', o.id, 'email', o.email, 'status', o.status, 'paid', o.paid,
+  'tax', o.tax, 'total', o.total, 'ip', o.ip, 'refunded', o.refunded, 'refund_possible', o.refund_possible,
+  'order_date', o.order_date, 'updated_at', o.updated_at, 'notes', o.notes) FROM orders o ORDER BY o.id) TO STDOUT`;
+
+async function copyLimit(databaseUrl: string, copy = COPY_ORDERS): Promise<{ rows: number; seconds: number }> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     const started = performance.now();
     let rows = 0;
-    for await (const chunk of client.query(copyTo(COPY_ORDERS)) as AsyncIterable<Buffer>) rows += newlines(chunk);
+    for await (const chunk of client.query(copyTo(copy)) as AsyncIterable<Buffer>) rows += newlines(chunk);
     return { rows, seconds: (performance.now() - started) / 1000 };
   } finally {
     await client.end();
@@ -53,9 +64,9 @@ async function copyLimit(databaseUrl: string): Promise<{ rows: number; seconds: 
 }
 
 /** Reads the whole export, counting lines; the last one must be the complete line. */
-async function readExport(url: string, token: string): Promise<{ rows: number; seconds: number }> {
+async function readExport(url: string, token: string, query = ''): Promise<{ rows: number; seconds: number }> {
   const started = performance.now();
-  const res = await fetch(`${url}/api/v1/orders/export`, { headers: { authorization: `Bearer ${token}` } });
+  const res = await fetch(`${url}/api/v1/orders/export${query}`, { headers: { authorization: `Bearer ${token}` } });
   if (res.status !== 200 || !res.body) throw new Error(`GET /api/v1/orders/export answered ${res.status}`);
   let lines = 0;
   let tail = '';
@@ -104,6 +115,15 @@ export async function measureExport(options: {
   const slowReaderPeakRssMb = Math.round(await options.rss.peakMb());
   const rowsPerSecond = fast.rows / fast.seconds;
   const copyRowsPerSecond = copy.rows / copy.seconds;
+  const plainCopy = await copyLimit(options.databaseUrl, COPY_PLAIN);
+  const plainExport = await readExport(options.url, options.token, PLAIN_FIELDS);
+  const plainRate = plainExport.rows / plainExport.seconds;
+  const plainCopyRate = plainCopy.rows / plainCopy.seconds;
+  const plain = {
+    rowsPerSecond: Math.round(plainRate),
+    copyRowsPerSecond: Math.round(plainCopyRate),
+    ratio: Math.round((plainRate / plainCopyRate) * 100) / 100,
+  };
   return {
     rows: fast.rows,
     seconds: Math.round(fast.seconds * 100) / 100,
@@ -115,5 +135,6 @@ export async function measureExport(options: {
     peakRssMb,
     slowReaderPeakRssMb,
     slowSeconds,
+    plain,
   };
 }

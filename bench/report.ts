@@ -2,8 +2,11 @@
 // "before" figures of the read-path work (bench/results/before/: the 100k results file of the run
 // before it, and the GraphQL figures measured in issue 13) and the hand-written analysis in
 // bench/analysis.md.
+
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { EXPORT_RATIO_GOAL, EXPORT_RSS_GOAL_MB, type ExportResult } from './export-scenario.js';
+import type { FeedResult } from './feed-scenario.js';
 
 /** What one autocannon drive of a side measured. */
 export interface DriveLoad {
@@ -55,8 +58,6 @@ export interface BenchResults {
   /** The service's rate limit during the run (absent in runs before the bench set it itself). */
   rateLimit?: { burst: number; rps: number };
   scenarios: ScenarioResult[];
-  /** The export scenario (bench/export-scenario.ts), when it ran. */
-  export?: import('./export-scenario.js').ExportResult;
 }
 
 /** One configuration's drive of a scenario in a `--replica` or `--processes` run, CPU per request by process. */
@@ -103,6 +104,23 @@ export interface ScaleOutResults {
   /** `--replica`: the counters over the whole run. */
   metrics?: Record<string, number>;
   scenarios: ScaleOutScenario[];
+}
+
+/** bench/results/feed-orders-N.json: the feed scenario (bench/feed-scenario.ts) with its run. */
+export interface FeedResults extends FeedResult {
+  command: string;
+  date: string;
+  machine: BenchResults['machine'];
+  store: BenchResults['store'];
+  connections: number;
+}
+
+/** bench/results/export-orders-N.json: the export scenario (bench/export-scenario.ts) with its run. */
+export interface ExportResults extends ExportResult {
+  command: string;
+  date: string;
+  machine: BenchResults['machine'];
+  store: BenchResults['store'];
 }
 
 /** GraphQL figures measured before the read-path work (bench/results/before/graphql-issue-13.json). */
@@ -481,6 +499,50 @@ function processesSection(r: ScaleOutResults): string {
   ].join('\n');
 }
 
+function feedSection(r: FeedResults): string {
+  const lag = (l: FeedResults['readerLagMs']) => `${ms(l.p50)} / ${ms(l.p99)} (max ${ms(l.max)})`;
+  const w = r.writes;
+  return [
+    `## The event feed while the write mix runs, on two processes (\`--scenario feed\`)`,
+    '',
+    `- Command: \`${r.command}\`, ${r.date}; ${machine(r as unknown as BenchResults)}; load average at the start ` +
+      `${r.loadAverage.map((x) => x.toFixed(1)).join(', ')}`,
+    `- Two service processes on one store: the write mix (POST + DELETE fulfilment, ${r.connections} connections, ` +
+      `${r.seconds} s after a warm-up) drives one; on the other, one reader follows \`GET /api/v1/events?after=…\` ` +
+      '(size 250, the next page as soon as one arrives) and one graphql-ws client receives `Subscription.events`. ' +
+      `Both received each of the ${n(r.checkedEvents)} events the scenario committed exactly once (checked ` +
+      'against the event table; the run fails otherwise).',
+    "- Lag: arrival at the bench minus the commit time PostgreSQL recorded for the event's transaction " +
+      '(`pg_xact_commit_timestamp`, with `track_commit_timestamp` on), same machine and clock. ' +
+      `The bench's own event-loop delay (p99 ${ms(r.benchLoopDelayP99Ms)}) is part of every lag.`,
+    '',
+    '| events committed / s | events / s the reader followed | reader caught up after the drive | ' +
+      'reader lag p50 / p99 | subscriber lag p50 / p99 | reader pages | write mix req/s | write mix p50 / p99 |',
+    '|--:|--:|--:|--:|--:|--:|--:|--:|',
+    `| ${n(r.committedPerSecond)} | ${n(r.followedPerSecond)} | ${ms(r.readerCatchUpMs)} | ${lag(r.readerLagMs)} | ` +
+      `${lag(r.subscriberLagMs)} | ${n(r.readerPages)} | ${n(w.rps)} | ${latency(w)} |`,
+  ].join('\n');
+}
+
+function exportSection(r: ExportResults): string {
+  const goal = (met: boolean) => (met ? 'met' : '**not met**');
+  return [
+    `## The export of every order beside COPY (\`--scenario export\`)`,
+    '',
+    `- Command: \`${r.command}\`, ${r.date}; ${machine(r as unknown as BenchResults)}`,
+    '- `GET /api/v1/orders/export` read to its complete line as fast as the bench can, beside ' +
+      '`COPY (SELECT json of the same orders with their line items) TO STDOUT` through the same driver: ' +
+      `the export's rate ÷ COPY's is the ratio (goal ≥ ${EXPORT_RATIO_GOAL}: ${goal(r.ratio >= EXPORT_RATIO_GOAL)}).`,
+    `- The service's peak RSS during that export, and during another read slowly for ${r.slowSeconds} s ` +
+      `(goal ≤ ${EXPORT_RSS_GOAL_MB} MB: ${goal(Math.max(r.peakRssMb, r.slowReaderPeakRssMb) <= EXPORT_RSS_GOAL_MB)}).`,
+    '',
+    '| orders | export rows / s | COPY rows / s | ratio | peak RSS | peak RSS, slow reader |',
+    '|--:|--:|--:|--:|--:|--:|',
+    `| ${n(r.rows)} | ${n(r.rowsPerSecond)} | ${n(r.copyRowsPerSecond)} | ${r.ratio.toFixed(2)} | ` +
+      `${r.peakRssMb} MB | ${r.slowReaderPeakRssMb} MB |`,
+  ].join('\n');
+}
+
 export async function renderBenchmarks(resultsDir: string): Promise<string> {
   const files = (await readdir(resultsDir)).filter((f) => /^orders-\d+\.json$/.test(f));
   const all: BenchResults[] = [];
@@ -586,6 +648,12 @@ export async function renderBenchmarks(resultsDir: string): Promise<string> {
       const r = JSON.parse(await readFile(path.join(resultsDir, file), 'utf8')) as ScaleOutResults;
       parts.push(mode === 'replica' ? replicaSection(r) : processesSection(r), '');
     }
+  }
+  for (const file of (await readdir(resultsDir)).filter((f) => /^export-orders-\d+\.json$/.test(f))) {
+    parts.push(exportSection(JSON.parse(await readFile(path.join(resultsDir, file), 'utf8')) as ExportResults), '');
+  }
+  for (const file of (await readdir(resultsDir)).filter((f) => /^feed-orders-\d+\.json$/.test(f))) {
+    parts.push(feedSection(JSON.parse(await readFile(path.join(resultsDir, file), 'utf8')) as FeedResults), '');
   }
   if (analysis) parts.push(analysis.trim(), '');
   return parts.join('\n');

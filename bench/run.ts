@@ -1,5 +1,6 @@
 // `npm run bench [-- --orders N --products N --customers N --duration S --warmup S --connections N[,N…]
-//                    --workload standard|users --peer postgraphile --reads-only | --replica | --processes N
+//                    --workload standard|users --peer postgraphile --scenario TEXT --reads-only
+//                    | --replica | --processes N
 //                    | --report-only]`
 //
 // Seeds (or reuses) a store in its own embedded PostgreSQL under .bench-data/, starts the service
@@ -15,6 +16,10 @@
 // `--peer postgraphile` also serves the same database with PostGraphile 5 (bench/peers/postgraphile,
 // installed from its own lock when missing) and runs every GraphQL scenario against it, its data
 // compared with the service's after normalising names and shapes (bench/postgraphile-peer.ts).
+//
+// The feed scenario (bench/feed-scenario.ts, after the others or alone with `--scenario feed`) drives
+// the write mix against the service while a second service process on the same store serves a
+// reader of the event feed and a GraphQL subscriber; it writes bench/results/feed-orders-N.json.
 //
 // `--replica` / `--processes N` run the read scenarios against two configurations of the service
 // instead (primary only vs one streaming replica; WEB_CONCURRENCY=1 vs N), with CPU per request
@@ -48,6 +53,7 @@ import { seedIfEmpty } from '../src/seed/seed-store.js';
 import { baselineApp } from './baseline-server.js';
 import { poolTransaction } from './baseline-writes.js';
 import { EXPORT_RATIO_GOAL, EXPORT_RSS_GOAL_MB, type ExportResult, measureExport } from './export-scenario.js';
+import { type FeedResult, measureFeed } from './feed-scenario.js';
 import { Q1, Q1_WITHOUT_COUNT, Q2, Q3, Q4 } from './graphql-queries.js';
 import {
   ensurePostGraphileInstalled,
@@ -62,12 +68,20 @@ import { cpuMs } from './proc-cpu.js';
 import {
   type BenchResults,
   type DriveLoad,
+  type ExportResults,
+  type FeedResults,
   ratioOf as ratio,
   renderBenchmarks,
   type ScenarioResult,
   type Load as SideLoad,
 } from './report.js';
-import { type Harness, runningReplica, runProcessesComparison, runReplicaComparison } from './scale-out.js';
+import {
+  type DriveLength,
+  type Harness,
+  runningReplica,
+  runProcessesComparison,
+  runReplicaComparison,
+} from './scale-out.js';
 import { graphqlScenario, idAt, type Scenario } from './scenario.js';
 import { SEARCH_TERMS, userScenarios } from './user-workload.js';
 
@@ -154,6 +168,11 @@ const PEAK_RSS_GOAL_MB = 200;
 class BenchFailure extends Error {}
 
 const WRITE_MIX = 'write mix: POST + DELETE /orders/{id}/fulfilments';
+const FEED = 'event feed: GET /events and Subscription.events on a second process while the write mix runs';
+/** `--scenario TEXT` keeps the scenarios whose name contains TEXT, the write mix, export and feed included. */
+const chosen = (name: string) => !args.scenario || name.includes(args.scenario);
+const withWrites = !args['reads-only'] && workload === 'standard' && !scaleOut;
+const runFeed = withWrites && chosen(FEED);
 
 const standardScenarios: Scenario[] = [
   { name: 'GET /orders?size=20', read: true, method: 'GET', path: () => '/api/v1/orders?size=20' },
@@ -195,9 +214,7 @@ const standardScenarios: Scenario[] = [
   graphqlScenario('GraphQL Q1 without totalCount', Q1_WITHOUT_COUNT, undefined, PG_Q1_WITHOUT_COUNT),
 ];
 /** `--scenario TEXT` keeps the scenarios whose name contains TEXT (a quicker look at one of them). */
-const scenarios = (workload === 'users' ? userScenarios(size) : standardScenarios).filter(
-  (s) => !args.scenario || s.name.includes(args.scenario),
-);
+const scenarios = (workload === 'users' ? userScenarios(size) : standardScenarios).filter((s) => chosen(s.name));
 
 const children: ChildProcess[] = [];
 function stopChildren() {
@@ -458,15 +475,16 @@ async function comparePeer(serviceUrl: string, peerUrl: string, scenario: Scenar
 }
 
 /**
- * Drives one side for `seconds`; throws a BenchFailure when any answer was not a 2xx, a request
- * failed or timed out, or (GraphQL) a 2xx answer carried errors, so no figure of it is reported.
+ * Drives one side for `length` (seconds, or a number of requests); throws a BenchFailure when any
+ * answer was not a 2xx, a request failed or timed out, or (GraphQL) a 2xx answer carried errors, so
+ * no figure of it is reported.
  */
 async function drive(
   what: string,
   url: string,
   scenario: Scenario,
   requests: autocannon.Request[],
-  seconds: number,
+  length: DriveLength,
   connections: number,
 ): Promise<DriveLoad> {
   const graphqlErrors = { count: 0, sample: '' };
@@ -488,7 +506,7 @@ async function drive(
   const result = await autocannon({
     url,
     connections,
-    duration: seconds,
+    ...(typeof length === 'number' ? { duration: length } : { amount: length.requests }),
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
     requests,
   });
@@ -617,6 +635,30 @@ function startService(databaseUrl: string, overrides: Record<string, string> = {
   );
 }
 
+async function commitTimestampsOn(databaseUrl: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query("select current_setting('track_commit_timestamp') = 'on' as on");
+    return rows[0].on as boolean;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Sets (or resets to the default, off) `track_commit_timestamp` for the store's next start. */
+async function setCommitTimestamps(databaseUrl: string, on: boolean): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(
+      on ? 'alter system set track_commit_timestamp = on' : 'alter system reset track_commit_timestamp',
+    );
+  } finally {
+    await client.end();
+  }
+}
+
 /** The machine as results files describe it. */
 const machineOf = (postgres: string) => ({
   cpus: os.availableParallelism(),
@@ -648,7 +690,7 @@ async function runScaleOut(databaseUrl: string, mode: 'replica' | 'processes', p
     log,
     startService: (env, name) => startService(databaseUrl, env, name),
     stopChild,
-    drive: (what, url, scenario, seconds, conns) => drive(what, url, scenario, readRequests(scenario), seconds, conns),
+    drive: (what, url, scenario, length, conns) => drive(what, url, scenario, readRequests(scenario), length, conns),
   };
   const run =
     mode === 'replica' ? await runReplicaComparison(harness) : await runProcessesComparison(harness, processes!);
@@ -668,8 +710,17 @@ async function main() {
     `Store: ${size.orders} orders, ${size.products} products, ` +
       `${size.customers} customers in ${path.relative(root, dataDir)}`,
   );
-  const database = await openDatabase({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: 0, DB_POOL_MAX: 4 });
+  let database = await openDatabase({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: 0, DB_POOL_MAX: 4 });
   openStore = database;
+  /** The feed's lag is measured from PostgreSQL's commit timestamps, kept only with this setting on. */
+  const commitTimes = runFeed && !(await commitTimestampsOn(database.url));
+  if (commitTimes) {
+    log('Turning track_commit_timestamp on for the feed scenario (a restart of the store; reset at the end)…');
+    await setCommitTimestamps(database.url, true);
+    await database.close();
+    database = await openDatabase({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: 0, DB_POOL_MAX: 4 });
+    openStore = database;
+  }
   let seedSeconds: number | null = null;
   try {
     const started = Date.now();
@@ -701,8 +752,7 @@ async function main() {
       return;
     }
     log('Counting statements and comparing JSON (in-process instances)…');
-    const withWrites = !args['reads-only'] && workload === 'standard';
-    const counts = await countAndCompare(database.url, withWrites ? lines[0] : undefined);
+    const counts = await countAndCompare(database.url, withWrites && chosen(WRITE_MIX) ? lines[0] : undefined);
 
     const env = { DATABASE_URL: database.url, DB_POOL_MAX: '10' };
     const service = await startService(database.url);
@@ -713,6 +763,7 @@ async function main() {
       : undefined;
     const results: ScenarioResult[] = [];
     let exported: ExportResult | undefined;
+    let feed: FeedResult | undefined;
     try {
       const samePeerData = new Map<string, boolean>();
       if (postgraphile) {
@@ -737,7 +788,8 @@ async function main() {
         const cpuMsPerRequest = Math.round((((await cpuMs(pid)) - cpuBefore) / load.requests) * 100) / 100;
         return { ...load, cpuMsPerRequest, peakRssMb: Math.round(await peakRssMb(pid)) };
       };
-      const all = withWrites ? [...scenarios, { name: WRITE_MIX, read: false } as Scenario] : scenarios;
+      const writeMix = { name: WRITE_MIX, read: false } as Scenario;
+      const all = withWrites && chosen(WRITE_MIX) ? [...scenarios, writeMix] : scenarios;
       for (const scenario of all) {
         for (const conns of scenario.read ? connectionCounts : connectionCounts.slice(0, 1)) {
           const at = connectionCounts.length > 1 ? ` (${conns} connections)` : '';
@@ -791,7 +843,7 @@ async function main() {
           }
         }
       }
-      if (!args.scenario || 'GET /orders/export'.includes(args.scenario)) {
+      if (chosen('GET /orders/export')) {
         log('GET /orders/export: the export beside COPY … TO STDOUT…');
         const pid = service.child.pid!;
         exported = await measureExport({
@@ -807,10 +859,47 @@ async function main() {
             `(${e.copyRows} in ${e.copySeconds} s) | ratio ${e.ratio} ` +
             `(goal ≥ ${EXPORT_RATIO_GOAL}: ${e.ratio >= EXPORT_RATIO_GOAL ? 'met' : 'NOT met'})`,
         );
+        if (e.plain)
+          log(
+            `  plain columns (?fields=id,email,status,…: lines PostgreSQL writes) ${e.plain.rowsPerSecond} rows/s | ` +
+              `COPY of those columns ${e.plain.copyRowsPerSecond} rows/s | ratio ${e.plain.ratio}`,
+          );
         const rss = Math.max(e.peakRssMb, e.slowReaderPeakRssMb);
         log(
           `  service peak RSS ${e.peakRssMb} MB, with a slow reader (${e.slowSeconds} s) ${e.slowReaderPeakRssMb} MB ` +
             `(goal ≤ ${EXPORT_RSS_GOAL_MB} MB: ${rss <= EXPORT_RSS_GOAL_MB ? 'met' : 'NOT met'})`,
+        );
+      }
+      if (runFeed) {
+        log(`${FEED}…`);
+        const follower = await startService(database.url, {}, 'main-feed-follower');
+        try {
+          feed = await measureFeed({
+            writerUrl: service.url,
+            followerUrl: follower.url,
+            databaseUrl: database.url,
+            token: ADMIN_TOKEN,
+            warmup,
+            duration,
+            log,
+            driveWrites: (what, url, seconds) =>
+              drive(`feed ${what}`, url, writeMix, writeRequests(lines), seconds, connectionCounts[0]),
+            failure: (message) => new BenchFailure(`${FEED}: ${message}`),
+          });
+        } finally {
+          await stopChild(follower.child);
+        }
+        const f = feed;
+        const lag = (l: FeedResult['readerLagMs']) => `p50 ${l.p50} ms p99 ${l.p99} ms (max ${l.max} ms)`;
+        log(
+          `  ${f.committedPerSecond} events/s committed (${f.committed} in ${f.seconds} s; write mix ` +
+            `${f.writes.rps.toFixed(0)} req/s) | reader followed ${f.followedPerSecond} events/s, ` +
+            `caught up ${f.readerCatchUpMs} ms after the drive, ${f.readerPages} pages`,
+        );
+        log(
+          `  lag from commit: subscriber ${lag(f.subscriberLagMs)} | reader ${lag(f.readerLagMs)} | ` +
+            `each of ${f.checkedEvents} events received once by both; bench event-loop delay p99 ` +
+            `${f.benchLoopDelayP99Ms} ms`,
         );
       }
       const peak = Math.max(...results.map((r) => r.service.peakRssMb));
@@ -877,15 +966,45 @@ async function main() {
       ...(postgraphile ? { peer: `PostGraphile ${peerVersion}` } : {}),
       rateLimit: RATE_LIMIT,
       scenarios: results,
-      ...(exported ? { export: exported } : {}),
     };
     const resultsDir = path.join(root, 'bench', 'results');
     await mkdir(resultsDir, { recursive: true });
-    const file = `${workload === 'users' ? 'users-' : ''}orders-${size.orders}.json`;
-    await writeFile(path.join(resultsDir, file), `${JSON.stringify(out, null, 2)}\n`);
+    const written: string[] = [];
+    // A run of the feed (or export) alone leaves the store size's main results file as it was.
+    if (results.length) {
+      const file = `${workload === 'users' ? 'users-' : ''}orders-${size.orders}.json`;
+      await writeFile(path.join(resultsDir, file), `${JSON.stringify(out, null, 2)}\n`);
+      written.push(file);
+    }
+    if (exported) {
+      const file = `export-orders-${size.orders}.json`;
+      const exportOut: ExportResults = {
+        command: out.command,
+        date: out.date,
+        machine: out.machine,
+        store: size,
+        ...exported,
+      };
+      await writeFile(path.join(resultsDir, file), `${JSON.stringify(exportOut, null, 2)}\n`);
+      written.push(file);
+    }
+    if (feed) {
+      const file = `feed-orders-${size.orders}.json`;
+      const feedOut: FeedResults = {
+        command: out.command,
+        date: out.date,
+        machine: out.machine,
+        store: size,
+        connections: connectionCounts[0],
+        ...feed,
+      };
+      await writeFile(path.join(resultsDir, file), `${JSON.stringify(feedOut, null, 2)}\n`);
+      written.push(file);
+    }
     await writeFile(path.join(root, 'BENCHMARKS.md'), await renderBenchmarks(resultsDir));
-    log(`Wrote bench/results/${file} and BENCHMARKS.md`);
+    log(`Wrote ${written.map((f) => `bench/results/${f}`).join(', ')} and BENCHMARKS.md`);
   } finally {
+    if (commitTimes) await setCommitTimestamps(database.url, false).catch(() => undefined);
     await database.close();
     openStore = undefined;
   }

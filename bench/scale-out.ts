@@ -31,11 +31,14 @@ export interface Harness {
   /** Starts the service with these variables over the bench's own configuration; `name` names its log. */
   startService(env: Record<string, string>, name: string): Promise<{ url: string; child: ChildProcess }>;
   stopChild(child: ChildProcess): Promise<void>;
-  /** Drives a scenario; throws (so nothing is reported) when any answer was not a 2xx. */
-  drive(what: string, url: string, scenario: Scenario, seconds: number, connections: number): Promise<DriveLoad>;
+  /** Drives a scenario for some seconds or requests; throws (so nothing is reported) when any answer was not a 2xx. */
+  drive(what: string, url: string, scenario: Scenario, length: DriveLength, connections: number): Promise<DriveLoad>;
 }
 
 type Side = { label: string; url: string; child: ChildProcess };
+
+/** How long a drive lasts: seconds, or a number of requests. */
+export type DriveLength = number | { requests: number };
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
@@ -63,15 +66,16 @@ const diff = (after: Record<string, number>, before: Record<string, number>): Re
  * Warm-up, then the measured drive, with snapshots around it of the service's processes (the
  * process, or a supervisor and its workers), PostgreSQL's (postmaster and backends, of the
  * primary and of the replica when there is one) and the bench's own (autocannon runs in it).
+ * Also says how many requests the warm-up made.
  */
 async function measure(
   h: Harness,
   side: Side,
   scenario: Scenario,
   pids: { primary: number; replica?: number },
-  warmupSeconds = h.warmup,
-): Promise<ScaleOutSide> {
-  await h.drive(`${side.label} warm-up`, side.url, scenario, warmupSeconds, h.connections);
+  warmup: DriveLength = h.warmup,
+): Promise<{ side: ScaleOutSide; warmupRequests: number }> {
+  const warmed = await h.drive(`${side.label} warm-up`, side.url, scenario, warmup, h.connections);
   const servicePid = side.child.pid!;
   const snapshot = async () => ({
     service: await treeCpu(servicePid),
@@ -88,7 +92,7 @@ async function measure(
     .filter(([pid]) => before.service.children.has(pid))
     .map(([pid, ms]) => perRequest(ms - before.service.children.get(pid)!));
   const bench = (after.bench.user + after.bench.system - before.bench.user - before.bench.system) / 1000;
-  return {
+  const measured: ScaleOutSide = {
     rps: load.rps,
     p50: load.p50,
     p99: load.p99,
@@ -105,6 +109,7 @@ async function measure(
       bench: perRequest(bench),
     },
   };
+  return { side: measured, warmupRequests: warmed.requests };
 }
 
 function describe(s: ScaleOutSide): string {
@@ -171,11 +176,11 @@ export async function runReplicaComparison(h: Harness): Promise<Measured> {
       await replicaInUse(withReplica.url);
       for (const scenario of h.scenarios) {
         h.log(`${scenario.name}: primary only…`);
-        const a = await measure(h, primaryOnly, scenario, pids);
+        const { side: a } = await measure(h, primaryOnly, scenario, pids);
         h.log(`  ${describe(a)}`);
         h.log(`${scenario.name}: primary + replica…`);
         const countersBefore = await readCounters(h, withReplica.url);
-        const b = await measure(h, withReplica, scenario, pids);
+        const { side: b } = await measure(h, withReplica, scenario, pids);
         const counted = diff(await readCounters(h, withReplica.url), countersBefore);
         for (const [k, v] of Object.entries(counted)) metrics[k] = (metrics[k] ?? 0) + v;
         const onReplica = counted['reads:replica-1'] ?? 0;
@@ -222,11 +227,13 @@ export async function runProcessesComparison(h: Harness, processes: number): Pro
   try {
     for (const scenario of h.scenarios) {
       h.log(`${scenario.name}: ${one.label}…`);
-      const a = await measure(h, one, scenario, pids);
+      const { side: a, warmupRequests } = await measure(h, one, scenario, pids);
       h.log(`  ${describe(a)}`);
       h.log(`${scenario.name}: ${many.label}…`);
-      // Each worker compiles its own hot code from the requests it gets: N workers get N times the warm-up.
-      const b = await measure(h, many, scenario, pids, h.warmup * processes);
+      // Each worker compiles its own hot code from the requests it gets (connections are dealt out
+      // round robin): N workers get N times the single process's warm-up requests, each as many as it
+      // had, however fast this side turns out to be (N times the seconds would warm a faster side more).
+      const { side: b } = await measure(h, many, scenario, pids, { requests: warmupRequests * processes });
       h.log(`  ${describe(b)}`);
       h.log(`  req/s ${processes} ÷ 1 process: ${(b.rps / a.rps).toFixed(2)}`);
       scenarios.push({ name: scenario.name, connections: h.connections, a, b });

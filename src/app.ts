@@ -16,6 +16,7 @@ import { graphiqlMiddleware } from './graphql/graphiql.js';
 import { graphqlReferenceMiddleware } from './graphql/reference-page.js';
 import { type AdmissionLimits, admission, admissionLimits } from './http/admission.js';
 import { landingPageMiddleware } from './http/landing-page.js';
+import { sameHostWebSockets } from './http/same-host-websockets.js';
 import { bodyTimeout, DEFAULT_TIMEOUTS } from './http/timeouts.js';
 import { logger } from './logger.js';
 import { operationsMiddleware } from './observability/health.js';
@@ -124,7 +125,7 @@ export async function createApp({
           styleSrc: ["'self'", "'unsafe-inline'"],
           imgSrc: ["'self'", 'data:'],
           fontSrc: ["'self'", 'data:'],
-          connectSrc: ["'self'"],
+          connectSrc: ["'self'", sameHostWebSockets],
           frameAncestors: ["'none'"],
         },
       },

@@ -77,10 +77,15 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
   /** Events (the feed, order timelines) are kept this many days; older ones are purged hourly by the worker. */
   EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
-  /** GraphQL subscriptions: WebSocket connections one token may hold open on one instance. */
+  /** GraphQL subscriptions: WebSocket connections one token may hold open, over all instances. */
   SUBSCRIPTION_CONNECTIONS_PER_TOKEN: z.coerce.number().int().min(1).max(10_000).default(10),
-  /** GraphQL subscriptions one token may run at once on one instance (over all its connections). */
+  /** GraphQL subscriptions one token may run at once, over all its connections on all instances. */
   SUBSCRIPTIONS_PER_TOKEN: z.coerce.number().int().min(1).max(100_000).default(50),
+  /**
+   * How often an instance renews the rows of its open WebSocket connections; a row not renewed for
+   * 3 beats (a killed instance's) stops counting against its token's limits.
+   */
+  SUBSCRIPTION_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   /** A webhook receiver's whole answer must arrive within this. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
 });

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { ensureFirstToken } from './auth/api-tokens.js';
+import { RateLimiter } from './auth/rate-limit.js';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
 import { EventRetention } from './db/event-retention.js';
@@ -94,10 +95,22 @@ export async function startService(config: Config): Promise<RunningService> {
     });
     const { port } = server.address() as AddressInfo;
     // GraphQL subscriptions share the port: WebSocket upgrades of /graphql.
-    const subscriptions = await startSubscriptionServer(server, schema, database.orm, {
-      connectionsPerToken: config.SUBSCRIPTION_CONNECTIONS_PER_TOKEN,
-      subscriptionsPerToken: config.SUBSCRIPTIONS_PER_TOKEN,
+    // Subscriptions spend the same per-token bucket as requests (one bucket row per token in PostgreSQL).
+    const subscriptionLimiter = RateLimiter.create(database.orm, {
+      burst: config.RATE_LIMIT_BURST,
+      rps: config.RATE_LIMIT_RPS,
     });
+    const subscriptions = await startSubscriptionServer(
+      server,
+      schema,
+      database.orm,
+      {
+        connectionsPerToken: config.SUBSCRIPTION_CONNECTIONS_PER_TOKEN,
+        subscriptionsPerToken: config.SUBSCRIPTIONS_PER_TOKEN,
+        heartbeatMs: config.SUBSCRIPTION_HEARTBEAT_MS,
+      },
+      subscriptionLimiter,
+    );
     const mailer = createMailer(config.SMTP_URL, config.MAIL_FROM);
     const worker = config.OUTBOX_WORKER ? new OutboxWorker(database.orm, mailer) : undefined;
     worker?.start();

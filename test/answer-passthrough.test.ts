@@ -57,6 +57,20 @@ it.each([
   ['Q4', Q4, 'customers', undefined, true],
   ['orders with aliases, enums, timestamps, money and variables', PLAIN_ORDERS, 'orders', { size: 9 }, true],
   ['products with timestamps, money and text arrays', PLAIN_PRODUCTS, 'products', undefined, true],
+  [
+    'products with a Float and a computed list of ids',
+    '{ products(size: 20) { items { id shippingWeight collectionIds tags } } }',
+    'products',
+    undefined,
+    true,
+  ],
+  [
+    'customers with computed lists of ids and tags',
+    '{ customers(size: 20, sort: [{ field: ID, direction: DESC }]) { items { id orderIds tags } } }',
+    'customers',
+    undefined,
+    true,
+  ],
   // LineItem.counters is a field resolver whose value is declared (@Projects): built in SQL too.
   ['Q1', Q1, 'orders', undefined, true],
   ['Q1 without totalCount', Q1_WITHOUT_COUNT, 'orders', undefined, true],
@@ -162,4 +176,55 @@ it('answers a missing record, a refused scope and a bad id as normal execution d
   const badId = await both(Q2, 'order', { id: 'seven' });
   expect(badId.passed.status).toBe(400);
   expect(badId.passed.body).toEqual(badId.normal.body);
+});
+
+describe('REST lists whose shape is plain fields: items written by PostgreSQL, wrapped by the service', () => {
+  it.each([
+    ['/api/v1/products?size=30', true],
+    ['/api/v1/products?size=30&expand=textareas,images', true],
+    ['/api/v1/customers?size=30&fields=id,email,first_name,orders,tags,updated_at', true],
+    ['/api/v1/orders?size=30&sort=-total&fields=id,status,paid,total,order_date,updated_at', true],
+    // Line items with their counters: a field resolver whose value is declared (@Projects).
+    ['/api/v1/orders?size=30&fields=id,items', true],
+    // A computed field (statistics) or a conversion only the service knows (thumbnails).
+    ['/api/v1/customers?size=30', false],
+    ['/api/v1/products?size=30&expand=options', false],
+  ])('%s: each item is the record its own GET answers; PostgreSQL wrote them: %s', async (list, byPostgres) => {
+    const res = await service.get(list);
+    expect(res.status).toBe(200);
+    expect(writtenByPostgres(res)).toBe(byPostgres);
+    const { items, _meta, _links } = res.body;
+    expect(items.length).toBeGreaterThan(0);
+    expect(_meta.perPage).toBe(30);
+    expect(res.headers.get('x-pagination-total-count')).toBe(String(_meta.totalCount));
+    expect(_links.self.href).toContain('page=1');
+    const [path, query] = list.split('?');
+    const shape = new URLSearchParams(query);
+    shape.delete('size');
+    shape.delete('sort');
+    for (const item of items.slice(0, 5)) {
+      const one = await service.get(`${path}/${item.id}?${shape}`);
+      expect(one.status).toBe(200);
+      expect(JSON.stringify(item)).toBe(JSON.stringify(one.body));
+    }
+  });
+
+  it('a search body filters them as the search always did', async () => {
+    const body = { status: [3, 4, 5], total: { gte: 20 } };
+    const res = await service.send('POST', '/api/v1/orders/search?size=100&sort=id&fields=id,status,total', body);
+    expect(res.status).toBe(200);
+    expect(writtenByPostgres(res)).toBe(true);
+    // The orders' search answers a bare array (the spec's), its facts in the pagination headers.
+    const items = res.body as { id: number; status: number; total: string }[];
+    const [{ n }] = await service.sql<{ n: number }>(
+      'select count(*)::int as n from orders where status in (3, 4, 5) and total >= 20',
+    );
+    expect(res.headers.get('x-pagination-total-count')).toBe(String(n));
+    expect(items.length).toBe(Math.min(n, 100));
+    for (const item of items) {
+      expect([3, 4, 5]).toContain(item.status);
+      expect(Number(item.total)).toBeGreaterThanOrEqual(20);
+    }
+    expect(items.map((i) => i.id)).toEqual([...items.map((i) => i.id)].sort((a, b) => a - b));
+  });
 });

@@ -29,6 +29,7 @@ const LAYERS: Layer[] = [
   { units: ['db', 'observability'], what: 'PostgreSQL (the ORM config, the embedded server, SQL helpers) and metrics' },
   { units: ['entities', 'migrations'], what: 'MikroORM entities (also GraphQL object types) and committed migrations' },
   { units: ['schema'], what: 'GraphQL vocabulary: scalars, enums, inputs, paging and sort types' },
+  { units: ['periodic-task.ts'], what: 'the timer loop of background work (outbox, event purge)' },
   {
     units: ['config.ts', 'logger.ts', 'clock.ts', 'package-assets.ts', 'folder-modules.ts'],
     what: 'shared basics that import nothing of src',

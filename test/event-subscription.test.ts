@@ -69,8 +69,8 @@ async function take(iterator: AsyncIterator<any>, count: number, ms = 10_000): P
     let timer: NodeJS.Timeout | undefined;
     const left = Math.max(deadline - Date.now(), 0);
     const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), left)));
-    const next = await Promise.race([iterator.next(), timeout]);
-    clearTimeout(timer);
+    // finally: a rejected next() (a refused subscription) must not leave the timer holding the worker.
+    const next = await Promise.race([iterator.next(), timeout]).finally(() => clearTimeout(timer));
     if (next === 'timeout') {
       throw new Error(`only ${results.length} of ${count} results within ${ms} ms: ${JSON.stringify(results)}`);
     }
@@ -170,7 +170,7 @@ it('closes a socket without a token (4403), without the subprotocol (4406), with
   expect(Date.now() - started).toBeLessThan(15_000);
 }, 60_000);
 
-it('limits a token to its connections and subscriptions per instance, and gives them back when they end', async () => {
+it('limits a token to its connections and subscriptions over both instances, and gives them back', async () => {
   const { secret } = await tokenWith(['read_orders']);
   const codes: number[] = [];
   const [a, b, c] = [0, 1, 2].map(() => client(processes[0], secret, (code) => codes.push(code)));
@@ -180,9 +180,12 @@ it('limits a token to its connections and subscriptions per instance, and gives 
     client(processes[0], secret, (code) => resolve(code));
   });
   expect(fourth).toBe(4429);
+  // The places are counted in PostgreSQL: the other instance refuses the token too.
+  const elsewhere = await new Promise<number>((resolve) => {
+    client(processes[1], secret, (code) => resolve(code));
+  });
+  expect(elsewhere).toBe(4429);
   expect(codes).toEqual([]);
-  // Another instance counts its own.
-  const elsewhere = client(processes[1], secret);
   // A subscription over the limit is refused with an error message (the iterator rejects).
   const refusedHere = await take(a.iterate({ query: EVENTS }), 1).catch((errors: unknown) => errors);
   const tooMany = { extensions: { code: 'RATE_LIMITED' }, message: expect.stringContaining('Too many subscriptions') };
@@ -195,9 +198,5 @@ it('limits a token to its connections and subscriptions per instance, and gives 
   await patchNotes(processes[1], 6, 'still counted right');
   const [delivered] = await take(replacement, 1);
   expect(delivered.data.events).toMatchObject({ data: { id: 6 } });
-  // The other instance counts its own.
-  const fromB = elsewhere.iterate({ query: EVENTS, variables: { after: cursor } });
-  const onB = await take(fromB, 1);
-  expect(onB[0].data.events.id).toBe(delivered.data.events.id);
-  await Promise.all([fromB, replacement, ...live.slice(1)].map((it) => it.return?.()));
+  await Promise.all([replacement, ...live.slice(1)].map((it) => it.return?.()));
 }, 60_000);

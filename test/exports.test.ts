@@ -50,6 +50,10 @@ describe('an export is the list, every page of it', () => {
     '/orders?fields=id,status,total,items',
     '/products?expand=all',
     '/products?fields=id,title&expand=images,variants',
+    '/products',
+    '/customers?fields=id,email,first_name,last_name,notes,orders,tags,created_at,updated_at',
+    '/orders?fields=id,email,status,paid,tax,total,refund_possible,order_date,updated_at,notes',
+    '/orders?fields=id,paid,items',
   ])('%s: line for line the items of paging the list through (sorted by id)', async (list) => {
     const [path, query] = list.split('?');
     const { records, last } = await exported(`/api/v1${path}/export${query ? `?${query}` : ''}`);
@@ -66,9 +70,62 @@ describe('an export is the list, every page of it', () => {
     expect(new Set(records.map((r) => (r as { id: number }).id)).size).toBe(n);
   });
 
-  it('of an empty set is the complete line alone', async () => {
-    const { text } = await exported('/api/v1/orders/export', { id: [999_999] });
-    expect(text).toBe('{"complete":true,"count":0}\n');
+  it.each(['/api/v1/orders/export', '/api/v1/orders/export?fields=id,status'])(
+    '%s of an empty set is the complete line alone',
+    async (path) => {
+      const { text } = await exported(path, { id: [999_999] });
+      expect(text).toBe('{"complete":true,"count":0}\n');
+    },
+  );
+});
+
+describe('who writes the lines', () => {
+  /** The chunks each road wrote while `path` was exported (the `export_chunks_total` metric). */
+  async function roadsOf(path: string): Promise<{ postgres: number; reshaped: number }> {
+    const metricsToken = await service.tokenWith(['read_metrics']);
+    const counts = async () => {
+      const res = await service.get('/metrics', metricsToken);
+      expect(res.status).toBe(200);
+      const count = (road: string) =>
+        Number(new RegExp(`^export_chunks_total\\{road="${road}"\\} (\\d+)$`, 'm').exec(res.text)?.[1] ?? 0);
+      return { postgres: count('postgres'), reshaped: count('reshaped') };
+    };
+    const before = await counts();
+    await exported(path);
+    const after = await counts();
+    return { postgres: after.postgres - before.postgres, reshaped: after.reshaped - before.reshaped };
+  }
+
+  it.each([
+    '/api/v1/products/export',
+    '/api/v1/products/export?expand=textareas,images',
+    '/api/v1/customers/export?fields=id,email,orders,tags,updated_at',
+    '/api/v1/orders/export?fields=id,status,paid,total,updated_at',
+  ])('%s: plain fields and groupings of them, so PostgreSQL writes every chunk', async (path) => {
+    const roads = await roadsOf(path);
+    expect(roads.reshaped).toBe(0);
+    expect(roads.postgres).toBeGreaterThan(0);
+  });
+
+  it.each([
+    // statistics is computed by its resolver, and lifetime_spent rounded by REST's own conversion;
+    // an order's line items carry computed counters; thumbnails show only the colour or the image.
+    '/api/v1/customers/export?fields=id,statistics',
+    '/api/v1/orders/export?fields=id,items',
+    '/api/v1/products/export?fields=id&expand=options',
+  ])('%s: a computed field or a conversion only the service knows, so it reshapes every chunk', async (path) => {
+    const roads = await roadsOf(path);
+    expect(roads.postgres).toBe(0);
+    expect(roads.reshaped).toBeGreaterThan(0);
+  });
+
+  it('a customers export of several chunks from PostgreSQL holds every record once, in id order', async () => {
+    const [{ n }] = await service.sql<{ n: number }>('select count(*)::int as n from customer');
+    const { records, last } = await exported('/api/v1/customers/export?fields=id,last_name');
+    const ids = records.map((r) => (r as { id: number }).id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(n);
+    expect(last).toEqual({ complete: true, count: n });
   });
 });
 
@@ -103,11 +160,19 @@ describe('POST takes the search body as the filter', () => {
     ['/orders', { status: 2 }],
     ['/customers', { last_name: 'van Rossum' }],
     ['/customers', { first_name: 'Bulk' }],
-  ])('%s %j: the same records as the search', async (path, body) => {
-    const { records, last } = await exported(`/api/v1${path}/export`, body);
+    // Plain fields: PostgreSQL writes these lines, filtered the same way.
+    ['/customers?fields=id,email,last_name,updated_at', { first_name: 'Bulk' }],
+    ['/orders?fields=id,status,paid,total', { status: [3, 4], total: { gte: 50 } }],
+  ])('%s %j: the same records as the search', async (list, body) => {
+    const [path, query] = list.split('?');
+    const { records, last } = await exported(`/api/v1${path}/export${query ? `?${query}` : ''}`, body);
     const found: unknown[] = [];
     for (let page = 1; ; page++) {
-      const res = await service.send('POST', `/api/v1${path}/search?sort=id&size=250&page=${page}`, body);
+      const res = await service.send(
+        'POST',
+        `/api/v1${path}/search?${query ? `${query}&` : ''}sort=id&size=250&page=${page}`,
+        body,
+      );
       expect(res.status).toBe(200);
       const items = Array.isArray(res.body) ? res.body : res.body.items;
       found.push(...items);
@@ -291,26 +356,33 @@ describe('backpressure and cut-off exports', () => {
     expect(last).toEqual({ complete: true, count: 60 });
   }, 30_000);
 
-  it('an export whose database session fails midway ends without the complete line', async () => {
-    const res = await fetch(`${service.url}/api/v1/customers/export`, { headers: auth() });
-    const reader = res.body!.getReader();
-    let text = Buffer.from((await reader.read()).value!).toString();
-    await service.sql(
-      'select pg_terminate_backend(pid) from pg_stat_activity ' +
-        'where datname = current_database() and xact_start is not null and pid <> pg_backend_pid()',
-    );
-    let failed = false;
-    try {
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
-        text += Buffer.from(chunk.value).toString();
-    } catch {
-      failed = true;
-    }
-    expect(failed).toBe(true);
-    expect(text).not.toContain('"complete"');
-    await eventually(async () => (await openTransactions()) === 0);
-    expect((await service.get('/api/v1/orders?size=1')).status).toBe(200);
-  }, 30_000);
+  it.each([
+    ['reshaped', '/api/v1/customers/export'],
+    ['written by PostgreSQL', '/api/v1/customers/export?fields=id,email,last_name,orders,created_at'],
+  ])(
+    'an export (%s) whose database session fails midway ends without the complete line',
+    async (_, path) => {
+      const res = await fetch(`${service.url}${path}`, { headers: auth() });
+      const reader = res.body!.getReader();
+      let text = Buffer.from((await reader.read()).value!).toString();
+      await service.sql(
+        'select pg_terminate_backend(pid) from pg_stat_activity ' +
+          'where datname = current_database() and xact_start is not null and pid <> pg_backend_pid()',
+      );
+      let failed = false;
+      try {
+        for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+          text += Buffer.from(chunk.value).toString();
+      } catch {
+        failed = true;
+      }
+      expect(failed).toBe(true);
+      expect(text).not.toContain('"complete"');
+      await eventually(async () => (await openTransactions()) === 0);
+      expect((await service.get('/api/v1/orders?size=1')).status).toBe(200);
+    },
+    30_000,
+  );
 });
 
 describe('exports at once', () => {

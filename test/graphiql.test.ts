@@ -55,7 +55,8 @@ it('still answers JSON clients at GET /graphql with a query (no preflight header
 
 it(
   'offers example tabs that are valid operations of the schema: ' +
-    'orders with fulfilments, a product with variants, a customer search, a mutation with variables',
+    'orders with fulfilments, a product with variants, a customer search, a mutation with variables, ' +
+    'a subscription',
   async () => {
     const schema = await buildStoreSchema();
     const names = GRAPHIQL_EXAMPLES.map((tab) => {
@@ -69,6 +70,7 @@ it(
       'query ProductWithVariants',
       'query CustomerSearch',
       'mutation UpdateOrderNotes',
+      'subscription OrderEvents',
     ]);
     expect(JSON.parse(GRAPHIQL_EXAMPLES[3].variables ?? '{}')).toMatchObject({
       id: expect.any(Number),

@@ -132,6 +132,36 @@ it('shows a client its own write at once, on another instance too, although the 
   expect(await titleOf(b, reader, id)).not.toBe('read-your-writes 3');
 });
 
+/** An export's records (id → title), after checking its complete line. */
+async function exportedTitles(server: ServerProcess, token: string): Promise<Map<number, string>> {
+  const res = await fetch(`${server.url}/api/v1/products/export?fields=id,title`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(res.status).toBe(200);
+  const lines = (await res.text())
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  expect(lines.at(-1)).toEqual({ complete: true, count: lines.length - 1 });
+  return new Map(lines.slice(0, -1).map((line: { id: number; title: string }) => [line.id, line.title]));
+}
+
+it('runs an export in one snapshot on the replica, and shows a client its own write in its export', async () => {
+  const [{ id }] = (await sql.query<{ id: number }>('select id from product order by id limit 1 offset 2')).rows;
+  const before = (await exportedTitles(a, reader)).get(id);
+  expect(before).toEqual(expect.any(String));
+  const replicaReads = await readsOn(a, 'replica-1');
+  await sql.query(`update product set title = 'exported behind its back' where id = $1`, [id]);
+  expect((await exportedTitles(a, reader)).get(id)).toBe(before);
+  expect(await readsOn(a, 'replica-1')).toBe(replicaReads + 1);
+  const patched = await call(b, ADMIN, `/api/v1/products/${id}`, {
+    method: 'PATCH',
+    body: JSON.stringify({ title: 'exported own write' }),
+  });
+  expect(patched.status).toBe(200);
+  expect((await exportedTitles(a, ADMIN)).get(id)).toBe('exported own write');
+});
+
 it('answers every read while the replica stops mid-load, reports it, and returns to it once it is back', async () => {
   const statuses: number[] = [];
   let stopped = false;

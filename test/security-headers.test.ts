@@ -1,5 +1,5 @@
 // Security headers (docs/operations.md#security) on every answer, CORS only for configured origins.
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../src/app.js';
 import { startTestService, type TestService } from './support/harness.js';
@@ -46,5 +46,29 @@ it('sends no CORS headers unless origins are configured, then only for those', a
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await stop();
+  }
+});
+
+/** The `connect-src` directive of the policy sent for GraphiQL when the request names this Host. */
+function connectSrcFor(host: string): Promise<string | undefined> {
+  const { hostname, port } = new URL(service.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ hostname, port, path: '/graphql', headers: { host, accept: 'text/html' } }, (res) => {
+      res.resume();
+      const policy = String(res.headers['content-security-policy'] ?? '');
+      resolve(policy.split(';').find((directive) => directive.startsWith('connect-src')));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+it("lets a page open WebSockets to its own host only (GraphiQL's subscriptions), not to any other", async () => {
+  const host = new URL(service.url).host;
+  expect(await connectSrcFor(host)).toBe(`connect-src 'self' ws://${host} wss://${host}`);
+  expect(await connectSrcFor('[::1]:3000')).toBe("connect-src 'self' ws://[::1]:3000 wss://[::1]:3000");
+  // A Host that could add sources or directives to the policy is not copied into it.
+  for (const hostile of ['evil.example *', "a.example;script-src 'unsafe-inline'", 'a.example,b.example']) {
+    expect(await connectSrcFor(hostile)).toBe("connect-src 'self' 'self'");
   }
 });

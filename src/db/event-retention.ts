@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { logger } from '../logger.js';
+import { PeriodicTask } from '../periodic-task.js';
 
 export interface EventRetentionOptions {
   /** EVENT_RETENTION_DAYS: events older than this many days are deleted. */
@@ -43,35 +44,17 @@ export async function purgeExpiredEvents(
 }
 
 /** Runs the purge on start and then every `intervalMs` (hourly by default) until stopped. */
-export class EventRetention {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = true;
-
-  constructor(
-    private readonly orm: MikroORM,
-    private readonly options: EventRetentionOptions,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    this.schedule(0);
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = purgeExpiredEvents(this.orm, this.options.days, this.options.batchSize)
-        .then((n) => n && logger.info({ deleted: n, retentionDays: this.options.days }, 'purged events past retention'))
-        .catch((error: unknown) => logger.warn({ err: error }, 'event purge failed; retrying at the next round'))
-        .finally(() => this.schedule(this.options.intervalMs ?? 3_600_000));
-    }, delayMs);
-    this.timer.unref();
+export class EventRetention extends PeriodicTask {
+  constructor(orm: MikroORM, options: EventRetentionOptions) {
+    const intervalMs = options.intervalMs ?? 3_600_000;
+    super(
+      'event purge',
+      async () => {
+        const deleted = await purgeExpiredEvents(orm, options.days, options.batchSize);
+        if (deleted) logger.info({ deleted, retentionDays: options.days }, 'purged events past retention');
+        return intervalMs;
+      },
+      intervalMs,
+    );
   }
 }

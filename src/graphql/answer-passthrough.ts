@@ -29,7 +29,13 @@ import {
 import type { Middleware } from 'koa';
 import type { Projection } from '../reads/projection.js';
 import { type Plan, planFor, projectionOf } from '../reads/read-plan.js';
-import { type AnswerPage, type AnswerRecord, answerPages, answerRecords } from '../reads/read-query.js';
+import {
+  type AnswerLines,
+  type AnswerPage,
+  type AnswerRecord,
+  answerPages,
+  answerRecords,
+} from '../reads/read-query.js';
 import { type JsonPairs, jsonObject } from '../reads/row-json.js';
 import { type SelectionTree, selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from '../resolvers/context.js';
@@ -65,7 +71,8 @@ interface Shape {
   itemSql: string;
 }
 
-const shapes = new WeakMap<DocumentNode, Map<string, Shape | null>>();
+// Per document: per operation name (the response's own keys) or per rendering (an edge's keys).
+const shapes = new WeakMap<DocumentNode, Map<string | Rendering, Shape | null>>();
 
 class NotPlain extends Error {}
 const refuse = (why: string): never => {
@@ -89,6 +96,7 @@ function plainFields(set: SelectionSetNode | undefined): FieldNode[] {
 }
 
 const INT_COLUMN = /^(int|integer|int4|smallint|int2|serial)$/;
+const FLOAT_COLUMN = /^(double precision|double|float8|real|float4)$/;
 const TEXT_COLUMN = /^(text|varchar|character varying)(\(\d+\))?$/;
 
 /** A scalar or enum column as its GraphQL serialiser writes it, or a refusal. */
@@ -116,6 +124,9 @@ function leafSql(prop: EntityProperty | undefined, type: GraphQLNamedType, list:
       return INT_COLUMN.test(columnType) ? column : refuse('Int column');
     case 'String':
       return TEXT_COLUMN.test(columnType) ? column : refuse('String column');
+    case 'Float':
+      // Both roads print a double as the shortest text that reads back as it (float8out, JSON.stringify).
+      return FLOAT_COLUMN.test(columnType) ? column : refuse('Float column');
     case 'Boolean':
       return columnType === 'boolean' || columnType === 'bool' ? column : refuse('Boolean column');
     case 'Decimal':
@@ -132,34 +143,98 @@ function leafSql(prop: EntityProperty | undefined, type: GraphQLNamedType, list:
   }
 }
 
-/** An item of `plan`'s entity (alias `alias`) as the response's JSON object for `fields` of `type`. */
+/**
+ * A key of a rendered object: the response key, the field of the node it comes from (none: an
+ * object of the node's own fields, `sub`), how a leaf is shown, and the keys of a nested object.
+ */
+export interface RenderedKey {
+  key: string;
+  field?: string;
+  /**
+   * A leaf shown otherwise than GraphQL's serialiser shows it: an enum as its integer value
+   * (`code`), a Decimal as a JSON number (`number`), a null Timestamp as 0 (`zeroForNull`).
+   */
+  shown?: 'code' | 'number' | 'zeroForNull';
+  sub?: Rendering;
+}
+
+/**
+ * The keys of a record as an edge shows them (the REST layer's, derived from its field maps):
+ * PostgreSQL writes the record's JSON with them where every key is a plain field or a grouping.
+ */
+export type Rendering = readonly RenderedKey[];
+
+/** A selection set's fields as a rendering with the response's keys (aliases included). */
+function renderingOf(set: SelectionSetNode | undefined): Rendering {
+  return plainFields(set).map((node) => ({
+    key: node.alias?.value ?? node.name.value,
+    field: node.name.value,
+    ...(node.selectionSet ? { sub: renderingOf(node.selectionSet) } : {}),
+  }));
+}
+
+/** A leaf as `shown` asks, from its SQL as GraphQL's serialiser writes it (`sql`) or its column. */
+function shownSql(shown: RenderedKey['shown'], type: GraphQLNamedType, sql: string, column: string): string {
+  switch (shown) {
+    case undefined:
+      return sql;
+    case 'code':
+      // The enum's values are its codes, and the column holds the values.
+      return isEnumType(type) && type.getValues().every(({ value }) => Number.isInteger(value))
+        ? column
+        : refuse('code of a non-integer enum');
+    case 'number':
+      // float8 prints the shortest text that reads back as the same double, as JSON.stringify does.
+      return type.name === 'Decimal' ? `${column}::float8` : refuse('number of a non-Decimal');
+    case 'zeroForNull':
+      return `coalesce(${sql}, 0)`;
+  }
+}
+
+/** A list of Int or String a computed JSON relation gives as GraphQL shows it (`Product.collectionIds`). */
+function isScalarList(type: GraphQLField<unknown, unknown>['type']): boolean {
+  const nullable = getNullableType(type);
+  const named = getNamedType(type);
+  return (
+    isListType(nullable) && !isListType(getNullableType(nullable.ofType)) && ['Int', 'String'].includes(named.name)
+  );
+}
+
+/** An item of `plan`'s entity (alias `alias`) as the JSON object `rendering` shows of `type`. */
 function objectSql(
   schema: GraphQLSchema,
   type: GraphQLObjectType,
   plan: Plan,
-  fields: FieldNode[],
+  rendering: Rendering,
   alias: string,
   depth: number,
 ): string {
   // json_build_object takes 50 pairs; wider objects would be merged as jsonb, which reorders keys.
-  if (fields.length > 50) refuse('wide object');
-  const pairs: JsonPairs = fields.map((node): [string, string] => {
-    const name = node.name.value;
+  if (rendering.length > 50) refuse('wide object');
+  const pairs: JsonPairs = rendering.map(({ key, field: name, shown, sub }): [string, string] => {
+    if (name === undefined) return [key, objectSql(schema, type, plan, sub ?? [], alias, depth)];
     const def = type.getFields()[name];
     if (!def || def.args.length || fieldScopes(schema, type, name)?.length) return refuse('not a plain field');
-    const key = node.alias?.value ?? name;
     if (def.resolve) {
       // A field resolver is answered here only when its value is declared (@Projects).
       const projection = projectionOf(plan.meta, name) ?? refuse('field resolver');
-      return [key, projectedSql(schema, def.type, projection, node, plan, alias, depth)];
+      return [key, projectedSql(schema, def.type, projection, { key, field: name, shown, sub }, plan, alias, depth)];
     }
     const nullable = getNullableType(def.type);
     const named = getNamedType(def.type);
-    if (isScalarType(named) || isEnumType(named)) {
-      if (node.selectionSet) refuse('selection on a leaf');
-      return [key, pathSql(plan, name, named, isListType(nullable), alias, depth)];
-    }
     const relation = plan.relations.get(name);
+    if (relation?.kind === 'json' && !sub && !shown && isScalarList(def.type)) {
+      // Hand-written SQL: whatever aggregate it uses, its JSON stays on one line (json_agg puts a
+      // newline between composite elements; a JSON string escapes its own), for an export's lines.
+      return [key, `replace((${relation.sql(alias)})::text, chr(10), '')::json`];
+    }
+    if (isScalarType(named) || isEnumType(named)) {
+      if (sub) refuse('selection on a leaf');
+      const prop = plan.meta.properties[name as never] as EntityProperty | undefined;
+      const column = prop?.fieldNames?.length === 1 ? `${alias}.${quote(prop.fieldNames[0])}` : '';
+      // leafSql refuses what is not a plain column, however it is shown.
+      return [key, shownSql(shown, named, leafSql(prop, named, isListType(nullable), column), column)];
+    }
     if (!isObjectType(named) || !isListType(nullable) || relation?.kind !== 'many') {
       return refuse('not a list relation');
     }
@@ -167,7 +242,7 @@ function objectSql(
       refuse('relation type');
     }
     const child = `t${depth}`;
-    const inner = objectSql(schema, named, relation.plan, plainFields(node.selectionSet), child, depth + 1);
+    const inner = objectSql(schema, named, relation.plan, sub ?? [], child, depth + 1);
     const rows = `select json_agg(${inner} order by ${relation.orderBy(child)}) from ${relation.from(child, alias)}`;
     return [key, `coalesce((${rows}), '[]'::json)`];
   });
@@ -213,12 +288,12 @@ function constantSql(value: string | number | boolean, type: GraphQLNamedType): 
   return refuse('constant');
 }
 
-/** A field resolver's declared value (projection.ts) for the selection `node`, as SQL on the row `alias`. */
+/** A field resolver's declared value (projection.ts) as `rendered` shows it, as SQL on the row `alias`. */
 function projectedSql(
   schema: GraphQLSchema,
   fieldType: GraphQLOutputType,
   projection: Projection,
-  node: FieldNode,
+  rendered: RenderedKey,
   plan: Plan,
   alias: string,
   depth: number,
@@ -226,38 +301,47 @@ function projectedSql(
   const nullable = getNullableType(fieldType);
   const named = getNamedType(fieldType);
   const list = isListType(nullable);
+  const { shown, sub } = rendered;
   if (isScalarType(named) || isEnumType(named)) {
-    if (node.selectionSet) refuse('selection on a leaf');
-    if (typeof projection === 'string') return pathSql(plan, projection, named, list, alias, depth);
-    if (list) return refuse('list of values');
-    if (Array.isArray(projection)) {
-      const choices = projection.map((choice: Projection) =>
-        projectedSql(schema, fieldType, choice, node, plan, alias, depth),
-      );
-      return `coalesce(${choices.join(', ')})`;
-    }
-    if ('constant' in projection) return constantSql(projection.constant, named);
-    return refuse('fields on a leaf');
+    if (sub) refuse('selection on a leaf');
+    // An enum's code or a Decimal as a number needs the plain column: left to execution here.
+    if (shown === 'code' || shown === 'number') refuse('shown otherwise');
+    const sql = (): string => {
+      if (typeof projection === 'string') return pathSql(plan, projection, named, list, alias, depth);
+      if (list) return refuse('list of values');
+      if (isChoice(projection)) {
+        const choices = projection.map((choice) =>
+          projectedSql(schema, fieldType, choice, { key: rendered.key }, plan, alias, depth),
+        );
+        return `coalesce(${choices.join(', ')})`;
+      }
+      if ('constant' in projection) return constantSql(projection.constant, named);
+      return refuse('fields on a leaf');
+    };
+    return shownSql(shown, named, sql(), '');
   }
-  if (
-    !isObjectType(named) ||
-    typeof projection === 'string' ||
-    Array.isArray(projection) ||
-    !('fields' in projection)
-  ) {
+  if (!isObjectType(named) || typeof projection === 'string' || isChoice(projection) || !('fields' in projection)) {
     return refuse('projected object');
   }
+  if (shown) refuse('shown object');
   const objectOf = (rowPlan: Plan, rowAlias: string, rowDepth: number) => {
-    const fields = plainFields(node.selectionSet);
-    if (fields.length > 50) refuse('wide object');
-    const pairs: JsonPairs = fields.map((sub): [string, string] => {
-      const name = sub.name.value;
-      const def = named.getFields()[name];
-      const inner = projection.fields[name];
-      if (!def || def.resolve || def.args.length || !inner || fieldScopes(schema, named, name)?.length) {
+    const keys = sub ?? [];
+    if (keys.length > 50) refuse('wide object');
+    const pairs: JsonPairs = keys.map((inner): [string, string] => {
+      // A grouping of the object's own fields (an edge's) nests the same projection.
+      if (inner.field === undefined) {
+        const group = { fields: projection.fields };
+        return [
+          inner.key,
+          projectedSql(schema, fieldType, group, { key: inner.key, sub: inner.sub }, rowPlan, rowAlias, rowDepth),
+        ];
+      }
+      const def = named.getFields()[inner.field];
+      const value = projection.fields[inner.field];
+      if (!def || def.resolve || def.args.length || !value || fieldScopes(schema, named, inner.field)?.length) {
         return refuse('projected field');
       }
-      return [sub.alias?.value ?? name, projectedSql(schema, def.type, inner, sub, rowPlan, rowAlias, rowDepth)];
+      return [inner.key, projectedSql(schema, def.type, value, inner, rowPlan, rowAlias, rowDepth)];
     });
     return jsonObject(pairs);
   };
@@ -271,12 +355,15 @@ function projectedSql(
   return `coalesce((${rows}), '[]'::json)`;
 }
 
+// Array.isArray does not narrow a readonly array type.
+const isChoice = (projection: Projection): projection is readonly Projection[] => Array.isArray(projection);
+
 const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 
 /** An operation of a document: the schema, the entities' metadata, the document, the operation's name. */
 type Operation = [GraphQLSchema, MetadataStorage, DocumentNode, string | null | undefined];
 
-function shapeOf(...[schema, metadata, document, operationName]: Operation): Shape {
+function shapeOf([schema, metadata, document, operationName]: Operation, rendering?: Rendering): Shape {
   const operation = getOperationAST(document, operationName);
   if (operation?.operation !== 'query' || operation.directives?.length) return refuse('not a query');
   if (document.definitions.some((d) => d.kind === Kind.FRAGMENT_DEFINITION)) refuse('fragments');
@@ -289,9 +376,10 @@ function shapeOf(...[schema, metadata, document, operationName]: Operation): Sha
   const key = node.alias?.value ?? node.name.value;
   const selection = selectionOf({ fieldNodes: [node], fragments: {}, variableValues: {} });
   if (metadata.getByClassName(rootType.name, false)) {
-    // A single record (`order(id:)`): its own object, as a page's item is.
+    // A single record (`order(id:)`): its own object, as a page's item is (for /graphql only).
+    if (rendering) refuse('a record for an edge');
     const plan = planFor(metadata, rootType.name, selection);
-    const itemSql = objectSql(schema, rootType, plan, plainFields(node.selectionSet), 'r0', 1);
+    const itemSql = objectSql(schema, rootType, plan, renderingOf(node.selectionSet), 'r0', 1);
     return { operation, node, field, key, pageKeys: null, type: rootType.name, selection, itemSql };
   }
   const pageType = rootType;
@@ -310,18 +398,19 @@ function shapeOf(...[schema, metadata, document, operationName]: Operation): Sha
   if (!items || !isObjectType(itemType) || !metadata.getByClassName(itemType.name, false)) return refuse('no items');
   const type = itemType.name;
   const plan = planFor(metadata, type, selection.get('items')!);
-  const itemSql = objectSql(schema, itemType, plan, plainFields(items.selectionSet), 'r0', 1);
+  const itemSql = objectSql(schema, itemType, plan, rendering ?? renderingOf(items.selectionSet), 'r0', 1);
   return { operation, node, field, key, pageKeys, type, selection, itemSql };
 }
 
-function cachedShape(...[schema, metadata, document, operationName]: Operation) {
+function cachedShape(operation: Operation, rendering?: Rendering) {
+  const document = operation[2];
   let byName = shapes.get(document);
   if (!byName) shapes.set(document, (byName = new Map()));
-  const name = operationName ?? '';
+  const name = rendering ?? operation[3] ?? '';
   if (!byName.has(name)) {
     let shape: Shape | null = null;
     try {
-      shape = shapeOf(schema, metadata, document, operationName);
+      shape = shapeOf(operation, rendering);
     } catch (error) {
       if (!(error instanceof NotPlain)) throw error;
     }
@@ -355,20 +444,18 @@ export function answerBodies(graphql: Middleware): Middleware {
 }
 
 /**
- * The result of a plain page operation with the page as PostgreSQL's text (left for answerBodies),
- * or undefined: the caller then executes the operation as always.
+ * Runs the shape's root field (its resolver: scope, guard, arguments, filters, page bounds, a
+ * missing record) with `request` for its readPage (or readRecord): undefined when the variables or
+ * arguments do not coerce (nothing ran: the normal way answers), else the field's error as compiled
+ * execution reports it, or the value the resolver returned.
  */
-export async function answerFromPostgres(
+async function runRootField(
   schema: GraphQLSchema,
-  document: DocumentNode,
-  operationName: string | null | undefined,
+  shape: Shape,
   context: GraphQLContext,
   given: Record<string, unknown> | undefined,
-): Promise<ExecutionResult | undefined> {
-  const holder = scope.getStore();
-  if (!holder) return undefined;
-  const { shape, forget } = cachedShape(schema, context.em.getMetadata(), document, operationName);
-  if (!shape) return undefined;
+  request: AnswerPage | AnswerRecord,
+): Promise<ExecutionResult | { value: unknown } | undefined> {
   const variables = getVariableValues(schema, shape.operation.variableDefinitions ?? [], given ?? {});
   if (variables.errors) return undefined;
   const query = schema.getQueryType()!;
@@ -388,14 +475,14 @@ export async function answerFromPostgres(
   try {
     args = getArgumentValues(shape.field, shape.node, variables.coerced);
   } catch {
-    return undefined; // nothing ran yet: the normal way answers it
+    return undefined;
   }
-  const request: AnswerPage & AnswerRecord = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql };
-  const requests = shape.pageKeys ? answerPages : answerRecords;
+  const requests: WeakMap<GraphQLContext['em'], AnswerPage | AnswerRecord> = shape.pageKeys
+    ? answerPages
+    : answerRecords;
   requests.set(context.em, request);
-  let value: unknown;
   try {
-    value = await shape.field.resolve!(undefined, args, context, info);
+    return { value: await shape.field.resolve!(undefined, args, context, info) };
   } catch (error) {
     // The root field's error as compiled execution reports it (compiled-execution.ts: its path, the
     // resolver's error, no locations; the field null, or no data when it is non-null), without
@@ -406,16 +493,39 @@ export async function answerFromPostgres(
   } finally {
     requests.delete(context.em);
   }
+}
+
+/**
+ * The result of a plain page operation with the page as PostgreSQL's text (left for answerBodies),
+ * or undefined: the caller then executes the operation as always.
+ */
+export async function answerFromPostgres(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  context: GraphQLContext,
+  given: Record<string, unknown> | undefined,
+): Promise<ExecutionResult | undefined> {
+  const holder = scope.getStore();
+  if (!holder) return undefined;
+  const { shape, forget } = cachedShape([schema, context.em.getMetadata(), document, operationName]);
+  if (!shape) return undefined;
   if (!shape.pageKeys) {
+    const record: AnswerRecord = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql };
+    const ran = await runRootField(schema, shape, context, given, record);
+    if (!ran || !('value' in ran)) return ran;
     // The resolver must hand back the very row readRecord answered (nothing made of it), else
     // this document always runs the normal way.
-    if (request.record === undefined || value !== request.record.row) {
+    if (record.record === undefined || ran.value !== record.record.row) {
       forget();
       return undefined;
     }
-    holder.text = request.record.text;
+    holder.text = record.record.text;
     return { data: { [shape.key]: placeholder } };
   }
+  const request: AnswerPage = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql };
+  const ran = await runRootField(schema, shape, context, given, request);
+  if (!ran || !('value' in ran)) return ran;
   const page = request.answer;
   if (!page) {
     // The root field did not read its page through readPage: this document always runs the normal way.
@@ -431,4 +541,59 @@ export async function answerFromPostgres(
   };
   holder.text = `{${shape.pageKeys.map(([key, name]) => `"${key}":${values[name]}`).join(',')}}`;
   return { data: { [shape.key]: placeholder } };
+}
+
+/** A page's items as the JSON array PostgreSQL wrote (see pageFromPostgres), and its total. */
+export interface RenderedPage {
+  items: string;
+  totalCount: number;
+}
+
+/**
+ * The page of a page operation with its items written by PostgreSQL with `rendering`'s keys (an
+ * edge's shape of the records), or the root field's errors; undefined when the rendering asks for
+ * something only execution gives: the caller then runs the operation as always.
+ */
+export async function pageFromPostgres(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  context: GraphQLContext,
+  given: Record<string, unknown> | undefined,
+  rendering: Rendering,
+): Promise<RenderedPage | ExecutionResult | undefined> {
+  const { shape, forget } = cachedShape([schema, context.em.getMetadata(), document, undefined], rendering);
+  if (!shape) return undefined;
+  const request: AnswerPage = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql };
+  const ran = await runRootField(schema, shape, context, given, request);
+  if (!ran || !('value' in ran)) return ran;
+  if (!request.answer) {
+    forget();
+    return undefined;
+  }
+  return { items: request.answer.items, totalCount: request.answer.totalCount };
+}
+
+/**
+ * The items of a page operation as lines PostgreSQL writes with `rendering`'s keys (an edge's
+ * shape of the records), or the root field's errors; undefined when the rendering asks for
+ * something only execution gives (a computed field, a conversion SQL does not know): the caller
+ * then runs the operation as always. The operation's page must be sorted by id.
+ */
+export async function linesFromPostgres(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  context: GraphQLContext,
+  given: Record<string, unknown> | undefined,
+  rendering: Rendering,
+): Promise<AnswerLines | ExecutionResult | undefined> {
+  const { shape, forget } = cachedShape([schema, context.em.getMetadata(), document, undefined], rendering);
+  if (!shape) return undefined;
+  const request: AnswerPage = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql, lines: true };
+  const ran = await runRootField(schema, shape, context, given, request);
+  if (!ran || !('value' in ran)) return ran;
+  if (!request.answerLines) {
+    forget();
+    return undefined;
+  }
+  return request.answerLines;
 }

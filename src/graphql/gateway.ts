@@ -19,8 +19,10 @@ import type { ReadReplicas } from '../db/read-replicas.js';
 import { UnauthenticatedError } from '../domain/errors.js';
 import { logger } from '../logger.js';
 import { graphqlOperations, readFallbacks, readsByTarget } from '../observability/metrics.js';
+import type { AnswerLines } from '../reads/read-query.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { Loaders } from '../resolvers/loaders.js';
+import { linesFromPostgres, pageFromPostgres, type RenderedPage, type Rendering } from './answer-passthrough.js';
 import { compiledExecutor } from './compiled-execution.js';
 import { formatError } from './format-error.js';
 
@@ -53,6 +55,15 @@ export interface Session {
   scopes: ReadonlySet<string>;
   run(request: OperationRequest): Promise<OperationResult>;
   /**
+   * A page operation with its items written by PostgreSQL with `rendering`'s keys
+   * (answer-passthrough.ts), or its errors; undefined when the rendering asks for what only
+   * execution gives, or reads go to replicas (whose routing only execution knows): `run` answers.
+   */
+  page(
+    request: Omit<OperationRequest, 'beforeCommit' | 'inputChecked'>,
+    rendering: Rendering,
+  ): Promise<RenderedPage | OperationResult | undefined>;
+  /**
    * Opens one snapshot of the store: a REPEATABLE READ READ ONLY transaction on the primary,
    * held (with its pooled connection) until `close`. Every operation run through it reads the
    * same committed state, whatever commits meanwhile: the REST exports page through one.
@@ -65,6 +76,15 @@ export interface Session {
 /** Operations reading one consistent state of the store (see `Session.snapshot`). */
 export interface Snapshot {
   run(request: Omit<OperationRequest, 'beforeCommit'>): Promise<OperationResult>;
+  /**
+   * A page operation sorted by id, its items as lines of JSON PostgreSQL writes with `rendering`'s
+   * keys (answer-passthrough.ts), or its errors; undefined when the rendering asks for what only
+   * execution gives: `run` answers it then.
+   */
+  lines(
+    request: Omit<OperationRequest, 'beforeCommit' | 'inputChecked'>,
+    rendering: Rendering,
+  ): Promise<AnswerLines | OperationResult | undefined>;
   /** Ends the transaction and gives its connection back; safe to call more than once. */
   close(): Promise<void>;
 }
@@ -95,6 +115,12 @@ export interface ReplicaRouting {
 }
 
 const CACHE_LIMIT = 1000;
+
+/** An execution result as an operation's result (errors formatted as every edge shows them). */
+const formatted = (result: ExecutionResult): OperationResult => ({
+  data: (result.data as Record<string, unknown> | null | undefined) ?? null,
+  errors: result.errors?.map((e) => formatError(e.toJSON(), e)),
+});
 
 interface Prepared {
   operation: string;
@@ -240,10 +266,10 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
   }
 
   /**
-   * A snapshot transaction on a connection of its own, on a fork of its own. Its context is not in
-   * `routing`, so its reads stay on the primary (a replica could not hold the snapshot's transaction
-   * for us). Each operation gets fresh loaders and an empty identity map, so a long export keeps
-   * nothing of earlier pages.
+   * A snapshot transaction on a connection of its own, on a fork of its own (of the primary's or a
+   * replica's EntityManager: a REPEATABLE READ READ ONLY transaction runs on a hot standby too).
+   * Its fork is not in `routing`, so its operations run where the snapshot is. Each operation gets
+   * fresh loaders and an empty identity map, so a long export keeps nothing of earlier pages.
    *
    * The connection is Kysely's single-connection scope rather than MikroORM's `begin`: that scope
    * gives the connection back to the pool however the work ends, while a transaction whose ROLLBACK
@@ -254,15 +280,42 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     if (snapshotsOpen >= SNAPSHOTS_MAX) return undefined;
     snapshotsOpen++;
     try {
-      return await openSnapshot(context);
+      return (await snapshotOnReplica(context)) ?? (await openSnapshot(context, context.em));
     } catch (error) {
       snapshotsOpen--;
       throw error;
     }
   }
 
-  async function openSnapshot(context: GraphQLContext): Promise<Snapshot> {
-    const em = context.em.fork();
+  /**
+   * The snapshot on a read replica when the request's reads may go to one (as a query's do); one
+   * that cannot be opened there is opened on the primary. A replica that goes away mid-export cuts
+   * the export (no complete line, so the client can tell), as a primary restart would.
+   */
+  async function snapshotOnReplica(context: GraphQLContext): Promise<Snapshot | undefined> {
+    const route = routing.get(context.em);
+    if (!replicas || !route || route.writes) return undefined;
+    const target = replicas.set.forRead(route.waitLsn);
+    if (typeof target === 'string') {
+      readsByTarget.inc({ target: 'primary' });
+      readFallbacks.inc({ reason: target });
+      return undefined;
+    }
+    try {
+      const opened = await openSnapshot(context, target.em);
+      readsByTarget.inc({ target: target.name });
+      return opened;
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      replicas.set.failed(target.name);
+      readsByTarget.inc({ target: 'primary' });
+      readFallbacks.inc({ reason: 'read_failed' });
+      return undefined;
+    }
+  }
+
+  async function openSnapshot(context: GraphQLContext, on: GraphQLContext['em']): Promise<Snapshot> {
+    const em = on.fork();
     let finish!: () => void;
     const finished = new Promise<void>((resolve) => (finish = resolve));
     let opened!: (connection: Kysely<unknown>) => void;
@@ -281,6 +334,15 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
       run: (request) => {
         em.clear();
         return run({ ...context, em, loaders: new Loaders(em) }, request);
+      },
+      lines: async (request, rendering) => {
+        const entry = prepared(request.document);
+        if (!('document' in entry)) return run(context, request); // its validation errors
+        graphqlOperations.inc({ type: entry.operation, via: 'rest' });
+        em.clear();
+        const own = { ...context, em, loaders: new Loaders(em) };
+        const answer = await linesFromPostgres(schema, entry.document, own, request.variables, rendering);
+        return !answer || 'text' in answer ? answer : formatted(answer);
       },
       close: async () => {
         if (closed) return;
@@ -313,6 +375,14 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
       tokenId: context.principal.tokenId,
       scopes: context.principal.scopes,
       run: (request) => run(context, request),
+      page: async (request, rendering) => {
+        if (replicas) return undefined;
+        const entry = prepared(request.document);
+        if (!('document' in entry)) return run(context, request); // its validation errors
+        graphqlOperations.inc({ type: entry.operation, via: 'rest' });
+        const answer = await pageFromPostgres(schema, entry.document, context, request.variables, rendering);
+        return answer && !('items' in answer) ? formatted(answer) : answer;
+      },
       snapshot: () => snapshot(context),
       headers,
     };

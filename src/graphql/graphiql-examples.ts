@@ -62,4 +62,19 @@ mutation UpdateOrderNotes($id: Int!, $notes: String) {
 `,
     variables: JSON.stringify({ id: 1, notes: 'Gift wrap, please' }, null, 2),
   },
+  {
+    query: `# Live over WebSocket: every order, fulfilment and shipment event as it commits, until Stop.
+# Set \`after\` to the last id received to resume without missing one (omit it: only what commits from now on).
+subscription OrderEvents($after: Int) {
+  events(after: $after, types: ["order.*", "fulfilment.*", "shipment.*"]) {
+    id
+    type
+    orderId
+    createdAt
+    actor { name }
+    data
+  }
+}
+`,
+  },
 ];

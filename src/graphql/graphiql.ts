@@ -9,6 +9,8 @@ const ASSETS: Record<string, Asset> = {
   'react-dom.js': { file: packageFile('react-dom', 'umd/react-dom.production.min.js'), type: 'application/javascript' },
   'graphiql.js': { file: packageFile('graphiql', 'graphiql.min.js'), type: 'application/javascript' },
   'graphiql.css': { file: packageFile('graphiql', 'graphiql.min.css'), type: 'text/css' },
+  // The graphql-ws client's own browser build (global `graphqlWs`): subscriptions from the page.
+  'graphql-ws.js': { file: packageFile('graphql-ws', 'umd/graphql-ws.min.js'), type: 'application/javascript' },
 };
 
 /**
@@ -16,12 +18,15 @@ const ASSETS: Record<string, Asset> = {
  * UNAUTHENTICATED error greets the user); when they do, the schema is fetched with that token and
  * handed to GraphiQL (Docs and autocomplete appear without the re-fetch button), and again whenever
  * the token changes. A token pasted in one tab is used by the others (tabs keep their own headers).
+ * A subscription runs over WebSocket at /graphql with the graphql-ws client (docs/graphql.md#graphiql):
+ * the fetcher hands GraphiQL an observable of its results, the token goes in `connectionParams`.
  */
 const INIT =
   `
 const PLACEHOLDER = 'Bearer <paste your API token here>';
 const headers = JSON.stringify({ Authorization: PLACEHOLDER }, null, 2);
 const endpoint = new URL('/graphql', location.href).toString();
+const wsEndpoint = endpoint.replace(/^http/, 'ws');
 const INTROSPECTION = ${JSON.stringify(getIntrospectionQuery())};
 const EXAMPLES = ${JSON.stringify(GRAPHIQL_EXAMPLES)};
 let token = null;
@@ -43,6 +48,65 @@ async function post(body, extraHeaders) {
   return res.json();
 }
 
+// One graphql-ws client (one socket) for the token in use; another token closes it and opens its own.
+let live = null;
+
+function closeLive() {
+  if (live) live.client.dispose();
+  live = null;
+}
+
+function liveClient(auth) {
+  if (live && live.auth === auth) return live.client;
+  closeLive();
+  const client = graphqlWs.createClient({
+    url: wsEndpoint,
+    connectionParams: auth ? { Authorization: auth } : {},
+    // A reconnect would subscribe again without \`after\` and skip what committed meanwhile: show the
+    // close instead, so the user can run it again with \`after\` set to the last id seen.
+    retryAttempts: 0,
+  });
+  live = { auth, client };
+  return client;
+}
+
+/**
+ * Whether the operation to run (the named one, or the document's only one) is a subscription; from
+ * the text sent, as GraphiQL's documentAST lags an edit by 100 ms. GraphiQL's bundle carries graphql-js.
+ */
+function isSubscription(params) {
+  const { parse, getOperationAST } = GraphiQL.GraphQL;
+  try {
+    const operation = getOperationAST(parse(params.query || ''), params.operationName || undefined);
+    return Boolean(operation) && operation.operation === 'subscription';
+  } catch {
+    return false;
+  }
+}
+
+/** A socket's close (e.g. 4403 for a bad token, 4429 over the limit) as an error the result pane can show. */
+function readable(error) {
+  if (Array.isArray(error)) return error;
+  if (error && typeof error.code === 'number') {
+    return { message: 'The WebSocket closed: ' + error.code + (error.reason ? ' ' + error.reason : '') };
+  }
+  return { message: error instanceof Error ? error.message : 'The WebSocket to ' + wsEndpoint + ' failed' };
+}
+
+/** An observable (what GraphiQL 3 takes for a stream) of the subscription's results; Stop disposes it. */
+function subscribe(params, auth) {
+  return {
+    subscribe(sink) {
+      const dispose = liveClient(auth).subscribe(params, {
+        next: (result) => sink.next(result),
+        error: (error) => sink.error(readable(error)),
+        complete: () => sink.complete(),
+      });
+      return { unsubscribe: dispose };
+    },
+  };
+}
+
 function fetcher(params, options) {
   const own = { ...((options && options.headers) || {}) };
   for (const name of ['Authorization', 'authorization']) if (own[name] === PLACEHOLDER) delete own[name];
@@ -50,7 +114,11 @@ function fetcher(params, options) {
   // GraphiQL can keep the operation name of the tab shown before: send it only if this document has it.
   const name = params.operationName;
   const named = name && new RegExp('(query|mutation|subscription)\\\\s+' + name + '\\\\b').test(params.query || '');
-  return post(named || !name ? params : { ...params, operationName: undefined }, { ...own, ...auth });
+  const body = named || !name ? params : { ...params, operationName: undefined };
+  if (isSubscription(body)) {
+    return subscribe(body, own.Authorization || own.authorization || token);
+  }
+  return post(body, { ...own, ...auth });
 }
 
 function StoreGraphiQL() {
@@ -62,6 +130,7 @@ function StoreGraphiQL() {
       const next = tokenIn(text);
       if (!next || next === token) return;
       token = next;
+      if (live && live.auth !== next) closeLive();
       const result = await post({ query: INTROSPECTION, operationName: 'IntrospectionQuery' }, { ` +
   `Authorization: next }).catch(() => null);
       if (result && result.data) setSchema(result.data);
@@ -96,6 +165,7 @@ const PAGE = `<!doctype html>
   <script src="/graphql/assets/react.js"></script>
   <script src="/graphql/assets/react-dom.js"></script>
   <script src="/graphql/assets/graphiql.js"></script>
+  <script src="/graphql/assets/graphql-ws.js"></script>
   <script src="/graphql/assets/init.js"></script>
 </body>
 </html>`;

@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ShipmentMail } from '../domain/shipment-mail.js';
 import { logger } from '../logger.js';
+import { PeriodicTask } from '../periodic-task.js';
 import type { Mailer } from './mailer.js';
 import { shipmentMail } from './shipment-mail-text.js';
 
@@ -30,10 +31,8 @@ interface Claimed {
  * schedules a retry with exponential back-off.
  */
 export class OutboxWorker {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
   private readonly options: Required<OutboxWorkerOptions>;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly orm: MikroORM,
@@ -41,17 +40,17 @@ export class OutboxWorker {
     options: OutboxWorkerOptions = {},
   ) {
     this.options = { pollMs: 1000, batchSize: 20, leaseSeconds: 60, maxAttempts: 8, ...options };
+    // A full batch may have left more behind: the next round starts at once.
+    const round = async () => ((await this.runOnce()) >= this.options.batchSize ? 0 : this.options.pollMs);
+    this.task = new PeriodicTask('outbox round', round, this.options.pollMs);
   }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.task.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   /** One round: claim, send, record. Returns how many messages were delivered. */
@@ -98,18 +97,5 @@ export class OutboxWorker {
   private async deliver(message: Claimed): Promise<void> {
     if (message.kind !== 'shipment_mail') throw new Error(`no delivery for outbox kind ${message.kind}`);
     await this.mailer.send(shipmentMail(message.payload, message.id));
-  }
-
-  private schedule(delay: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce()
-        .catch((error) => {
-          logger.error({ err: error }, 'outbox round failed');
-          return 0;
-        })
-        .then((sent) => this.schedule(sent >= this.options.batchSize ? 0 : this.options.pollMs));
-    }, delay);
-    this.timer.unref();
   }
 }

@@ -38,6 +38,15 @@ export const readsByTarget = new Counter({
   registers: [registry],
 });
 
+export const exportChunks = new Counter({
+  name: 'export_chunks_total',
+  help:
+    "Chunks of REST exports by who wrote their lines: postgres (the records' REST JSON built in " +
+    'SQL) or reshaped (executed, then reshaped in the service: a selection with a computed field)',
+  labelNames: ['road'] as const,
+  registers: [registry],
+});
+
 export const readFallbacks = new Counter({
   name: 'db_read_fallbacks_total',
   help:

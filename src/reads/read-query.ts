@@ -89,7 +89,10 @@ export async function readPage(
   const answer = answerPages.get(em);
   const shaped = answer?.type === type && answer.selection === selection ? answer : undefined;
   const itemSql = shaped ? `${shaped.itemSql} as r` : rowSql(em, type, below(selection, 'items'));
-  const numbered = `${itemSql}, row_number() over (order by ${order}) as n`;
+  const table = tableOf(meta);
+  const key = primaryKey(meta, 'r0').column;
+  const keyed = shaped?.lines ? `, ${key} as k` : '';
+  const numbered = `${itemSql}${keyed}, row_number() over (order by ${order}) as n`;
   const deep = offset >= DEFERRED_JOIN_OFFSET;
   const counted = selection.has('totalCount') || selection.has('pageCount');
   // LIMIT and OFFSET are written into the text (whole numbers from the validated arguments): with
@@ -99,8 +102,6 @@ export async function readPage(
   if (!Number.isSafeInteger(args.size) || !Number.isSafeInteger(offset))
     throw new Error('page bounds must be whole numbers');
   const window = `limit ${args.size} offset ${offset}`;
-  const table = tableOf(meta);
-  const key = primaryKey(meta, 'r0').column;
   let page: { sql: string; params: readonly unknown[] };
   let count: { sql: string; params: readonly unknown[] } = { sql: 'select null', params: [] };
   if (isEmptyWhere(where)) {
@@ -135,6 +136,18 @@ export async function readPage(
       page = { sql: `${rows.sql} ${window}`, params: rows.params };
     }
     if (counted) count = countQuery(em, meta.class, where, filtered);
+  }
+  if (shaped?.lines) {
+    // One line a record, never parsed here: `itemSql` writes each record's JSON on one line.
+    const [text] = await runPrepared<{ lines: string | null; count: number; last: number | null }>(
+      em,
+      `select string_agg(p.r::text || chr(10), '' order by p.n) as lines, ` +
+        `count(*)::int as count, (array_agg(p.k order by p.n desc))[1] as last from (${page.sql}) p`,
+      page.params,
+    );
+    answerPages.delete(em);
+    shaped.answerLines = { text: text.lines ?? '', count: text.count, lastKey: text.last };
+    return { items: [], totalCount: Number.NaN, page: args.page, size: args.size, pageCount: Number.NaN };
   }
   const items = `coalesce((select json_agg(p.r order by p.n) from (${page.sql}) p), '[]'::json)`;
   if (shaped) {
@@ -184,6 +197,21 @@ export interface AnswerPage {
   selection: SelectionTree;
   itemSql: string;
   answer?: Omit<Page<never>, 'items'> & { items: string };
+  /**
+   * The items as lines of text instead (an export's chunk): readPage leaves them in `answerLines`.
+   * `itemSql` must then write each item's JSON without a raw newline.
+   */
+  lines?: boolean;
+  answerLines?: AnswerLines;
+}
+
+/** A page's items as lines of JSON text, one a record, as PostgreSQL wrote them. */
+export interface AnswerLines {
+  /** The records' JSON, each ending with a newline ('' for none). */
+  text: string;
+  count: number;
+  /** The key of the page's last record (a keyset cursor's next start), null for none. */
+  lastKey: number | null;
 }
 
 /** Per request (its EntityManager): the page a root field's readPage is to answer as text. */

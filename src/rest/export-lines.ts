@@ -8,35 +8,47 @@ import { PAGE_SIZE } from '../schema/page-size.js';
  */
 export const EXPORT_CHUNK = PAGE_SIZE.max;
 
-/** One chunk of records as the list's operation answers them (`id` always selected). */
-export type ExportChunk = Record<string, unknown>[];
+/**
+ * One chunk of an export as NDJSON: its lines (each ending with a newline), how many, and the last
+ * record's id (the next chunk starts after it).
+ */
+export interface ExportChunk {
+  text: string;
+  count: number;
+  lastId: number | null;
+}
 
 /** Reads the chunk after `afterId` (null: the first), or throws the problem its errors stand for. */
 export type ReadChunk = (afterId: number | null) => Promise<ExportChunk>;
 
 /**
- * The chunk's records from the operation's answer, with the operation's errors thrown by `refuse`
- * (the REST edge's problem mapping).
+ * The chunk of the operation's answer, each record reshaped by `line` (the road where execution
+ * computes fields PostgreSQL cannot), with the operation's errors thrown by `refuse` (the REST
+ * edge's problem mapping).
  */
-export function chunkOf(result: OperationResult, refuse: (result: OperationResult) => never): ExportChunk {
-  const items = (result.data?.result as { items?: ExportChunk } | null | undefined)?.items;
-  if (result.errors?.length || !Array.isArray(items)) refuse(result);
-  return items;
+export function chunkOf(
+  result: OperationResult,
+  line: (record: Record<string, unknown>) => unknown,
+  refuse: (result: OperationResult) => never,
+): ExportChunk {
+  const items = (result.data?.result as { items?: Record<string, unknown>[] } | null | undefined)?.items;
+  if (result.errors?.length || !Array.isArray(items)) return refuse(result);
+  let text = '';
+  for (const record of items) text += `${JSON.stringify(line(record))}\n`;
+  return { text, count: items.length, lastId: items.length ? (items[items.length - 1].id as number) : null };
 }
 
 /**
- * The NDJSON of an export, one string per chunk: the records of `first`, then of every chunk after
- * the last id seen, each line reshaped by `line`, and last `{"complete":true,"count":N}`. A
- * generator, pulled by the response stream only as the client reads (backpressure), so at most two
- * chunks are in memory (the one written, the one read ahead); the snapshot is closed however it
- * ends (done, client gone, error), and a failure mid-way ends the response without the complete
- * line.
+ * The NDJSON of an export, one string per chunk: the lines of `first`, then of every chunk after
+ * the last id seen, and last `{"complete":true,"count":N}`. A generator, pulled by the response
+ * stream only as the client reads (backpressure), so at most two chunks are in memory (the one
+ * written, the one read ahead); the snapshot is closed however it ends (done, client gone, error),
+ * and a failure mid-way ends the response without the complete line.
  */
 export async function* exportLines(
   snapshot: Snapshot,
   first: ExportChunk,
   readChunk: ReadChunk,
-  line: (record: Record<string, unknown>) => unknown,
 ): AsyncGenerator<string> {
   let next: Promise<ExportChunk> | undefined;
   try {
@@ -45,10 +57,10 @@ export async function* exportLines(
     for (;;) {
       // The next chunk is read while this one is written: PostgreSQL and the event loop work at
       // once. Two chunks at most are held; the one ahead waits for the client like the rest.
-      next = chunk.length < EXPORT_CHUNK ? undefined : readChunk(chunk[chunk.length - 1].id as number);
+      next = chunk.count < EXPORT_CHUNK || chunk.lastId === null ? undefined : readChunk(chunk.lastId);
       next?.catch(() => undefined); // awaited below, or dropped when the client has gone
-      if (chunk.length) yield chunk.map((record) => `${JSON.stringify(line(record))}\n`).join('');
-      count += chunk.length;
+      if (chunk.count) yield chunk.text;
+      count += chunk.count;
       if (!next) break;
       chunk = await next;
     }

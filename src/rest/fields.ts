@@ -18,6 +18,11 @@ export interface FieldSpec {
   sub?: FieldMap;
   /** Converts the GraphQL value (after nesting) into the REST value. */
   out?(value: unknown): unknown;
+  /**
+   * What `out` does, named, where PostgreSQL can do the same (src/graphql/answer-passthrough.ts
+   * renders such keys in SQL; a key with an `out` it does not name is always reshaped here).
+   */
+  shown?: Shown;
   /** In a request body: converts the REST value (after its schema passed) into the GraphQL input value. */
   in?(value: unknown): unknown;
   /** In a request body: one object or an array of them (the GraphQL input always gets a list). */
@@ -34,6 +39,9 @@ export interface FieldSpec {
 }
 
 export type FieldMap = Record<string, FieldSpec>;
+
+/** Conversions named for SQL: enum → its integer code, Decimal → JSON number, null Timestamp → 0. */
+export type Shown = 'code' | 'number' | 'zeroForNull';
 
 /** A spec completed from the schema (src/rest/rest-api.ts): the REST value's JSON schema, always. */
 export interface DerivedSpec extends FieldSpec {
@@ -90,12 +98,14 @@ export const field = Object.assign((options: Options = {}): FieldSpec => ({ ...o
   /** A GraphQL Decimal shown as a JSON number (product prices, per the spec's samples). */
   decimalNumber: (options: Options = {}): FieldSpec => ({
     out: (v: string | null) => (v == null ? null : Number(v)),
+    shown: 'number',
     schema: (graphql) => retyped(graphql, 'number'),
     ...options,
   }),
   /** Unix seconds, 0 for "never" (the spec's products and customers). */
   timestampOrZero: (options: Options = {}): FieldSpec => ({
     out: (v: number | null) => v ?? 0,
+    shown: 'zeroForNull',
     schema: (graphql) => ({ ...withoutNull(graphql), description: 'Unix seconds; 0 when never updated' }),
     ...options,
   }),

@@ -86,7 +86,8 @@ function deriveKey(key: string, spec: FieldSpec, type: GraphQLObjectType, where:
     ...own,
     schema: described(schema),
     ...(value.sub ? { sub: value.sub } : {}),
-    ...(spec.out || !value.out ? {} : { out: value.out }),
+    // The only conversion derived here: an enum's name to its integer code.
+    ...(spec.out || !value.out ? {} : { out: value.out, shown: 'code' as const }),
   };
 }
 

@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import type { IdempotencyStore } from '../db/idempotency-store.js';
 import { inputProblems } from '../domain/input-limits.js';
 import type { GraphQLGateway, OperationResult, Session } from '../graphql/gateway.js';
-import { inputChecks } from '../observability/metrics.js';
+import { exportChunks, inputChecks } from '../observability/metrics.js';
 import { checkBody, restFieldPath, toInput } from './body.js';
 import { etagOf, expectedVersionOf, matches } from './etags.js';
 import { chunkOf, EXPORT_CHUNK, type ExportChunk, exportLines } from './export-lines.js';
@@ -28,6 +28,7 @@ import {
 import { Problem } from './problem.js';
 import { publicOrigin } from './public-origin.js';
 import { parseExportParams, parseFeedParams, parseListParams, parseReadParams } from './query-params.js';
+import { renderingOf } from './record-rendering.js';
 import type { RestApi } from './rest-api.js';
 import {
   type ExportRoute,
@@ -145,27 +146,38 @@ async function handleList(ctx: Context, route: ListRoute | SearchRoute, options:
     filter[route.idFilter] = asked ? asked.filter((id) => id === pathId) : [pathId];
     matchesNone = (filter[route.idFilter] as number[]).length === 0;
   }
-  const data = matchesNone
-    ? { items: [], totalCount: 0 }
-    : dataOf(
-        await session.run({
-          document: listDocument(route.resource, route.operation, params, {
-            filtered: filter !== undefined,
-            intArgs: Object.values(route.kind === 'list' ? (route.pathArgs ?? {}) : {}),
-          }),
-          variables: {
-            ...listVariables(params, filter),
-            ...(route.kind === 'list' ? pathVariables(ctx, route.pathArgs) : {}),
-          },
-        }),
-      );
+  const request = {
+    document: listDocument(route.resource, route.operation, params, {
+      filtered: filter !== undefined,
+      intArgs: Object.values(route.kind === 'list' ? (route.pathArgs ?? {}) : {}),
+    }),
+    variables: {
+      ...listVariables(params, filter),
+      ...(route.kind === 'list' ? pathVariables(ctx, route.pathArgs) : {}),
+    },
+  };
+  const facts = (totalCount: number) => ({ page: params.page, size: params.size, totalCount });
+  // Where every key is a plain field or a grouping of them, PostgreSQL writes the items' JSON and
+  // the wrapper is put around its text (docs/rest.md#lists-from-postgresql); otherwise they are
+  // executed and reshaped here.
+  const { map, keys } = shapeOf(route.resource, params);
+  const rendering = matchesNone ? null : renderingOf(map, keys);
+  const rendered = rendering && (await session.page(request, rendering));
+  if (rendered) {
+    if (!('items' in rendered)) throw resultProblem(rendered);
+    const page = listPage([], facts(rendered.totalCount), baseUrl(ctx, options), ctx.querystring);
+    const { items: _none, ...wrapper } = page.body;
+    ctx.set(page.headers);
+    ctx.type = 'application/json';
+    ctx.body =
+      route.kind === 'search' && route.bare
+        ? rendered.items
+        : `{"items":${rendered.items},${JSON.stringify(wrapper).slice(1)}`;
+    return;
+  }
+  const data = matchesNone ? { items: [], totalCount: 0 } : dataOf(await session.run(request));
   const items = reshapeRecords(route.resource, params, data.items as Record<string, unknown>[]);
-  const page = listPage(
-    items,
-    { page: params.page, size: params.size, totalCount: data.totalCount as number },
-    baseUrl(ctx, options),
-    ctx.querystring,
-  );
+  const page = listPage(items, facts(data.totalCount as number), baseUrl(ctx, options), ctx.querystring);
   ctx.set(page.headers);
   ctx.body = route.kind === 'search' && route.bare ? items : page.body;
 }
@@ -200,7 +212,8 @@ async function handleFeed(ctx: Context, route: FeedRoute, options: RestOptions) 
 
 /**
  * An export (docs/rest.md#exports): the list's operation run chunk after chunk (keyset on id)
- * inside one snapshot, each record reshaped as the list's items are, streamed as NDJSON. Every
+ * inside one snapshot, each record shaped as the list's items are (by PostgreSQL where the shape
+ * is plain fields, else reshaped here), streamed as NDJSON. Every
  * refusal (scope, parameters, body, the first chunk's errors) is a problem before any line; the
  * request is charged once, like any other.
  */
@@ -215,10 +228,30 @@ async function handleExport(ctx: Context, route: ExportRoute, options: RestOptio
   const snapshot = await session.snapshot();
   if (!snapshot) throw Problem.overloaded('The service is running as many exports as it allows at once; retry shortly');
   const variables = (afterId: number | null) => ({ size: EXPORT_CHUNK, afterId, ...(filter ? { filter } : {}) });
-  const readChunk = async (afterId: number | null) =>
-    chunkOf(await snapshot.run({ document, variables: variables(afterId) }), (result) => {
-      throw resultProblem(result);
-    });
+  const refuse = (result: OperationResult): never => {
+    throw resultProblem(result);
+  };
+  const { map, keys } = shapeOf(route.resource, params);
+  const line = (record: Record<string, unknown>) => reshape(map, record, keys);
+  const executed = async (afterId: number | null) => {
+    exportChunks.inc({ road: 'reshaped' });
+    return chunkOf(await snapshot.run({ document, variables: variables(afterId) }), line, refuse);
+  };
+  // Where every key is a plain field or a grouping of them, PostgreSQL writes the lines; otherwise
+  // (or when the gateway finds a computed field) each chunk is executed and reshaped here.
+  const rendering = renderingOf(map, keys);
+  let rendered = rendering !== null;
+  const readChunk = async (afterId: number | null): Promise<ExportChunk> => {
+    if (!rendered || !rendering) return executed(afterId);
+    const answer = await snapshot.lines({ document, variables: variables(afterId) }, rendering);
+    if (answer === undefined) {
+      rendered = false;
+      return executed(afterId);
+    }
+    if (!('text' in answer)) return refuse(answer);
+    exportChunks.inc({ road: 'postgres' });
+    return { text: answer.text, count: answer.count, lastId: answer.lastKey };
+  };
   let first: ExportChunk;
   try {
     first = await readChunk(null);
@@ -226,10 +259,9 @@ async function handleExport(ctx: Context, route: ExportRoute, options: RestOptio
     await snapshot.close();
     throw error;
   }
-  const { map, keys } = shapeOf(route.resource, params);
   ctx.type = 'application/x-ndjson';
   ctx.set('Cache-Control', 'no-store');
-  const lines = exportLines(snapshot, first, readChunk, (record) => reshape(map, record, keys));
+  const lines = exportLines(snapshot, first, readChunk);
   ctx.body = Readable.from(lines, { objectMode: false });
 }
 

@@ -42,15 +42,17 @@ import type { GraphQLContext } from '../resolvers/context.js';
 import { fieldScopes } from '../schema/field-scopes.js';
 
 /**
- * A `/graphql` page read answered with PostgreSQL's JSON, never parsed and re-serialised here.
+ * A `/graphql` page or record read answered with PostgreSQL's JSON, never parsed and re-serialised here.
  *
- * Where an operation is one root page field (`orders`, `products`, …) whose selection holds only
- * plain fields (no field resolver, no arguments, no directive, no fragment, no field scope) of
- * scalar types PostgreSQL can write exactly as their serialisers do, the items' JSON is built in
- * SQL with the response's keys (aliases included) in the selection's order, and the answer is
- * `{"data":{"<key>":<page>}}` around PostgreSQL's text. The root field's own resolver still runs
- * (its `@Authorized` scope, input guard, argument validation, filters and page bounds), so only
- * the items' statement differs; its errors are reported as the executor reports a root field's.
+ * Where an operation is one root page field (`orders`, `products`, …) or one root record field
+ * (`order(id:)`, …) whose selection holds only plain fields (no field resolver unless its value
+ * is declared with `@Projects`, no arguments, no directive, no fragment, no field scope) of scalar
+ * types PostgreSQL can write exactly as their serialisers do, the items' (or the record's) JSON is
+ * built in SQL with the response's keys (aliases included) in the selection's order, and the
+ * answer is `{"data":{"<key>":<page or record>}}` around PostgreSQL's text. The root field's own
+ * resolver still runs (its `@Authorized` scope, input guard, argument validation, filters, page
+ * bounds, a missing record's NOT_FOUND), so only the read's statement differs; its errors are
+ * reported as the executor reports a root field's.
  * Anything else takes graphql-jit's road (compiled-execution.ts).
  */
 

@@ -49,12 +49,12 @@ import { fieldScopes } from '../schema/field-scopes.js';
  * selection holds only plain fields (no arguments, no directive, no fragment, no field scope; a
  * field resolver only where its value is declared, `@Projects`, src/reads/projection.ts) of
  * scalar types PostgreSQL can write exactly as their serialisers do, embeddables of such, and list
- * relations of such, the items' JSON is built in
- * SQL with the response's keys (aliases included) in the selection's order, and the answer is
- * `{"data":{"<key>":<page>}}` around PostgreSQL's text. The root field's own resolver still runs
- * (its `@Authorized` scope, input guard, argument validation, filters and page bounds), so only
- * the items' statement differs; its errors are reported as the executor reports a root field's.
- * Anything else takes graphql-jit's road (compiled-execution.ts).
+ * relations of such, the items' (or the record's) JSON is built in SQL with the response's keys
+ * (aliases included) in the selection's order, and the answer is `{"data":{"<key>":<page or
+ * record>}}` around PostgreSQL's text. The root field's own resolver still runs
+ * (its `@Authorized` scope, input guard, argument validation, filters, page bounds, a missing
+ * record's NOT_FOUND), so only the read's statement differs; its errors are reported as the
+ * executor reports a root field's. Anything else takes graphql-jit's road (compiled-execution.ts).
  */
 
 /** Fields of a page type the answer can hold: each a plain property of the page. */
@@ -397,6 +397,7 @@ function projectedSql(
   const nullable = getNullableType(fieldType);
   const named = getNamedType(fieldType);
   const list = isListType(nullable);
+  const { shown, sub } = rendered;
   if (isScalarType(named) || isEnumType(named)) {
     if (sub) refuse('selection on a leaf');
     if (typeof projection === 'string') return pathSql(plan, projection, named, list, alias, depth, shown);
@@ -467,9 +468,10 @@ function shapeOf([schema, metadata, document, operationName]: Operation, renderi
   const key = node.alias?.value ?? node.name.value;
   const selection = selectionOf({ fieldNodes: [node], fragments: {}, variableValues: {} });
   if (metadata.getByClassName(rootType.name, false)) {
-    // A single record (`order(id:)`): its own object, as a page's item is.
+    // A single record (`order(id:)`): its own object, as a page's item is (for /graphql only).
+    if (rendering) refuse('a record for an edge');
     const plan = planFor(metadata, rootType.name, selection);
-    const itemSql = objectSql(schema, rootType, plan, rendering ?? renderingOf(node.selectionSet), 'r0', 1);
+    const itemSql = objectSql(schema, rootType, plan, renderingOf(node.selectionSet), 'r0', 1);
     return { operation, node, field, key, pageKeys: null, type: rootType.name, selection, itemSql };
   }
   const pageType = rootType;

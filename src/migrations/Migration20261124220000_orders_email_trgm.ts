@@ -5,8 +5,8 @@ import { Migration } from '@mikro-orm/migrations';
  * index, as the customers' searches already are (pg_trgm, created in the big-store migration);
  * without it every search reads every order (bench/analysis.md).
  */
-export class Migration20261124210821_orders_email_trgm extends Migration {
-  override name = 'Migration20261124210821_orders_email_trgm';
+export class Migration20261124220000_orders_email_trgm extends Migration {
+  override name = 'Migration20261124220000_orders_email_trgm';
 
   override up(): void | Promise<void> {
     this.addSql(`create index "orders_email_trgm" on "orders" using gin ("email" gin_trgm_ops);`);

@@ -397,7 +397,6 @@ function projectedSql(
   const nullable = getNullableType(fieldType);
   const named = getNamedType(fieldType);
   const list = isListType(nullable);
-  const { shown, sub } = rendered;
   if (isScalarType(named) || isEnumType(named)) {
     if (sub) refuse('selection on a leaf');
     if (typeof projection === 'string') return pathSql(plan, projection, named, list, alias, depth, shown);

@@ -1,7 +1,7 @@
-// Issue 22 item 4: a plain page read on /graphql is answered with PostgreSQL's JSON (never parsed
+// Issue 22 item 4: a plain page read (or a record read by id) on /graphql is answered with PostgreSQL's JSON (never parsed
 // and re-serialised by the service), and that answer equals normal execution's: same JSON, same
 // key order, same statements, same errors and scopes.
-import { Q1, Q1_WITHOUT_COUNT, Q3, Q4 } from '../bench/graphql-queries.js';
+import { Q1, Q1_WITHOUT_COUNT, Q2, Q3, Q4 } from '../bench/graphql-queries.js';
 import { startTestService, type TestResponse, type TestService } from './support/harness.js';
 
 let service: TestService;
@@ -44,6 +44,14 @@ const PLAIN_PRODUCTS = `{ products(size: 7, sort: [{ field: ID, direction: DESC 
   items { createdAt updatedAt id title price
   comparePrice options { values title } images { maxSize path id } variants { sku id price } } totalCount } }`;
 
+const GROUPED_ORDERS = `{ orders(size: 6, sort: [{ field: ID, direction: DESC }]) { items { id
+  buyer: customer { email id last: lastName firstName } shipping { price description } payment { last4 type }
+  conversion { referrer landingPage } riskLevel { zipFail ipFail cvcFail addressFail }
+  lineItems { productId variant { variant id } counters { restocked shipped q: quantity fulfilled notFulfilled } }
+  fulfilments { id warehouse items { quantity id } } shipments { id fulfilmentId shippingCarrier items { id quantity } }
+  restocks { warehouse items { id quantity } } } } }`;
+const DISPLAY_NUMBERS = '{ orders(size: 3) { items { id displayNumber } } }';
+
 it.each([
   ['Q3', Q3, 'products', undefined, true],
   ['Q4', Q4, 'customers', undefined, true],
@@ -63,9 +71,12 @@ it.each([
     undefined,
     true,
   ],
-  // LineItem.counters has a field resolver: these run the normal way.
-  ['Q1', Q1, 'orders', undefined, false],
-  ['Q1 without totalCount', Q1_WITHOUT_COUNT, 'orders', undefined, false],
+  // LineItem.counters is a field resolver whose value is declared (@Projects): built in SQL too.
+  ['Q1', Q1, 'orders', undefined, true],
+  ['Q1 without totalCount', Q1_WITHOUT_COUNT, 'orders', undefined, true],
+  ['orders with every declared group', GROUPED_ORDERS, 'orders', undefined, true],
+  // Order.displayNumber's value is the resolver's own code (no @Projects): the normal way.
+  ['orders with a field resolver of its own', DISPLAY_NUMBERS, 'orders', undefined, false],
 ])('%s answers as normal execution does', async (_, document, root, variables, passedThrough) => {
   const { passed, normal, passedStatements, normalStatements } = await both(document, root, variables);
   expect(passed.status).toBe(200);
@@ -111,15 +122,72 @@ it('keeps the root field scope, argument checks and errors of normal execution',
   expect(badVariable.passed.body).toEqual(badVariable.normal.body);
 });
 
+/** An order with fulfilments, shipments and restocks (the richest record the seed has). */
+async function richOrder(): Promise<number> {
+  const [row] = await service.sql<{ id: number }>(
+    `select f.order_id as id from fulfilment f join shipment s on s.order_id = f.order_id
+     order by (select count(*) from restock r where r.order_id = f.order_id) desc, f.order_id limit 1`,
+  );
+  return row.id;
+}
+
+const RECORD = `query One($id: Int!) { one: order(id: $id) { total number: id status
+  customer { id lastName } lineItems { title counters { quantity shipped } }
+  fulfilments { createdAt id warehouse items { id quantity } } restocks { id items { quantity } }
+  shipments { fulfilmentId shippingCarrier items { quantity id } } } }`;
+
+it.each([
+  ['Q2', Q2, 'order', true],
+  ['an aliased order with its records', RECORD, 'order', true],
+  ['a product', '{ product(id: 3) { id title variants { id sku price } images { path } } }', 'product', true],
+  ['a customer', '{ customer(id: 5) { id email firstName lastName } }', 'customer', true],
+  ['a warehouse', '{ warehouse(id: 1) { id title } }', 'warehouse', true],
+  ['a collection', '{ collection(id: 1) { title id } }', 'collection', true],
+  // A field resolver with a value of its own code: the normal way.
+  ['an order with its display number', 'query N($id: Int!) { order(id: $id) { id displayNumber } }', 'order', false],
+])('reads %s by id as normal execution does', async (_, document, root, passedThrough) => {
+  const id = await richOrder();
+  const { passed, normal, passedStatements, normalStatements } = await both(document, root, { id });
+  expect(passed.status).toBe(200);
+  expect(normal.body.errors).toBeUndefined();
+  expect(Object.values(normal.body.data)[0]).not.toBeNull();
+  expect(JSON.stringify(passed.body)).toBe(JSON.stringify(normal.body));
+  expect(writtenByPostgres(passed)).toBe(passedThrough);
+  expect(passedStatements).toBe(normalStatements);
+});
+
+it('answers a missing record, a refused scope and a bad id as normal execution does', async () => {
+  const missing = await both(Q2, 'order', { id: 987654 });
+  expect(missing.passed.body.data).toEqual({ order: null });
+  expect(missing.passed.body.errors[0].extensions.code).toBe('NOT_FOUND');
+  expect(JSON.stringify(missing.passed.body)).toBe(JSON.stringify(missing.normal.body));
+  expect(missing.passedStatements).toBe(missing.normalStatements);
+
+  const aliased = await both('{ gone: product(id: 987654) { id title } }', 'product');
+  expect(aliased.passed.body.data).toEqual({ gone: null });
+  expect(JSON.stringify(aliased.passed.body)).toBe(JSON.stringify(aliased.normal.body));
+
+  const productsOnly = await service.tokenWith(['read_products']);
+  const refused = await both(Q2, 'order', { id: await richOrder() }, productsOnly);
+  expect(refused.passed.body.errors[0].extensions.code).toBe('FORBIDDEN');
+  expect(JSON.stringify(refused.passed.body)).toBe(JSON.stringify(refused.normal.body));
+  expect(refused.passed.status).toBe(refused.normal.status);
+
+  const badId = await both(Q2, 'order', { id: 'seven' });
+  expect(badId.passed.status).toBe(400);
+  expect(badId.passed.body).toEqual(badId.normal.body);
+});
+
 describe('REST lists whose shape is plain fields: items written by PostgreSQL, wrapped by the service', () => {
   it.each([
     ['/api/v1/products?size=30', true],
     ['/api/v1/products?size=30&expand=textareas,images', true],
     ['/api/v1/customers?size=30&fields=id,email,first_name,orders,tags,updated_at', true],
     ['/api/v1/orders?size=30&sort=-total&fields=id,status,paid,total,order_date,updated_at', true],
-    // A computed field (statistics, counters) or a conversion only the service knows (thumbnails).
+    // Line items with their counters: a field resolver whose value is declared (@Projects).
+    ['/api/v1/orders?size=30&fields=id,items', true],
+    // A computed field (statistics) or a conversion only the service knows (thumbnails).
     ['/api/v1/customers?size=30', false],
-    ['/api/v1/orders?size=30&fields=id,items', false],
     ['/api/v1/products?size=30&expand=options', false],
   ])('%s: each item is the record its own GET answers; PostgreSQL wrote them: %s', async (list, byPostgres) => {
     const res = await service.get(list);

@@ -115,6 +115,29 @@ describe('complexity', () => {
   });
 });
 
+describe('measured costs', () => {
+  // Costs are kept per document and the values of the variables a cost can depend on (a `size`,
+  // a directive's condition); the answer must be what measuring each request afresh gives.
+  const PRODUCTS = `query P($size: Int = 250, $id: Int!, $on: Boolean!) {
+    products(size: $size) { items { id variants { id price } } }
+    product(id: $id) @include(if: $on) { id } }`;
+
+  it('measures each size and directive condition, whatever the other variables', async () => {
+    const schema = await buildStoreSchema();
+    const document = parse(PRODUCTS);
+    const cost = (variables: Record<string, unknown>) => operationCost(schema, document, 'P', variables).complexity;
+    const wide = cost({ id: 1, on: true });
+    expect(wide).toBe(1 + 250 * (1 + 1 + (1 + 2)) + 2);
+    expect(cost({ id: 2, on: true })).toBe(wide);
+    expect(cost({ size: 250, id: 3, on: true })).toBe(wide);
+    expect(cost({ size: 2, id: 1, on: true })).toBe(1 + 2 * 5 + 2);
+    expect(cost({ id: 1, on: false })).toBe(wide - 2);
+    // A variable that does not coerce: the operation cannot run, it costs its root fields.
+    expect(operationCost(schema, document, 'P', { id: 'seven', on: true })).toMatchObject({ complexity: 0, cost: 2 });
+    expect(cost({ id: 4, on: true })).toBe(wide);
+  });
+});
+
 describe('list arguments', () => {
   it.each([
     ['nested Collection.products', '{ collections(size: 1) { items { products(size: 251) { totalCount } } } }'],

@@ -9,6 +9,7 @@ import {
   type GraphQLField,
   type GraphQLNamedType,
   type GraphQLObjectType,
+  type GraphQLOutputType,
   type GraphQLResolveInfo,
   type GraphQLSchema,
   getArgumentValues,
@@ -26,23 +27,32 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Middleware } from 'koa';
-import { type Plan, planFor } from '../reads/read-plan.js';
-import { type AnswerLines, type AnswerPage, answerPages } from '../reads/read-query.js';
+import type { Projection } from '../reads/projection.js';
+import { type Plan, planFor, projectionOf } from '../reads/read-plan.js';
+import {
+  type AnswerLines,
+  type AnswerPage,
+  type AnswerRecord,
+  answerPages,
+  answerRecords,
+} from '../reads/read-query.js';
 import { type JsonPairs, jsonObject } from '../reads/row-json.js';
 import { type SelectionTree, selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { fieldScopes } from '../schema/field-scopes.js';
 
 /**
- * A `/graphql` page read answered with PostgreSQL's JSON, never parsed and re-serialised here.
+ * A `/graphql` page or record read answered with PostgreSQL's JSON, never parsed and re-serialised here.
  *
- * Where an operation is one root page field (`orders`, `products`, …) whose selection holds only
- * plain fields (no field resolver, no arguments, no directive, no fragment, no field scope) of
- * scalar types PostgreSQL can write exactly as their serialisers do, the items' JSON is built in
- * SQL with the response's keys (aliases included) in the selection's order, and the answer is
- * `{"data":{"<key>":<page>}}` around PostgreSQL's text. The root field's own resolver still runs
- * (its `@Authorized` scope, input guard, argument validation, filters and page bounds), so only
- * the items' statement differs; its errors are reported as the executor reports a root field's.
+ * Where an operation is one root page field (`orders`, `products`, …) or one root record field
+ * (`order(id:)`, …) whose selection holds only plain fields (no field resolver unless its value
+ * is declared with `@Projects`, no arguments, no directive, no fragment, no field scope) of scalar
+ * types PostgreSQL can write exactly as their serialisers do, the items' (or the record's) JSON is
+ * built in SQL with the response's keys (aliases included) in the selection's order, and the
+ * answer is `{"data":{"<key>":<page or record>}}` around PostgreSQL's text. The root field's own
+ * resolver still runs (its `@Authorized` scope, input guard, argument validation, filters, page
+ * bounds, a missing record's NOT_FOUND), so only the read's statement differs; its errors are
+ * reported as the executor reports a root field's.
  * Anything else takes graphql-jit's road (compiled-execution.ts).
  */
 
@@ -55,10 +65,11 @@ interface Shape {
   node: FieldNode;
   field: GraphQLField<unknown, unknown>;
   key: string;
-  /** The page fields selected: response key → page field. */
-  pageKeys: [string, string][];
+  /** The page fields selected: response key → page field; null for a single record's root field. */
+  pageKeys: [string, string][] | null;
   type: string;
   selection: SelectionTree;
+  /** A page's item, or the record, as the response's JSON object on alias `r0`. */
   itemSql: string;
 }
 
@@ -205,8 +216,11 @@ function objectSql(
   const pairs: JsonPairs = rendering.map(({ key, field: name, shown, sub }): [string, string] => {
     if (name === undefined) return [key, objectSql(schema, type, plan, sub ?? [], alias, depth)];
     const def = type.getFields()[name];
-    if (!def || def.resolve || def.args.length || fieldScopes(schema, type, name)?.length) {
-      return refuse('not a plain field');
+    if (!def || def.args.length || fieldScopes(schema, type, name)?.length) return refuse('not a plain field');
+    if (def.resolve) {
+      // A field resolver is answered here only when its value is declared (@Projects).
+      const projection = projectionOf(plan.meta, name) ?? refuse('field resolver');
+      return [key, projectedSql(schema, def.type, projection, { key, field: name, shown, sub }, plan, alias, depth)];
     }
     const nullable = getNullableType(def.type);
     const named = getNamedType(def.type);
@@ -237,6 +251,115 @@ function objectSql(
   return jsonObject(pairs);
 }
 
+/**
+ * A ReadPath of the row on `alias` (see field-reads.ts) as `type`'s serialiser writes it: a column,
+ * a reference's id, or a column of a single relation the plan loads (a subquery; null without a row).
+ */
+function pathSql(
+  plan: Plan,
+  path: string,
+  type: GraphQLNamedType,
+  list: boolean,
+  alias: string,
+  depth: number,
+): string {
+  const [head, property, ...deeper] = path.split('.');
+  const prop = plan.meta.properties[head as never] as EntityProperty | undefined;
+  if (property !== undefined) {
+    const relation = plan.relations.get(head);
+    if (deeper.length || relation?.kind !== 'one') return refuse('path');
+    const child = `t${depth}`;
+    return `(select ${pathSql(relation.plan, property, type, list, child, depth + 1)} from ${relation.from(child, alias)})`;
+  }
+  const column = prop?.fieldNames?.length === 1 ? `${alias}.${quote(prop.fieldNames[0])}` : '';
+  const reference = prop?.kind === 'm:1' || (prop?.kind === '1:1' && prop.owner);
+  if (reference) {
+    // A reference is its id, as the row's JSON gives it: only whole-number keys.
+    const key = prop.targetMeta?.getPrimaryProps()[0];
+    const keyType = String(key?.columnTypes?.[0] ?? '').toLowerCase();
+    return type.name === 'Int' && !list && column && INT_COLUMN.test(keyType) ? column : refuse('reference');
+  }
+  return leafSql(prop, type, list, column);
+}
+
+/** A constant of a projection as SQL of the GraphQL type it is served as. */
+function constantSql(value: string | number | boolean, type: GraphQLNamedType): string {
+  if (type.name === 'String' && typeof value === 'string') return `'${value.replace(/'/g, "''")}'`;
+  if (type.name === 'Int' && Number.isSafeInteger(value)) return String(value);
+  if (type.name === 'Boolean' && typeof value === 'boolean') return String(value);
+  return refuse('constant');
+}
+
+/** A field resolver's declared value (projection.ts) as `rendered` shows it, as SQL on the row `alias`. */
+function projectedSql(
+  schema: GraphQLSchema,
+  fieldType: GraphQLOutputType,
+  projection: Projection,
+  rendered: RenderedKey,
+  plan: Plan,
+  alias: string,
+  depth: number,
+): string {
+  const nullable = getNullableType(fieldType);
+  const named = getNamedType(fieldType);
+  const list = isListType(nullable);
+  const { shown, sub } = rendered;
+  if (isScalarType(named) || isEnumType(named)) {
+    if (sub) refuse('selection on a leaf');
+    // An enum's code or a Decimal as a number needs the plain column: left to execution here.
+    if (shown === 'code' || shown === 'number') refuse('shown otherwise');
+    const sql = (): string => {
+      if (typeof projection === 'string') return pathSql(plan, projection, named, list, alias, depth);
+      if (list) return refuse('list of values');
+      if (isChoice(projection)) {
+        const choices = projection.map((choice) =>
+          projectedSql(schema, fieldType, choice, { key: rendered.key }, plan, alias, depth),
+        );
+        return `coalesce(${choices.join(', ')})`;
+      }
+      if ('constant' in projection) return constantSql(projection.constant, named);
+      return refuse('fields on a leaf');
+    };
+    return shownSql(shown, named, sql(), '');
+  }
+  if (!isObjectType(named) || typeof projection === 'string' || isChoice(projection) || !('fields' in projection)) {
+    return refuse('projected object');
+  }
+  if (shown) refuse('shown object');
+  const objectOf = (rowPlan: Plan, rowAlias: string, rowDepth: number) => {
+    const keys = sub ?? [];
+    if (keys.length > 50) refuse('wide object');
+    const pairs: JsonPairs = keys.map((inner): [string, string] => {
+      // A grouping of the object's own fields (an edge's) nests the same projection.
+      if (inner.field === undefined) {
+        const group = { fields: projection.fields };
+        return [
+          inner.key,
+          projectedSql(schema, fieldType, group, { key: inner.key, sub: inner.sub }, rowPlan, rowAlias, rowDepth),
+        ];
+      }
+      const def = named.getFields()[inner.field];
+      const value = projection.fields[inner.field];
+      if (!def || def.resolve || def.args.length || !value || fieldScopes(schema, named, inner.field)?.length) {
+        return refuse('projected field');
+      }
+      return [inner.key, projectedSql(schema, def.type, value, inner, rowPlan, rowAlias, rowDepth)];
+    });
+    return jsonObject(pairs);
+  };
+  if (!('each' in projection)) return list ? refuse('list') : objectOf(plan, alias, depth);
+  const relation = plan.relations.get(projection.each);
+  if (!list || isListType(getNullableType(nullable.ofType)) || relation?.kind !== 'many') return refuse('each');
+  const child = `t${depth}`;
+  const rows =
+    `select json_agg(${objectOf(relation.plan, child, depth + 1)} order by ${relation.orderBy(child)}) ` +
+    `from ${relation.from(child, alias)}`;
+  return `coalesce((${rows}), '[]'::json)`;
+}
+
+// Array.isArray does not narrow a readonly array type.
+const isChoice = (projection: Projection): projection is readonly Projection[] => Array.isArray(projection);
+
 const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 
 /** An operation of a document: the schema, the entities' metadata, the document, the operation's name. */
@@ -250,8 +373,18 @@ function shapeOf([schema, metadata, document, operationName]: Operation, renderi
   if (more.length || node.kind !== Kind.FIELD || node.directives?.length) return refuse('not one root field');
   const query = schema.getQueryType()!;
   const field = query.getFields()[node.name.value];
-  const pageType = field && getNullableType(field.type);
-  if (!field?.resolve || !isObjectType(pageType)) return refuse('not a page');
+  const rootType = field && getNullableType(field.type);
+  if (!field?.resolve || !isObjectType(rootType)) return refuse('not an object');
+  const key = node.alias?.value ?? node.name.value;
+  const selection = selectionOf({ fieldNodes: [node], fragments: {}, variableValues: {} });
+  if (metadata.getByClassName(rootType.name, false)) {
+    // A single record (`order(id:)`): its own object, as a page's item is (for /graphql only).
+    if (rendering) refuse('a record for an edge');
+    const plan = planFor(metadata, rootType.name, selection);
+    const itemSql = objectSql(schema, rootType, plan, renderingOf(node.selectionSet), 'r0', 1);
+    return { operation, node, field, key, pageKeys: null, type: rootType.name, selection, itemSql };
+  }
+  const pageType = rootType;
   const pageKeys: [string, string][] = [];
   let items: FieldNode | undefined;
   for (const child of plainFields(node.selectionSet)) {
@@ -266,10 +399,9 @@ function shapeOf([schema, metadata, document, operationName]: Operation, renderi
   const itemType = items && getNamedType(pageType.getFields().items.type);
   if (!items || !isObjectType(itemType) || !metadata.getByClassName(itemType.name, false)) return refuse('no items');
   const type = itemType.name;
-  const selection = selectionOf({ fieldNodes: [node], fragments: {}, variableValues: {} });
   const plan = planFor(metadata, type, selection.get('items')!);
   const itemSql = objectSql(schema, itemType, plan, rendering ?? renderingOf(items.selectionSet), 'r0', 1);
-  return { operation, node, field, key: node.alias?.value ?? node.name.value, pageKeys, type, selection, itemSql };
+  return { operation, node, field, key, pageKeys, type, selection, itemSql };
 }
 
 function cachedShape(operation: Operation, rendering?: Rendering) {
@@ -314,17 +446,18 @@ export function answerBodies(graphql: Middleware): Middleware {
 }
 
 /**
- * Runs the shape's root field (its resolver: scope, guard, arguments, filters, page bounds) with
- * `request` for its readPage: undefined when the variables or arguments do not coerce (nothing
- * ran: the normal way answers), else the field's error as compiled execution reports it, or null.
+ * Runs the shape's root field (its resolver: scope, guard, arguments, filters, page bounds, a
+ * missing record) with `request` for its readPage (or readRecord): undefined when the variables or
+ * arguments do not coerce (nothing ran: the normal way answers), else the field's error as compiled
+ * execution reports it, or the value the resolver returned.
  */
 async function runRootField(
   schema: GraphQLSchema,
   shape: Shape,
   context: GraphQLContext,
   given: Record<string, unknown> | undefined,
-  request: AnswerPage,
-): Promise<ExecutionResult | null | undefined> {
+  request: AnswerPage | AnswerRecord,
+): Promise<ExecutionResult | { value: unknown } | undefined> {
   const variables = getVariableValues(schema, shape.operation.variableDefinitions ?? [], given ?? {});
   if (variables.errors) return undefined;
   const query = schema.getQueryType()!;
@@ -346,19 +479,21 @@ async function runRootField(
   } catch {
     return undefined;
   }
-  answerPages.set(context.em, request);
+  const requests: WeakMap<GraphQLContext['em'], AnswerPage | AnswerRecord> = shape.pageKeys
+    ? answerPages
+    : answerRecords;
+  requests.set(context.em, request);
   try {
-    await shape.field.resolve!(undefined, args, context, info);
-    return null;
+    return { value: await shape.field.resolve!(undefined, args, context, info) };
   } catch (error) {
     // The root field's error as compiled execution reports it (compiled-execution.ts: its path, the
     // resolver's error, no locations; the field null, or no data when it is non-null), without
-    // running the field again (a statement that timed out, a refused scope).
+    // running the field again (a statement that timed out, a refused scope, a missing record).
     const thrown = error instanceof Error ? error : new Error(String(error));
     const reported = new GraphQLError(thrown.message, { path: [shape.key], originalError: thrown, extensions: {} });
     return { data: isNonNullType(shape.field.type) ? null : { [shape.key]: null }, errors: [reported] };
   } finally {
-    answerPages.delete(context.em);
+    requests.delete(context.em);
   }
 }
 
@@ -377,9 +512,22 @@ export async function answerFromPostgres(
   if (!holder) return undefined;
   const { shape, forget } = cachedShape([schema, context.em.getMetadata(), document, operationName]);
   if (!shape) return undefined;
+  if (!shape.pageKeys) {
+    const record: AnswerRecord = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql };
+    const ran = await runRootField(schema, shape, context, given, record);
+    if (!ran || !('value' in ran)) return ran;
+    // The resolver must hand back the very row readRecord answered (nothing made of it), else
+    // this document always runs the normal way.
+    if (record.record === undefined || ran.value !== record.record.row) {
+      forget();
+      return undefined;
+    }
+    holder.text = record.record.text;
+    return { data: { [shape.key]: placeholder } };
+  }
   const request: AnswerPage = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql };
-  const failed = await runRootField(schema, shape, context, given, request);
-  if (failed !== null) return failed;
+  const ran = await runRootField(schema, shape, context, given, request);
+  if (!ran || !('value' in ran)) return ran;
   const page = request.answer;
   if (!page) {
     // The root field did not read its page through readPage: this document always runs the normal way.
@@ -418,8 +566,8 @@ export async function pageFromPostgres(
   const { shape, forget } = cachedShape([schema, context.em.getMetadata(), document, undefined], rendering);
   if (!shape) return undefined;
   const request: AnswerPage = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql };
-  const failed = await runRootField(schema, shape, context, given, request);
-  if (failed !== null) return failed;
+  const ran = await runRootField(schema, shape, context, given, request);
+  if (!ran || !('value' in ran)) return ran;
   if (!request.answer) {
     forget();
     return undefined;
@@ -443,8 +591,8 @@ export async function linesFromPostgres(
   const { shape, forget } = cachedShape([schema, context.em.getMetadata(), document, undefined], rendering);
   if (!shape) return undefined;
   const request: AnswerPage = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql, lines: true };
-  const failed = await runRootField(schema, shape, context, given, request);
-  if (failed !== null) return failed;
+  const ran = await runRootField(schema, shape, context, given, request);
+  if (!ran || !('value' in ran)) return ran;
   if (!request.answerLines) {
     forget();
     return undefined;

@@ -1,9 +1,11 @@
 import {
+  type ASTNode,
   type DocumentNode,
   type FragmentDefinitionNode,
   GraphQLError,
   type GraphQLSchema,
   getOperationAST,
+  getVariableValues,
   isEnumType,
   isInputObjectType,
   isInterfaceType,
@@ -11,6 +13,7 @@ import {
   Kind,
   OperationTypeNode,
   type SelectionSetNode,
+  visit,
 } from 'graphql';
 import { type ComplexityEstimator, getComplexity } from 'graphql-query-complexity';
 import { MAX_PAGE_SIZE } from '../schema/pagination.js';
@@ -102,11 +105,41 @@ function estimators(schema: GraphQLSchema): ComplexityEstimator[] {
     const items = sizes[`${type.name}.${field.name}`];
     return items === undefined ? undefined : 1 + items * childComplexity;
   };
+  // Reads only COST_ARGUMENTS (costVariables keys the measured costs by them).
   const paged: ComplexityEstimator = ({ args, childComplexity }) => {
     const size = typeof args.size === 'number' ? Math.min(Math.max(Math.trunc(args.size), 1), MAX_PAGE_SIZE) : 1;
     return 1 + size * childComplexity;
   };
   return [introspection as ComplexityEstimator, paged];
+}
+
+/** The arguments an estimator reads: with @skip/@include, the only values a cost depends on. */
+const COST_ARGUMENTS = new Set(['size']);
+
+const costVariablesByDocument = new WeakMap<DocumentNode, string[]>();
+
+/**
+ * The variables a document's cost can depend on: those given to a COST_ARGUMENTS argument or to a
+ * directive. Another variable (an id, a filter) changes what the operation reads, never its cost.
+ */
+function costVariables(document: DocumentNode): string[] {
+  let names = costVariablesByDocument.get(document);
+  if (names) return names;
+  const found = new Set<string>();
+  const collect = (node: ASTNode) =>
+    visit(node, {
+      enter(inner) {
+        if (inner.kind === Kind.VARIABLE) found.add(inner.name.value);
+      },
+    });
+  visit(document, {
+    enter(node) {
+      if (node.kind === Kind.DIRECTIVE) collect(node);
+      else if (node.kind === Kind.ARGUMENT && COST_ARGUMENTS.has(node.name.value)) collect(node.value);
+    },
+  });
+  costVariablesByDocument.set(document, (names = [...found].sort()));
+  return names;
 }
 
 /** Root fields of the operation, fragments on the root type expanded (`__typename` is free). */
@@ -131,7 +164,8 @@ function rootFieldCount(document: DocumentNode, set: SelectionSetNode, seen = ne
 
 /**
  * Costs already measured, per parsed document (Apollo and the REST gateway reuse one DocumentNode
- * per query text), then per operation name and variables: clients repeat a handful of operations,
+ * per query text), then per operation name and the values of the variables a cost depends on
+ * (costVariables; an order's id is not one of them): clients repeat a handful of operations,
  * and walking the document with the complexity estimators was a measurable part of a small read.
  * Refusals are not kept; a document's entries are dropped together once there are many of them.
  */
@@ -150,7 +184,12 @@ export function operationCost(
   operationName: string | null | undefined,
   variables: Record<string, unknown> | undefined,
 ): OperationCost {
-  const key = `${operationName ?? ''}\u0000${JSON.stringify(variables ?? {})}`;
+  const given = variables ?? {};
+  // Given (even as null) or left out: a left-out variable takes its default.
+  const costValues = costVariables(document)
+    .filter((name) => Object.hasOwn(given, name))
+    .map((name) => [name, given[name]]);
+  const key = `${operationName ?? ''}\u0000${JSON.stringify(costValues)}`;
   // Large variables (a write's input, a hostile value) are measured, never kept as a key.
   if (key.length > MEASURED_KEY_LENGTH) return measure(schema, document, operationName, variables);
   let bySchema = measured.get(schema);
@@ -158,6 +197,12 @@ export function operationCost(
   let byArguments = bySchema.get(document);
   if (!byArguments) bySchema.set(document, (byArguments = new Map()));
   let cost = byArguments.get(key);
+  // The key leaves out variables a cost cannot depend on, but one of them may not coerce: such an
+  // operation costs its root fields (see measure), never kept.
+  const definitions = getOperationAST(document, operationName)?.variableDefinitions;
+  if (definitions?.length && getVariableValues(schema, definitions, given).errors) {
+    return measure(schema, document, operationName, variables);
+  }
   if (!cost) {
     cost = measure(schema, document, operationName, variables);
     if (byArguments.size >= MEASURED_PER_DOCUMENT) byArguments.clear();

@@ -1,3 +1,5 @@
+import { type Projection, pathsOf } from './projection.js';
+
 /**
  * What a field resolver reads from its row, declared where the resolver is written, and the
  * computed relations (SQL by hand) declared next to the field they serve. The read planner
@@ -29,6 +31,7 @@ export type ComputedRelation =
 
 interface Declared {
   reads?: ReadPath[];
+  projection?: Projection;
   computed?: { name: string | undefined; relation: ComputedRelation }[];
 }
 
@@ -63,6 +66,19 @@ export function Computed(relation: ComputedRelation, name?: string): MethodDecor
   return (prototype, method) => {
     const declared = declare(prototype.constructor, String(method));
     declared.computed = [...(declared.computed ?? []), { name, relation }];
+  };
+}
+
+/**
+ * A field resolver whose value is its row's properties as `projection` arranges them (see
+ * projection.ts): the resolver returns `projectRow(row, projection)`, the read plan loads what it
+ * names (its `@Reads`), and the `/graphql` passthrough builds the same value in SQL.
+ */
+export function Projects(projection: Projection): MethodDecorator {
+  return (prototype, method) => {
+    const declared = declare(prototype.constructor, String(method));
+    declared.projection = projection;
+    declared.reads = [...(declared.reads ?? []), ...pathsOf(projection)];
   };
 }
 

@@ -1,6 +1,7 @@
 import type { EntityMetadata, EntityProperty, MetadataStorage } from '@mikro-orm/core';
 import { getMetadataStorage } from 'type-graphql';
 import { type ComputedRelation, declaredOn, type ReadPath } from './field-reads.js';
+import type { Projection } from './projection.js';
 import type { SelectionTree } from './selection.js';
 
 /**
@@ -45,7 +46,7 @@ interface TypeFields {
   /** GraphQL field → the entity property a `@Field` of the entity reads, and the field's type. */
   properties: Map<string, { property: string; type: unknown }>;
   /** GraphQL field → its resolver's `@Reads` (null when it declares none) and the type it returns. */
-  resolvers: Map<string, { reads: ReadPath[] | null; type: unknown }>;
+  resolvers: Map<string, { reads: ReadPath[] | null; type: unknown; projection?: Projection }>;
   computed: Map<string, ComputedRelation>;
 }
 
@@ -59,7 +60,11 @@ function fieldsOf(meta: EntityMetadata): TypeFields {
   for (const resolver of storage.fieldResolvers) {
     if (resolver.getObjectType?.() !== meta.class) continue;
     const declared = declaredOn(resolver.target, resolver.methodName);
-    fields.resolvers.set(resolver.schemaName, { reads: declared.reads ?? null, type: resolver.getType?.() });
+    fields.resolvers.set(resolver.schemaName, {
+      reads: declared.reads ?? null,
+      type: resolver.getType?.(),
+      projection: declared.projection,
+    });
     for (const { name, relation } of declared.computed ?? []) {
       fields.computed.set(name ?? resolver.schemaName, relation);
     }
@@ -72,6 +77,10 @@ function fieldsOf(meta: EntityMetadata): TypeFields {
   fieldsByClass.set(meta.class, fields);
   return fields;
 }
+
+/** What a field resolver of `meta`'s type `@Projects` (see projection.ts), if it declares it. */
+export const projectionOf = (meta: EntityMetadata, field: string): Projection | undefined =>
+  fieldsOf(meta).resolvers.get(field)?.projection;
 
 /** Whether a resolver's field is a list or value computed under its own name (read as a property). */
 export function isComputedRowProperty(resolverClass: Function, method: string, field: string): boolean {

@@ -5,26 +5,28 @@ import type { FulfilmentItem } from '../entities/fulfilment-item.entity.js';
 import { Restock } from '../entities/restock.entity.js';
 import { Shipment } from '../entities/shipment.entity.js';
 import type { ShippingCarrier } from '../entities/shipping-carrier.entity.js';
-import { Reads } from '../reads/field-reads.js';
+import { Projects, Reads } from '../reads/field-reads.js';
+import { type Projection, projectRow } from '../reads/projection.js';
 import type { ReadRow } from '../reads/read-row.js';
 import { RecordItem } from './order-parts.type.js';
 
 /** A record with its items (fulfilment, shipment and restock items have the same two columns). */
 type WithItems<E> = ReadRow<E, { items: ReadRow<FulfilmentItem>[] }>;
 
-const recordItems = (record: WithItems<object>): RecordItem[] =>
-  record.items.map((i) => ({ id: i.lineItem, quantity: i.quantity }));
+/** A record's items: each the line item's id and the units. */
+const RECORD_ITEMS = { each: 'items', fields: { id: 'lineItem', quantity: 'quantity' } } satisfies Projection;
+const recordItems = (record: WithItems<object>): RecordItem[] => projectRow(record, RECORD_ITEMS);
 
 /** Fulfilment, shipment and restock records as docs/decisions.md#records shapes them; items come with the record. */
 @Resolver(() => Fulfilment)
 export class FulfilmentFieldsResolver {
-  @Reads('warehouse')
+  @Projects('warehouse')
   @FieldResolver(() => Int, { nullable: true, description: 'The warehouse the units came from' })
   warehouse(@Root() fulfilment: ReadRow<Fulfilment>): number | null {
-    return fulfilment.warehouse;
+    return projectRow(fulfilment, 'warehouse');
   }
 
-  @Reads('items.lineItem', 'items.quantity')
+  @Projects(RECORD_ITEMS)
   @FieldResolver(() => [RecordItem], { description: 'Line items and units in the fulfilment' })
   items(@Root() fulfilment: WithItems<Fulfilment>): RecordItem[] {
     return recordItems(fulfilment);
@@ -33,16 +35,16 @@ export class FulfilmentFieldsResolver {
 
 @Resolver(() => Shipment)
 export class ShipmentFieldsResolver {
-  @Reads('fulfilment')
+  @Projects('fulfilment')
   @FieldResolver(() => Int, { description: 'The fulfilment shipped from' })
   fulfilmentId(@Root() shipment: ReadRow<Shipment>): number {
-    return shipment.fulfilment;
+    return projectRow(shipment, 'fulfilment');
   }
 
-  @Reads('carrier')
+  @Projects('carrier')
   @FieldResolver(() => Int, { description: 'The carrier id' })
   shippingCarrier(@Root() shipment: ReadRow<Shipment>): number {
-    return shipment.carrier;
+    return projectRow(shipment, 'carrier');
   }
 
   @Reads('trackingNumber', 'carrier.url')
@@ -51,7 +53,7 @@ export class ShipmentFieldsResolver {
     return trackingUrlOf(shipment.$carrier?.url, shipment.trackingNumber);
   }
 
-  @Reads('items.lineItem', 'items.quantity')
+  @Projects(RECORD_ITEMS)
   @FieldResolver(() => [RecordItem], { description: 'Line items and units shipped' })
   items(@Root() shipment: WithItems<Shipment>): RecordItem[] {
     return recordItems(shipment);
@@ -60,13 +62,13 @@ export class ShipmentFieldsResolver {
 
 @Resolver(() => Restock)
 export class RestockFieldsResolver {
-  @Reads('warehouse')
+  @Projects('warehouse')
   @FieldResolver(() => Int, { description: 'Warehouse id the units went back to' })
   warehouse(@Root() restock: ReadRow<Restock>): number {
-    return restock.warehouse;
+    return projectRow(restock, 'warehouse');
   }
 
-  @Reads('items.lineItem', 'items.quantity')
+  @Projects(RECORD_ITEMS)
   @FieldResolver(() => [RecordItem], { description: 'Line items and units restocked' })
   items(@Root() restock: WithItems<Restock>): RecordItem[] {
     return recordItems(restock);

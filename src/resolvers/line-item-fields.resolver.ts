@@ -1,32 +1,41 @@
 import { FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import { LineItem } from '../entities/line-item.entity.js';
-import { Reads } from '../reads/field-reads.js';
+import { Projects } from '../reads/field-reads.js';
+import { type Projection, projectRow } from '../reads/projection.js';
 import type { ReadRow } from '../reads/read-row.js';
 import { LineItemCounters, LineItemVariant } from './order-parts.type.js';
 
+/** The variant as it was bought (its id and option values at order time). */
+const VARIANT = { fields: { id: 'variantRef', variant: 'variantValues' } } satisfies Projection;
+
+/** The counters are the line's own columns under the same names. */
+const COUNTERS = {
+  fields: {
+    quantity: 'quantity',
+    notFulfilled: 'notFulfilled',
+    fulfilled: 'fulfilled',
+    shipped: 'shipped',
+    restocked: 'restocked',
+  },
+} satisfies Projection;
+
 @Resolver(() => LineItem)
 export class LineItemFieldsResolver {
-  @Reads('productRef')
+  @Projects('productRef')
   @FieldResolver(() => Int, { description: 'The product bought (kept even if the product was deleted since)' })
   productId(@Root() item: ReadRow<LineItem>): number {
-    return item.productRef;
+    return projectRow(item, 'productRef');
   }
 
-  @Reads('variantRef', 'variantValues')
+  @Projects(VARIANT)
   @FieldResolver(() => LineItemVariant, { description: 'The variant bought' })
   variant(@Root() item: ReadRow<LineItem>): LineItemVariant {
-    return { id: item.variantRef, variant: item.variantValues };
+    return projectRow(item, VARIANT);
   }
 
-  @Reads('quantity', 'notFulfilled', 'fulfilled', 'shipped', 'restocked')
+  @Projects(COUNTERS)
   @FieldResolver(() => LineItemCounters, { description: 'Where the units of this line are now' })
   counters(@Root() item: ReadRow<LineItem>): LineItemCounters {
-    return {
-      quantity: item.quantity,
-      notFulfilled: item.notFulfilled,
-      fulfilled: item.fulfilled,
-      shipped: item.shipped,
-      restocked: item.restocked,
-    };
+    return projectRow(item, COUNTERS);
   }
 }

@@ -3,7 +3,8 @@ import { displayNumber, formatOf } from '../domain/order-number.js';
 import type { Customer } from '../entities/customer.entity.js';
 import { Order } from '../entities/order.entity.js';
 import { StoreSettings } from '../entities/store-settings.entity.js';
-import { Computed, Reads } from '../reads/field-reads.js';
+import { Computed, Projects, Reads } from '../reads/field-reads.js';
+import { type Projection, projectRow } from '../reads/projection.js';
 import type { ReadRow } from '../reads/read-row.js';
 import {
   OrderAddress,
@@ -13,6 +14,22 @@ import {
   OrderRiskLevel,
   OrderShipping,
 } from './order-parts.type.js';
+
+const SHIPPING = { fields: { description: 'shippingDescription', price: 'shippingPrice' } } satisfies Projection;
+const PAYMENT = { fields: { type: 'paymentType', last4: 'paymentLast4' } } satisfies Projection;
+const CONVERSION = { fields: { landingPage: 'landingPage', referrer: 'referrer' } } satisfies Projection;
+const RISK_LEVEL = {
+  fields: { ipFail: 'ipFail', addressFail: 'addressFail', zipFail: 'zipFail', cvcFail: 'cvcFail' },
+} satisfies Projection;
+/** The customer as the order shows it: the order's own e-mail and empty names when the row is gone. */
+const CUSTOMER = {
+  fields: {
+    id: 'customer',
+    email: ['customer.email', 'email'],
+    firstName: ['customer.firstName', { constant: '' }],
+    lastName: ['customer.lastName', { constant: '' }],
+  },
+} satisfies Projection;
 
 /** An order's grouped fields, from its own row (its relations are the entity's, read by the read plan). */
 @Resolver(() => Order)
@@ -25,10 +42,10 @@ export class OrderFieldsResolver {
     return displayNumber(order.id, formatOf(order.$numberFormat));
   }
 
-  @Reads('shippingDescription', 'shippingPrice')
+  @Projects(SHIPPING)
   @FieldResolver(() => OrderShipping, { description: 'Shipping method and its price' })
   shipping(@Root() order: ReadRow<Order>): OrderShipping {
-    return { description: order.shippingDescription, price: order.shippingPrice };
+    return projectRow(order, SHIPPING);
   }
 
   @Reads('shippingAddress', 'billingAddress', 'phone')
@@ -37,33 +54,27 @@ export class OrderFieldsResolver {
     return { shipping: order.shippingAddress, billing: order.billingAddress, phone: order.phone };
   }
 
-  @Reads('paymentType', 'paymentLast4')
+  @Projects(PAYMENT)
   @FieldResolver(() => OrderPayment, { description: 'How the order was paid' })
   payment(@Root() order: ReadRow<Order>): OrderPayment {
-    return { type: order.paymentType, last4: order.paymentLast4 };
+    return projectRow(order, PAYMENT);
   }
 
-  @Reads('landingPage', 'referrer')
+  @Projects(CONVERSION)
   @FieldResolver(() => OrderConversion, { description: 'Where the buyer came from' })
   conversion(@Root() order: ReadRow<Order>): OrderConversion {
-    return { landingPage: order.landingPage, referrer: order.referrer };
+    return projectRow(order, CONVERSION);
   }
 
-  @Reads('ipFail', 'addressFail', 'zipFail', 'cvcFail')
+  @Projects(RISK_LEVEL)
   @FieldResolver(() => OrderRiskLevel, { description: 'Fraud checks that failed' })
   riskLevel(@Root() order: ReadRow<Order>): OrderRiskLevel {
-    return { ipFail: order.ipFail, addressFail: order.addressFail, zipFail: order.zipFail, cvcFail: order.cvcFail };
+    return projectRow(order, RISK_LEVEL);
   }
 
-  @Reads('customer', 'email', 'customer.email', 'customer.firstName', 'customer.lastName')
+  @Projects(CUSTOMER)
   @FieldResolver(() => OrderCustomer, { description: 'The customer who placed the order' })
   customer(@Root() order: ReadRow<Order, { $customer: ReadRow<Customer> | null }>): OrderCustomer {
-    const customer = order.$customer;
-    return {
-      id: order.customer,
-      email: customer?.email ?? order.email,
-      firstName: customer?.firstName ?? '',
-      lastName: customer?.lastName ?? '',
-    };
+    return projectRow(order, CUSTOMER);
   }
 }

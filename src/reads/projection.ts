@@ -1,0 +1,70 @@
+import type { ReadPath } from './field-reads.js';
+
+/**
+ * What a field resolver's value is, declared once (`@Projects`, field-reads.ts) and read two ways:
+ * here, on the row the executor passes (projectRow), and as SQL by the `/graphql` passthrough
+ * (src/graphql/answer-passthrough.ts), which builds the same object in PostgreSQL. Nothing else
+ * decides the value, so the two roads cannot drift apart.
+ *
+ * - a ReadPath: a property of the row (a reference gives its id) or of a single relation
+ *   (`'customer.email'`, null when the related row is missing);
+ * - `{ constant }`: a constant;
+ * - a list of them: the first that is not null (`['customer.email', 'email']`);
+ * - `{ each, fields }`: a list relation of the row, each related row projected by `fields`;
+ * - `{ fields }`: an object, each sub-field projected by its own projection.
+ */
+export type Projection =
+  | ReadPath
+  | { readonly constant: string | number | boolean }
+  | readonly Projection[]
+  | { readonly each: string; readonly fields: Readonly<Record<string, Projection>> }
+  | { readonly fields: Readonly<Record<string, Projection>> };
+
+// Array.isArray does not narrow a readonly array type.
+const isChoice = (projection: Projection): projection is readonly Projection[] => Array.isArray(projection);
+
+type Row = Readonly<Record<string, unknown>>;
+
+/** The key a single relation's row lands under on its parent's row (read-plan.ts#landingKey). */
+const related = (row: Row, relation: string): Row | null => (row[`$${relation}`] as Row | null | undefined) ?? null;
+
+/** The value `projection` gives for `row` (see Projection). */
+export function projectRow<T = unknown>(row: Row, projection: Projection): T {
+  return projected(row, projection) as T;
+}
+
+function projected(row: Row, projection: Projection): unknown {
+  if (typeof projection === 'string') {
+    const [head, property] = projection.split('.');
+    if (property === undefined) return row[head] ?? null;
+    return related(row, head)?.[property] ?? null;
+  }
+  if (isChoice(projection)) {
+    for (const choice of projection) {
+      const value = projected(row, choice);
+      if (value !== null) return value;
+    }
+    return null;
+  }
+  if ('constant' in projection) return projection.constant;
+  if ('each' in projection) {
+    const rows = (row[projection.each] as readonly Row[] | undefined) ?? [];
+    return rows.map((each) => projectFields(each, projection.fields));
+  }
+  return projectFields(row, projection.fields);
+}
+
+function projectFields(row: Row, fields: Readonly<Record<string, Projection>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [field, projection] of Object.entries(fields)) out[field] = projected(row, projection);
+  return out;
+}
+
+/** The ReadPaths a projection reads (its resolver's `@Reads`). */
+export function pathsOf(projection: Projection): ReadPath[] {
+  if (typeof projection === 'string') return [projection];
+  if (isChoice(projection)) return projection.flatMap(pathsOf);
+  if ('constant' in projection) return [];
+  const inner = Object.values(projection.fields).flatMap(pathsOf);
+  return 'each' in projection ? inner.map((path) => `${projection.each}.${path}`) : inner;
+}

@@ -1,6 +1,6 @@
-// Issue 22 item 4: a plain page read (or a record read by id) on /graphql is answered with PostgreSQL's JSON (never parsed
-// and re-serialised by the service), and that answer equals normal execution's: same JSON, same
-// key order, same statements, same errors and scopes.
+// Issue 22 item 4: a plain page read (or a record read by id) on /graphql is answered with
+// PostgreSQL's JSON (never parsed and re-serialised by the service), and that answer equals normal
+// execution's: same JSON, same key order, same statements, same errors and scopes.
 import { Q1, Q1_WITHOUT_COUNT, Q2, Q3, Q4 } from '../bench/graphql-queries.js';
 import { startTestService, type TestResponse, type TestService } from './support/harness.js';
 

@@ -269,7 +269,8 @@ function pathSql(
     const relation = plan.relations.get(head);
     if (deeper.length || relation?.kind !== 'one') return refuse('path');
     const child = `t${depth}`;
-    return `(select ${pathSql(relation.plan, property, type, list, child, depth + 1)} from ${relation.from(child, alias)})`;
+    const value = pathSql(relation.plan, property, type, list, child, depth + 1);
+    return `(select ${value} from ${relation.from(child, alias)})`;
   }
   const column = prop?.fieldNames?.length === 1 ? `${alias}.${quote(prop.fieldNames[0])}` : '';
   const reference = prop?.kind === 'm:1' || (prop?.kind === '1:1' && prop.owner);

@@ -970,36 +970,17 @@ async function main() {
     const resultsDir = path.join(root, 'bench', 'results');
     await mkdir(resultsDir, { recursive: true });
     const written: string[] = [];
+    const write = async (file: string, body: object) => {
+      await writeFile(path.join(resultsDir, file), `${JSON.stringify(body, null, 2)}\n`);
+      written.push(file);
+    };
+    const run = { command: out.command, date: out.date, machine: out.machine, store: size };
     // A run of the feed (or export) alone leaves the store size's main results file as it was.
-    if (results.length) {
-      const file = `${workload === 'users' ? 'users-' : ''}orders-${size.orders}.json`;
-      await writeFile(path.join(resultsDir, file), `${JSON.stringify(out, null, 2)}\n`);
-      written.push(file);
-    }
-    if (exported) {
-      const file = `export-orders-${size.orders}.json`;
-      const exportOut: ExportResults = {
-        command: out.command,
-        date: out.date,
-        machine: out.machine,
-        store: size,
-        ...exported,
-      };
-      await writeFile(path.join(resultsDir, file), `${JSON.stringify(exportOut, null, 2)}\n`);
-      written.push(file);
-    }
+    if (results.length) await write(`${workload === 'users' ? 'users-' : ''}orders-${size.orders}.json`, out);
+    if (exported) await write(`export-orders-${size.orders}.json`, { ...run, ...exported } satisfies ExportResults);
     if (feed) {
-      const file = `feed-orders-${size.orders}.json`;
-      const feedOut: FeedResults = {
-        command: out.command,
-        date: out.date,
-        machine: out.machine,
-        store: size,
-        connections: connectionCounts[0],
-        ...feed,
-      };
-      await writeFile(path.join(resultsDir, file), `${JSON.stringify(feedOut, null, 2)}\n`);
-      written.push(file);
+      const feedOut: FeedResults = { ...run, connections: connectionCounts[0], ...feed };
+      await write(`feed-orders-${size.orders}.json`, feedOut);
     }
     await writeFile(path.join(root, 'BENCHMARKS.md'), await renderBenchmarks(resultsDir));
     log(`Wrote ${written.map((f) => `bench/results/${f}`).join(', ')} and BENCHMARKS.md`);

@@ -27,8 +27,8 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Middleware } from 'koa';
-import type { Projection } from '../reads/projection.js';
-import { type Plan, planFor, projectionOf } from '../reads/read-plan.js';
+import { type Projection, pathsOf } from '../reads/projection.js';
+import { type Plan, planFor, projectionOf, type RelationPlan } from '../reads/read-plan.js';
 import {
   type AnswerLines,
   type AnswerPage,
@@ -436,7 +436,8 @@ function projectedSql(
     });
     return jsonObject(pairs);
   };
-  if (!('each' in projection)) return list ? refuse('list') : objectOf(sub ?? [], plan, alias, depth);
+  if (!('each' in projection))
+    return list ? refuse('list') : joinedObject(plan, fields, sub ?? [], alias, depth, objectOf);
   const relation = plan.relations.get(projection.each);
   if (!list || isListType(getNullableType(nullable.ofType)) || relation?.kind !== 'many') return refuse('each');
   const child = `t${depth}`;
@@ -444,6 +445,43 @@ function projectedSql(
     `select json_agg(${objectOf(sub ?? [], relation.plan, child, depth + 1)} order by ${relation.orderBy(child)}) ` +
     `from ${relation.from(child, alias)}`;
   return `coalesce((${rows}), '[]'::json)`;
+}
+
+/** The GraphQL fields a rendering asks for, its groupings' included. */
+const fieldsAsked = (keys: Rendering): string[] =>
+  keys.flatMap(({ field, sub }) => (field === undefined ? fieldsAsked(sub ?? []) : [field]));
+
+/**
+ * A projected object on the row `alias`, where several of its values read the same single
+ * relation (`Order.customer`: the customer's e-mail and names): that row is joined once for the
+ * object (a lateral left join; no row gives nulls, as the subqueries do) instead of a subquery per
+ * value, and `build` reads it through a plan whose relation is that joined row.
+ */
+function joinedObject(
+  plan: Plan,
+  fields: Readonly<Record<string, Projection>>,
+  keys: Rendering,
+  alias: string,
+  depth: number,
+  build: (keys: Rendering, rowPlan: Plan, rowAlias: string, rowDepth: number) => string,
+): string {
+  const uses = new Map<string, number>();
+  for (const name of fieldsAsked(keys)) {
+    for (const path of fields[name] === undefined ? [] : pathsOf(fields[name])) {
+      const [head, property] = path.split('.');
+      if (property !== undefined && plan.relations.get(head)?.kind === 'one') uses.set(head, (uses.get(head) ?? 0) + 1);
+    }
+  }
+  const shared = [...uses].filter(([, count]) => count > 1).map(([head]) => head);
+  if (!shared.length) return build(keys, plan, alias, depth);
+  const relations = new Map(plan.relations);
+  const joins = shared.map((head, i) => {
+    const relation = plan.relations.get(head) as Extract<RelationPlan, { kind: 'one' }>;
+    const joined = `j${depth}_${i}`;
+    relations.set(head, { ...relation, from: (child) => `(select ${joined}.*) ${child}` });
+    return `left join lateral (select * from ${relation.from(joined, alias)}) ${joined} on true`;
+  });
+  return `(select ${build(keys, { ...plan, relations }, alias, depth)} from (select) j ${joins.join(' ')})`;
 }
 
 // Array.isArray does not narrow a readonly array type.

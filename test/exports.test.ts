@@ -79,6 +79,24 @@ describe('an export is the list, every page of it', () => {
     },
   );
 
+  it('lifetime_spent in whole units, rounded half away from zero, as the GET rounds it', async () => {
+    const amounts = ['12.50', '12.49', '-12.50', '-0.49', '0.50', '99999999.99'];
+    const ids = await service.sql<{ id: number }>(
+      `update customer set lifetime_spent = (array[${amounts.join(', ')}]::numeric[])[c.n]
+       from (select id, row_number() over (order by id) as n from customer order by id limit ${amounts.length}) c
+       where customer.id = c.id returning customer.id`,
+    );
+    const { records } = await exported('/api/v1/customers/export?fields=id,statistics');
+    const byId = new Map(records.map((r) => [(r as { id: number }).id, r]));
+    const units: unknown[] = [];
+    for (const { id } of ids) {
+      const one = await service.get(`/api/v1/customers/${id}?fields=id,statistics`);
+      expect(byId.get(id)).toEqual(one.body);
+      units.push(one.body.statistics.lifetime_spent);
+    }
+    expect(units.sort((a, b) => Number(a) - Number(b))).toEqual([-13, 0, 1, 12, 13, 100000000]);
+  });
+
   it('ends with the complete line counting every record of the store', async () => {
     const [{ n }] = await service.sql<{ n: number }>('select count(*)::int as n from customer');
     expect(n).toBeGreaterThan(2 * EXPORT_CHUNK);

@@ -29,7 +29,7 @@ export interface ReplicaStatus {
 }
 
 /** Why a read went to the primary although replicas are configured. */
-export type FallbackReason = 'behind_write' | 'unavailable' | 'read_failed';
+export type FallbackReason = 'behind_write' | 'unavailable' | 'read_failed' | 'cursor_ahead';
 
 /**
  * The read replicas of `DATABASE_READ_URL` (docs/operations.md#read-replicas). Reads (queries)

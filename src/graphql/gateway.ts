@@ -17,6 +17,7 @@ import type { Scope } from '../auth/scopes.js';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
 import type { ReadReplicas } from '../db/read-replicas.js';
 import { UnauthenticatedError } from '../domain/errors.js';
+import { isCursorMiss } from '../domain/event-cursor.js';
 import { logger } from '../logger.js';
 import { graphqlOperations, readFallbacks, readsByTarget } from '../observability/metrics.js';
 import type { AnswerLines } from '../reads/read-query.js';
@@ -176,6 +177,12 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
       { ...context, em: target.em, loaders: new Loaders(target.em) },
       variables,
     );
+    if (result.errors?.some((error) => isCursorMiss(error.originalError))) {
+      // A feed cursor this replica has not replayed yet: the primary has it (or refuses it for good).
+      readsByTarget.inc({ target: 'primary' });
+      readFallbacks.inc({ reason: 'cursor_ahead' });
+      return compiled(document, operationName, context, variables);
+    }
     if (!result.errors?.some((error) => isDatabaseUnavailable(error.originalError))) {
       readsByTarget.inc({ target: target.name });
       return result;

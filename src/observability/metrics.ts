@@ -52,7 +52,7 @@ export const readFallbacks = new Counter({
   help:
     'Reads sent to the primary although replicas are configured: behind_write (no replica ' +
     "has the caller's write yet), unavailable (none up within the allowed lag), read_failed " +
-    '(the chosen one failed mid-read)',
+    "(the chosen one failed mid-read), cursor_ahead (an event feed cursor the replica hasn't replayed)",
   labelNames: ['reason'] as const,
   registers: [registry],
 });

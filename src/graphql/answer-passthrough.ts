@@ -283,7 +283,9 @@ function embeddedSql(
   alias: string,
 ): string {
   const prop = plan.meta.properties[property as never] as EntityProperty | undefined;
-  if (prop?.kind !== 'embedded' || prop.array || rendering.length > 50) return refuse('not an embeddable');
+  // A list of embeddables or one stored as a JSON column (object mode) is not a set of columns.
+  if (prop?.kind !== 'embedded' || prop.array || prop.object || rendering.length > 50)
+    return refuse('not an embeddable');
   const pairs: JsonPairs = rendering.map(({ key, field: name, shown, sub }): [string, string] => {
     if (name === undefined) return [key, embeddedSql(plan, property, type, sub ?? [], alias)];
     const def = type.getFields()[name];

@@ -2,7 +2,7 @@
 // PostgreSQL's JSON (never parsed and re-serialised by the service), and that answer equals normal
 // execution's: same JSON, same key order, same statements, same errors and scopes.
 import { Q1, Q1_WITHOUT_COUNT, Q2, Q3, Q4 } from '../bench/graphql-queries.js';
-import { startTestService, type TestResponse, type TestService } from './support/harness.js';
+import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService;
 beforeAll(async () => {
@@ -26,16 +26,28 @@ function normally(document: string, root: string): string {
   return `${document.slice(0, at + 1)} @include(if: true)${document.slice(at + 1)}`;
 }
 
-/** PostgreSQL's json_build_object writes `"key" : value`; JSON.stringify never puts a space there. */
-const writtenByPostgres = (res: TestResponse) => res.text.includes('" : ');
+/**
+ * Whether PostgreSQL wrote an answer since the statements were last reset: the passthrough builds
+ * its records as `to_json` of a subselect, which the read plan's rows never are.
+ */
+const writtenByPostgres = () => service.statements.texts.some((text) => text.includes('select to_json(x) from'));
 
 async function both(document: string, root: string, variables?: Record<string, unknown>, token?: string) {
   service.statements.reset();
   const passed = await service.graphql(document, variables, token);
   const passedStatements = service.statements.count;
+  const passedByPostgres = writtenByPostgres();
   service.statements.reset();
   const normal = await service.graphql(normally(document, root), variables, token);
-  return { passed, normal, passedStatements, normalStatements: service.statements.count };
+  const normalByPostgres = writtenByPostgres();
+  return {
+    passed,
+    normal,
+    passedStatements,
+    normalStatements: service.statements.count,
+    passedByPostgres,
+    normalByPostgres,
+  };
 }
 
 const PLAIN_ORDERS = `query Orders($size: Int!) {
@@ -88,13 +100,13 @@ it.each([
   // Collection.productIds evaluates rules in its own code (no @Projects): the normal way.
   ['collections with a field resolver of its own', COLLECTION_MEMBERS, 'collections', undefined, false],
 ])('%s answers as normal execution does', async (_, document, root, variables, passedThrough) => {
-  const { passed, normal, passedStatements, normalStatements } = await both(document, root, variables);
+  const { passed, normal, passedStatements, normalStatements, ...roads } = await both(document, root, variables);
   expect(passed.status).toBe(200);
   expect(normal.body.errors).toBeUndefined();
   // Same values in the same key order (JSON.stringify keeps the order of the parsed text).
   expect(JSON.stringify(passed.body)).toBe(JSON.stringify(normal.body));
-  expect(writtenByPostgres(passed)).toBe(passedThrough);
-  expect(writtenByPostgres(normal)).toBe(false);
+  expect(roads.passedByPostgres).toBe(passedThrough);
+  expect(roads.normalByPostgres).toBe(false);
   expect(passedStatements).toBe(normalStatements);
   expect(passed.headers.get('ratelimit-limit')).toBe(normal.headers.get('ratelimit-limit'));
 });
@@ -146,9 +158,10 @@ describe('REST lists whose shape is plain fields: items written by PostgreSQL, w
     // A conversion only the service knows (thumbnails).
     ['/api/v1/products?size=30&expand=options', false],
   ])('%s: each item is the record its own GET answers; PostgreSQL wrote them: %s', async (list, byPostgres) => {
+    service.statements.reset();
     const res = await service.get(list);
     expect(res.status).toBe(200);
-    expect(writtenByPostgres(res)).toBe(byPostgres);
+    expect(writtenByPostgres()).toBe(byPostgres);
     const { items, _meta, _links } = res.body;
     expect(items.length).toBeGreaterThan(0);
     expect(_meta.perPage).toBe(30);
@@ -167,9 +180,10 @@ describe('REST lists whose shape is plain fields: items written by PostgreSQL, w
 
   it('a search body filters them as the search always did', async () => {
     const body = { status: [3, 4, 5], total: { gte: 20 } };
+    service.statements.reset();
     const res = await service.send('POST', '/api/v1/orders/search?size=100&sort=id&fields=id,status,total', body);
     expect(res.status).toBe(200);
-    expect(writtenByPostgres(res)).toBe(true);
+    expect(writtenByPostgres()).toBe(true);
     // The orders' search answers a bare array (the spec's), its facts in the pagination headers.
     const items = res.body as { id: number; status: number; total: string }[];
     const [{ n }] = await service.sql<{ n: number }>(
@@ -217,12 +231,12 @@ it.each([
   ['a collection with its members', '{ collection(id: 1) { id productIds } }', 'collection', false],
 ])('reads %s by id as normal execution does', async (_, document, root, passedThrough) => {
   const id = await richOrder();
-  const { passed, normal, passedStatements, normalStatements } = await both(document, root, { id });
+  const { passed, normal, passedStatements, normalStatements, ...roads } = await both(document, root, { id });
   expect(passed.status).toBe(200);
   expect(normal.body.errors).toBeUndefined();
   expect(Object.values(normal.body.data)[0]).not.toBeNull();
   expect(JSON.stringify(passed.body)).toBe(JSON.stringify(normal.body));
-  expect(writtenByPostgres(passed)).toBe(passedThrough);
+  expect(roads.passedByPostgres).toBe(passedThrough);
   expect(passedStatements).toBe(normalStatements);
 });
 

@@ -230,7 +230,7 @@ function objectSql(
   alias: string,
   depth: number,
 ): string {
-  // json_build_object takes 50 pairs; wider objects would be merged as jsonb, which reorders keys.
+  // Kept from json_build_object's 50 pairs (recordObject falls back to it for long keys).
   if (rendering.length > 50) refuse('wide object');
   const pairs: JsonPairs = rendering.map(({ key, field: name, shown, sub }): [string, string] => {
     if (name === undefined) return [key, objectSql(schema, type, plan, sub ?? [], alias, depth)];

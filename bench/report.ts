@@ -242,7 +242,7 @@ function usersTable(r: BenchResults): string {
     ];
   });
   return [
-    '| scenario | connections | service req/s | service p50 / p99 | p99 ≤ 3 × p50 | ' +
+    '| scenario | connections | service req/s | service p50 / p99 | p99 ≤ 3 × p50 (goal at the widest) | ' +
       'service CPU / req | SQL / req | baseline req/s | baseline p50 / p99 | ratio ÷ baseline | same JSON | ' +
       'PostGraphile req/s | PostGraphile p50 / p99 | ratio ÷ PostGraphile | same data | service non-2xx |',
     '|---|--:|--:|--:|:-:|--:|--:|--:|--:|--:|:-:|--:|--:|--:|:-:|--:|',

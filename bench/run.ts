@@ -12,7 +12,7 @@
 //
 // `--workload users` runs the users workload instead (bench/user-workload.ts: thousands of
 // distinct search terms, varied sorts and pages, random ids) at each of `--connections` (default
-// 4 and 32), checks p99 ≤ 3 × p50 for each, and writes bench/results/users-orders-N.json.
+// 4 and 32), checks p99 ≤ 3 × p50 at the widest (the goal), and writes bench/results/users-orders-N.json.
 // `--peer postgraphile` also serves the same database with PostGraphile 5 (bench/peers/postgraphile,
 // installed from its own lock when missing) and runs every GraphQL scenario against it, its data
 // compared with the service's after normalising names and shapes (bench/postgraphile-peer.ts).
@@ -134,6 +134,8 @@ const connectionCounts = (args.connections ?? (workload === 'users' ? '4,32' : '
 if (connectionCounts.some((c) => !Number.isInteger(c) || c < 1)) {
   throw new Error(`--connections ${args.connections}: whole numbers ≥ 1`);
 }
+/** The widest load of the run: the users workload's tail goal (p99 ≤ 3 × p50) is judged there. */
+const widest = Math.max(...connectionCounts);
 /** The users workload's latency check: the 99th percentile within this multiple of the median. */
 const P99_OVER_P50_GOAL = 3;
 /** Issue 22's goals: /graphql at least as fast as PostGraphile, every REST read ≥ 0.8 of the baseline. */
@@ -836,10 +838,11 @@ async function main() {
             );
           }
           if (workload === 'users') {
+            // Issue 22's goal is the tail under the widest load; a narrower one's is shown, not judged.
             const met = s.p99 <= P99_OVER_P50_GOAL * s.p50;
-            const verdict = met ? 'met' : 'NOT met';
+            const verdict = conns !== widest ? 'not the goal here' : met ? 'met' : 'NOT met';
             const against = `${s.p99} ms vs ${P99_OVER_P50_GOAL} × ${s.p50} ms`;
-            log(`  p99 ≤ ${P99_OVER_P50_GOAL} × p50: ${verdict} (${against})`);
+            log(`  p99 ≤ ${P99_OVER_P50_GOAL} × p50 (goal at ${widest} connections): ${verdict} (${against})`);
           }
         }
       }
@@ -940,11 +943,13 @@ async function main() {
         log(`REST reads ÷ baseline req/s (goal ≥ ${REST_RATIO_GOAL}): ${verdict}`);
       }
       if (workload === 'users') {
-        const missed = results.filter((r) => r.service.p99 > P99_OVER_P50_GOAL * r.service.p50);
+        const missed = results.filter(
+          (r) => r.connections === widest && r.service.p99 > P99_OVER_P50_GOAL * r.service.p50,
+        );
         const verdict = missed.length
-          ? `NOT met for ${missed.map((r) => `${r.name} at ${r.connections} connections`).join('; ')}`
+          ? `NOT met for ${missed.map((r) => r.name).join('; ')}`
           : 'met for every scenario';
-        log(`p99 ≤ ${P99_OVER_P50_GOAL} × p50 (service): ${verdict}`);
+        log(`p99 ≤ ${P99_OVER_P50_GOAL} × p50 at ${widest} connections (service): ${verdict}`);
       }
     } finally {
       await stopChild(service.child);

@@ -36,7 +36,8 @@ const recordItems = (table: string, key: string, id: string) =>
     from ${table} x where x.${key} = ${id}), '[]')`;
 
 /** One order as the REST layer shows it, from row `o`. */
-const ORDER_JSON = `json_build_object(
+/** An order in its REST shape (every relation the list shows), hand-written; also the export scenario's limit. */
+export const ORDER_JSON = `json_build_object(
   'id', o.id, 'display_number',
     (select order_number_prefix || o.id || order_number_suffix from store_settings where id = 1),
   'email', o.email, 'status', o.status, 'paid', o.paid, 'discounts', o.discounts,

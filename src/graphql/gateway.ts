@@ -15,7 +15,7 @@ import { authenticate } from '../auth/api-tokens.js';
 import { RATE_LIMITED, type RateLimiter, rateLimitedMessage, rateLimitHeaders } from '../auth/rate-limit.js';
 import type { Scope } from '../auth/scopes.js';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
-import type { ReadReplicas } from '../db/read-replicas.js';
+import type { FallbackReason, ReadReplicas } from '../db/read-replicas.js';
 import { UnauthenticatedError } from '../domain/errors.js';
 import { isCursorMiss } from '../domain/event-cursor.js';
 import { logger } from '../logger.js';
@@ -128,6 +128,19 @@ interface Prepared {
   document: DocumentNode;
 }
 
+/** A replica chosen for a read, and how to report that it went away mid-read. */
+interface ReplicaTarget {
+  name: string;
+  em: GraphQLContext['em'];
+  failed(): void;
+}
+
+/** A read the primary answers although replicas are configured, counted with why. */
+function countOnPrimary(reason: FallbackReason): void {
+  readsByTarget.inc({ target: 'primary' });
+  readFallbacks.inc({ reason });
+}
+
 export function bearerOf(header: string | undefined): string | null {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   return match ? match[1] : null;
@@ -161,16 +174,10 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     given?: Record<string, unknown> | null,
   ): Promise<ExecutionResult> {
     const variables = given ?? undefined;
-    const route = routing.get(context.em);
-    if (!replicas || !route || route.writes || getOperationAST(document, operationName)?.operation !== 'query') {
-      return compiled(document, operationName, context, variables);
-    }
-    const target = replicas.set.forRead(route.waitLsn);
-    if (typeof target === 'string') {
-      readsByTarget.inc({ target: 'primary' });
-      readFallbacks.inc({ reason: target });
-      return compiled(document, operationName, context, variables);
-    }
+    // Without replicas, nothing to decide: the document is not even looked at.
+    const query = replicas !== undefined && getOperationAST(document, operationName)?.operation === 'query';
+    const target = query ? replicaFor(context) : undefined;
+    if (!target) return compiled(document, operationName, context, variables);
     const result = await compiled(
       document,
       operationName,
@@ -179,18 +186,30 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     );
     if (result.errors?.some((error) => isCursorMiss(error.originalError))) {
       // A feed cursor this replica has not replayed yet: the primary has it (or refuses it for good).
-      readsByTarget.inc({ target: 'primary' });
-      readFallbacks.inc({ reason: 'cursor_ahead' });
+      countOnPrimary('cursor_ahead');
       return compiled(document, operationName, context, variables);
     }
     if (!result.errors?.some((error) => isDatabaseUnavailable(error.originalError))) {
       readsByTarget.inc({ target: target.name });
       return result;
     }
-    replicas.set.failed(target.name);
-    readsByTarget.inc({ target: 'primary' });
-    readFallbacks.inc({ reason: 'read_failed' });
+    target.failed();
+    countOnPrimary('read_failed');
     return compiled(document, operationName, context, variables);
+  }
+
+  /**
+   * The replica a request's reads go to, or undefined for the primary (no replicas, a request that
+   * writes, or none qualifies: then counted with why).
+   */
+  function replicaFor(context: GraphQLContext): ReplicaTarget | undefined {
+    const route = routing.get(context.em);
+    if (!replicas || !route || route.writes) return undefined;
+    const { set } = replicas;
+    const target = set.forRead(route.waitLsn);
+    if (typeof target !== 'string') return { ...target, failed: () => set.failed(target.name) };
+    countOnPrimary(target);
+    return undefined;
   }
 
   /**
@@ -300,23 +319,16 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
    * the export (no complete line, so the client can tell), as a primary restart would.
    */
   async function snapshotOnReplica(context: GraphQLContext): Promise<Snapshot | undefined> {
-    const route = routing.get(context.em);
-    if (!replicas || !route || route.writes) return undefined;
-    const target = replicas.set.forRead(route.waitLsn);
-    if (typeof target === 'string') {
-      readsByTarget.inc({ target: 'primary' });
-      readFallbacks.inc({ reason: target });
-      return undefined;
-    }
+    const target = replicaFor(context);
+    if (!target) return undefined;
     try {
       const opened = await openSnapshot(context, target.em);
       readsByTarget.inc({ target: target.name });
       return opened;
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
-      replicas.set.failed(target.name);
-      readsByTarget.inc({ target: 'primary' });
-      readFallbacks.inc({ reason: 'read_failed' });
+      target.failed();
+      countOnPrimary('read_failed');
       return undefined;
     }
   }

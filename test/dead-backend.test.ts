@@ -4,6 +4,7 @@
 // request waited for a connection that never came.
 import pg from 'pg';
 import { startTestService, type TestService } from './support/harness.js';
+import { until } from './support/until.js';
 
 const POOL = 3;
 let service: TestService;
@@ -21,15 +22,6 @@ afterAll(async () => {
   await service?.stop();
 });
 
-async function until<T>(probe: () => Promise<T | undefined>, ms: number): Promise<T> {
-  for (const end = Date.now() + ms; ; ) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 it('gives a connection back when its backend dies inside a write, however often that happens', async () => {
   const [{ id }] = await service.sql<{ id: number }>('select id from product order by id limit 1');
   for (let round = 1; round <= POOL + 2; round++) {
@@ -37,15 +29,19 @@ it('gives a connection back when its backend dies inside a write, however often 
     await blocker.query('begin');
     await blocker.query('select 1 from product where id = $1 for update', [id]);
     const patched = service.send('PATCH', `/api/v1/products/${id}`, { title: `round ${round}` });
-    const pid = await until(async () => {
-      // The blocker's transaction would otherwise see the activity view as it was at its first look.
-      await blocker.query('select pg_stat_clear_snapshot()');
-      const { rows } = await blocker.query<{ pid: number }>(
-        `select pid from pg_stat_activity
+    const pid = await until(
+      async () => {
+        // The blocker's transaction would otherwise see the activity view as it was at its first look.
+        await blocker.query('select pg_stat_clear_snapshot()');
+        const { rows } = await blocker.query<{ pid: number }>(
+          `select pid from pg_stat_activity
          where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`,
-      );
-      return rows[0]?.pid;
-    }, 10_000);
+        );
+        return rows[0]?.pid;
+      },
+      10_000,
+      20,
+    );
     await blocker.query('select pg_terminate_backend($1)', [pid]);
     const answer = await patched;
     expect(answer.status).toBe(503);

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { type EmbeddedServer, startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { type StreamingReplica, startStreamingReplica } from '../src/db/streaming-replica.js';
 import { type ServerProcess, startServerProcess } from './support/server-process.js';
+import { until } from './support/until.js';
 
 const ADMIN = 'admin-token-for-read-replica-tests';
 let dir: string;
@@ -30,15 +31,6 @@ async function call(server: ServerProcess, token: string, pathAndQuery: string, 
     status: res.status,
     body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text,
   };
-}
-
-async function until<T>(probe: () => Promise<T | undefined | false>, ms: number): Promise<T> {
-  for (const end = Date.now() + ms; ; ) {
-    const value = await probe().catch(() => undefined);
-    if (value) return value;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 async function readyReplica(server: ServerProcess): Promise<string> {

@@ -165,8 +165,12 @@ export async function collectExamples(call: CallApi): Promise<Examples> {
     description: 'Hand-picked by the team',
   });
   await record('PATCH /customers/{id}', `/customers/${customer.id}`, { notes: 'Prefers e-mail' });
-  // The writes above are the feed's events (the demo store is seeded without any).
-  await record('GET /events', '/events?types=order.*,fulfilment.created&size=2');
+  // The writes above are the feed's events (the demo store is seeded without any). The feed shows an
+  // event once no transaction that began before it still runs, in any database of the server
+  // (docs/integrations.md#the-event-feed): wait until their count has held for a moment.
+  const feedPath = '/events?types=order.*,fulfilment.created&size=2';
+  await settledFeed(async () => (await api('GET', feedPath)).body._meta.totalCount as number);
+  await record('GET /events', feedPath);
   return examples;
 }
 
@@ -192,6 +196,18 @@ export const singleReadOf = (list: RouteSpec) =>
  * empty page; its single read then has no record to show and goes without an example
  * (test/openapi-examples.test.ts allows exactly that). Any other route needs a request above.
  */
+/** Waits (at most 10 s) until the feed's count is above 0 and has not changed for half a second. */
+async function settledFeed(count: () => Promise<number>): Promise<void> {
+  let last = -1;
+  let since = Date.now();
+  for (const end = Date.now() + 10_000; Date.now() < end; ) {
+    const now = await count();
+    if (now !== last) [last, since] = [now, Date.now()];
+    else if (now > 0 && Date.now() - since >= 500) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 async function readsOfTheirOwn(
   examples: Examples,
   record: (key: string, path: string) => Promise<ResponseBody>,

@@ -65,7 +65,7 @@ touched as (update api_token a set last_used_at = ${SQL_NOW}, last_write_at = no
 const WAIT_LSN = `case when token.last_write_at > now() - make_interval(secs => ?)
   then pg_current_wal_lsn()::text end as wait_lsn`;
 
-type TokenRow = {
+export type TokenRow = {
   id: number;
   name: string;
   scopes: string[];
@@ -78,6 +78,49 @@ type TokenRow = {
 export interface WriteTracking {
   writes: boolean;
   windowSeconds: number;
+}
+
+/**
+ * The token check as SQL: common table expressions (`token`, and with a limiter `charged`, the
+ * bucket charged `cost`), their `?` values, and a select of the check's one row (none for an
+ * unknown or revoked secret) with the columns `authenticate` reads. A read request's check rides
+ * on its read in the same statement (src/auth/carried-token-check.ts): `after` names the read's
+ * CTE, which the charge waits for (see `chargeCte`).
+ */
+export function tokenCheckSql(
+  secretHash: string,
+  limiter?: RateLimiter,
+  cost = 1,
+  tracking?: WriteTracking,
+  after?: string,
+): { ctes: string; params: unknown[]; select: string } {
+  const ctes = tracking?.writes ? WRITING_TOKEN_CTES : TOKEN_CTES;
+  const waitLsn = tracking && !tracking.writes ? `, ${WAIT_LSN}` : '';
+  const waitParams = waitLsn ? [tracking?.windowSeconds] : [];
+  if (!limiter) {
+    return { ctes, params: [secretHash, ...waitParams], select: `select id, name, scopes${waitLsn} from token` };
+  }
+  return {
+    ctes: `${ctes}, ${chargeCte('token', after)}`,
+    params: [secretHash, limiter.settings.burst, limiter.settings.rps, limiter.charged(cost), ...waitParams],
+    select: `select token.id, token.name, token.scopes, charged.tokens, charged.granted${waitLsn}
+           from token left join charged on true`,
+  };
+}
+
+/** The caller a token check's row names (none: the secret is unknown or revoked), and their bucket. */
+export function authenticationOf(
+  row: TokenRow | undefined,
+  limiter: RateLimiter | undefined,
+  cost = 1,
+): Authentication | null {
+  if (!row) return null;
+  const principal = { tokenId: row.id, name: row.name, scopes: new Set(row.scopes.filter(isScope)) };
+  const authentication: Authentication = limiter
+    ? { principal, limit: limiter.stateOf(row as Required<TokenRow>, cost) }
+    : { principal };
+  if (row.wait_lsn) authentication.waitLsn = row.wait_lsn;
+  return authentication;
 }
 
 /**
@@ -94,29 +137,20 @@ export async function authenticate(
   cost = 1,
   tracking?: WriteTracking,
 ): Promise<Authentication | null> {
-  if (!secret) return null;
-  const ctes = tracking?.writes ? WRITING_TOKEN_CTES : TOKEN_CTES;
-  const waitLsn = tracking && !tracking.writes ? `, ${WAIT_LSN}` : '';
-  const waitParams = waitLsn ? [tracking?.windowSeconds] : [];
-  const [row] = limiter
-    ? await runPrepared<TokenRow>(
-        em,
-        `with ${ctes}, ${chargeCte('token')}
-         select token.id, token.name, token.scopes, charged.tokens, charged.granted${waitLsn}
-           from token left join charged on true`,
-        [hashSecret(secret), limiter.settings.burst, limiter.settings.rps, limiter.charged(cost), ...waitParams],
-      )
-    : await runPrepared<TokenRow>(em, `with ${ctes} select id, name, scopes${waitLsn} from token`, [
-        hashSecret(secret),
-        ...waitParams,
-      ]);
-  if (!row) return null;
-  const principal = { tokenId: row.id, name: row.name, scopes: new Set(row.scopes.filter(isScope)) };
-  const authentication: Authentication = limiter
-    ? { principal, limit: limiter.stateOf(row as Required<TokenRow>, cost) }
-    : { principal };
-  if (row.wait_lsn) authentication.waitLsn = row.wait_lsn;
-  return authentication;
+  return secret ? checkToken(em, hashSecret(secret), limiter, cost, tracking) : null;
+}
+
+/** `authenticate` by the secret's hash. */
+export async function checkToken(
+  em: EntityManager,
+  secretHash: string,
+  limiter?: RateLimiter,
+  cost = 1,
+  tracking?: WriteTracking,
+): Promise<Authentication | null> {
+  const check = tokenCheckSql(secretHash, limiter, cost, tracking);
+  const [row] = await runPrepared<TokenRow>(em, `with ${check.ctes} ${check.select}`, check.params);
+  return authenticationOf(row, limiter, cost);
 }
 
 export function validateScopes(scopes: string[], field = 'scopes'): Scope[] {

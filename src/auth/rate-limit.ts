@@ -47,11 +47,16 @@ ${bucketUpsert('p')}`;
 /**
  * The bucket charge as a common table expression over the rows of `tokens` (a CTE with an `id`
  * column): the token check and its charge then take one statement (src/auth/api-tokens.ts).
- * Parameters: burst, rps, cost.
+ * Parameters: burst, rps, cost. `after`: a CTE read in full before the charge. The charge locks the
+ * bucket's row until the statement ends, so a read that shares the statement runs first: the lock
+ * is then held for the charge alone, not for the read too, and a token's concurrent requests do not
+ * queue behind each other's reads.
  */
-export const chargeCte = (tokens: string) => `
+export const chargeCte = (tokens: string, after?: string) => `
 charge_of as (select ${tokens}.id as token_id, ?::float8 as burst,
-    ?::float8 as rps, ?::float8 as cost, now() as at from ${tokens}),
+    ?::float8 as rps, ?::float8 as cost, now() as at from ${tokens}${
+      after ? ` where (select count(*) from ${after}) >= 0` : ''
+    }),
 charged as (${bucketUpsert('charge_of')})`;
 
 // Levels are fractional (continuous refill); this keeps 2.9999999 from reading as 2 requests left.

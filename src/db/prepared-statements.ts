@@ -58,12 +58,60 @@ function numberedText(sql: string, count: number): string {
  * the ORM's `onQuery` (where the tests and the benchmark count statements).
  */
 export async function runPrepared<T>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<T[]> {
+  const transaction = em.getTransactionContext<{
+    executeQuery: (query: CompiledQuery) => Promise<{ rows: unknown[] }>;
+  }>();
+  // A companion rides only on a statement outside a transaction: a rollback would undo its writes.
+  const companion = transaction ? undefined : companions.get(em);
+  if (companion) {
+    companions.delete(em);
+    sql =
+      `with ${ACCOMPANIED_READ} as materialized (select true as ${READ}, o.* from (${sql}) o), ${companion.ctes} ` +
+      `select to_json(c) as ${COMPANION}, q.* from (${companion.select}) c left join ${ACCOMPANIED_READ} q on true`;
+    params = [...params, ...companion.params];
+  }
   const text = em.config.get('onQuery')(numberedText(sql, params.length), params as unknown[]);
-  const executor =
-    em.getTransactionContext<{ executeQuery: (query: CompiledQuery) => Promise<{ rows: unknown[] }> }>() ??
-    em.getConnection().getClient();
+  const executor = transaction ?? em.getConnection().getClient();
   const result = await executor.executeQuery(CompiledQuery.raw(text, params as unknown[]));
-  return result.rows as T[];
+  if (!companion) return result.rows as T[];
+  const rows = result.rows as Record<string, unknown>[];
+  companion.settle(rows[0]?.[COMPANION] as Record<string, unknown> | undefined);
+  return rows.filter((row) => row[READ] === true) as T[];
+}
+
+/**
+ * SQL that runs in the same statement as the next read of an EntityManager, so a request pays one
+ * round trip for both: common table expressions (which may wait for the read, the CTE named
+ * `ACCOMPANIED_READ`) and a select of at most one row over them. `settle` gets that row (undefined when
+ * there was none) before anyone sees the read's rows, and throws to withhold them. The token check
+ * of a read request rides this way (src/auth/carried-token-check.ts).
+ */
+export interface Companion {
+  ctes: string;
+  params: readonly unknown[];
+  select: string;
+  settle(row: Record<string, unknown> | undefined): void;
+}
+
+/** The read a companion rides on, as a CTE of the statement. */
+export const ACCOMPANIED_READ = 'accompanied_read';
+// The companion's row as one column (a read's own columns may have any name but these two), and the
+// column that tells the read's rows from the companion's row alone (a read that found nothing).
+const COMPANION = 'companion';
+const READ = 'companion_read';
+
+const companions = new WeakMap<EntityManager, Companion>();
+
+/** `companion` rides on the next statement runPrepared sends for `em` outside a transaction. */
+export function accompanyNextStatement(em: EntityManager, companion: Companion): void {
+  companions.set(em, companion);
+}
+
+/** Takes back a companion no statement carried (undefined when one did). */
+export function unaccompanied(em: EntityManager): Companion | undefined {
+  const companion = companions.get(em);
+  companions.delete(em);
+  return companion;
 }
 
 // One name per distinct text, for the whole process; the texts are the finite set of selection

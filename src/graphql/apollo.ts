@@ -16,13 +16,13 @@ import { isDatabaseUnavailable, isPoolExhausted } from '../db/database-errors.js
 import { UnauthenticatedError } from '../domain/errors.js';
 import { graphqlOperations } from '../observability/metrics.js';
 import type { GraphQLContext } from '../resolvers/context.js';
-import { answerFromPostgres } from './answer-passthrough.js';
 import { MAX_DOCUMENT_TOKENS } from './document-guard.js';
 import { HTTP_STATUS_BY_CODE } from './error-codes.js';
 import { formatError } from './format-error.js';
 import type { createGateway } from './gateway.js';
 import { operationCost } from './operation-cost.js';
 import { QueryLimitError } from './query-limits.js';
+import { checkRefusal, rateLimitedError, unauthenticatedError } from './token-refusals.js';
 
 /** A refused operation (no data at all) answers with the status of its refusal: 401, 403, 429. */
 const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
@@ -38,6 +38,8 @@ const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
         const code = String(errors[0].extensions?.code ?? '');
         if (['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'OVERLOADED'].includes(code))
           response.http.status = HTTP_STATUS_BY_CODE[code];
+        // A token refused after execution (its check rode on the read) carries the challenge too.
+        if (code === 'UNAUTHENTICATED') response.http.headers.set('www-authenticate', 'Bearer realm="store-api"');
         if (code === 'SERVICE_UNAVAILABLE' || code === 'OVERLOADED')
           response.http.headers.set('retry-after', code === 'OVERLOADED' ? '1' : '2');
       },
@@ -71,7 +73,9 @@ function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): 
             refusal = error;
           }
           spent = 1; // taken with the token check
-          if (limiter && cost > 1) state = await limiter.charge(contextValue.principal.tokenId, cost - 1);
+          // A check still to come (carried by the read) charges the whole cost itself.
+          if (contextValue.check?.outcome === 'pending') contextValue.check.cost = cost;
+          else if (limiter && cost > 1) state = await limiter.charge(contextValue.principal.tokenId, cost - 1);
           if (state && !state.allowed) {
             throw new GraphQLError(rateLimitedMessage(state), {
               extensions: { code: RATE_LIMITED, http: { status: 429 } },
@@ -81,11 +85,24 @@ function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): 
           if (refusal) throw refusal;
         },
         async willSendResponse({ contextValue, response }) {
+          const check = contextValue?.check;
+          // Refused before execution (a document that does not parse or validate, a limit): the
+          // token is checked now, and an unknown token or a refused charge answers instead.
+          const outcome = check?.outcome === 'pending' ? await check.settle(contextValue.em) : undefined;
+          if (check && (outcome === 'unauthenticated' || outcome === 'refused')) {
+            const refusal = checkRefusal(check);
+            response.body = { kind: 'single', singleResult: { errors: [formatError(refusal.toJSON(), refusal)] } };
+            // Its status and challenge here: Apollo runs the plugins' hooks at once, not in turn.
+            const { status, headers } = refusal.extensions.http as { status: number; headers: Map<string, string> };
+            response.http.status = status;
+            for (const [name, value] of headers) response.http.headers.set(name.toLowerCase(), value);
+          }
           // Every answer says what it cost (0 when nothing was charged: no valid token).
-          if (contextValue?.principal) spent = Math.max(spent, 1);
+          if (contextValue?.principal && check?.outcome !== 'unauthenticated') spent = Math.max(spent, 1);
+          else spent = 0;
           if (response.body.kind === 'single')
             response.body.singleResult.extensions = { ...response.body.singleResult.extensions, cost: spent };
-          const latest = state ?? contextValue?.limit;
+          const latest = state ?? check?.limit ?? contextValue?.limit;
           if (latest)
             for (const [name, value] of Object.entries(rateLimitHeaders(latest)))
               response.http.headers.set(name.toLowerCase(), value);
@@ -110,15 +127,11 @@ function compiledExecution(gateway: ReturnType<typeof createGateway>): GatewayIn
         // A plain page read is answered with PostgreSQL's own JSON where it can be (answer-passthrough.ts);
         // with read replicas, every read takes the gateway's routing.
         executor: async (request) => {
-          const context = request.context as GraphQLContext;
           const {
             document,
             request: { operationName, variables },
           } = request;
-          const answered = gateway.replicated
-            ? undefined
-            : await answerFromPostgres(gateway.schema, document, operationName, context, variables);
-          return answered ?? gateway.execute(document, operationName, context, variables);
+          return gateway.answer(document, operationName, request.context as GraphQLContext, variables);
         },
       };
     },
@@ -158,7 +171,7 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
   const context = async (authorization: string | undefined, writes = true) => {
     let context: GraphQLContext;
     try {
-      context = await gateway.contextFor(authorization, writes);
+      context = await gateway.contextFor(authorization, writes, true);
     } catch (error) {
       if (isPoolExhausted(error)) {
         throw new GraphQLError('The service is busy; retry shortly', {
@@ -171,21 +184,9 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
         });
       }
       if (!(error instanceof UnauthenticatedError)) throw error;
-      throw new GraphQLError(error.message, {
-        extensions: {
-          code: error.code,
-          http: { status: 401, headers: new Map([['WWW-Authenticate', 'Bearer realm="store-api"']]) },
-        },
-      });
+      throw unauthenticatedError(error);
     }
-    if (context.limit && !context.limit.allowed) {
-      throw new GraphQLError(rateLimitedMessage(context.limit), {
-        extensions: {
-          code: RATE_LIMITED,
-          http: { status: 429, headers: new Map(Object.entries(rateLimitHeaders(context.limit))) },
-        },
-      });
-    }
+    if (context.limit && !context.limit.allowed) throw rateLimitedError(context.limit);
     return context;
   };
   return { server, context };

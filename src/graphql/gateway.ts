@@ -11,7 +11,8 @@ import {
   validate,
 } from 'graphql';
 import { CompiledQuery, type Kysely } from 'kysely';
-import { authenticate } from '../auth/api-tokens.js';
+import { authenticate, checkToken, hashSecret } from '../auth/api-tokens.js';
+import { carriedCheckFor, rememberToken } from '../auth/carried-token-check.js';
 import { RATE_LIMITED, type RateLimiter, rateLimitedMessage, rateLimitHeaders } from '../auth/rate-limit.js';
 import type { Scope } from '../auth/scopes.js';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
@@ -23,9 +24,16 @@ import { graphqlOperations, readFallbacks, readsByTarget } from '../observabilit
 import type { AnswerLines } from '../reads/read-query.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { Loaders } from '../resolvers/loaders.js';
-import { linesFromPostgres, pageFromPostgres, type RenderedPage, type Rendering } from './answer-passthrough.js';
+import {
+  answerFromPostgres,
+  linesFromPostgres,
+  pageFromPostgres,
+  type RenderedPage,
+  type Rendering,
+} from './answer-passthrough.js';
 import { compiledExecutor } from './compiled-execution.js';
 import { formatError } from './format-error.js';
+import { checkRefusal } from './token-refusals.js';
 
 export interface OperationRequest {
   document: string;
@@ -217,15 +225,52 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
    * together (every request, REST or GraphQL, costs at least one; a GraphQL operation that costs
    * more is charged the rest once it is measured). A refused charge is in `limit.allowed`.
    */
-  async function contextFor(authorization: string | undefined, writes = true): Promise<GraphQLContext> {
+  async function contextFor(authorization: string | undefined, writes = true, carry = false): Promise<GraphQLContext> {
     const em = orm.em.fork();
     const secret = bearerOf(authorization);
+    if (!secret) throw new UnauthenticatedError();
+    const hash = hashSecret(secret);
+    // `carry`: a `/graphql` read by a caller seen before checks its token in the statement of its
+    // read (src/auth/carried-token-check.ts; `answer` settles it). Never with replicas: the check
+    // writes, so it runs on the primary, where such a read may not.
+    const check = carry && !writes && !replicas ? carriedCheckFor(hash, limiter) : undefined;
+    if (check) return { em, principal: check.principal, loaders: new Loaders(em), check };
     const tracking = replicas ? { writes, windowSeconds: replicas.windowSeconds } : undefined;
-    const authentication = secret ? await authenticate(em, secret, limiter, 1, tracking) : null;
+    const authentication = await checkToken(em, hash, limiter, 1, tracking);
     if (!authentication) throw new UnauthenticatedError();
+    rememberToken(hash, authentication);
     const context = { em, principal: authentication.principal, loaders: new Loaders(em), limit: authentication.limit };
     routing.set(em, { writes, waitLsn: authentication.waitLsn });
     return context;
+  }
+
+  /**
+   * A `/graphql` operation's result: PostgreSQL's answer where it can write one (never with
+   * replicas, whose routing only execution knows), else executed. A request whose token check rides
+   * on its read (src/auth/carried-token-check.ts) is answered only once the check has passed: an
+   * unknown or revoked token, or a refused charge, gets its refusal instead of the result, and a
+   * caller whose scopes changed since this process last saw them runs the operation again as they
+   * are now (already charged).
+   */
+  async function answer(
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    context: GraphQLContext,
+    variables: Record<string, unknown> | undefined,
+  ): Promise<ExecutionResult> {
+    const { check } = context;
+    if (check) {
+      check.carry(context.em);
+      const answered = await answerFromPostgres(schema, document, operationName, context, variables);
+      const outcome = await check.settle(context.em);
+      if (outcome === 'passed') return answered ?? execute(document, operationName, context, variables);
+      if (outcome !== 'changed') return { errors: [checkRefusal(check)] };
+      context = { ...context, principal: check.principal, check: undefined };
+    }
+    const answered = replicas
+      ? undefined
+      : await answerFromPostgres(schema, document, operationName, context, variables);
+    return answered ?? execute(document, operationName, context, variables);
   }
 
   /**
@@ -418,11 +463,9 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     return authentication.principal.scopes.has(scope) ? 'ok' : 'forbidden';
   }
 
-  const replicated = replicas !== undefined;
-  return { schema, limiter, replicated, execute, contextFor, session, hasScope } satisfies GraphQLGateway & {
+  return { schema, limiter, answer, contextFor, session, hasScope } satisfies GraphQLGateway & {
     limiter: RateLimiter | undefined;
-    replicated: boolean;
-    execute: typeof execute;
+    answer: typeof answer;
     contextFor: typeof contextFor;
     hasScope: typeof hasScope;
   };

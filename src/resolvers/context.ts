@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/api-tokens.js';
+import type { CarriedTokenCheck } from '../auth/carried-token-check.js';
 import type { RateLimitState } from '../auth/rate-limit.js';
 import type { Loaders } from './loaders.js';
 
@@ -10,6 +11,11 @@ export interface GraphQLContext {
   loaders: Loaders;
   /** The caller's bucket after the request's charge, when limits are on (for the `RateLimit-*` headers). */
   limit?: RateLimitState;
+  /**
+   * A `/graphql` read's token check while it rides on the read (src/auth/carried-token-check.ts):
+   * `principal` is then the caller as last seen, and the answer waits for the check.
+   */
+  check?: CarriedTokenCheck;
   /** Over WebSocket only: wakes live subscriptions when events commit on any instance (src/db/event-wakeups.ts). */
   feedWakeups?: { wait(ms: number, signal?: AbortSignal): Promise<void> };
   /**

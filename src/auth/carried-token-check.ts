@@ -1,0 +1,110 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ACCOMPANIED_READ, accompanyNextStatement, unaccompanied } from '../db/prepared-statements.js';
+import {
+  type Authentication,
+  authenticationOf,
+  checkToken,
+  type Principal,
+  type TokenRow,
+  tokenCheckSql,
+} from './api-tokens.js';
+import type { RateLimiter, RateLimitState } from './rate-limit.js';
+
+/**
+ * A read request's token check, carried by its read: one statement checks the token, charges its
+ * bucket and reads, where it took two round trips before (docs/performance.md#one-statement-reads).
+ *
+ * The request starts with the principal this process last saw for the secret (its scopes decide
+ * what the resolvers allow), and the check runs in the same statement as the request's first read
+ * (src/db/prepared-statements.ts `Companion`): its rows reach nobody unless the token still exists,
+ * is not revoked, holds the same scopes and its bucket granted the charge. Nothing is trusted from
+ * memory: every request is checked against the token row, so a revocation or a scope change holds
+ * at once in every process, as before. A request whose read cannot carry the check (anything but a
+ * read PostgreSQL answers) settles it first, with the token statement alone.
+ */
+export class CarriedTokenCheck {
+  outcome: 'pending' | 'passed' | 'unauthenticated' | 'refused' | 'changed' = 'pending';
+  /** What the request charges: 1, or an operation's measured cost once known. */
+  cost = 1;
+  /** The bucket after the charge, once checked. */
+  limit?: RateLimitState;
+
+  constructor(
+    private readonly hash: string,
+    /** The caller as last seen, then as checked (a changed one when `outcome` is `changed`). */
+    public principal: Principal,
+    private readonly limiter: RateLimiter | undefined,
+  ) {}
+
+  /** The check rides on the next statement the request's EntityManager sends outside a transaction. */
+  carry(em: EntityManager): void {
+    if (this.outcome !== 'pending') return;
+    // The bucket's charge waits for the read, so the bucket's row is locked for the charge alone.
+    const sql = tokenCheckSql(this.hash, this.limiter, this.cost, undefined, ACCOMPANIED_READ);
+    accompanyNextStatement(em, {
+      ...sql,
+      settle: (row) => {
+        this.settleWith(authenticationOf(row as TokenRow | undefined, this.limiter, this.cost));
+        if (this.outcome !== 'passed') throw new TokenCheckFailed(this.outcome);
+      },
+    });
+  }
+
+  /** Settles the check if no statement carried it (with the token statement alone); the outcome. */
+  async settle(em: EntityManager): Promise<CarriedTokenCheck['outcome']> {
+    unaccompanied(em);
+    if (this.outcome === 'pending') this.settleWith(await checkToken(em, this.hash, this.limiter, this.cost));
+    return this.outcome;
+  }
+
+  private settleWith(authentication: Authentication | null): void {
+    if (!authentication) {
+      this.outcome = 'unauthenticated';
+      knownTokens.delete(this.hash);
+      return;
+    }
+    this.limit = authentication.limit;
+    const same = sameScopes(authentication.principal.scopes, this.principal.scopes);
+    this.principal = authentication.principal;
+    this.outcome = authentication.limit?.allowed === false ? 'refused' : same ? 'passed' : 'changed';
+    rememberToken(this.hash, authentication);
+  }
+}
+
+/** Thrown by a read that carried a check that failed: its rows are withheld. */
+export class TokenCheckFailed extends Error {
+  constructor(readonly outcome: CarriedTokenCheck['outcome']) {
+    super(`the token check carried by this read did not pass (${outcome})`);
+  }
+}
+
+const sameScopes = (a: ReadonlySet<string>, b: ReadonlySet<string>) =>
+  a.size === b.size && [...a].every((s) => b.has(s));
+
+/**
+ * Callers this process has seen, by secret hash: the principal and how many requests their bucket
+ * had left. Only a hint of what the check will find (a miss or a stale entry costs the request its
+ * second round trip, never a wrong answer); bounded, oldest first out.
+ */
+const knownTokens = new Map<string, { principal: Principal; remaining: number }>();
+const KNOWN_TOKENS_MAX = 10_000;
+/**
+ * A caller whose bucket was this close to empty is checked before its read runs: a refused charge
+ * would otherwise have run the read for nothing.
+ */
+const HEADROOM = 10;
+
+/** Records a successful check's caller (by secret hash, any road), for their next request to carry its check. */
+export function rememberToken(hash: string, authentication: Authentication): void {
+  knownTokens.delete(hash);
+  if (knownTokens.size >= KNOWN_TOKENS_MAX) knownTokens.delete(knownTokens.keys().next().value as string);
+  const remaining = authentication.limit ? authentication.limit.remaining : Number.POSITIVE_INFINITY;
+  knownTokens.set(hash, { principal: authentication.principal, remaining });
+}
+
+/** A check to carry, for a caller seen before with room in their bucket; undefined: check first. */
+export function carriedCheckFor(hash: string, limiter: RateLimiter | undefined): CarriedTokenCheck | undefined {
+  const known = knownTokens.get(hash);
+  if (!known || known.remaining < HEADROOM) return undefined;
+  return new CarriedTokenCheck(hash, known.principal, limiter);
+}

@@ -1,0 +1,29 @@
+import { GraphQLError } from 'graphql';
+import type { CarriedTokenCheck } from '../auth/carried-token-check.js';
+import { RATE_LIMITED, type RateLimitState, rateLimitedMessage, rateLimitHeaders } from '../auth/rate-limit.js';
+import { UnauthenticatedError } from '../domain/errors.js';
+
+/** A request without a valid token: 401 with the challenge (docs/decisions.md#auth). */
+export function unauthenticatedError(error = new UnauthenticatedError()): GraphQLError {
+  return new GraphQLError(error.message, {
+    extensions: {
+      code: error.code,
+      http: { status: 401, headers: new Map([['WWW-Authenticate', 'Bearer realm="store-api"']]) },
+    },
+  });
+}
+
+/** A request its token's bucket refused: 429 with the bucket's headers and `Retry-After`. */
+export function rateLimitedError(limit: RateLimitState): GraphQLError {
+  return new GraphQLError(rateLimitedMessage(limit), {
+    extensions: {
+      code: RATE_LIMITED,
+      http: { status: 429, headers: new Map(Object.entries(rateLimitHeaders(limit))) },
+    },
+  });
+}
+
+/** The refusal of a carried token check that did not pass (src/auth/carried-token-check.ts). */
+export function checkRefusal(check: CarriedTokenCheck): GraphQLError {
+  return check.outcome === 'refused' && check.limit ? rateLimitedError(check.limit) : unauthenticatedError();
+}

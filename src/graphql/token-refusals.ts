@@ -3,7 +3,7 @@ import type { CarriedTokenCheck } from '../auth/carried-token-check.js';
 import { RATE_LIMITED, type RateLimitState, rateLimitedMessage, rateLimitHeaders } from '../auth/rate-limit.js';
 import { UnauthenticatedError } from '../domain/errors.js';
 
-/** A request without a valid token: 401 with the challenge (docs/decisions.md#auth). */
+/** A request without a valid token: 401 with the challenge (docs/decisions.md#auth-and-scopes). */
 export function unauthenticatedError(error = new UnauthenticatedError()): GraphQLError {
   return new GraphQLError(error.message, {
     extensions: {

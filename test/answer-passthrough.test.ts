@@ -16,6 +16,9 @@ beforeAll(async () => {
     where id % 3 = 0`);
   // A suffix too (the seed's is empty), and a quote in the prefix, for the display numbers.
   await service.sql("update store_settings set order_number_prefix = 'N''', order_number_suffix = '-B'");
+  // Some swatches pictured by an image (the seed pictures all of them by a colour).
+  await service.sql(`update option_thumbnail set color = null, image_id = (select min(id) from image)
+    where id % 2 = 0 and option_id in (select id from product_option where product_id <= 40)`);
   // The token seen once, so a read written by PostgreSQL carries its token check (one statement
   // where normal execution takes two: src/auth/carried-token-check.ts).
   await service.graphql('{ __typename }');
@@ -104,6 +107,15 @@ it.each([
   ['orders with their display numbers', DISPLAY_NUMBERS, 'orders', undefined, true],
   // Embeddables (address blocks), a concat over a single relation (tracking URL), a jsonb column.
   ['orders with addresses, tracking URLs and discounts', ADDRESSES_AND_TRACKING, 'orders', undefined, true],
+  // Renamed columns (`variant`, `default`) and a swatch's image, a single relation its resolver declares.
+  [
+    'products with variants and swatches',
+    `{ products(size: 40, sort: [{ field: ID, direction: ASC }]) { items { id variants { id variant default ignore }
+      options { title thumbnails { value color image { id path maxSize } } } } } }`,
+    'products',
+    undefined,
+    true,
+  ],
   // Collection.productIds evaluates rules in its own code (no @Projects): the normal way.
   ['collections with a field resolver of its own', COLLECTION_MEMBERS, 'collections', undefined, false],
 ])('%s answers as normal execution does', async (_, document, root, variables, passedThrough) => {
@@ -162,8 +174,10 @@ describe('REST lists whose shape is plain fields: items written by PostgreSQL, w
     ['/api/v1/customers?size=30', true],
     ['/api/v1/orders?size=30', true],
     ['/api/v1/orders?size=30&sort=-id&fields=id,display_number,shipments,address,customer', true],
-    // A conversion only the service knows (thumbnails).
-    ['/api/v1/products?size=30&expand=options', false],
+    // Thumbnails show their colour or their image, whichever is set (`either`), and the image is a
+    // single relation declared by its resolver (`{ one }`).
+    ['/api/v1/products?size=30&expand=options', true],
+    ['/api/v1/products?size=30&sort=-id&expand=all', true],
   ])('%s: each item is the record its own GET answers; PostgreSQL wrote them: %s', async (list, byPostgres) => {
     service.statements.reset();
     const res = await service.get(list);

@@ -40,6 +40,7 @@ import { type JsonPairs, jsonObject } from '../reads/row-json.js';
 import { type SelectionTree, selectionOf } from '../reads/selection.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { fieldScopes } from '../schema/field-scopes.js';
+import { renamedProperty } from './build-schema.js';
 
 /**
  * A `/graphql` page or record read answered with PostgreSQL's JSON, never parsed and re-serialised
@@ -172,6 +173,11 @@ export interface RenderedKey {
    */
   shown?: 'code' | 'number' | 'wholeUnits' | 'zeroForNull';
   sub?: Rendering;
+  /**
+   * Two keys of `sub` of which each object shows one: the first when its value is not null, else
+   * the second (a thumbnail's colour or image).
+   */
+  either?: readonly [string, string];
 }
 
 /**
@@ -229,13 +235,22 @@ function objectSql(
   rendering: Rendering,
   alias: string,
   depth: number,
+  either?: RenderedKey['either'],
 ): string {
   // Kept from json_build_object's 50 pairs (recordObject falls back to it for long keys).
   if (rendering.length > 50) refuse('wide object');
-  const pairs: JsonPairs = rendering.map(({ key, field: name, shown, sub }): [string, string] => {
+  const pairs: JsonPairs = rendering.map(({ key, field: name, shown, sub, either: subEither }): [string, string] => {
     if (name === undefined) return [key, objectSql(schema, type, plan, sub ?? [], alias, depth)];
     const def = type.getFields()[name];
     if (!def || def.args.length || fieldScopes(schema, type, name)?.length) return refuse('not a plain field');
+    if (subEither && (def.resolve || relationKind(plan, name) !== 'many')) return refuse('either of a non-list');
+    const renamed = renamedProperty(def);
+    if (renamed !== undefined) {
+      // A column served under another name (`ProductVariant.variant`): a leaf of its property.
+      const named = getNamedType(def.type);
+      if (sub || subEither || !(isScalarType(named) || isEnumType(named))) return refuse('renamed object');
+      return [key, pathSql(plan, renamed, named, isListType(getNullableType(def.type)), alias, depth, shown)];
+    }
     if (def.resolve) {
       // A field resolver is answered here only when its value is declared (@Projects).
       const projection = projectionOf(plan.meta, name) ?? refuse('field resolver');
@@ -264,11 +279,21 @@ function objectSql(
       refuse('relation type');
     }
     const child = `t${depth}`;
-    const inner = objectSql(schema, named, relation.plan, sub ?? [], child, depth + 1);
+    const inner = objectSql(schema, named, relation.plan, sub ?? [], child, depth + 1, subEither);
     const rows = `select json_agg(${inner} order by ${relation.orderBy(child)}) from ${relation.from(child, alias)}`;
     return [key, `coalesce((${rows}), '[]'::json)`];
   });
-  return recordObject(pairs);
+  return either ? eitherObject(pairs, either) : recordObject(pairs);
+}
+
+const relationKind = (plan: Plan, name: string) => plan.relations.get(name)?.kind;
+
+/** `pairs` as an object holding only `first` when its value is not null, else only `second`. */
+function eitherObject(pairs: JsonPairs, [first, second]: readonly [string, string]): string {
+  const value = pairs.find(([key]) => key === first)?.[1] ?? refuse('either key');
+  if (!pairs.some(([key]) => key === second)) refuse('either key');
+  const without = (key: string) => recordObject(pairs.filter(([other]) => other !== key));
+  return `(case when ${value} is not null then ${without(second)} else ${without(first)} end)`;
 }
 
 /**
@@ -422,6 +447,14 @@ function projectedSql(
   }
   if (shown || !isObjectType(named) || typeof projection === 'string' || isChoice(projection)) {
     return refuse('projected object');
+  }
+  if ('one' in projection) {
+    // The related row as an object of the selection's keys; no row is null, as the subquery gives.
+    const relation = plan.relations.get(projection.one);
+    if (list || relation?.kind !== 'one' || relation.plan.meta.className !== named.name) return refuse('one');
+    const child = `t${depth}`;
+    const object = objectSql(schema, named, relation.plan, sub ?? [], child, depth + 1);
+    return `(select ${object} from ${relation.from(child, alias)})`;
   }
   if (!('fields' in projection)) return refuse('projected object');
   const { fields } = projection;

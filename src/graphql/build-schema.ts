@@ -5,7 +5,7 @@ import {
   validateOrReject,
   getMetadataStorage as validationMetadata,
 } from 'class-validator';
-import { type GraphQLSchema, isObjectType, lexicographicSortSchema, printSchema } from 'graphql';
+import { type GraphQLField, type GraphQLSchema, isObjectType, lexicographicSortSchema, printSchema } from 'graphql';
 import { ArgumentValidationError, buildSchema, getMetadataStorage } from 'type-graphql';
 import { importFolder } from '../folder-modules.js';
 import { isComputedRowProperty } from '../reads/read-plan.js';
@@ -113,8 +113,22 @@ function readPlainFieldsAsProperties(schema: GraphQLSchema, resolvers: Function[
         ? marked && unguarded(resolver) && resolver.params?.every((p) => p.kind === 'root')
         : unguarded(field) && !field.params?.length && field.schemaName === field.name;
       if (plain && fields[field.schemaName]) fields[field.schemaName].resolve = undefined;
+      else if (!resolver && unguarded(field) && !field.params?.length && fields[field.schemaName])
+        renamed.set(fields[field.schemaName], field.name);
     }
   }
+}
+
+// Plain `@Field`s served under a name other than their property's (`@Field({ name: 'variant' })`).
+const renamed = new WeakMap<GraphQLField<unknown, unknown>, string>();
+
+/**
+ * The property a field reads when it is a plain `@Field` renamed in the schema (type-graphql keeps
+ * a resolver for it that reads the property), undefined for any other field: PostgreSQL can answer
+ * it as that property's column (src/graphql/answer-passthrough.ts).
+ */
+export function renamedProperty(field: GraphQLField<unknown, unknown>): string | undefined {
+  return renamed.get(field);
 }
 
 /** type-graphql's own argument validation settings (missing properties are the schema's business). */

@@ -13,7 +13,9 @@ import type { ReadPath } from './field-reads.js';
  *   PostgreSQL's `concat` does; parts are numbers and texts);
  * - a list of them: the first that is not null (`['customer.email', 'email']`);
  * - `{ each, fields }`: a list relation of the row, each related row projected by `fields`;
- * - `{ fields }`: an object, each sub-field projected by its own projection.
+ * - `{ fields }`: an object, each sub-field projected by its own projection;
+ * - `{ one }`: a single relation of the row, its row as the field's selection asks (null when
+ *   there is no related row).
  */
 export type Projection =
   | ReadPath
@@ -21,7 +23,8 @@ export type Projection =
   | { readonly concat: readonly Projection[] }
   | readonly Projection[]
   | { readonly each: string; readonly fields: Readonly<Record<string, Projection>> }
-  | { readonly fields: Readonly<Record<string, Projection>> };
+  | { readonly fields: Readonly<Record<string, Projection>> }
+  | { readonly one: string };
 
 // Array.isArray does not narrow a readonly array type.
 const isChoice = (projection: Projection): projection is readonly Projection[] => Array.isArray(projection);
@@ -53,6 +56,7 @@ function projected(row: Row, projection: Projection): unknown {
   if ('concat' in projection) {
     return projection.concat.map((part) => projected(row, part) ?? '').join('');
   }
+  if ('one' in projection) return related(row, projection.one);
   if ('each' in projection) {
     const rows = (row[projection.each] as readonly Row[] | undefined) ?? [];
     return rows.map((each) => projectFields(each, projection.fields));
@@ -72,6 +76,7 @@ export function pathsOf(projection: Projection): ReadPath[] {
   if (isChoice(projection)) return projection.flatMap(pathsOf);
   if ('constant' in projection) return [];
   if ('concat' in projection) return projection.concat.flatMap(pathsOf);
+  if ('one' in projection) return [projection.one];
   const inner = Object.values(projection.fields).flatMap(pathsOf);
   return 'each' in projection ? inner.map((path) => `${projection.each}.${path}`) : inner;
 }

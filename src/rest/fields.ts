@@ -19,6 +19,12 @@ export interface FieldSpec {
   /** Converts the GraphQL value (after nesting) into the REST value. */
   out?(value: unknown): unknown;
   /**
+   * Of a nested object (or each of a list of them): two of its keys, of which it shows one, the
+   * first when its value is not null, else the second (`field.nested`'s option; PostgreSQL writes
+   * it too).
+   */
+  either?: readonly [string, string];
+  /**
    * What `out` does, named, where PostgreSQL can do the same (src/graphql/answer-passthrough.ts
    * renders such keys in SQL; a key with an `out` it does not name is always reshaped here).
    */
@@ -87,8 +93,12 @@ type Options = Omit<FieldSpec, 'sub'>;
  * REST's own presentations of a GraphQL value.
  */
 export const field = Object.assign((options: Options = {}): FieldSpec => ({ ...options }), {
-  /** A nested object or list of objects, its keys mapped like a resource's. */
-  nested: (sub: FieldMap, options: Options = {}): FieldSpec => ({ sub, ...options }),
+  /** A nested object or list of objects, its keys mapped like a resource's (see `either`). */
+  nested: (sub: FieldMap, options: Options = {}): FieldSpec => ({
+    sub,
+    ...(options.either ? { out: showingEither(options.either) } : {}),
+    ...options,
+  }),
   /** A body field taking one object or an array of them (the GraphQL input takes a list). */
   oneOrMany: (sub: FieldMap, options: Options = {}): FieldSpec => ({ sub, oneOrMany: true, ...options }),
   /** Related records shown by id only: selects `{ id }` and flattens. */
@@ -113,6 +123,16 @@ export const field = Object.assign((options: Options = {}): FieldSpec => ({ ...o
     ...options,
   }),
 });
+
+/** `either`'s conversion: each object without the key it does not show (the others in their order). */
+function showingEither([first, second]: readonly [string, string]): (value: unknown) => unknown {
+  const one = (object: Record<string, unknown> | null) => {
+    if (object == null) return object;
+    const hidden = object[first] != null ? second : first;
+    return Object.fromEntries(Object.entries(object).filter(([key]) => key !== hidden));
+  };
+  return (value) => (Array.isArray(value) ? value.map(one) : one(value as Record<string, unknown> | null));
+}
 
 /** The GraphQL selection set for the given REST keys (in declaration order). */
 export function selectionOf(map: FieldMap, keys: readonly string[] = Object.keys(map)): string {

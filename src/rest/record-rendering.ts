@@ -24,7 +24,7 @@ function derive(map: FieldMap, keys: readonly string[]): Rendering | null {
   const rendering: RenderedKey[] = [];
   for (const key of keys) {
     const spec = map[key];
-    if ((spec.out && !spec.shown) || spec.args) return null;
+    if ((spec.out && !spec.shown && !spec.either) || spec.args) return null;
     const sub = spec.sub ? derive(spec.sub, Object.keys(spec.sub)) : undefined;
     if (sub === null) return null;
     rendering.push({
@@ -32,6 +32,7 @@ function derive(map: FieldMap, keys: readonly string[]): Rendering | null {
       ...(spec.gql === INLINE ? {} : { field: gqlNameOf(key, spec) }),
       ...(spec.shown ? { shown: spec.shown } : {}),
       ...(sub ? { sub } : {}),
+      ...(spec.either ? { either: spec.either } : {}),
     });
   }
   return rendering;

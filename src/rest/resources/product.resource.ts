@@ -43,8 +43,7 @@ export const productResource: RestResource = {
         {
           description: 'each has value and either color or image',
           // The spec pictures a value by a colour or an image: show only the one that is set.
-          out: (thumbnails: Record<string, unknown>[]) =>
-            thumbnails.map(({ value, color, image }) => (color != null ? { value, color } : { value, image })),
+          either: ['color', 'image'],
           schema: (graphql) => ({ ...graphql, items: { ...graphql.items, required: ['value'] } }),
         },
       ),

@@ -406,7 +406,7 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
         em.clear();
         const own = { ...context, em, loaders: new Loaders(em) };
         const answer = await linesFromPostgres(schema, entry.document, own, request.variables, rendering);
-        return !answer || 'text' in answer ? answer : formatted(answer);
+        return !answer || 'parts' in answer ? answer : formatted(answer);
       },
       close: async () => {
         if (closed) return;

@@ -138,15 +138,22 @@ export async function readPage(
     if (counted) count = countQuery(em, meta.class, where, filtered);
   }
   if (shaped?.lines) {
-    // One line a record, never parsed here: `itemSql` writes each record's JSON on one line.
-    const [text] = await runPrepared<{ lines: string | null; count: number; last: number | null }>(
+    // One line a record, never parsed here: `itemSql` writes each record's JSON on one line. The
+    // lines come in parts of about PART_BYTES, cut by the running total of their lengths.
+    const parts = await runPrepared<{ lines: string; count: number; last: number }>(
       em,
-      `select string_agg(p.r::text || chr(10), '' order by p.n) as lines, ` +
-        `count(*)::int as count, (array_agg(p.k order by p.n desc))[1] as last from (${page.sql}) p`,
+      `select string_agg(l.line, '' order by l.n) as lines, count(*)::int as count, ` +
+        `(array_agg(l.k order by l.n desc))[1] as last from (select p.n, p.k, p.line, ` +
+        `sum(octet_length(p.line)) over (order by p.n) as upto from (select q.n, q.k, q.r::text || chr(10) as line ` +
+        `from (${page.sql}) q) p) l group by (l.upto - 1) / ${PART_BYTES} order by min(l.n)`,
       page.params,
     );
     answerPages.delete(em);
-    shaped.answerLines = { text: text.lines ?? '', count: text.count, lastKey: text.last };
+    shaped.answerLines = {
+      parts: parts.map((part) => part.lines),
+      count: parts.reduce((sum, part) => sum + part.count, 0),
+      lastKey: parts.at(-1)?.last ?? null,
+    };
     return { items: [], totalCount: Number.NaN, page: args.page, size: args.size, pageCount: Number.NaN };
   }
   const items = `coalesce((select json_agg(p.r order by p.n) from (${page.sql}) p), '[]'::json)`;
@@ -205,10 +212,18 @@ export interface AnswerPage {
   answerLines?: AnswerLines;
 }
 
+/**
+ * Bytes of lines per part of an export's chunk: a part stays below V8's largest regular object
+ * (128 kB), so it is allocated young and dies young. A chunk as one string (0.75 MB for 250 orders)
+ * went to the old generation's large objects and set off a full collection every ~130 ms, while
+ * the socket buffers it left behind piled up in malloc until then (docs/performance.md#memory).
+ */
+const PART_BYTES = 60_000;
+
 /** A page's items as lines of JSON text, one a record, as PostgreSQL wrote them. */
 export interface AnswerLines {
-  /** The records' JSON, each ending with a newline ('' for none). */
-  text: string;
+  /** The records' JSON, each ending with a newline, in parts (none for no record). */
+  parts: string[];
   count: number;
   /** The key of the page's last record (a keyset cursor's next start), null for none. */
   lastKey: number | null;

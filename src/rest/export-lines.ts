@@ -13,7 +13,8 @@ export const EXPORT_CHUNK = PAGE_SIZE.max;
  * record's id (the next chunk starts after it).
  */
 export interface ExportChunk {
-  text: string;
+  /** The lines, in parts (each written to the response as it is). */
+  parts: readonly string[];
   count: number;
   lastId: number | null;
 }
@@ -35,11 +36,11 @@ export function chunkOf(
   if (result.errors?.length || !Array.isArray(items)) return refuse(result);
   let text = '';
   for (const record of items) text += `${JSON.stringify(line(record))}\n`;
-  return { text, count: items.length, lastId: items.length ? (items[items.length - 1].id as number) : null };
+  return { parts: [text], count: items.length, lastId: items.length ? (items[items.length - 1].id as number) : null };
 }
 
 /**
- * The NDJSON of an export, one string per chunk: the lines of `first`, then of every chunk after
+ * The NDJSON of an export, one string per part of a chunk: the lines of `first`, then of every chunk after
  * the last id seen, and last `{"complete":true,"count":N}`. A generator, pulled by the response
  * stream only as the client reads (backpressure), so at most two chunks are in memory (the one
  * written, the one read ahead); the snapshot is closed however it ends (done, client gone, error),
@@ -59,7 +60,7 @@ export async function* exportLines(
       // once. Two chunks at most are held; the one ahead waits for the client like the rest.
       next = chunk.count < EXPORT_CHUNK || chunk.lastId === null ? undefined : readChunk(chunk.lastId);
       next?.catch(() => undefined); // awaited below, or dropped when the client has gone
-      if (chunk.count) yield chunk.text;
+      for (const part of chunk.parts) yield part;
       count += chunk.count;
       if (!next) break;
       chunk = await next;

@@ -248,9 +248,9 @@ async function handleExport(ctx: Context, route: ExportRoute, options: RestOptio
       rendered = false;
       return executed(afterId);
     }
-    if (!('text' in answer)) return refuse(answer);
+    if (!('parts' in answer)) return refuse(answer);
     exportChunks.inc({ road: 'postgres' });
-    return { text: answer.text, count: answer.count, lastId: answer.lastKey };
+    return { parts: answer.parts, count: answer.count, lastId: answer.lastKey };
   };
   let first: ExportChunk;
   try {

@@ -5,6 +5,7 @@ import { runPrepared } from '../db/prepared-statements.js';
 import { NotFoundError } from '../domain/errors.js';
 import { countQuery, isEmptyWhere, orderByOf, type Page } from '../domain/listing.js';
 import type { SortTerm } from '../schema/pagination.js';
+import { filterStatement } from './filter-statements.js';
 import { columnOf, landingKey, type Plan, planFor, primaryKey, type RelationPlan, tableOf } from './read-plan.js';
 import { entityPairs, type JsonPairs, jsonObject } from './row-json.js';
 import { below, type SelectionTree, selectionOf } from './selection.js';
@@ -118,24 +119,32 @@ export async function readPage(
       : { sql: `select ${numbered} from ${table} r0 order by ${order} ${window}`, params: [] };
     if (counted) count = countQuery(em, meta.class, where);
   } else {
-    // The filter is applied once (its raw fragments are single-use) and the builder cloned from it.
-    const filtered = em.createQueryBuilder(meta.class, 'r0').where(where as never);
+    // The filter is applied once (its raw fragments are single-use) and the builder cloned from it,
+    // when a statement of this filter's shape is not built already (filter-statements.ts).
+    const builder = () => em.createQueryBuilder(meta.class, 'r0').where(where as never);
+    let built: ReturnType<typeof builder> | undefined;
+    const filtered = () => (built ??= builder());
+    const sorted = JSON.stringify(orderBy);
     if (deep) {
-      const ids = filtered
-        .clone()
-        .select(primaryKey(meta, 'r0').property)
-        .orderBy(orderBy as never)
-        .toQuery();
+      const ids = filterStatement(`${type} ids ${sorted}`, where, () =>
+        filtered()
+          .clone()
+          .select(primaryKey(meta, 'r0').property)
+          .orderBy(orderBy as never)
+          .toQuery(),
+      );
       page = { sql: `select ${numbered} from ${table} r0 where ${key} in (${ids.sql} ${window})`, params: ids.params };
     } else {
-      const rows = filtered
-        .clone()
-        .select(raw(numbered))
-        .orderBy(orderBy as never)
-        .toQuery();
+      const rows = filterStatement(`${type} rows ${sorted} ${numbered}`, where, () =>
+        filtered()
+          .clone()
+          .select(raw(numbered))
+          .orderBy(orderBy as never)
+          .toQuery(),
+      );
       page = { sql: `${rows.sql} ${window}`, params: rows.params };
     }
-    if (counted) count = countQuery(em, meta.class, where, filtered);
+    if (counted) count = filterStatement(`${type} count`, where, () => countQuery(em, meta.class, where, filtered()));
   }
   if (shaped?.lines) {
     // One line a record, never parsed here: `itemSql` writes each record's JSON on one line. The

@@ -24,8 +24,8 @@ interface Compiled {
 }
 
 const compiled = new Map<string, Compiled>();
-// Shapes are finite in practice (a form's fields), bounded all the same against odd clients.
-const COMPILED_MAX = 2000;
+// Shapes are finite in practice (a form's fields); bounded all the same (a text is a few kB).
+const COMPILED_MAX = 500;
 
 /** The filter's shape with its values left out, and its values in the order of the walk. */
 function shapeOf(where: unknown): { shape: string; values: unknown[] } | null {

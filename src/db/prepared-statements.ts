@@ -107,11 +107,9 @@ export function accompanyNextStatement(em: EntityManager, companion: Companion):
   companions.set(em, companion);
 }
 
-/** Takes back a companion no statement carried (undefined when one did). */
-export function unaccompanied(em: EntityManager): Companion | undefined {
-  const companion = companions.get(em);
+/** Takes back a companion no statement carried, so no later statement carries it. */
+export function unaccompanied(em: EntityManager): void {
   companions.delete(em);
-  return companion;
 }
 
 // One name per distinct text, for the whole process; the texts are the finite set of selection

@@ -243,7 +243,7 @@ function objectSql(
     if (name === undefined) return [key, objectSql(schema, type, plan, sub ?? [], alias, depth)];
     const def = type.getFields()[name];
     if (!def || def.args.length || fieldScopes(schema, type, name)?.length) return refuse('not a plain field');
-    if (subEither && (def.resolve || relationKind(plan, name) !== 'many')) return refuse('either of a non-list');
+    if (subEither && (def.resolve || plan.relations.get(name)?.kind !== 'many')) return refuse('either of a non-list');
     const renamed = renamedProperty(def);
     if (renamed !== undefined) {
       // A column served under another name (`ProductVariant.variant`): a leaf of its property.
@@ -285,8 +285,6 @@ function objectSql(
   });
   return either ? eitherObject(pairs, either) : recordObject(pairs);
 }
-
-const relationKind = (plan: Plan, name: string) => plan.relations.get(name)?.kind;
 
 /** `pairs` as an object holding only `first` when its value is not null, else only `second`. */
 function eitherObject(pairs: JsonPairs, [first, second]: readonly [string, string]): string {

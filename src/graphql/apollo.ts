@@ -22,7 +22,7 @@ import { formatError } from './format-error.js';
 import type { createGateway } from './gateway.js';
 import { operationCost } from './operation-cost.js';
 import { QueryLimitError } from './query-limits.js';
-import { checkRefusal, rateLimitedError, unauthenticatedError } from './token-refusals.js';
+import { BEARER_CHALLENGE, checkRefusal, rateLimitedError, unauthenticatedError } from './token-refusals.js';
 
 /** A refused operation (no data at all) answers with the status of its refusal: 401, 403, 429. */
 const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
@@ -39,7 +39,7 @@ const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
         if (['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'OVERLOADED'].includes(code))
           response.http.status = HTTP_STATUS_BY_CODE[code];
         // A token refused after execution (its check rode on the read) carries the challenge too.
-        if (code === 'UNAUTHENTICATED') response.http.headers.set('www-authenticate', 'Bearer realm="store-api"');
+        if (code === 'UNAUTHENTICATED') response.http.headers.set('www-authenticate', BEARER_CHALLENGE);
         if (code === 'SERVICE_UNAVAILABLE' || code === 'OVERLOADED')
           response.http.headers.set('retry-after', code === 'OVERLOADED' ? '1' : '2');
       },

@@ -3,12 +3,15 @@ import type { CarriedTokenCheck } from '../auth/carried-token-check.js';
 import { RATE_LIMITED, type RateLimitState, rateLimitedMessage, rateLimitHeaders } from '../auth/rate-limit.js';
 import { UnauthenticatedError } from '../domain/errors.js';
 
+/** The `WWW-Authenticate` challenge of a 401. */
+export const BEARER_CHALLENGE = 'Bearer realm="store-api"';
+
 /** A request without a valid token: 401 with the challenge (docs/decisions.md#auth-and-scopes). */
 export function unauthenticatedError(error = new UnauthenticatedError()): GraphQLError {
   return new GraphQLError(error.message, {
     extensions: {
       code: error.code,
-      http: { status: 401, headers: new Map([['WWW-Authenticate', 'Bearer realm="store-api"']]) },
+      http: { status: 401, headers: new Map([['WWW-Authenticate', BEARER_CHALLENGE]]) },
     },
   });
 }

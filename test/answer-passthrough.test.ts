@@ -38,9 +38,9 @@ function normally(document: string, root: string): string {
 
 /**
  * Whether PostgreSQL wrote an answer since the statements were last reset: the passthrough builds
- * its records as `to_json` of a subselect, which the read plan's rows never are.
+ * its records as text joined by `||` (recordObject), which the read plan's rows never are.
  */
-const writtenByPostgres = () => service.statements.texts.some((text) => text.includes('select to_json(x) from'));
+const writtenByPostgres = () => service.statements.texts.some((text) => text.includes("|| '}'"));
 
 async function both(document: string, root: string, variables?: Record<string, unknown>, token?: string) {
   service.statements.reset();

@@ -153,7 +153,7 @@ export async function readPage(
       em,
       `select string_agg(l.line, '' order by l.n) as lines, count(*)::int as count, ` +
         `(array_agg(l.k order by l.n desc))[1] as last from (select p.n, p.k, p.line, ` +
-        `sum(octet_length(p.line)) over (order by p.n) as upto from (select q.n, q.k, q.r::text || chr(10) as line ` +
+        `sum(octet_length(p.line)) over (order by p.n) as upto from (select q.n, q.k, q.r || chr(10) as line ` +
         `from (${page.sql}) q) p) l group by (l.upto - 1) / ${PART_BYTES} order by min(l.n)`,
       page.params,
     );
@@ -165,12 +165,12 @@ export async function readPage(
     };
     return { items: [], totalCount: Number.NaN, page: args.page, size: args.size, pageCount: Number.NaN };
   }
-  const items = `coalesce((select json_agg(p.r order by p.n) from (${page.sql}) p), '[]'::json)`;
   if (shaped) {
     // The answer's items as PostgreSQL wrote them: text, never parsed here (see AnswerPage).
+    const items = `coalesce((select '[' || string_agg(p.r, ',' order by p.n) || ']' from (${page.sql}) p), '[]')`;
     const [text] = await runPrepared<{ items: string; matching: string | null }>(
       em,
-      `select (${items})::text as items, (${count.sql}) as matching`,
+      `select ${items} as items, (${count.sql}) as matching`,
       [...page.params, ...count.params],
     );
     answerPages.delete(em);
@@ -179,6 +179,7 @@ export async function readPage(
     shaped.answer = { items: text.items, totalCount: total, page: args.page, size: args.size, pageCount };
     return { items: [], totalCount: total, page: args.page, size: args.size, pageCount };
   }
+  const items = `coalesce((select json_agg(p.r order by p.n) from (${page.sql}) p), '[]'::json)`;
   const [row] = await runPrepared<{ items: Row[]; matching: string | null }>(
     em,
     `select ${items} as items, (${count.sql}) as matching`,
@@ -205,7 +206,7 @@ function afterKey(where: FilterQuery<object>, key: string, afterId: number): Fil
 
 /**
  * A page whose answer PostgreSQL writes itself (src/graphql/answer-passthrough.ts): the items'
- * JSON with the response's keys and scalar formats (`itemSql`, an object on alias `r0`), for the
+ * JSON with the response's keys and scalar formats (`itemSql`: JSON text of an object on alias `r0`), for the
  * root field whose selection is `selection`. readPage then leaves the items as text in `answer`.
  */
 export interface AnswerPage {
@@ -267,7 +268,7 @@ export async function readByIds(
 
 /**
  * A record whose answer PostgreSQL writes itself (src/graphql/answer-passthrough.ts): its JSON
- * with the response's keys and scalar formats (`itemSql`, an object on alias `r0`), for the root
+ * with the response's keys and scalar formats (`itemSql`: JSON text of an object on alias `r0`), for the root
  * field whose selection is `selection`. readRecord then leaves it as text in `record`, and returns
  * `record.row`, an empty stand-in the root field hands back unchanged.
  */
@@ -298,7 +299,7 @@ export async function readRecord(
     const meta = em.getMetadata().getByClassName(type);
     const [row] = await runPrepared<{ r: string }>(
       em,
-      `select (${answer.itemSql})::text as r from ${tableOf(meta)} r0 where ${primaryKey(meta, 'r0').column} = ?`,
+      `select ${answer.itemSql} as r from ${tableOf(meta)} r0 where ${primaryKey(meta, 'r0').column} = ?`,
       [id],
     );
     if (!row) throw new NotFoundError(type, id);

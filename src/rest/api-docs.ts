@@ -46,13 +46,14 @@ const INIT = `Scalar.createApiReference('#reference', {
  * examples and code samples (curl, JavaScript and more), the conventions in the introduction.
  */
 export function apiDocsMiddleware(api: RestApi, publicUrl?: string) {
-  const document = JSON.stringify(openApiDocument(api, publicUrl?.replace(/\/$/, '')));
+  // Generated on its first request and kept: a process that never serves it does not hold its ~1 MB.
+  let document: string | undefined;
   const assets = packageAssets('/docs/assets', ASSETS, INIT);
   return async (ctx: Context, next: Next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     if (ctx.path === `${API_PREFIX}/openapi.json`) {
       ctx.type = 'application/json';
-      ctx.body = document;
+      ctx.body = document ??= JSON.stringify(openApiDocument(api, publicUrl?.replace(/\/$/, '')));
       return;
     }
     if (ctx.path === '/docs' || ctx.path === '/docs/') {

@@ -71,6 +71,7 @@ export type TokenRow = {
   scopes: string[];
   tokens?: number;
   granted?: boolean;
+  leased?: number;
   wait_lsn?: string | null;
 };
 
@@ -80,12 +81,26 @@ export interface WriteTracking {
   windowSeconds: number;
 }
 
+/** A token check to send: its SQL, and what it charges. */
+export interface TokenCheck {
+  /** Common table expressions (`token`, and `charged` when it charges the bucket). */
+  ctes: string;
+  params: unknown[];
+  /** A select of the check's one row (none for an unknown or revoked secret). */
+  select: string;
+  hash: string;
+  cost: number;
+  /** The bucket after the charge, when this process's lease paid it: the statement charges nothing. */
+  paid?: RateLimitState;
+}
+
 /**
  * The token check as SQL: common table expressions (`token`, and with a limiter `charged`, the
- * bucket charged `cost`), their `?` values, and a select of the check's one row (none for an
- * unknown or revoked secret) with the columns `authenticate` reads. A read request's check rides
- * on its read in the same statement (src/auth/carried-token-check.ts): `after` names the read's
- * CTE, which the charge waits for (see `chargeCte`).
+ * bucket charged `cost` and a lease asked for), their `?` values, and a select of the check's one
+ * row with the columns `authenticate` reads. When this process's lease on the bucket covers the
+ * cost, it is spent here and the statement only checks the token. A read request's check rides on
+ * its read in the same statement (src/auth/carried-token-check.ts): `after` names the read's CTE,
+ * which the charge waits for (see `chargeCte`).
  */
 export function tokenCheckSql(
   secretHash: string,
@@ -93,18 +108,23 @@ export function tokenCheckSql(
   cost = 1,
   tracking?: WriteTracking,
   after?: string,
-): { ctes: string; params: unknown[]; select: string } {
+): TokenCheck {
   const ctes = tracking?.writes ? WRITING_TOKEN_CTES : TOKEN_CTES;
   const waitLsn = tracking && !tracking.writes ? `, ${WAIT_LSN}` : '';
   const waitParams = waitLsn ? [tracking?.windowSeconds] : [];
-  if (!limiter) {
-    return { ctes, params: [secretHash, ...waitParams], select: `select id, name, scopes${waitLsn} from token` };
+  const paid = limiter?.spendLeased(secretHash, cost);
+  if (!limiter || paid) {
+    const select = `select id, name, scopes${waitLsn} from token`;
+    return { ctes, params: [secretHash, ...waitParams], select, hash: secretHash, cost, paid };
   }
+  const { burst, rps } = limiter.settings;
   return {
     ctes: `${ctes}, ${chargeCte('token', after)}`,
-    params: [secretHash, limiter.settings.burst, limiter.settings.rps, limiter.charged(cost), ...waitParams],
-    select: `select token.id, token.name, token.scopes, charged.tokens, charged.granted${waitLsn}
+    params: [secretHash, burst, rps, limiter.charged(cost), limiter.leaseSize, ...waitParams],
+    select: `select token.id, token.name, token.scopes, charged.tokens, charged.granted, charged.leased${waitLsn}
            from token left join charged on true`,
+    hash: secretHash,
+    cost,
   };
 }
 
@@ -112,13 +132,15 @@ export function tokenCheckSql(
 export function authenticationOf(
   row: TokenRow | undefined,
   limiter: RateLimiter | undefined,
-  cost = 1,
+  check: TokenCheck,
 ): Authentication | null {
-  if (!row) return null;
+  if (!row) {
+    limiter?.dropLease(check.hash);
+    return null;
+  }
   const principal = { tokenId: row.id, name: row.name, scopes: new Set(row.scopes.filter(isScope)) };
-  const authentication: Authentication = limiter
-    ? { principal, limit: limiter.stateOf(row as Required<TokenRow>, cost) }
-    : { principal };
+  const limit = limiter && (check.paid ?? limiter.stateOf(row as Required<TokenRow>, check.cost, check.hash));
+  const authentication: Authentication = limit ? { principal, limit } : { principal };
   if (row.wait_lsn) authentication.waitLsn = row.wait_lsn;
   return authentication;
 }
@@ -148,9 +170,17 @@ export async function checkToken(
   cost = 1,
   tracking?: WriteTracking,
 ): Promise<Authentication | null> {
-  const check = tokenCheckSql(secretHash, limiter, cost, tracking);
+  return runTokenCheck(em, tokenCheckSql(secretHash, limiter, cost, tracking), limiter);
+}
+
+/** Sends a token check as a statement of its own (it must not wait for a read: no `after`). */
+export async function runTokenCheck(
+  em: EntityManager,
+  check: TokenCheck,
+  limiter: RateLimiter | undefined,
+): Promise<Authentication | null> {
   const [row] = await runPrepared<TokenRow>(em, `with ${check.ctes} ${check.select}`, check.params);
-  return authenticationOf(row, limiter, cost);
+  return authenticationOf(row, limiter, check);
 }
 
 export function validateScopes(scopes: string[], field = 'scopes'): Scope[] {

@@ -3,8 +3,9 @@ import { ACCOMPANIED_READ, accompanyNextStatement, unaccompanied } from '../db/p
 import {
   type Authentication,
   authenticationOf,
-  checkToken,
   type Principal,
+  runTokenCheck,
+  type TokenCheck,
   type TokenRow,
   tokenCheckSql,
 } from './api-tokens.js';
@@ -28,6 +29,8 @@ export class CarriedTokenCheck {
   cost = 1;
   /** The bucket after the charge, once checked. */
   limit?: RateLimitState;
+  /** The check the next statement was given to carry. */
+  private carried?: TokenCheck;
 
   constructor(
     private readonly hash: string,
@@ -40,20 +43,30 @@ export class CarriedTokenCheck {
   carry(em: EntityManager): void {
     if (this.outcome !== 'pending') return;
     // The bucket's charge waits for the read, so the bucket's row is locked for the charge alone.
-    const sql = tokenCheckSql(this.hash, this.limiter, this.cost, undefined, ACCOMPANIED_READ);
+    const check = tokenCheckSql(this.hash, this.limiter, this.cost, undefined, ACCOMPANIED_READ);
+    this.carried = check;
     accompanyNextStatement(em, {
-      ...sql,
+      ctes: check.ctes,
+      params: check.params,
+      select: check.select,
       settle: (row) => {
-        this.settleWith(authenticationOf(row as TokenRow | undefined, this.limiter, this.cost));
+        this.settleWith(authenticationOf(row as TokenRow | undefined, this.limiter, check));
         if (this.outcome !== 'passed') throw new TokenCheckFailed(this.outcome);
       },
     });
   }
 
-  /** Settles the check if no statement carried it (with the token statement alone); the outcome. */
+  /**
+   * Settles the check if no statement carried it (with the token statement alone); the outcome. A
+   * check this process's lease already paid is sent as it is (it charges nothing, so it waits for
+   * no read); one that charges the bucket is built again without waiting for a read.
+   */
   async settle(em: EntityManager): Promise<CarriedTokenCheck['outcome']> {
     unaccompanied(em);
-    if (this.outcome === 'pending') this.settleWith(await checkToken(em, this.hash, this.limiter, this.cost));
+    if (this.outcome === 'pending') {
+      const check = this.carried?.paid ? this.carried : tokenCheckSql(this.hash, this.limiter, this.cost);
+      this.settleWith(await runTokenCheck(em, check, this.limiter));
+    }
     return this.outcome;
   }
 

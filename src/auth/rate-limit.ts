@@ -26,43 +26,82 @@ export interface RateLimitState {
  * by the upsert, refilled continuously by the database clock (`rps` × seconds since the last
  * charge, never above `burst`) and debited when the level covers the cost. A refused charge
  * debits nothing. Concurrent charges from any number of processes serialise on the row lock.
+ *
+ * A charge may also take `extra` requests ahead for the charging process (its lease, see
+ * RateLimiter): only while the bucket holds at least twice that beyond the cost, so near empty
+ * every request is charged to the bucket itself, one at a time. `leased` returns what was taken.
  */
 const bucketUpsert = (charges: string) => `
-insert into rate_limit_bucket as b (token_id, tokens, granted, refilled_at)
-select token_id, burst - cost, true, at from ${charges}
-on conflict (token_id) do update set (tokens, granted, refilled_at) = (
-  select case when x.level >= p.cost then x.level - p.cost else x.level end,
-      x.level >= p.cost, greatest(b.refilled_at, p.at)
+insert into rate_limit_bucket as b (token_id, tokens, granted, leased, refilled_at)
+select token_id, burst - cost - l.extra, true, l.extra, at from ${charges}
+  cross join lateral (select case when burst >= cost + 2 * extra then extra else 0 end as extra) l
+on conflict (token_id) do update set (tokens, granted, leased, refilled_at) = (
+  select x.level - t.taken, x.level >= p.cost, greatest(t.taken - p.cost, 0), greatest(b.refilled_at, p.at)
   from ${charges} p cross join lateral (
     select least(p.burst, b.tokens + p.rps * greatest(0, extract(epoch from p.at - b.refilled_at))::float8) as level
-  ) x
+  ) x cross join lateral (
+    select case when x.level >= p.cost + 2 * p.extra then p.cost + p.extra when x.level >= p.cost then p.cost
+      else 0 end as taken
+  ) t
 )
-returning tokens, granted`;
+returning tokens, granted, leased`;
 
-/** `p` holds the charge: the token, the bucket's settings, the cost and the database clock. */
+/** `p` holds the charge: the token, the bucket's settings, the cost and the database clock; no lease. */
 const CHARGE_SQL = `
-with p as (select ?::int as token_id, ?::float8 as burst, ?::float8 as rps, ?::float8 as cost, now() as at)
+with p as (select ?::int as token_id, ?::float8 as burst, ?::float8 as rps, ?::float8 as cost,
+    0::float8 as extra, now() as at)
 ${bucketUpsert('p')}`;
 
 /**
  * The bucket charge as a common table expression over the rows of `tokens` (a CTE with an `id`
  * column): the token check and its charge then take one statement (src/auth/api-tokens.ts).
- * Parameters: burst, rps, cost. `after`: a CTE read in full before the charge. The charge locks the
- * bucket's row until the statement ends, so a read that shares the statement runs first: the lock
- * is then held for the charge alone, not for the read too, and a token's concurrent requests do not
- * queue behind each other's reads.
+ * Parameters: burst, rps, cost, extra (the lease asked for). `after`: a CTE read in full before the
+ * charge. The charge locks the bucket's row until the statement ends, so a read that shares the
+ * statement runs first: the lock is then held for the charge alone, not for the read too, and a
+ * token's concurrent requests do not queue behind each other's reads.
  */
 export const chargeCte = (tokens: string, after?: string) => `
 charge_of as (select ${tokens}.id as token_id, ?::float8 as burst,
-    ?::float8 as rps, ?::float8 as cost, now() as at from ${tokens}${
+    ?::float8 as rps, ?::float8 as cost, ?::float8 as extra, now() as at from ${tokens}${
       after ? ` where (select count(*) from ${after}) >= 0` : ''
     }),
 charged as (${bucketUpsert('charge_of')})`;
+
+/** A bucket charge's row: the level it left, whether it was granted, and what it leased ahead. */
+export interface ChargeRow {
+  tokens: number | string;
+  granted: boolean;
+  leased?: number | string;
+}
+
+/**
+ * Requests of one token this process has taken ahead from its bucket: spent here without a charge
+ * statement until gone or until `until`. `level` is the bucket as the lease's charge left it.
+ */
+interface Lease {
+  left: number;
+  level: number;
+  until: number;
+}
+
+/**
+ * A lease is a hundredth of the bucket, at most LEASE_MAX requests: with the default bucket of 100
+ * every second request is charged to the bucket, with a large one every 33rd. Below 100 there is no
+ * lease and every request is charged. What a lease holds unspent when another process empties the
+ * bucket is at most that many requests, for at most LEASE_MS: the bucket is never overspent.
+ */
+const LEASE_SHARE = 100;
+const LEASE_MAX = 32;
+const LEASE_MS = 1000;
+const LEASES_MAX = 10_000;
 
 // Levels are fractional (continuous refill); this keeps 2.9999999 from reading as 2 requests left.
 const EPSILON = 1e-9;
 
 export class RateLimiter {
+  /** This process's leases, by the token's secret hash (bounded, oldest first out). */
+  private readonly leases = new Map<string, Lease>();
+
   constructor(
     private readonly orm: MikroORM,
     readonly settings: RateLimitSettings,
@@ -81,7 +120,7 @@ export class RateLimiter {
     const { burst, rps } = this.settings;
     const [row] = await this.orm.em
       .getConnection()
-      .execute<{ tokens: number; granted: boolean }[]>(CHARGE_SQL, [tokenId, burst, rps, this.charged(cost)], 'all');
+      .execute<ChargeRow[]>(CHARGE_SQL, [tokenId, burst, rps, this.charged(cost)], 'all');
     return this.stateOf(row, cost);
   }
 
@@ -90,18 +129,71 @@ export class RateLimiter {
     return Math.min(Math.max(1, Math.ceil(cost)), this.settings.burst);
   }
 
-  /** The bucket after a charge of `cost`, from what the charge statement returned. */
-  stateOf(row: { tokens: number | string; granted: boolean }, cost: number): RateLimitState {
-    const { burst, rps } = this.settings;
+  /** Requests a charge to the bucket asks to take ahead for this process (see LEASE_SHARE). */
+  get leaseSize(): number {
+    return Math.min(LEASE_MAX, Math.floor(this.settings.burst / LEASE_SHARE));
+  }
+
+  /**
+   * The bucket after `cost` is spent from this process's lease for the token (`hash`), or undefined
+   * when the lease does not cover it: the request's check then charges the bucket.
+   */
+  spendLeased(hash: string, cost: number): RateLimitState | undefined {
+    const lease = this.leases.get(hash);
+    if (!lease) return undefined;
     const charged = this.charged(cost);
+    if (lease.until <= Date.now()) {
+      this.leases.delete(hash);
+      return undefined;
+    }
+    if (lease.left < charged) return undefined;
+    lease.left -= charged;
+    return this.stateAt(lease.level + lease.left, true, charged);
+  }
+
+  /** Forgets the token's lease (its check found it revoked or unknown). */
+  dropLease(hash: string): void {
+    this.leases.delete(hash);
+  }
+
+  /**
+   * The bucket after a charge of `cost`, from what the charge statement returned; with the token's
+   * `hash`, what it leased is added to this process's lease, and the level shown counts the lease.
+   */
+  stateOf(row: ChargeRow, cost: number, hash?: string): RateLimitState {
     const level = Number(row.tokens);
+    let left = 0;
+    if (hash !== undefined) {
+      const leased = Number(row.leased ?? 0);
+      let lease = this.leases.get(hash);
+      if (lease && lease.until <= Date.now()) lease = undefined;
+      if (leased > 0) {
+        if (!lease) {
+          if (this.leases.size >= LEASES_MAX) this.leases.delete(this.leases.keys().next().value as string);
+          lease = { left: 0, level, until: Date.now() + LEASE_MS };
+          this.leases.set(hash, lease);
+        }
+        lease.left += leased;
+        lease.until = Date.now() + LEASE_MS;
+      }
+      if (lease) {
+        lease.level = level;
+        left = lease.left;
+      }
+    }
+    return this.stateAt(level + left, row.granted, this.charged(cost));
+  }
+
+  /** The headers' view of a bucket at `level` (its lease included) after a charge of `charged`. */
+  private stateAt(level: number, allowed: boolean, charged: number): RateLimitState {
+    const { burst, rps } = this.settings;
     const state: RateLimitState = {
-      allowed: row.granted,
+      allowed,
       limit: burst,
       remaining: Math.max(0, Math.floor(level + EPSILON)),
       reset: Math.max(0, Math.ceil((burst - level) / rps - EPSILON)),
     };
-    if (!row.granted) state.retryAfter = Math.max(1, Math.ceil((charged - level) / rps - EPSILON));
+    if (!allowed) state.retryAfter = Math.max(1, Math.ceil((charged - level) / rps - EPSILON));
     return state;
   }
 }

@@ -194,8 +194,15 @@ describe('lastUsedAt', () => {
     expect(service.statements.count).toBe(firstUse);
     expect(await lastUsed()).toEqual(recent);
 
+    // The check told this process the touch is due in 30 s: until then its checks leave it out.
+    service.statements.reset();
+    expect((await service.get('/api/v1/shipping-carriers', secret)).status).toBe(200);
+    expect(service.statements.count).toBe(firstUse);
+    expect(service.statements.texts.some((text) => text.includes('touched as'))).toBe(false);
+
+    // A process that finds the stored time over a minute old moves it to now.
     await service.sql("update api_token set last_used_at = now() - interval '2 minutes' where id = ?", [token.id]);
-    await service.get('/api/v1/shipping-carriers', secret);
+    expect((await graphqlAt(other.url, '{ __typename }', secret)).status).toBe(200);
     expect(Date.now() - new Date((await lastUsed())!).getTime()).toBeLessThan(10_000);
 
     const listed = await service.graphql(`{ apiTokens(size: 250) { items { id lastUsedAt } } }`);

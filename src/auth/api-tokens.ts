@@ -32,14 +32,23 @@ export interface Authentication {
 }
 
 /**
- * The token lookup, and `last_used_at` in the same statement: the UPDATE runs only when the stored
- * value is over a minute old, so a busy token is written once a minute, not on every request, and
- * no request pays a second round trip. `skip locked`: a request never waits for the row (another
- * request touching it, a revocation in progress); it just leaves the touch to that one.
+ * The token lookup. `fresh_for`: seconds until `last_used_at` is a minute old (null: never used),
+ * which tells the process when the token's next check must carry the touch again (TOUCH_CTE).
  */
-const TOKEN_CTES = `
-token as (select id, name, scopes, last_used_at, last_write_at
-    from api_token where secret_hash = ? and revoked_at is null),
+const TOKEN_CTE = `
+token as (select id, name, scopes, last_used_at, last_write_at,
+    extract(epoch from last_used_at + interval '1 minute' - now())::float8 as fresh_for
+    from api_token where secret_hash = ? and revoked_at is null)`;
+
+/**
+ * `last_used_at` in the same statement as the lookup: the UPDATE runs only when the stored value is
+ * over a minute old, so a busy token is written once a minute, not on every request, and no
+ * request pays a second round trip. `skip locked`: a request never waits for the row (another
+ * request touching it, a revocation in progress); it just leaves the touch to that one. A check
+ * leaves this CTE out while the process knows the touch is not due (`fresh_for`): it costs a
+ * quarter of a small read's statement even when it updates nothing.
+ */
+const TOUCH_CTE = `
 touched as (
   update api_token a set last_used_at = ${SQL_NOW}
   where a.id = (
@@ -49,12 +58,30 @@ touched as (
   )
 )`;
 
+/** Until when (this process's clock) each token's touch is not due, by secret hash; bounded, oldest first out. */
+const touchedUntil = new Map<string, number>();
+const TOUCHED_MAX = 10_000;
+
+/** The token CTEs of a read's check: the touch only when it may be due. */
+function readingTokenCtes(secretHash: string): string {
+  const until = touchedUntil.get(secretHash);
+  return until !== undefined && until > Date.now() ? TOKEN_CTE : `${TOKEN_CTE}, ${TOUCH_CTE}`;
+}
+
+/** Records when the token's touch falls due, from a check's `fresh_for`. */
+function noteTouch(secretHash: string, freshFor: number | null | undefined): void {
+  touchedUntil.delete(secretHash);
+  if (freshFor == null || !(freshFor > 0)) return;
+  if (touchedUntil.size >= TOUCHED_MAX) touchedUntil.delete(touchedUntil.keys().next().value as string);
+  touchedUntil.set(secretHash, Date.now() + freshFor * 1000);
+}
+
 /**
  * With read replicas, a write request also stamps `last_write_at` (it must, so it waits for the
  * row instead of skipping it; the lock lasts this one statement).
  */
 const WRITING_TOKEN_CTES = `
-token as (select id, name, scopes from api_token where secret_hash = ? and revoked_at is null),
+token as (select id, name, scopes, 60::float8 as fresh_for from api_token where secret_hash = ? and revoked_at is null),
 touched as (update api_token a set last_used_at = ${SQL_NOW}, last_write_at = now() from token where a.id = token.id)`;
 
 /**
@@ -72,6 +99,7 @@ export type TokenRow = {
   tokens?: number;
   granted?: boolean;
   leased?: number;
+  fresh_for?: number | null;
   wait_lsn?: string | null;
 };
 
@@ -109,20 +137,20 @@ export function tokenCheckSql(
   tracking?: WriteTracking,
   after?: string,
 ): TokenCheck {
-  const ctes = tracking?.writes ? WRITING_TOKEN_CTES : TOKEN_CTES;
+  const ctes = tracking?.writes ? WRITING_TOKEN_CTES : readingTokenCtes(secretHash);
   const waitLsn = tracking && !tracking.writes ? `, ${WAIT_LSN}` : '';
   const waitParams = waitLsn ? [tracking?.windowSeconds] : [];
   const paid = limiter?.spendLeased(secretHash, cost);
   if (!limiter || paid) {
-    const select = `select id, name, scopes${waitLsn} from token`;
+    const select = `select id, name, scopes, fresh_for${waitLsn} from token`;
     return { ctes, params: [secretHash, ...waitParams], select, hash: secretHash, cost, paid };
   }
   const { burst, rps } = limiter.settings;
   return {
     ctes: `${ctes}, ${chargeCte('token', after)}`,
     params: [secretHash, burst, rps, limiter.charged(cost), limiter.leaseSize, ...waitParams],
-    select: `select token.id, token.name, token.scopes, charged.tokens, charged.granted, charged.leased${waitLsn}
-           from token left join charged on true`,
+    select: `select token.id, token.name, token.scopes, token.fresh_for, charged.tokens, charged.granted,
+           charged.leased${waitLsn} from token left join charged on true`,
     hash: secretHash,
     cost,
   };
@@ -138,6 +166,7 @@ export function authenticationOf(
     limiter?.dropLease(check.hash);
     return null;
   }
+  noteTouch(check.hash, row.fresh_for);
   const principal = { tokenId: row.id, name: row.name, scopes: new Set(row.scopes.filter(isScope)) };
   const limit = limiter && (check.paid ?? limiter.stateOf(row as Required<TokenRow>, check.cost, check.hash));
   const authentication: Authentication = limit ? { principal, limit } : { principal };

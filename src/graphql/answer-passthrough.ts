@@ -333,6 +333,8 @@ function textPartSql(plan: Plan, part: Projection, alias: string, depth: number)
     if (property !== undefined) {
       const relation = plan.relations.get(head);
       if (deeper.length || relation?.kind !== 'one') return refuse('path');
+      const joined = joinedRows.get(relation);
+      if (joined !== undefined) return textPartSql(relation.plan, property, joined, depth + 1);
       const child = `t${depth}`;
       return `(select ${textPartSql(relation.plan, property, child, depth + 1)} from ${relation.from(child, alias)})`;
     }
@@ -371,10 +373,12 @@ function pathSql(
   if (property !== undefined) {
     const relation = plan.relations.get(head);
     if (deeper.length || relation?.kind !== 'one') return refuse('path');
-    const child = `t${depth}`;
+    // A row joined once for its object (joinedObject): its column, null without a row.
+    const joined = joinedRows.get(relation);
+    const child = joined ?? `t${depth}`;
     // Without a related row the subquery is null: a zero for null goes around it.
     const inner = pathSql(relation.plan, property, type, list, child, depth + 1, zeroless(shown));
-    return shownNull(shown, `(select ${inner} from ${relation.from(child, alias)})`);
+    return shownNull(shown, joined === undefined ? `(select ${inner} from ${relation.from(child, alias)})` : inner);
   }
   const column = prop?.fieldNames?.length === 1 ? `${alias}.${quote(prop.fieldNames[0])}` : '';
   const reference = prop?.kind === 'm:1' || (prop?.kind === '1:1' && prop.owner);
@@ -485,7 +489,7 @@ const fieldsAsked = (keys: Rendering): string[] =>
  * A projected object on the row `alias`, where several of its values read the same single
  * relation (`Order.customer`: the customer's e-mail and names): that row is joined once for the
  * object (a lateral left join; no row gives nulls, as the subqueries do) instead of a subquery per
- * value, and `build` reads it through a plan whose relation is that joined row.
+ * value, and `build` reads its columns in place (joinedRows).
  */
 function joinedObject(
   plan: Plan,
@@ -508,11 +512,16 @@ function joinedObject(
   const joins = shared.map((head, i) => {
     const relation = plan.relations.get(head) as Extract<RelationPlan, { kind: 'one' }>;
     const joined = `j${depth}_${i}`;
-    relations.set(head, { ...relation, from: (child) => `(select ${joined}.*) ${child}` });
+    const onJoined: RelationPlan = { ...relation, from: (child) => `(select ${joined}.*) ${child}` };
+    joinedRows.set(onJoined, joined);
+    relations.set(head, onJoined);
     return `left join lateral (select * from ${relation.from(joined, alias)}) ${joined} on true`;
   });
   return `(select ${build(keys, { ...plan, relations }, alias, depth)} from (select) j ${joins.join(' ')})`;
 }
+
+/** Relations joined once for an object (joinedObject), by the joined row's alias: values read its columns. */
+const joinedRows = new WeakMap<RelationPlan, string>();
 
 // Array.isArray does not narrow a readonly array type.
 const isChoice = (projection: Projection): projection is readonly Projection[] => Array.isArray(projection);

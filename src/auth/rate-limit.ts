@@ -114,14 +114,17 @@ export class RateLimiter {
 
   /**
    * Spends `cost` from the token's bucket. A cost above the bucket size is charged as the whole
-   * bucket (it needs a full bucket), so every operation can run eventually.
+   * bucket (it needs a full bucket), so every operation can run eventually. With the secret's
+   * `hash`, this process's lease pays it when it covers it, and the bucket shown counts the lease.
    */
-  async charge(tokenId: number, cost = 1): Promise<RateLimitState> {
+  async charge(tokenId: number, cost = 1, hash?: string): Promise<RateLimitState> {
+    const paid = hash === undefined ? undefined : this.spendLeased(hash, cost);
+    if (paid) return paid;
     const { burst, rps } = this.settings;
     const [row] = await this.orm.em
       .getConnection()
       .execute<ChargeRow[]>(CHARGE_SQL, [tokenId, burst, rps, this.charged(cost)], 'all');
-    return this.stateOf(row, cost);
+    return this.stateOf(row, cost, hash);
   }
 
   /** What a cost takes from the bucket: a whole number of requests, at least 1, at most the bucket. */

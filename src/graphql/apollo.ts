@@ -76,7 +76,9 @@ function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): 
           spent = 1; // taken with the token check
           // A check still to come (carried by the read) charges the whole cost itself.
           if (contextValue.check?.outcome === 'pending') contextValue.check.cost = cost;
-          else if (limiter && cost > 1) state = await limiter.charge(contextValue.principal.tokenId, cost - 1);
+          else if (limiter && cost > 1) {
+            state = await limiter.charge(contextValue.principal.tokenId, cost - 1, contextValue.secretHash);
+          }
           if (state && !state.allowed) {
             throw new GraphQLError(rateLimitedMessage(state), {
               extensions: { code: RATE_LIMITED, http: { status: 429 } },

@@ -234,12 +234,13 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     // read (src/auth/carried-token-check.ts; `answer` settles it). Never with replicas: the check
     // writes, so it runs on the primary, where such a read may not.
     const check = carry && !writes && !replicas ? carriedCheckFor(hash, limiter) : undefined;
-    if (check) return { em, principal: check.principal, loaders: new Loaders(em), check };
+    if (check) return { em, principal: check.principal, loaders: new Loaders(em), check, secretHash: hash };
     const tracking = replicas ? { writes, windowSeconds: replicas.windowSeconds } : undefined;
     const authentication = await checkToken(em, hash, limiter, 1, tracking);
     if (!authentication) throw new UnauthenticatedError();
     rememberToken(hash, authentication);
-    const context = { em, principal: authentication.principal, loaders: new Loaders(em), limit: authentication.limit };
+    const { principal, limit } = authentication;
+    const context = { em, principal, loaders: new Loaders(em), limit, secretHash: hash };
     routing.set(em, { writes, waitLsn: authentication.waitLsn });
     return context;
   }

@@ -16,6 +16,8 @@ export interface GraphQLContext {
    * `principal` is then the caller as last seen, and the answer waits for the check.
    */
   check?: CarriedTokenCheck;
+  /** The hash of the caller's secret: this process's lease on their bucket is kept by it (src/auth/rate-limit.ts). */
+  secretHash?: string;
   /** Over WebSocket only: wakes live subscriptions when events commit on any instance (src/db/event-wakeups.ts). */
   feedWakeups?: { wait(ms: number, signal?: AbortSignal): Promise<void> };
   /**

@@ -31,7 +31,7 @@ const LAYERS: Layer[] = [
   { units: ['schema'], what: 'GraphQL vocabulary: scalars, enums, inputs, paging and sort types' },
   { units: ['periodic-task.ts'], what: 'the timer loop of background work (outbox, event purge)' },
   {
-    units: ['config.ts', 'logger.ts', 'clock.ts', 'package-assets.ts', 'folder-modules.ts'],
+    units: ['config.ts', 'logger.ts', 'clock.ts', 'package-assets.ts', 'folder-modules.ts', 'bounded-map.ts'],
     what: 'shared basics that import nothing of src',
   },
 ];

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
+import { setBounded } from '../bounded-map.js';
 import { SQL_NOW } from '../clock.js';
 import { runPrepared } from '../db/prepared-statements.js';
 import { ValidationError } from '../domain/errors.js';
@@ -58,6 +59,8 @@ touched as (
   )
 )`;
 
+const TOKEN_AND_TOUCH_CTES = `${TOKEN_CTE}, ${TOUCH_CTE}`;
+
 /** Until when (this process's clock) each token's touch is not due, by secret hash; bounded, oldest first out. */
 const touchedUntil = new Map<string, number>();
 const TOUCHED_MAX = 10_000;
@@ -65,15 +68,13 @@ const TOUCHED_MAX = 10_000;
 /** The token CTEs of a read's check: the touch only when it may be due. */
 function readingTokenCtes(secretHash: string): string {
   const until = touchedUntil.get(secretHash);
-  return until !== undefined && until > Date.now() ? TOKEN_CTE : `${TOKEN_CTE}, ${TOUCH_CTE}`;
+  return until !== undefined && until > Date.now() ? TOKEN_CTE : TOKEN_AND_TOUCH_CTES;
 }
 
 /** Records when the token's touch falls due, from a check's `fresh_for`. */
 function noteTouch(secretHash: string, freshFor: number | null | undefined): void {
-  touchedUntil.delete(secretHash);
-  if (freshFor == null || !(freshFor > 0)) return;
-  if (touchedUntil.size >= TOUCHED_MAX) touchedUntil.delete(touchedUntil.keys().next().value as string);
-  touchedUntil.set(secretHash, Date.now() + freshFor * 1000);
+  if (freshFor == null || !(freshFor > 0)) touchedUntil.delete(secretHash);
+  else setBounded(touchedUntil, secretHash, Date.now() + freshFor * 1000, TOUCHED_MAX);
 }
 
 /**

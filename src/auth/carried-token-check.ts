@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { setBounded } from '../bounded-map.js';
 import { ACCOMPANIED_READ, accompanyNextStatement, unaccompanied } from '../db/prepared-statements.js';
 import {
   type Authentication,
@@ -109,10 +110,8 @@ const HEADROOM = 10;
 
 /** Records a successful check's caller (by secret hash, any road), for their next request to carry its check. */
 export function rememberToken(hash: string, authentication: Authentication): void {
-  knownTokens.delete(hash);
-  if (knownTokens.size >= KNOWN_TOKENS_MAX) knownTokens.delete(knownTokens.keys().next().value as string);
   const remaining = authentication.limit ? authentication.limit.remaining : Number.POSITIVE_INFINITY;
-  knownTokens.set(hash, { principal: authentication.principal, remaining });
+  setBounded(knownTokens, hash, { principal: authentication.principal, remaining }, KNOWN_TOKENS_MAX);
 }
 
 /** A check to carry, for a caller seen before with room in their bucket; undefined: check first. */

@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { setBounded } from '../bounded-map.js';
 
 export interface RateLimitSettings {
   /** Bucket size: requests a token may spend at once (`RATE_LIMIT_BURST`). */
@@ -165,26 +166,21 @@ export class RateLimiter {
    */
   stateOf(row: ChargeRow, cost: number, hash?: string): RateLimitState {
     const level = Number(row.tokens);
-    let left = 0;
-    if (hash !== undefined) {
-      const leased = Number(row.leased ?? 0);
-      let lease = this.leases.get(hash);
-      if (lease && lease.until <= Date.now()) lease = undefined;
-      if (leased > 0) {
-        if (!lease) {
-          if (this.leases.size >= LEASES_MAX) this.leases.delete(this.leases.keys().next().value as string);
-          lease = { left: 0, level, until: Date.now() + LEASE_MS };
-          this.leases.set(hash, lease);
-        }
-        lease.left += leased;
-        lease.until = Date.now() + LEASE_MS;
-      }
-      if (lease) {
-        lease.level = level;
-        left = lease.left;
-      }
-    }
+    const left = hash === undefined ? 0 : this.leaseAfterCharge(hash, level, Number(row.leased ?? 0));
     return this.stateAt(level + left, row.granted, this.charged(cost));
+  }
+
+  /** Adds what a charge `leased` to the token's lease (a live one, else a new one); what it holds now. */
+  private leaseAfterCharge(hash: string, level: number, leased: number): number {
+    let lease = this.leases.get(hash);
+    if (lease && lease.until <= Date.now()) lease = undefined;
+    if (leased > 0) {
+      lease = { left: (lease?.left ?? 0) + leased, level, until: Date.now() + LEASE_MS };
+      setBounded(this.leases, hash, lease, LEASES_MAX);
+    }
+    if (!lease) return 0;
+    lease.level = level;
+    return lease.left;
   }
 
   /** The headers' view of a bucket at `level` (its lease included) after a charge of `charged`. */

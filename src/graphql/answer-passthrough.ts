@@ -122,12 +122,12 @@ function leafSql(
   }
   if (isEnumType(type)) {
     const cases = type.getValues().map(({ name, value }) => {
-      const literal = Number.isInteger(value)
+      const stored = Number.isInteger(value)
         ? String(value)
         : typeof value === 'string'
-          ? `'${value.replace(/'/g, "''")}'`
+          ? literal(value)
           : refuse('enum value');
-      return `when ${literal} then '${name}'`;
+      return `when ${stored} then '${name}'`;
     });
     return `(case ${column} ${cases.join(' ')} end)`;
   }
@@ -348,7 +348,7 @@ function textPartSql(plan: Plan, part: Projection, alias: string, depth: number)
     return TEXT_PART.test(columnType) ? `${alias}.${quote(prop.fieldNames[0])}::text` : refuse('concat part type');
   }
   if (isChoice(part)) return `coalesce(${part.map((choice) => textPartSql(plan, choice, alias, depth)).join(', ')})`;
-  if ('constant' in part) return `'${String(part.constant).replace(/'/g, "''")}'`;
+  if ('constant' in part) return literal(String(part.constant));
   if ('concat' in part)
     return `concat(${part.concat.map((inner) => textPartSql(plan, inner, alias, depth)).join(', ')})`;
   return refuse('concat part');
@@ -399,7 +399,7 @@ const shownNull = (shown: Shown | undefined, sql: string) => (shown === 'zeroFor
 
 /** A constant of a projection as SQL of the GraphQL type it is served as. */
 function constantSql(value: string | number | boolean, type: GraphQLNamedType): string {
-  if (type.name === 'String' && typeof value === 'string') return `'${value.replace(/'/g, "''")}'`;
+  if (type.name === 'String' && typeof value === 'string') return literal(value);
   if (type.name === 'Int' && Number.isSafeInteger(value)) return String(value);
   if (type.name === 'Boolean' && typeof value === 'boolean') return String(value);
   return refuse('constant');

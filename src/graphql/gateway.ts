@@ -15,6 +15,7 @@ import { authenticate, checkToken, hashSecret } from '../auth/api-tokens.js';
 import { carriedCheckFor, rememberToken } from '../auth/carried-token-check.js';
 import { RATE_LIMITED, type RateLimiter, rateLimitedMessage, rateLimitHeaders } from '../auth/rate-limit.js';
 import type { Scope } from '../auth/scopes.js';
+import { setBounded } from '../bounded-map.js';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
 import type { FallbackReason, ReadReplicas } from '../db/read-replicas.js';
 import { UnauthenticatedError } from '../domain/errors.js';
@@ -289,9 +290,8 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     }
     const errors = validate(schema, document, specifiedRules);
     if (errors.length) return errors;
-    if (documents.size >= CACHE_LIMIT) documents.delete(documents.keys().next().value as string);
     const entry = { operation: getOperationAST(document)?.operation ?? 'unknown', document };
-    documents.set(source, entry);
+    setBounded(documents, source, entry, CACHE_LIMIT);
     return entry;
   }
 

@@ -1,3 +1,5 @@
+import { setBounded } from '../bounded-map.js';
+
 /**
  * Filtered statements built once per filter shape. MikroORM's query builder turns a filter (a
  * plain `where` object) into SQL on every request, about a third of a millisecond of the service's
@@ -82,9 +84,6 @@ export function filterStatement(key: string, where: unknown, build: () => Statem
   if (known) return { sql: known.sql, params: known.sources.map((source) => shaped.values[source]) };
   const built = build();
   const sources = sourcesOf(built.params, shaped.values);
-  if (sources) {
-    if (compiled.size >= COMPILED_MAX) compiled.delete(compiled.keys().next().value as string);
-    compiled.set(cacheKey, { sql: built.sql, sources });
-  }
+  if (sources) setBounded(compiled, cacheKey, { sql: built.sql, sources }, COMPILED_MAX);
   return built;
 }

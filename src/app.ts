@@ -10,6 +10,7 @@ import { postgresIdempotencyStore } from './db/idempotency-store.js';
 import { answerBodies } from './graphql/answer-passthrough.js';
 import { startApollo } from './graphql/apollo.js';
 import { buildStoreSchema } from './graphql/build-schema.js';
+import { directQueries } from './graphql/direct-queries.js';
 import { documentGuard } from './graphql/document-guard.js';
 import { createGateway, type ReplicaRouting } from './graphql/gateway.js';
 import { graphiqlMiddleware } from './graphql/graphiql.js';
@@ -98,9 +99,11 @@ export async function createApp({
   checkRouteScopes(schema, routes);
   const gateway = createGateway(schema, orm, RateLimiter.create(orm, rateLimit), replicas);
   const apollo = await startApollo(gateway);
+  const direct = directQueries(gateway);
   const graphql = answerBodies(
     koaMiddleware(apollo.server, {
-      context: ({ ctx }) => apollo.context(ctx.get('authorization') || undefined, mayWrite(ctx.request.body)),
+      context: async ({ ctx }) =>
+        direct.carriedOver(ctx) ?? apollo.context(ctx.get('authorization') || undefined, mayWrite(ctx.request.body)),
     }),
   );
   await measurePoolWait(orm);
@@ -157,7 +160,7 @@ export async function createApp({
   app.use(landingPageMiddleware);
   app.use(bodyTimeout(bodyTimeoutMs, bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' })));
   app.use(documentGuard);
-  app.use((ctx, next) => (ctx.path === '/graphql' ? graphql(ctx, next) : next()));
+  app.use((ctx, next) => (ctx.path === '/graphql' ? direct.middleware(ctx, () => graphql(ctx, next)) : next()));
   app.use(router.routes());
   app.use(router.allowedMethods());
 

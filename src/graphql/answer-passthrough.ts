@@ -656,6 +656,14 @@ export function answerBodies(graphql: Middleware): Middleware {
   };
 }
 
+/** Runs `run` with a place for a PostgreSQL answer; the result's placeholder filled in by `write`. */
+export async function withAnswerText<T>(run: () => Promise<T>): Promise<{ result: T; write(json: string): string }> {
+  const holder: Holder = {};
+  const result = await scope.run(holder, run);
+  const text = holder.text;
+  return { result, write: (json) => (text === undefined ? json : json.replace(`"${PLACEHOLDER}"`, () => text)) };
+}
+
 /** The root field's value when it ran without an error (see runRootField). */
 interface Ran {
   value: unknown;

@@ -227,15 +227,13 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
    * more is charged the rest once it is measured). A refused charge is in `limit.allowed`.
    */
   async function contextFor(authorization: string | undefined, writes = true, carry = false): Promise<GraphQLContext> {
-    const em = orm.em.fork();
     const secret = bearerOf(authorization);
     if (!secret) throw new UnauthenticatedError();
     const hash = hashSecret(secret);
-    // `carry`: a `/graphql` read by a caller seen before checks its token in the statement of its
-    // read (src/auth/carried-token-check.ts; `answer` settles it). Never with replicas: the check
-    // writes, so it runs on the primary, where such a read may not.
-    const check = carry && !writes && !replicas ? carriedCheckFor(hash, limiter) : undefined;
-    if (check) return { em, principal: check.principal, loaders: new Loaders(em), check, secretHash: hash };
+    // `carry`: a `/graphql` read by a caller seen before checks its token in the statement of its read.
+    const carried = carry && !writes ? carriedContextOf(hash) : undefined;
+    if (carried) return carried;
+    const em = orm.em.fork();
     const tracking = replicas ? { writes, windowSeconds: replicas.windowSeconds } : undefined;
     const authentication = await checkToken(em, hash, limiter, 1, tracking);
     if (!authentication) throw new UnauthenticatedError();
@@ -244,6 +242,25 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     const context = { em, principal, loaders: new Loaders(em), limit, secretHash: hash };
     routing.set(em, { writes, waitLsn: authentication.waitLsn });
     return context;
+  }
+
+  /**
+   * A `/graphql` read's context whose token check rides on the statement of its read (by a caller
+   * seen before, src/auth/carried-token-check.ts; `answer` settles it), else undefined: the token is
+   * checked first. Never with replicas: the check writes, so it runs on the primary, where such a
+   * read may not.
+   */
+  function carriedContextOf(hash: string): GraphQLContext | undefined {
+    const check = replicas ? undefined : carriedCheckFor(hash, limiter);
+    if (!check) return undefined;
+    const em = orm.em.fork();
+    return { em, principal: check.principal, loaders: new Loaders(em), check, secretHash: hash };
+  }
+
+  /** `carriedContextOf` the request's bearer token (src/graphql/direct-queries.ts). */
+  function carriedContext(authorization: string | undefined): GraphQLContext | undefined {
+    const secret = bearerOf(authorization);
+    return secret ? carriedContextOf(hashSecret(secret)) : undefined;
   }
 
   /**
@@ -261,6 +278,8 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     variables: Record<string, unknown> | undefined,
   ): Promise<ExecutionResult> {
     const { check } = context;
+    // Refused already (a request src/graphql/direct-queries.ts handed over): nothing more to read.
+    if (check?.outcome === 'unauthenticated' || check?.outcome === 'refused') return { errors: [checkRefusal(check)] };
     if (check) {
       check.carry(context.em);
       const answered = await answerFromPostgres(schema, document, operationName, context, variables);
@@ -464,9 +483,10 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     return authentication.principal.scopes.has(scope) ? 'ok' : 'forbidden';
   }
 
-  return { schema, limiter, answer, contextFor, session, hasScope } satisfies GraphQLGateway & {
+  return { schema, limiter, answer, contextFor, carriedContext, session, hasScope } satisfies GraphQLGateway & {
     limiter: RateLimiter | undefined;
     answer: typeof answer;
+    carriedContext: typeof carriedContext;
     contextFor: typeof contextFor;
     hasScope: typeof hasScope;
   };

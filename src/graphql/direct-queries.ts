@@ -34,6 +34,7 @@ export function directQueries(gateway: ReturnType<typeof createGateway>) {
 
   /** The query's document once parsed and validated, or null: Apollo answers it. */
   function queryOf(text: string, operationName: string | undefined): DocumentNode | null {
+    if (text.length > KNOWN_TEXT_MAX) return null;
     const key = `${operationName ?? ''}\u0000${text}`;
     let document = known.get(key);
     if (document !== undefined) return document;
@@ -88,7 +89,10 @@ export function directQueries(gateway: ReturnType<typeof createGateway>) {
   };
 }
 
+// The texts are kept as keys: a bounded number of bounded ones (longer documents go to Apollo, whose
+// cache is bounded by size).
 const KNOWN_DOCUMENTS = 1000;
+const KNOWN_TEXT_MAX = 10_000;
 // What Apollo answers as plain `application/json` (it negotiates anything else, after execution).
 const JSON_ACCEPTED = /^\s*(application\/json|\*\/\*)\s*(;[^,]*)?$/i;
 

@@ -649,14 +649,15 @@ const placeholder = { toJSON: () => PLACEHOLDER };
  */
 export function answerBodies(graphql: Middleware): Middleware {
   return async (ctx, next) => {
-    const holder: Holder = {};
-    await scope.run(holder, () => graphql(ctx, next));
-    const text = holder.text;
-    if (text !== undefined && typeof ctx.body === 'string') ctx.body = ctx.body.replace(`"${PLACEHOLDER}"`, () => text);
+    const { write } = await withAnswerText(() => graphql(ctx, next));
+    if (typeof ctx.body === 'string') ctx.body = write(ctx.body);
   };
 }
 
-/** Runs `run` with a place for a PostgreSQL answer; the result's placeholder filled in by `write`. */
+/**
+ * Runs `run` with a place for a PostgreSQL answer; `write` puts that answer into a body written with
+ * the placeholder where the root field's value goes (src/graphql/direct-queries.ts writes its own).
+ */
 export async function withAnswerText<T>(run: () => Promise<T>): Promise<{ result: T; write(json: string): string }> {
   const holder: Holder = {};
   const result = await scope.run(holder, run);

@@ -21,6 +21,22 @@ const allEventIds = async () => {
   return (await service.sql<{ id: number }>('select id from event order by id')).map((r) => r.id);
 };
 
+/**
+ * Waits until the feed shows every event written so far. The feed shows an event once no
+ * transaction anywhere in the cluster that began before it can still commit
+ * (src/reads/event-feed.ts), and the test PostgreSQL serves every test file's database: another
+ * file's open transaction may hold this file's events back for a moment.
+ */
+async function feedShowsAll(): Promise<void> {
+  const written = (await allEventIds()).length;
+  for (let i = 0; i < 200; i++) {
+    const res = await service.get('/api/v1/events?size=1');
+    if (res.body._meta?.totalCount === written) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the feed did not show the ${written} events written within 10 s`);
+}
+
 /** Follows `_links.next` from `path` until a page comes back empty; every page's items, in order. */
 async function follow(path: string, token?: string): Promise<{ items: any[]; pages: any[] }> {
   const items: any[] = [];
@@ -44,6 +60,7 @@ describe('a store with changes of every kind', () => {
     await patchCustomer(1, 'VIP');
     await patchNotes(2, 'second');
     await patchNotes(1, 'third');
+    await feedShowsAll();
   });
 
   it('pages through every event, oldest first, each once, with next links carrying the cursor', async () => {
@@ -168,6 +185,7 @@ describe('a store with changes of every kind', () => {
 describe('retention', () => {
   it('purges a prefix of the feed past the retention; a cursor into it is a 410 naming the oldest kept', async () => {
     for (let i = 0; i < 4; i++) await patchNotes(4, `round ${i}`);
+    await feedShowsAll();
     const ids = await allEventIds();
     const kept = ids.slice(-2);
     // Every event but the last two is 31 days old.

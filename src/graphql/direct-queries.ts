@@ -1,11 +1,9 @@
-import { type DocumentNode, getOperationAST, parse, specifiedRules, validate } from 'graphql';
+import { type DocumentNode, getOperationAST } from 'graphql';
 import type { Context, Middleware } from 'koa';
 import { rateLimitHeaders } from '../auth/rate-limit.js';
-import { setBounded } from '../bounded-map.js';
 import { graphqlOperations } from '../observability/metrics.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { withAnswerText } from './answer-passthrough.js';
-import { MAX_DOCUMENT_TOKENS } from './document-guard.js';
 import type { createGateway } from './gateway.js';
 import { operationCost } from './operation-cost.js';
 import { QueryLimitError } from './query-limits.js';
@@ -29,25 +27,14 @@ import { QueryLimitError } from './query-limits.js';
  * second run changes nothing; it only costs a failed read a second statement.
  */
 export function directQueries(gateway: ReturnType<typeof createGateway>) {
-  const known = new Map<string, DocumentNode | null>();
   const handedOver = new WeakMap<Context, GraphQLContext>();
 
-  /** The query's document once parsed and validated, or null: Apollo answers it. */
-  function queryOf(text: string, operationName: string | undefined): DocumentNode | null {
-    if (text.length > KNOWN_TEXT_MAX) return null;
-    const key = `${operationName ?? ''}\u0000${text}`;
-    let document = known.get(key);
-    if (document !== undefined) return document;
-    document = null;
-    try {
-      const parsed = parse(text, { maxTokens: MAX_DOCUMENT_TOKENS });
-      const query = getOperationAST(parsed, operationName)?.operation === 'query';
-      if (query && !validate(gateway.schema, parsed, specifiedRules).length) document = parsed;
-    } catch {
-      // Apollo reports the syntax error.
-    }
-    setBounded(known, key, document, KNOWN_DOCUMENTS);
-    return document;
+  /** The query's document, parsed and validated once (`gateway.prepared`), or undefined: Apollo answers it. */
+  function queryOf(text: string, operationName: string | undefined): DocumentNode | undefined {
+    if (text.length > TEXT_MAX) return undefined;
+    const entry = gateway.prepared(text);
+    if (!('document' in entry)) return undefined;
+    return getOperationAST(entry.document, operationName)?.operation === 'query' ? entry.document : undefined;
   }
 
   const middleware: Middleware = async (ctx, next) => {
@@ -89,10 +76,9 @@ export function directQueries(gateway: ReturnType<typeof createGateway>) {
   };
 }
 
-// The texts are kept as keys: a bounded number of bounded ones (longer documents go to Apollo, whose
-// cache is bounded by size).
-const KNOWN_DOCUMENTS = 1000;
-const KNOWN_TEXT_MAX = 10_000;
+// The gateway keeps prepared documents by their text, a bounded number of them; only bounded texts
+// go there (a longer document goes to Apollo, whose cache is bounded by size).
+const TEXT_MAX = 10_000;
 // What Apollo answers as plain `application/json` (it negotiates anything else, after execution).
 const JSON_ACCEPTED = /^\s*(application\/json|\*\/\*)\s*(;[^,]*)?$/i;
 

@@ -33,6 +33,7 @@ import {
   type Rendering,
 } from './answer-passthrough.js';
 import { compiledExecutor } from './compiled-execution.js';
+import { MAX_DOCUMENT_TOKENS } from './document-guard.js';
 import { formatError } from './format-error.js';
 import { checkRefusal } from './token-refusals.js';
 
@@ -295,15 +296,16 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
   }
 
   /**
-   * A document parsed and validated once, then run as often as REST asks for it (compiled, see
-   * compiled-execution.ts).
+   * A document parsed (with Apollo's token limit) and validated (with the rules Apollo validates
+   * with here) once, then run as often as REST or a repeated `/graphql` query asks for it
+   * (compiled, see compiled-execution.ts; src/graphql/direct-queries.ts).
    */
   function prepared(source: string): Prepared | readonly GraphQLError[] {
     const cached = documents.get(source);
     if (cached) return cached;
     let document: DocumentNode;
     try {
-      document = parse(source);
+      document = parse(source, { maxTokens: MAX_DOCUMENT_TOKENS });
     } catch (error) {
       return [error as GraphQLError];
     }
@@ -483,9 +485,19 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     return authentication.principal.scopes.has(scope) ? 'ok' : 'forbidden';
   }
 
-  return { schema, limiter, answer, contextFor, carriedContext, session, hasScope } satisfies GraphQLGateway & {
+  return {
+    schema,
+    limiter,
+    answer,
+    prepared,
+    contextFor,
+    carriedContext,
+    session,
+    hasScope,
+  } satisfies GraphQLGateway & {
     limiter: RateLimiter | undefined;
     answer: typeof answer;
+    prepared: typeof prepared;
     carriedContext: typeof carriedContext;
     contextFor: typeof contextFor;
     hasScope: typeof hasScope;

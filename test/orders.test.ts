@@ -189,6 +189,24 @@ describe('POST /orders/search', () => {
     expect(idsOf(res.body)).toEqual(expected);
   });
 
+  it.each([
+    ['!total', 'o.total desc, o.id desc'],
+    ['order_date', 'o.order_date asc, o.id asc'],
+    ['', 'o.id desc'],
+  ])('pages a text search sorted by %j with its total count, ties included', async (sort, order) => {
+    const total = (await sqlIds("o.email ilike '%e%'")).length;
+    expect(total).toBeGreaterThan(21);
+    for (const page of [1, 2, 3]) {
+      const res = await search({ email: 'E' }, `size=7&page=${page}${sort ? `&sort=${sort}` : ''}`);
+      expect(res.status).toBe(200);
+      const expected = await service.sql<{ id: number }>(
+        `select o.id from orders o where o.email ilike '%e%' order by ${order} limit 7 offset ${(page - 1) * 7}`,
+      );
+      expect(res.body.map((o: { id: number }) => o.id)).toEqual(expected.map((r) => r.id));
+      expect(res.headers.get('x-pagination-total-count')).toBe(String(total));
+    }
+  });
+
   it('filters by cart_price, the sum of item prices × quantities', async () => {
     const [row] = await service.sql<{ id: number; cart: string }>(
       'select o.id, sum(li.price * li.quantity)::text as cart ' +

@@ -517,6 +517,9 @@ async function drive(
   const result = await autocannon({
     url,
     connections,
+    // A slow answer is measured, not dropped: autocannon's default of 10 s counted PostGraphile's deep
+    // pages at 1M orders and 32 connections (8 s and more each on a slower machine) as failures.
+    timeout: 60,
     ...(typeof length === 'number' ? { duration: length } : { amount: length.requests }),
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
     requests,

@@ -8,6 +8,7 @@ import type { SortTerm } from '../schema/pagination.js';
 import { filterStatement } from './filter-statements.js';
 import { columnOf, landingKey, type Plan, planFor, primaryKey, type RelationPlan, tableOf } from './read-plan.js';
 import { entityPairs, type JsonPairs, jsonObject } from './row-json.js';
+import { learn, shouldWalk, WALK_ROWS } from './search-walk.js';
 import { below, type SelectionTree, selectionOf } from './selection.js';
 
 /** A row as it arrives: its JSON object (see read-row.ts for the types resolvers give it). */
@@ -113,6 +114,9 @@ export async function readPage(
   let count: { sql: string; params: readonly unknown[] } = { sql: 'select null', params: [] };
   // A WITH the page and the count read from (text and bound values); empty but for a counted text search.
   let prelude: { sql: string; params: readonly unknown[] } = { sql: '', params: [] };
+  // A counted text search in key order: the search's hint key, and whether the answer walked (search-walk.ts).
+  let search: string | undefined;
+  let walkedColumn = '';
   if (isEmptyWhere(where)) {
     // An unfiltered list: the statement from the read plan and the whitelisted sort alone.
     page = deep
@@ -142,13 +146,44 @@ export async function readPage(
       const matches = filterStatement(`${type} matches ${sorted}`, where, () =>
         filtered().clone().select(sortKeys).toQuery(),
       );
-      prelude = { sql: `with matches as materialized (${matches.sql}) `, params: matches.params };
       const pageKeys = `select ${primaryKey(meta, 'm').column} from matches m order by ${orderSql(meta, orderBy, 'm')}`;
-      page = {
-        sql: `select ${numbered} from ${table} r0 where ${key} in (${pageKeys} ${window.sql})`,
-        params: window.params,
-      };
-      count = { sql: 'select count(*) from matches', params: [] };
+      const from = `from ${table} as "r0"`;
+      const inKeyOrder = orderBy.length === 1 && Object.keys(orderBy[0]).join() === primaryKey(meta, 'r0').property;
+      if (inKeyOrder && !deep && matches.sql.split(from).length === 2)
+        search = `${type} ${sorted} ${offset} ${JSON.stringify(where)}`;
+      if (search && shouldWalk(search)) {
+        // The walk (search-walk.ts): the filter over the first WALK_ROWS rows in key order; when it
+        // fills the page, the matches' CTE is never read and the count is the bitmap scan's alone.
+        const capped = `from (select * ${from} order by ${order} limit ${WALK_ROWS}) as "r0"`;
+        const walk = `${matches.sql.replace(from, capped)} order by ${order} ${window.sql}`;
+        const total = filterStatement(`${type} count`, where, () => countQuery(em, meta.class, where, filtered()));
+        prelude = {
+          sql:
+            `with walk as materialized (${walk}), walked as (select count(*) = ${args.size} as whole from walk), ` +
+            `matches as materialized (select m.* from (${matches.sql}) m where not (select whole from walked)) `,
+          params: [...matches.params, ...matches.params],
+        };
+        page = {
+          sql:
+            `select ${numbered} from ${table} r0 where ${key} in (select ${primaryKey(meta, 'w').column} from walk w ` +
+            `where (select whole from walked) union all (${pageKeys} ${window.sql}))`,
+          params: window.params,
+        };
+        count = {
+          sql:
+            `select case when (select whole from walked) then (${total.sql}) ` +
+            `else (select count(*) from matches) end`,
+          params: total.params,
+        };
+        walkedColumn = ', (select whole from walked) as walked';
+      } else {
+        prelude = { sql: `with matches as materialized (${matches.sql}) `, params: matches.params };
+        page = {
+          sql: `select ${numbered} from ${table} r0 where ${key} in (${pageKeys} ${window.sql})`,
+          params: window.params,
+        };
+        count = { sql: 'select count(*) from matches', params: [] };
+      }
     } else if (deep) {
       const ids = filterStatement(`${type} ids ${sorted}`, where, () =>
         filtered()
@@ -196,27 +231,29 @@ export async function readPage(
   if (shaped) {
     // The answer's items as PostgreSQL wrote them: text, never parsed here (see AnswerPage).
     const items = `coalesce((select '[' || string_agg(p.r, ',' order by p.n) || ']' from (${page.sql}) p), '[]')`;
-    const [text] = await runPrepared<{ items: string; matching: string | null }>(
+    const [text] = await runPrepared<{ items: string; matching: string | null; walked?: boolean }>(
       em,
-      `${prelude.sql}select ${items} as items, (${count.sql}) as matching`,
+      `${prelude.sql}select ${items} as items, (${count.sql}) as matching${walkedColumn}`,
       [...prelude.params, ...page.params, ...count.params],
     );
     answerPages.delete(em);
     const total = text.matching === null ? Number.NaN : Number(text.matching);
+    if (search) learn(search, { walked: text.walked ?? null, count: total });
     const pageCount = Math.ceil(total / args.size);
     shaped.answer = { items: text.items, totalCount: total, page: args.page, size: args.size, pageCount };
     return { items: [], totalCount: total, page: args.page, size: args.size, pageCount };
   }
   const items = `coalesce((select json_agg(p.r order by p.n) from (${page.sql}) p), '[]'::json)`;
-  const [row] = await runPrepared<{ items: Row[]; matching: string | null }>(
+  const [row] = await runPrepared<{ items: Row[]; matching: string | null; walked?: boolean }>(
     em,
-    `${prelude.sql}select ${items} as items, (${count.sql}) as matching`,
+    `${prelude.sql}select ${items} as items, (${count.sql}) as matching${walkedColumn}`,
     [...prelude.params, ...page.params, ...count.params],
   );
   // A long page is parsed in one go and then executed and serialised in one go: yielding here
   // lets the event loop answer waiting sockets (probes, short reads) between the two halves.
   if (row.items.length > LONG_PAGE) await yieldToEventLoop();
   const totalCount = row.matching === null ? Number.NaN : Number(row.matching);
+  if (search) learn(search, { walked: row.walked ?? null, count: totalCount });
   return {
     items: row.items,
     totalCount,

@@ -114,8 +114,8 @@ export async function readPage(
   let count: { sql: string; params: readonly unknown[] } = { sql: 'select null', params: [] };
   // A WITH the page and the count read from (text and bound values); empty but for a counted text search.
   let prelude: { sql: string; params: readonly unknown[] } = { sql: '', params: [] };
-  // A counted text search in key order: the search's hint key, and whether the answer walked (search-walk.ts).
-  let search: string | undefined;
+  // A counted text search in key order: its key among the walk's hints, and whether the answer walked (search-walk.ts).
+  let walkKey: string | undefined;
   let walkedColumn = '';
   if (isEmptyWhere(where)) {
     // An unfiltered list: the statement from the read plan and the whitelisted sort alone.
@@ -150,8 +150,8 @@ export async function readPage(
       const from = `from ${table} as "r0"`;
       const inKeyOrder = orderBy.length === 1 && Object.keys(orderBy[0]).join() === primaryKey(meta, 'r0').property;
       if (inKeyOrder && !deep && matches.sql.split(from).length === 2)
-        search = `${type} ${sorted} ${offset} ${JSON.stringify(where)}`;
-      if (search && shouldWalk(search)) {
+        walkKey = `${type} ${sorted} ${offset} ${JSON.stringify(where)}`;
+      if (walkKey && shouldWalk(walkKey)) {
         // The walk (search-walk.ts): the filter over the first WALK_ROWS rows in key order; when it
         // fills the page, the matches' CTE is never read and the count is the bitmap scan's alone.
         const capped = `from (select * ${from} order by ${order} limit ${WALK_ROWS}) as "r0"`;
@@ -238,7 +238,7 @@ export async function readPage(
     );
     answerPages.delete(em);
     const total = text.matching === null ? Number.NaN : Number(text.matching);
-    if (search) learn(search, { walked: text.walked ?? null, count: total });
+    if (walkKey) learn(walkKey, { walked: text.walked ?? null, count: total });
     const pageCount = Math.ceil(total / args.size);
     shaped.answer = { items: text.items, totalCount: total, page: args.page, size: args.size, pageCount };
     return { items: [], totalCount: total, page: args.page, size: args.size, pageCount };
@@ -253,7 +253,7 @@ export async function readPage(
   // lets the event loop answer waiting sockets (probes, short reads) between the two halves.
   if (row.items.length > LONG_PAGE) await yieldToEventLoop();
   const totalCount = row.matching === null ? Number.NaN : Number(row.matching);
-  if (search) learn(search, { walked: row.walked ?? null, count: totalCount });
+  if (walkKey) learn(walkKey, { walked: row.walked ?? null, count: totalCount });
   return {
     items: row.items,
     totalCount,

@@ -7,6 +7,7 @@ import helmet from 'koa-helmet';
 import type { Logger } from 'pino';
 import { RateLimiter, type RateLimitSettings } from './auth/rate-limit.js';
 import { postgresIdempotencyStore } from './db/idempotency-store.js';
+import { learnCaseFolding } from './domain/text-fold.js';
 import { answerBodies } from './graphql/answer-passthrough.js';
 import { startApollo } from './graphql/apollo.js';
 import { buildStoreSchema } from './graphql/build-schema.js';
@@ -95,6 +96,7 @@ export async function createApp({
 }: AppOptions) {
   const schema = await buildStoreSchema();
   checkDeclaredReads(orm.getMetadata());
+  await learnCaseFolding(orm);
   const rest = deriveRestApi(schema, routes);
   checkRouteScopes(schema, routes);
   const gateway = createGateway(schema, orm, RateLimiter.create(orm, rateLimit), replicas);

@@ -2,6 +2,7 @@ import type { FilterQuery } from '@mikro-orm/postgresql';
 import type { Customer } from '../entities/customer.entity.js';
 import type { AddressBlockFilter, CustomerFilter } from '../schema/inputs/customer.inputs.js';
 import { rangeCondition } from './range-condition.js';
+import { caseInsensitiveLike } from './text-fold.js';
 import { containsPattern } from './text-match.js';
 
 type Condition = Record<string, unknown>;
@@ -10,6 +11,14 @@ type Condition = Record<string, unknown>;
 function anyText(path: string[], values: string[]): Condition {
   const nest = (value: unknown) => path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value) as Condition;
   return { $or: values.map((v) => nest({ $ilike: containsPattern(v) })) };
+}
+
+/** The customer's own text columns, each with its stored lower-case copy (domain/text-fold.ts). */
+const FOLDED = { email: 'emailFolded', firstName: 'firstNameFolded', lastName: 'lastNameFolded' } as const;
+
+/** `column` contains any of the strings, case-insensitively, searched on its lower-case copy. */
+function anyFoldedText(column: keyof typeof FOLDED, values: string[]): Condition {
+  return { $or: values.map((v) => caseInsensitiveLike(column, FOLDED[column], containsPattern(v))) };
 }
 
 function blockConditions(block: 'shipping' | 'billing', filter: AddressBlockFilter | undefined): Condition[] {
@@ -26,10 +35,11 @@ function blockConditions(block: 'shipping' | 'billing', filter: AddressBlockFilt
 export function customerWhere(filter: CustomerFilter | undefined): FilterQuery<Customer> {
   if (!filter) return {};
   const all: Condition[] = [];
-  for (const key of ['email', 'firstName', 'lastName', 'notes'] as const) {
+  for (const key of ['email', 'firstName', 'lastName'] as const) {
     const values = filter[key];
-    if (values) all.push(anyText([key], values));
+    if (values) all.push(anyFoldedText(key, values));
   }
+  if (filter.notes) all.push(anyText(['notes'], filter.notes));
   const address: Condition[] = [
     ...blockConditions('shipping', filter.shipping),
     ...blockConditions('billing', filter.billing),

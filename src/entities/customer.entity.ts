@@ -28,6 +28,20 @@ import { Order } from './order.entity.js';
   name: 'customer_email_trgm',
   expression: 'create index "customer_email_trgm" on "customer" using gin ("email" gin_trgm_ops)',
 })
+// The same searches on the lower-case copies, with LIKE (domain/text-fold.ts).
+@Index({
+  name: 'customer_email_folded_trgm',
+  expression: 'create index "customer_email_folded_trgm" on "customer" using gin ("email_folded" gin_trgm_ops)',
+})
+@Index({
+  name: 'customer_first_name_folded_trgm',
+  expression:
+    'create index "customer_first_name_folded_trgm" on "customer" using gin ("first_name_folded" gin_trgm_ops)',
+})
+@Index({
+  name: 'customer_last_name_folded_trgm',
+  expression: 'create index "customer_last_name_folded_trgm" on "customer" using gin ("last_name_folded" gin_trgm_ops)',
+})
 export class Customer {
   @Field(() => Int, { description: 'Customer id' })
   @PrimaryKey({ type: 'integer' })
@@ -48,6 +62,17 @@ export class Customer {
   @Field(() => String, { nullable: true, description: 'Set by the store owner' })
   @Property({ type: 'text', nullable: true })
   notes: string | null = null;
+
+  // Lower-case copies kept by PostgreSQL for case-insensitive search (domain/text-fold.ts); never
+  // written by the ORM, and not loaded with the customer.
+  @Property({ type: 'text', generated: '(lower(email)) stored', lazy: true, hidden: true })
+  emailFolded?: string;
+
+  @Property({ type: 'text', generated: '(lower(first_name)) stored', lazy: true, hidden: true })
+  firstNameFolded?: string;
+
+  @Property({ type: 'text', generated: '(lower(last_name)) stored', lazy: true, hidden: true })
+  lastNameFolded?: string;
 
   @Property({ type: 'integer', default: 0 })
   orderCount: number = 0;

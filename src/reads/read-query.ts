@@ -263,10 +263,10 @@ export async function readPage(
   };
 }
 
-/** Whether a filter searches text (a substring match, `$ilike`, anywhere in it). */
+/** Whether a filter searches text (a substring match, `$ilike` or `$like`, anywhere in it). */
 function searchesText(where: unknown): boolean {
   if (!where || typeof where !== 'object') return false;
-  return Object.entries(where).some(([key, value]) => key === '$ilike' || searchesText(value));
+  return Object.entries(where).some(([key, value]) => key === '$ilike' || key === '$like' || searchesText(value));
 }
 
 /** `where` narrowed to the rows whose key is greater than `afterId` (keyset paging; bound, as any filter value). */

@@ -75,8 +75,8 @@ it('finds a customer by a term in any case, as GraphQL and REST agree', async ()
   const { ids } = await search({ last_name: 'LoVeLaCe' });
   expect(ids).toEqual(await ilike('last_name', 'lovelace'));
   expect(ids.length).toBeGreaterThanOrEqual(2);
-  const res = await service.graphql(
-    '{ customers(filter: { lastName: ["lOVElace"] }, sort: [{ field: ID, direction: ASC }]) { totalCount items { id } } }',
-  );
+  const res = await service.graphql(`{
+    customers(filter: { lastName: ["lOVElace"] }, sort: [{ field: ID, direction: ASC }]) { totalCount items { id } }
+  }`);
   expect(res.body.data.customers).toEqual({ totalCount: ids.length, items: ids.map((id) => ({ id })) });
 });

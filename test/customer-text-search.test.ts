@@ -35,10 +35,10 @@ afterAll(() => service.stop());
 
 /** The ids ILIKE finds for `value` anywhere in `column`, with LIKE's wildcards in it escaped. */
 async function ilike(column: string, value: string): Promise<number[]> {
-  const rows = await service.sql<{ id: number }>(
-    `select id from customer where ${column} ilike '%' || replace(replace(replace(?, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' order by id`,
-    [value],
-  );
+  const pattern = `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const rows = await service.sql<{ id: number }>(`select id from customer where ${column} ilike ? order by id`, [
+    pattern,
+  ]);
   return rows.map((r) => r.id);
 }
 

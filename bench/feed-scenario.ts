@@ -175,8 +175,12 @@ export async function measureFeed(h: FeedHarness): Promise<FeedResult> {
         if (a.repeated.length) throw h.failure(`the ${who} received events ${a.repeated.slice(0, 10)} twice`);
       }
     };
+    // After event `after` in the feed's order, (xid, id), as the reader and the subscriber resume:
+    // not in id order, since a write the drive before left in flight may still commit an event with
+    // a lower id than `start` and a later transaction id (which both then receive).
+    const AFTER_IN_FEED = '($1 = 0 or (xid, id) > (select xid, id from event where id = $1))';
     const since = async () =>
-      (await db.query<{ id: number }>('select id from event where id > $1', [start])).rows.map((r) => r.id);
+      (await db.query<{ id: number }>(`select id from event where ${AFTER_IN_FEED}`, [start])).rows.map((r) => r.id);
     /**
      * Every event committed since the start, once the writes have settled: autocannon stops at the
      * drive's end without waiting for the answers in flight, whose transactions may still commit.
@@ -227,7 +231,8 @@ export async function measureFeed(h: FeedHarness): Promise<FeedResult> {
         }
       }
       const committed = await db.query<{ id: number; ms: number }>(
-        `select id, extract(epoch from pg_xact_commit_timestamp(xid::xid)) * 1000 as ms from event where id > $1`,
+        `select id, extract(epoch from pg_xact_commit_timestamp(xid::xid)) * 1000 as ms
+          from event where ${AFTER_IN_FEED}`,
         [measuredAfter],
       );
       const committedMs = new Map(committed.rows.map((r) => [r.id, Number(r.ms)]));

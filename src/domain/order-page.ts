@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { runPrepared } from '../db/prepared-statements.js';
 import { Order } from '../entities/order.entity.js';
 import type { SortTerm } from '../schema/pagination.js';
 import { NotFoundError } from './errors.js';
@@ -45,12 +46,13 @@ export async function pageOfOrder(
         )
         .map((c) => `(${c})`)
         .join(' or ')}`;
-  const [row] = await em
-    .getConnection()
-    .execute<{ found: number; before: number }[]>(
-      `select (select count(*) from orders where id = ?)::int as found, (${counted})::int as before`,
-      [id, id],
-    );
+  // Prepared with the id bound, as every read (one text per sort, not per order), so the token
+  // check can ride on it (db/prepared-statements.ts).
+  const [row] = await runPrepared<{ found: number; before: number }>(
+    em,
+    `select (select count(*) from orders where id = ?)::int as found, (${counted})::int as before`,
+    [id, id],
+  );
   if (!row.found) throw new NotFoundError('Order', id);
   return Math.floor(row.before / size) + 1;
 }

@@ -3,9 +3,9 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * Lower-case copies of the customer's searched text columns, kept by PostgreSQL, each with a
  * trigram index: a case-insensitive substring search is then LIKE on the copy instead of ILIKE,
- * which lowers every row it rechecks (domain/text-fold.ts, bench/analysis.md#q4). The trigram
- * indexes on the original columns stay: ILIKE still serves patterns JavaScript cannot lower
- * exactly as PostgreSQL does, and the e-mail clash check.
+ * which lowers every row it rechecks (domain/text-fold.ts; bench/analysis.md, "Case-folded
+ * columns"). The trigram indexes on the original columns stay: ILIKE still serves patterns
+ * JavaScript cannot lower exactly as PostgreSQL does, and the e-mail clash check.
  */
 export class Migration20261127100000_customer_folded_search extends Migration {
   override name = 'Migration20261127100000_customer_folded_search';

@@ -115,7 +115,7 @@ describe('GET /orders and /orders/{id}', () => {
 describe('GET /orders/{id}/page', () => {
   it('agrees with the list for several sorts and sizes, ties included', async () => {
     await service.sql('update orders set notes = null where id % 3 = 0');
-    for (const sort of ['', '!total', 'status', '-status,total', 'paid', 'notes', '!updated_at', 'email']) {
+    for (const sort of ['', 'id', '!total', 'status', '-status,total', 'paid', 'notes', '!updated_at', 'email']) {
       for (const size of [1, 7, 20, 250]) {
         const query = `${sort ? `sort=${sort}&` : ''}size=${size}`;
         const all: number[] = [];

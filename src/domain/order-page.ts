@@ -3,7 +3,7 @@ import { runPrepared } from '../db/prepared-statements.js';
 import { Order } from '../entities/order.entity.js';
 import type { SortTerm } from '../schema/pagination.js';
 import { NotFoundError } from './errors.js';
-import { orderByOf } from './listing.js';
+import { countQuery, orderByOf } from './listing.js';
 
 /**
  * The page on which an order lies in the list sorted the same way: one COUNT of the rows that sort
@@ -33,19 +33,24 @@ export async function pageOfOrder(
   // NOT NULL keys in one direction (the common case, e.g. `!total` then the id): one row comparison,
   // which PostgreSQL answers with a range scan of the composite sort index. Otherwise key by key.
   const simple = keys.every((k) => !k.nullable && k.desc === keys[0].desc);
-  const counted = simple
-    ? `select count(*) from orders o where ` +
-      `(${keys.map((k) => `o.${k.column}`).join(', ')}) ` +
-      `${keys[0].desc ? '>' : '<'} (select ` +
-      `${keys.map((k) => `t.${k.column}`).join(', ')} from orders t where t.id = ?)`
-    : `select count(*) from orders o, (select * from orders where id = ?) t where ${keys
-        .map((k, i) =>
-          [...keys.slice(0, i).map((p) => `o.${p.column} is not distinct from t.${p.column}`), `(${before(k)})`].join(
-            ' and ',
-          ),
-        )
-        .map((c) => `(${c})`)
-        .join(' or ')}`;
+  const key = `"${meta.properties[meta.primaryKeys[0] as keyof Order].fieldNames[0]}"`;
+  const counted =
+    keys.length === 1 && keys[0].column === key
+      ? byKey(keys[0].desc, key, countQuery(em, Order, {}).sql)
+      : simple
+        ? `select count(*) from orders o where ` +
+          `(${keys.map((k) => `o.${k.column}`).join(', ')}) ` +
+          `${keys[0].desc ? '>' : '<'} (select ` +
+          `${keys.map((k) => `t.${k.column}`).join(', ')} from orders t where t.id = ?)`
+        : `select count(*) from orders o, (select * from orders where id = ?) t where ${keys
+            .map((k, i) =>
+              [
+                ...keys.slice(0, i).map((p) => `o.${p.column} is not distinct from t.${p.column}`),
+                `(${before(k)})`,
+              ].join(' and '),
+            )
+            .map((c) => `(${c})`)
+            .join(' or ')}`;
   // Prepared with the id bound, as every read (one text per sort, not per order), so the token
   // check can ride on it (db/prepared-statements.ts).
   const [row] = await runPrepared<{ found: number; before: number }>(
@@ -55,4 +60,21 @@ export async function pageOfOrder(
   );
   if (!row.found) throw new NotFoundError('Order', id);
   return Math.floor(row.before / size) + 1;
+}
+
+/**
+ * The rows before an order in key order, counted on the smaller side of it. Ids are handed out in
+ * order, so the middle of the key range is about the middle of the table: an order in the half
+ * that comes first is counted directly, one in the other half as every row (the exact total of
+ * the table's row counts, or a count where it has none) less the rows from it on. Half the index
+ * entries read on average against counting one side always; exact either way (one snapshot).
+ */
+function byKey(desc: boolean, id: string, total: string): string {
+  const [before, fromIt] = desc ? ['>', '<='] : ['<', '>='];
+  const count = (op: string) => `(select count(*) from orders o where o.${id} ${op} t.${id})`;
+  const firstHalf = desc ? '>=' : '<';
+  return (
+    `select case when t.${id} ${firstHalf} (select (min(${id})::bigint + max(${id})) / 2 from orders) ` +
+    `then ${count(before)} else (${total}) - ${count(fromIt)} end from orders t where t.${id} = ?`
+  );
 }

@@ -34,23 +34,23 @@ export async function pageOfOrder(
   // which PostgreSQL answers with a range scan of the composite sort index. Otherwise key by key.
   const simple = keys.every((k) => !k.nullable && k.desc === keys[0].desc);
   const key = `"${meta.properties[meta.primaryKeys[0] as keyof Order].fieldNames[0]}"`;
-  const counted =
-    keys.length === 1 && keys[0].column === key
-      ? byKey(keys[0].desc, key, countQuery(em, Order, {}).sql)
-      : simple
-        ? `select count(*) from orders o where ` +
-          `(${keys.map((k) => `o.${k.column}`).join(', ')}) ` +
-          `${keys[0].desc ? '>' : '<'} (select ` +
-          `${keys.map((k) => `t.${k.column}`).join(', ')} from orders t where t.id = ?)`
-        : `select count(*) from orders o, (select * from orders where id = ?) t where ${keys
-            .map((k, i) =>
-              [
-                ...keys.slice(0, i).map((p) => `o.${p.column} is not distinct from t.${p.column}`),
-                `(${before(k)})`,
-              ].join(' and '),
-            )
-            .map((c) => `(${c})`)
-            .join(' or ')}`;
+  let counted: string;
+  if (keys.length === 1 && keys[0].column === key) {
+    counted = byKey(keys[0].desc, key, countQuery(em, Order, {}).sql);
+  } else if (simple) {
+    const [these, its] = [keys.map((k) => `o.${k.column}`), keys.map((k) => `t.${k.column}`)];
+    counted =
+      `select count(*) from orders o where (${these.join(', ')}) ` +
+      `${keys[0].desc ? '>' : '<'} (select ${its.join(', ')} from orders t where t.id = ?)`;
+  } else {
+    // Before on the first key, or tied on it and before on the next, and so on.
+    const tiedThenBefore = keys.map((k, i) => [
+      ...keys.slice(0, i).map((p) => `o.${p.column} is not distinct from t.${p.column}`),
+      `(${before(k)})`,
+    ]);
+    const condition = tiedThenBefore.map((terms) => `(${terms.join(' and ')})`).join(' or ');
+    counted = `select count(*) from orders o, (select * from orders where id = ?) t where ${condition}`;
+  }
   // Prepared with the id bound, as every read (one text per sort, not per order), so the token
   // check can ride on it (db/prepared-statements.ts).
   const [row] = await runPrepared<{ found: number; before: number }>(

@@ -13,12 +13,12 @@ function anyText(path: string[], values: string[]): Condition {
   return { $or: values.map((v) => nest({ $ilike: containsPattern(v) })) };
 }
 
-/** The customer's own text columns, each with its stored lower-case copy (domain/text-fold.ts). */
-const FOLDED = { email: 'emailFolded', firstName: 'firstNameFolded', lastName: 'lastNameFolded' } as const;
-
-/** `column` contains any of the strings, case-insensitively, searched on its lower-case copy. */
-function anyFoldedText(column: keyof typeof FOLDED, values: string[]): Condition {
-  return { $or: values.map((v) => caseInsensitiveLike(column, FOLDED[column], containsPattern(v))) };
+/**
+ * `column` (one of the customer's own text columns) contains any of the strings, case-insensitively,
+ * searched on its stored lower-case copy `<column>Folded` (domain/text-fold.ts).
+ */
+function anyFoldedText(column: 'email' | 'firstName' | 'lastName', values: string[]): Condition {
+  return { $or: values.map((v) => caseInsensitiveLike(column, `${column}Folded`, containsPattern(v))) };
 }
 
 function blockConditions(block: 'shipping' | 'billing', filter: AddressBlockFilter | undefined): Condition[] {

@@ -130,3 +130,44 @@ it('answers 503 during a restart, recovers by itself, and keeps every acknowledg
     .execute<{ fulfilled: number }[]>('select fulfilled from line_item where id = ?', [lineId]);
   expect(line.fulfilled).toBe(stored.size);
 }, 90_000);
+
+it('answers every /graphql operation during an outage with 503 and Retry-After, then recovers', async () => {
+  const post = (query: string) =>
+    fetch(`${base}/graphql`, { method: 'POST', headers: auth(), body: JSON.stringify({ query }) });
+  const queries = [
+    '{ __typename }',
+    '{ products(size: 1) { totalCount items { id title } } }',
+    '{ order(id: 1) { id status } }',
+    'mutation { createWarehouse(title: "Outage") { id } }',
+  ];
+  // Seen before: the caller's token check now rides on its read (src/auth/carried-token-check.ts).
+  for (const query of queries.slice(0, 3)) expect((await post(query)).status).toBe(200);
+  await pg.stop();
+  try {
+    for (const query of queries) {
+      for (const get of [false, true]) {
+        if (get && query.startsWith('mutation')) continue;
+        const res = get
+          ? await fetch(`${base}/graphql?query=${encodeURIComponent(query)}`, { headers: auth() })
+          : await post(query);
+        const text = await res.text();
+        expect({ query, get, status: res.status, retryAfter: res.headers.get('retry-after') }).toEqual({
+          query,
+          get,
+          status: 503,
+          retryAfter: expect.stringMatching(/^\d+$/),
+        });
+        expect(JSON.parse(text).errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
+        expect(text).not.toMatch(/ECONN|127\.0\.0\.1|select /i);
+      }
+    }
+  } finally {
+    pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: true, port });
+  }
+  let recovered = 0;
+  for (let i = 0; i < 40 && recovered !== 200; i++) {
+    recovered = (await post('{ __typename }')).status;
+    if (recovered !== 200) await new Promise((r) => setTimeout(r, 250));
+  }
+  expect(recovered).toBe(200);
+}, 60_000);

@@ -13,6 +13,7 @@ import {
   rateLimitedMessage,
   rateLimitHeaders,
 } from '../auth/rate-limit.js';
+import type { CarriedTokenCheck } from '../auth/carried-token-check.js';
 import { isDatabaseUnavailable, isPoolExhausted } from '../db/database-errors.js';
 import { UnauthenticatedError } from '../domain/errors.js';
 import { graphqlOperations } from '../observability/metrics.js';
@@ -23,7 +24,14 @@ import { formatError } from './format-error.js';
 import type { createGateway } from './gateway.js';
 import { operationCost } from './operation-cost.js';
 import { QueryLimitError } from './query-limits.js';
-import { BEARER_CHALLENGE, checkRefusal, rateLimitedError, unauthenticatedError } from './token-refusals.js';
+import {
+  BEARER_CHALLENGE,
+  checkRefusal,
+  databaseUnavailableError,
+  rateLimitedError,
+  UNAVAILABLE_RETRY_AFTER,
+  unauthenticatedError,
+} from './token-refusals.js';
 
 /** A refused operation (no data at all) answers with the status of its refusal: 401, 403, 429. */
 const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
@@ -42,7 +50,7 @@ const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
         // A token refused after execution (its check rode on the read) carries the challenge too.
         if (code === 'UNAUTHENTICATED') response.http.headers.set('www-authenticate', BEARER_CHALLENGE);
         if (code === 'SERVICE_UNAVAILABLE' || code === 'OVERLOADED')
-          response.http.headers.set('retry-after', code === 'OVERLOADED' ? '1' : '2');
+          response.http.headers.set('retry-after', code === 'OVERLOADED' ? '1' : UNAVAILABLE_RETRY_AFTER);
       },
     };
   },
@@ -93,9 +101,16 @@ function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): 
           const check = contextValue?.check;
           // Refused before execution (a document that does not parse or validate, a limit): the
           // token is checked now, and an unknown token or a refused charge answers instead.
-          const outcome = check?.outcome === 'pending' ? await check.settle(contextValue.em) : undefined;
-          if (check && (outcome === 'unauthenticated' || outcome === 'refused')) {
-            const refusal = checkRefusal(check);
+          let outcome: CarriedTokenCheck['outcome'] | 'unavailable' | undefined;
+          try {
+            outcome = check?.outcome === 'pending' ? await check.settle(contextValue.em) : undefined;
+          } catch (error) {
+            // The check could not reach the database: the whole answer is the outage's 503.
+            if (!isDatabaseUnavailable(error)) throw error;
+            outcome = 'unavailable';
+          }
+          if (check && (outcome === 'unauthenticated' || outcome === 'refused' || outcome === 'unavailable')) {
+            const refusal = outcome === 'unavailable' ? databaseUnavailableError() : checkRefusal(check);
             response.body = { kind: 'single', singleResult: { errors: [formatError(refusal.toJSON(), refusal)] } };
             // Its status and challenge here: Apollo runs the plugins' hooks at once, not in turn.
             const { status, headers } = refusal.extensions.http as { status: number; headers: Map<string, string> };
@@ -136,7 +151,14 @@ function compiledExecution(gateway: ReturnType<typeof createGateway>): GatewayIn
             document,
             request: { operationName, variables },
           } = request;
-          return gateway.answer(document, operationName, request.context as GraphQLContext, variables);
+          try {
+            return await gateway.answer(document, operationName, request.context as GraphQLContext, variables);
+          } catch (error) {
+            // A statement outside any resolver (the carried token check, PostgreSQL's own answer)
+            // found the database gone: the outage's 503, not an unexpected error's 500.
+            if (isDatabaseUnavailable(error)) return { errors: [databaseUnavailableError()] };
+            throw error;
+          }
         },
       };
     },
@@ -186,11 +208,7 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
           extensions: { code: 'OVERLOADED', http: { status: 503, headers: new Map([['Retry-After', '1']]) } },
         });
       }
-      if (isDatabaseUnavailable(error)) {
-        throw new GraphQLError('The database is unavailable; try again shortly', {
-          extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503 } },
-        });
-      }
+      if (isDatabaseUnavailable(error)) throw databaseUnavailableError();
       if (!(error instanceof UnauthenticatedError)) throw error;
       throw unauthenticatedError(error);
     }

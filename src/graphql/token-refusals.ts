@@ -26,6 +26,22 @@ export function rateLimitedError(limit: RateLimitState): GraphQLError {
   });
 }
 
+/** Seconds a client is told to wait when the database is unreachable (REST answers the same). */
+export const UNAVAILABLE_RETRY_AFTER = '2';
+
+/**
+ * The database cannot be reached (docs/operations.md#faults-and-shutdown): 503 with `Retry-After`,
+ * and no driver text (the cause is logged, never sent).
+ */
+export function databaseUnavailableError(): GraphQLError {
+  return new GraphQLError('The database is unavailable; try again shortly', {
+    extensions: {
+      code: 'SERVICE_UNAVAILABLE',
+      http: { status: 503, headers: new Map([['Retry-After', UNAVAILABLE_RETRY_AFTER]]) },
+    },
+  });
+}
+
 /** The refusal of a carried token check that did not pass (src/auth/carried-token-check.ts). */
 export function checkRefusal(check: CarriedTokenCheck): GraphQLError {
   return check.outcome === 'refused' && check.limit ? rateLimitedError(check.limit) : unauthenticatedError();

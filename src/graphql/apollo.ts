@@ -6,6 +6,7 @@ import {
 } from '@apollo/server/plugin/disabled';
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
+import type { CarriedTokenCheck } from '../auth/carried-token-check.js';
 import {
   RATE_LIMITED,
   type RateLimiter,
@@ -13,7 +14,6 @@ import {
   rateLimitedMessage,
   rateLimitHeaders,
 } from '../auth/rate-limit.js';
-import type { CarriedTokenCheck } from '../auth/carried-token-check.js';
 import { isDatabaseUnavailable, isPoolExhausted } from '../db/database-errors.js';
 import { UnauthenticatedError } from '../domain/errors.js';
 import { graphqlOperations } from '../observability/metrics.js';

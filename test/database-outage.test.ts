@@ -8,11 +8,13 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
+import WebSocket from 'ws';
 import { ormConfig } from '../mikro-orm.config.js';
 import { createApp } from '../src/app.js';
 import { createApiToken } from '../src/auth/api-tokens.js';
 import { SCOPES } from '../src/auth/scopes.js';
 import { type EmbeddedServer, startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
+import { startSubscriptionServer } from '../src/graphql/subscription-server.js';
 import { seedIfEmpty } from '../src/seed/seed-store.js';
 
 let dir: string;
@@ -20,6 +22,7 @@ let pg: EmbeddedServer;
 let orm: MikroORM;
 let server: Server;
 let stopApp: () => Promise<void>;
+let subscriptions: Awaited<ReturnType<typeof startSubscriptionServer>>;
 let base: string;
 let token: string;
 let port: number;
@@ -37,6 +40,8 @@ beforeAll(async () => {
   stopApp = app.stop;
   server = createServer(app.app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const limits = { connectionsPerToken: 10, subscriptionsPerToken: 10, heartbeatMs: 1000 };
+  subscriptions = await startSubscriptionServer(server, app.schema, orm, limits);
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }, 60_000);
 
@@ -46,6 +51,7 @@ const bounded = (work: Promise<unknown>, ms = 10_000) =>
 
 afterAll(async () => {
   server.closeAllConnections();
+  await bounded(subscriptions.close());
   await bounded(new Promise<void>((resolve) => server.close(() => resolve())));
   await bounded(stopApp());
   await bounded(orm.close(true));
@@ -142,8 +148,15 @@ it('answers every /graphql operation during an outage with 503 and Retry-After, 
   ];
   // Seen before: the caller's token check now rides on its read (src/auth/carried-token-check.ts).
   for (const query of queries.slice(0, 3)) expect((await post(query)).status).toBe(200);
+  const connected = await socket();
   await pg.stop();
   try {
+    // Over the subscription socket: a refusal that names the outage, never the driver's text.
+    const subscribed = await connected.answer!({ type: 'subscribe', id: '1', payload: { query: SUBSCRIPTION } });
+    expect(subscribed).toMatchObject({ type: 'error', payload: [{ extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
+    const refused = await socket();
+    expect(refused.closed).toMatchObject({ code: 1013, reason: expect.stringMatching(/database is unavailable/) });
+    expect(JSON.stringify([subscribed, refused.closed])).not.toMatch(/ECONN|127\.0\.0\.1|connect /i);
     for (const query of queries) {
       for (const get of [false, true]) {
         if (get && query.startsWith('mutation')) continue;
@@ -171,3 +184,34 @@ it('answers every /graphql operation during an outage with 503 and Retry-After, 
   }
   expect(recovered).toBe(200);
 }, 60_000);
+
+const SUBSCRIPTION = 'subscription { events { id type } }';
+
+/**
+ * A graphql-transport-ws socket that sent connection_init with the token: acknowledged (then
+ * `answer` sends a message and resolves with the first one back) or closed with its code and reason.
+ */
+async function socket() {
+  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+  const messages: { id?: string; type: string }[] = [];
+  let waiting: ((message: unknown) => void) | undefined;
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
+  );
+  ws.on('message', (data) => {
+    messages.push(JSON.parse(String(data)));
+    waiting?.(messages.at(-1));
+  });
+  ws.on('error', () => undefined);
+  await new Promise((resolve) => ws.once('open', resolve));
+  ws.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: `Bearer ${token}` } }));
+  const first = await Promise.race([new Promise((resolve) => (waiting = resolve)), closed]);
+  if ('code' in (first as object)) return { closed: first as { code: number; reason: string } };
+  return {
+    closed: undefined,
+    answer: (message: object) => {
+      ws.send(JSON.stringify(message));
+      return new Promise((resolve) => (waiting = resolve)).finally(() => ws.terminate());
+    },
+  };
+}

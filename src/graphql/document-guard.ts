@@ -1,3 +1,4 @@
+import { type DocumentNode, GraphQLError, type GraphQLSchema, parse, specifiedRules, validate } from 'graphql';
 import type { Context, Next } from 'koa';
 import { hasTooManyKeys, inputProblems, tooManyKeys } from '../domain/input-limits.js';
 import { fieldSummary, reportedFields } from '../domain/reported-fields.js';
@@ -40,41 +41,20 @@ export function documentNesting(source: string, limit = MAX_DOCUMENT_NESTING): n
   return max;
 }
 
-function refuse(ctx: Context, message: string, extensions: Record<string, unknown>) {
-  ctx.status = 400;
-  ctx.type = 'application/json';
-  ctx.body = { errors: [{ message, extensions }], extensions: { cost: 0 } }; // refused before any charge
-}
-
 /**
- * Before Apollo parses anything: a document nesting deeper than MAX_DOCUMENT_NESTING is refused
- * with QUERY_TOO_DEEP (never "Maximum call stack size exceeded"), and variables are held to the
- * structural input limits that coercion would otherwise trip over first (depth, list length, keys
- * per object, finite numbers) with BAD_USER_INPUT naming each one (`$input.weight`). Text (length, valid
- * Unicode, NUL) is checked after coercion by the input guard, which names the argument's field.
+ * What an operation's source must pass before it is parsed, whatever carries it (POST or GET
+ * /graphql, the subscription socket): a document nesting deeper than MAX_DOCUMENT_NESTING is
+ * refused with QUERY_TOO_DEEP (never "Maximum call stack size exceeded"), and variables are held
+ * to the structural input limits that coercion would otherwise trip over first (depth, list
+ * length, keys per object, finite numbers) with BAD_USER_INPUT naming each one (`$input.weight`).
+ * Text (length, valid Unicode, NUL) is checked after coercion by the input guard, which names the
+ * argument's field. Undefined when the source passes.
  */
-export async function documentGuard(ctx: Context, next: Next) {
-  if (ctx.path !== '/graphql' || (ctx.method !== 'POST' && ctx.method !== 'GET')) return next();
-  const body = 'body' in ctx.request ? ctx.request.body : undefined;
-  const params =
-    ctx.method === 'POST' && body && typeof body === 'object' && !Array.isArray(body)
-      ? (body as Record<string, unknown>)
-      : (ctx.query as Record<string, unknown>);
-  if (typeof params.query === 'string') {
-    const nesting = documentNesting(params.query);
-    if (nesting > MAX_DOCUMENT_NESTING) {
-      return refuse(ctx, `The document nests brackets more than ${MAX_DOCUMENT_NESTING} levels deep`, {
-        code: 'QUERY_TOO_DEEP',
-      });
-    }
-  }
-  let variables = params.variables;
-  if (typeof variables === 'string' && ctx.method === 'GET') {
-    try {
-      variables = JSON.parse(variables);
-    } catch {
-      return next(); // Apollo answers the malformed JSON itself
-    }
+export function sourceRefusal(query: unknown, variables: unknown): GraphQLError | undefined {
+  if (typeof query === 'string' && documentNesting(query) > MAX_DOCUMENT_NESTING) {
+    return new GraphQLError(`The document nests brackets more than ${MAX_DOCUMENT_NESTING} levels deep`, {
+      extensions: { code: 'QUERY_TOO_DEEP' },
+    });
   }
   if (variables && typeof variables === 'object' && !Array.isArray(variables)) {
     const fields = hasTooManyKeys(variables)
@@ -82,8 +62,47 @@ export async function documentGuard(ctx: Context, next: Next) {
       : Object.entries(variables).flatMap(([name, value]) => inputProblems(value, { root: `$${name}`, text: false }));
     if (fields.length) {
       const summary = fieldSummary(reportedFields(fields), (f) => `${f.field} ${f.message}`);
-      return refuse(ctx, `Invalid variables: ${summary}`, badInput(fields));
+      return new GraphQLError(`Invalid variables: ${summary}`, { extensions: badInput(fields) });
     }
   }
-  return next();
+  return undefined;
+}
+
+/**
+ * A document parsed with Apollo's token limit (parse and validation CPU bounded) and validated with
+ * the rules Apollo validates with: the errors, or the document. Used where Apollo does not parse.
+ */
+export function parseOperation(schema: GraphQLSchema, source: string): DocumentNode | readonly GraphQLError[] {
+  let document: DocumentNode;
+  try {
+    document = parse(source, { maxTokens: MAX_DOCUMENT_TOKENS });
+  } catch (error) {
+    return [error as GraphQLError];
+  }
+  const errors = validate(schema, document, specifiedRules);
+  return errors.length ? errors : document;
+}
+
+/** `sourceRefusal` for a POST or GET of `/graphql`, before Apollo parses anything: a 400 with the refusal. */
+export async function documentGuard(ctx: Context, next: Next) {
+  if (ctx.path !== '/graphql' || (ctx.method !== 'POST' && ctx.method !== 'GET')) return next();
+  const body = 'body' in ctx.request ? ctx.request.body : undefined;
+  const params =
+    ctx.method === 'POST' && body && typeof body === 'object' && !Array.isArray(body)
+      ? (body as Record<string, unknown>)
+      : (ctx.query as Record<string, unknown>);
+  let variables = params.variables;
+  if (typeof variables === 'string' && ctx.method === 'GET') {
+    try {
+      variables = JSON.parse(variables);
+    } catch {
+      variables = undefined; // Apollo answers the malformed JSON itself
+    }
+  }
+  const refusal = sourceRefusal(params.query, variables);
+  if (!refusal) return next();
+  ctx.status = 400;
+  ctx.type = 'application/json';
+  // Refused before any charge.
+  ctx.body = { errors: [{ message: refusal.message, extensions: refusal.extensions }], extensions: { cost: 0 } };
 }

@@ -6,9 +6,6 @@ import {
   type GraphQLFormattedError,
   type GraphQLSchema,
   getOperationAST,
-  parse,
-  specifiedRules,
-  validate,
 } from 'graphql';
 import { CompiledQuery, type Kysely } from 'kysely';
 import { authenticate, checkToken, hashSecret } from '../auth/api-tokens.js';
@@ -33,7 +30,7 @@ import {
   type Rendering,
 } from './answer-passthrough.js';
 import { compiledExecutor } from './compiled-execution.js';
-import { MAX_DOCUMENT_TOKENS } from './document-guard.js';
+import { parseOperation } from './document-guard.js';
 import { formatError } from './format-error.js';
 import { checkRefusal } from './token-refusals.js';
 
@@ -303,14 +300,8 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
   function prepared(source: string): Prepared | readonly GraphQLError[] {
     const cached = documents.get(source);
     if (cached) return cached;
-    let document: DocumentNode;
-    try {
-      document = parse(source, { maxTokens: MAX_DOCUMENT_TOKENS });
-    } catch (error) {
-      return [error as GraphQLError];
-    }
-    const errors = validate(schema, document, specifiedRules);
-    if (errors.length) return errors;
+    const document = parseOperation(schema, source);
+    if (!('kind' in document)) return document;
     const entry = { operation: getOperationAST(document)?.operation ?? 'unknown', document };
     setBounded(documents, source, entry, CACHE_LIMIT);
     return entry;

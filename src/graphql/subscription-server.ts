@@ -1,19 +1,25 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
-import { type Context, handleProtocols } from 'graphql-ws';
+import { type DocumentNode, GraphQLError, type GraphQLSchema, getOperationAST, OperationTypeNode } from 'graphql';
+import { type Context, handleProtocols, type SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { authenticate, type Principal } from '../auth/api-tokens.js';
 import { ConnectionSlots } from '../auth/connection-slots.js';
 import { RATE_LIMITED, type RateLimiter, rateLimitedMessage } from '../auth/rate-limit.js';
+import { isDatabaseUnavailable } from '../db/database-errors.js';
 import { EventWakeups } from '../db/event-wakeups.js';
 import { logger } from '../logger.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { Loaders } from '../resolvers/loaders.js';
+import { parseOperation, sourceRefusal } from './document-guard.js';
 import { formatError } from './format-error.js';
 import { bearerOf } from './gateway.js';
+import { operationCost } from './operation-cost.js';
+import { QueryLimitError } from './query-limits.js';
+import { boundSends } from './socket-backpressure.js';
+import { databaseUnavailableError } from './token-refusals.js';
 
 /** How often an open connection's token is looked up again: a revoked token's socket closes within this. */
 const RECHECK_MS = 5000;
@@ -45,6 +51,37 @@ type Ctx = Context<Record<string, unknown> | undefined, { socket: WebSocket; req
 
 const authorizationOf = (params: Record<string, unknown> | undefined) =>
   String(params?.Authorization ?? params?.authorization ?? '') || undefined;
+
+/**
+ * A `subscribe` message's operation through the guards of POST /graphql, in their order: the
+ * source's nesting and variables (src/graphql/document-guard.ts), parsing with the token limit and
+ * validation, then depth, complexity and cost (src/graphql/operation-cost.ts). The socket carries
+ * subscriptions only: a query or mutation is refused here (POST /graphql runs them, admitted and
+ * charged there), so nothing runs over the socket that HTTP would have bounded.
+ */
+function guardSubscription(
+  schema: GraphQLSchema,
+  payload: SubscribePayload,
+): { document: DocumentNode; cost: number } | readonly GraphQLError[] {
+  const refused = sourceRefusal(payload.query, payload.variables);
+  if (refused) return [refused];
+  const document = parseOperation(schema, payload.query);
+  if (!('kind' in document)) return document;
+  const operation = getOperationAST(document, payload.operationName);
+  if (operation?.operation !== OperationTypeNode.SUBSCRIPTION) {
+    const message = operation
+      ? `This socket carries subscriptions only: send a ${operation.operation} to POST /graphql`
+      : "Unable to identify the operation: name one of the document's operations in operationName";
+    return [new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } })];
+  }
+  try {
+    const variables = (payload.variables ?? undefined) as Record<string, unknown> | undefined;
+    return { document, cost: operationCost(schema, document, payload.operationName, variables).cost };
+  } catch (error) {
+    if (error instanceof QueryLimitError) return [error];
+    throw error;
+  }
+}
 
 /**
  * GraphQL subscriptions over WebSocket at /graphql (docs/integrations.md#subscriptions), with the
@@ -80,7 +117,10 @@ export async function startSubscriptionServer(
   // runs after the database is closed (graphql-ws calls onClose after the server's close resolved).
   let unreleased = 0;
   let drained: (() => void) | undefined;
-  sockets.on('connection', () => unreleased++);
+  sockets.on('connection', (socket) => {
+    unreleased++;
+    boundSends(socket);
+  });
   const giveBack = (slot: string) =>
     slots.close(slot).catch((error: unknown) => logger.warn({ err: error }, 'subscription connection not released'));
   // Called once or twice per connection (onDisconnect, then onClose): gives back what it held once.
@@ -99,61 +139,87 @@ export async function startSubscriptionServer(
     await slots.unsubscribe(slot).catch((error: unknown) => logger.warn({ err: error }, 'subscription not counted'));
   };
   const refusal = (message: string) => [new GraphQLError(message, { extensions: { code: RATE_LIMITED } })];
+  /** connection_init: the token checked and charged, and a place taken for the socket; false refuses it. */
+  const admit = async (ctx: Ctx): Promise<boolean> => {
+    const secret = bearerOf(authorizationOf(ctx.connectionParams));
+    // connection_init costs one request from the token's bucket, like an HTTP request.
+    const authentication = secret ? await authenticate(orm.em.fork(), secret, limiter) : null;
+    if (!authentication) return false;
+    if (authentication.limit && !authentication.limit.allowed) {
+      ctx.extra.socket.close(4429, rateLimitedMessage(authentication.limit));
+      return false;
+    }
+    const { principal } = authentication;
+    const slot = await slots.openConnection(principal.tokenId, limits.connectionsPerToken);
+    if (!slot) {
+      const reason = `Too many connections: a token may hold ${limits.connectionsPerToken} over all instances`;
+      ctx.extra.socket.close(4429, reason);
+      return false;
+    }
+    // The socket closed while its place was being taken: give the place back at once.
+    if (ctx.extra.closed) {
+      await giveBack(slot);
+      return false;
+    }
+    ctx.extra.slot = slot;
+    ctx.extra.principal = principal;
+    ctx.extra.running = new Set();
+    ctx.extra.recheck = setInterval(async () => {
+      const still = await authenticate(orm.em.fork(), secret!).catch(() => undefined);
+      if (still === null) ctx.extra.socket.close(4403, 'Forbidden: the token was revoked');
+    }, RECHECK_MS);
+    ctx.extra.recheck.unref();
+    return true;
+  };
   // biome-ignore lint/correctness/useHookAtTopLevel: graphql-ws's useServer is not a React hook
   const graphqlWs = useServer<Record<string, unknown> | undefined, Connection>(
     {
       schema,
+      // No error's own text in a close reason (graphql-ws sends it unless this is set), whatever NODE_ENV says.
+      isProd: true,
       async onConnect(ctx) {
-        const secret = bearerOf(authorizationOf(ctx.connectionParams));
-        // connection_init costs one request from the token's bucket, like an HTTP request.
-        const authentication = secret ? await authenticate(orm.em.fork(), secret, limiter) : null;
-        if (!authentication) return false;
-        if (authentication.limit && !authentication.limit.allowed) {
-          ctx.extra.socket.close(4429, rateLimitedMessage(authentication.limit));
+        try {
+          return await admit(ctx);
+        } catch (error) {
+          if (!isDatabaseUnavailable(error)) throw error;
+          // 1013 "Try Again Later": the token could not be looked up, nothing is wrong with it.
+          ctx.extra.socket.close(1013, databaseUnavailableError().message);
           return false;
         }
-        const { principal } = authentication;
-        const slot = await slots.openConnection(principal.tokenId, limits.connectionsPerToken);
-        if (!slot) {
-          const reason = `Too many connections: a token may hold ${limits.connectionsPerToken} over all instances`;
-          ctx.extra.socket.close(4429, reason);
-          return false;
-        }
-        // The socket closed while its place was being taken: give the place back at once.
-        if (ctx.extra.closed) {
-          await giveBack(slot);
-          return false;
-        }
-        ctx.extra.slot = slot;
-        ctx.extra.principal = principal;
-        ctx.extra.running = new Set();
-        ctx.extra.recheck = setInterval(async () => {
-          const still = await authenticate(orm.em.fork(), secret!).catch(() => undefined);
-          if (still === null) ctx.extra.socket.close(4403, 'Forbidden: the token was revoked');
-        }, RECHECK_MS);
-        ctx.extra.recheck.unref();
-        return true;
       },
-      async onSubscribe(ctx, id) {
+      async onSubscribe(ctx, id, payload) {
         const { principal, slot } = ctx.extra;
         // The socket closed while this message waited: nothing is sent to it any more.
         if (!principal || !slot) {
           return [new GraphQLError('The connection is closing', { extensions: { code: 'BAD_REQUEST' } })];
         }
-        // Each subscribe message costs one request, like an HTTP request (docs/integrations.md#subscriptions).
-        const charge = await limiter?.charge(principal.tokenId);
-        if (charge && !charge.allowed) return refusal(rateLimitedMessage(charge));
-        if (!(await slots.subscribe(slot, principal.tokenId, limits.subscriptionsPerToken))) {
-          const limit = limits.subscriptionsPerToken;
-          return refusal(`Too many subscriptions: a token may run ${limit} at once over all instances`);
+        // The guards of POST /graphql, in its order (docs/operations.md#which-guard-applies-where).
+        const guarded = guardSubscription(schema, payload);
+        if (!('document' in guarded)) return guarded;
+        try {
+          // A subscribe message costs what the operation costs, like an HTTP request (docs/integrations.md#subscriptions).
+          const charge = await limiter?.charge(principal.tokenId, guarded.cost);
+          if (charge && !charge.allowed) return refusal(rateLimitedMessage(charge));
+          if (!(await slots.subscribe(slot, principal.tokenId, limits.subscriptionsPerToken))) {
+            const limit = limits.subscriptionsPerToken;
+            return refusal(`Too many subscriptions: a token may run ${limit} at once over all instances`);
+          }
+        } catch (error) {
+          if (!isDatabaseUnavailable(error)) throw error;
+          return [databaseUnavailableError()];
         }
         ctx.extra.running?.add(id);
+        const em = orm.em.fork();
+        const contextValue: GraphQLContext = { em, principal, loaders: new Loaders(em), feedWakeups: wakeups };
+        return {
+          schema,
+          document: guarded.document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+          contextValue,
+        };
       },
       onComplete: endSubscription,
-      context(ctx): GraphQLContext {
-        const em = orm.em.fork();
-        return { em, principal: ctx.extra.principal!, loaders: new Loaders(em), feedWakeups: wakeups };
-      },
       async onError(ctx, id, _payload, errors) {
         await endSubscription(ctx, id);
         return errors.map((e) => formatError(e.toJSON(), e));

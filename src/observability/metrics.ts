@@ -47,6 +47,12 @@ export const exportChunks = new Counter({
   registers: [registry],
 });
 
+export const socketsCutForBackpressure = new Counter({
+  name: 'websocket_backpressure_closes_total',
+  help: 'WebSocket connections destroyed because their client stopped reading (over 1 MiB queued unsent)',
+  registers: [registry],
+});
+
 export const readFallbacks = new Counter({
   name: 'db_read_fallbacks_total',
   help:

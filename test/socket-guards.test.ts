@@ -1,0 +1,138 @@
+// Issue #36 items 1 and 2: the subscription socket passes the guards POST /graphql applies, and a
+// client that never reads cannot make the process queue answers for it. Against a real process with
+// `npm start`'s heap limit: a 1,200-alias introspection document (8 at once), 500 aliased mutations
+// and 5,000 nested brackets are refused over the socket as errors, with the process and the socket
+// alive and nothing written; a flood of 60 KiB pings from a client that stopped reading closes its
+// socket, with and without a token, and the process's peak RSS stays within the heap cap.
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import WebSocket from 'ws';
+import { createDatabase } from './support/harness.js';
+import { npmStartNodeFlags, type ServerProcess, startServerProcess } from './support/server-process.js';
+import { until } from './support/until.js';
+
+const ADMIN = 'sk_socket_guards_admin_0123456789';
+const PEAK_RSS_MAX_BYTES = 256 * 1024 * 1024;
+
+let server: ServerProcess;
+let db: pg.Client;
+const open: WebSocket[] = [];
+
+beforeAll(async () => {
+  const url = await createDatabase();
+  db = new pg.Client({ connectionString: url });
+  await db.connect();
+  server = await startServerProcess(url, ADMIN, { RATE_LIMIT_BURST: '0' }, npmStartNodeFlags());
+}, 60_000);
+afterAll(async () => {
+  for (const socket of open) socket.terminate();
+  await server?.stop();
+  await db?.end();
+});
+
+type Message = { type: string; id?: string; payload?: any };
+
+/** A raw graphql-transport-ws socket: the messages it received, and whether it closed (with what). */
+async function socket(token?: string) {
+  const ws = new WebSocket(`${server.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+  open.push(ws);
+  const received: Message[] = [];
+  const state: { closed?: { code: number; reason: string } } = {};
+  ws.on('message', (data) => received.push(JSON.parse(String(data))));
+  ws.on('close', (code, reason) => (state.closed = { code, reason: String(reason) }));
+  ws.on('error', () => undefined);
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  const send = (message: Message) => ws.send(JSON.stringify(message));
+  if (token) {
+    send({ type: 'connection_init', payload: { Authorization: `Bearer ${token}` } });
+    await until(async () => received.some((m) => m.type === 'connection_ack'), 5000);
+  }
+  /** Sends a subscribe message and resolves with the first answer to it. */
+  const subscribe = async (id: string, query: string) => {
+    send({ type: 'subscribe', id, payload: { query } });
+    await until(async () => received.some((m) => m.id === id) || state.closed !== undefined, 10_000).catch(
+      () => undefined,
+    );
+    return received.find((m) => m.id === id);
+  };
+  return { ws, received, state, send, subscribe };
+}
+
+const peakRss = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))![1]) * 1024;
+
+async function healthy() {
+  const res = await fetch(`${server.url}/healthz`);
+  expect(res.status).toBe(200);
+}
+
+const aliasedIntrospection = Array.from({ length: 1200 }, (_, i) => `a${i}: __schema { types { name } }`).join(' ');
+
+it('refuses 8 concurrent 1,200-alias introspection documents over the socket, process alive', async () => {
+  const query = `query { ${aliasedIntrospection} }`;
+  expect(Buffer.byteLength(query)).toBeGreaterThan(40_000);
+  const client = await socket(ADMIN);
+  const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => client.subscribe(`q${i}`, query)));
+  for (const answer of answers) {
+    expect(answer).toMatchObject({ type: 'error', payload: [{ extensions: { code: 'BAD_REQUEST' } }] });
+    expect(answer!.payload[0].message).toMatch(/subscriptions only.*POST \/graphql/);
+  }
+  // As a subscription, the same aliases cannot even validate: one root field, of the event type.
+  const asSubscription = await client.subscribe('s0', `subscription { ${aliasedIntrospection} }`);
+  expect(asSubscription).toMatchObject({ type: 'error' });
+  expect(client.state.closed).toBeUndefined();
+  await healthy();
+}, 30_000);
+
+it('refuses 500 aliased mutations over the socket and writes nothing', async () => {
+  const count = async () => Number((await db.query('select count(*) from warehouse')).rows[0].count);
+  const before = await count();
+  const client = await socket(ADMIN);
+  const mutations = Array.from({ length: 500 }, (_, i) => `w${i}: createWarehouse(title: "W${i}") { id }`);
+  const answer = await client.subscribe('m', `mutation { ${mutations.join(' ')} }`);
+  expect(answer).toMatchObject({ type: 'error', payload: [{ extensions: { code: 'BAD_REQUEST' } }] });
+  // A single mutation too: mutations are admitted and charged by POST /graphql only.
+  const one = await client.subscribe('m1', 'mutation { createWarehouse(title: "One") { id } }');
+  expect(one).toMatchObject({ type: 'error' });
+  expect(await count()).toBe(before);
+  expect(client.state.closed).toBeUndefined();
+}, 30_000);
+
+it('refuses 5,000 nested brackets as too deep, and the socket keeps working', async () => {
+  const client = await socket(ADMIN);
+  const deep = await client.subscribe(
+    'd',
+    `subscription { events(types: ${'['.repeat(5000)}"x"${']'.repeat(5000)}) { id } }`,
+  );
+  expect(deep).toMatchObject({ type: 'error', payload: [{ extensions: { code: 'QUERY_TOO_DEEP' } }] });
+  expect(client.state.closed).toBeUndefined();
+  // A well-formed subscription still runs on that socket: live, nothing to answer until an event commits.
+  client.send({ type: 'subscribe', id: 'live', payload: { query: 'subscription { events { id } }' } });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(client.received.filter((m) => m.id === 'live')).toEqual([]);
+  client.send({ type: 'complete', id: 'live' });
+  await healthy();
+}, 30_000);
+
+it('closes a socket that stops reading under a flood of 60 KiB pings, with and without a token', async () => {
+  const payload = { junk: 'x'.repeat(60 * 1024) };
+  for (const token of [ADMIN, undefined]) {
+    const client = await socket(token);
+    // Stop reading: whatever the server sends now stays queued on its side.
+    (client.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+    let sent = 0;
+    for (; sent < 1350 && client.ws.readyState === WebSocket.OPEN; sent++) {
+      client.send({ type: 'ping', payload });
+      if (sent % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await until(async () => client.ws.readyState === WebSocket.CLOSED, 15_000);
+    await healthy();
+  }
+  const metrics = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } });
+  expect(await metrics.text()).toMatch(/^websocket_backpressure_closes_total [1-9]/m);
+}, 60_000);
+
+it('kept its peak RSS within the npm start heap cap through every attack above', () => {
+  const peak = peakRss();
+  process.stdout.write(`socket-guards: peak RSS of the service ${(peak / 1024 / 1024).toFixed(0)} MB\n`);
+  expect(peak).toBeLessThanOrEqual(PEAK_RSS_MAX_BYTES);
+});

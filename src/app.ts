@@ -120,7 +120,11 @@ export async function createApp({
   const app = new Koa();
   app.use(requestLog(requestLogger));
   // Security headers on every answer; pages (GraphiQL, /docs) load only their own assets, and API
-  // answers may load nothing at all.
+  // answers may load nothing at all. HSTS and `upgrade-insecure-requests` send the browser to https
+  // for every asset: only when the public URL is https. Served over plain HTTP (HOST=0.0.0.0, opened
+  // by a host name), they left GraphiQL and /docs blank, their scripts asked of an https that is not
+  // there (issue 36).
+  const https = publicUrl !== undefined && new URL(publicUrl).protocol === 'https:';
   app.use(
     helmet({
       contentSecurityPolicy: {
@@ -132,8 +136,10 @@ export async function createApp({
           fontSrc: ["'self'", 'data:'],
           connectSrc: ["'self'", sameHostWebSockets],
           frameAncestors: ["'none'"],
+          upgradeInsecureRequests: https ? [] : null,
         },
       },
+      strictTransportSecurity: https,
     }),
   );
   // CORS is off unless CORS_ORIGINS lists the origins allowed to call from a browser.

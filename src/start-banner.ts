@@ -18,7 +18,8 @@ export function startBanner(service: Pick<RunningService, 'url' | 'seeded' | 'fi
       '',
       `  First API token (all scopes; shown once, store it now):`,
       `    ${service.firstToken}`,
-      `  Try: curl -H "Authorization: Bearer ${service.firstToken}" ${base}/api/v1/products?size=2`,
+      // The URL quoted: zsh takes an unquoted `?` for a glob and refuses the line (no matches found).
+      `  Try: curl -H "Authorization: Bearer ${service.firstToken}" '${base}/api/v1/products?size=2'`,
     );
   } else {
     // The first token is printed once only: say how to get another on every later start.

@@ -66,6 +66,27 @@ describe('in-flight limits', () => {
       }
     },
   );
+
+  // Issue 36, item 7: counted by the raw header, one token in as many spellings as the process has
+  // slots took them all, and every other token waited.
+  it('counts one token as one whatever the spelling of its Authorization header', async () => {
+    const other = await service.tokenWith(['read_products']);
+    const spellings = ['Bearer', 'bearer', 'BEARER ', 'bEaReR\t'].map((scheme) => `${scheme} ${service.token}`);
+    const lock = await lockTable(service, 'orders');
+    let released = false;
+    const held = spellings.map((authorization) => service.get('/api/v1/orders?size=5', null, { authorization }));
+    try {
+      await new Promise((r) => setTimeout(r, 500)); // two hold the token's slots, two waited out the queue
+      const res = await service.get('/api/v1/products?size=1', other);
+      expect(res.status).toBe(200);
+      await lock.release();
+      released = true;
+    } finally {
+      if (!released) await lock.release();
+    }
+    const statuses = (await Promise.all(held)).map((a) => a.status).sort();
+    expect(statuses).toEqual([200, 200, 503, 503]);
+  });
 });
 
 it('answers a request that found no free pool connection in time 503 overloaded, ' +

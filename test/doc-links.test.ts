@@ -1,9 +1,11 @@
 // The docs live in the repository (README.md, docs/): every document a comment or a doc cites
 // exists here, with the section it names; no comment points at a document outside the repository;
 // the README says why each dependency is there and docs/operations.md lists every variable the
-// configuration reads. Pure file checks: no database, no server.
+// configuration reads; what it shows a new user (the start banner, curl lines, where each page is
+// documented) is what they get. Pure file checks: no database, no server.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { startBanner } from '../src/start-banner.js';
 
 const root = path.resolve('.');
 
@@ -211,4 +213,45 @@ it('docs/operations.md lists every variable the configuration reads', async () =
   expect(variables).toEqual(expect.arrayContaining(['PORT', 'DATABASE_URL', 'RATE_LIMIT_RPS']));
   const operations = await readFile(path.join(root, 'docs', 'operations.md'), 'utf8');
   expect(variables.filter((name) => !operations.includes(`| \`${name}\` |`))).toEqual([]);
+});
+
+it('the README sends each page it describes to the document about that page', async () => {
+  const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+  const pages = { '/docs': 'docs/rest.md', '/docs/graphql': 'docs/graphql.md' };
+  for (const [page, doc] of Object.entries(pages)) {
+    const name = `**\`${page}\`**`;
+    const from = readme.indexOf(name) + name.length;
+    expect(from).toBeGreaterThan(name.length);
+    // What the README says of the page: up to the next page it names, or the next item.
+    const said = readme.slice(from).split(/\*\*`|\n- /)[0];
+    const links = [...said.matchAll(/\]\((docs\/[^)#]+)/g)].map((m) => m[1]);
+    expect({ page, links }).toEqual({ page, links: [doc] });
+  }
+});
+
+it('the README shows the start banner as `npm start` prints it', async () => {
+  const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+  const shown = /On first start you see:\n\n```\n([\s\S]*?)```/.exec(readme)?.[1];
+  const base = 'http://127.0.0.1:3000';
+  expect(shown).toBe(startBanner({ url: base, seeded: true, firstToken: 'sk_…' }, base));
+});
+
+/** The parts of a shell line outside quotes, where zsh and bash expand `?`, `*` and `[`. */
+const unquoted = (line: string) => line.replace(/'[^']*'|"[^"]*"/g, '');
+
+it('every curl line of the docs can be pasted into zsh (its URL quoted where it has a query)', async () => {
+  const offenders: string[] = [];
+  let lines = 0;
+  for (const file of await markdownFiles()) {
+    let fenced = false;
+    for (const [i, line] of (await readFile(file, 'utf8')).split('\n').entries()) {
+      if (line.startsWith('```')) fenced = !fenced;
+      const curl = fenced ? line.indexOf('curl ') : -1;
+      if (curl < 0) continue;
+      lines++;
+      if (/[?*[]/.test(unquoted(line.slice(curl)))) offenders.push(`${path.relative(root, file)}:${i + 1}: ${line}`);
+    }
+  }
+  expect(lines).toBeGreaterThanOrEqual(5);
+  expect(offenders).toEqual([]);
 });

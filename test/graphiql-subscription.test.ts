@@ -5,6 +5,7 @@ import type { Browser, Page, WebSocket } from 'playwright-core';
 import { launchChromium } from './support/chromium.js';
 import { createDatabase } from './support/harness.js';
 import { type ServerProcess, startServerProcess } from './support/server-process.js';
+import { until } from './support/until.js';
 
 const ADMIN = 'sk_graphiql_subscription_admin_0123456789';
 let service: ServerProcess;
@@ -137,6 +138,40 @@ it('runs a subscription over WebSocket with the token of the Headers tab, shows 
     expect(sockets).toHaveLength(4);
     expect(sent.some((frame) => frame.includes('connection_init') && frame.includes(`Bearer ${other}`))).toBe(true);
     expect(policyErrors).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 90_000);
+
+/** The result pane's whole text (CodeMirror draws only the lines in view). */
+function paneText(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const pane = (globalThis as any).document.querySelector('.result-window .CodeMirror');
+    return (pane as { CodeMirror: { getValue(): string } }).CodeMirror.getValue();
+  });
+}
+
+// Issue 36, item 10: GraphiQL shows only a subscription's latest result; the page lists them.
+it('lists the results received so far in the result pane, newest first, and keeps the last 50', async () => {
+  const page = await browser.newPage();
+  try {
+    await page.goto(`${service.url}/graphql`, { waitUntil: 'networkidle' });
+    await page.getByText('OrderEvents').first().waitFor({ timeout: 15_000 });
+    const headersEditor = '.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror';
+    await setEditor(page, headersEditor, JSON.stringify({ Authorization: `Bearer ${ADMIN}` }, null, 2));
+    await page.waitForTimeout(500); // the headers are read 300 ms after the last edit
+    await setEditor(page, '.graphiql-query-editor .CodeMirror', SUBSCRIPTION);
+    await page.locator('.graphiql-execute-button').click();
+    await writeUntilShown(page, 'Listed first'); // the subscription is live from here on
+
+    for (let n = 1; n <= 54; n++) await patchNotes(1 + (n % 5), `Listed #${n}`);
+    const shown = await until(async () => {
+      const pane = JSON.parse(await paneText(page)) as { received: number; newestFirst: unknown[] };
+      return JSON.stringify(pane.newestFirst[0]).includes('Listed #54') && pane;
+    }, 15_000);
+    expect(shown.received).toBeGreaterThanOrEqual(55);
+    const listed = shown.newestFirst.map((result) => Number(/Listed #(\d+)/.exec(JSON.stringify(result))?.[1]));
+    expect(listed).toEqual(Array.from({ length: 50 }, (_, i) => 54 - i));
   } finally {
     await page.close();
   }

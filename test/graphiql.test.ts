@@ -2,11 +2,12 @@
 // packages only; docs/graphql.md#graphiql: it works on first paste (no error before a token, the
 // schema fetched when the token is set) and offers store-specific example tabs.
 import { parse, validate } from 'graphql';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { buildStoreSchema } from '../src/graphql/build-schema.js';
 import { GRAPHIQL_EXAMPLES } from '../src/graphql/graphiql-examples.js';
 import { launchChromium } from './support/chromium.js';
 import { startTestService, type TestService } from './support/harness.js';
+import { until } from './support/until.js';
 
 let service: TestService;
 beforeAll(async () => {
@@ -79,12 +80,66 @@ it(
   },
 );
 
+/** The visible headers editor of the page (the Headers tab of the operation tab shown). */
+const HEADERS_EDITOR = '.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror';
+
+/** What the headers editor shows now. */
+function headersShown(page: Page): Promise<string> {
+  return page.evaluate(
+    (css) =>
+      ((globalThis as any).document.querySelector(css) as { CodeMirror: { getValue(): string } }).CodeMirror.getValue(),
+    HEADERS_EDITOR,
+  );
+}
+
 describe('GraphiQL in headless Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await launchChromium();
   });
   afterAll(() => browser?.close());
+
+  // Issue 36, item 10: the other tabs kept showing the placeholder after the token was pasted.
+  it('shows a token pasted in one tab in the Headers of every other tab and of a new one, ' +
+    'never in localStorage', async () => {
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${service.url}/graphql`, { waitUntil: 'networkidle' });
+      await page.getByText('ProductWithVariants').first().waitFor({ timeout: 15_000 });
+      expect(await headersShown(page)).toContain('<paste your API token here>');
+      const bearer = `Bearer ${service.token}`;
+      await page.evaluate(
+        ([css, text]) => {
+          const editor = (globalThis as any).document.querySelector(css) as {
+            CodeMirror: { setValue(v: string): void };
+          };
+          editor.CodeMirror.setValue(text);
+        },
+        [HEADERS_EDITOR, JSON.stringify({ Authorization: bearer, 'X-Request-Id': 'first-tab' }, null, 2)],
+      );
+      await page.waitForTimeout(500); // the headers are read 300 ms after the last edit
+
+      /** The Authorization header the tab shown gets to, within a few seconds. */
+      const authorizationShown = () =>
+        until(async () => {
+          const headers = JSON.parse(await headersShown(page)) as Record<string, string>;
+          return headers.Authorization === bearer && headers;
+        }, 5000).catch(() => headersShown(page));
+      for (const tab of ['ProductWithVariants', 'CustomerSearch', 'OrderEvents']) {
+        await page.getByRole('tab').getByText(tab).first().click();
+        expect({ tab, headers: await authorizationShown() }).toEqual({ tab, headers: { Authorization: bearer } });
+      }
+      await page.getByRole('button', { name: 'Add tab' }).click();
+      expect(await authorizationShown()).toEqual({ Authorization: bearer });
+      // The tab the token was pasted in keeps its other headers.
+      await page.getByRole('tab').getByText('OrdersWithFulfilments').first().click();
+      expect(await authorizationShown()).toEqual({ Authorization: bearer, 'X-Request-Id': 'first-tab' });
+      const stored = await page.evaluate(() => JSON.stringify({ ...(globalThis as any).localStorage }));
+      expect(stored).not.toContain(service.token);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
 
   it('shows no error before a token, fetches the schema once one is pasted (Docs shows Query), ' +
     'and runs an example tab', async () => {

@@ -40,4 +40,8 @@ it('the start banner lists the pages and, without a new token, says how to make 
   );
   expect(first).toContain('sk_test');
   expect(first).not.toContain('npm run token -- create');
+  // The curl line pastes into zsh too: an unquoted `?` is a glob there ("no matches found").
+  const curl = first.split('\n').find((line) => line.includes('curl '));
+  expect(curl).toContain("'http://127.0.0.1:3000/api/v1/products?size=2'");
+  expect(curl?.replace(/'[^']*'|"[^"]*"/g, '')).not.toMatch(/[?*[]/);
 });

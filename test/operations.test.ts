@@ -32,7 +32,11 @@ it('answers /healthz and /readyz without a token', async () => {
 it('serves Prometheus metrics to a token with read_metrics only', async () => {
   await service.get('/api/v1/products?size=1');
   await service.graphql('{ warehouses { totalCount } }');
-  expect((await service.get('/metrics', null)).status).toBe(401);
+  // Issue 36: the 401 says how to send the token (its body), and the challenge names the scope.
+  const anonymous = await service.get('/metrics', null);
+  expect(anonymous.status).toBe(401);
+  expect(anonymous.body.detail).toContain('Authorization: Bearer <token with read_metrics scope>');
+  expect(anonymous.headers.get('www-authenticate')).toBe('Bearer realm="store-api", scope="read_metrics"');
   expect((await service.get('/metrics', await service.tokenWith(['read_products']))).status).toBe(403);
   const res = await service.get('/metrics', await service.tokenWith(['read_metrics']));
   expect(res.status).toBe(200);

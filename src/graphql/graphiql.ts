@@ -17,9 +17,12 @@ const ASSETS: Record<string, Asset> = {
  * The page works on first paste: nothing is sent until the headers name a token (so no
  * UNAUTHENTICATED error greets the user); when they do, the schema is fetched with that token and
  * handed to GraphiQL (Docs and autocomplete appear without the re-fetch button), and again whenever
- * the token changes. A token pasted in one tab is used by the others (tabs keep their own headers).
+ * the token changes. The page has one token: the last pasted in any tab shows in the Headers of
+ * every tab opened after (GraphiQL keeps headers per tab, and the placeholder left in the others
+ * looked unauthenticated); their other headers stay their own.
  * A subscription runs over WebSocket at /graphql with the graphql-ws client (docs/graphql.md#graphiql):
- * the fetcher hands GraphiQL an observable of its results, the token goes in `connectionParams`.
+ * the fetcher hands GraphiQL an observable of its results, the token goes in `connectionParams`, and
+ * the pane lists the results received so far, newest first (GraphiQL shows only the latest).
  */
 const INIT =
   `
@@ -36,10 +39,38 @@ function tokenIn(text) {
     const parsed = JSON.parse(text || '{}');
     const value = parsed.Authorization ?? parsed.authorization;
     return typeof value === 'string' && value !== PLACEHOLDER && ` +
-  `/^Bearer\\s+\\S+$/.test(value.trim()) ? value.trim() : null;
+  `/^Bearer\\s+\\S+$/i.test(value.trim()) ? value.trim() : null;
   } catch {
     return null;
   }
+}
+
+/** A tab's headers text with the page's token in it; unchanged while it is not a JSON object (mid-edit). */
+function withToken(text, auth) {
+  let parsed;
+  try {
+    parsed = JSON.parse(text || '{}');
+  } catch {
+    return text;
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return text;
+  const name = 'authorization' in parsed && !('Authorization' in parsed) ? 'authorization' : 'Authorization';
+  return parsed[name] === auth ? text : JSON.stringify({ ...parsed, [name]: auth }, null, 2);
+}
+
+/**
+ * Puts the page's token into the Headers of the tab shown, whenever another tab (or a new one) is
+ * shown or the token changes. Rendered inside GraphiQL, whose editor context it reads.
+ */
+function TokenInEveryTab({ auth }) {
+  const { headerEditor, activeTabIndex, tabs } = GraphiQL.React.useEditorContext({ nonNull: true });
+  React.useEffect(() => {
+    if (!headerEditor || !auth) return;
+    const text = headerEditor.getValue();
+    const next = withToken(text, auth);
+    if (next !== text) headerEditor.setValue(next);
+  }, [headerEditor, activeTabIndex, tabs.length, auth]);
+  return null;
 }
 
 async function post(body, extraHeaders) {
@@ -93,13 +124,31 @@ function readable(error) {
   return { message: error instanceof Error ? error.message : 'The WebSocket to ' + wsEndpoint + ' failed' };
 }
 
-/** An observable (what GraphiQL 3 takes for a stream) of the subscription's results; Stop disposes it. */
+/** Results a subscription's pane keeps: enough to follow a burst, few enough for the editor to stay quick. */
+const KEPT_RESULTS = 50;
+
+/**
+ * An observable (what GraphiQL 3 takes for a stream) of the subscription's results; Stop disposes
+ * it. GraphiQL shows each value in place of the last, so each value is every result received so far
+ * (the last KEPT_RESULTS), newest first. A close after some results keeps them, with the error on top.
+ */
 function subscribe(params, auth) {
   return {
     subscribe(sink) {
+      let received = 0;
+      const newestFirst = [];
       const dispose = liveClient(auth).subscribe(params, {
-        next: (result) => sink.next(result),
-        error: (error) => sink.error(readable(error)),
+        next: (result) => {
+          received++;
+          newestFirst.unshift(result);
+          if (newestFirst.length > KEPT_RESULTS) newestFirst.pop();
+          sink.next({ received, newestFirst });
+        },
+        error: (error) => {
+          if (!received) return sink.error(readable(error));
+          sink.next({ errors: [].concat(readable(error)), received, newestFirst });
+          sink.complete();
+        },
         complete: () => sink.complete(),
       });
       return { unsubscribe: dispose };
@@ -123,6 +172,7 @@ function fetcher(params, options) {
 
 function StoreGraphiQL() {
   const [schema, setSchema] = React.useState(null);
+  const [shared, setShared] = React.useState(null);
   const timer = React.useRef(null);
   const onEditHeaders = React.useCallback((text) => {
     clearTimeout(timer.current);
@@ -130,6 +180,7 @@ function StoreGraphiQL() {
       const next = tokenIn(text);
       if (!next || next === token) return;
       token = next;
+      setShared(next);
       if (live && live.auth !== next) closeLive();
       const result = await post({ query: INTROSPECTION, operationName: 'IntrospectionQuery' }, { ` +
   `Authorization: next }).catch(() => null);
@@ -146,6 +197,7 @@ function StoreGraphiQL() {
     shouldPersistHeaders: false,
     defaultEditorToolsVisibility: 'headers',
     isHeadersEditorEnabled: true,
+    toolbar: { additionalContent: React.createElement(TokenInEveryTab, { auth: shared }) },
   });
 }
 

@@ -2,14 +2,16 @@ import { availableParallelism } from 'node:os';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Context, Next } from 'koa';
 import { Counter, Gauge } from 'prom-client';
+import { hashSecret } from '../auth/api-tokens.js';
 import { OVERLOADED } from '../graphql/error-codes.js';
+import { bearerOf } from '../graphql/gateway.js';
 import { registry } from '../observability/metrics.js';
 import { Problem } from '../rest/problem.js';
 
 export interface AdmissionLimits {
   /** MAX_IN_FLIGHT: API requests this process works on at once. */
   maxInFlight: number;
-  /** MAX_IN_FLIGHT_PER_TOKEN: of those, at most this many for one Authorization header. */
+  /** MAX_IN_FLIGHT_PER_TOKEN: of those, at most this many for one token. */
   maxPerToken: number;
   /** ADMISSION_QUEUE_MS: how long a request over a limit may wait for a slot before a 503. */
   queueMs: number;
@@ -69,6 +71,17 @@ const refused = metric(
 const isApi = (ctx: Context) => ctx.path.startsWith('/api/') || ctx.path === '/graphql';
 
 /**
+ * Whose slots a request takes: its token as authentication reads it (`bearerOf`: any case of
+ * `Bearer`, any spaces), by the secret's hash so the map holds no secrets. Keyed by the raw header,
+ * one token in 16 spellings took every slot (issue 36). Requests without a bearer token share one
+ * key: they are refused at authentication anyway.
+ */
+function tokenOf(ctx: Context): string {
+  const secret = bearerOf(ctx.get('authorization') || undefined);
+  return secret ? hashSecret(secret) : '';
+}
+
+/**
  * Admission control (D9 in docs/operations.md#hostile-load-findings): each process works on at most
  * `maxInFlight` API requests at once, and at most `maxPerToken` of them for one token, so a burst
  * queues here, in a bounded FIFO with a bounded wait, instead of piling onto the database pool
@@ -114,7 +127,7 @@ export function admission(limits: AdmissionLimits) {
 
   return async (ctx: Context, next: Next) => {
     if (!isApi(ctx)) return next();
-    const token = ctx.get('authorization') || '';
+    const token = tokenOf(ctx);
     if (!fits(token)) {
       if (waiting.length >= limits.maxQueue) return refuse(ctx);
       const admitted = await new Promise<boolean>((resolve) => {

@@ -91,8 +91,15 @@ export function operationsMiddleware(
           access = 'unavailable'; // the token cannot be checked while the database is away
         }
         if (access !== 'ok') {
+          // The 401 says how to send the token: a scraper set up without one otherwise learns only
+          // that something is missing (issue 36).
           const [status, type, title, detail] = {
-            unauthenticated: [401, 'unauthenticated', 'Unauthorized', 'A valid API token is required'],
+            unauthenticated: [
+              401,
+              'unauthenticated',
+              'Unauthorized',
+              'A valid API token is required: send "Authorization: Bearer <token with read_metrics scope>"',
+            ],
             forbidden: [403, 'forbidden', 'Forbidden', 'This token lacks the scope read_metrics'],
             unavailable: [
               503,
@@ -102,7 +109,9 @@ export function operationsMiddleware(
             ],
           }[access] as [number, string, string, string];
           ctx.status = status;
-          if (status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="store-api"');
+          // The scheme and the scope in the challenge, the sentence in the body: RFC 6750 (section 3)
+          // wants no error text in the challenge of a request that sent no credentials.
+          if (status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="store-api", scope="read_metrics"');
           ctx.type = 'application/problem+json';
           ctx.body = { type: `/problems/${type}`, title, status, detail };
           return;

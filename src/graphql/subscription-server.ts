@@ -197,7 +197,7 @@ export async function startSubscriptionServer(
         const guarded = guardSubscription(schema, payload);
         if (!('document' in guarded)) return guarded;
         try {
-          // A subscribe message costs what the operation costs, like an HTTP request (docs/integrations.md#subscriptions).
+          // A subscribe costs what its operation costs, like an HTTP request (docs/integrations.md#subscriptions).
           const charge = await limiter?.charge(principal.tokenId, guarded.cost);
           if (charge && !charge.allowed) return refusal(rateLimitedMessage(charge));
           if (!(await slots.subscribe(slot, principal.tokenId, limits.subscriptionsPerToken))) {

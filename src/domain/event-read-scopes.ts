@@ -18,6 +18,7 @@ export const EVENT_READ_SCOPES = {
   product: 'read_products',
   customer: 'read_customers',
   collection: 'read_collections',
+  inventory: 'read_inventory',
 } as const satisfies Record<EventKind, string>;
 
 export type EventReadScope = (typeof EVENT_READ_SCOPES)[EventKind];

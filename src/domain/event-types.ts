@@ -19,9 +19,11 @@ export const EVENT_TYPES = [
   'customer.created',
   'customer.updated',
   'customer.deleted',
+  'customer.erased',
   'collection.created',
   'collection.updated',
   'collection.deleted',
+  'inventory.adjusted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -41,6 +43,11 @@ export const EVENT_DATA: Record<string, string> = {
     'order_status; for .deleted, the record as it was',
   restock: 'the restock record (id, warehouse, items, created_at) with order_id and order_status',
   product: '{id} and the fields the change sent, in REST keys; .deleted: {id, title}',
-  customer: '{id} and the fields the change sent, in REST keys; .deleted: {id, email}',
+  customer:
+    '{id} and the fields the change sent, in REST keys; .deleted: {id, email}; .erased: {id} alone ' +
+    "(the customer's personal data was erased, its earlier events' included)",
   collection: '{id} and the fields the change sent, in REST keys; .deleted: {id, title}',
+  inventory:
+    'an adjustment or a level set by hand: {reason, reference, movements: [{id, variant_id, warehouse_id, ' +
+    'delta, quantity_after}]} (the movements of fulfilments and restocks come with their own events)',
 };

@@ -9,6 +9,7 @@ import type { Fulfilment } from '../entities/fulfilment.entity.js';
 import type { LineItem } from '../entities/line-item.entity.js';
 import type { Order } from '../entities/order.entity.js';
 import type { EventRow } from './events.js';
+import { orderRecordReference } from './inventory.js';
 
 /** The lines whose counters moved, and the order's status, time and version after the change. */
 const SETTLED = `lines as (
@@ -51,12 +52,16 @@ const CREATE = `with fulfilment as (
   event as (
     insert into event (${EVENT_COLUMNS})
     select ?, ?, ?, ?, ?, ?, ?, jsonb_set(?::jsonb, '{id}', to_jsonb(f.id)) from fulfilment f
+  ),
+  movements as (
+    update inventory_movement m set reference = ?::text || f.id from fulfilment f where m.id = any(?::int[])
   )
 select id from fulfilment`;
 
 /**
  * Stores a new fulfilment with its items, the lines and order it settled and its event (whose
- * data gets the new fulfilment's id); answers that id.
+ * data gets the new fulfilment's id), and gives the stock movements it made (`movements`, written
+ * before its id existed) its path as their reference; answers that id.
  */
 export async function insertFulfilment(
   em: EntityManager,
@@ -64,6 +69,7 @@ export async function insertFulfilment(
   fulfilment: Fulfilment,
   items: { lineItem: LineItem; quantity: number }[],
   event: EventRow,
+  movements: number[],
 ): Promise<number> {
   const [row] = await runPrepared<{ id: number }>(em, CREATE, [
     order.id,
@@ -77,6 +83,8 @@ export async function insertFulfilment(
       items.map((i) => i.lineItem),
     ),
     ...eventValues(event),
+    `${orderRecordReference(order.id, 'fulfilments')}/`,
+    movements,
   ]);
   return row.id;
 }

@@ -15,7 +15,7 @@ import { ConflictError, type FieldError, NotFoundError } from './errors.js';
 import { fulfilmentData } from './event-data.js';
 import { type Actor, eventRow, orderEventSubject, recordEvent } from './events.js';
 import { insertFulfilment, removeFulfilment } from './fulfilment-statements.js';
-import { moveStock, type StockMove } from './inventory.js';
+import { type MovementWhy, moveStock, orderRecordReference, type StockMove } from './inventory.js';
 import { moveUnits } from './line-counters.js';
 import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
 import type { ExpectedVersion } from './preconditions.js';
@@ -38,6 +38,13 @@ export function stockMove(
   }
   return [{ warehouseId, variantId: line.variant.id, quantity, label }];
 }
+
+/** Why stock moves for a fulfilment created, resized or moved (`fulfilment`) or deleted. */
+const fulfilmentWhy = (actor: Actor, reference: string | null, deleted = false): MovementWhy => ({
+  reason: deleted ? 'fulfilment_deleted' : 'fulfilment',
+  reference,
+  actor,
+});
 
 /**
  * Sends units to fulfilment: not_fulfilled → fulfilled, and, for products that track inventory,
@@ -81,9 +88,11 @@ export async function createFulfilment(
       );
     }
   }
-  await moveStock(
+  // The movements get the fulfilment's path from the statement that inserts it (its id is not known yet).
+  const movements = await moveStock(
     em,
     planned.flatMap(({ line, quantity, index }) => stockMove(line, warehouseId, quantity, `items[${index}]`)),
+    fulfilmentWhy(actor, null),
   );
   const fulfilment = Object.assign(new Fulfilment(), {
     order: state.order,
@@ -97,7 +106,7 @@ export async function createFulfilment(
     // The event's data gets the fulfilment's id from the statement that inserts both.
     const data = fulfilmentData(order, fulfilment, items);
     const event = eventRow(actor, 'fulfilment.created', orderEventSubject(order), data);
-    fulfilment.id = await insertFulfilment(em, order, fulfilment, items, event);
+    fulfilment.id = await insertFulfilment(em, order, fulfilment, items, event, movements);
   });
 }
 
@@ -227,7 +236,7 @@ export async function updateFulfilment(
     fulfilment.warehouse = em.getReference(Warehouse, patch.warehouse!);
     fulfilment.updatedAt = now();
   }
-  await moveStock(em, moves);
+  await moveStock(em, moves, fulfilmentWhy(actor, orderRecordReference(orderId, 'fulfilments', fulfilmentId)));
   await state.settle();
   recordUpdated(state, actor, [fulfilment]);
   return state.order;
@@ -253,7 +262,12 @@ export async function updateFulfilments(
   const moves: StockMove[] = [];
   for (const [i, change] of changes.entries())
     await resize(state, found[i]!, change.items, `fulfilments[${i}].`, moves);
-  await moveStock(em, moves);
+  // One movement per level, however many of the fulfilments moved its units: then the order's list of them.
+  const reference =
+    changes.length === 1
+      ? orderRecordReference(orderId, 'fulfilments', changes[0].id)
+      : orderRecordReference(orderId, 'fulfilments');
+  await moveStock(em, moves, fulfilmentWhy(actor, reference));
   await state.settle();
   recordUpdated(state, actor, found as Fulfilment[]);
   return state.order;
@@ -282,7 +296,7 @@ export async function deleteFulfilment(
     moveUnits(line, 'fulfilled', 'notFulfilled', item.quantity);
     moves.push(...stockMove(line, fulfilment.warehouse?.id, -item.quantity, ''));
   }
-  await moveStock(em, moves);
+  await moveStock(em, moves, fulfilmentWhy(actor, orderRecordReference(orderId, 'fulfilments', fulfilmentId), true));
   return state.settleBy(async (order) => {
     // The record as it was, with the order's status after the deletion.
     const data = { ...fulfilmentData(order, fulfilment, held), id: fulfilmentId };

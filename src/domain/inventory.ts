@@ -1,6 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { now } from '../clock.js';
+import { runPrepared } from '../db/prepared-statements.js';
 import { ConflictError } from './errors.js';
+import type { Actor } from './events.js';
 import { INT4_MAX } from './int4.js';
+import type { MovementReason } from './inventory-reasons.js';
 
 /** The most units one inventory level holds (the column is a 32-bit integer). */
 export const MAX_STOCK = INT4_MAX;
@@ -14,13 +18,62 @@ export interface StockMove {
   label: string;
 }
 
+/** Why units move, as every movement of the ledger records it (docs/decisions.md#inventory-ledger). */
+export interface MovementWhy {
+  reason: MovementReason;
+  /** The record the change belongs to (its REST path) or the caller's own reference; null for none. */
+  reference: string | null;
+  actor: Actor | null;
+}
+
+/**
+ * The REST path of a record under an order (`orders/12/fulfilments/34`; without an id, the order's
+ * list of them): the reference of the stock movements that record made.
+ */
+export function orderRecordReference(orderId: number, records: 'fulfilments' | 'restocks', id?: number): string {
+  return `orders/${orderId}/${records}${id === undefined ? '' : `/${id}`}`;
+}
+
+/** The columns of a movement a statement writes, after its variant, warehouse, delta and units after. */
+export const MOVEMENT_COLUMNS =
+  'variant_id, warehouse_id, delta, quantity_after, reason, reference, actor_token_id, actor_name, created_at';
+
+/** The values of the columns after the units: reason, reference, actor and time. */
+export const movementWhyValues = (why: MovementWhy) => [
+  why.reason,
+  why.reference,
+  why.actor?.tokenId ?? null,
+  why.actor?.name ?? null,
+  now(),
+];
+
+// Each statement changes one level and records its movement (delta, units after) in one round trip.
+const TAKE = `with level as (
+    update inventory_level set quantity = quantity - ? where warehouse_id = ? and variant_id = ? and quantity >= ?
+    returning variant_id, warehouse_id, quantity
+  )
+  insert into inventory_movement (${MOVEMENT_COLUMNS})
+  select variant_id, warehouse_id, ?, quantity, ?, ?, ?, ?, ? from level returning id`;
+
+// Returning units must not overflow the integer column (a 500 otherwise): refused instead.
+const PUT_BACK = `with level as (
+    insert into inventory_level (warehouse_id, variant_id, quantity) values (?, ?, ?)
+    on conflict (warehouse_id, variant_id) do update set quantity = inventory_level.quantity + excluded.quantity
+    where inventory_level.quantity <= ${MAX_STOCK} - excluded.quantity
+    returning variant_id, warehouse_id, quantity
+  )
+  insert into inventory_movement (${MOVEMENT_COLUMNS})
+  select variant_id, warehouse_id, ?, quantity, ?, ?, ?, ?, ? from level returning id`;
+
 /**
  * Applies stock moves in the caller's transaction, in (warehouse, variant) order so that two
- * transactions touching the same rows always lock them in the same order (no deadlock). Taking
- * is one conditional UPDATE: it succeeds only while enough units are there, so concurrent
- * fulfilments can never oversell; the CHECK (quantity >= 0) backs it up.
+ * transactions touching the same rows always lock them in the same order (no deadlock; an
+ * adjustment locks its levels in this order too, src/domain/inventory-adjustment.ts). Taking is one
+ * conditional UPDATE: it succeeds only while enough units are there, so concurrent fulfilments can
+ * never oversell; the CHECK (quantity >= 0) backs it up. Each move's movement is written by the
+ * same statement, with `why`. Answers the ids of the movements written.
  */
-export async function moveStock(em: EntityManager, moves: StockMove[]): Promise<void> {
+export async function moveStock(em: EntityManager, moves: StockMove[], why: MovementWhy): Promise<number[]> {
   const merged = new Map<string, StockMove>();
   for (const move of moves) {
     const key = `${move.warehouseId}:${move.variantId}`;
@@ -31,39 +84,32 @@ export async function moveStock(em: EntityManager, moves: StockMove[]): Promise<
   const ordered = [...merged.values()]
     .filter((m) => m.quantity !== 0)
     .sort((a, b) => a.warehouseId - b.warehouseId || a.variantId - b.variantId);
-  const connection = em.getConnection();
-  const ctx = em.getTransactionContext();
+  const written: number[] = [];
   for (const move of ordered) {
-    if (move.quantity > 0) {
-      const result = await connection.execute<{ affectedRows: number }>(
-        'update inventory_level set quantity = quantity - ? where warehouse_id = ? and variant_id = ? ' +
-          'and quantity >= ?',
-        [move.quantity, move.warehouseId, move.variantId, move.quantity],
-        'run',
-        ctx,
-      );
-      if (!result.affectedRows) {
-        throw new ConflictError(
-          `warehouse ${move.warehouseId} has fewer than ${move.quantity} units of variant ${move.variantId} in stock`,
-          move.label || undefined,
-        );
-      }
-    } else {
-      // Returning units must not overflow the integer column (a 500 otherwise): refuse instead.
-      const result = await connection.execute<{ affectedRows: number }>(
-        `insert into inventory_level (warehouse_id, variant_id, quantity) values (?, ?, ?)
-         on conflict (warehouse_id, variant_id) do update set quantity = inventory_level.quantity + excluded.quantity
-         where inventory_level.quantity <= ${MAX_STOCK} - excluded.quantity`,
-        [move.warehouseId, move.variantId, -move.quantity],
-        'run',
-        ctx,
-      );
-      if (!result.affectedRows) {
-        throw new ConflictError(
-          `warehouse ${move.warehouseId} cannot hold ${-move.quantity} more units of variant ${move.variantId}`,
-          move.label || undefined,
-        );
-      }
+    const taking = move.quantity > 0;
+    const rows = taking
+      ? await runPrepared<{ id: number }>(em, TAKE, [
+          move.quantity,
+          move.warehouseId,
+          move.variantId,
+          move.quantity,
+          -move.quantity,
+          ...movementWhyValues(why),
+        ])
+      : await runPrepared<{ id: number }>(em, PUT_BACK, [
+          move.warehouseId,
+          move.variantId,
+          -move.quantity,
+          -move.quantity,
+          ...movementWhyValues(why),
+        ]);
+    if (!rows.length) {
+      const message = taking
+        ? `warehouse ${move.warehouseId} has fewer than ${move.quantity} units of variant ${move.variantId} in stock`
+        : `warehouse ${move.warehouseId} cannot hold ${-move.quantity} more units of variant ${move.variantId}`;
+      throw new ConflictError(message, move.label || undefined);
     }
+    written.push(rows[0].id);
   }
+  return written;
 }

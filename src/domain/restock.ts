@@ -8,7 +8,7 @@ import type { RestockInput } from '../schema/inputs/fulfilment.inputs.js';
 import { ConflictError, type FieldError } from './errors.js';
 import { restockData } from './event-data.js';
 import { type Actor, orderEventSubject, recordEvent } from './events.js';
-import { moveStock } from './inventory.js';
+import { moveStock, orderRecordReference } from './inventory.js';
 import { moveUnits } from './line-counters.js';
 import { checkQuantity, OrderState, throwIfAny } from './order-state.js';
 import type { ExpectedVersion } from './preconditions.js';
@@ -49,6 +49,8 @@ export async function restockOrderItems(
     em.persist(item);
     items.push(item);
   }
+  // Stored first: its movements name it by its path, which needs its id.
+  await em.flush();
   await moveStock(
     em,
     planned
@@ -59,6 +61,7 @@ export async function restockOrderItems(
         quantity: -quantity,
         label: `items[${index}]`,
       })),
+    { reason: 'restock', reference: orderRecordReference(state.order.id, 'restocks', restock.id), actor },
   );
   const order = await state.settle();
   recordEvent(em, actor, 'restock.created', orderEventSubject(order), restockData(order, restock, items));

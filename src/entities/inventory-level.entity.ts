@@ -4,13 +4,17 @@ import { Field, Int, ObjectType } from 'type-graphql';
 import { ProductVariant } from './product-variant.entity.js';
 import { Warehouse } from './warehouse.entity.js';
 
-/** Units of one variant held in one warehouse; the database refuses a negative level. */
+/**
+ * Units of one variant held in one warehouse; the database refuses a negative level. Every change
+ * of its units is an InventoryMovement written in the same transaction.
+ */
 @ObjectType({ description: 'Stock of one variant in one warehouse' })
 @Entity()
 @Unique({ properties: ['warehouse', 'variant'] })
 @Index({ properties: ['variant'] })
 @Check({ name: 'inventory_level_quantity_non_negative', expression: 'quantity >= 0' })
 export class InventoryLevel {
+  @Field(() => Int, { description: 'Inventory level id' })
   @PrimaryKey({ type: 'integer' })
   id!: number;
 

@@ -80,7 +80,8 @@ export class EventFeedArgs {
 const EVENTS_DESCRIPTION =
   'Every event of the store after a cursor, oldest first, in commit order, gap-free: follow `next`. ' +
   'Shows the events of the records the token may read (orders with their fulfilments, shipments and restocks: ' +
-  'read_orders; products: read_products; customers: read_customers; collections: read_collections)';
+  'read_orders; products: read_products; customers: read_customers; collections: read_collections; ' +
+  'stock adjustments: read_inventory)';
 
 /**
  * The store's event feed (docs/decisions.md#event-feed): every event of the records the token may

@@ -41,6 +41,11 @@ export class EventActor {
   name!: string;
 }
 
+/** Who made a change, from the actor columns an event or a stock movement keeps; null for the service. */
+export function actorOf(row: { actorTokenId: number | null; actorName: string | null }): EventActor | null {
+  return row.actorTokenId == null ? null : { tokenId: row.actorTokenId, name: row.actorName ?? '' };
+}
+
 @ArgsType()
 export class OrderEventListArgs extends PageArgs {
   @Field(() => Int, { description: 'Order id' }) orderId!: number;
@@ -88,7 +93,7 @@ export class EventFieldsResolver {
     description: 'The token that made the change; null for the service itself',
   })
   actor(@Root() event: ReadRow<StoreEvent>): EventActor | null {
-    return event.actorTokenId == null ? null : { tokenId: event.actorTokenId, name: event.actorName ?? '' };
+    return actorOf(event);
   }
 }
 

@@ -98,6 +98,16 @@ function queryParameters(route: RouteSpec): JsonSchema[] {
       },
     );
   }
+  if (route.kind === 'list') {
+    for (const [name, arg] of Object.entries(route.queryArgs ?? {})) {
+      params.push({
+        name,
+        in: 'query',
+        schema: integerSchema(POSITIVE_INT),
+        description: `only the records whose \`${name}\` is this (GraphQL: \`${arg}\`)`,
+      });
+    }
+  }
   if (route.kind === 'feed') {
     params.push(
       {
@@ -290,10 +300,15 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
     case 'write':
       if (api.bodies.has(route))
         requestBody = { required: true, content: { 'application/json': { schema: api.bodies.get(route)!.schema } } };
-      responses[String(route.status)] = {
-        description: `the ${resource.name} as it is now`,
-        content: { 'application/json': { schema: ref(resource.name) } },
-      };
+      responses[String(route.status)] = route.answersList
+        ? {
+            description: `the ${resource.name} records as they are now, a JSON array`,
+            content: { 'application/json': { schema: { type: 'array', items: ref(resource.name) } } },
+          }
+        : {
+            description: `the ${resource.name} as it is now`,
+            content: { 'application/json': { schema: ref(resource.name) } },
+          };
       if (resource.versioned) responses[String(route.status)].headers = { ETag: ETAG_HEADER };
       extraParameters.push({
         name: 'Idempotency-Key',
@@ -302,7 +317,7 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
         description:
           'a retry with the same key and body answers the first answer again (kept 24 h); another body → 422',
       });
-      if (resource.versioned && route.pathArgs.id) {
+      if (route.ifMatch) {
         extraParameters.push({
           name: 'If-Match',
           in: 'header',
@@ -311,10 +326,13 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
         });
         problems.push(412);
       }
+      if (route.precondition) problems.push(412);
       problems.push(404, 408, 409, 413, 415, 422);
       break;
   }
   for (const status of problems.sort()) responses[String(status)] = { description: PROBLEMS[status], ...problemRef };
+  if (route.kind === 'write' && route.precondition)
+    responses['412'] = { description: route.precondition, ...problemRef };
   // Every answer after authentication carries the rate-limit headers (a 401 comes before it).
   for (const [status, response] of Object.entries(responses)) {
     if (status === '401') continue;

@@ -15,20 +15,28 @@ export function shapeOf(resource: RestResource, params: ReadParams): { map: Fiel
 /** Single records of versioned resources also select `version`, for the ETag (not shown). */
 const versionOf = (resource: RestResource) => (resource.versioned ? ' version' : '');
 
-/** `query { result: products(page:…, size:…, sort:…[, filter:…]) { totalCount items { … } } }` */
+/**
+ * `query { result: products(page:…, size:…, sort:…[, filter:…]) { totalCount items { … } } }`; `intArgs`
+ * from the path (required), `optionalIntArgs` from the query string.
+ */
 export function listDocument(
   resource: RestResource,
   queryField: string,
   params: ReadParams,
-  options: { filtered?: boolean; intArgs?: string[] } = {},
+  options: { filtered?: boolean; intArgs?: string[]; optionalIntArgs?: string[] } = {},
 ): string {
   const { map, keys } = shapeOf(resource, params);
   const ints = options.intArgs ?? [];
+  const optional = options.optionalIntArgs ?? [];
   const declare = [
     ...ints.map((a) => `, $${a}: Int!`),
+    ...optional.map((a) => `, $${a}: Int`),
     options.filtered ? `, $filter: ${resource.filterInput}` : '',
   ].join('');
-  const pass = [...ints.map((a) => `, ${a}: $${a}`), options.filtered ? ', filter: $filter' : ''].join('');
+  const pass = [
+    ...[...ints, ...optional].map((a) => `, ${a}: $${a}`),
+    options.filtered ? ', filter: $filter' : '',
+  ].join('');
   return `query RestList($page: Int!, $size: Int!, $sort: [${resource.sortInput}!]${declare}) {
   result: ${queryField}(page: $page, size: $size, sort: $sort${pass}) { totalCount items { ${selectionOf(map, keys)} } }
 }`;
@@ -65,18 +73,21 @@ export function listVariables(params: ListParams, filter?: Record<string, unknow
 
 /**
  * `mutation { result: updateCustomer(id: …, input: …, expectedVersion: …) { … } }` (Int arguments
- * from the path, input from the body, the versions If-Match names as the `ifMatch` argument).
+ * from the path, input from the body, the versions If-Match names as the `ifMatch` argument), or
+ * with `bodyArgs` (argument → its GraphQL type) the body's keys as arguments of their own.
  */
 export function mutationDocument(
   resource: RestResource,
   mutationField: string,
   params: ReadParams,
-  args: { intArgs: string[]; input?: string; ifMatch?: string },
+  args: { intArgs: string[]; input?: string; ifMatch?: string; bodyArgs?: Record<string, string> },
 ): string {
   const { map, keys } = shapeOf(resource, params);
+  const bodyArgs = Object.entries(args.bodyArgs ?? {});
   const declare = [
     ...args.intArgs.map((a) => `$${a}: Int!`),
     args.input ? `$input: ${args.input}!` : '',
+    ...bodyArgs.map(([name, type]) => `$${name}: ${type}`),
     args.ifMatch ? `$${args.ifMatch}: [Int!]` : '',
   ]
     .filter(Boolean)
@@ -84,6 +95,7 @@ export function mutationDocument(
   const pass = [
     ...args.intArgs.map((a) => `${a}: $${a}`),
     args.input ? 'input: $input' : '',
+    ...bodyArgs.map(([name]) => `${name}: $${name}`),
     args.ifMatch ? `${args.ifMatch}: $${args.ifMatch}` : '',
   ]
     .filter(Boolean)

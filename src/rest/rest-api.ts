@@ -1,5 +1,6 @@
 import {
-  type GraphQLInputObjectType,
+  type GraphQLArgument,
+  GraphQLInputObjectType,
   type GraphQLObjectType,
   type GraphQLSchema,
   getNamedType,
@@ -25,7 +26,7 @@ import {
 import { deriveRecordMap } from './records.js';
 import { type RestResource, sortKeys } from './resource.js';
 import { checkRouteScope, checkRouteVersioning } from './route-checks.js';
-import type { RouteSpec } from './route-spec.js';
+import type { RouteSpec, WriteRoute } from './route-spec.js';
 
 /**
  * The REST API as it runs: the route table completed from the GraphQL schema at start-up. A
@@ -45,7 +46,13 @@ export interface DerivedResource extends RestResource {
   description?: string;
 }
 
-export type DerivedRoute = RouteSpec & { resource: DerivedResource };
+export type DerivedRoute = RouteSpec & {
+  resource: DerivedResource;
+  /** A `bodyArgs` write's arguments that its body fills, with their GraphQL types. */
+  bodyArgTypes?: Record<string, string>;
+  /** A write whose mutation answers a list of records (REST answers them as a JSON array). */
+  answersList?: boolean;
+};
 
 export interface RestApi {
   routes: DerivedRoute[];
@@ -57,14 +64,48 @@ export interface RestApi {
 
 const where = (route: RouteSpec) => `REST route ${route.method} ${route.path}`;
 
-/** The widest operation a route can send: every key and every relation selected. */
-export function widestOperation(route: RouteSpec): string {
+/** The arguments of a `bodyArgs` write that its body fills: all but those of the path and If-Match. */
+function bodyArguments(schema: GraphQLSchema, route: WriteRoute): readonly GraphQLArgument[] {
+  const field = schema.getMutationType()?.getFields()[route.operation];
+  if (!field) throw new Error(`${where(route)}: the schema has no mutation ${route.operation}`);
+  const taken = new Set<string>([...Object.values(route.pathArgs), ...(route.ifMatch ? [route.ifMatch] : [])]);
+  return field.args.filter((arg) => !taken.has(arg.name));
+}
+
+/** Those arguments with their types as a document declares them (`changes` → `[InventoryChange!]!`). */
+function bodyArgumentTypes(schema: GraphQLSchema, route: WriteRoute): Record<string, string> {
+  return Object.fromEntries(bodyArguments(schema, route).map((arg) => [arg.name, String(arg.type)]));
+}
+
+/** Those arguments as the input object a body is derived from (deriveBody reads input types). */
+function bodyArgumentsInput(schema: GraphQLSchema, route: WriteRoute): GraphQLInputObjectType {
+  const args = bodyArguments(schema, route);
+  return new GraphQLInputObjectType({
+    name: `${route.operation}Arguments`,
+    fields: () =>
+      Object.fromEntries(
+        args.map((arg) => [
+          arg.name,
+          { type: arg.type, defaultValue: arg.defaultValue, description: arg.description, extensions: arg.extensions },
+        ]),
+      ),
+  });
+}
+
+/**
+ * The widest operation a route can send: every key and every relation selected. A `bodyArgs`
+ * write's variables are typed from the schema's arguments, so it needs the schema.
+ */
+export function widestOperation(route: RouteSpec, schema?: GraphQLSchema): string {
   const all = { keys: Object.keys(route.resource.fields), expand: Object.keys(route.resource.expand) };
   if (route.kind === 'feed') return feedDocument(route.resource, route.operation, all);
+  if (route.kind === 'write' && route.bodyArgs && !schema)
+    throw new Error(`${where(route)}: its operation's variables are typed from the schema`);
   return route.kind === 'list' || route.kind === 'search'
     ? listDocument(route.resource, route.operation, all, {
         filtered: route.kind === 'search',
         intArgs: Object.values(route.kind === 'list' ? (route.pathArgs ?? {}) : {}),
+        optionalIntArgs: Object.values(route.kind === 'list' ? (route.queryArgs ?? {}) : {}),
       })
     : route.kind === 'export'
       ? exportDocument(route.resource, route.operation, all, { filtered: route.filtered })
@@ -76,6 +117,7 @@ export function widestOperation(route: RouteSpec): string {
               intArgs: Object.values(route.pathArgs),
               input: route.input,
               ifMatch: route.ifMatch,
+              ...(route.bodyArgs && schema ? { bodyArgs: bodyArgumentTypes(schema, route) } : {}),
             });
 }
 
@@ -87,7 +129,7 @@ export function widestOperation(route: RouteSpec): string {
  */
 export function checkRoutesAgainstSchema(schema: GraphQLSchema, routes: RouteSpec[]): void {
   for (const route of routes) {
-    const errors = validate(schema, parse(widestOperation(route)));
+    const errors = validate(schema, parse(widestOperation(route, schema)));
     if (errors.length)
       throw new Error(`${where(route)} does not fit the schema: ${errors.map((e) => e.message).join('; ')}`);
     checkRouteVersioning(schema, route);
@@ -110,7 +152,7 @@ export function checkRoutesAgainstSchema(schema: GraphQLSchema, routes: RouteSpe
  * by buildStoreSchema, at start-up beside deriveRestApi.
  */
 export function checkRouteScopes(schema: GraphQLSchema, routes: RouteSpec[]): void {
-  for (const route of routes) checkRouteScope(schema, route, parse(widestOperation(route)));
+  for (const route of routes) checkRouteScope(schema, route, parse(widestOperation(route, schema)));
 }
 
 /** The GraphQL object type a route's records are read from (a list's page items); none for a position. */
@@ -173,8 +215,13 @@ export function deriveRestApi(schema: GraphQLSchema, routes: RouteSpec[]): RestA
       const input = route.resource.filterInput ? inputType(schema, route.resource.filterInput, route) : undefined;
       filters.set(resource, deriveFilters(route.resource.filters ?? {}, input, `REST resource ${resource.name}`));
     }
+    if (route.kind === 'write') {
+      const type = schema.getMutationType()?.getFields()[route.operation]?.type;
+      if (type && isListType(getNullableType(type))) at.answersList = true;
+      if (route.bodyArgs) at.bodyArgTypes = bodyArgumentTypes(schema, route);
+    }
     if (route.kind === 'write' && route.body) {
-      const input = inputType(schema, route.input, route);
+      const input = route.bodyArgs ? bodyArgumentsInput(schema, route) : inputType(schema, route.input, route);
       bodies.set(
         at,
         deriveBody(

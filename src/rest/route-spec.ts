@@ -24,6 +24,11 @@ export interface ListRoute extends RouteBase {
   kind: 'list';
   /** Path parameters passed as GraphQL Int arguments: `{ id: 'orderId' }`. */
   pathArgs?: Record<string, string>;
+  /**
+   * Query parameters that narrow the list, each an optional GraphQL Int argument:
+   * `{ variant_id: 'variantId' }`. A value that is not a positive integer is a 400 naming it.
+   */
+  queryArgs?: Record<string, string>;
 }
 
 /** A list narrowed by the filters in the body; answers the wrapper, or a bare array (`bare`). */
@@ -62,6 +67,17 @@ export interface WriteRoute extends RouteBase {
   listBody?: string;
   /** GraphQL input type of `body`. */
   input?: string;
+  /**
+   * The body's keys are the mutation's own arguments (`adjustInventory(changes:, reason:,
+   * reference:)`) rather than one `input`: its validator and the operation's variables are derived
+   * from those arguments (src/rest/rest-api.ts).
+   */
+  bodyArgs?: true;
+  /**
+   * A write whose body carries its own precondition (not If-Match): what its 412 means, for the
+   * API docs.
+   */
+  precondition?: string;
   /** Path parameters passed as GraphQL Int arguments: `{ id: 'orderId', fulfilmentId: 'fulfilmentId' }`. */
   pathArgs: Record<string, string>;
   /**

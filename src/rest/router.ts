@@ -29,7 +29,7 @@ import { Problem } from './problem.js';
 import { publicOrigin } from './public-origin.js';
 import { parseExportParams, parseFeedParams, parseListParams, parseReadParams } from './query-params.js';
 import { renderingOf } from './record-rendering.js';
-import type { RestApi } from './rest-api.js';
+import type { DerivedRoute, RestApi } from './rest-api.js';
 import {
   type ExportRoute,
   type FeedRoute,
@@ -150,10 +150,12 @@ async function handleList(ctx: Context, route: ListRoute | SearchRoute, options:
     document: listDocument(route.resource, route.operation, params, {
       filtered: filter !== undefined,
       intArgs: Object.values(route.kind === 'list' ? (route.pathArgs ?? {}) : {}),
+      optionalIntArgs: Object.values(route.kind === 'list' ? (route.queryArgs ?? {}) : {}),
     }),
     variables: {
       ...listVariables(params, filter),
       ...(route.kind === 'list' ? pathVariables(ctx, route.pathArgs) : {}),
+      ...(route.kind === 'list' ? queryVariables(ctx, route.queryArgs) : {}),
     },
   };
   const facts = (totalCount: number) => ({ page: params.page, size: params.size, totalCount });
@@ -311,7 +313,27 @@ function pathVariables(ctx: Context, pathArgs: Record<string, string> | undefine
   return Object.fromEntries(Object.entries(pathArgs ?? {}).map(([param, arg]) => [arg, idParam(ctx.params[param])]));
 }
 
-async function handleWrite(ctx: Context, route: WriteRoute, options: RestOptions) {
+/**
+ * Query parameters that narrow a list, as GraphQL Int arguments (`variant_id` → `variantId`): each
+ * a positive id when given (else a 400 naming it), null when not.
+ */
+function queryVariables(ctx: Context, queryArgs: Record<string, string> | undefined): Record<string, number | null> {
+  return Object.fromEntries(
+    Object.entries(queryArgs ?? {}).map(([param, arg]) => {
+      const raw = ctx.query[param];
+      if (raw === undefined) return [arg, null];
+      const id = typeof raw === 'string' ? parseInteger(raw, POSITIVE_INT) : undefined;
+      if (id === undefined) throw Problem.parameter(param, 'must be given once, as a positive integer id');
+      return [arg, id];
+    }),
+  );
+}
+
+async function handleWrite(
+  ctx: Context,
+  route: WriteRoute & Pick<DerivedRoute, 'bodyArgTypes' | 'answersList'>,
+  options: RestOptions,
+) {
   const session = await sessionOf(ctx, options, true);
   requireScope(session, route);
   const body = route.body ? requestBody(ctx) : null;
@@ -330,7 +352,7 @@ function renderProblem(ctx: Context, problem: Problem) {
 /** `commit`: with an Idempotency-Key, the answer is stored inside the write's transaction. */
 async function write(
   ctx: Context,
-  route: WriteRoute,
+  route: WriteRoute & Pick<DerivedRoute, 'bodyArgTypes' | 'answersList'>,
   options: RestOptions,
   session: Session,
   body: unknown,
@@ -344,7 +366,11 @@ async function write(
     const shown = { ...route.resource.fields, ...route.resource.expand };
     const checked = checkBody(validator, body ?? (route.listBody ? undefined : {}), route.listBody ? {} : shown);
     const map = validator.map;
-    if (route.listBody) {
+    if (route.bodyArgs) {
+      // The body's keys are the mutation's arguments themselves.
+      Object.assign(variables, toInput(map, checked.value as Record<string, unknown>));
+      fieldName = (field) => checked.unwrap(restFieldPath(map, field));
+    } else if (route.listBody) {
       const prefix = new RegExp(`^${route.listBody}(?=\\[)`);
       variables.input = {
         [route.listBody]: (checked.value as Record<string, unknown>[]).map((item) => toInput(map, item)),
@@ -362,6 +388,12 @@ async function write(
   }
   const respond = (result: OperationResult) => {
     if (result.errors?.length) throw Problem.fromGraphQL(result.errors, fieldName);
+    if (route.answersList) {
+      // A mutation answering several records (an adjustment's levels): a JSON array of them, no ETag.
+      ctx.status = route.status;
+      ctx.body = reshapeRecords(route.resource, params, resultOf(result) as Record<string, unknown>[]);
+      return;
+    }
     const data = dataOf(result);
     if (typeof data.version === 'number') ctx.set('ETag', etagOf(data.version));
     ctx.status = route.status;
@@ -373,6 +405,7 @@ async function write(
       intArgs: Object.values(route.pathArgs),
       input: route.input,
       ifMatch: route.ifMatch,
+      bodyArgs: route.bodyArgTypes,
     }),
     variables,
     // Every variable was checked here: the body by `requestBody` and `checkBody`, the ids by `idParam`.

@@ -3,6 +3,11 @@ import { fulfilmentRoutes } from './fulfilment-routes.js';
 import { collectionBody, collectionResource } from './resources/collection.resource.js';
 import { customerPatchBody, customerResource } from './resources/customer.resource.js';
 import { eventResource } from './resources/event.resource.js';
+import {
+  inventoryAdjustmentBody,
+  inventoryLevelResource,
+  inventoryMovementResource,
+} from './resources/inventory.resource.js';
 import { orderAddressBody, orderCustomerBody, orderNotesBody, orderResource } from './resources/order.resource.js';
 import { productPatchBody, productResource } from './resources/product.resource.js';
 import { shippingCarrierResource } from './resources/shipping-carrier.resource.js';
@@ -226,6 +231,47 @@ export const routes: RouteSpec[] = [
     operation: 'warehouses',
     scope: 'read_inventory',
     summary: 'List warehouses',
+    extension: true,
+  },
+  {
+    kind: 'list',
+    method: 'GET',
+    path: '/inventory-levels',
+    resource: inventoryLevelResource,
+    operation: 'inventoryLevels',
+    scope: 'read_inventory',
+    summary: 'List inventory levels: the units of each variant in each warehouse',
+    queryArgs: { variant_id: 'variantId', warehouse_id: 'warehouseId' },
+    extension: true,
+  },
+  {
+    kind: 'write',
+    method: 'POST',
+    path: '/inventory-levels/adjustments',
+    resource: inventoryLevelResource,
+    operation: 'adjustInventory',
+    scope: 'write_inventory',
+    summary:
+      'Adjust stock by deltas with a reason, all or none, each optionally checked against the units you ' +
+      'believe are there; answers the levels changed',
+    body: inventoryAdjustmentBody,
+    bodyArgs: true,
+    precondition:
+      'A change_from_quantity is not the units now (the detail names the variant, the warehouse and the units ' +
+      'now): nothing was changed',
+    pathArgs: {},
+    status: 200,
+    extension: true,
+  },
+  {
+    kind: 'list',
+    method: 'GET',
+    path: '/inventory-movements',
+    resource: inventoryMovementResource,
+    operation: 'inventoryMovements',
+    scope: 'read_inventory',
+    summary: 'List inventory movements, newest first: every change to a level, with why and by whom',
+    queryArgs: { variant_id: 'variantId', warehouse_id: 'warehouseId' },
     extension: true,
   },
   {

@@ -270,7 +270,10 @@ function optionRows(store: StoreRows, productId: number): string[][] {
   return options.reduce<string[][]>((acc, o) => acc.flatMap((c) => o.values.map((v) => [...c, v])), [[]]);
 }
 
-/** One variant per combination, with its stock in every warehouse when the product is tracked. */
+/**
+ * One variant per combination, with its stock in every warehouse when the product is tracked (and
+ * that stock's `set` movement, dated when the product was created).
+ */
 function variantRows(
   store: StoreRows,
   info: ProductInfo,
@@ -304,11 +307,25 @@ function variantRows(
     });
     if (info.tracked) {
       for (const warehouseId of warehouses) {
+        const quantity = store.rng.int(20, 200);
         store.add('inventory_level', {
           id: store.nextId('inventory_level'),
           warehouse_id: warehouseId,
           variant_id: variantId,
-          quantity: store.rng.int(20, 200),
+          quantity,
+        });
+        // The ledger's starting point (docs/decisions.md#inventory-ledger): units = Σ deltas from here on.
+        store.add('inventory_movement', {
+          id: store.nextId('inventory_movement'),
+          variant_id: variantId,
+          warehouse_id: warehouseId,
+          delta: quantity,
+          quantity_after: quantity,
+          reason: 'set',
+          reference: null,
+          actor_token_id: null,
+          actor_name: null,
+          created_at: row.created_at,
         });
       }
     }

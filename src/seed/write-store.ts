@@ -23,6 +23,7 @@ const ORDER = [
   'product_variant',
   'variant_image',
   'inventory_level',
+  'inventory_movement',
   'collection',
   'collection_product',
   'collection_image',

@@ -1,0 +1,17 @@
+import { FieldResolver, Resolver, Root } from 'type-graphql';
+import { InventoryMovement } from '../entities/inventory-movement.entity.js';
+import { Reads } from '../reads/field-reads.js';
+import type { ReadRow } from '../reads/read-row.js';
+import { actorOf, EventActor } from './event.resolver.js';
+
+@Resolver(() => InventoryMovement)
+export class InventoryMovementFieldsResolver {
+  @Reads('actorTokenId', 'actorName')
+  @FieldResolver(() => EventActor, {
+    nullable: true,
+    description: 'The token that made the change; null for the service itself (the starting levels)',
+  })
+  actor(@Root() movement: ReadRow<InventoryMovement>): EventActor | null {
+    return actorOf(movement);
+  }
+}

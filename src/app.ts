@@ -27,6 +27,7 @@ import { requestLog } from './observability/request-log.js';
 import { checkDeclaredReads } from './reads/read-plan.js';
 import { apiDocsMiddleware } from './rest/api-docs.js';
 import { notFoundMiddleware, problemMiddleware } from './rest/middleware.js';
+import { type ExportLimits, OpenExports } from './rest/open-exports.js';
 import { checkRouteScopes, deriveRestApi } from './rest/rest-api.js';
 import { restRouter } from './rest/router.js';
 import { routes } from './rest/routes.js';
@@ -50,6 +51,8 @@ export interface AppOptions {
   admission?: Partial<AdmissionLimits>;
   /** DATABASE_READ_URL: replicas for reads, and the read-your-writes window. */
   replicas?: ReplicaRouting;
+  /** EXPORTS_PER_TOKEN, EXPORT_STALL_TIMEOUT_MS. */
+  exports?: Partial<ExportLimits>;
 }
 
 /**
@@ -93,6 +96,7 @@ export async function createApp({
   idempotencyLeaseMs = 10_000,
   admission: admissionGiven,
   replicas,
+  exports: exportLimits,
 }: AppOptions) {
   const schema = await buildStoreSchema();
   checkDeclaredReads(orm.getMetadata());
@@ -109,12 +113,14 @@ export async function createApp({
     }),
   );
   await measurePoolWait(orm);
+  const exports = new OpenExports(exportLimits);
   const router = restRouter({
     gateway,
     publicUrl,
     allowedHosts,
     api: rest,
     idempotency: postgresIdempotencyStore(orm, idempotencyLeaseMs),
+    exports,
   });
 
   const app = new Koa();
@@ -172,5 +178,11 @@ export async function createApp({
   app.use(router.routes());
   app.use(router.allowedMethods());
 
-  return { app, gateway, schema, stop: () => apollo.server.stop() };
+  // Stopped once the server has closed its connections: an export still open then (its socket cut
+  // at the end of the grace) closes its snapshot before the pool is closed.
+  const stop = async () => {
+    await exports.cutAll();
+    await apollo.server.stop();
+  };
+  return { app, gateway, schema, stop };
 }

@@ -64,6 +64,13 @@ const schema = z.object({
   /** How long a request over those limits waits for a slot, and how many may wait, before a 503 overloaded. */
   ADMISSION_QUEUE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   ADMISSION_QUEUE_MAX: z.coerce.number().int().min(0).max(100_000).default(200),
+  /**
+   * REST exports one token may hold open at once on one process (each holds a pooled connection,
+   * and a process holds at most half its pool of them).
+   */
+  EXPORTS_PER_TOKEN: z.coerce.number().int().min(1).max(10_000).default(2),
+  /** An export whose client takes nothing for this long is cut (its connection closed, its snapshot ended). */
+  EXPORT_STALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** How long an Idempotency-Key claim outlives a holder that stopped renewing it (crashed). */
   IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(200).max(600_000).default(10_000),
   /** Statement timeout of reads (writes raise theirs to 30 s inside their transaction). */

@@ -83,6 +83,7 @@ export async function startService(config: Config): Promise<RunningService> {
         queueMs: config.ADMISSION_QUEUE_MS,
         maxQueue: config.ADMISSION_QUEUE_MAX,
       },
+      exports: { perToken: config.EXPORTS_PER_TOKEN, stallMs: config.EXPORT_STALL_TIMEOUT_MS },
     });
     const server = createHttpServer(app.callback(), {
       headersMs: config.HEADERS_TIMEOUT_MS,

@@ -233,7 +233,8 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
       if (route.idFilter) problems.push(404);
       break;
     case 'export':
-      // 503 (already listed): also when the process runs as many exports as it allows at once.
+      // 503 (already listed): also when the process runs as many exports as it allows at once;
+      // 429 (already listed): also when the token holds its EXPORTS_PER_TOKEN (below).
       if (route.filtered) {
         const filter = { schema: api.filters.get(resource)!.schema };
         requestBody = { required: false, content: { 'application/json': filter } };
@@ -333,6 +334,12 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
   for (const status of problems.sort()) responses[String(status)] = { description: PROBLEMS[status], ...problemRef };
   if (route.kind === 'write' && route.precondition)
     responses['412'] = { description: route.precondition, ...problemRef };
+  if (route.kind === 'export') {
+    const description =
+      "The token's rate-limit bucket is empty, or the token already has `EXPORTS_PER_TOKEN` exports " +
+      'open on this server process: retry after `Retry-After` seconds';
+    responses['429'] = { description, ...problemRef };
+  }
   // Every answer after authentication carries the rate-limit headers (a 401 comes before it).
   for (const [status, response] of Object.entries(responses)) {
     if (status === '401') continue;

@@ -1,9 +1,8 @@
-import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { IdempotencyStore } from '../db/idempotency-store.js';
 import { inputProblems } from '../domain/input-limits.js';
-import type { GraphQLGateway, OperationResult, Session } from '../graphql/gateway.js';
+import type { GraphQLGateway, OperationResult, Session, Snapshot } from '../graphql/gateway.js';
 import { exportChunks, inputChecks } from '../observability/metrics.js';
 import { checkBody, restFieldPath, toInput } from './body.js';
 import { etagOf, expectedVersionOf, matches } from './etags.js';
@@ -13,6 +12,7 @@ import { toFilter } from './filters.js';
 import { type CommitAnswer, idempotent } from './idempotency.js';
 import { POSITIVE_INT, parseInteger } from './integer-param.js';
 import { feedPage, listPage } from './list-wrapper.js';
+import type { OpenExports } from './open-exports.js';
 import {
   exportDocument,
   feedDocument,
@@ -53,6 +53,8 @@ export interface RestOptions {
   allowedHosts?: readonly string[];
   /** The route table completed from the schema (src/rest/rest-api.ts). */
   api: RestApi;
+  /** The exports open on this process: their places per token, stalls, shutdown. */
+  exports: OpenExports;
 }
 
 /** A path `{id}`: a positive GraphQL Int, or a 404 (no record has any other id). */
@@ -216,8 +218,9 @@ async function handleFeed(ctx: Context, route: FeedRoute, options: RestOptions) 
  * An export (docs/rest.md#exports): the list's operation run chunk after chunk (keyset on id)
  * inside one snapshot, each record shaped as the list's items are (by PostgreSQL where the shape
  * is plain fields, else reshaped here), streamed as NDJSON. Every
- * refusal (scope, parameters, body, the first chunk's errors) is a problem before any line; the
- * request is charged once, like any other.
+ * refusal (scope, parameters, body, the token's places, the first chunk's errors) is a problem
+ * before any line; the request is charged once, like any other. A HEAD is checked as the GET is
+ * up to its first line and answered with the GET's headers, opening nothing: no snapshot, no place.
  */
 async function handleExport(ctx: Context, route: ExportRoute, options: RestOptions) {
   const session = await sessionOf(ctx, options);
@@ -227,8 +230,25 @@ async function handleExport(ctx: Context, route: ExportRoute, options: RestOptio
     ? toFilter(options.api.filters.get(route.resource)!, requestBody(ctx, true))
     : undefined;
   const document = exportDocument(route.resource, route.operation, params, { filtered: route.filtered });
-  const snapshot = await session.snapshot();
+  if (ctx.method === 'HEAD') {
+    ctx.status = 200;
+    ctx.type = 'application/x-ndjson';
+    ctx.set('Cache-Control', 'no-store');
+    return;
+  }
+  const giveBack = options.exports.admit(session.tokenId);
+  let snapshot: Snapshot | undefined;
+  try {
+    snapshot = await session.snapshot();
+  } finally {
+    if (!snapshot) giveBack();
+  }
   if (!snapshot) throw Problem.overloaded('The service is running as many exports as it allows at once; retry shortly');
+  const opened = snapshot;
+  const end = async () => {
+    await opened.close();
+    giveBack();
+  };
   const variables = (afterId: number | null) => ({ size: EXPORT_CHUNK, afterId, ...(filter ? { filter } : {}) });
   const refuse = (result: OperationResult): never => {
     throw resultProblem(result);
@@ -237,7 +257,7 @@ async function handleExport(ctx: Context, route: ExportRoute, options: RestOptio
   const line = (record: Record<string, unknown>) => reshape(map, record, keys);
   const executed = async (afterId: number | null) => {
     exportChunks.inc({ road: 'reshaped' });
-    return chunkOf(await snapshot.run({ document, variables: variables(afterId) }), line, refuse);
+    return chunkOf(await opened.run({ document, variables: variables(afterId) }), line, refuse);
   };
   // Where every key is a plain field or a grouping of them, PostgreSQL writes the lines; otherwise
   // (or when the gateway finds a computed field) each chunk is executed and reshaped here.
@@ -245,7 +265,7 @@ async function handleExport(ctx: Context, route: ExportRoute, options: RestOptio
   let rendered = rendering !== null;
   const readChunk = async (afterId: number | null): Promise<ExportChunk> => {
     if (!rendered || !rendering) return executed(afterId);
-    const answer = await snapshot.lines({ document, variables: variables(afterId) }, rendering);
+    const answer = await opened.lines({ document, variables: variables(afterId) }, rendering);
     if (answer === undefined) {
       rendered = false;
       return executed(afterId);
@@ -258,13 +278,12 @@ async function handleExport(ctx: Context, route: ExportRoute, options: RestOptio
   try {
     first = await readChunk(null);
   } catch (error) {
-    await snapshot.close();
+    await end();
     throw error;
   }
   ctx.type = 'application/x-ndjson';
   ctx.set('Cache-Control', 'no-store');
-  const lines = exportLines(snapshot, first, readChunk);
-  ctx.body = Readable.from(lines, { objectMode: false });
+  ctx.body = options.exports.body(ctx, exportLines(opened, first, readChunk), end);
 }
 
 /** The problem an operation's errors (or its missing result) stand for. */

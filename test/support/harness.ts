@@ -13,6 +13,7 @@ import type { RateLimitSettings } from '../../src/auth/rate-limit.js';
 import { SCOPES } from '../../src/auth/scopes.js';
 import type { AdmissionLimits } from '../../src/http/admission.js';
 import { createHttpServer, DEFAULT_TIMEOUTS, type HttpTimeouts } from '../../src/http/timeouts.js';
+import type { ExportLimits } from '../../src/rest/open-exports.js';
 import { checkAgainstOpenApi, loadOpenApiDocument } from './openapi-check.js';
 
 export interface TestService {
@@ -85,6 +86,7 @@ export async function startTestService(
     readTimeoutMs?: number;
     admission?: Partial<AdmissionLimits>;
     poolMax?: number;
+    exports?: Partial<ExportLimits>;
   } = {},
 ): Promise<TestService> {
   const dbUrl = options.databaseUrl ?? (await createDatabase());
@@ -119,6 +121,7 @@ export async function startTestService(
     allowedHosts: options.allowedHosts,
     bodyTimeoutMs: timeouts.bodyMs,
     admission: options.admission ?? UNLIMITED_ADMISSION,
+    exports: options.exports,
   });
   const server: Server = createHttpServer(app.callback(), timeouts);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -17,6 +17,7 @@ import { createGateway, type ReplicaRouting } from './graphql/gateway.js';
 import { graphiqlMiddleware } from './graphql/graphiql.js';
 import { graphqlReferenceMiddleware } from './graphql/reference-page.js';
 import { type AdmissionLimits, admission, admissionLimits } from './http/admission.js';
+import { appErrorListener } from './http/app-errors.js';
 import { landingPageMiddleware } from './http/landing-page.js';
 import { sameHostWebSockets } from './http/same-host-websockets.js';
 import { bodyTimeout, DEFAULT_TIMEOUTS } from './http/timeouts.js';
@@ -124,6 +125,8 @@ export async function createApp({
   });
 
   const app = new Koa();
+  // In place of Koa's stderr stack traces: a client gone mid-answer is its request's 499 line.
+  app.on('error', appErrorListener(requestLogger));
   app.use(requestLog(requestLogger));
   // Security headers on every answer; pages (GraphiQL, /docs) load only their own assets, and API
   // answers may load nothing at all. HSTS and `upgrade-insecure-requests` send the browser to https

@@ -21,10 +21,7 @@ export class EventWakeups {
   async start(): Promise<void> {
     const client = new pg.Client({ connectionString: this.connectionString });
     client.on('notification', () => this.wakeAll());
-    client.on('error', (error) => {
-      logger.warn({ err: error }, 'event listener connection lost; reconnecting');
-      this.reconnectLater();
-    });
+    client.on('error', (error) => this.reconnectLater(error));
     await client.connect();
     await client.query(`listen ${CHANNEL}`);
     this.client = client;
@@ -58,13 +55,24 @@ export class EventWakeups {
     for (const wake of [...this.waiting]) wake();
   }
 
-  private reconnectLater(): void {
+  /**
+   * Reconnects a second after the connection was lost (or a reconnect failed). The loss is logged
+   * then, not when it happens, and only if the service is not stopping by then: Ctrl-C reaches the
+   * embedded PostgreSQL too (one process group), which ends this connection (57P01) a moment before
+   * the service's own stop closes it, and a clean stop is quiet.
+   */
+  private reconnectLater(lostWith?: Error): void {
     const lost = this.client;
     this.client = undefined;
     lost?.end().catch(() => undefined);
     if (this.closed) return;
     clearTimeout(this.retry);
     this.retry = setTimeout(() => {
+      if (this.closed) return;
+      if (lostWith) {
+        const { code, message } = lostWith as Error & { code?: string };
+        logger.warn({ code, reason: message }, 'event listener connection lost; reconnecting');
+      }
       this.start().catch(() => this.reconnectLater());
     }, 1000);
   }

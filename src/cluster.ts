@@ -1,6 +1,7 @@
 import cluster, { type Address, type Worker } from 'node:cluster';
 import type { Config } from './config.js';
 import { openDatabase } from './db/database.js';
+import { watchHandoffs } from './http/cluster-handoffs.js';
 import { logger } from './logger.js';
 import { answerMetricsRequests } from './observability/metrics.js';
 import { prepareStore, type RunningService } from './server.js';
@@ -17,9 +18,10 @@ const STEADY_MS = 5000;
  * `WEB_CONCURRENCY=N` (docs/decisions.md#instances): this process, the primary, owns
  * the start (embedded PostgreSQL or `DATABASE_URL`, migrations, demo store, first token) and then
  * forks N workers that run the service on one shared port; node:cluster's primary accepts the
- * connections and hands them out round-robin. The primary serves no request itself: it replaces a
- * worker that dies, answers the workers' requests for cluster-wide metrics, and on `stop` lets
- * every worker drain before it closes the database.
+ * connections and hands them out round-robin (a connection handed to a worker that died before
+ * taking it goes to another: src/http/cluster-handoffs.ts). The primary serves no request itself: it
+ * replaces a worker that dies, answers the workers' requests for cluster-wide metrics, and on `stop`
+ * lets every worker drain before it closes the database.
  */
 export async function startCluster(config: Config): Promise<RunningCluster> {
   const database = await openDatabase(config, { readTimeoutMs: config.DB_READ_TIMEOUT_MS });
@@ -30,7 +32,15 @@ export async function startCluster(config: Config): Promise<RunningCluster> {
 
   let stopping = false;
   const startedAt = new Map<Worker, number>();
-  const fork = () => startedAt.set(cluster.fork(workerEnv), Date.now());
+  // Workers that listen (in the round robin) and are still connected.
+  const listeners = new Set<Worker>();
+  cluster.on('listening', (worker) => listeners.add(worker));
+  cluster.on('disconnect', (worker) => listeners.delete(worker));
+  const fork = () => {
+    const worker = cluster.fork(workerEnv);
+    watchHandoffs(worker, () => [...listeners].some((other) => other !== worker && other.isConnected()));
+    startedAt.set(worker, Date.now());
+  };
   cluster.on('exit', (worker, code, signal) => {
     const lived = Date.now() - (startedAt.get(worker) ?? 0);
     startedAt.delete(worker);

@@ -6,6 +6,7 @@
  * types at start-up and completes every map (`DerivedMap`), from which come the selection set, the
  * response shape, the body validator and the OpenAPI document.
  */
+import type { Deprecation } from './deprecation.js';
 import type { JsonSchema } from './json-schema.js';
 import { retyped, withoutNull } from './type-schemas.js';
 
@@ -42,6 +43,12 @@ export interface FieldSpec {
   /** Whether `sort` may name this key (its GraphQL name is then a sort enum value). */
   sortable?: boolean;
   description?: string;
+  /**
+   * A key on its way out (docs/operations.md#api-versioning): marked `deprecated` in the OpenAPI
+   * document, and every answer holding it carries `Deprecation` and `Sunset` headers. A key read
+   * from a GraphQL field with `@deprecated` must say so (the start-up check).
+   */
+  deprecated?: Deprecation;
 }
 
 export type FieldMap = Record<string, FieldSpec>;

@@ -1,4 +1,5 @@
 import {
+  type GraphQLField,
   type GraphQLObjectType,
   type GraphQLOutputType,
   getNullableType,
@@ -8,6 +9,7 @@ import {
   isNonNullType,
   isObjectType,
 } from 'graphql';
+import { deprecationProblem } from './deprecation.js';
 import { type DerivedMap, type DerivedSpec, type FieldMap, type FieldSpec, gqlNameOf, INLINE } from './fields.js';
 import type { JsonSchema } from './json-schema.js';
 import { enumCodes, leafSchema, orNull, takesNull } from './type-schemas.js';
@@ -61,15 +63,42 @@ function recordValueOf(type: GraphQLOutputType, spec: FieldSpec, where: string):
   };
 }
 
+/**
+ * A deprecated key's schema says so (`deprecated`, and the dates in its description); a key read
+ * from a GraphQL field that is `@deprecated` must be deprecated too, or the start fails: REST
+ * would otherwise keep sending, unannounced, a value GraphQL has told its clients is going.
+ */
+function deprecatedSchema(
+  schema: JsonSchema,
+  spec: FieldSpec,
+  field: GraphQLField<unknown, unknown> | undefined,
+  at: string,
+) {
+  const { deprecated } = spec;
+  if (!deprecated) {
+    if (field?.deprecationReason)
+      throw new Error(
+        `${at} reads ${field.name}, deprecated in GraphQL (${field.deprecationReason}): declare the key ` +
+          'deprecated too (deprecated: { since, sunset, use }, docs/operations.md#api-versioning)',
+      );
+    return schema;
+  }
+  const problem = deprecationProblem(deprecated);
+  if (problem) throw new Error(`${at}: deprecated, but ${problem}`);
+  const note = `Deprecated since ${deprecated.since}; may be gone from ${deprecated.sunset}: ${deprecated.use}`;
+  return { ...schema, deprecated: true, description: schema.description ? `${schema.description}. ${note}` : note };
+}
+
 function deriveKey(key: string, spec: FieldSpec, type: GraphQLObjectType, where: string): DerivedSpec {
   const at = `${where}.${key}`;
   const { sub: _declared, schema: _given, ...own } = spec;
-  const described = (schema: JsonSchema) => (spec.description ? { ...schema, description: spec.description } : schema);
+  const field = spec.gql === INLINE ? undefined : type.getFields()[gqlNameOf(key, spec)];
+  const described = (schema: JsonSchema) =>
+    deprecatedSchema(spec.description ? { ...schema, description: spec.description } : schema, spec, field, at);
   if (spec.gql === INLINE) {
     const sub = deriveRecordMap(spec.sub ?? {}, type, at);
     return { ...own, sub, schema: described(recordObject(sub)) };
   }
-  const field = type.getFields()[gqlNameOf(key, spec)];
   if (!field) throw new Error(`${at}: ${type.name} has no field ${gqlNameOf(key, spec)}`);
   // A fixed schema (open content such as a JSON scalar) is REST's own: nothing to derive.
   if (typeof spec.schema === 'object') return { ...own, schema: described(spec.schema) };

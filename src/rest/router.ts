@@ -5,6 +5,7 @@ import { inputProblems } from '../domain/input-limits.js';
 import type { GraphQLGateway, OperationResult, Session, Snapshot } from '../graphql/gateway.js';
 import { exportChunks, inputChecks } from '../observability/metrics.js';
 import { checkBody, restFieldPath, toInput } from './body.js';
+import { announceDeprecations } from './deprecation.js';
 import { etagOf, expectedVersionOf, matches } from './etags.js';
 import { chunkOf, EXPORT_CHUNK, type ExportChunk, exportLines } from './export-lines.js';
 import { reshape } from './fields.js';
@@ -469,7 +470,11 @@ export function restRouter(options: RestOptions): Router {
           return handleFeed(ctx, route, options);
       }
     };
-    router.register(path, [route.method], handler);
+    // A record's deprecated keys are announced on the answers holding them (src/rest/deprecation.ts).
+    router.register(path, [route.method], async (ctx: Context) => {
+      await handler(ctx);
+      announceDeprecations(ctx, route);
+    });
   }
   return router;
 }

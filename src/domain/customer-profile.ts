@@ -5,6 +5,7 @@ import { Customer } from '../entities/customer.entity.js';
 import { CustomerAddress } from '../entities/customer-address.entity.js';
 import { Order } from '../entities/order.entity.js';
 import type { CustomerAddressPatch, CustomerCreate, CustomerPatch } from '../schema/inputs/customer.inputs.js';
+import { refuseErased } from './customer-erasure.js';
 import { lockCustomerAfterOrders, lockCustomers, moveOrderVersions } from './customer-lock.js';
 import { ConflictError, type FieldError, NotFoundError, ValidationError } from './errors.js';
 import { restKeys } from './event-data.js';
@@ -92,6 +93,7 @@ export async function updateCustomer(
   if (!touchesOrders) await lockCustomers(em, [id]);
   const customer = await em.findOne(Customer, { id });
   if (!customer) throw new NotFoundError('Customer', id);
+  refuseErased(customer);
   beginVersionedWrite(`Customer ${id}`, customer, expected);
   const shownOnOrders = () => [customer.email, customer.firstName, customer.lastName].join('\n');
   const before = shownOnOrders();

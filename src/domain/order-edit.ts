@@ -7,7 +7,7 @@ import { PostalAddress } from '../entities/postal-address.embeddable.js';
 import type { OrderAddressPatch, OrderPatch } from '../schema/inputs/order.inputs.js';
 import { lockCustomers } from './customer-lock.js';
 import { refreshCustomerStatistics } from './customer-statistics.js';
-import { type FieldError, ValidationError } from './errors.js';
+import { ConflictError, type FieldError, ValidationError } from './errors.js';
 import { orderAddressData } from './event-data.js';
 import { type Actor, orderEventSubject, recordEvent } from './events.js';
 import { checkText } from './input-checks.js';
@@ -66,7 +66,12 @@ export async function updateOrderAddress(
   touched(order);
   recordEvent(em, actor, 'order.address_changed', orderEventSubject(order), orderAddressData(order));
   // Lock the customer so that concurrent edits of several of its orders add at most one address.
-  await lockCustomers(em, [order.customer.id]);
+  // An erased customer's orders take no new personal data (docs/decisions.md#erasing-a-customer).
+  if ((await lockCustomers(em, [order.customer.id])).length)
+    throw new ConflictError(
+      `Order ${order.id} belongs to customer ${order.customer.id}, who was erased on request: ` +
+        'its address cannot be set',
+    );
   const hasAddress = (await em.count(CustomerAddress, { customer: order.customer })) > 0;
   if (!hasAddress) {
     em.persist(
@@ -107,7 +112,9 @@ export async function changeOrderCustomer(
   const order = await lockOrder(em, id, expected);
   const previous = order.customer.id;
   const ids = [...new Set([previous, customerId])].sort((a, b) => a - b);
-  await lockCustomers(em, ids);
+  const erased = await lockCustomers(em, ids);
+  if (customerId !== previous && erased.includes(customerId))
+    throw new ConflictError(`Customer ${customerId} was erased on request and cannot be given orders`);
   const customers = await em.find(Customer, { id: { $in: ids } });
   const customer = customers.find((c) => c.id === customerId);
   if (!customer) throw new ValidationError([{ field: 'id', message: `customer ${customerId} does not exist` }]);

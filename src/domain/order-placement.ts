@@ -9,7 +9,7 @@ import { ProductVariant } from '../entities/product-variant.entity.js';
 import type { OrderCreate } from '../schema/inputs/order.inputs.js';
 import { lockCustomers } from './customer-lock.js';
 import { refreshCustomerStatistics } from './customer-statistics.js';
-import { type FieldError, ValidationError } from './errors.js';
+import { ConflictError, type FieldError, ValidationError } from './errors.js';
 import { orderAddressData, seconds } from './event-data.js';
 import { type Actor, orderEventSubject, recordEvent } from './events.js';
 import { fromCents, MAX_AMOUNT_CENTS, toCents } from './money.js';
@@ -27,7 +27,8 @@ const MAX_QUANTITY = 100_000;
 export async function placeOrder(em: EntityManager, actor: Actor, input: OrderCreate): Promise<Order> {
   const errors: FieldError[] = [];
   // The customer's figures change with this order: take its lock before anything else.
-  await lockCustomers(em, [input.customerId]);
+  if ((await lockCustomers(em, [input.customerId])).length)
+    throw new ConflictError(`Customer ${input.customerId} was erased on request and cannot place orders`);
   const customer = await em.findOne(Customer, { id: input.customerId });
   if (!customer) errors.push({ field: 'customerId', message: `customer ${input.customerId} does not exist` });
   if (!input.items.length) errors.push({ field: 'items', message: 'an order needs at least one item' });

@@ -91,6 +91,17 @@ export class Customer {
   @Property({ type: 'timestamptz', nullable: true })
   updatedAt: Date | null = null;
 
+  // Set once by eraseCustomer (domain/customer-erasure.ts): from then on the record only shows the
+  // anonymous values, and every write to it is refused.
+  @Field(() => TimestampScalar, {
+    nullable: true,
+    description:
+      "When the customer's personal data was erased (eraseCustomer); null while it is not. An erased customer " +
+      'shows fixed anonymous values and cannot be updated',
+  })
+  @Property({ type: 'timestamptz', nullable: true })
+  erasedAt: Date | null = null;
+
   // Moved on by the domain under the row lock, once per write (domain/preconditions.ts), not by the
   // ORM: the ORM's version only moves when this row changes, and a write may change only rows of
   // other tables (fulfilments, variants, addresses) that are part of this record all the same.

@@ -14,6 +14,7 @@ import {
   Resolver,
   UseMiddleware,
 } from 'type-graphql';
+import { eraseCustomer } from '../domain/customer-erasure.js';
 import { createCustomer, deleteCustomer, updateCustomer } from '../domain/customer-profile.js';
 import { customerWhere } from '../domain/customer-search.js';
 import type { ExpectedVersion } from '../domain/preconditions.js';
@@ -99,6 +100,23 @@ export class CustomerResolver {
     @Info() info: GraphQLResolveInfo,
   ) {
     const result = await inTransaction(em, (tx) => updateCustomer(tx, principal, id, input, expectedVersion));
+    return readRecord(em, info, 'Customer', result.id);
+  }
+
+  @Authorized('write_customers')
+  @Mutation(() => Customer, {
+    description:
+      "Erases a customer's personal data on request (GDPR art. 17), orders or not: names, e-mail, addresses, " +
+      'phones, card digits and notes, on the customer and on every order of theirs (with the IP and conversion ' +
+      'data), in stored events, unsent webhook deliveries and e-mails too. Order lines, amounts and statuses stay. ' +
+      'Erasing again changes nothing and answers the same; an erased customer cannot be updated (CONFLICT)',
+  })
+  async eraseCustomer(
+    @Arg('id', () => Int, { description: 'Customer id' }) id: number,
+    @Ctx() { em, principal }: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
+    const result = await inTransaction(em, (tx) => eraseCustomer(tx, principal, id));
     return readRecord(em, info, 'Customer', result.id);
   }
 

@@ -333,6 +333,20 @@ export const routes: RouteSpec[] = [
   },
   {
     kind: 'write',
+    method: 'POST',
+    path: '/customers/{id}/erase',
+    resource: customerResource,
+    operation: 'eraseCustomer',
+    scope: 'write_customers',
+    summary:
+      "Erase a customer's personal data on request (GDPR art. 17), on the customer, its orders and every stored " +
+      'copy; erasing again answers the same',
+    pathArgs: { id: 'id' },
+    status: 200,
+    extension: true,
+  },
+  {
+    kind: 'write',
     method: 'PATCH',
     path: '/customers/{id}',
     resource: customerResource,

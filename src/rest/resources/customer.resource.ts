@@ -53,6 +53,7 @@ export const customerResource: RestResource = {
     tags: field({ description: 'tags of all products bought' }),
     created_at: field(sortable),
     updated_at: field.timestampOrZero(sortable),
+    erased_at: field({ description: 'when its personal data was erased (POST /customers/{id}/erase); null if not' }),
   },
   expand: {},
   extraSorts: {

@@ -1,0 +1,332 @@
+// Erasing a customer on request (docs/decisions.md#erasing-a-customer): the person's e-mail, names,
+// addresses and phone leave every table of the database (searched over every text and JSON column),
+// the orders' lines, amounts and statuses stay, the feed, exports, searches, webhooks and stored
+// answers no longer show them; erasing again answers the same 200 and a later update is a 409.
+process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
+
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebhookWorker } from '../src/webhooks/webhook-worker.js';
+import { startTestService, type TestService } from './support/harness.js';
+import { pickVariants } from './support/orders.js';
+
+let service: TestService;
+let receiver: Server;
+let hookUrl: string;
+const delivered: string[] = [];
+beforeAll(async () => {
+  service = await startTestService();
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      delivered.push(body);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+});
+afterAll(async () => {
+  receiver.closeAllConnections();
+  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  await service.stop();
+});
+
+/** The person: values found nowhere in the demo store, so any trace of them is theirs. */
+const PERSON = {
+  email: 'zelda.quimbyworth@example.com',
+  firstName: 'Zeldarine',
+  lastName: 'Quimbyworth',
+  street: '77 Xylophone Lane',
+  suite: 'Flat Zq9',
+  city: 'Quuxmoor',
+  zip: 'QX9 7ZZ',
+  company: 'Quimbyworth Holdings',
+  phone: '+44 7700 905577',
+  orderStreet: '12 Zanzibar Quay',
+  orderPhone: '+44 7700 900123',
+  ip: '198.51.100.77',
+  landing: 'https://shop.example/zq-landing',
+  referrer: 'https://ref.example/zq-referrer',
+  notes: 'Zq prefers morning delivery',
+  last4: '9731',
+};
+const TRACES = Object.values(PERSON);
+
+/** Every text, character, array and JSON column of every table: where a trace of the person could be. */
+async function tracesInDatabase(needles: string[]): Promise<string[]> {
+  const columns = await service.sql<{ table_name: string; column_name: string }>(
+    `select c.table_name, c.column_name from information_schema.columns c
+     join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
+     where c.table_schema = 'public' and t.table_type = 'BASE TABLE'
+       and c.data_type in ('text', 'character varying', 'character', 'json', 'jsonb', 'ARRAY')
+     order by 1, 2`,
+  );
+  expect(columns.length).toBeGreaterThan(50);
+  const patterns = needles.map((n) => `%${n.toLowerCase()}%`);
+  const found: string[] = [];
+  for (const { table_name, column_name } of columns) {
+    // Identifiers from information_schema, quoted; the patterns are bound.
+    const [row] = await service.sql<{ n: string }>(
+      `select count(*) as n from "${table_name}" where lower("${column_name}"::text) like any(?::text[])`,
+      [`{${patterns.map((p) => `"${p}"`).join(',')}}`],
+    );
+    if (Number(row.n)) found.push(`${table_name}.${column_name}: ${row.n}`);
+  }
+  return found;
+}
+
+const address = (street: string) => ({
+  firstName: PERSON.firstName,
+  lastName: PERSON.lastName,
+  company: PERSON.company,
+  street,
+  suite: PERSON.suite,
+  city: PERSON.city,
+  country: 'GB',
+  zip: PERSON.zip,
+});
+
+async function graphql(query: string, variables?: Record<string, unknown>) {
+  const res = await service.graphql(query, variables);
+  if (res.body.errors) throw new Error(JSON.stringify(res.body.errors));
+  return res.body.data;
+}
+
+async function placeOrderFor(customerId: number, variantId: number, quantity = 3): Promise<number> {
+  const data = await graphql('mutation ($input: OrderCreate!) { createOrder(input: $input) { id } }', {
+    input: {
+      customerId,
+      items: [{ variantId, quantity }],
+      shippingAddress: address(PERSON.orderStreet),
+      phone: PERSON.orderPhone,
+      ip: PERSON.ip,
+      conversion: { landingPage: PERSON.landing, referrer: PERSON.referrer },
+      payment: { type: 'Visa', last4: PERSON.last4 },
+      tax: '1.50',
+    },
+  });
+  return data.createOrder.id;
+}
+
+/** What erasure must not change of an order: its lines, amounts, statuses and records. */
+const kept = (order: any) => ({
+  id: order.id,
+  status: order.status,
+  paid: order.paid,
+  total: order.total,
+  tax: order.tax,
+  refunded: order.refunded,
+  shipping: order.shipping,
+  items: order.items,
+  fulfilments: order.fulfilments,
+  shipments: order.shipments.map(({ updated_at: _, ...s }: any) => s),
+  restocks: order.restocks,
+  order_date: order.order_date,
+});
+
+it('erases a customer with orders, fulfilments and shipments from every table; orders keep their figures', async () => {
+  const { untracked } = await pickVariants(service);
+  const created = await graphql('mutation ($input: CustomerCreate!) { createCustomer(input: $input) { id } }', {
+    input: {
+      email: PERSON.email,
+      firstName: PERSON.firstName,
+      lastName: PERSON.lastName,
+      notes: PERSON.notes,
+      address: { shipping: address(PERSON.street), billing: address(PERSON.street), phone: PERSON.phone },
+    },
+  });
+  const id: number = created.createCustomer.id;
+  await service.sql("insert into customer_payment_method (customer_id, type, last4) values (?, 'Visa', ?)", [
+    id,
+    PERSON.last4,
+  ]);
+  // A webhook subscriber of customers and orders: its deliveries are queued, not sent (no worker runs here).
+  const subscribed = await graphql(
+    'mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) { subscription { id } } }',
+    { u: hookUrl, e: ['customer.created', 'customer.updated', 'order.created', 'order.address_changed'] },
+  );
+  const subscription = subscribed.createWebhookSubscription.subscription.id;
+
+  // Three orders: one fulfilled and shipped with an e-mail (sent), one shipped with an e-mail not yet
+  // sent, one edited with Idempotency-Keys; a fourth placed and then moved to another customer; and
+  // another customer's order moved to this one.
+  const orders = [
+    await placeOrderFor(id, untracked),
+    await placeOrderFor(id, untracked),
+    await placeOrderFor(id, untracked),
+  ];
+  for (const [i, order] of orders.slice(0, 2).entries()) {
+    const fulfilled = await service.send('POST', `/api/v1/orders/${order}/fulfilments`, {
+      items: [{ id: (await service.get(`/api/v1/orders/${order}`)).body.items[0].data.id, quantity: 2 }],
+    });
+    expect(fulfilled.status).toBe(201);
+    const shipped = await service.send('POST', `/api/v1/orders/${order}/shipments`, {
+      data: { fulfilment_id: fulfilled.body.fulfilments[0].id, tracking_number: `ZQ${i}`, shipping_carrier: 1 },
+      notify: true,
+    });
+    expect(shipped.status).toBe(201);
+  }
+  await service.sql("update outbox_message set sent_at = now(), last_error = ? where payload->>'orderId' = ?", [
+    `550 ${PERSON.email} bounced once`,
+    String(orders[0]),
+  ]);
+  const key = { 'idempotency-key': `erase-${id}` };
+  const addressPatch = { shipping: { street: `${PERSON.orderStreet} (rear)` } };
+  expect(
+    (await service.send('PATCH', `/api/v1/orders/${orders[2]}/address`, addressPatch, undefined, key)).status,
+  ).toBe(200);
+  const notesPatch = { notes: `${PERSON.notes}, again` };
+  expect((await service.send('PATCH', `/api/v1/customers/${id}`, notesPatch, undefined, key)).status).toBe(200);
+  const [other] = await service.sql<{ id: number; email: string }>(
+    'select id, email from customer where id <> ? order by id limit 1',
+    [id],
+  );
+  const movedAway = await placeOrderFor(id, untracked);
+  expect((await service.send('PATCH', `/api/v1/orders/${movedAway}/customer`, { id: other.id })).status).toBe(200);
+  const [othersOrder] = await service.sql<{ id: number }>(
+    'select id from orders where customer_id = ? order by id limit 1',
+    [other.id],
+  );
+  expect((await service.send('PATCH', `/api/v1/orders/${othersOrder.id}/customer`, { id })).status).toBe(200);
+  const theirs = [...orders, othersOrder.id];
+
+  const before = await Promise.all(theirs.map(async (o) => (await service.get(`/api/v1/orders/${o}`)).body));
+  const movedBefore = (await service.get(`/api/v1/orders/${movedAway}`)).body;
+  expect(await tracesInDatabase(TRACES)).not.toEqual([]);
+
+  const erased = await service.send('POST', `/api/v1/customers/${id}/erase`);
+  expect(erased.status).toBe(200);
+  expect(erased.body).toMatchObject({
+    id,
+    email: `erased-${id}@invalid`,
+    first_name: 'Erased',
+    last_name: 'Erased',
+    address: [],
+    payment: [{ type: 'Visa', last4: null }],
+    notes: null,
+    erased_at: expect.any(Number),
+  });
+  const byId = (a: number, b: number) => a - b;
+  expect([...erased.body.orders].sort(byId)).toEqual([...theirs].sort(byId));
+
+  // No trace in any table; only the anonymous values.
+  expect(await tracesInDatabase(TRACES)).toEqual([]);
+  // The orders keep their lines, amounts, statuses and records; their personal fields are the anonymous values.
+  for (const [i, order] of theirs.entries()) {
+    const after = (await service.get(`/api/v1/orders/${order}`)).body;
+    expect(kept(after)).toEqual(kept(before[i]));
+    const block = { first_name: 'Erased', last_name: 'Erased', company: null, street: null, suite: null };
+    expect(after).toMatchObject({
+      email: `erased-${id}@invalid`,
+      customer: { id, email: `erased-${id}@invalid`, first_name: 'Erased', last_name: 'Erased' },
+      address: { shipping: block, billing: block, phone: null },
+      ip: '',
+      conversion: { landing_page: '', referrer: '' },
+    });
+  }
+  // The order it placed and that was moved to another customer keeps that customer's contact details; only
+  // where and how the person placed it (IP, conversion data, card digits) is erased.
+  const movedAfter = (await service.get(`/api/v1/orders/${movedAway}`)).body;
+  expect(movedBefore.email).toBe(other.email);
+  expect(movedAfter).toEqual({
+    ...movedBefore,
+    ip: '',
+    conversion: { landing_page: '', referrer: '' },
+    payment: { ...movedBefore.payment, last4: null },
+    updated_at: expect.any(Number),
+  });
+
+  // The e-mail not yet sent is gone; the one sent keeps its record with the anonymous address.
+  const mail = await service.sql<{ order: string; to: string; sent: boolean; last_error: string | null }>(
+    `select payload->>'orderId' as order, payload->>'to' as to, sent_at is not null as sent, last_error
+     from outbox_message where payload->>'orderId' in (?, ?) order by id`,
+    [String(orders[0]), String(orders[1])],
+  );
+  expect(mail).toEqual([{ order: String(orders[0]), to: `erased-${id}@invalid`, sent: true, last_error: null }]);
+
+  // The feed shows the events without the personal data, and customer.erased with the id alone.
+  const feed = await service.get('/api/v1/events?size=250&types=customer.*,order.*');
+  expect(feed.status).toBe(200);
+  expect(TRACES.filter((t) => feed.text.toLowerCase().includes(t.toLowerCase()))).toEqual([]);
+  const erasedEvents = await service.sql<{ data: unknown }>(
+    "select data from event where type = 'customer.erased' and subject_id = ?",
+    [id],
+  );
+  expect(erasedEvents).toEqual([{ data: { id } }]);
+  // Exports and searches no longer find the person.
+  for (const path of ['/api/v1/customers/export', '/api/v1/orders/export']) {
+    const res = await service.get(path);
+    expect(res.status).toBe(200);
+    expect(TRACES.filter((t) => res.text.toLowerCase().includes(t.toLowerCase()))).toEqual([]);
+  }
+  const searches: [string, unknown][] = [
+    ['/api/v1/customers/search', { email: PERSON.email }],
+    ['/api/v1/customers/search', { last_name: PERSON.lastName }],
+    ['/api/v1/customers/search', { 'address.shipping.street': PERSON.street }],
+    ['/api/v1/orders/search', { email: PERSON.email }],
+    ['/api/v1/orders/search', { full_name: [`${PERSON.firstName} ${PERSON.lastName}`] }],
+    ['/api/v1/orders/search', { ip: PERSON.ip }],
+  ];
+  for (const [path, body] of searches) {
+    const res = await service.send('POST', path, body);
+    expect({ path, body, status: res.status, found: res.headers.get('x-pagination-total-count') }).toEqual({
+      path,
+      body,
+      status: 200,
+      found: '0',
+    });
+  }
+  // The webhook deliveries still pending go out without the personal data.
+  await service.sql('update webhook_delivery set next_attempt_at = now() where subscription_id = ?', [subscription]);
+  const worker = new WebhookWorker(service.orm);
+  expect(await worker.runOnce()).toBeGreaterThan(3);
+  await worker.stop();
+  expect(delivered.length).toBeGreaterThan(3);
+  expect(TRACES.filter((t) => delivered.join('\n').toLowerCase().includes(t.toLowerCase()))).toEqual([]);
+  // A stored Idempotency-Key answer replays the erased record, never the old one.
+  const replay = await service.send('PATCH', `/api/v1/customers/${id}`, notesPatch, undefined, key);
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  expect(replay.body).toMatchObject({ email: `erased-${id}@invalid`, first_name: 'Erased', notes: null });
+
+  // Erasing again answers the same 200; any later update is a 409.
+  const again = await service.send('POST', `/api/v1/customers/${id}/erase`);
+  expect(again.status).toBe(200);
+  expect(again.body).toEqual(erased.body);
+  expect(again.headers.get('etag')).toBe(erased.headers.get('etag'));
+  const patch = await service.send('PATCH', `/api/v1/customers/${id}`, { first_name: 'Zelda' });
+  expect(patch.status).toBe(409);
+  expect(patch.body.detail).toContain('erased');
+  const gql = await service.graphql(`mutation { updateCustomer(id: ${id}, input: { notes: "x" }) { id } }`);
+  expect(gql.body.errors[0].extensions.code).toBe('CONFLICT');
+  // Nor do its orders take new personal data, nor can it be given orders.
+  const edit = await service.send('PATCH', `/api/v1/orders/${orders[0]}/address`, { phone: PERSON.orderPhone });
+  expect(edit.status).toBe(409);
+  expect((await service.send('PATCH', `/api/v1/orders/${movedAway}/customer`, { id })).status).toBe(409);
+  const placed = await service.graphql('mutation ($input: OrderCreate!) { createOrder(input: $input) { id } }', {
+    input: { customerId: id, items: [{ variantId: untracked, quantity: 1 }] },
+  });
+  expect(placed.body.errors[0].extensions.code).toBe('CONFLICT');
+  expect(await tracesInDatabase(TRACES)).toEqual([]);
+}, 60_000);
+
+it('eraseCustomer in GraphQL: the customer as erased; a customer without orders too; 404; the scope', async () => {
+  const made = await graphql(
+    'mutation { createCustomer(input: { email: "quentin.xarvis@example.com", firstName: "Quentin" }) { id } }',
+  );
+  const id = made.createCustomer.id;
+  const erased = await graphql(`mutation { eraseCustomer(id: ${id}) { id email firstName lastName erasedAt } }`);
+  expect(erased.eraseCustomer).toEqual({
+    id,
+    email: `erased-${id}@invalid`,
+    firstName: 'Erased',
+    lastName: 'Erased',
+    erasedAt: expect.any(Number),
+  });
+  expect(await tracesInDatabase(['quentin.xarvis', 'Quentin'])).toEqual([]);
+  const missing = await service.send('POST', '/api/v1/customers/999999/erase');
+  expect(missing.status).toBe(404);
+  const reader = await service.tokenWith(['read_customers']);
+  expect((await service.send('POST', `/api/v1/customers/${id}/erase`, undefined, reader)).status).toBe(403);
+}, 30_000);

@@ -57,7 +57,7 @@ it('still answers JSON clients at GET /graphql with a query (no preflight header
 it(
   'offers example tabs that are valid operations of the schema: ' +
     'orders with fulfilments, a product with variants, a customer search, a mutation with variables, ' +
-    'a subscription',
+    'the inventory ledger, an adjustment, an erasure, a subscription',
   async () => {
     const schema = await buildStoreSchema();
     const names = GRAPHIQL_EXAMPLES.map((tab) => {
@@ -71,6 +71,9 @@ it(
       'query ProductWithVariants',
       'query CustomerSearch',
       'mutation UpdateOrderNotes',
+      'query InventoryLedger',
+      'mutation AdjustInventory',
+      'mutation EraseCustomer',
       'subscription OrderEvents',
     ]);
     expect(JSON.parse(GRAPHIQL_EXAMPLES[3].variables ?? '{}')).toMatchObject({

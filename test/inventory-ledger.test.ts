@@ -167,8 +167,10 @@ describe('movements', () => {
       warehouse_id: 1,
       quantity: await stockOf(service, 1, variant),
     });
+    expect(levels.body._links.self.href).toContain(`variant_id=${variant}`);
     const one = await service.get(`/api/v1/inventory-levels?variant_id=${variant}&warehouse_id=2`);
     expect(one.body.items).toHaveLength(1);
+    expect(one.headers.get('link')).toContain(`variant_id=${variant}&warehouse_id=2`);
     const warehouse = await service.get('/api/v1/inventory-levels?warehouse_id=3&size=1');
     expect(warehouse.body._meta.totalCount).toBe(
       Number(

@@ -63,6 +63,52 @@ mutation UpdateOrderNotes($id: Int!, $notes: String) {
     variables: JSON.stringify({ id: 1, notes: 'Gift wrap, please' }, null, 2),
   },
   {
+    query: `# Stock of one variant in every warehouse, and its ledger: every change, newest first, with why and by whom
+query InventoryLedger($variantId: Int) {
+  inventoryLevels(variantId: $variantId, sort: [{ field: WAREHOUSE_ID }]) {
+    items { id warehouseId quantity }
+  }
+  inventoryMovements(variantId: $variantId, size: 10) {
+    totalCount
+    items { id warehouseId delta quantityAfter reason reference createdAt actor { name } }
+  }
+}
+`,
+    variables: JSON.stringify({ variantId: 1 }, null, 2),
+  },
+  {
+    query: `# Adjust stock by deltas, all or none. With changeFromQuantity, a level that holds any other number
+# refuses the whole adjustment (PRECONDITION_FAILED naming the units now): read the levels first.
+mutation AdjustInventory($changes: [InventoryChange!]!) {
+  adjustInventory(changes: $changes, reason: "received", reference: "PO-1017") {
+    variantId
+    warehouseId
+    quantity
+  }
+}
+`,
+    variables: JSON.stringify(
+      { changes: [{ variantId: 1, warehouseId: 1, delta: 12, changeFromQuantity: null }] },
+      null,
+      2,
+    ),
+  },
+  {
+    query: `# Irreversible: erase a customer's personal data on request (GDPR art. 17), on the customer and on
+# every order of theirs; lines, amounts and statuses stay. Put the customer's id in the variables.
+mutation EraseCustomer($id: Int!) {
+  eraseCustomer(id: $id) {
+    id
+    email
+    firstName
+    lastName
+    erasedAt
+  }
+}
+`,
+    variables: JSON.stringify({ id: 0 }, null, 2),
+  },
+  {
     query: `# Live over WebSocket: every order, fulfilment and shipment event as it commits, until Stop.
 # Set \`after\` to the last id received to resume without missing one (omit it: only what commits from now on).
 subscription OrderEvents($after: Int) {

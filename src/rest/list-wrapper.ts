@@ -15,13 +15,21 @@ export function pageCountOf({ size, totalCount }: PageFacts): number {
 
 const LIST_PARAMS = ['size', 'sort', 'fields', 'expand', 'page'];
 
-export function pageLinks(baseUrl: string, querystring: string, facts: PageFacts): Record<string, { href: string }> {
+/** `filters`: the route's own query filters (`variant_id`), kept in the links as the list's parameters are. */
+export function pageLinks(
+  baseUrl: string,
+  querystring: string,
+  facts: PageFacts,
+  filters: readonly string[] = [],
+): Record<string, { href: string }> {
   const pageCount = pageCountOf(facts);
   const last = Math.max(pageCount, 1);
   const href = (page: number) => {
     // The list's own parameters only (all whitelisted or bounded), so a link never echoes junk.
     const given = new URLSearchParams(querystring);
-    const params = new URLSearchParams([...given].filter(([name]) => LIST_PARAMS.includes(name)));
+    const params = new URLSearchParams(
+      [...given].filter(([name]) => LIST_PARAMS.includes(name) || filters.includes(name)),
+    );
     params.set('page', String(page));
     return { href: `${baseUrl}?${params.toString()}` };
   };
@@ -61,8 +69,14 @@ export interface ListPage {
 }
 
 /** A list response: the wrapper body and the pagination headers, from one set of facts. */
-export function listPage(items: unknown[], facts: PageFacts, baseUrl: string, querystring: string): ListPage {
-  const links = pageLinks(baseUrl, querystring, facts);
+export function listPage(
+  items: unknown[],
+  facts: PageFacts,
+  baseUrl: string,
+  querystring: string,
+  filters: readonly string[] = [],
+): ListPage {
+  const links = pageLinks(baseUrl, querystring, facts, filters);
   return { body: listWrapper(items, links, facts), headers: paginationHeaders(links, facts) };
 }
 

@@ -162,6 +162,8 @@ async function handleList(ctx: Context, route: ListRoute | SearchRoute, options:
     },
   };
   const facts = (totalCount: number) => ({ page: params.page, size: params.size, totalCount });
+  // The route's query filters stay in the page links, as its list parameters do.
+  const filters = route.kind === 'list' ? Object.keys(route.queryArgs ?? {}) : [];
   // Where every key is a plain field or a grouping of them, PostgreSQL writes the items' JSON and
   // the wrapper is put around its text (docs/rest.md#lists-from-postgresql); otherwise they are
   // executed and reshaped here.
@@ -170,7 +172,7 @@ async function handleList(ctx: Context, route: ListRoute | SearchRoute, options:
   const rendered = rendering && (await session.page(request, rendering));
   if (rendered) {
     if (!('items' in rendered)) throw resultProblem(rendered);
-    const page = listPage([], facts(rendered.totalCount), baseUrl(ctx, options), ctx.querystring);
+    const page = listPage([], facts(rendered.totalCount), baseUrl(ctx, options), ctx.querystring, filters);
     const { items: _none, ...wrapper } = page.body;
     ctx.set(page.headers);
     ctx.type = 'application/json';
@@ -182,7 +184,7 @@ async function handleList(ctx: Context, route: ListRoute | SearchRoute, options:
   }
   const data = matchesNone ? { items: [], totalCount: 0 } : dataOf(await session.run(request));
   const items = reshapeRecords(route.resource, params, data.items as Record<string, unknown>[]);
-  const page = listPage(items, facts(data.totalCount as number), baseUrl(ctx, options), ctx.querystring);
+  const page = listPage(items, facts(data.totalCount as number), baseUrl(ctx, options), ctx.querystring, filters);
   ctx.set(page.headers);
   ctx.body = route.kind === 'search' && route.bare ? items : page.body;
 }

@@ -171,6 +171,29 @@ export async function collectExamples(call: CallApi): Promise<Examples> {
   const feedPath = '/events?types=order.*,fulfilment.created&size=2';
   await settledFeed(async () => (await api('GET', feedPath)).body._meta.totalCount as number);
   await record('GET /events', feedPath);
+
+  // Stock: two levels of one variant adjusted, one checked against the units read; then its ledger.
+  const [level] = (await api('GET', '/inventory-levels?size=1&sort=id')).body.items;
+  const levels = (await api('GET', `/inventory-levels?variant_id=${level.variant_id}&sort=warehouse_id`)).body.items;
+  await record('POST /inventory-levels/adjustments', '/inventory-levels/adjustments', {
+    reason: 'received',
+    reference: 'PO-1017',
+    changes: [
+      {
+        variant_id: level.variant_id,
+        warehouse_id: levels[0].warehouse_id,
+        delta: 12,
+        change_from_quantity: levels[0].quantity,
+      },
+      { variant_id: level.variant_id, warehouse_id: levels[1].warehouse_id, delta: -2 },
+    ],
+  });
+  await record('GET /inventory-levels', `/inventory-levels?variant_id=${level.variant_id}&sort=warehouse_id`);
+  await record('GET /inventory-movements', `/inventory-movements?variant_id=${level.variant_id}&size=3`);
+  // Last, as it rewrites what the examples above show of the person: a customer with orders, erased.
+  const used = new Set([customer.id, otherCustomer.id, open.customer.id]);
+  const erased = (await ordersIn(5, 20)).find((o) => !used.has(o.customer.id))!.customer.id;
+  await record('POST /customers/{id}/erase', `/customers/${erased}/erase`);
   return examples;
 }
 

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** Bytes of JSON one answer holds unless ANSWER_MAX_BYTES says otherwise (why: src/reads/answer-bytes.ts). */
+export const DEFAULT_ANSWER_MAX_BYTES = 4 * 1024 * 1024;
+
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -73,6 +76,16 @@ const schema = z.object({
   EXPORT_STALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** How long an Idempotency-Key claim outlives a holder that stopped renewing it (crashed). */
   IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(200).max(600_000).default(10_000),
+  /**
+   * Bytes of JSON one answer holds at most (src/reads/answer-bytes.ts): a feed page or an export's
+   * chunk ends early there, a list page over it is refused. 64 KiB to 256 MiB.
+   */
+  ANSWER_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .max(256 * 1024 * 1024)
+    .default(DEFAULT_ANSWER_MAX_BYTES),
   /** Statement timeout of reads (writes raise theirs to 30 s inside their transaction). */
   DB_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -5,12 +5,15 @@ import { ConfigError, loadConfig } from './config.js';
 import { DatabaseInUseError } from './db/database.js';
 import { ensurePortFree } from './http/port-check.js';
 import { logger } from './logger.js';
+import { setAnswerMaxBytes } from './reads/answer-bytes.js';
 import { startService } from './server.js';
 import { startBanner } from './start-banner.js';
 
 try {
   const config = loadConfig();
   await ensurePortFree(config); // a busy PORT is refused before anything is created
+  // Every process serving requests (each worker runs this file too) reads with the same bound.
+  setAnswerMaxBytes(config.ANSWER_MAX_BYTES);
   // WEB_CONCURRENCY > 1: this process supervises workers (cluster.ts), each of which runs this file again.
   const supervising = config.WEB_CONCURRENCY > 1 && cluster.isPrimary;
   const service = supervising ? await startCluster(config) : await startService(config);

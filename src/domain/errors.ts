@@ -18,7 +18,8 @@ export abstract class DomainError extends Error {
     | 'UNAUTHENTICATED'
     | 'FORBIDDEN'
     | 'PRECONDITION_FAILED'
-    | 'GONE';
+    | 'GONE'
+    | 'ANSWER_TOO_LARGE';
 }
 
 export class ValidationError extends DomainError {
@@ -70,4 +71,21 @@ export class PreconditionFailedError extends DomainError {
 /** What the caller names existed but is no longer kept (an event feed cursor past retention): 410. */
 export class GoneError extends DomainError {
   readonly code = 'GONE' as const;
+}
+
+/**
+ * An offset page whose records' JSON would be more than `maxBytes` (src/reads/answer-bytes.ts): the
+ * client asks a smaller page or fewer fields. Not the fault of one field's value (the same `size`
+ * answers on lighter records): 400, not a validation error.
+ */
+export class AnswerTooLargeError extends DomainError {
+  readonly code = 'ANSWER_TOO_LARGE' as const;
+  constructor(readonly maxBytes: number) {
+    const mib = 1024 * 1024;
+    const bound = maxBytes % mib === 0 ? `${maxBytes / mib} MiB` : `${maxBytes} bytes`;
+    super(
+      `The page's records would be more than ${bound} of JSON, the most one answer holds: ` +
+        'ask a smaller size, or fewer fields or expansions',
+    );
+  }
 }

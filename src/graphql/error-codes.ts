@@ -13,6 +13,7 @@ export const HTTP_STATUS_BY_CODE: Record<string, number> = {
   FORBIDDEN: 403,
   PRECONDITION_FAILED: 412,
   GONE: 410,
+  ANSWER_TOO_LARGE: 400,
   RATE_LIMITED: 429,
   SERVICE_UNAVAILABLE: 503,
   OVERLOADED: 503,
@@ -21,3 +22,6 @@ export const HTTP_STATUS_BY_CODE: Record<string, number> = {
 
 /** The service itself is at its admission limit (not the database): 503, retry shortly. */
 export const OVERLOADED = 'OVERLOADED';
+
+/** An offset page whose records' JSON would exceed the answer's bound (src/reads/answer-bytes.ts): 400. */
+export const ANSWER_TOO_LARGE = 'ANSWER_TOO_LARGE';

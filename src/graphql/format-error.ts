@@ -1,7 +1,7 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { ArgumentValidationError } from 'type-graphql';
 import { isDatabaseUnavailable, isPoolExhausted, isStatementTimeout } from '../db/database-errors.js';
-import { ConflictError, DomainError, type FieldError, ValidationError } from '../domain/errors.js';
+import { AnswerTooLargeError, ConflictError, DomainError, type FieldError, ValidationError } from '../domain/errors.js';
 import { reportedFields } from '../domain/reported-fields.js';
 import { logger } from '../logger.js';
 import { OVERLOADED } from './error-codes.js';
@@ -52,6 +52,9 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
       message: original.message,
       extensions: { code: original.code, fields: [{ field: original.field, message: original.message }] },
     };
+  }
+  if (original instanceof AnswerTooLargeError) {
+    return { ...base, message: original.message, extensions: { code: original.code, maxBytes: original.maxBytes } };
   }
   if (original instanceof DomainError) {
     return { ...base, message: original.message, extensions: { code: original.code } };

@@ -3,6 +3,7 @@ import { runPrepared } from '../db/prepared-statements.js';
 import { expiredCursor, unknownCursor } from '../domain/event-cursor.js';
 import type { EventTypeFilter } from '../domain/event-type-patterns.js';
 import { StoreEvent } from '../entities/store-event.entity.js';
+import { KEPT, measuredRows } from './answer-bytes.js';
 import { columnOf, tableOf } from './read-plan.js';
 import { type Row, rowSql } from './read-query.js';
 import { below, type SelectionTree } from './selection.js';
@@ -69,6 +70,8 @@ export interface FeedPage {
   after: number | null;
   /** The cursor of the next page: the last event of this one, or `after` again when it is empty. */
   next: number | null;
+  /** The page ended early at the answer's bound: more events follow `next` now. */
+  cut: boolean;
 }
 
 interface Cursor {
@@ -98,26 +101,30 @@ async function cursorOf(em: EntityManager, after: number | null | undefined): Pr
   throw expiredCursor(after, row.oldest);
 }
 
-/** One page of the feed, as plain rows with what `items` selects, in one statement after the cursor's. */
+/**
+ * One page of the feed, as plain rows with what `items` selects, in one statement after the cursor's.
+ * The page ends early at the answer's bound (src/reads/answer-bytes.ts): it keeps its events while
+ * their JSON is within it (the first one always), and `next` is the last one kept.
+ */
 export async function readEventFeed(em: EntityManager, selection: SelectionTree, args: FeedArgs): Promise<FeedPage> {
   const cursor = await cursorOf(em, args.after);
   const where = [cursor.xid, cursor.id, args.subjects, !args.types, args.types?.types ?? [], args.types?.kinds ?? []];
   const counted = selection.has('totalCount');
   const f = feedSql(em);
-  const [row] = await runPrepared<{ items: Row[]; last: number | null; counted: string | null }>(
+  const rows = `select ${rowSql(em, StoreEvent.name, below(selection, 'items'))}, ${f.xid} as pos, ${f.id} as k
+      from ${f.table} r0 where ${f.where} order by ${f.xid}, ${f.id} limit ?`;
+  const [row] = await runPrepared<{ items: Row[]; last: number | null; cut: boolean; counted: string | null }>(
     em,
-    `select coalesce(json_agg(p.r order by p.pos, p.k), '[]'::json) as items,
-      (array_agg(p.k order by p.pos desc, p.k desc))[1] as last,
+    `select coalesce(json_agg(b.r order by b.pos, b.k) ${KEPT}, '[]'::json) as items,
+      (array_agg(b.k order by b.pos desc, b.k desc) ${KEPT})[1] as last,
+      coalesce(bool_or(not b.kept), false) as cut,
       ${counted ? `(select count(*) from ${f.table} r0 where ${f.where})` : 'null'} as counted
-    from (
-      select ${rowSql(em, StoreEvent.name, below(selection, 'items'))}, ${f.xid} as pos, ${f.id} as k
-      from ${f.table} r0 where ${f.where} order by ${f.xid}, ${f.id} limit ?
-    ) p`,
+    from (${measuredRows(rows, 'q.r::text', 'm.pos, m.k')}) b`,
     [...(counted ? where : []), ...where, args.size],
   );
   const after = args.after || null;
   const totalCount = row.counted === null ? Number.NaN : Number(row.counted);
-  return { items: row.items, totalCount, size: args.size, after, next: row.last ?? after };
+  return { items: row.items, totalCount, size: args.size, after, next: row.last ?? after, cut: row.cut };
 }
 
 /** The id of the newest event the feed shows now (in its order), where a subscription without `after` starts. */

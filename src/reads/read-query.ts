@@ -5,6 +5,7 @@ import { runPrepared } from '../db/prepared-statements.js';
 import { NotFoundError } from '../domain/errors.js';
 import { countQuery, isEmptyWhere, orderByOf, type Page } from '../domain/listing.js';
 import type { SortTerm } from '../schema/pagination.js';
+import { KEPT, measuredRows, overBound, wholePage } from './answer-bytes.js';
 import { filterStatement } from './filter-statements.js';
 import { columnOf, landingKey, type Plan, planFor, primaryKey, type RelationPlan, tableOf } from './read-plan.js';
 import { entityPairs, type JsonPairs, jsonObject } from './row-json.js';
@@ -211,44 +212,54 @@ export async function readPage(
   }
   if (shaped?.lines) {
     // One line a record, never parsed here: `itemSql` writes each record's JSON on one line. The
-    // lines come in parts of about PART_BYTES, cut by the running total of their lengths.
-    const parts = await runPrepared<{ lines: string; count: number; last: number }>(
+    // lines come in parts of about PART_BYTES, cut by the running total of their lengths, up to
+    // the answer's bound (answer-bytes.ts): the rows past it come as one empty part, and the
+    // chunk ends early there (`more`), the next one starting after its last record.
+    const lines = measuredRows(`select p.n, p.k, p.r || chr(10) as line from (${page.sql}) p`, 'q.line', 'm.n');
+    const parts = await runPrepared<{ lines: string | null; count: number; last: number | null }>(
       em,
-      `select string_agg(l.line, '' order by l.n) as lines, count(*)::int as count, ` +
-        `(array_agg(l.k order by l.n desc))[1] as last from (select p.n, p.k, p.line, ` +
-        `sum(octet_length(p.line)) over (order by p.n) as upto from (select q.n, q.k, q.r || chr(10) as line ` +
-        `from (${page.sql}) q) p) l group by (l.upto - 1) / ${PART_BYTES} order by min(l.n)`,
+      `select string_agg(b.line, '' order by b.n) ${KEPT} as lines, count(*) ${KEPT}::int as count, ` +
+        `(array_agg(b.k order by b.n desc) ${KEPT})[1] as last from (${lines}) b ` +
+        `group by case when b.kept then (b.upto - 1) / ${PART_BYTES} end order by min(b.n)`,
       page.params,
     );
     answerPages.delete(em);
+    const kept = parts.filter((part): part is { lines: string; count: number; last: number } => part.lines !== null);
     shaped.answerLines = {
-      parts: parts.map((part) => part.lines),
-      count: parts.reduce((sum, part) => sum + part.count, 0),
-      lastKey: parts.at(-1)?.last ?? null,
+      parts: kept.map((part) => part.lines),
+      count: kept.reduce((sum, part) => sum + part.count, 0),
+      lastKey: kept.at(-1)?.last ?? null,
+      more: kept.length < parts.length,
     };
     return { items: [], totalCount: Number.NaN, page: args.page, size: args.size, pageCount: Number.NaN };
   }
   if (shaped) {
-    // The answer's items as PostgreSQL wrote them: text, never parsed here (see AnswerPage).
-    const items = `coalesce((select '[' || string_agg(p.r, ',' order by p.n) || ']' from (${page.sql}) p), '[]')`;
-    const [text] = await runPrepared<{ items: string; matching: string | null; walked?: boolean }>(
+    // The answer's items as PostgreSQL wrote them: text, never parsed here (see AnswerPage); null
+    // past the answer's bound.
+    const array = `coalesce('[' || string_agg(b.r, ',' order by b.n) ${KEPT} || ']', '[]')`;
+    const items = `(select ${wholePage(array)} from (${measuredRows(page.sql, 'q.r', 'm.n')}) b)`;
+    const [text] = await runPrepared<{ items: string | null; matching: string | null; walked?: boolean }>(
       em,
       `${prelude.sql}select ${items} as items, (${count.sql}) as matching${walkedColumn}`,
       [...prelude.params, ...page.params, ...count.params],
     );
     answerPages.delete(em);
+    if (text.items === null) overBound();
     const total = text.matching === null ? Number.NaN : Number(text.matching);
     if (walkKey) learn(walkKey, { walked: text.walked ?? null, count: total });
     const pageCount = Math.ceil(total / args.size);
     shaped.answer = { items: text.items, totalCount: total, page: args.page, size: args.size, pageCount };
     return { items: [], totalCount: total, page: args.page, size: args.size, pageCount };
   }
-  const items = `coalesce((select json_agg(p.r order by p.n) from (${page.sql}) p), '[]'::json)`;
-  const [row] = await runPrepared<{ items: Row[]; matching: string | null; walked?: boolean }>(
+  // The rows' JSON, null past the answer's bound (answer-bytes.ts).
+  const array = `coalesce(json_agg(b.r order by b.n) ${KEPT}, '[]'::json)`;
+  const items = `(select ${wholePage(array)} from (${measuredRows(page.sql, 'q.r::text', 'm.n')}) b)`;
+  const [row] = await runPrepared<{ items: Row[] | null; matching: string | null; walked?: boolean }>(
     em,
     `${prelude.sql}select ${items} as items, (${count.sql}) as matching${walkedColumn}`,
     [...prelude.params, ...page.params, ...count.params],
   );
+  if (row.items === null) overBound();
   // A long page is parsed in one go and then executed and serialised in one go: yielding here
   // lets the event loop answer waiting sockets (probes, short reads) between the two halves.
   if (row.items.length > LONG_PAGE) await yieldToEventLoop();
@@ -308,6 +319,8 @@ export interface AnswerLines {
   count: number;
   /** The key of the page's last record (a keyset cursor's next start), null for none. */
   lastKey: number | null;
+  /** The page ended early, at the answer's bound (answer-bytes.ts): more records follow its last. */
+  more: boolean;
 }
 
 /** Per request (its EntityManager): the page a root field's readPage is to answer as text. */
@@ -316,24 +329,43 @@ export const answerPages = new WeakMap<EntityManager, AnswerPage>();
 /** Rows past which a page's execution is worth a separate slice of the event loop (see readPage). */
 const LONG_PAGE = 100;
 
-/** Rows of `type` by id, in the order of `ids` (missing ones left out), in one statement. */
+/**
+ * Rows of `type` by id, in the order of `ids` (missing ones left out), in one statement. `page`:
+ * the ids are an offset page's, held to the answer's bound.
+ */
 export async function readByIds(
   em: EntityManager,
   type: string,
   selection: SelectionTree,
   ids: readonly number[],
+  { page = false }: { page?: boolean } = {},
 ): Promise<RowById[]> {
   if (ids.length === 0) return [];
   const meta = em.getMetadata().getByClassName(type);
   // One id or an array of them, bound: two statement texts per selection, whatever the number of ids.
   const [match, params] = ids.length === 1 ? ['= ?', ids] : ['= any(?::int[])', [ids]];
   const key = primaryKey(meta, 'r0');
-  const rows = await runPrepared<{ r: RowById }>(
+  const from = `from ${tableOf(meta)} r0 where ${key.column} ${match}`;
+  if (!page) {
+    const read = await runPrepared<{ r: RowById }>(em, `select ${rowSql(em, type, selection)} ${from}`, params);
+    return inIdOrder(read, key.property, ids);
+  }
+  // The rows of an offset page (`Collection.products`): measured in id order, those past the
+  // answer's bound come without their JSON, and the page is refused (answer-bytes.ts).
+  const rows = `select ${rowSql(em, type, selection)}, ${key.column} as k ${from}`;
+  const measured = measuredRows(rows, 'q.r::text', 'm.k');
+  const read = await runPrepared<{ r: RowById | null; kept: boolean }>(
     em,
-    `select ${rowSql(em, type, selection)} from ${tableOf(meta)} r0 where ${key.column} ${match}`,
+    `select case when b.kept then b.r end as r, b.kept from (${measured}) b`,
     params,
   );
-  const byId = new Map(rows.map((row) => [row.r[key.property], row.r]));
+  if (read.some((row) => !row.kept)) overBound();
+  return inIdOrder(read as { r: RowById }[], key.property, ids);
+}
+
+/** Rows in the order of `ids`, those missing left out. */
+function inIdOrder(rows: { r: RowById }[], key: string, ids: readonly number[]): RowById[] {
+  const byId = new Map(rows.map((row) => [row.r[key], row.r]));
   return ids.map((id) => byId.get(id)).filter((row): row is RowById => row !== undefined);
 }
 

@@ -97,9 +97,12 @@ export class CollectionFieldsResolver {
     const pageIds = ids.slice((page - 1) * size, page * size);
     const items = below(selectionOf(info), 'items');
     const loader = ctx.loaders.byId(`collection.products.${keyOf(items)}`, (em, keys) =>
-      readByIds(em, 'Product', items, keys),
+      readByIds(em, 'Product', items, keys, { page: true }),
     );
     const found = await loader.loadMany(pageIds);
+    // A failed read (a page past the answer's bound among them) fails the field, never an empty page.
+    const failed = found.find((p) => p instanceof Error);
+    if (failed) throw failed;
     return {
       items: found.filter((p): p is RowById => p !== null && !(p instanceof Error)),
       totalCount: ids.length,

@@ -19,6 +19,7 @@ import { StoreEvent } from '../entities/store-event.entity.js';
 import { readEventFeed } from '../reads/event-feed.js';
 import { selectionOf } from '../reads/selection.js';
 import { PAGE_SIZE } from '../schema/page-size.js';
+import { ANSWER_BOUND } from '../schema/pagination.js';
 import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
 
@@ -64,7 +65,9 @@ export class EventFeedArgs {
 
   @Field(() => Int, {
     defaultValue: PAGE_SIZE.default,
-    description: `Events per page, ${PAGE_SIZE.min}..${PAGE_SIZE.max}`,
+    description:
+      `Events per page at most, ${PAGE_SIZE.min}..${PAGE_SIZE.max}; a page ends early where its events' JSON ` +
+      `reaches the answer bound (${ANSWER_BOUND}): follow \`next\``,
   })
   @Min(PAGE_SIZE.min, { message: SIZE_MESSAGE })
   @Max(PAGE_SIZE.max, { message: SIZE_MESSAGE })

@@ -25,7 +25,10 @@ export class EventSubscriptionArgs {
   after?: number | null;
 }
 
-/** Events read per round: a subscriber behind by more catches up over several rounds. */
+/**
+ * Events read per round (and at most the answer's bound of JSON, src/reads/answer-bytes.ts): a
+ * subscriber behind by more catches up over several rounds.
+ */
 const ROUND = 100;
 /** The longest a subscription sleeps without a notification (a held-back event, a lost NOTIFY). */
 const POLL_MS = 1000;
@@ -60,7 +63,8 @@ async function followFeed(context: GraphQLContext, args: EventSubscriptionArgs, 
     async next() {
       while (!stop.signal.aborted) {
         if (index < page.items.length) return { value: page.items[index++], done: false };
-        if (page.items.length < ROUND) await feedWakeups.wait(POLL_MS, stop.signal);
+        // A round cut short by the answer's bound (src/reads/answer-bytes.ts) has more at once.
+        if (page.items.length < ROUND && !page.cut) await feedWakeups.wait(POLL_MS, stop.signal);
         if (stop.signal.aborted) break;
         page = await read(page.next);
         index = 0;

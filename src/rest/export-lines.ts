@@ -17,6 +17,8 @@ export interface ExportChunk {
   parts: readonly string[];
   count: number;
   lastId: number | null;
+  /** The chunk ended early at the answer's bound (src/reads/answer-bytes.ts): more records follow. */
+  more?: boolean;
 }
 
 /** Reads the chunk after `afterId` (null: the first), or throws the problem its errors stand for. */
@@ -58,7 +60,8 @@ export async function* exportLines(
     for (;;) {
       // The next chunk is read while this one is written: PostgreSQL and the event loop work at
       // once. Two chunks at most are held; the one ahead waits for the client like the rest.
-      next = chunk.count < EXPORT_CHUNK || chunk.lastId === null ? undefined : readChunk(chunk.lastId);
+      const ended = chunk.count < EXPORT_CHUNK && !chunk.more;
+      next = ended || chunk.lastId === null ? undefined : readChunk(chunk.lastId);
       next?.catch(() => undefined); // awaited below, or dropped when the client has gone
       for (const part of chunk.parts) yield part;
       count += chunk.count;

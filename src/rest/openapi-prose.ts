@@ -1,6 +1,9 @@
+import { DEFAULT_ANSWER_MAX_BYTES } from '../config.js';
 import { INPUT_LIMITS } from '../domain/input-limits.js';
 import { PAGE_SIZE } from '../schema/page-size.js';
 import type { JsonSchema } from './json-schema.js';
+
+const BOUND = `${DEFAULT_ANSWER_MAX_BYTES / (1024 * 1024)} MiB`;
 
 /**
  * The parts of the OpenAPI document that are prose rather than generated from the route table: the
@@ -24,7 +27,10 @@ Lists take \`page\` (from 1), \`size\` (${PAGE_SIZE.min}–${PAGE_SIZE.max}, def
   `\`id\` breaks ties). The answer carries \`X-Pagination-Total-Count\`, ` +
   `\`X-Pagination-Page-Count\`, \`X-Pagination-Current-Page\`, \`X-Pagination-Per-Page\` and an RFC ` +
   `8288 \`Link\` header (\`self\`, \`first\`, \`last\`, \`prev\`, \`next\`); wrapped lists repeat ` +
-  `them in \`_links\` and \`_meta\`.
+  `them in \`_links\` and \`_meta\`. One answer holds at most ${BOUND} of records' JSON (unless ` +
+  `\`ANSWER_MAX_BYTES\` sets another bound): a list page over it is a 400 \`/problems/answer-too-large\` ` +
+  `(ask a smaller \`size\` or fewer fields), the event feed ends a page early (follow \`_links.next\`), ` +
+  `an export's lines come all the same.
 
 ## Choosing fields
 \`fields=a,b\` sends only those keys of each record: the record schemas' \`required\` lists ` +

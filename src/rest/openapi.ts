@@ -1,4 +1,5 @@
 import { SCOPES } from '../auth/scopes.js';
+import { DEFAULT_ANSWER_MAX_BYTES } from '../config.js';
 import { EVENT_DATA, EVENT_TYPES } from '../domain/event-types.js';
 import { INPUT_LIMITS } from '../domain/input-limits.js';
 import { PAGE_SIZE } from '../schema/page-size.js';
@@ -22,6 +23,9 @@ import { API_PREFIX, MAX_QUERY } from './router.js';
  */
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const problemRef = { content: { 'application/problem+json': { schema: ref('Problem') } } };
+
+/** The answer's byte bound as the reference states it (src/reads/answer-bytes.ts). */
+const ANSWER_BOUND = `${DEFAULT_ANSWER_MAX_BYTES / (1024 * 1024)} MiB unless ANSWER_MAX_BYTES sets another`;
 
 const PROBLEMS: Record<number, string> = {
   400: 'Malformed JSON or an invalid query parameter (named in `errors`)',
@@ -85,7 +89,9 @@ function queryParameters(route: RouteSpec): JsonSchema[] {
         name: 'size',
         in: 'query',
         schema: { ...integerSchema(PAGE_SIZE_RANGE), default: PAGE_SIZE.default },
-        description: 'page size',
+        description:
+          `page size; a page whose records' JSON would be more than the answer bound (${ANSWER_BOUND}) is ` +
+          'a 400 `/problems/answer-too-large` naming `size`: ask a smaller page or fewer fields',
       },
       {
         name: 'sort',
@@ -120,7 +126,9 @@ function queryParameters(route: RouteSpec): JsonSchema[] {
         name: 'size',
         in: 'query',
         schema: { type: 'integer', minimum: PAGE_SIZE.min, maximum: PAGE_SIZE.max, default: PAGE_SIZE.default },
-        description: 'events per page',
+        description:
+          "events per page at most; a page ends early where its events' JSON reaches the answer bound " +
+          `(${ANSWER_BOUND}): \`_links.next\` continues after its last event`,
       },
       {
         name: 'types',
@@ -332,6 +340,12 @@ function operation(api: RestApi, route: DerivedRoute): JsonSchema {
       break;
   }
   for (const status of problems.sort()) responses[String(status)] = { description: PROBLEMS[status], ...problemRef };
+  if (route.kind === 'list' || route.kind === 'search') {
+    const tooLarge =
+      `, or the page's records would be more JSON than the answer bound (${ANSWER_BOUND}): ` +
+      '`/problems/answer-too-large`, `errors` naming `size`';
+    responses['400'] = { description: `${PROBLEMS[400]}${tooLarge}`, ...problemRef };
+  }
   if (route.kind === 'write' && route.precondition)
     responses['412'] = { description: route.precondition, ...problemRef };
   if (route.kind === 'export') {

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { GraphQLFormattedError } from 'graphql';
 import { fieldSummary, type ReportedFields, reportedFields } from '../domain/reported-fields.js';
-import { HTTP_STATUS_BY_CODE, OVERLOADED } from '../graphql/error-codes.js';
+import { ANSWER_TOO_LARGE, HTTP_STATUS_BY_CODE, OVERLOADED } from '../graphql/error-codes.js';
 
 export interface ProblemFieldError {
   field: string;
@@ -98,6 +98,11 @@ export class Problem extends Error {
     const status = HTTP_STATUS_BY_CODE[code] ?? 500;
     if (status === 500) return new Problem(500, 'Internal server error');
     if (code === OVERLOADED) return Problem.overloaded(errors[0].message);
+    if (code === ANSWER_TOO_LARGE) {
+      // The page's size is what the client changes (or its fields and expansions).
+      const message = errors[0].message;
+      return new Problem(400, message, [{ field: 'size', message }], {}, 'answer-too-large');
+    }
     if (status === 503) return new Problem(503, errors[0].message, undefined, { 'Retry-After': '2' });
     if (status === 401)
       return new Problem(401, errors[0].message, undefined, { 'WWW-Authenticate': 'Bearer realm="store-api"' });

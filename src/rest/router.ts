@@ -275,7 +275,7 @@ async function handleExport(ctx: Context, route: ExportRoute, options: RestOptio
     }
     if (!('parts' in answer)) return refuse(answer);
     exportChunks.inc({ road: 'postgres' });
-    return { parts: answer.parts, count: answer.count, lastId: answer.lastKey };
+    return { parts: answer.parts, count: answer.count, lastId: answer.lastKey, more: answer.more };
   };
   let first: ExportChunk;
   try {

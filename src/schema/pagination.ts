@@ -1,5 +1,6 @@
 import { Max, Min } from 'class-validator';
 import { ArgsType, type ClassType, Field, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { DEFAULT_ANSWER_MAX_BYTES } from '../config.js';
 import { screamingCase } from './enum-names.js';
 import { PAGE_SIZE } from './page-size.js';
 
@@ -8,6 +9,9 @@ import { PAGE_SIZE } from './page-size.js';
  * live in src/schema/page-size.ts).
  */
 export const MAX_PAGE_SIZE = PAGE_SIZE.max;
+
+/** The answer's byte bound as the schema states it (src/reads/answer-bytes.ts). */
+export const ANSWER_BOUND = `${DEFAULT_ANSWER_MAX_BYTES / (1024 * 1024)} MiB unless the service sets another`;
 export const DEFAULT_PAGE_SIZE = PAGE_SIZE.default;
 
 export enum SortDirection {
@@ -29,7 +33,12 @@ export class PageArgs {
   @Min(1, { message: 'page must be an integer ≥ 1' })
   page: number = 1;
 
-  @Field(() => Int, { defaultValue: DEFAULT_PAGE_SIZE, description: `Page size, 1..${MAX_PAGE_SIZE}` })
+  @Field(() => Int, {
+    defaultValue: DEFAULT_PAGE_SIZE,
+    description:
+      `Page size, 1..${MAX_PAGE_SIZE}. A page whose records' JSON would be more than the answer bound ` +
+      `(${ANSWER_BOUND}) is refused with ANSWER_TOO_LARGE: ask a smaller page or fewer fields`,
+  })
   @Min(PAGE_SIZE.min, { message: `size must be an integer from ${PAGE_SIZE.min} to ${MAX_PAGE_SIZE}` })
   @Max(MAX_PAGE_SIZE, { message: `size must be an integer from ${PAGE_SIZE.min} to ${MAX_PAGE_SIZE}` })
   size: number = DEFAULT_PAGE_SIZE;

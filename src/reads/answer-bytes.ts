@@ -1,0 +1,67 @@
+import { DEFAULT_ANSWER_MAX_BYTES } from '../config.js';
+import { AnswerTooLargeError } from '../domain/errors.js';
+
+/**
+ * The byte bound of an answer (docs/operations.md#answer-size): the JSON of one page of a list, of
+ * the event feed or of an export's chunk, as PostgreSQL writes its records, holds at most this many
+ * bytes (`DEFAULT_ANSWER_MAX_BYTES`, or `ANSWER_MAX_BYTES` set by src/main.ts). The input limits
+ * let one record be large (a product of four 99 000-character textareas, and the event of that
+ * PATCH: 396 KB), and a page holds 250 of them: 99 MB of JSON, which the service received, parsed
+ * and wrote again at once. One such feed page took a process with `npm start`'s 256 MB heap down
+ * (issue #36).
+ *
+ * 4 MiB: a feed walk through 250 such events at `size=250`, REST and GraphQL, peaked at 207–215 MB
+ * resident in a process started as `npm start` starts it (145 MB idle), against 253 MB with 8 MiB
+ * (test/page-bytes-crash.test.ts). The largest ordinary page, 250 fully expanded orders, is
+ * ~0.75 MB.
+ *
+ * A page's records are measured where they are aggregated, by the statement that reads them (a
+ * running sum of each record's JSON length in their order, `measuredRows`), so the bound costs
+ * no statement of its own:
+ *
+ * - a cursor page (the feed) or an export's chunk ends early: it keeps its records while their
+ *   running size is within the bound, always the first, and the next page starts after the last;
+ * - an offset page (a list, `Collection.products`) cannot end early without breaking page
+ *   arithmetic: over the bound it is refused (AnswerTooLargeError: 400 `answer-too-large`,
+ *   GraphQL `ANSWER_TOO_LARGE`), unless it holds one record, so every record can be listed by
+ *   some page.
+ */
+let maxBytes = DEFAULT_ANSWER_MAX_BYTES;
+
+/** Sets the bound (`ANSWER_MAX_BYTES`, once at start by src/main.ts); statements built from then on use it. */
+export function setAnswerMaxBytes(bytes: number): void {
+  if (!Number.isSafeInteger(bytes) || bytes < 1) throw new Error('the answer bound must be a whole number of bytes');
+  maxBytes = bytes;
+}
+
+/**
+ * `rows` (a statement's text) with each row measured: `bytes`, the length of its JSON (`json`, an
+ * expression on alias `q` giving text), `upto`, the running total of those lengths in `order` (on
+ * alias `m`, the same columns), and `kept`: whether the row is within the bound, that is the total
+ * up to it is, or it is the first row (whose total is its own length). The rows kept are a prefix
+ * of `order`: aggregate those (`filter (where kept)`), so PostgreSQL never builds more than the
+ * bound either. A ROWS frame: no peers to look for, each row's total is known as it passes.
+ */
+export function measuredRows(rows: string, json: string, order: string): string {
+  const upto = `sum(m.bytes) over (order by ${order} rows unbounded preceding)`;
+  return (
+    `select w.*, (w.upto <= ${maxBytes} or w.upto = w.bytes) as kept from (select m.*, ${upto} as upto ` +
+    `from (select q.*, octet_length(${json}) as bytes from (${rows}) q) m) w`
+  );
+}
+
+/** An aggregate over the rows of `measuredRows` (alias `b`) that takes only those within the bound. */
+export const KEPT = 'filter (where b.kept)';
+
+/**
+ * An offset page's aggregate (over `measuredRows` on alias `b`, taking `KEPT` rows), or null when a
+ * row is past the bound: the page is then refused (`overBound`) without PostgreSQL sending it.
+ */
+export function wholePage(aggregate: string): string {
+  return `case when bool_or(not b.kept) then null else ${aggregate} end`;
+}
+
+/** The refusal of an offset page over the bound. */
+export function overBound(): never {
+  throw new AnswerTooLargeError(maxBytes);
+}

@@ -1,0 +1,237 @@
+// Issue #36 item 3: a page had no byte bound. A product PATCH with 4 textareas of 99 000 characters
+// is within every input limit and records a 396 KB event; with 250 of them, one
+// `GET /api/v1/events?size=250` (or GraphQL `events(size: 250)`) took a process with `npm start`'s
+// 256 MB heap down, and a list of such products answered at 575 to 748 MB resident. Against a real
+// process started as `npm start` starts it: the feed ends a page early at the answer's bound
+// (following `next` still reaches every event once), an offset page over the bound is a 400 naming
+// it, an export streams every record, and the process's peak resident set stays within 256 MB.
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { DEFAULT_ANSWER_MAX_BYTES } from '../src/config.js';
+import { INPUT_LIMITS } from '../src/domain/input-limits.js';
+import { createDatabase } from './support/harness.js';
+import { npmStartNodeFlags, type ServerProcess, startServerProcess } from './support/server-process.js';
+
+const ADMIN = 'page-bytes-crash-admin-token-0123456789';
+const EVENTS = 250;
+const TEXT = 99_000;
+const BOUND = DEFAULT_ANSWER_MAX_BYTES;
+const MiB = 1024 * 1024;
+/** `npm start`'s environment besides its Node flags (its malloc arenas); no rate limit for the setup. */
+const ENV = { RATE_LIMIT_BURST: '0', MALLOC_ARENA_MAX: '2' };
+
+let url: string;
+let db: pg.Client;
+/** The process the pages are read from. */
+let server: ServerProcess;
+/** The last event before the test's writes: the feed is read after it. */
+let head: number;
+/** The events the PATCHes recorded, in the feed's order. */
+let written: number[];
+
+const headers = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
+
+async function call(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, type: res.headers.get('content-type') ?? '', bytes: Buffer.byteLength(text), text };
+}
+
+/** The process's peak resident set (VmHWM) so far, in MB. */
+function peakRssMb(): number {
+  const kb = Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1]);
+  if (!kb) throw new Error(`no VmHWM in /proc/${server.pid}/status`);
+  return kb / 1024;
+}
+
+/** The service still answers (it did not die under the page). */
+async function alive() {
+  expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+}
+
+/**
+ * The attack's shape: 250 PATCHes, each of 4 textareas of 99 000 characters (a 396 KB body and
+ * event), over the store's products, a few at once (never two on one product).
+ */
+async function writeLargeEvents() {
+  const presets = (await db.query<{ name: string }>('select name from textarea_preset order by id')).rows;
+  const products = (await db.query<{ id: number }>('select id from product order by id')).rows.map((r) => r.id);
+  expect(presets).toHaveLength(4);
+  expect(TEXT).toBeLessThanOrEqual(INPUT_LIMITS.text);
+  const patch = async (i: number) => {
+    const text = (n: number) => `${i}.${n} `.padEnd(TEXT, 'lorem ipsum ');
+    const body = { textareas: presets.map(({ name }, n) => ({ name, text: text(n) })) };
+    const res = await call('PATCH', `/api/v1/products/${products[i % products.length]}`, body);
+    expect(res.status).toBe(200);
+  };
+  const parallel = 3; // within the default per-token admission on 2 cores
+  for (let i = 0; i < EVENTS; i += parallel) {
+    await Promise.all(Array.from({ length: Math.min(parallel, EVENTS - i) }, (_, k) => patch(i + k)));
+  }
+}
+
+beforeAll(async () => {
+  url = await createDatabase();
+  db = new pg.Client({ connectionString: url });
+  await db.connect();
+  head = (await db.query<{ id: number }>('select coalesce(max(id), 0)::int as id from event')).rows[0].id;
+  // The events are written through one process and read from another (instances share the
+  // database), so the reader's peak resident set is what the reads cost.
+  server = await startServerProcess(url, ADMIN, ENV, npmStartNodeFlags());
+  await writeLargeEvents();
+  process.stdout.write(`page-bytes-crash: the writing process peaked at ${peakRssMb().toFixed(0)} MB resident\n`);
+  await server.stop();
+  server = await startServerProcess(url, ADMIN, ENV, npmStartNodeFlags());
+  // The feed's order: commit order (the writing transaction's id), then the event's.
+  const feedOrder = 'select id, octet_length(data::text) as bytes from event where id > $1 order by xid, id';
+  const rows = (await db.query<{ id: number; bytes: number }>(feedOrder, [head])).rows;
+  written = rows.map((r) => r.id);
+  expect(written).toHaveLength(EVENTS);
+  expect(Math.min(...rows.map((r) => r.bytes))).toBeGreaterThan(4 * TEXT);
+  // The feed shows an event once every older transaction has ended (other files' too): wait for all.
+  for (let i = 0; ; i++) {
+    const res = await call('GET', `/api/v1/events?size=1&after=${head}&fields=id`);
+    if (JSON.parse(res.text)._meta.totalCount === EVENTS) break;
+    if (i > 200) throw new Error('the feed did not show the events written');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}, 240_000);
+afterAll(async () => {
+  await server?.stop();
+  await db?.end();
+});
+
+/** Pages the whole feed needs at least: its events' JSON over the bound. */
+const fewestPages = Math.ceil((EVENTS * 4 * TEXT) / BOUND);
+
+it('GET /api/v1/events?size=250 pages through 250 events of 396 KB, each page within the bound', async () => {
+  const seen: number[] = [];
+  let path = `/api/v1/events?size=250&after=${head}`;
+  for (let pages = 0; ; pages++) {
+    expect(pages).toBeLessThan(EVENTS);
+    const res = await call('GET', path);
+    expect(res.status).toBe(200);
+    expect(res.bytes).toBeLessThanOrEqual(BOUND);
+    const page = JSON.parse(res.text);
+    if (!page.items.length) {
+      expect(pages).toBeGreaterThanOrEqual(fewestPages);
+      break;
+    }
+    seen.push(...page.items.map((event: { id: number }) => event.id));
+    const next = new URL(page._links.next.href);
+    expect(next.searchParams.get('after')).toBe(String(page.items.at(-1).id));
+    path = `${next.pathname}${next.search}`;
+  }
+  expect(seen).toEqual(written);
+  await alive();
+}, 120_000);
+
+it('GraphQL events(size: 250) pages through them the same way', async () => {
+  const query = 'query ($after: Int) { events(after: $after, size: 250) { next items { id type data } } }';
+  const seen: number[] = [];
+  let after: number | null = head;
+  for (let pages = 0; ; pages++) {
+    expect(pages).toBeLessThan(EVENTS);
+    const res = await call('POST', '/graphql', { query, variables: { after } });
+    expect(res.status).toBe(200);
+    expect(res.bytes).toBeLessThanOrEqual(BOUND);
+    const { data, errors } = JSON.parse(res.text);
+    expect(errors).toBeUndefined();
+    const { items, next } = data.events as { items: { id: number }[]; next: number | null };
+    if (!items.length) {
+      expect(pages).toBeGreaterThanOrEqual(fewestPages);
+      break;
+    }
+    seen.push(...items.map((event) => event.id));
+    expect(next).toBe(items.at(-1)!.id);
+    after = next;
+  }
+  expect(seen).toEqual(written);
+  await alive();
+}, 120_000);
+
+describe('an offset page whose JSON would exceed the bound', () => {
+  it.each(['/api/v1/products?size=250&expand=textareas', '/api/v1/products?size=250&expand=all'])(
+    '%s is a 400 naming the bound, not a crash',
+    async (path) => {
+      const res = await call('GET', path);
+      expect(res.status).toBe(400);
+      expect(res.type).toMatch(/application\/problem\+json/);
+      expect(res.bytes).toBeLessThan(4096);
+      const problem = JSON.parse(res.text);
+      expect(problem).toMatchObject({ type: '/problems/answer-too-large', status: 400 });
+      expect(problem.detail).toContain(`${BOUND / MiB} MiB`);
+      expect(problem.errors).toEqual([{ field: 'size', message: expect.stringContaining(`${BOUND / MiB} MiB`) }]);
+      await alive();
+    },
+  );
+
+  it.each([
+    // PostgreSQL writes this answer's JSON (src/graphql/answer-passthrough.ts) …
+    '{ products(size: 250) { totalCount items { id textareas { name text } } } }',
+    // … and this one is executed (a fragment), from rows.
+    '{ products(size: 250) { items { ...P } } } fragment P on Product { id textareas { name text } }',
+  ])('is ANSWER_TOO_LARGE on /graphql, naming the bound: %s', async (query) => {
+    const res = await call('POST', '/graphql', { query });
+    expect(res.status).toBe(200); // an error of the page field, as GraphQL reports a field's errors
+    expect(res.bytes).toBeLessThan(4096);
+    const { errors } = JSON.parse(res.text);
+    expect(errors[0]).toMatchObject({ extensions: { code: 'ANSWER_TOO_LARGE', maxBytes: BOUND } });
+    expect(errors[0].message).toContain(`${BOUND / MiB} MiB`);
+    await alive();
+  });
+
+  it("is ANSWER_TOO_LARGE for a collection's products page too", async () => {
+    const products = (await db.query<{ id: number }>('select id from product order by id')).rows.map((r) => r.id);
+    const created = await call('POST', '/api/v1/collections', {
+      title: 'Everything',
+      type: 0,
+      seo_title: 'Everything',
+      seo_url: 'everything-page-bytes',
+      match_products: products,
+    });
+    expect(created.status).toBe(201);
+    const id = JSON.parse(created.text).id as number;
+    const query = `{ collection(id: ${id}) { products(size: 250) { items { id textareas { name text } } } } }`;
+    const res = await call('POST', '/graphql', { query });
+    expect(res.bytes).toBeLessThan(4096);
+    const { errors } = JSON.parse(res.text);
+    expect(errors[0]).toMatchObject({ extensions: { code: 'ANSWER_TOO_LARGE', maxBytes: BOUND } });
+    const small = `{ collection(id: ${id}) { products(size: 8) { items { id textareas { name text } } } } }`;
+    const answered = JSON.parse((await call('POST', '/graphql', { query: small })).text);
+    expect(answered.errors).toBeUndefined();
+    expect(answered.data.collection.products.items).toHaveLength(8);
+    await alive();
+  });
+
+  it('a page of the same list within the bound answers', async () => {
+    const res = await call('GET', '/api/v1/products?size=8&expand=textareas');
+    expect(res.status).toBe(200);
+    expect(res.bytes).toBeLessThanOrEqual(BOUND);
+    expect(JSON.parse(res.text).items).toHaveLength(8);
+  });
+});
+
+it('an export of those products streams every one, its chunks ending early at the bound', async () => {
+  const res = await fetch(`${server.url}/api/v1/products/export?expand=textareas`, { headers });
+  expect(res.status).toBe(200);
+  const lines = (await res.text()).trimEnd().split('\n');
+  const [{ n }] = (await db.query<{ n: number }>('select count(*)::int as n from product')).rows;
+  expect(n * 4 * TEXT).toBeGreaterThan(2 * BOUND);
+  expect(JSON.parse(lines.at(-1)!)).toEqual({ complete: true, count: n });
+  const ids = lines.slice(0, -1).map((line) => JSON.parse(line).id as number);
+  expect(new Set(ids).size).toBe(n);
+  expect(ids).toEqual([...ids].sort((a, b) => a - b));
+  await alive();
+}, 120_000);
+
+it("keeps the reading process's peak resident set within npm start's heap cap", () => {
+  expect(npmStartNodeFlags()).toContain('--max-old-space-size=256');
+  const peak = peakRssMb();
+  process.stdout.write(`page-bytes-crash: the reading process peaked at ${peak.toFixed(0)} MB resident\n`);
+  expect(peak).toBeLessThanOrEqual(256);
+});

@@ -33,6 +33,7 @@ describe('GET /customers and /customers/{id}', () => {
         'tags',
         'created_at',
         'updated_at',
+        'erased_at',
       ]);
       expect(Object.keys(c.statistics)).toEqual(['last_purchase', 'order_count', 'lifetime_spent']);
       expect(Number.isInteger(c.statistics.lifetime_spent)).toBe(true);

@@ -144,10 +144,15 @@ describe('a store with changes of every kind', () => {
     expect(collections.body.items).toEqual([]);
     const refused = await service.get('/api/v1/events', await service.tokenWith(['read_shipping', 'write_orders']));
     expect(refused.status).toBe(403);
-    const lacks = 'This token lacks the scope read_orders or read_products or read_customers or read_collections';
+    const lacks =
+      'This token lacks the scope read_orders or read_products or read_customers or read_collections or read_inventory';
     expect(refused.body.detail).toBe(lacks);
+    // read_inventory reads the stock adjustments (none here), none of the other records' events.
     const inventoryOnly = await service.tokenWith(['read_inventory']);
-    const gql = await service.graphql('{ events { items { type } } }', undefined, inventoryOnly);
+    const stock = await service.graphql('{ events { items { type } } }', undefined, inventoryOnly);
+    expect(stock.body.data.events.items).toEqual([]);
+    const shippingOnly = await service.tokenWith(['read_shipping']);
+    const gql = await service.graphql('{ events { items { type } } }', undefined, shippingOnly);
     expect(gql.body.errors[0].extensions.code).toBe('FORBIDDEN');
   });
 

@@ -212,6 +212,19 @@ describe('movements', () => {
     });
   });
 
+  it('a page of levels is written by PostgreSQL; one of movements is executed and reshaped', async () => {
+    const rest = async (path: string) => {
+      service.statements.reset();
+      expect((await service.get(path)).status).toBe(200);
+      return service.statements.texts.join('\n');
+    };
+    // The REST keys in the statement: the page's JSON was built in SQL (docs/rest.md#lists-from-postgresql).
+    expect(await rest('/api/v1/inventory-levels?size=2')).toContain(`',"variant_id":'`);
+    // A movement's actor is null without a token: a field resolver with code, which no projection
+    // declares (as an event's), so its pages take the executed road.
+    expect(await rest('/api/v1/inventory-movements?size=2')).not.toContain('"quantity_after":');
+  });
+
   it('needs read_inventory to read them', async () => {
     const orders = await service.tokenWith(['read_orders', 'write_inventory']);
     expect((await service.get('/api/v1/inventory-movements', orders)).status).toBe(403);

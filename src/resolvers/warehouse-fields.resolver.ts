@@ -1,19 +1,22 @@
 import { FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import { InventoryLevel } from '../entities/inventory-level.entity.js';
-import { Reads } from '../reads/field-reads.js';
+import { Projects } from '../reads/field-reads.js';
+import { projectRow } from '../reads/projection.js';
 import type { ReadRow } from '../reads/read-row.js';
 
+// The references' ids, declared (`@Projects`) so that PostgreSQL can write a page of levels itself
+// (src/graphql/answer-passthrough.ts): GET /inventory-levels and a warehouse's `expand=stock`.
 @Resolver(() => InventoryLevel)
 export class InventoryLevelFieldsResolver {
-  @Reads('variant')
+  @Projects('variant')
   @FieldResolver(() => Int, { description: 'Product variant id' })
   variantId(@Root() level: ReadRow<InventoryLevel>): number {
-    return level.variant;
+    return projectRow(level, 'variant');
   }
 
-  @Reads('warehouse')
+  @Projects('warehouse')
   @FieldResolver(() => Int, { description: 'Warehouse id' })
   warehouseId(@Root() level: ReadRow<InventoryLevel>): number {
-    return level.warehouse;
+    return projectRow(level, 'warehouse');
   }
 }

@@ -238,6 +238,18 @@ describe.each(STORES)('a store seeded with %s', (_name, size) => {
     expect(refused).toEqual([]);
   });
 
+  it("every level's units are the sum of its movements' deltas: one set movement each (the ledger's start)", async () => {
+    const levels = await sql<{ quantity: number; moved: number; movements: number; sets: number }>(
+      `select l.quantity, coalesce(sum(m.delta), 0)::int as moved, count(m.id)::int as movements,
+         count(m.id) filter (where m.reason = 'set' and m.quantity_after = l.quantity)::int as sets
+       from inventory_level l left join inventory_movement m
+         on m.variant_id = l.variant_id and m.warehouse_id = l.warehouse_id
+       group by l.id`,
+    );
+    if (size.warehouses) expect(levels.length).toBeGreaterThan(0);
+    expect(levels.filter((l) => l.moved !== l.quantity || l.movements !== 1 || l.sets !== 1)).toEqual([]);
+  });
+
   it(
     "every product's options, variants, tags and textareas " + "pass the domain's product checks as they stand",
     async () => {

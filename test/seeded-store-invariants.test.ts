@@ -238,7 +238,7 @@ describe.each(STORES)('a store seeded with %s', (_name, size) => {
     expect(refused).toEqual([]);
   });
 
-  it("every level's units are the sum of its movements' deltas: one set movement each (the ledger's start)", async () => {
+  it("every level's units are the sum of its movements' deltas, one set movement each", async () => {
     const levels = await sql<{ quantity: number; moved: number; movements: number; sets: number }>(
       `select l.quantity, coalesce(sum(m.delta), 0)::int as moved, count(m.id)::int as movements,
          count(m.id) filter (where m.reason = 'set' and m.quantity_after = l.quantity)::int as sets

@@ -43,8 +43,15 @@ export class StoreEvent {
   @Property({ type: 'text', nullable: true })
   actorName: string | null = null;
 
-  /** `order`, `product`, `customer` or `collection`: the record the change belongs to. */
-  @Field({ description: 'The kind of record changed: order, product, customer or collection' })
+  /**
+   * `order`, `product`, `customer` or `collection`: the record the change belongs to; `inventory`
+   * for a stock adjustment, whose subject id is its first movement's.
+   */
+  @Field({
+    description:
+      'The kind of record changed: order, product, customer or collection; inventory for a stock adjustment ' +
+      '(subjectId: its first movement)',
+  })
   @Property({ type: 'text' })
   subject!: string;
 

@@ -22,9 +22,11 @@ import { landingPageMiddleware } from './http/landing-page.js';
 import { sameHostWebSockets } from './http/same-host-websockets.js';
 import { bodyTimeout, DEFAULT_TIMEOUTS } from './http/timeouts.js';
 import { logger } from './logger.js';
+import { graphqlOperationSpans } from './observability/graphql-spans.js';
 import { operationsMiddleware } from './observability/health.js';
 import { measurePoolWait } from './observability/pool-wait.js';
 import { requestLog } from './observability/request-log.js';
+import { tracingOn } from './observability/tracing-state.js';
 import { checkDeclaredReads } from './reads/read-plan.js';
 import { apiDocsMiddleware } from './rest/api-docs.js';
 import { notFoundMiddleware, problemMiddleware } from './rest/middleware.js';
@@ -177,6 +179,8 @@ export async function createApp({
   app.use(landingPageMiddleware);
   app.use(bodyTimeout(bodyTimeoutMs, bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' })));
   app.use(documentGuard);
+  // With tracing on only: a /graphql operation's span (src/observability/graphql-spans.ts).
+  if (tracingOn()) app.use(graphqlOperationSpans);
   app.use((ctx, next) => (ctx.path === '/graphql' ? direct.middleware(ctx, () => graphql(ctx, next)) : next()));
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { DatabaseInUseError } from './db/database.js';
 import { ensurePortFree } from './http/port-check.js';
 import { logger } from './logger.js';
+import { flushTracing } from './observability/tracing-state.js';
 import { setAnswerMaxBytes } from './reads/answer-bytes.js';
 import { startService } from './server.js';
 import { startBanner } from './start-banner.js';
@@ -25,7 +26,7 @@ try {
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
     service.stop().then(
-      () => process.exit(0),
+      () => flushTracing().then(() => process.exit(0)),
       (error) => {
         logger.error({ err: error }, 'shutdown failed');
         process.exit(1);

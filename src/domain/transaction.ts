@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WRITE_STATEMENT_TIMEOUT_MS } from '../db/statement-timeouts.js';
+import { activeTraceparent } from '../observability/tracing-state.js';
 
 /**
  * One transaction per mutation, opened at the edge: the use case runs on a forked EntityManager
@@ -10,6 +11,10 @@ export function inTransaction<T>(em: EntityManager, work: (em: EntityManager) =>
   return em.transactional(async (tx) => {
     // Reads run under a short statement timeout (the pool's); a write may wait on row locks longer.
     await tx.execute(`set local statement_timeout = ${WRITE_STATEMENT_TIMEOUT_MS}`);
+    // Traced (only then): the webhook deliveries this write queues keep its trace (migration
+    // webhook_trace_parent), and their attempts are spans of it.
+    const traceparent = activeTraceparent();
+    if (traceparent) await tx.execute(`select set_config('store.traceparent', ?, true)`, [traceparent]);
     return work(tx as EntityManager);
   });
 }

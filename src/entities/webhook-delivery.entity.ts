@@ -81,4 +81,12 @@ export class WebhookDelivery {
   @Field(() => TimestampScalar, { description: 'When the delivery was queued' })
   @Property({ type: 'timestamptz' })
   createdAt: Date = now();
+
+  /**
+   * The W3C `traceparent` of the request whose change queued it, when that request was traced
+   * (docs/operations.md#traces): its attempts are spans of that trace. Set by the queueing trigger
+   * from the transaction's `store.traceparent` setting.
+   */
+  @Property({ type: 'text', nullable: true })
+  traceParent: string | null = null;
 }

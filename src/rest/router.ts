@@ -5,7 +5,6 @@ import { inputProblems } from '../domain/input-limits.js';
 import type { GraphQLGateway, OperationResult, Session, Snapshot } from '../graphql/gateway.js';
 import { exportChunks, inputChecks } from '../observability/metrics.js';
 import { checkBody, restFieldPath, toInput } from './body.js';
-import { announceDeprecations } from './deprecation.js';
 import { etagOf, expectedVersionOf, matches } from './etags.js';
 import { chunkOf, EXPORT_CHUNK, type ExportChunk, exportLines } from './export-lines.js';
 import { reshape } from './fields.js';
@@ -31,6 +30,7 @@ import { publicOrigin } from './public-origin.js';
 import { parseExportParams, parseFeedParams, parseListParams, parseReadParams } from './query-params.js';
 import { renderingOf } from './record-rendering.js';
 import type { DerivedRoute, RestApi } from './rest-api.js';
+import { answerRoute } from './route-answer.js';
 import {
   type ExportRoute,
   type FeedRoute,
@@ -472,11 +472,8 @@ export function restRouter(options: RestOptions): Router {
           return handleFeed(ctx, route, options);
       }
     };
-    // A record's deprecated keys are announced on the answers holding them (src/rest/deprecation.ts).
-    router.register(path, [route.method], async (ctx: Context) => {
-      await handler(ctx);
-      announceDeprecations(ctx, route);
-    });
+    // Deprecated keys announced, the operation traced (src/rest/route-answer.ts).
+    router.register(path, [route.method], (ctx: Context) => answerRoute(ctx, route, handler));
   }
   return router;
 }

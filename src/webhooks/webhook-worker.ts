@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { SQL_NOW } from '../clock.js';
 import { eventDataShownTo } from '../domain/event-visibility.js';
 import { logger } from '../logger.js';
+import { inSpan } from '../observability/tracing-state.js';
 import { type PostResult, postWebhook } from './http-post.js';
 import { signWebhook } from './signature.js';
 import { ownerRefusal } from './subscription-authority.js';
@@ -39,6 +40,8 @@ interface Claimed {
   owner_token_id: number | null;
   /** The creating token's scopes; null once it was revoked. */
   owner_scopes: string[] | null;
+  /** The traced request that queued it (docs/operations.md#traces), or null. */
+  trace_parent: string | null;
 }
 
 /** An attempt's outcome; `disable` stops the subscription, with this reason, whatever the attempt count. */
@@ -60,13 +63,13 @@ with due as (
   order by d.next_attempt_at, d.id limit ? for update of d skip locked
 ), claimed as (
   update webhook_delivery d set attempts = d.attempts + 1, next_attempt_at = ${SQL_NOW} + make_interval(secs => ?)
-  from due where d.id = due.id returning d.id, d.subscription_id, d.event_id, d.attempts
+  from due where d.id = due.id returning d.id, d.subscription_id, d.event_id, d.attempts, d.trace_parent
 ), logged as (
   insert into webhook_attempt (delivery_id, attempt, attempted_at, duration_ms)
     select id, attempts, ${SQL_NOW}, 0 from claimed
 )
 select c.id, c.attempts, s.url, s.secret, e.id as event_id, e.type, e.subject, e.created_at, e.data, s.events,
-  s.created_by_token_id as owner_token_id, t.scopes as owner_scopes
+  s.created_by_token_id as owner_token_id, t.scopes as owner_scopes, c.trace_parent
 from claimed c join webhook_subscription s on s.id = c.subscription_id join event e on e.id = c.event_id
 left join api_token t on t.id = s.created_by_token_id and t.revoked_at is null
 order by c.id`;
@@ -228,7 +231,26 @@ export class WebhookWorker {
       'webhook-signature': signWebhook(delivery.secret, id, timestamp, body),
     };
     const { timeoutMs, allowPrivate } = this.options;
-    return postWebhook(delivery.url, headers, body, { timeoutMs, allowPrivate });
+    // Traced (only then): the attempt is a span of the request's trace that queued it, and its
+    // POST (a child span of instrumentation-http's) carries that trace's `traceparent`.
+    const attributes = {
+      'webhook.delivery.id': delivery.id,
+      'webhook.attempt': delivery.attempts,
+      'webhook.event.id': delivery.event_id,
+      'webhook.event.type': delivery.type,
+    };
+    return inSpan(
+      `webhook ${delivery.type}`,
+      attributes,
+      async (span) => {
+        const result = await postWebhook(delivery.url, headers, body, { timeoutMs, allowPrivate });
+        if (result.status !== undefined) span.setAttribute('http.response.status_code', result.status);
+        if (result.status === undefined || result.status < 200 || result.status >= 300)
+          span.fail(result.error ?? `HTTP ${result.status}`);
+        return result;
+      },
+      delivery.trace_parent,
+    );
   }
 
   private async record(delivery: Claimed, result: Outcome): Promise<void> {

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { setBounded } from '../bounded-map.js';
-import { ACCOMPANIED_READ, accompanyNextStatement, unaccompanied } from '../db/prepared-statements.js';
+import { ACCOMPANIED_READ, type Companion } from '../db/prepared-statements.js';
 import {
   type Authentication,
   authenticationOf,
@@ -17,9 +17,10 @@ import type { RateLimiter, RateLimitState } from './rate-limit.js';
  * bucket and reads, where it took two round trips before (docs/performance.md#one-statement-reads).
  *
  * The request starts with the principal this process last saw for the secret (its scopes decide
- * what the resolvers allow), and the check runs in the same statement as the request's first read
- * (src/db/prepared-statements.ts `Companion`): its rows reach nobody unless the token still exists,
- * is not revoked, holds the same scopes and its bucket granted the charge. Nothing is trusted from
+ * what the resolvers allow), and the check runs in the same statement as the page or record read
+ * that PostgreSQL answers, which names it in its call (`companion()`, carried as the read
+ * request's `check`, src/db/prepared-statements.ts `Companion`): its rows reach nobody unless the
+ * token still exists, is not revoked, holds the same scopes and its bucket granted the charge. Nothing is trusted from
  * memory: every request is checked against the token row, so a revocation or a scope change holds
  * at once in every process, as before. A request whose read cannot carry the check (anything but a
  * read PostgreSQL answers) settles it first, with the token statement alone.
@@ -30,7 +31,7 @@ export class CarriedTokenCheck {
   cost = 1;
   /** The bucket after the charge, once checked. */
   limit?: RateLimitState;
-  /** The check the next statement was given to carry. */
+  /** The check last handed to a read to carry. */
   private carried?: TokenCheck;
 
   constructor(
@@ -40,13 +41,16 @@ export class CarriedTokenCheck {
     private readonly limiter: RateLimiter | undefined,
   ) {}
 
-  /** The check rides on the next statement the request's EntityManager sends outside a transaction. */
-  carry(em: EntityManager): void {
-    if (this.outcome !== 'pending') return;
+  /**
+   * The check as a companion of the request's read (src/db/prepared-statements.ts `Companion`), for
+   * the read PostgreSQL answers to name in its call; undefined once settled.
+   */
+  companion(): Companion | undefined {
+    if (this.outcome !== 'pending') return undefined;
     // The bucket's charge waits for the read, so the bucket's row is locked for the charge alone.
     const check = tokenCheckSql(this.hash, this.limiter, this.cost, undefined, ACCOMPANIED_READ);
     this.carried = check;
-    accompanyNextStatement(em, {
+    return {
       ctes: check.ctes,
       params: check.params,
       select: check.select,
@@ -54,7 +58,7 @@ export class CarriedTokenCheck {
         this.settleWith(authenticationOf(row as TokenRow | undefined, this.limiter, check));
         if (this.outcome !== 'passed') throw new TokenCheckFailed(this.outcome);
       },
-    });
+    };
   }
 
   /**
@@ -63,7 +67,6 @@ export class CarriedTokenCheck {
    * no read); one that charges the bucket is built again without waiting for a read.
    */
   async settle(em: EntityManager): Promise<CarriedTokenCheck['outcome']> {
-    unaccompanied(em);
     if (this.outcome === 'pending') {
       const check = this.carried?.paid ? this.carried : tokenCheckSql(this.hash, this.limiter, this.cost);
       this.settleWith(await runTokenCheck(em, check, this.limiter));

@@ -56,16 +56,22 @@ function numberedText(sql: string, count: number): string {
  * Runs a statement (`?` placeholders) as a named prepared statement with its values bound, in the
  * EntityManager's transaction if it has one. MikroORM's own `execute` writes the values into the
  * text, which would make every id a new statement to prepare. The statement still passes through
- * the ORM's `onQuery` (where the tests and the benchmark count statements).
+ * the ORM's `onQuery` (where the tests and the benchmark count statements). A `companion` given by
+ * the caller runs in the same statement (see Companion); only a statement outside a transaction
+ * may carry one.
  */
-export async function runPrepared<T>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<T[]> {
+export async function runPrepared<T>(
+  em: EntityManager,
+  sql: string,
+  params: readonly unknown[],
+  companion?: Companion,
+): Promise<T[]> {
   const transaction = em.getTransactionContext<{
     executeQuery: (query: CompiledQuery) => Promise<{ rows: unknown[] }>;
   }>();
   // A companion rides only on a statement outside a transaction: a rollback would undo its writes.
-  const companion = transaction ? undefined : companions.get(em);
+  if (companion && transaction) throw new Error('a companion cannot ride on a statement in a transaction');
   if (companion) {
-    companions.delete(em);
     sql =
       `with ${ACCOMPANIED_READ} as materialized (select true as ${READ}, o.* from (${sql}) o), ${companion.ctes} ` +
       `select to_json(c) as ${COMPANION}, q.* from (${companion.select}) c left join ${ACCOMPANIED_READ} q on true`;
@@ -81,11 +87,12 @@ export async function runPrepared<T>(em: EntityManager, sql: string, params: rea
 }
 
 /**
- * SQL that runs in the same statement as the next read of an EntityManager, so a request pays one
- * round trip for both: common table expressions (which may wait for the read, the CTE named
- * `ACCOMPANIED_READ`) and a select of at most one row over them. `settle` gets that row (undefined when
- * there was none) before anyone sees the read's rows, and throws to withhold them. The token check
- * of a read request rides this way (src/auth/carried-token-check.ts).
+ * SQL that runs in the same statement as a read, so a request pays one round trip for both: common
+ * table expressions (which may wait for the read, the CTE named `ACCOMPANIED_READ`) and a select of
+ * at most one row over them. `settle` gets that row (undefined when there was none) before anyone
+ * sees the read's rows, and throws to withhold them. The read that carries it names it in its call
+ * (`runPrepared`'s last argument): the token check of a read PostgreSQL answers rides this way
+ * (src/auth/carried-token-check.ts).
  */
 export interface Companion {
   ctes: string;
@@ -100,18 +107,6 @@ export const ACCOMPANIED_READ = 'accompanied_read';
 // column that tells the read's rows from the companion's row alone (a read that found nothing).
 const COMPANION = 'companion';
 const READ = 'companion_read';
-
-const companions = new WeakMap<EntityManager, Companion>();
-
-/** `companion` rides on the next statement runPrepared sends for `em` outside a transaction. */
-export function accompanyNextStatement(em: EntityManager, companion: Companion): void {
-  companions.set(em, companion);
-}
-
-/** Takes back a companion no statement carried, so no later statement carries it. */
-export function unaccompanied(em: EntityManager): void {
-  companions.delete(em);
-}
 
 // One name per distinct text, for the whole process; the texts are the finite set of selection
 // shapes, bounded all the same (past the bound a statement simply runs unnamed).

@@ -27,6 +27,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Middleware } from 'koa';
+import type { Companion } from '../db/prepared-statements.js';
 import { type Projection, pathsOf } from '../reads/projection.js';
 import { type Plan, planFor, projectionOf, type RelationPlan } from '../reads/read-plan.js';
 import {
@@ -720,16 +721,18 @@ async function runRootField(
   }
 }
 
-const requestOf = (shape: Shape, lines = false): AnswerPage & AnswerRecord => ({
+const requestOf = (shape: Shape, lines = false, check?: Companion): AnswerPage & AnswerRecord => ({
   type: shape.type,
   selection: shape.selection,
   itemSql: shape.itemSql,
   ...(lines ? { lines } : {}),
+  ...(check ? { check } : {}),
 });
 
 /**
  * The result of a plain page or record operation with the page or record as PostgreSQL's text
- * (left for answerBodies), or undefined: the caller then executes the operation as always.
+ * (left for answerBodies), or undefined: the caller then executes the operation as always. `check`
+ * rides on the read's statement (the request's token check, src/auth/carried-token-check.ts).
  */
 export async function answerFromPostgres(
   schema: GraphQLSchema,
@@ -737,12 +740,13 @@ export async function answerFromPostgres(
   operationName: string | null | undefined,
   context: GraphQLContext,
   given: Record<string, unknown> | undefined,
+  check?: Companion,
 ): Promise<ExecutionResult | undefined> {
   const holder = scope.getStore();
   if (!holder) return undefined;
   const { shape, forget } = cachedShape([schema, context.em.getMetadata(), document, operationName]);
   if (!shape) return undefined;
-  const request = requestOf(shape);
+  const request = requestOf(shape, false, check);
   const ran = await runRootField(schema, shape, context, given, request);
   if (!ran || !('value' in ran)) return ran;
   if (!shape.pageKeys) {

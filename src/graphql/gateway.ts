@@ -279,8 +279,8 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     // Refused already (a request src/graphql/direct-queries.ts handed over): nothing more to read.
     if (check?.outcome === 'unauthenticated' || check?.outcome === 'refused') return { errors: [checkRefusal(check)] };
     if (check) {
-      check.carry(context.em);
-      const answered = await answerFromPostgres(schema, document, operationName, context, variables);
+      // The check rides on the read PostgreSQL answers; anything else settles it on its own first.
+      const answered = await answerFromPostgres(schema, document, operationName, context, variables, check.companion());
       const outcome = await check.settle(context.em);
       if (outcome === 'passed') return answered ?? execute(document, operationName, context, variables);
       if (outcome !== 'changed') return { errors: [checkRefusal(check)] };

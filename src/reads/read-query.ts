@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { type EntityManager, type EntityMetadata, type FilterQuery, raw } from '@mikro-orm/postgresql';
 import type { GraphQLResolveInfo } from 'graphql';
-import { runPrepared } from '../db/prepared-statements.js';
+import { type Companion, runPrepared } from '../db/prepared-statements.js';
 import { NotFoundError } from '../domain/errors.js';
 import { countQuery, isEmptyWhere, orderByOf, type Page } from '../domain/listing.js';
 import type { SortTerm } from '../schema/pagination.js';
@@ -242,6 +242,7 @@ export async function readPage(
       em,
       `${prelude.sql}select ${items} as items, (${count.sql}) as matching${walkedColumn}`,
       [...prelude.params, ...page.params, ...count.params],
+      shaped.check,
     );
     answerPages.delete(em);
     if (text.items === null) overBound();
@@ -296,6 +297,8 @@ export interface AnswerPage {
   selection: SelectionTree;
   itemSql: string;
   answer?: Omit<Page<never>, 'items'> & { items: string };
+  /** The request's token check, carried by this read's statement (src/auth/carried-token-check.ts). */
+  check?: Companion;
   /**
    * The items as lines of text instead (an export's chunk): readPage leaves them in `answerLines`.
    * `itemSql` must then write each item's JSON without a raw newline.
@@ -379,6 +382,8 @@ export interface AnswerRecord {
   type: string;
   selection: SelectionTree;
   itemSql: string;
+  /** The request's token check, carried by this read's statement (src/auth/carried-token-check.ts). */
+  check?: Companion;
   record?: { text: string; row: Row };
 }
 
@@ -404,6 +409,7 @@ export async function readRecord(
       em,
       `select ${answer.itemSql} as r from ${tableOf(meta)} r0 where ${primaryKey(meta, 'r0').column} = ?`,
       [id],
+      answer.check,
     );
     if (!row) throw new NotFoundError(type, id);
     answer.record = { text: row.r, row: {} };

@@ -59,6 +59,28 @@ it('refuses a token revoked since its last request: 401 with the challenge, and 
   expect((await service.graphql(ORDERS, undefined, secret)).status).toBe(401);
 });
 
+it('returns no row to a revoked token on any road a read can take', async () => {
+  // Each road a read is answered by: PostgreSQL's page, PostgreSQL's record, executed (a derived
+  // field), GET /graphql, REST's list, record and export. Each is sent by a caller the process has
+  // seen (so a /graphql read carries its check) whose token was revoked since.
+  const roads: [string, (secret: string) => ReturnType<TestService['get']>][] = [
+    ['page by PostgreSQL', (t) => service.graphql(ORDERS, undefined, t)],
+    ['record by PostgreSQL', (t) => service.graphql('{ order(id: 1) { id email } }', undefined, t)],
+    ['executed', (t) => service.graphql('{ orders(size: 2) { items { id riskLevel { ipFail } } } }', undefined, t)],
+    ['GET /graphql', (t) => service.get(`/graphql?query=${encodeURIComponent(ORDERS)}`, t)],
+    ['REST list', (t) => service.get('/api/v1/orders?size=2', t)],
+    ['REST record', (t) => service.get('/api/v1/orders/1', t)],
+    ['REST export', (t) => service.get('/api/v1/orders/export', t)],
+  ];
+  for (const [road, read] of roads) {
+    const { secret, update } = await knownToken(['read_orders']);
+    await update('revoked_at = now()');
+    const res = await read(secret);
+    expect({ road, status: res.status }).toEqual({ road, status: 401 });
+    expect(JSON.stringify(res.body ?? '')).not.toMatch(/"email"|"total"|"items"|"id":1\b/);
+  }
+});
+
 it('refuses a revoked token whose document does not even validate: 401, not the validation error', async () => {
   const { secret, update } = await knownToken(['read_orders']);
   await update('revoked_at = now()');

@@ -53,6 +53,15 @@ export const socketsCutForBackpressure = new Counter({
   registers: [registry],
 });
 
+export const textSearchForms = new Counter({
+  name: 'db_text_search_forms_total',
+  help:
+    'Counted text searches in key order by the form that answered them (src/reads/search-walk.ts): walk ' +
+    '(the key index, the column statistics saying the term is broad) or matches (every match read once)',
+  labelNames: ['form'] as const,
+  registers: [registry],
+});
+
 export const readFallbacks = new Counter({
   name: 'db_read_fallbacks_total',
   help:

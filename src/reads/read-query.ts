@@ -9,7 +9,7 @@ import { KEPT, measuredRows, overBound, wholePage } from './answer-bytes.js';
 import { filterStatement } from './filter-statements.js';
 import { columnOf, landingKey, type Plan, planFor, primaryKey, type RelationPlan, tableOf } from './read-plan.js';
 import { entityPairs, type JsonPairs, jsonObject } from './row-json.js';
-import { learn, shouldWalk, WALK_ROWS } from './search-walk.js';
+import { countForm, WALK_ROWS, walkGate } from './search-walk.js';
 import { below, type SelectionTree, selectionOf } from './selection.js';
 
 /** A row as it arrives: its JSON object (see read-row.ts for the types resolvers give it). */
@@ -115,8 +115,7 @@ export async function readPage(
   let count: { sql: string; params: readonly unknown[] } = { sql: 'select null', params: [] };
   // A WITH the page and the count read from (text and bound values); empty but for a counted text search.
   let prelude: { sql: string; params: readonly unknown[] } = { sql: '', params: [] };
-  // A counted text search in key order: its key among the walk's hints, and whether the answer walked (search-walk.ts).
-  let walkKey: string | undefined;
+  // A counted text search in key order that may walk: whether the answer walked (search-walk.ts).
   let walkedColumn = '';
   if (isEmptyWhere(where)) {
     // An unfiltered list: the statement from the read plan and the whitelisted sort alone.
@@ -150,19 +149,20 @@ export async function readPage(
       const pageKeys = `select ${primaryKey(meta, 'm').column} from matches m order by ${orderSql(meta, orderBy, 'm')}`;
       const from = `from ${table} as "r0"`;
       const inKeyOrder = orderBy.length === 1 && Object.keys(orderBy[0]).join() === primaryKey(meta, 'r0').property;
-      if (inKeyOrder && !deep && matches.sql.split(from).length === 2)
-        walkKey = `${type} ${sorted} ${offset} ${JSON.stringify(where)}`;
-      if (walkKey && shouldWalk(walkKey)) {
-        // The walk (search-walk.ts): the filter over the first WALK_ROWS rows in key order; when it
-        // fills the page, the matches' CTE is never read and the count is the bitmap scan's alone.
-        const capped = `from (select * ${from} order by ${order} limit ${WALK_ROWS}) as "r0"`;
+      const gate =
+        inKeyOrder && !deep && matches.sql.split(from).length === 2 ? walkGate(meta, where, args.size) : undefined;
+      if (gate) {
+        // The walk (search-walk.ts): where the column's statistics say the term is broad, the filter
+        // over the first WALK_ROWS rows in key order; when it fills the page, the matches' CTE is
+        // never read and the count is the bitmap scan's alone.
+        const capped = `from (select * ${from} where ${gate.sql} order by ${order} limit ${WALK_ROWS}) as "r0"`;
         const walk = `${matches.sql.replace(from, capped)} order by ${order} ${window.sql}`;
         const total = filterStatement(`${type} count`, where, () => countQuery(em, meta.class, where, filtered()));
         prelude = {
           sql:
             `with walk as materialized (${walk}), walked as (select count(*) = ${args.size} as whole from walk), ` +
             `matches as materialized (select m.* from (${matches.sql}) m where not (select whole from walked)) `,
-          params: [...matches.params, ...matches.params],
+          params: [...gate.params, ...matches.params, ...matches.params],
         };
         page = {
           sql:
@@ -247,7 +247,7 @@ export async function readPage(
     answerPages.delete(em);
     if (text.items === null) overBound();
     const total = text.matching === null ? Number.NaN : Number(text.matching);
-    if (walkKey) learn(walkKey, { walked: text.walked ?? null, count: total });
+    countForm(text.walked);
     const pageCount = Math.ceil(total / args.size);
     shaped.answer = { items: text.items, totalCount: total, page: args.page, size: args.size, pageCount };
     return { items: [], totalCount: total, page: args.page, size: args.size, pageCount };
@@ -265,7 +265,7 @@ export async function readPage(
   // lets the event loop answer waiting sockets (probes, short reads) between the two halves.
   if (row.items.length > LONG_PAGE) await yieldToEventLoop();
   const totalCount = row.matching === null ? Number.NaN : Number(row.matching);
-  if (walkKey) learn(walkKey, { walked: row.walked ?? null, count: totalCount });
+  countForm(row.walked);
   return {
     items: row.items,
     totalCount,

@@ -244,6 +244,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
  * so both pay the same garbage collection and compilation.
  */
 const V8_FLAGS = [
+  // As `npm start`: the tracing preload, which does nothing without OTEL_EXPORTER_OTLP_ENDPOINT.
+  `--import=${path.join(root, 'dist/src/observability/tracing-preload.js')}`,
   '--max-semi-space-size=8',
   '--max-old-space-size=256',
   '--no-maglev',

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { clientWentAway } from '../http/app-errors.js';
+import { clientWentAway } from './app-errors.js';
 import { httpRequestDuration } from './metrics.js';
 
 const GOOD_ID = /^[\w.:-]{1,128}$/;
@@ -37,7 +37,7 @@ function streamed(body: unknown): boolean {
  * its first line): its duration is the whole stream's, a client that went away mid-way is status
  * 499 with `clientGone`, and a stream that failed on its own (a read of the database) is 500 with
  * `streamFailed`, in this one line (the pipe's ECONNRESET or premature close is not logged again,
- * src/http/app-errors.ts; the stream's own failure is, as an error line).
+ * src/observability/app-errors.ts; the stream's own failure is, as an error line).
  */
 export function requestLog(logger: Logger) {
   return async (ctx: Context, next: Next) => {

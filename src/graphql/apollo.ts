@@ -58,7 +58,7 @@ const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
 
 /**
  * Limits of `/graphql` (docs/operations.md#graphql-depth-complexity-and-cost): the token check
- * already took one request from the bucket (src/graphql/gateway.ts `contextFor`); after validation
+ * already took one request from the bucket (src/graphql/request-context.ts `contextFor`); after validation
  * and before execution the operation is measured (src/graphql/operation-cost.ts); one over the
  * depth or complexity limit is refused with 400 QUERY_TOO_DEEP / QUERY_TOO_COMPLEX, and an
  * operation that costs more than one request is charged the rest, a second statement only for such
@@ -197,7 +197,7 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
     stopOnTerminationSignals: false,
   });
   await server.start();
-  /** `writes`: whether the request may hold a mutation (its reads then stay on the primary, see gateway.ts). */
+  /** `writes`: whether the request may hold a mutation (its reads then stay on the primary, see replica-routing.ts). */
   const context = async (authorization: string | undefined, writes = true) => {
     let context: GraphQLContext;
     try {

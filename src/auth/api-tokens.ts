@@ -46,8 +46,8 @@ token as (select id, name, scopes, last_used_at, last_write_at,
  * over a minute old, so a busy token is written once a minute, not on every request, and no
  * request pays a second round trip. `skip locked`: a request never waits for the row (another
  * request touching it, a revocation in progress); it just leaves the touch to that one. A check
- * leaves this CTE out while the process knows the touch is not due (`fresh_for`): it costs a
- * quarter of a small read's statement even when it updates nothing.
+ * leaves this CTE out while the process knows the touch is not due (`fresh_for`): even when it
+ * updates nothing, it is a sizeable part of a small read's statement (docs/performance.md).
  */
 const TOUCH_CTE = `
 touched as (

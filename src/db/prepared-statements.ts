@@ -6,12 +6,11 @@ import type { Pool, PoolClient } from 'pg';
  * Statements that start with this comment run as named prepared statements: parsed and planned
  * once per connection instead of on every request. The read path's statements are generated per
  * selection and carry many subqueries, so PostgreSQL spent longer planning them than running them
- * (0.5 ms against 0.35 ms for an order with everything). Reads and the token check bind their
- * values (`runPrepared`), so one statement serves every id, token and search term; only a page's
- * LIMIT, and a shallow page's OFFSET, are written into the text (see read-query.ts `readPage` for
- * why). After five runs of a statement PostgreSQL plans it once for any value (a generic plan:
- * ~0.01 ms planning against ~0.6 ms for a customer search, measured with EXPLAIN ANALYZE on the
- * test store).
+ * (bench/analysis.md). Reads and the token check bind their values (`runPrepared`), so one
+ * statement serves every id, token and search term; only a page's LIMIT, and a shallow page's
+ * OFFSET, are written into the text (see read-query.ts `readPage` for why). After five runs of a
+ * statement PostgreSQL plans it once for any value: a generic plan, whose planning is next to
+ * nothing beside a custom plan's (EXPLAIN ANALYZE).
  */
 export const PREPARED = '/* prepared */ ';
 

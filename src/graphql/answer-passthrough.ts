@@ -531,9 +531,9 @@ const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 
 /**
  * A JSON object of `pairs` (each value JSON text), its keys in their order, as text joined by
- * `||`. On the bench store this takes a quarter less of PostgreSQL's time than `to_json` of a
- * one-row subselect or `json_build_object` (both look up each value's type on every row): each
- * value is turned into JSON text by its GraphQL type, known here (jsonValue).
+ * `||`. This takes less of PostgreSQL's time than `to_json` of a one-row subselect or
+ * `json_build_object`, which both look up each value's type on every row (bench/analysis.md, "JSON
+ * written as text"): each value is turned into JSON text by its GraphQL type, known here (jsonValue).
  */
 function recordObject(pairs: JsonPairs): string {
   if (!pairs.length) return `'{}'`;

@@ -184,7 +184,7 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
       // Federation's inline traces are for a subgraph behind a gateway, which this is not; disabled,
-      // Apollo does not load the plugin and its protobuf module (~5 MB of heap).
+      // Apollo does not load the plugin and its protobuf module, which every idle process would hold.
       ApolloServerPluginInlineTraceDisabled(),
       limitsPlugin(gateway.schema, gateway.limiter),
       refusalStatusPlugin,

@@ -11,13 +11,13 @@ import { QueryLimitError } from './query-limits.js';
 /**
  * `/graphql` queries answered without Apollo's request pipeline (docs/performance.md#direct-queries).
  *
- * A small read spent a third of the service's CPU in the layers around its answer: Apollo's request
- * context, plugins, document cache and response, none of which decides anything for a plain
- * query by a caller this process has seen. Such a request is answered here with the same parts in
- * the same order: the document parsed and validated once per text (the rules and token limit
- * Apollo uses), its cost measured and refused past a limit as Apollo would, the caller's token
- * check carried by the read (src/auth/carried-token-check.ts) charging that cost, and the
- * gateway's `answer`, which writes PostgreSQL's JSON or executes.
+ * A small read spent much of the service's CPU in the layers around its answer (bench/analysis.md,
+ * "Direct queries"): Apollo's request context, plugins, document cache and response, none of which
+ * decides anything for a plain query by a caller this process has seen. Such a request is
+ * answered here with the same parts in the same order: the document parsed and validated once per
+ * text (the rules and token limit Apollo uses), its cost measured and refused past a limit as
+ * Apollo would, the caller's token check carried by the read (src/auth/carried-token-check.ts)
+ * charging that cost, and the gateway's `answer`, which writes PostgreSQL's JSON or executes.
  *
  * Everything else goes to Apollo as before: GET, batches, mutations, persisted queries, answers
  * negotiated to other media types, documents that do not parse or validate or are over a limit,

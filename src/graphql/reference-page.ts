@@ -130,7 +130,7 @@ export function graphqlReferenceHtml(schema: GraphQLSchema): string {
 
 /**
  * `GET /docs/graphql`: the GraphQL reference, public (it holds no data), rendered on its first
- * request and kept: a process that never serves it does not hold its ~0.3 MB.
+ * request and kept: a process that never serves it does not hold it.
  */
 export function graphqlReferenceMiddleware(schema: GraphQLSchema) {
   let page: string | undefined;

@@ -27,9 +27,9 @@ const clusterMessage = (message: unknown): ClusterMessage | undefined =>
  * keeps its own copy open until the worker answers `{ack: seq, accepted}`, then closes it (taken)
  * or hands the connection to another worker (not taken: that worker is shutting down). A worker
  * killed in between never answers, and nothing in Node's cluster ever closes that copy: the
- * connection stays open with nobody to read it, and its client waits for its own timeout. After a
- * `kill -9` of one of two workers, a request handed over in the 20 to 35 ms before the primary saw
- * the worker's channel close waited 40 s in two runs of three.
+ * connection stays open with nobody to read it, and its client waits for its own timeout: after a
+ * `kill -9` of a worker, requests handed over before the primary saw the worker's channel close
+ * did (docs/operations.md, "Connections handed to a worker that dies").
  *
  * So the primary watches what it hands each worker: a handle sent and not yet answered for is
  * pending. When the worker's channel closes (it exited, or was killed), it answers for the worker

@@ -10,10 +10,10 @@ import { AnswerTooLargeError } from '../domain/errors.js';
  * and wrote again at once. One such feed page took a process with `npm start`'s 256 MB heap down
  * (issue #36).
  *
- * 4 MiB: a feed walk through 250 such events at `size=250`, REST and GraphQL, peaked at 207–215 MB
- * resident in a process started as `npm start` starts it (145 MB idle), against 253 MB with 8 MiB
- * (test/page-bytes-crash.test.ts). The largest ordinary page, 250 fully expanded orders, is
- * ~0.75 MB.
+ * 4 MiB: a feed walk through 250 such events at `size=250`, REST and GraphQL, stays within the
+ * service's memory goal in a process started as `npm start` starts it, where twice the bound does
+ * not (test/page-bytes-crash.test.ts; the figures in docs/operations.md#answer-size). The largest
+ * ordinary page, 250 fully expanded orders, is well within it.
  *
  * A page's records are measured where they are aggregated, by the statement that reads them (a
  * running sum of each record's JSON length in their order, `measuredRows`), so the bound costs

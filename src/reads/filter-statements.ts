@@ -2,8 +2,8 @@ import { setBounded } from '../bounded-map.js';
 
 /**
  * Filtered statements built once per filter shape. MikroORM's query builder turns a filter (a
- * plain `where` object) into SQL on every request, about a third of a millisecond of the service's
- * CPU for a customer search (the measured whole of what a search costs it over a plain page).
+ * plain `where` object) into SQL on every request, which was all of what a customer search cost
+ * the service's CPU over a plain page (docs/performance.md).
  * The text depends only on the filter's shape (its keys, operators and list lengths), never on
  * its values, which are bound (test/statement-texts.test.ts); so a shape's statement is built
  * once and later requests bind their own values in the places the builder put the first ones.

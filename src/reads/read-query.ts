@@ -100,12 +100,12 @@ export async function readPage(
   const counted = selection.has('totalCount') || selection.has('pageCount');
   // LIMIT and OFFSET are written into the text (whole numbers from the validated arguments): with
   // them bound PostgreSQL cannot cost a generic plan and re-plans the statement on every execution
-  // (measured: Q1 0.70 → 0.48). Every other value (search terms, ids, ranges) stays a bound
+  // (Q1's fall is in bench/analysis.md). Every other value (search terms, ids, ranges) stays a bound
   // parameter, so the statement texts are the finite set of query shapes, not one per search. A
   // deep page's OFFSET is bound all the same: its read is an index walk past the offset, which
   // costs more than planning it, and written in, the long tail of page numbers users ask for made
   // thousands of texts, each kept prepared (src/db/prepared-statements.ts) in the service and in
-  // every connection's backend (measured at 1M orders: 26 MB more resident during varied pages).
+  // every connection's backend (the memory it took is in docs/performance.md).
   if (!Number.isSafeInteger(args.size) || !Number.isSafeInteger(offset))
     throw new Error('page bounds must be whole numbers');
   const window = deep
@@ -140,8 +140,8 @@ export async function readPage(
     if (counted && !shaped?.lines && searchesText(where)) {
       // A text search's matches come from a trigram bitmap scan, in no order an index keeps: the page
       // sorts all of them and the count reads all of them. They are read once, with the sort's
-      // columns, and both take theirs from that (measured at 1M orders: an e-mail term matching
-      // 4,000 orders, 41 → 20 ms; the trigram scan and its recheck were two thirds of it, twice).
+      // columns, and both take theirs from that: the trigram scan and its recheck, most of such a
+      // search's time, then run once instead of twice (bench/analysis.md).
       const sortKeys = [...new Set([primaryKey(meta, 'm').property, ...orderBy.flatMap((term) => Object.keys(term))])];
       const matches = filterStatement(`${type} matches ${sorted}`, where, () =>
         filtered().clone().select(sortKeys).toQuery(),
@@ -309,9 +309,9 @@ export interface AnswerPage {
 
 /**
  * Bytes of lines per part of an export's chunk: a part stays below V8's largest regular object
- * (128 kB), so it is allocated young and dies young. A chunk as one string (0.75 MB for 250 orders)
- * went to the old generation's large objects and set off a full collection every ~130 ms, while
- * the socket buffers it left behind piled up in malloc until then (docs/performance.md#memory).
+ * (128 kB), so it is allocated young and dies young. A chunk as one string went to the old
+ * generation's large objects and set off frequent full collections, while the socket buffers it
+ * left behind piled up in malloc until then (docs/performance.md#memory).
  */
 const PART_BYTES = 60_000;
 

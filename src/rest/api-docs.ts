@@ -46,7 +46,7 @@ const INIT = `Scalar.createApiReference('#reference', {
  * examples and code samples (curl, JavaScript and more), the conventions in the introduction.
  */
 export function apiDocsMiddleware(api: RestApi, publicUrl?: string) {
-  // Generated on its first request and kept: a process that never serves it does not hold its ~1 MB.
+  // Generated on its first request and kept: a process that never serves it does not hold it.
   let document: string | undefined;
   const assets = packageAssets('/docs/assets', ASSETS, INIT);
   return async (ctx: Context, next: Next) => {

@@ -38,7 +38,7 @@ function normally(document: string, root: string): string {
 
 /**
  * Whether PostgreSQL wrote an answer since the statements were last reset: the passthrough builds
- * its records as text joined by `||` (recordObject), which the read plan's rows never are.
+ * its records as text joined by `||` (jsonTextObject), which the read plan's rows never are.
  */
 const writtenByPostgres = () => service.statements.texts.some((text) => text.includes("|| '}'"));
 

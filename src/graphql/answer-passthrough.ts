@@ -63,7 +63,7 @@ import { renamedProperty } from './build-schema.js';
 const PAGE_FIELDS = new Set(['items', 'totalCount', 'page', 'size', 'pageCount']);
 
 /** What is known of a document's operation: how to answer it from PostgreSQL, or that it cannot be. */
-interface Shape {
+interface PassthroughShape {
   operation: OperationDefinitionNode;
   node: FieldNode;
   field: GraphQLField<unknown, unknown>;
@@ -77,7 +77,7 @@ interface Shape {
 }
 
 // Per document: per operation name (the response's own keys) or per rendering (an edge's keys).
-const shapes = new WeakMap<DocumentNode, Map<string | Rendering, Shape | null>>();
+const shapes = new WeakMap<DocumentNode, Map<string | Rendering, PassthroughShape | null>>();
 
 class NotPlain extends Error {}
 const refuse = (why: string): never => {
@@ -190,11 +190,11 @@ export type Rendering = readonly RenderedKey[];
 type Shown = NonNullable<RenderedKey['shown']>;
 
 /** A selection set's fields as a rendering with the response's keys (aliases included). */
-function renderingOf(set: SelectionSetNode | undefined): Rendering {
+function selectionRendering(set: SelectionSetNode | undefined): Rendering {
   return plainFields(set).map((node) => ({
     key: node.alias?.value ?? node.name.value,
     field: node.name.value,
-    ...(node.selectionSet ? { sub: renderingOf(node.selectionSet) } : {}),
+    ...(node.selectionSet ? { sub: selectionRendering(node.selectionSet) } : {}),
   }));
 }
 
@@ -229,7 +229,7 @@ function isScalarList(type: GraphQLField<unknown, unknown>['type']): boolean {
 }
 
 /** An item of `plan`'s entity (alias `alias`) as the JSON object `rendering` shows of `type`. */
-function objectSql(
+function renderedObjectSql(
   schema: GraphQLSchema,
   type: GraphQLObjectType,
   plan: Plan,
@@ -239,7 +239,7 @@ function objectSql(
   either?: RenderedKey['either'],
 ): string {
   const pairs: JsonPairs = rendering.map(({ key, field: name, shown, sub, either: subEither }): [string, string] => {
-    if (name === undefined) return [key, objectSql(schema, type, plan, sub ?? [], alias, depth)];
+    if (name === undefined) return [key, renderedObjectSql(schema, type, plan, sub ?? [], alias, depth)];
     const def = type.getFields()[name];
     if (!def || def.args.length || fieldScopes(schema, type, name)?.length) return refuse('not a plain field');
     if (subEither && (def.resolve || plan.relations.get(name)?.kind !== 'many')) return refuse('either of a non-list');
@@ -280,17 +280,17 @@ function objectSql(
       refuse('relation type');
     }
     const child = `t${depth}`;
-    const inner = objectSql(schema, named, relation.plan, sub ?? [], child, depth + 1, subEither);
+    const inner = renderedObjectSql(schema, named, relation.plan, sub ?? [], child, depth + 1, subEither);
     return [key, jsonArray(inner, relation.orderBy(child), relation.from(child, alias))];
   });
-  return either ? eitherObject(pairs, either) : recordObject(pairs);
+  return either ? eitherObject(pairs, either) : jsonTextObject(pairs);
 }
 
 /** `pairs` as an object holding only `first` when its value is not null, else only `second`. */
 function eitherObject(pairs: JsonPairs, [first, second]: readonly [string, string]): string {
   const value = pairs.find(([key]) => key === first)?.[1] ?? refuse('either key');
   if (!pairs.some(([key]) => key === second)) refuse('either key');
-  const without = (key: string) => recordObject(pairs.filter(([other]) => other !== key));
+  const without = (key: string) => jsonTextObject(pairs.filter(([other]) => other !== key));
   // The value is JSON text: null is the text `null` (a string "null" would be quoted).
   return `(case when ${value} <> 'null' then ${without(second)} else ${without(first)} end)`;
 }
@@ -319,7 +319,7 @@ function embeddedSql(
     const list = isListType(getNullableType(def.type));
     return [key, jsonValue(shownSql(shown, named, leafSql(inner, named, list, column, true), column), def.type, shown)];
   });
-  return recordObject(pairs);
+  return jsonTextObject(pairs);
 }
 
 const TEXT_PART = /^(int|integer|int4|smallint|int2|bigint|int8|serial|text|varchar|character varying)(\(\d+\))?$/;
@@ -455,7 +455,7 @@ function projectedSql(
     const relation = plan.relations.get(projection.one);
     if (list || relation?.kind !== 'one' || relation.plan.meta.className !== named.name) return refuse('one');
     const child = `t${depth}`;
-    const object = objectSql(schema, named, relation.plan, sub ?? [], child, depth + 1);
+    const object = renderedObjectSql(schema, named, relation.plan, sub ?? [], child, depth + 1);
     return `(select ${object} from ${relation.from(child, alias)})`;
   }
   if (!('fields' in projection)) return refuse('projected object');
@@ -471,7 +471,7 @@ function projectedSql(
       const sql = projectedSql(schema, def.type, value, inner, rowPlan, rowAlias, rowDepth);
       return [key, jsonValue(sql, def.type, inner.shown)];
     });
-    return recordObject(pairs);
+    return jsonTextObject(pairs);
   };
   if (!('each' in projection))
     return list ? refuse('list') : joinedObject(plan, fields, sub ?? [], alias, depth, objectOf);
@@ -535,7 +535,7 @@ const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
  * `json_build_object`, which both look up each value's type on every row (bench/analysis.md, "JSON
  * written as text"): each value is turned into JSON text by its GraphQL type, known here (jsonValue).
  */
-function recordObject(pairs: JsonPairs): string {
+function jsonTextObject(pairs: JsonPairs): string {
   if (!pairs.length) return `'{}'`;
   const parts = pairs.map(([key, sql], i) => `${literal(`${i ? ',' : '{'}${JSON.stringify(key)}:`)} || ${sql}`);
   return `(${parts.join(' || ')} || '}')`;
@@ -577,7 +577,11 @@ function jsonValue(sql: string, type: GraphQLOutputType, shown: Shown | undefine
 /** An operation of a document: the schema, the entities' metadata, the document, the operation's name. */
 type Operation = [GraphQLSchema, MetadataStorage, DocumentNode, string | null | undefined];
 
-function shapeOf([schema, metadata, document, operationName]: Operation, rendering?: Rendering): Shape {
+/** How PostgreSQL answers the operation (with `rendering`'s keys for an edge), or a NotPlain refusal. */
+function passthroughShapeOf(
+  [schema, metadata, document, operationName]: Operation,
+  rendering?: Rendering,
+): PassthroughShape {
   const operation = getOperationAST(document, operationName);
   if (operation?.operation !== 'query' || operation.directives?.length) return refuse('not a query');
   if (document.definitions.some((d) => d.kind === Kind.FRAGMENT_DEFINITION)) refuse('fragments');
@@ -593,7 +597,7 @@ function shapeOf([schema, metadata, document, operationName]: Operation, renderi
     // A single record (`order(id:)`): its own object, as a page's item is (for /graphql only).
     if (rendering) refuse('a record for an edge');
     const plan = planFor(metadata, rootType.name, selection);
-    const itemSql = objectSql(schema, rootType, plan, renderingOf(node.selectionSet), 'r0', 1);
+    const itemSql = renderedObjectSql(schema, rootType, plan, selectionRendering(node.selectionSet), 'r0', 1);
     return { operation, node, field, key, pageKeys: null, type: rootType.name, selection, itemSql };
   }
   const pageType = rootType;
@@ -612,7 +616,8 @@ function shapeOf([schema, metadata, document, operationName]: Operation, renderi
   if (!items || !isObjectType(itemType) || !metadata.getByClassName(itemType.name, false)) return refuse('no items');
   const type = itemType.name;
   const plan = planFor(metadata, type, selection.get('items')!);
-  const itemSql = objectSql(schema, itemType, plan, rendering ?? renderingOf(items.selectionSet), 'r0', 1);
+  const keys = rendering ?? selectionRendering(items.selectionSet);
+  const itemSql = renderedObjectSql(schema, itemType, plan, keys, 'r0', 1);
   return { operation, node, field, key, pageKeys, type, selection, itemSql };
 }
 
@@ -622,9 +627,9 @@ function cachedShape(operation: Operation, rendering?: Rendering) {
   if (!byName) shapes.set(document, (byName = new Map()));
   const name = rendering ?? operation[3] ?? '';
   if (!byName.has(name)) {
-    let shape: Shape | null = null;
+    let shape: PassthroughShape | null = null;
     try {
-      shape = shapeOf(operation, rendering);
+      shape = passthroughShapeOf(operation, rendering);
     } catch (error) {
       if (!(error instanceof NotPlain)) throw error;
     }
@@ -679,7 +684,7 @@ interface Ran {
  */
 async function runRootField(
   schema: GraphQLSchema,
-  shape: Shape,
+  shape: PassthroughShape,
   context: GraphQLContext,
   given: Record<string, unknown> | undefined,
   request: AnswerPage & AnswerRecord,
@@ -721,7 +726,7 @@ async function runRootField(
   }
 }
 
-const requestOf = (shape: Shape, lines = false, check?: Companion): AnswerPage & AnswerRecord => ({
+const requestOf = (shape: PassthroughShape, lines = false, check?: Companion): AnswerPage & AnswerRecord => ({
   type: shape.type,
   selection: shape.selection,
   itemSql: shape.itemSql,

@@ -30,7 +30,7 @@ const compiled = new Map<string, Compiled>();
 const COMPILED_MAX = 500;
 
 /** The filter's shape with its values left out, and its values in the order of the walk. */
-function shapeOf(where: unknown): { shape: string; values: unknown[] } | null {
+function filterTemplateOf(where: unknown): { shape: string; values: unknown[] } | null {
   const values: unknown[] = [];
   const walk = (node: unknown): string | null => {
     if (node === null) return 'null';
@@ -77,7 +77,7 @@ function sourcesOf(params: readonly unknown[], values: readonly unknown[]): numb
  * `key` names everything else the text depends on (the type, the selection, the sort, the kind).
  */
 export function filterStatement(key: string, where: unknown, build: () => Statement): Statement {
-  const shaped = shapeOf(where);
+  const shaped = filterTemplateOf(where);
   if (!shaped) return build();
   const cacheKey = `${key}\u0000${shaped.shape}`;
   const known = compiled.get(cacheKey);

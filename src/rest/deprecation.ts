@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { FieldMap } from './fields.js';
-import { shapeOf } from './operations.js';
+import { askedFieldsOf } from './operations.js';
 import { parseReadParams } from './query-params.js';
 import type { RouteSpec } from './route-spec.js';
 
@@ -87,7 +87,7 @@ export function announceDeprecations(ctx: Context, route: RouteSpec): void {
   const fieldKeys = cached(resource.fields);
   const expandKeys = cached(resource.expand);
   if (!fieldKeys.size && !expandKeys.size) return;
-  const { keys } = shapeOf(resource, parseReadParams(ctx.query, resource));
+  const { keys } = askedFieldsOf(resource, parseReadParams(ctx.query, resource));
   let first: Deprecation | undefined;
   for (const key of keys) {
     const deprecation = fieldKeys.get(key) ?? expandKeys.get(key);

@@ -6,7 +6,7 @@ import type { RestResource } from './resource.js';
 const wholeMaps = new WeakMap<RestResource, FieldMap>();
 
 /** The map of the record as asked: chosen fields, then expanded relations. */
-export function shapeOf(resource: RestResource, params: ReadParams): { map: FieldMap; keys: string[] } {
+export function askedFieldsOf(resource: RestResource, params: ReadParams): { map: FieldMap; keys: string[] } {
   let map = wholeMaps.get(resource);
   if (!map) wholeMaps.set(resource, (map = { ...resource.fields, ...resource.expand }));
   return { map, keys: [...params.keys, ...params.expand] };
@@ -25,7 +25,7 @@ export function listDocument(
   params: ReadParams,
   options: { filtered?: boolean; intArgs?: string[]; optionalIntArgs?: string[] } = {},
 ): string {
-  const { map, keys } = shapeOf(resource, params);
+  const { map, keys } = askedFieldsOf(resource, params);
   const ints = options.intArgs ?? [];
   const optional = options.optionalIntArgs ?? [];
   const declare = [
@@ -52,7 +52,7 @@ export function exportDocument(
   params: ReadParams,
   options: { filtered?: boolean } = {},
 ): string {
-  const { map, keys } = shapeOf(resource, params);
+  const { map, keys } = askedFieldsOf(resource, params);
   const declare = options.filtered ? `, $filter: ${resource.filterInput}` : '';
   const pass = options.filtered ? ', filter: $filter' : '';
   return `query RestExport($size: Int!, $afterId: Int${declare}) {
@@ -82,7 +82,7 @@ export function mutationDocument(
   params: ReadParams,
   args: { intArgs: string[]; input?: string; ifMatch?: string; bodyArgs?: Record<string, string> },
 ): string {
-  const { map, keys } = shapeOf(resource, params);
+  const { map, keys } = askedFieldsOf(resource, params);
   const bodyArgs = Object.entries(args.bodyArgs ?? {});
   const declare = [
     ...args.intArgs.map((a) => `$${a}: Int!`),
@@ -107,20 +107,20 @@ export function mutationDocument(
 
 /** `query { result: product(id: …) { … } }` */
 export function getDocument(resource: RestResource, queryField: string, params: ReadParams): string {
-  const { map, keys } = shapeOf(resource, params);
+  const { map, keys } = askedFieldsOf(resource, params);
   return `query RestGet($id: Int!) {
   result: ${queryField}(id: $id) { ${selectionOf(map, keys)}${versionOf(resource)} }
 }`;
 }
 
 export function reshapeRecord(resource: RestResource, params: ReadParams, node: Record<string, unknown>) {
-  const { map, keys } = shapeOf(resource, params);
+  const { map, keys } = askedFieldsOf(resource, params);
   return reshape(map, node, keys);
 }
 
 /** Every record of a page, reshaped with one shape. */
 export function reshapeRecords(resource: RestResource, params: ReadParams, nodes: Record<string, unknown>[]) {
-  const { map, keys } = shapeOf(resource, params);
+  const { map, keys } = askedFieldsOf(resource, params);
   return nodes.map((node) => reshape(map, node, keys));
 }
 
@@ -133,7 +133,7 @@ export function positionDocument(resource: RestResource, queryField: string): st
 
 /** `query { result: events(after: …, size: …, types: …) { totalCount next items { … } } }` */
 export function feedDocument(resource: RestResource, queryField: string, params: ReadParams): string {
-  const { map, keys } = shapeOf(resource, params);
+  const { map, keys } = askedFieldsOf(resource, params);
   return `query RestFeed($after: Int, $size: Int!, $types: [String!]) {
   result: ${queryField}(after: $after, size: $size, types: $types) {
     totalCount next items { ${selectionOf(map, keys)} }

@@ -14,6 +14,7 @@ import { POSITIVE_INT, parseInteger } from './integer-param.js';
 import { feedPage, listPage } from './list-wrapper.js';
 import type { OpenExports } from './open-exports.js';
 import {
+  askedFieldsOf,
   exportDocument,
   feedDocument,
   getDocument,
@@ -23,7 +24,6 @@ import {
   positionDocument,
   reshapeRecord,
   reshapeRecords,
-  shapeOf,
 } from './operations.js';
 import { Problem } from './problem.js';
 import { publicOrigin } from './public-origin.js';
@@ -167,7 +167,7 @@ async function handleList(ctx: Context, route: ListRoute | SearchRoute, options:
   // Where every key is a plain field or a grouping of them, PostgreSQL writes the items' JSON and
   // the wrapper is put around its text (docs/rest.md#lists-from-postgresql); otherwise they are
   // executed and reshaped here.
-  const { map, keys } = shapeOf(route.resource, params);
+  const { map, keys } = askedFieldsOf(route.resource, params);
   const rendering = matchesNone ? null : renderingOf(map, keys);
   const rendered = rendering && (await session.page(request, rendering));
   if (rendered) {
@@ -256,7 +256,7 @@ async function handleExport(ctx: Context, route: ExportRoute, options: RestOptio
   const refuse = (result: OperationResult): never => {
     throw resultProblem(result);
   };
-  const { map, keys } = shapeOf(route.resource, params);
+  const { map, keys } = askedFieldsOf(route.resource, params);
   const line = (record: Record<string, unknown>) => reshape(map, record, keys);
   const executed = async (afterId: number | null) => {
     exportChunks.inc({ road: 'reshaped' });

@@ -2,10 +2,11 @@ import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'gr
 import { RATE_LIMITED, rateLimitedMessage, rateLimitHeaders } from '../auth/rate-limit.js';
 import { graphqlOperations } from '../observability/metrics.js';
 import type { GraphQLContext } from '../resolvers/context.js';
-import { pageFromPostgres, type RenderedPage, type Rendering } from './answer-passthrough.js';
+import { pageFromPostgres, type RenderedPage } from './answer-passthrough.js';
 import { formatError } from './format-error.js';
 import { formatted, type OperationRequest, type OperationResult, type OperationRun } from './operation-run.js';
 import type { PreparedDocuments } from './prepared-documents.js';
+import type { Rendering } from './rendering.js';
 import type { createRequestContexts } from './request-context.js';
 import type { Snapshot } from './snapshots.js';
 

@@ -6,9 +6,10 @@ import { graphqlOperations, readsByTarget } from '../observability/metrics.js';
 import type { AnswerLines } from '../reads/read-query.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { Loaders } from '../resolvers/loaders.js';
-import { linesFromPostgres, type Rendering } from './answer-passthrough.js';
+import { linesFromPostgres } from './answer-passthrough.js';
 import { formatted, type OperationRequest, type OperationResult, type OperationRun } from './operation-run.js';
 import type { PreparedDocuments } from './prepared-documents.js';
+import type { Rendering } from './rendering.js';
 import { countOnPrimary, type ReplicaRouter } from './replica-routing.js';
 
 /** Operations reading one consistent state of the store (see `Session.snapshot`). */

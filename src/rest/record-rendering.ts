@@ -1,4 +1,4 @@
-import type { RenderedKey, Rendering } from '../graphql/answer-passthrough.js';
+import type { RenderedKey, Rendering } from '../graphql/rendering.js';
 import { type FieldMap, gqlNameOf, INLINE } from './fields.js';
 
 /**

@@ -1,0 +1,227 @@
+import type { EntityProperty } from '@mikro-orm/core';
+import {
+  type GraphQLNamedType,
+  type GraphQLOutputType,
+  getNamedType,
+  getNullableType,
+  isEnumType,
+  isListType,
+  isObjectType,
+} from 'graphql';
+import type { Projection } from '../reads/projection.js';
+import type { Plan, RelationPlan } from '../reads/read-plan.js';
+import { refuse } from './not-plain.js';
+import type { Shown } from './rendering.js';
+
+/**
+ * The leaves of a record PostgreSQL writes as JSON (answer-passthrough.ts): a column as GraphQL's
+ * serialiser writes it or as an edge shows it, a path through single relations, the parts of a
+ * declared value (src/reads/projection.ts), and each as its JSON text. Anything SQL cannot write
+ * exactly as the executor would is refused (not-plain.ts).
+ */
+
+const INT_COLUMN = /^(int|integer|int4|smallint|int2|serial)$/;
+const FLOAT_COLUMN = /^(double precision|double|float8|real|float4)$/;
+const TEXT_COLUMN = /^(text|varchar|character varying)(\(\d+\))?$/;
+
+/** A scalar or enum column as its GraphQL serialiser writes it, or a refusal. */
+export function leafSql(
+  prop: EntityProperty | undefined,
+  type: GraphQLNamedType,
+  list: boolean,
+  column: string,
+  inEmbeddable = false,
+): string {
+  if (prop?.kind !== 'scalar' || Boolean(prop.embedded) !== inEmbeddable || prop.fieldNames?.length !== 1) {
+    return refuse('not a column');
+  }
+  const columnType = String(prop.columnTypes?.[0] ?? '').toLowerCase();
+  if (list) {
+    // A text array column (ProductOption.values) is a JSON array of strings in both roads.
+    const textArray = columnType.endsWith('[]') && TEXT_COLUMN.test(columnType.slice(0, -2));
+    return type.name === 'String' && textArray ? column : refuse('list');
+  }
+  if (isEnumType(type)) {
+    const cases = type.getValues().map(({ name, value }) => {
+      const stored = Number.isInteger(value)
+        ? String(value)
+        : typeof value === 'string'
+          ? literal(value)
+          : refuse('enum value');
+      return `when ${stored} then '${name}'`;
+    });
+    return `(case ${column} ${cases.join(' ')} end)`;
+  }
+  switch (type.name) {
+    case 'Int':
+      return INT_COLUMN.test(columnType) ? column : refuse('Int column');
+    case 'String':
+      return TEXT_COLUMN.test(columnType) ? column : refuse('String column');
+    case 'Float':
+      // Both roads print a double as the shortest text that reads back as it (float8out, JSON.stringify).
+      return FLOAT_COLUMN.test(columnType) ? column : refuse('Float column');
+    case 'Boolean':
+      return columnType === 'boolean' || columnType === 'bool' ? column : refuse('Boolean column');
+    case 'Decimal':
+      // Money travels as its exact text ("12.50"), as the row's JSON gives it to the serialiser.
+      return columnType.startsWith('numeric') ? `${column}::text` : refuse('Decimal column');
+    case 'Timestamp':
+      // Unix seconds, floored as the serialiser floors milliseconds; only zoned columns (a zoneless
+      // one would be read in the process's time zone).
+      return /timestamptz|with time zone/.test(columnType)
+        ? `floor(extract(epoch from ${column}))::bigint`
+        : refuse('Timestamp column');
+    case 'JSON':
+      // jsonb's text: the same value as JSON.stringify of the parsed column (key order included, as
+      // the driver parses that text), spaced and with numbers as written (1.50), and on one line.
+      return columnType === 'jsonb' ? column : refuse('JSON column');
+    default:
+      return refuse(`scalar ${type.name}`);
+  }
+}
+
+/** A leaf as `shown` asks, from its SQL as GraphQL's serialiser writes it (`sql`) or its column. */
+export function shownSql(shown: Shown | undefined, type: GraphQLNamedType, sql: string, column: string): string {
+  switch (shown) {
+    case undefined:
+      return sql;
+    case 'code':
+      // The enum's values are its codes, and the column holds the values.
+      return isEnumType(type) && type.getValues().every(({ value }) => Number.isInteger(value))
+        ? column
+        : refuse('code of a non-integer enum');
+    case 'number':
+      // float8 prints the shortest text that reads back as the same double, as JSON.stringify does.
+      return type.name === 'Decimal' ? `${column}::float8` : refuse('number of a non-Decimal');
+    case 'wholeUnits':
+      // numeric's round() rounds half away from zero, as src/rest's roundedUnits does.
+      return type.name === 'Decimal' ? `round(${column})::bigint` : refuse('units of a non-Decimal');
+    case 'zeroForNull':
+      return `coalesce(${sql}, 0)`;
+  }
+}
+
+const TEXT_PART = /^(int|integer|int4|smallint|int2|bigint|int8|serial|text|varchar|character varying)(\(\d+\))?$/;
+
+/**
+ * A part of a `{ concat }` projection as text, as projectRow turns its value into text (a number
+ * as its digits, a text as is; null is nothing, as `concat` ignores it).
+ */
+export function textPartSql(plan: Plan, part: Projection, alias: string, depth: number): string {
+  if (typeof part === 'string') {
+    const [head, property, ...deeper] = part.split('.');
+    if (property !== undefined) {
+      const relation = plan.relations.get(head);
+      if (deeper.length || relation?.kind !== 'one') return refuse('path');
+      const joined = joinedRows.get(relation);
+      if (joined !== undefined) return textPartSql(relation.plan, property, joined, depth + 1);
+      const child = `t${depth}`;
+      return `(select ${textPartSql(relation.plan, property, child, depth + 1)} from ${relation.from(child, alias)})`;
+    }
+    const prop = plan.meta.properties[head as never] as EntityProperty | undefined;
+    const reference = prop?.kind === 'm:1' || (prop?.kind === '1:1' && prop.owner);
+    const typed = reference ? prop.targetMeta?.getPrimaryProps()[0] : prop;
+    const columnType = String(typed?.columnTypes?.[0] ?? '').toLowerCase();
+    if ((prop?.kind !== 'scalar' && !reference) || prop.embedded || prop.fieldNames?.length !== 1) {
+      return refuse('concat part');
+    }
+    return TEXT_PART.test(columnType) ? `${alias}.${quote(prop.fieldNames[0])}::text` : refuse('concat part type');
+  }
+  if (isChoice(part)) return `coalesce(${part.map((choice) => textPartSql(plan, choice, alias, depth)).join(', ')})`;
+  if ('constant' in part) return literal(String(part.constant));
+  if ('concat' in part)
+    return `concat(${part.concat.map((inner) => textPartSql(plan, inner, alias, depth)).join(', ')})`;
+  return refuse('concat part');
+}
+
+/**
+ * A ReadPath of the row on `alias` (see field-reads.ts) as `type`'s serialiser writes it, or as
+ * `shown` asks: a column, a reference's id, or a column of a single relation the plan loads (a
+ * subquery; null without a row).
+ */
+export function pathSql(
+  plan: Plan,
+  path: string,
+  type: GraphQLNamedType,
+  list: boolean,
+  alias: string,
+  depth: number,
+  shown?: Shown,
+): string {
+  const [head, property, ...deeper] = path.split('.');
+  const prop = plan.meta.properties[head as never] as EntityProperty | undefined;
+  if (property !== undefined) {
+    const relation = plan.relations.get(head);
+    if (deeper.length || relation?.kind !== 'one') return refuse('path');
+    // A row joined once for its object (joinedObject): its column, null without a row.
+    const joined = joinedRows.get(relation);
+    const child = joined ?? `t${depth}`;
+    // Without a related row the subquery is null: a zero for null goes around it.
+    const inner = pathSql(relation.plan, property, type, list, child, depth + 1, zeroless(shown));
+    return shownNull(shown, joined === undefined ? `(select ${inner} from ${relation.from(child, alias)})` : inner);
+  }
+  const column = prop?.fieldNames?.length === 1 ? `${alias}.${quote(prop.fieldNames[0])}` : '';
+  const reference = prop?.kind === 'm:1' || (prop?.kind === '1:1' && prop.owner);
+  if (reference) {
+    // A reference is its id, as the row's JSON gives it: only whole-number keys.
+    const key = prop.targetMeta?.getPrimaryProps()[0];
+    const keyType = String(key?.columnTypes?.[0] ?? '').toLowerCase();
+    const id = type.name === 'Int' && !list && column && INT_COLUMN.test(keyType) ? column : refuse('reference');
+    return zeroless(shown) ? refuse('reference shown') : shownNull(shown, id);
+  }
+  return shownSql(shown, type, leafSql(prop, type, list, column), column);
+}
+
+/** `shown` without its zero for null (applied around a whole value, see shownNull). */
+export const zeroless = (shown: Shown | undefined) => (shown === 'zeroForNull' ? undefined : shown);
+/** `sql`, with 0 for null when `shown` asks. */
+export const shownNull = (shown: Shown | undefined, sql: string) =>
+  shown === 'zeroForNull' ? `coalesce(${sql}, 0)` : sql;
+
+/** A constant of a projection as SQL of the GraphQL type it is served as. */
+export function constantSql(value: string | number | boolean, type: GraphQLNamedType): string {
+  if (type.name === 'String' && typeof value === 'string') return literal(value);
+  if (type.name === 'Int' && Number.isSafeInteger(value)) return String(value);
+  if (type.name === 'Boolean' && typeof value === 'boolean') return String(value);
+  return refuse('constant');
+}
+
+/**
+ * Relations joined once for an object (object-sql.ts joinedObject), by the joined row's alias:
+ * values read its columns.
+ */
+export const joinedRows = new WeakMap<RelationPlan, string>();
+
+// Array.isArray does not narrow a readonly array type.
+export const isChoice = (projection: Projection): projection is readonly Projection[] => Array.isArray(projection);
+
+export const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
+
+/** A text as an SQL literal. */
+export const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+/**
+ * A value of GraphQL type `type` (`sql`: a leaf as leafSql and shownSql give it, or an object or
+ * list already JSON text) as its JSON text, null as `null`.
+ */
+export function jsonValue(sql: string, type: GraphQLOutputType, shown: Shown | undefined): string {
+  const named = getNamedType(type);
+  if (isObjectType(named)) return `coalesce(${sql}, 'null')`;
+  // A list of scalars (a text array column): PostgreSQL's own JSON of the array.
+  if (isListType(getNullableType(type))) return `coalesce(to_json(${sql})::text, 'null')`;
+  // Shown as a number (an enum's code, a Decimal as number or whole units, a Timestamp's 0).
+  if (shown) return `coalesce((${sql})::text, 'null')`;
+  // An enum's names are GraphQL names and a Decimal's text is digits: nothing to escape.
+  if (isEnumType(named) || named.name === 'Decimal') return `coalesce('"' || ${sql} || '"', 'null')`;
+  switch (named.name) {
+    case 'Int':
+    case 'Boolean':
+    case 'Timestamp':
+    case 'JSON':
+      // Whole numbers, true/false and jsonb print as their JSON.
+      return `coalesce((${sql})::text, 'null')`;
+    default:
+      // Strings (escaped) and doubles (non-finite ones quoted) as PostgreSQL writes their JSON.
+      return `coalesce(to_json(${sql})::text, 'null')`;
+  }
+}

@@ -1,0 +1,274 @@
+import type { EntityProperty } from '@mikro-orm/core';
+import {
+  type GraphQLField,
+  type GraphQLObjectType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  getNamedType,
+  getNullableType,
+  isEnumType,
+  isListType,
+  isObjectType,
+  isScalarType,
+} from 'graphql';
+import { type Projection, pathsOf } from '../reads/projection.js';
+import { type Plan, projectionOf, type RelationPlan } from '../reads/read-plan.js';
+import type { JsonPairs } from '../reads/row-json.js';
+import { fieldScopes } from '../schema/field-scopes.js';
+import { renamedProperty } from './build-schema.js';
+import {
+  constantSql,
+  isChoice,
+  joinedRows,
+  jsonValue,
+  leafSql,
+  literal,
+  pathSql,
+  quote,
+  shownNull,
+  shownSql,
+  textPartSql,
+  zeroless,
+} from './leaf-sql.js';
+import { refuse } from './not-plain.js';
+import type { RenderedKey, Rendering, Shown } from './rendering.js';
+
+/**
+ * The objects of a record PostgreSQL writes as JSON (answer-passthrough.ts): an entity's row as the
+ * object a rendering shows of its GraphQL type, with its embeddables, list relations and declared
+ * values (src/reads/projection.ts) nested, each object written as text joined by `||`.
+ */
+
+/** A list of Int or String a computed JSON relation gives as GraphQL shows it (`Product.collectionIds`). */
+function isScalarList(type: GraphQLField<unknown, unknown>['type']): boolean {
+  const nullable = getNullableType(type);
+  const named = getNamedType(type);
+  return (
+    isListType(nullable) && !isListType(getNullableType(nullable.ofType)) && ['Int', 'String'].includes(named.name)
+  );
+}
+
+/** An item of `plan`'s entity (alias `alias`) as the JSON object `rendering` shows of `type`. */
+export function renderedObjectSql(
+  schema: GraphQLSchema,
+  type: GraphQLObjectType,
+  plan: Plan,
+  rendering: Rendering,
+  alias: string,
+  depth: number,
+  either?: RenderedKey['either'],
+): string {
+  const pairs: JsonPairs = rendering.map(({ key, field: name, shown, sub, either: subEither }): [string, string] => {
+    if (name === undefined) return [key, renderedObjectSql(schema, type, plan, sub ?? [], alias, depth)];
+    const def = type.getFields()[name];
+    if (!def || def.args.length || fieldScopes(schema, type, name)?.length) return refuse('not a plain field');
+    if (subEither && (def.resolve || plan.relations.get(name)?.kind !== 'many')) return refuse('either of a non-list');
+    const renamed = renamedProperty(def);
+    if (renamed !== undefined) {
+      // A column served under another name (`ProductVariant.variant`): a leaf of its property.
+      const named = getNamedType(def.type);
+      if (sub || subEither || !(isScalarType(named) || isEnumType(named))) return refuse('renamed object');
+      const list = isListType(getNullableType(def.type));
+      return [key, jsonValue(pathSql(plan, renamed, named, list, alias, depth, shown), def.type, shown)];
+    }
+    if (def.resolve) {
+      // A field resolver is answered here only when its value is declared (@Projects).
+      const projection = projectionOf(plan.meta, name) ?? refuse('field resolver');
+      const value = projectedSql(schema, def.type, projection, { shown, sub }, plan, alias, depth);
+      return [key, jsonValue(value, def.type, shown)];
+    }
+    const nullable = getNullableType(def.type);
+    const named = getNamedType(def.type);
+    const relation = plan.relations.get(name);
+    if (relation?.kind === 'json' && !sub && !shown && isScalarList(def.type)) {
+      // Hand-written SQL: whatever aggregate it uses, its JSON stays on one line (json_agg puts a
+      // newline between composite elements; a JSON string escapes its own), for an export's lines.
+      return [key, `coalesce(replace((${relation.sql(alias)})::text, chr(10), ''), 'null')`];
+    }
+    if (isScalarType(named) || isEnumType(named)) {
+      if (sub) refuse('selection on a leaf');
+      // pathSql refuses what is not a plain column or reference, however it is shown.
+      return [key, jsonValue(pathSql(plan, name, named, isListType(nullable), alias, depth, shown), def.type, shown)];
+    }
+    if (isObjectType(named) && !isListType(nullable) && !relation) {
+      return [key, embeddedSql(plan, name, named, sub ?? [], alias)];
+    }
+    if (!isObjectType(named) || !isListType(nullable) || relation?.kind !== 'many') {
+      return refuse('not a list relation');
+    }
+    if (relation.plan.meta.className !== named.name || isListType(getNullableType(nullable.ofType))) {
+      refuse('relation type');
+    }
+    const child = `t${depth}`;
+    const inner = renderedObjectSql(schema, named, relation.plan, sub ?? [], child, depth + 1, subEither);
+    return [key, jsonArray(inner, relation.orderBy(child), relation.from(child, alias))];
+  });
+  return either ? eitherObject(pairs, either) : jsonTextObject(pairs);
+}
+
+/** `pairs` as an object holding only `first` when its value is not null, else only `second`. */
+function eitherObject(pairs: JsonPairs, [first, second]: readonly [string, string]): string {
+  const value = pairs.find(([key]) => key === first)?.[1] ?? refuse('either key');
+  if (!pairs.some(([key]) => key === second)) refuse('either key');
+  const without = (key: string) => jsonTextObject(pairs.filter(([other]) => other !== key));
+  // The value is JSON text: null is the text `null` (a string "null" would be quoted).
+  return `(case when ${value} <> 'null' then ${without(second)} else ${without(first)} end)`;
+}
+
+/**
+ * An embeddable of the row on `alias` (stored as columns of the row, see row-json.ts) as the JSON
+ * object `rendering` shows of its GraphQL type: each key a column of the embeddable.
+ */
+function embeddedSql(
+  plan: Plan,
+  property: string,
+  type: GraphQLObjectType,
+  rendering: Rendering,
+  alias: string,
+): string {
+  const prop = plan.meta.properties[property as never] as EntityProperty | undefined;
+  // A list of embeddables or one stored as a JSON column (object mode) is not a set of columns.
+  if (prop?.kind !== 'embedded' || prop.array || prop.object) return refuse('not an embeddable');
+  const pairs: JsonPairs = rendering.map(({ key, field: name, shown, sub }): [string, string] => {
+    if (name === undefined) return [key, embeddedSql(plan, property, type, sub ?? [], alias)];
+    const def = type.getFields()[name];
+    const inner = plan.meta.props.find((p) => p.embedded?.[0] === property && p.embedded[1] === name);
+    if (!def || def.resolve || def.args.length || sub || !inner) return refuse('embeddable field');
+    const named = getNamedType(def.type);
+    const column = inner.fieldNames?.length === 1 ? `${alias}.${quote(inner.fieldNames[0])}` : '';
+    const list = isListType(getNullableType(def.type));
+    return [key, jsonValue(shownSql(shown, named, leafSql(inner, named, list, column, true), column), def.type, shown)];
+  });
+  return jsonTextObject(pairs);
+}
+
+/** What is asked of a field resolver's value: how a leaf is shown, or an object's keys. */
+interface Wanted {
+  shown?: Shown;
+  sub?: Rendering;
+}
+
+/** A field resolver's declared value (projection.ts) as `wanted` shows it, as SQL on the row `alias`. */
+function projectedSql(
+  schema: GraphQLSchema,
+  fieldType: GraphQLOutputType,
+  projection: Projection,
+  wanted: Wanted,
+  plan: Plan,
+  alias: string,
+  depth: number,
+): string {
+  const { shown, sub } = wanted;
+  const nullable = getNullableType(fieldType);
+  const named = getNamedType(fieldType);
+  const list = isListType(nullable);
+  if (isScalarType(named) || isEnumType(named)) {
+    if (sub) refuse('selection on a leaf');
+    if (typeof projection === 'string') return pathSql(plan, projection, named, list, alias, depth, shown);
+    if (list) return refuse('list of values');
+    if (isChoice(projection)) {
+      const choices = projection.map((choice) =>
+        projectedSql(schema, fieldType, choice, { shown: zeroless(shown) }, plan, alias, depth),
+      );
+      return shownNull(shown, `coalesce(${choices.join(', ')})`);
+    }
+    if ('constant' in projection)
+      return zeroless(shown) ? refuse('constant shown') : constantSql(projection.constant, named);
+    if ('concat' in projection) {
+      const parts = projection.concat.map((part) => textPartSql(plan, part, alias, depth));
+      return named.name === 'String' && !shown ? `concat(${parts.join(', ')})` : refuse('concat shown');
+    }
+    return refuse('fields on a leaf');
+  }
+  if (isObjectType(named) && !list && typeof projection === 'string' && !shown) {
+    return embeddedSql(plan, projection, named, sub ?? [], alias);
+  }
+  if (shown || !isObjectType(named) || typeof projection === 'string' || isChoice(projection)) {
+    return refuse('projected object');
+  }
+  if ('one' in projection) {
+    // The related row as an object of the selection's keys; no row is null, as the subquery gives.
+    const relation = plan.relations.get(projection.one);
+    if (list || relation?.kind !== 'one' || relation.plan.meta.className !== named.name) return refuse('one');
+    const child = `t${depth}`;
+    const object = renderedObjectSql(schema, named, relation.plan, sub ?? [], child, depth + 1);
+    return `(select ${object} from ${relation.from(child, alias)})`;
+  }
+  if (!('fields' in projection)) return refuse('projected object');
+  const { fields } = projection;
+  const objectOf = (keys: Rendering, rowPlan: Plan, rowAlias: string, rowDepth: number): string => {
+    const pairs: JsonPairs = keys.map(({ key, field: name, ...inner }): [string, string] => {
+      if (name === undefined) return [key, objectOf(inner.sub ?? [], rowPlan, rowAlias, rowDepth)];
+      const def = named.getFields()[name];
+      const value = fields[name];
+      if (!def || def.resolve || def.args.length || !value || fieldScopes(schema, named, name)?.length) {
+        return refuse('projected field');
+      }
+      const sql = projectedSql(schema, def.type, value, inner, rowPlan, rowAlias, rowDepth);
+      return [key, jsonValue(sql, def.type, inner.shown)];
+    });
+    return jsonTextObject(pairs);
+  };
+  if (!('each' in projection))
+    return list ? refuse('list') : joinedObject(plan, fields, sub ?? [], alias, depth, objectOf);
+  const relation = plan.relations.get(projection.each);
+  if (!list || isListType(getNullableType(nullable.ofType)) || relation?.kind !== 'many') return refuse('each');
+  const child = `t${depth}`;
+  const object = objectOf(sub ?? [], relation.plan, child, depth + 1);
+  return jsonArray(object, relation.orderBy(child), relation.from(child, alias));
+}
+
+/** The GraphQL fields a rendering asks for, its groupings' included. */
+const fieldsAsked = (keys: Rendering): string[] =>
+  keys.flatMap(({ field, sub }) => (field === undefined ? fieldsAsked(sub ?? []) : [field]));
+
+/**
+ * A projected object on the row `alias`, where several of its values read the same single
+ * relation (`Order.customer`: the customer's e-mail and names): that row is joined once for the
+ * object (a lateral left join; no row gives nulls, as the subqueries do) instead of a subquery per
+ * value, and `build` reads its columns in place (joinedRows).
+ */
+function joinedObject(
+  plan: Plan,
+  fields: Readonly<Record<string, Projection>>,
+  keys: Rendering,
+  alias: string,
+  depth: number,
+  build: (keys: Rendering, rowPlan: Plan, rowAlias: string, rowDepth: number) => string,
+): string {
+  const uses = new Map<string, number>();
+  for (const name of fieldsAsked(keys)) {
+    for (const path of fields[name] === undefined ? [] : pathsOf(fields[name])) {
+      const [head, property] = path.split('.');
+      if (property !== undefined && plan.relations.get(head)?.kind === 'one') uses.set(head, (uses.get(head) ?? 0) + 1);
+    }
+  }
+  const shared = [...uses].filter(([, count]) => count > 1).map(([head]) => head);
+  if (!shared.length) return build(keys, plan, alias, depth);
+  const relations = new Map(plan.relations);
+  const joins = shared.map((head, i) => {
+    const relation = plan.relations.get(head) as Extract<RelationPlan, { kind: 'one' }>;
+    const joined = `j${depth}_${i}`;
+    const onJoined: RelationPlan = { ...relation, from: (child) => `(select ${joined}.*) ${child}` };
+    joinedRows.set(onJoined, joined);
+    relations.set(head, onJoined);
+    return `left join lateral (select * from ${relation.from(joined, alias)}) ${joined} on true`;
+  });
+  return `(select ${build(keys, { ...plan, relations }, alias, depth)} from (select) j ${joins.join(' ')})`;
+}
+
+/**
+ * A JSON object of `pairs` (each value JSON text), its keys in their order, as text joined by
+ * `||`. This takes less of PostgreSQL's time than `to_json` of a one-row subselect or
+ * `json_build_object`, which both look up each value's type on every row (bench/analysis.md, "JSON
+ * written as text"): each value is turned into JSON text by its GraphQL type, known here (jsonValue).
+ */
+function jsonTextObject(pairs: JsonPairs): string {
+  if (!pairs.length) return `'{}'`;
+  const parts = pairs.map(([key, sql], i) => `${literal(`${i ? ',' : '{'}${JSON.stringify(key)}:`)} || ${sql}`);
+  return `(${parts.join(' || ')} || '}')`;
+}
+
+/** A JSON array of `element` (JSON text) over the rows of `from`, in `orderBy`; no row is `[]`. */
+const jsonArray = (element: string, orderBy: string, from: string) =>
+  `coalesce((select '[' || string_agg(${element}, ',' order by ${orderBy}) || ']' from ${from}), '[]')`;

@@ -6,6 +6,7 @@ import Koa from 'koa';
 import helmet from 'koa-helmet';
 import type { Logger } from 'pino';
 import { RateLimiter, type RateLimitSettings } from './auth/rate-limit.js';
+import { type BulkOptions, createBulkOperations } from './bulk/bulk-operations.js';
 import { postgresIdempotencyStore } from './db/idempotency-store.js';
 import { learnCaseFolding } from './domain/text-fold.js';
 import { answerBodies } from './graphql/answer-passthrough.js';
@@ -56,6 +57,8 @@ export interface AppOptions {
   replicas?: ReplicaRouting;
   /** EXPORTS_PER_TOKEN, EXPORT_STALL_TIMEOUT_MS. */
   exports?: Partial<ExportLimits>;
+  /** BULK_CONCURRENCY, BULK_MAX_RUNNING, BULK_RETENTION_DAYS, BULK_UPLOAD_MAX_BYTES. */
+  bulk?: BulkOptions;
 }
 
 /**
@@ -100,6 +103,7 @@ export async function createApp({
   admission: admissionGiven,
   replicas,
   exports: exportLimits,
+  bulk: bulkOptions,
 }: AppOptions) {
   const schema = await buildStoreSchema();
   checkDeclaredReads(orm.getMetadata());
@@ -109,22 +113,35 @@ export async function createApp({
   const gateway = createGateway(schema, orm, RateLimiter.create(orm, rateLimit), replicas);
   const apollo = await startApollo(gateway);
   const direct = directQueries(gateway);
-  const graphql = answerBodies(
-    koaMiddleware(apollo.server, {
-      context: async ({ ctx }) =>
-        direct.carriedOver(ctx) ?? apollo.context(ctx.get('authorization') || undefined, mayWrite(ctx.request.body)),
-    }),
-  );
   await measurePoolWait(orm);
   const exports = new OpenExports(exportLimits);
-  const router = restRouter({
+  const restOptions = {
     gateway,
     publicUrl,
     allowedHosts,
     api: rest,
     idempotency: postgresIdempotencyStore(orm, idempotencyLeaseMs),
     exports,
+  };
+  const router = restRouter(restOptions);
+  const bulk = createBulkOperations({
+    orm,
+    schema,
+    rest: restOptions,
+    sessionAs: gateway.sessionAs,
+    options: bulkOptions,
   });
+  const graphql = answerBodies(
+    koaMiddleware(apollo.server, {
+      context: async ({ ctx }) => {
+        const carried = direct.carriedOver(ctx);
+        if (carried) return carried;
+        const context = await apollo.context(ctx.get('authorization') || undefined, mayWrite(ctx.request.body));
+        // Only /graphql may start a bulk operation (never a REST operation or a bulk line).
+        return { ...context, bulkMutations: bulk.mutations };
+      },
+    }),
+  );
 
   const app = new Koa();
   // In place of Koa's stderr stack traces: a client gone mid-answer is its request's 499 line.
@@ -165,6 +182,8 @@ export async function createApp({
   }
   app.use(problemMiddleware);
   app.use(admission(admissionLimits(admissionGiven)));
+  // Bulk work waits while these run (src/bulk/interactive-gate.ts).
+  app.use(bulk.gate.middleware);
   app.use(
     operationsMiddleware(
       orm,
@@ -182,12 +201,15 @@ export async function createApp({
   // With tracing on only: a /graphql operation's span (src/observability/graphql-spans.ts).
   if (tracingOn()) app.use(graphqlOperationSpans);
   app.use((ctx, next) => (ctx.path === '/graphql' ? direct.middleware(ctx, () => graphql(ctx, next)) : next()));
+  app.use(bulk.router.routes());
   app.use(router.routes());
   app.use(router.allowedMethods());
+  bulk.runner.start();
 
   // Stopped once the server has closed its connections: an export still open then (its socket cut
   // at the end of the grace) closes its snapshot before the pool is closed.
   const stop = async () => {
+    await bulk.runner.stop();
     await exports.cutAll();
     await apollo.server.stop();
   };

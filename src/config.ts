@@ -108,6 +108,19 @@ const schema = z.object({
   SUBSCRIPTION_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   /** A webhook receiver's whole answer must arrive within this. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Bulk operations one process runs at once (docs/decisions.md#bulk-writes); 0: none run on it. */
+  BULK_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(1),
+  /** Bulk operations one token may have running at once, over all processes; the rest wait in `created`. */
+  BULK_MAX_RUNNING: z.coerce.number().int().min(1).max(1000).default(1),
+  /** The largest bulk file accepted (bytes), streamed into PostgreSQL in constant memory. */
+  BULK_UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(16 * 1024 * 1024 * 1024)
+    .default(100 * 1024 * 1024),
+  /** Finished bulk operations, their lines and results, are kept this many days. */
+  BULK_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(7),
 });
 
 export type Config = z.infer<typeof schema>;

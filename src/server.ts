@@ -84,6 +84,12 @@ export async function startService(config: Config): Promise<RunningService> {
         maxQueue: config.ADMISSION_QUEUE_MAX,
       },
       exports: { perToken: config.EXPORTS_PER_TOKEN, stallMs: config.EXPORT_STALL_TIMEOUT_MS },
+      bulk: {
+        concurrency: config.BULK_CONCURRENCY,
+        maxRunning: config.BULK_MAX_RUNNING,
+        retentionDays: config.BULK_RETENTION_DAYS,
+        uploadMaxBytes: config.BULK_UPLOAD_MAX_BYTES,
+      },
     });
     const server = createHttpServer(app.callback(), {
       headersMs: config.HEADERS_TIMEOUT_MS,

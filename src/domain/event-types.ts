@@ -24,6 +24,7 @@ export const EVENT_TYPES = [
   'collection.updated',
   'collection.deleted',
   'inventory.adjusted',
+  'bulk_operation.finished',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -50,4 +51,8 @@ export const EVENT_DATA: Record<string, string> = {
   inventory:
     'an adjustment or a level set by hand: {reason, reference, movements: [{id, variant_id, warehouse_id, ' +
     'delta, quantity_after}]} (the movements of fulfilments and restocks come with their own events)',
+  bulk_operation:
+    'a bulk operation completed, failed or was canceled: {id, status, total_lines, processed_lines, ' +
+    'failed_lines, error, created_at, completed_at}; only the token that started it sees it (feed, ' +
+    'subscriptions) or is sent it (webhook subscriptions it made)',
 };

@@ -14,7 +14,7 @@ export interface Actor {
 export { EVENT_TYPES, type EventType } from './event-types.js';
 
 export interface EventSubject {
-  subject: 'order' | 'product' | 'customer' | 'collection' | 'inventory';
+  subject: 'order' | 'product' | 'customer' | 'collection' | 'inventory' | 'bulk_operation';
   subjectId: number;
   /** The order a change belongs to (its timeline), for every change under an order. */
   orderId?: number;

@@ -1,10 +1,12 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { DocumentNode, ExecutionResult, GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import type { Principal } from '../auth/api-tokens.js';
 import type { RateLimiter } from '../auth/rate-limit.js';
 import type { GraphQLContext } from '../resolvers/context.js';
+import { Loaders } from '../resolvers/loaders.js';
 import { answerFromPostgres } from './answer-passthrough.js';
 import { compiledExecutor } from './compiled-execution.js';
-import { createOperationRunner } from './operation-run.js';
+import { createOperationRunner, type OperationRequest } from './operation-run.js';
 import { createPreparedDocuments } from './prepared-documents.js';
 import { createReplicaRouter, type ReplicaRouting } from './replica-routing.js';
 import { createRequestContexts } from './request-context.js';
@@ -78,6 +80,16 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     return answered ?? execute(document, operationName, context, variables);
   }
 
+  /**
+   * Operations as a caller authenticated and charged before, on `em`: a bulk operation's lines, as
+   * the token that started it, in the runner's transaction (src/bulk/runner.ts). Nothing is
+   * looked up or charged here.
+   */
+  function sessionAs(principal: Principal, em: EntityManager): Pick<Session, 'scopes' | 'run'> {
+    const context: GraphQLContext = { em, principal, loaders: new Loaders(em) };
+    return { scopes: principal.scopes, run: (request: OperationRequest) => run(context, request) };
+  }
+
   return {
     schema,
     limiter,
@@ -86,6 +98,7 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     contextFor,
     carriedContext,
     session,
+    sessionAs,
     hasScope,
   } satisfies GraphQLGateway & {
     limiter: RateLimiter | undefined;
@@ -93,6 +106,7 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     prepared: typeof prepared;
     carriedContext: typeof carriedContext;
     contextFor: typeof contextFor;
+    sessionAs: typeof sessionAs;
     hasScope: typeof hasScope;
   };
 }

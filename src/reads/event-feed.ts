@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { runPrepared } from '../db/prepared-statements.js';
 import { expiredCursor, unknownCursor } from '../domain/event-cursor.js';
+import { OWN_SUBJECTS } from '../domain/event-read-scopes.js';
 import type { EventTypeFilter } from '../domain/event-type-patterns.js';
 import { StoreEvent } from '../entities/store-event.entity.js';
 import { KEPT, measuredRows } from './answer-bytes.js';
@@ -27,7 +28,7 @@ import { below, type SelectionTree } from './selection.js';
 const HORIZON = 'pg_snapshot_xmin(pg_current_snapshot())';
 
 /** The event's properties the feed's own SQL names; their columns come from the entity's metadata. */
-const FEED_PROPERTIES = { id: true, xid: true, subject: true, type: true } satisfies Partial<
+const FEED_PROPERTIES = { id: true, xid: true, subject: true, type: true, actorTokenId: true } satisfies Partial<
   Record<keyof StoreEvent, true>
 >;
 type FeedSql = Record<keyof typeof FEED_PROPERTIES, string> & { table: string; where: string };
@@ -36,7 +37,7 @@ const feedSqlByMetadata = new WeakMap<object, FeedSql>();
 
 /**
  * The event table and columns on alias `r0`, and the feed's conditions; `?` bound in this order:
- * cursor xid, cursor id, subjects, unfiltered, types, kinds.
+ * cursor xid, cursor id, then `shownTo` (subjects, own subjects, reader), unfiltered, types, kinds.
  */
 function feedSql(em: EntityManager): FeedSql {
   const metadata = em.getMetadata();
@@ -46,12 +47,24 @@ function feedSql(em: EntityManager): FeedSql {
     const c = Object.fromEntries(
       Object.keys(FEED_PROPERTIES).map((property) => [property, columnOf(meta, property, 'r0')]),
     ) as Record<keyof typeof FEED_PROPERTIES, string>;
-    const where = `(${c.xid}, ${c.id}) > (?::xid8, ?::int) and ${c.xid} < ${HORIZON} and ${c.subject} = any(?::text[])
+    const where = `(${c.xid}, ${c.id}) > (?::xid8, ?::int) and ${c.xid} < ${HORIZON} and ${shownTo(c)}
   and (?::boolean or ${c.type} = any(?::text[]) or split_part(${c.type}, '.', 1) = any(?::text[]))`;
     feedSqlByMetadata.set(metadata, (sql = { ...c, table: tableOf(meta), where }));
   }
   return sql;
 }
+
+/**
+ * The events a reader sees: of the kinds its scopes read, and of the kinds only their actor sees
+ * (OWN_SUBJECTS: its bulk operations') its own; `?` bound as `shownParams`.
+ */
+const shownTo = (c: Record<'subject' | 'actorTokenId', string>) =>
+  `(${c.subject} = any(?::text[]) or (${c.subject} = any(?::text[]) and ${c.actorTokenId} = ?::int))`;
+const shownParams = (subjects: string[], readerTokenId: number | undefined) => [
+  subjects,
+  OWN_SUBJECTS,
+  readerTokenId ?? 0,
+];
 
 export interface FeedArgs {
   /** The id of the last event the reader has; none reads from the oldest kept event. */
@@ -59,6 +72,8 @@ export interface FeedArgs {
   size: number;
   /** The subjects (record kinds) the reader may see. */
   subjects: string[];
+  /** The reader's token: it also sees its own events of the OWN_SUBJECTS kinds. */
+  readerTokenId?: number;
   types?: EventTypeFilter;
 }
 
@@ -108,7 +123,14 @@ async function cursorOf(em: EntityManager, after: number | null | undefined): Pr
  */
 export async function readEventFeed(em: EntityManager, selection: SelectionTree, args: FeedArgs): Promise<FeedPage> {
   const cursor = await cursorOf(em, args.after);
-  const where = [cursor.xid, cursor.id, args.subjects, !args.types, args.types?.types ?? [], args.types?.kinds ?? []];
+  const where = [
+    cursor.xid,
+    cursor.id,
+    ...shownParams(args.subjects, args.readerTokenId),
+    !args.types,
+    args.types?.types ?? [],
+    args.types?.kinds ?? [],
+  ];
   const counted = selection.has('totalCount');
   const f = feedSql(em);
   const rows = `select ${rowSql(em, StoreEvent.name, below(selection, 'items'))}, ${f.xid} as pos, ${f.id} as k
@@ -128,13 +150,13 @@ export async function readEventFeed(em: EntityManager, selection: SelectionTree,
 }
 
 /** The id of the newest event the feed shows now (in its order), where a subscription without `after` starts. */
-export async function feedHead(em: EntityManager, subjects: string[]): Promise<number | null> {
+export async function feedHead(em: EntityManager, subjects: string[], readerTokenId?: number): Promise<number | null> {
   const f = feedSql(em);
   const [row] = await runPrepared<{ head: number | null }>(
     em,
-    `select (select ${f.id} from ${f.table} r0 where ${f.xid} < ${HORIZON} and ${f.subject} = any(?::text[])
+    `select (select ${f.id} from ${f.table} r0 where ${f.xid} < ${HORIZON} and ${shownTo(f)}
       order by ${f.xid} desc, ${f.id} desc limit 1) as head`,
-    [subjects],
+    shownParams(subjects, readerTokenId),
   );
   return row.head;
 }

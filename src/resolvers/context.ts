@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/api-tokens.js';
 import type { CarriedTokenCheck } from '../auth/carried-token-check.js';
 import type { RateLimitState } from '../auth/rate-limit.js';
+import type { FieldError } from '../domain/errors.js';
 import type { Loaders } from './loaders.js';
 
 /** What every resolver gets: a request-scoped EntityManager, the caller, and batching loaders. */
@@ -26,4 +27,21 @@ export interface GraphQLContext {
    * run them again (docs/architecture.md#each-check-once). No `/graphql` request can set it.
    */
   inputChecked?: boolean;
+  /**
+   * Given to `/graphql` requests only (src/app.ts): what `bulkOperationRunMutation` needs from the
+   * layers above the resolvers. A REST operation or a bulk line has none, so no bulk line starts one.
+   */
+  bulkMutations?: BulkMutationService;
+}
+
+/** The checks and wake-up of `bulkOperationRunMutation` (docs/decisions.md#bulk-writes). */
+export interface BulkMutationService {
+  /**
+   * The problems of a line's mutation, as /graphql refuses a document (nesting, parse, validation,
+   * depth and complexity) and because a line runs one mutation field that is no bulk operation's:
+   * none when it may run.
+   */
+  check(source: string): FieldError[];
+  /** An operation was created: the runners of this process look for work now. */
+  started(): void;
 }

@@ -84,7 +84,7 @@ const EVENTS_DESCRIPTION =
   'Every event of the store after a cursor, oldest first, in commit order, gap-free: follow `next`. ' +
   'Shows the events of the records the token may read (orders with their fulfilments, shipments and restocks: ' +
   'read_orders; products: read_products; customers: read_customers; collections: read_collections; ' +
-  'stock adjustments: read_inventory)';
+  "stock adjustments: read_inventory), and the token's own bulk operations (bulk_operation.finished)";
 
 /**
  * The store's event feed (docs/decisions.md#event-feed): every event of the records the token may
@@ -102,6 +102,7 @@ export class EventFeedResolver {
   ) {
     const types = eventTypeFilter(args.types ?? undefined);
     const subjects = readableSubjects(principal.scopes);
-    return readEventFeed(em, selectionOf(info), { after: args.after, size: args.size, subjects, types });
+    const readerTokenId = principal.tokenId;
+    return readEventFeed(em, selectionOf(info), { after: args.after, size: args.size, subjects, readerTokenId, types });
   }
 }

@@ -51,9 +51,11 @@ async function followFeed(context: GraphQLContext, args: EventSubscriptionArgs, 
   const types = eventTypeFilter(args.types ?? undefined);
   const subjects = readableSubjects(principal.scopes);
   const selection: SelectionTree = new Map([['items', selectionOf(info)]]);
-  const read = (after: number | null) => readEventFeed(em, selection, { after, size: ROUND, subjects, types });
+  const readerTokenId = principal.tokenId;
+  const read = (after: number | null) =>
+    readEventFeed(em, selection, { after, size: ROUND, subjects, readerTokenId, types });
   // The first round runs here: an expired `after` is a GONE refusal, not a broken stream.
-  const first = await read(args.after ?? (await feedHead(em, subjects)));
+  const first = await read(args.after ?? (await feedHead(em, subjects, readerTokenId)));
   // A hand-written iterator, not a generator: a generator's return() waits for its pending await
   // (the sleep), while this one ends at once when the client completes or the socket closes.
   const stop = new AbortController();

@@ -3,6 +3,7 @@ import { DEFAULT_ANSWER_MAX_BYTES } from '../config.js';
 import { EVENT_DATA, EVENT_TYPES } from '../domain/event-types.js';
 import { INPUT_LIMITS } from '../domain/input-limits.js';
 import { PAGE_SIZE } from '../schema/page-size.js';
+import { bulkOperationPaths } from './bulk-openapi.js';
 import { EXAMPLES } from './examples/stored-examples.js';
 import { IDEMPOTENCY_KEY } from './idempotency.js';
 import { CURSOR, integerSchema, POSITIVE_INT } from './integer-param.js';
@@ -569,6 +570,9 @@ export function openApiDocument(api: RestApi, serverUrl = ''): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes)
     (paths[`${API_PREFIX}${route.path}`] ??= {})[route.method.toLowerCase()] = operation(api, route);
+  // The NDJSON ends of bulk operations, which are not routes of the table.
+  for (const [path, operations] of Object.entries(bulkOperationPaths()))
+    Object.assign((paths[path] ??= {}), operations);
   // A resource's tag: its prose in openapi-prose.ts, or else the description of the GraphQL type its
   // records are read from (the schema lint requires one), so a new resource needs no prose entry.
   const described = new Set(TAGS.map((t) => t.name));

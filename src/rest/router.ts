@@ -89,7 +89,11 @@ function requestBody(ctx: Context, filter = false): unknown {
   if (hasBody && !ctx.is('application/json', 'application/*+json')) {
     throw new Problem(415, 'Send the request body as application/json');
   }
-  const body = hasBody && 'body' in ctx.request ? ctx.request.body : undefined;
+  return checkedBody(hasBody && 'body' in ctx.request ? ctx.request.body : undefined, filter);
+}
+
+/** A parsed body (undefined: none) held to the input limits: the check of `requestBody`, a bulk line's too. */
+export function checkedBody(body: unknown, filter = false): unknown {
   if (body !== undefined) inputChecks.inc({ check: 'input_limits', at: 'rest_edge' });
   const problems = body === undefined ? [] : inputProblems(body, { filter });
   if (problems.length)
@@ -105,7 +109,7 @@ function requestBody(ctx: Context, filter = false): unknown {
  * The route's scope is checked right after authentication, before the body is read: a token
  * that may not write gets 403 whatever it sent (the resolver's @Authorized checks it again).
  */
-function requireScope(session: Session, route: RouteSpec): void {
+export function requireScope(session: Pick<Session, 'scopes'>, route: Pick<RouteSpec, 'scope'>): void {
   const scopes = routeScopes(route);
   if (scopes.length && !scopes.some((scope) => session.scopes.has(scope))) {
     throw new Problem(403, `This token lacks the scope ${scopes.join(' or ')}`);
@@ -121,7 +125,7 @@ export const MAX_QUERY = 4096;
  * limit; every answer from here on (problems included) carries the `RateLimit-*` headers, and an
  * empty bucket is a 429 with `Retry-After`.
  */
-async function sessionOf(ctx: Context, options: RestOptions, writes = false): Promise<Session> {
+export async function sessionOf(ctx: Context, options: RestOptions, writes = false): Promise<Session> {
   if (ctx.querystring.length > MAX_QUERY)
     throw new Problem(414, `The query string is longer than ${MAX_QUERY} characters`);
   const session = await options.gateway.session(ctx.get('authorization') || undefined, writes);
@@ -157,7 +161,7 @@ async function handleList(ctx: Context, route: ListRoute | SearchRoute, options:
     }),
     variables: {
       ...listVariables(params, filter),
-      ...(route.kind === 'list' ? pathVariables(ctx, route.pathArgs) : {}),
+      ...(route.kind === 'list' ? pathVariables(ctx.params, route.pathArgs) : {}),
       ...(route.kind === 'list' ? queryVariables(ctx, route.queryArgs) : {}),
     },
   };
@@ -331,8 +335,11 @@ async function handlePosition(ctx: Context, route: PositionRoute, options: RestO
 }
 
 /** Path parameters as GraphQL Int arguments (`{id}` → `orderId`), each a positive id or a 404. */
-function pathVariables(ctx: Context, pathArgs: Record<string, string> | undefined): Record<string, number> {
-  return Object.fromEntries(Object.entries(pathArgs ?? {}).map(([param, arg]) => [arg, idParam(ctx.params[param])]));
+function pathVariables(
+  params: Record<string, string> | undefined,
+  pathArgs: Record<string, string> | undefined,
+): Record<string, number> {
+  return Object.fromEntries(Object.entries(pathArgs ?? {}).map(([param, arg]) => [arg, idParam(params?.[param])]));
 }
 
 /**
@@ -364,7 +371,12 @@ async function handleWrite(
   );
 }
 
-function renderProblem(ctx: Context, problem: Problem) {
+/** What a write reads of its request and writes of its answer: a Koa context, or a bulk line's (src/rest/bulk-lines.ts). */
+export type WriteContext = Pick<Context, 'query' | 'get' | 'set' | 'status' | 'body' | 'type'> & {
+  params?: Record<string, string>;
+};
+
+export function renderProblem(ctx: WriteContext, problem: Problem) {
   ctx.status = problem.status;
   ctx.set(problem.headers);
   ctx.type = 'application/problem+json';
@@ -372,15 +384,15 @@ function renderProblem(ctx: Context, problem: Problem) {
 }
 
 /** `commit`: with an Idempotency-Key, the answer is stored inside the write's transaction. */
-async function write(
-  ctx: Context,
+export async function write(
+  ctx: WriteContext,
   route: WriteRoute & Pick<DerivedRoute, 'bodyArgTypes' | 'answersList'>,
-  options: RestOptions,
-  session: Session,
+  options: Pick<RestOptions, 'api'>,
+  session: Pick<Session, 'run'>,
   body: unknown,
   commit?: CommitAnswer,
 ) {
-  const variables: Record<string, unknown> = pathVariables(ctx, route.pathArgs);
+  const variables: Record<string, unknown> = pathVariables(ctx.params, route.pathArgs);
   const params = parseReadParams(ctx.query, route.resource);
   const validator = options.api.bodies.get(route);
   let fieldName = (field: string) => restFieldPath(route.body, field);

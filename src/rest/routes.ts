@@ -1,4 +1,5 @@
 import { FEED_SCOPES } from '../domain/event-read-scopes.js';
+import { bulkOperationRoutes } from './bulk-routes.js';
 import { fulfilmentRoutes } from './fulfilment-routes.js';
 import { collectionBody, collectionResource } from './resources/collection.resource.js';
 import { customerPatchBody, customerResource } from './resources/customer.resource.js';
@@ -359,4 +360,5 @@ export const routes: RouteSpec[] = [
     ifMatch: 'expectedVersion',
     status: 200,
   },
+  ...bulkOperationRoutes,
 ];

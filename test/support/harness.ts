@@ -11,6 +11,7 @@ import { createApp } from '../../src/app.js';
 import { createApiToken } from '../../src/auth/api-tokens.js';
 import type { RateLimitSettings } from '../../src/auth/rate-limit.js';
 import { SCOPES } from '../../src/auth/scopes.js';
+import type { BulkOptions } from '../../src/bulk/bulk-operations.js';
 import type { AdmissionLimits } from '../../src/http/admission.js';
 import { createHttpServer, DEFAULT_TIMEOUTS, type HttpTimeouts } from '../../src/http/timeouts.js';
 import type { ExportLimits } from '../../src/rest/open-exports.js';
@@ -87,6 +88,7 @@ export async function startTestService(
     admission?: Partial<AdmissionLimits>;
     poolMax?: number;
     exports?: Partial<ExportLimits>;
+    bulk?: BulkOptions;
   } = {},
 ): Promise<TestService> {
   const dbUrl = options.databaseUrl ?? (await createDatabase());
@@ -122,6 +124,7 @@ export async function startTestService(
     bodyTimeoutMs: timeouts.bodyMs,
     admission: options.admission ?? UNLIMITED_ADMISSION,
     exports: options.exports,
+    bulk: options.bulk,
   });
   const server: Server = createHttpServer(app.callback(), timeouts);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,0 +1,158 @@
+import { Readable } from 'node:stream';
+import Router from '@koa/router';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Context } from 'koa';
+import type { Pool } from 'pg';
+import { SQL_NOW } from '../clock.js';
+import { BULK_SCOPES } from '../domain/bulk-operation.js';
+import type { Session } from '../graphql/gateway.js';
+import type { RestLines } from '../rest/bulk-lines.js';
+import { POSITIVE_INT, parseInteger } from '../rest/integer-param.js';
+import { getDocument, reshapeRecord } from '../rest/operations.js';
+import { Problem } from '../rest/problem.js';
+import { parseReadParams } from '../rest/query-params.js';
+import type { DerivedRoute } from '../rest/rest-api.js';
+import { API_PREFIX, type RestOptions, requireScope, sessionOf } from '../rest/router.js';
+import { storeUpload, type UploadLimits } from './uploads.js';
+
+/**
+ * The NDJSON ends of bulk operations (docs/decisions.md#bulk-writes), beside the route table's
+ * `GET /bulk-operations[/{id}]` and `POST /bulk-operations/{id}/cancel` (src/rest/bulk-routes.ts):
+ *
+ * - `POST /bulk-operations`: a file of REST writes → 202 with the operation (its `Location`);
+ * - `POST /bulk-operations/uploads`: a file of GraphQL variables → 201 `{id, lines}`, for
+ *   `bulkOperationRunMutation(mutation, uploadId)`;
+ * - `GET /bulk-operations/{id}/results`: one result line per applied line, in input order.
+ *
+ * Each is one request: authenticated and charged once (the operation's one charge), the token
+ * needing one of BULK_SCOPES; the lines' own scopes are checked as they run.
+ */
+
+export const NDJSON = 'application/x-ndjson';
+/** Result lines read per statement while streaming. */
+const RESULTS_CHUNK = 1000;
+
+export interface BulkHttpOptions {
+  rest: RestOptions;
+  restLines: RestLines;
+  orm: MikroORM;
+  limits: UploadLimits;
+  /** A new operation is ready to run: wake this process's runners. */
+  started(): void;
+}
+
+/** Refusals of a bulk request itself: the route's scope, a body that is not NDJSON, a header it does not take. */
+const bulkRoute = { scope: BULK_SCOPES } as const;
+
+function idOf(raw: string | undefined): number {
+  const id = raw === undefined ? undefined : parseInteger(raw, POSITIVE_INT);
+  if (id === undefined) throw new Problem(404, `No record has the id "${raw}": ids are positive integers`);
+  return id;
+}
+
+function requireNdjson(ctx: Context): void {
+  if (!ctx.is(NDJSON)) throw new Problem(415, `Send the file as ${NDJSON}: one JSON object per line`);
+  const encoding = ctx.get('content-encoding').toLowerCase();
+  if (encoding && encoding !== 'identity')
+    throw new Problem(415, 'Send the file uncompressed (no Content-Encoding)', [
+      { field: 'Content-Encoding', message: 'is not taken by uploads' },
+    ]);
+  if (ctx.get('idempotency-key'))
+    throw Problem.parameter(
+      'Idempotency-Key',
+      'is not taken by uploads: an operation is made once per request (GET /bulk-operations lists them)',
+    );
+}
+
+export function bulkRouter(options: BulkHttpOptions): Router {
+  const router = new Router({ prefix: API_PREFIX, sensitive: true, strict: true });
+  const pool = () => options.orm.em.getConnection().getNativeClient() as Promise<Pool> | Pool;
+  const getRoute = options.rest.api.routes.find((route) => route.kind === 'get' && route.operation === 'bulkOperation');
+  if (!getRoute) throw new Error('the route table has no GET /bulk-operations/{id}');
+
+  /** The operation in its REST shape, as `GET /bulk-operations/{id}` answers it (`fields` too). */
+  async function operationRecord(ctx: Context, session: Session, route: DerivedRoute, id: number) {
+    const params = parseReadParams(ctx.query, route.resource);
+    const result = await session.run({
+      document: getDocument(route.resource, route.operation, params),
+      variables: { id },
+    });
+    if (result.errors?.length || !result.data?.result) throw Problem.fromGraphQL(result.errors ?? []);
+    return reshapeRecord(route.resource, params, result.data.result as Record<string, unknown>);
+  }
+
+  router.post('/bulk-operations', async (ctx) => {
+    const session = await sessionOf(ctx, options.rest, true);
+    requireScope(session, bulkRoute);
+    requireNdjson(ctx);
+    parseReadParams(ctx.query, getRoute.resource); // a bad `fields` is refused before the file is read
+    const upload = {
+      tokenId: session.tokenId,
+      form: 'rest' as const,
+      check: (v: unknown) => options.restLines.lineProblem(v),
+    };
+    const id = await storeUpload(await pool(), ctx.req, upload, options.limits, async (client, stored) => {
+      const made = await client.query<{ id: number }>(
+        `insert into bulk_operation (token_id, upload_id, total_lines, created_at)
+          values ($1, $2, $3, ${SQL_NOW}) returning id`,
+        [session.tokenId, stored.id, stored.lines],
+      );
+      return made.rows[0].id;
+    });
+    options.started();
+    ctx.status = 202;
+    ctx.set('Location', `${API_PREFIX}/bulk-operations/${id}`);
+    ctx.body = await operationRecord(ctx, session, getRoute, id);
+  });
+
+  router.post('/bulk-operations/uploads', async (ctx) => {
+    const session = await sessionOf(ctx, options.rest, true);
+    requireScope(session, bulkRoute);
+    requireNdjson(ctx);
+    const check = (value: unknown) =>
+      value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? undefined
+        : 'is not a JSON object (a line holds the variables of one run of the mutation)';
+    const upload = { tokenId: session.tokenId, form: 'graphql' as const, check };
+    const stored = await storeUpload(await pool(), ctx.req, upload, options.limits, async (_, made) => made);
+    ctx.status = 201;
+    ctx.body = { id: stored.id, lines: stored.lines };
+  });
+
+  router.get('/bulk-operations/:id/results', async (ctx) => {
+    const session = await sessionOf(ctx, options.rest);
+    requireScope(session, bulkRoute);
+    const id = idOf(ctx.params.id);
+    const unknown = Object.keys(ctx.query).filter((name) => name !== 'failed');
+    if (unknown.length) throw Problem.parameter(unknown[0], 'is not a parameter of results; valid: failed');
+    const failed = ctx.query.failed;
+    if (failed !== undefined && failed !== 'true' && failed !== 'false')
+      throw Problem.parameter('failed', 'must be true or false');
+    const connection = options.orm.em.getConnection();
+    const [own] = await connection.execute<unknown[]>('select 1 from bulk_operation where id = ? and token_id = ?', [
+      id,
+      session.tokenId,
+    ]);
+    if (!own) throw new Problem(404, `BulkOperation ${id} does not exist`);
+    ctx.type = NDJSON;
+    ctx.set('Cache-Control', 'no-store');
+    if (ctx.method === 'HEAD') return;
+    const onlyFailed = failed === 'true';
+    // The results so far, in line order, a chunk per statement: results only ever grow at the end.
+    async function* lines() {
+      for (let after = 0; ; ) {
+        const rows = await connection.execute<{ line: number; answer: string }[]>(
+          `select line, answer from bulk_result where operation_id = ? and line > ?${onlyFailed ? ' and failed' : ''}
+            order by line limit ${RESULTS_CHUNK}`,
+          [id, after],
+        );
+        if (rows.length) yield `${rows.map((row) => row.answer).join('\n')}\n`;
+        if (rows.length < RESULTS_CHUNK) return;
+        after = rows[rows.length - 1].line;
+      }
+    }
+    ctx.body = Readable.from(lines());
+  });
+
+  return router;
+}

@@ -1,0 +1,391 @@
+import { randomUUID } from 'node:crypto';
+import { type EntityManager, type MikroORM, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
+import type { GraphQLSchema } from 'graphql';
+import { Counter } from 'prom-client';
+import type { Principal } from '../auth/api-tokens.js';
+import { isScope } from '../auth/scopes.js';
+import { SQL_NOW } from '../clock.js';
+import { isDatabaseUnavailable } from '../db/database-errors.js';
+import { endBulkOperation } from '../domain/bulk-operation.js';
+import { inTransaction } from '../domain/transaction.js';
+import { BulkOperationStatus } from '../entities/bulk-operation.entity.js';
+import { logger } from '../logger.js';
+import { registry } from '../observability/metrics.js';
+import { PeriodicTask } from '../periodic-task.js';
+import type { RestLines } from '../rest/bulk-lines.js';
+import type { InteractiveGate } from './interactive-gate.js';
+import {
+  graphqlLineRun,
+  internalErrorOutcome,
+  type LineOutcome,
+  type LineRun,
+  type LineSession,
+  restLineRun,
+  TransientLineError,
+} from './line-runs.js';
+
+/**
+ * Runs bulk operations (docs/decisions.md#bulk-writes), on every instance at once:
+ *
+ * - **Claiming.** A runner takes an operation with `FOR UPDATE SKIP LOCKED` and holds it by a lease
+ *   (`runner`, `lease_until`) that each of its transactions renews; one whose lease ran out (its
+ *   instance died) is taken over first. A token's created operations start while fewer than
+ *   BULK_MAX_RUNNING of its operations are running (counted under a per-token advisory lock, so two
+ *   instances cannot both start one).
+ * - **Exactly once.** Lines run in file order, a few to a transaction, each in a savepoint of its
+ *   own with its result: the line's effects and its result commit together or not at all, and a
+ *   failing line rolls back alone. The transaction first takes the operation's row `FOR SHARE`
+ *   (checking the runner still holds it and where it stands), and ends by moving its counters and
+ *   lease. After a crash the next runner resumes at `processed_lines + 1`, the first line without a
+ *   result; and should two runners ever apply one line, the result's primary key lets only one of
+ *   them commit.
+ * - **Sharing the service.** BULK_CONCURRENCY operations per instance, each one transaction at a
+ *   time, and none starts while this process has interactive requests in flight (for at most
+ *   YIELD_MS). The token was charged once, when the operation was made; its scopes are read again
+ *   for every chunk of lines, and a revoked token fails the operation.
+ * - **Retention.** Finished operations, their lines and results, and uploads never run, are
+ *   deleted BULK_RETENTION_DAYS after they ended (or were uploaded).
+ */
+
+export interface BulkSettings {
+  /** BULK_CONCURRENCY: operations this instance runs at once; 0 runs none here. */
+  concurrency: number;
+  /** BULK_MAX_RUNNING: operations one token may have running at once, over all instances. */
+  maxRunning: number;
+  /** BULK_RETENTION_DAYS: how long finished operations and their results are kept. */
+  retentionDays: number;
+  /** How long a runner's hold lasts without renewal; a dead runner's operation resumes after it. */
+  leaseMs?: number;
+  /** How often an idle runner looks for work (this process's own new operations wake it at once). */
+  pollMs?: number;
+  /** Lines per transaction, each in a savepoint of its own. */
+  linesPerTransaction?: number;
+}
+
+export const DEFAULT_BULK_SETTINGS = { concurrency: 1, maxRunning: 1, retentionDays: 7 } as const;
+
+/** What the runner runs lines with: the schema, the REST route table and sessions as a given token. */
+export interface RunnerParts {
+  schema: GraphQLSchema;
+  restLines: RestLines;
+  /** Operations as `principal` on `em` (the runner's transaction), charging and checking nothing. */
+  sessionAs(principal: Principal, em: EntityManager): LineSession;
+  gate: InteractiveGate;
+}
+
+/** An operation as its runner holds it. */
+interface Held {
+  id: number;
+  tokenId: number;
+  uploadId: number;
+  mutation: string | null;
+  totalLines: number;
+  processedLines: number;
+}
+
+/** Lines read from the upload at a time. */
+const CHUNK = 500;
+/** The longest a transaction of lines waits for this process's interactive requests to end. */
+const YIELD_MS = 100;
+/** A line that meets the database's trouble this many times in a row gets that as its result. */
+const TRANSIENT_ATTEMPTS = 5;
+/** The first of two advisory-lock keys: per-token claims (the second is the token's id). */
+const CLAIM_LOCK = 0x42554c4b;
+
+registry.removeSingleMetric('bulk_lines_total');
+const linesApplied = new Counter({
+  name: 'bulk_lines_total',
+  help: 'bulk operation lines applied, by form (rest, graphql) and whether their result is a refusal or error',
+  labelNames: ['form', 'failed'],
+  registers: [registry],
+});
+
+type BatchEnd = 'done' | 'lost' | 'retry';
+
+export class BulkRunner {
+  /** This process's id in `bulk_operation.runner`. */
+  readonly id = randomUUID();
+  private readonly settings: Required<BulkSettings>;
+  private stopped = true;
+  private slots: Promise<void>[] = [];
+  private idlers: (() => void)[] = [];
+  private readonly purge: PeriodicTask;
+  /** The line that last met the database's trouble, and how many times in a row. */
+  private transient = { operation: 0, line: 0, count: 0 };
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly parts: RunnerParts,
+    settings: BulkSettings,
+  ) {
+    this.settings = { leaseMs: 10_000, pollMs: 1000, linesPerTransaction: 1, ...settings };
+    this.purge = new PeriodicTask(
+      'bulk operation purge',
+      async () => {
+        const deleted = await purgeBulkOperations(orm, this.settings.retentionDays);
+        if (deleted) logger.info({ deleted, retentionDays: this.settings.retentionDays }, 'purged bulk uploads');
+        return 3_600_000;
+      },
+      60_000,
+    );
+  }
+
+  start(): void {
+    this.stopped = false;
+    for (let i = 0; i < this.settings.concurrency; i++) this.slots.push(this.slot());
+    this.purge.start();
+  }
+
+  /**
+   * Lets each slot finish the transaction under way, then gives up its leases, so another instance
+   * (or the next start) resumes those operations at once.
+   */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.wake();
+    await Promise.all(this.slots);
+    this.slots = [];
+    await this.purge.stop();
+    await this.orm.em
+      .getConnection()
+      .execute(`update bulk_operation set lease_until = now() where runner = ? and status = 'running'`, [this.id])
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not give up the bulk leases'));
+  }
+
+  /** An operation was made here: idle slots look for work now. */
+  wake(): void {
+    const idlers = this.idlers;
+    this.idlers = [];
+    for (const wake of idlers) wake();
+  }
+
+  private idle(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.idlers.push(done);
+    });
+  }
+
+  private async slot(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        const held = await this.claim();
+        if (held) await this.run(held);
+        else await this.idle(this.settings.pollMs);
+      } catch (error) {
+        logger.warn({ err: error }, 'bulk runner failed; retrying');
+        await this.idle(this.settings.pollMs);
+      }
+    }
+  }
+
+  /**
+   * The next operation for this runner, now held by it: one whose runner's lease ran out first, else
+   * the oldest created one of a token below BULK_MAX_RUNNING. Undefined when there is none.
+   */
+  private async claim(): Promise<Held | undefined> {
+    return this.orm.em.fork().transactional(async (tx) => {
+      const candidates = await tx.execute<{ id: number; token_id: number; status: string }[]>(
+        `select id, token_id, status from bulk_operation
+          where status = 'created' or (status = 'running' and lease_until < now())
+          order by status = 'running' desc, id limit 20 for update skip locked`,
+      );
+      for (const candidate of candidates) {
+        if (candidate.status === 'created') {
+          // Another instance claiming for this token now: leave it to that one (never wait: no deadlock).
+          const [{ locked }] = await tx.execute<{ locked: boolean }[]>(
+            'select pg_try_advisory_xact_lock(?, ?) as locked',
+            [CLAIM_LOCK, candidate.token_id],
+          );
+          if (!locked) continue;
+          const [{ running }] = await tx.execute<{ running: number }[]>(
+            `select count(*)::int as running from bulk_operation where token_id = ? and status = 'running'`,
+            [candidate.token_id],
+          );
+          if (running >= this.settings.maxRunning) continue;
+        }
+        const [held] = await tx.execute<Held[]>(
+          `update bulk_operation set status = 'running', runner = ?, lease_until = now() + make_interval(secs => ?),
+            started_at = coalesce(started_at, ${SQL_NOW})
+          where id = ? returning id, token_id as "tokenId", upload_id as "uploadId", mutation,
+            total_lines as "totalLines", processed_lines as "processedLines"`,
+          [this.id, this.settings.leaseMs / 1000, candidate.id],
+        );
+        return held;
+      }
+      return undefined;
+    });
+  }
+
+  /** The operation's token as it is now (scopes included), and whether it was revoked. */
+  private async tokenOf(tokenId: number): Promise<{ principal: Principal; revoked: boolean }> {
+    const [row] = await this.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ id: number; name: string; scopes: string[]; revoked: boolean }[]>(
+        'select id, name, scopes, revoked_at is not null as revoked from api_token where id = ?',
+        [tokenId],
+      );
+    const principal = { tokenId, name: row?.name ?? '', scopes: new Set((row?.scopes ?? []).filter(isScope)) };
+    return { principal, revoked: !row || row.revoked };
+  }
+
+  /** Applies the held operation's lines from the first without a result, until done, lost or stopped. */
+  private async run(held: Held): Promise<void> {
+    const form = held.mutation === null ? 'rest' : 'graphql';
+    const lineRun =
+      held.mutation === null ? restLineRun(this.parts.restLines) : graphqlLineRun(this.parts.schema, held.mutation);
+    let processed = held.processedLines;
+    const batchSize = this.settings.linesPerTransaction;
+    while (!this.stopped) {
+      const { principal, revoked } = await this.tokenOf(held.tokenId);
+      if (revoked || processed >= held.totalLines) {
+        const [status, error] = revoked
+          ? ([BulkOperationStatus.FAILED, 'the token that started it was revoked'] as const)
+          : ([BulkOperationStatus.COMPLETED, null] as const);
+        await inTransaction(this.orm.em.fork(), (tx) =>
+          endBulkOperation(tx, principal, held.id, this.id, status, error),
+        );
+        return;
+      }
+      const lines = await this.orm.em
+        .fork()
+        .getConnection()
+        .execute<{ line: number; input: unknown }[]>(
+          'select line, input from bulk_line where upload_id = ? and line > ? order by line limit ?',
+          [held.uploadId, processed, CHUNK],
+        );
+      if (!lines.length) throw new Error(`bulk operation ${held.id} has no line after ${processed}`);
+      for (let at = 0; at < lines.length && !this.stopped; at += batchSize) {
+        await this.parts.gate.idle(YIELD_MS);
+        const batch = lines.slice(at, at + batchSize);
+        const end = await this.runBatch(held, principal, lineRun, form, batch, processed);
+        if (end === 'lost') return;
+        if (end === 'retry') {
+          await this.idle(this.settings.pollMs);
+          break;
+        }
+        processed += batch.length;
+      }
+    }
+  }
+
+  /** One transaction of lines: all of them with their results and the counters, or none. */
+  private async runBatch(
+    held: Held,
+    principal: Principal,
+    lineRun: LineRun,
+    form: 'rest' | 'graphql',
+    batch: { line: number; input: unknown }[],
+    processed: number,
+  ): Promise<BatchEnd> {
+    try {
+      return await this.orm.em.fork().transactional(async (tx): Promise<BatchEnd> => {
+        // Held FOR SHARE to the commit: a cancel waits for these lines, a claim skips the operation.
+        const [row] = await tx.execute<{ status: string; runner: string | null; processed: number }[]>(
+          'select status, runner, processed_lines as processed from bulk_operation where id = ? for share',
+          [held.id],
+        );
+        if (row?.status !== 'running' || row.runner !== this.id || row.processed !== processed) return 'lost';
+        let failed = 0;
+        for (const { line, input } of batch) {
+          if ((await this.runLine(tx, principal, lineRun, form, held.id, line, input)).failed) failed++;
+        }
+        await tx.execute(
+          `update bulk_operation set processed_lines = processed_lines + ?, failed_lines = failed_lines + ?,
+            lease_until = now() + make_interval(secs => ?) where id = ?`,
+          [batch.length, failed, this.settings.leaseMs / 1000, held.id],
+        );
+        return 'done';
+      });
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException) return 'lost'; // another runner applied it
+      if (error instanceof TransientLineError || isDatabaseUnavailable(error)) return 'retry';
+      throw error;
+    }
+  }
+
+  /**
+   * One line in a savepoint with its result. A line whose run throws (a bug) gets the 500 its
+   * single request would have had, its effects rolled back; the database's trouble rolls the whole
+   * transaction back to be tried again (TRANSIENT_ATTEMPTS times, then it is the line's result).
+   */
+  private async runLine(
+    tx: EntityManager,
+    principal: Principal,
+    lineRun: LineRun,
+    form: 'rest' | 'graphql',
+    operationId: number,
+    line: number,
+    input: unknown,
+  ): Promise<LineOutcome> {
+    const keep = (em: EntityManager, outcome: LineOutcome) =>
+      em.execute('insert into bulk_result (operation_id, line, failed, answer) values (?, ?, ?, ?)', [
+        operationId,
+        line,
+        outcome.failed,
+        JSON.stringify({ line, ...outcome.result }),
+      ]);
+    let outcome: LineOutcome;
+    try {
+      outcome = await tx.transactional(
+        async (savepoint) => {
+          const ran = await lineRun(this.parts.sessionAs(principal, savepoint), input);
+          await keep(savepoint, ran);
+          return ran;
+        },
+        { clear: true },
+      );
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException || isDatabaseUnavailable(error)) throw error;
+      if (error instanceof TransientLineError) {
+        if (this.transientAgain(operationId, line) < TRANSIENT_ATTEMPTS) throw error;
+        outcome = error.outcome;
+      } else {
+        logger.error({ err: error, operationId, line }, 'a bulk line failed unexpectedly');
+        outcome = internalErrorOutcome(form);
+      }
+      await keep(tx, outcome);
+    }
+    linesApplied.inc({ form, failed: String(outcome.failed) });
+    return outcome;
+  }
+
+  /** How many times in a row this line met the database's trouble (this one included). */
+  private transientAgain(operation: number, line: number): number {
+    const same = this.transient.operation === operation && this.transient.line === line;
+    this.transient = { operation, line, count: same ? this.transient.count + 1 : 1 };
+    return this.transient.count;
+  }
+}
+
+/**
+ * Deletes what BULK_RETENTION_DAYS no longer keeps: uploads whose operation ended before the
+ * cut-off, and uploads made before it that were never run; their lines, operation and results go
+ * with them (foreign keys, on delete cascade). A few uploads per statement.
+ */
+export async function purgeBulkOperations(orm: MikroORM, days: number, at: Date = new Date()): Promise<number> {
+  const cutoff = new Date(at.getTime() - days * 86_400_000);
+  let total = 0;
+  for (;;) {
+    const rows = await orm.em.getConnection().execute<{ n: number }[]>(
+      `with doomed as (
+          select u.id from bulk_upload u left join bulk_operation o on o.upload_id = u.id
+          where (o.id is null and u.created_at < ?) or o.completed_at < ?
+          order by u.id limit 10
+        ),
+        deleted as (delete from bulk_upload where id in (select id from doomed) returning 1)
+      select count(*)::int as n from deleted`,
+      [cutoff, cutoff],
+    );
+    total += rows[0].n;
+    if (rows[0].n < 10) return total;
+  }
+}

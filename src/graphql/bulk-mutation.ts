@@ -1,0 +1,71 @@
+import {
+  type DocumentNode,
+  GraphQLError,
+  type GraphQLSchema,
+  getOperationAST,
+  getVariableValues,
+  Kind,
+  OperationTypeNode,
+} from 'graphql';
+import type { FieldError } from '../domain/errors.js';
+import { parseOperation, sourceRefusal } from './document-guard.js';
+import { operationCost } from './operation-cost.js';
+import { QueryLimitError } from './query-limits.js';
+
+/**
+ * The GraphQL form of a bulk operation (docs/decisions.md#bulk-writes): one mutation document,
+ * run once per uploaded line with that line's variables. The document passes the guards a
+ * `/graphql` document passes (docs/operations.md#which-guard-applies-where), once when the
+ * operation is started; the variables, and the cost limits that depend on them, for each line.
+ */
+
+/** Mutations a line may not run: a bulk operation does not start or cancel bulk operations. */
+const BULK_FIELDS = new Set(['bulkOperationRunMutation', 'cancelBulkOperation']);
+
+/** Why `source` cannot be a bulk operation's mutation, as field errors on `mutation`; none when it can. */
+export function bulkMutationProblems(schema: GraphQLSchema, source: string): FieldError[] {
+  const refusal = sourceRefusal(source, undefined);
+  if (refusal) return [{ field: 'mutation', message: refusal.message }];
+  const document = parseOperation(schema, source);
+  if (!('kind' in document)) return document.map((error) => ({ field: 'mutation', message: error.message }));
+  const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
+  const operation = getOperationAST(document);
+  if (operations.length !== 1 || !operation) return [{ field: 'mutation', message: 'must hold exactly one operation' }];
+  if (operation.operation !== OperationTypeNode.MUTATION)
+    return [{ field: 'mutation', message: `must be a mutation, not a ${operation.operation}` }];
+  const fields = operation.selectionSet.selections;
+  const field = fields[0];
+  if (fields.length !== 1 || field.kind !== Kind.FIELD)
+    return [{ field: 'mutation', message: 'must hold exactly one mutation field (no fragments at its root)' }];
+  if (BULK_FIELDS.has(field.name.value))
+    return [{ field: 'mutation', message: `a bulk operation cannot run ${field.name.value}` }];
+  // Depth and complexity with no variables yet; each line is measured again with its own.
+  const limit = lineRefusal(schema, document);
+  return limit ? [{ field: 'mutation', message: limit.message }] : [];
+}
+
+/**
+ * What refuses one line before it runs, as `/graphql` would refuse the same document with these
+ * variables: their structural input limits (`sourceRefusal`), values its variables cannot take
+ * (BAD_USER_INPUT, as Apollo answers them), then depth and complexity. Undefined when the line may
+ * run. `lineRefusal(schema, document)` with no variables measures the document alone.
+ */
+export function lineRefusal(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables?: Record<string, unknown>,
+): GraphQLError | undefined {
+  const refusal = sourceRefusal(undefined, variables);
+  if (refusal) return refusal;
+  const definitions = getOperationAST(document)?.variableDefinitions ?? [];
+  const coerced = variables && definitions.length ? getVariableValues(schema, definitions, variables) : undefined;
+  if (coerced?.errors?.length)
+    return new GraphQLError(coerced.errors[0].message, { extensions: { code: 'BAD_USER_INPUT' } });
+  try {
+    operationCost(schema, document, undefined, variables);
+  } catch (error) {
+    if (error instanceof QueryLimitError) return error;
+    throw error;
+  }
+  return undefined;
+}

@@ -1,0 +1,32 @@
+import { field } from '../fields.js';
+import type { JsonSchema } from '../json-schema.js';
+import type { RestResource } from '../resource.js';
+
+/** REST shows a status as its lower-case name (`running`), as docs/decisions.md#bulk-writes writes it. */
+const lowerCase = (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value);
+
+/**
+ * Bulk operations (docs/decisions.md#bulk-writes): `GET /bulk-operations`, `/bulk-operations/{id}`,
+ * the answer of a cancel and of an upload. Their lines' results are NDJSON of their own (src/bulk).
+ */
+export const bulkOperationResource: RestResource = {
+  name: 'BulkOperation',
+  sortInput: 'BulkOperationSort',
+  fields: {
+    id: field(),
+    status: field({
+      out: lowerCase,
+      schema: (graphql: JsonSchema) => ({
+        type: 'string',
+        enum: (graphql.enum as string[]).map((value) => value.toLowerCase()),
+      }),
+    }),
+    total_lines: field(),
+    processed_lines: field(),
+    failed_lines: field(),
+    error: field(),
+    created_at: field(),
+    completed_at: field(),
+  },
+  expand: {},
+};

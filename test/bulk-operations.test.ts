@@ -1,0 +1,415 @@
+// Bulk operations (docs/decisions.md#bulk-writes) against a real PostgreSQL: both forms, results in
+// input order, each line answered as its single request is (refusals, scopes, If-Match), a malformed
+// file refused whole, BULK_MAX_RUNNING, cancel, the finished event. The crash of a runner mid-way is
+// test/bulk-crash.test.ts.
+import pg from 'pg';
+import { createDatabase, startTestService, type TestService } from './support/harness.js';
+import { pickVariants, placeOrder, setStock } from './support/orders.js';
+import { until } from './support/until.js';
+
+let service: TestService;
+let databaseUrl: string;
+let variants: { tracked: number; untracked: number };
+beforeAll(async () => {
+  databaseUrl = await createDatabase();
+  // Two operations at once on this process, one per token: the limits below are told apart.
+  service = await startTestService({ databaseUrl, bulk: { pollMs: 50, concurrency: 2, maxRunning: 1 } });
+  variants = await pickVariants(service);
+  await setStock(service, 1, variants.tracked, 1000);
+}, 30_000);
+afterAll(() => service.stop());
+
+const WAREHOUSE = 1;
+const ndjson = (lines: unknown[]) => `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`;
+const upload = (path: string, body: string, token?: string) =>
+  service.send('POST', `/api/v1/bulk-operations${path}`, body, token, { 'content-type': 'application/x-ndjson' });
+const operation = async (id: number, token?: string) =>
+  (await service.get(`/api/v1/bulk-operations/${id}`, token)).body;
+const statusOf = async (id: number, token?: string) => (await operation(id, token)).status as string;
+const finished = (id: number, token?: string) =>
+  until(async () => {
+    const body = await operation(id, token);
+    return ['completed', 'failed', 'canceled'].includes(body.status) && body;
+  }, 20_000);
+const results = async (id: number, token?: string, query = '') => {
+  const res = await service.get(`/api/v1/bulk-operations/${id}/results${query}`, token);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
+  return res.text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+};
+const fulfil = (orderId: number, lineItem: number, quantity: number) => ({
+  method: 'POST',
+  path: `/orders/${orderId}/fulfilments`,
+  body: { items: [{ id: lineItem, quantity, warehouse: WAREHOUSE }] },
+});
+const newOrder = async (quantity = 2) => {
+  const order = await placeOrder(service, [{ variantId: variants.tracked, quantity }]);
+  return { id: order.id as number, line: order.items[0].data.id as number };
+};
+
+/** Holds an order's row lock from another connection, so a line writing it waits until `release`. */
+async function holdOrder(orderId: number) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query('begin');
+  await client.query('select id from orders where id = $1 for update', [orderId]);
+  return async () => {
+    await client.query('rollback');
+    await client.end();
+  };
+}
+
+describe('the REST form', () => {
+  it('answers 202, applies the lines in file order and reports each as its request would have', async () => {
+    const order = await newOrder(2);
+    const before = await service.get(`/api/v1/orders/${order.id}`);
+    const staleEtag = before.headers.get('etag')!;
+    const lines = [
+      fulfil(order.id, order.line, 1),
+      fulfil(order.id, order.line, 5),
+      { method: 'PATCH', path: `/orders/${order.id}`, body: { notes: 'too late' }, headers: { 'If-Match': staleEtag } },
+      { method: 'PATCH', path: '/orders/99999999', body: { notes: 'nobody' } },
+      { method: 'PATCH', path: `/orders/${order.id}`, body: { notes: 5 } },
+      { method: 'PATCH', path: `/orders/${order.id}?fields=id,notes`, body: { notes: 'packed' } },
+      { method: 'DELETE', path: `/orders/${order.id}/fulfilments/99999999` },
+    ];
+    const made = await upload('', ndjson(lines));
+    expect(made.status).toBe(202);
+    expect(made.headers.get('location')).toBe(`/api/v1/bulk-operations/${made.body.id}`);
+    expect(made.body).toMatchObject({ status: 'created', total_lines: 7, processed_lines: 0, failed_lines: 0 });
+    const done = await finished(made.body.id);
+    expect(done).toMatchObject({ status: 'completed', total_lines: 7, processed_lines: 7, failed_lines: 5 });
+    expect(done.completed_at).toBeGreaterThanOrEqual(done.created_at);
+
+    const got = await results(made.body.id);
+    expect(got.map((r) => [r.line, r.status])).toEqual([
+      [1, 201],
+      [2, 409],
+      [3, 412],
+      [4, 404],
+      [5, 422],
+      [6, 200],
+      [7, 404],
+    ]);
+    // The order as the last write left it: the fulfilment of line 1 and the notes of line 6.
+    const now = await service.get(`/api/v1/orders/${order.id}`);
+    expect(got[0].body.fulfilments).toHaveLength(1);
+    expect(got[5].body).toEqual({ id: order.id, notes: 'packed' });
+    expect(got[5].etag).toBe(now.headers.get('etag'));
+    expect(now.body.notes).toBe('packed');
+
+    // Each refusal is what the single request answers, status and body (the state it met is the same);
+    // the stale If-Match's names the version the order had then (line 6 has moved it on since).
+    expect(got[2].body.detail).toMatch(/its version is now 2\b/);
+    for (const at of [1, 3, 4, 6]) {
+      const line = lines[at] as { method: string; path: string; body?: unknown; headers?: Record<string, string> };
+      const single = await service.send(line.method, `/api/v1${line.path}`, line.body, undefined, line.headers);
+      expect({ line: at + 1, status: got[at].status, body: got[at].body }).toEqual({
+        line: at + 1,
+        status: single.status,
+        body: single.body,
+      });
+    }
+  });
+
+  it('gives each line its usual event and timeline entry, by the token that started the operation', async () => {
+    const order = await newOrder(3);
+    const made = await upload('', ndjson([fulfil(order.id, order.line, 1), fulfil(order.id, order.line, 1)]));
+    await finished(made.body.id);
+    const timeline = await service.get(`/api/v1/orders/${order.id}/events`);
+    const created = timeline.body.items.filter((e: any) => e.type === 'fulfilment.created');
+    expect(created).toHaveLength(2);
+    expect(created[0].actor.name).toBe('test (all scopes)');
+  });
+
+  it('holds each line to the scope of its own write, with the token of the operation', async () => {
+    const order = await newOrder(1);
+    const ordersOnly = await service.tokenWith(['write_orders', 'read_orders']);
+    const lines = [
+      { method: 'PATCH', path: `/orders/${order.id}`, body: { notes: 'allowed' } },
+      { method: 'PATCH', path: '/customers/1', body: { note: 'not allowed' } },
+      { method: 'POST', path: '/inventory-levels/adjustments', body: { reason: 'other', changes: [] } },
+    ];
+    const made = await upload('', ndjson(lines), ordersOnly);
+    expect(made.status).toBe(202);
+    await finished(made.body.id, ordersOnly);
+    const got = await results(made.body.id, ordersOnly);
+    expect(got.map((r) => r.status)).toEqual([200, 403, 403]);
+    for (const at of [1, 2]) {
+      const single = await service.send(lines[at].method, `/api/v1${lines[at].path}`, lines[at].body, ordersOnly);
+      expect(got[at].body).toEqual(single.body);
+    }
+    // A token with no scope of any write may not start one at all.
+    const reader = await service.tokenWith(['read_orders']);
+    const refused = await upload('', ndjson([lines[0]]), reader);
+    expect(refused.status).toBe(403);
+  });
+
+  it('refuses a malformed line with a 400 naming it, and keeps nothing of the file', async () => {
+    const order = await newOrder(1);
+    const good = { method: 'PATCH', path: `/orders/${order.id}`, body: { notes: 'never' } };
+    const [{ count: uploadsBefore }] = await service.sql<{ count: string }>('select count(*) from bulk_upload');
+    const cases: [string, number, RegExp][] = [
+      [`${ndjson([good, good, good])}{"method": "PATCH", "path": \n`, 4, /not valid JSON/],
+      [`${ndjson([good, [1, 2], good])}`, 2, /not a JSON object/],
+      [`${ndjson([good])}\n${ndjson([good])}`, 2, /empty/],
+      [ndjson([good, { ...good, method: 'GET' }]), 2, /method/],
+      [ndjson([good, good, { ...good, path: '/orders' }]), 3, /no write route PATCH \/orders/],
+      [ndjson([{ ...good, path: '/bulk-operations/1/cancel', method: 'POST' }]), 1, /no write route/],
+      [ndjson([{ ...good, headers: { 'Idempotency-Key': 'k' } }]), 1, /only If-Match/],
+      [ndjson([{ ...good, extra: 1 }]), 1, /unknown keys extra/],
+    ];
+    for (const [file, line, message] of cases) {
+      const res = await upload('', file);
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(res.body.errors[0].field).toBe(`line ${line}`);
+      expect(res.body.detail).toMatch(message);
+    }
+    const [{ count: uploadsAfter }] = await service.sql<{ count: string }>('select count(*) from bulk_upload');
+    expect(uploadsAfter).toBe(uploadsBefore);
+    expect((await service.get(`/api/v1/orders/${order.id}`)).body.notes).not.toBe('never');
+    // Not NDJSON at all; no lines.
+    expect((await service.send('POST', '/api/v1/bulk-operations', [good])).status).toBe(415);
+    expect((await upload('', '')).status).toBe(400);
+  });
+
+  it('streams a result line per input line in input order, and the failed ones alone on request', async () => {
+    const order = await newOrder(1);
+    const lines = Array.from({ length: 1200 }, (_, i) =>
+      i % 100 === 99
+        ? { method: 'PATCH', path: '/orders/99999999', body: { notes: `${i}` } }
+        : { method: 'PATCH', path: `/orders/${order.id}`, body: { notes: `note ${i + 1}` } },
+    );
+    const made = await upload('', ndjson(lines));
+    const done = await finished(made.body.id);
+    expect(done).toMatchObject({ processed_lines: 1200, failed_lines: 12 });
+    const got = await results(made.body.id);
+    expect(got.map((r) => r.line)).toEqual(lines.map((_, i) => i + 1));
+    expect((await service.get(`/api/v1/orders/${order.id}`)).body.notes).toBe('note 1200');
+    const failed = await results(made.body.id, undefined, '?failed=true');
+    expect(failed.map((r) => r.line)).toEqual([100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100, 1200]);
+    expect((await service.get(`/api/v1/bulk-operations/${made.body.id}/results?failed=maybe`)).status).toBe(400);
+  }, 60_000);
+});
+
+describe('an operation belongs to the token that started it', () => {
+  it('is not found by another token: the operation, its results, its cancel', async () => {
+    const order = await newOrder(1);
+    const made = await upload('', ndjson([{ method: 'PATCH', path: `/orders/${order.id}`, body: { notes: 'x' } }]));
+    const other = await service.tokenWith(['write_orders']);
+    expect((await service.get(`/api/v1/bulk-operations/${made.body.id}`, other)).status).toBe(404);
+    expect((await service.get(`/api/v1/bulk-operations/${made.body.id}/results`, other)).status).toBe(404);
+    expect(
+      (await service.send('POST', `/api/v1/bulk-operations/${made.body.id}/cancel`, undefined, other)).status,
+    ).toBe(404);
+    const list = await service.get('/api/v1/bulk-operations', other);
+    expect(list.body.items.map((o: any) => o.id)).not.toContain(made.body.id);
+    const mine = await service.get('/api/v1/bulk-operations');
+    expect(mine.body.items[0].id).toBe(made.body.id); // newest first
+  });
+});
+
+describe('BULK_MAX_RUNNING and cancel', () => {
+  it('runs one operation per token at a time (the next waits in created), and others’ beside it', async () => {
+    const held = await newOrder(1);
+    const free = await newOrder(1);
+    const release = await holdOrder(held.id);
+    let released = false;
+    try {
+      const first = await upload('', ndjson([{ method: 'PATCH', path: `/orders/${held.id}`, body: { notes: 'A' } }]));
+      await until(async () => (await statusOf(first.body.id)) === 'running', 10_000);
+      const second = await upload('', ndjson([{ method: 'PATCH', path: `/orders/${free.id}`, body: { notes: 'B' } }]));
+      const someoneElse = await service.tokenWith(['write_orders']);
+      const third = await upload(
+        '',
+        ndjson([{ method: 'PATCH', path: `/orders/${free.id}`, body: { notes: 'C' } }]),
+        someoneElse,
+      );
+      // Another token's operation runs while the first token's second one waits.
+      await finished(third.body.id, someoneElse);
+      expect(await statusOf(second.body.id)).toBe('created');
+      expect((await service.get(`/api/v1/orders/${free.id}`)).body.notes).toBe('C');
+      await release();
+      released = true;
+      expect(await finished(first.body.id)).toMatchObject({ status: 'completed', processed_lines: 1 });
+      expect(await finished(second.body.id)).toMatchObject({ status: 'completed', processed_lines: 1 });
+      expect((await service.get(`/api/v1/orders/${free.id}`)).body.notes).toBe('B');
+    } finally {
+      if (!released) await release();
+    }
+  });
+
+  it('cancels a waiting operation before any line and a running one after the line under way', async () => {
+    const held = await newOrder(1);
+    const free = await newOrder(3);
+    const release = await holdOrder(held.id);
+    let released = false;
+    try {
+      const running = await upload(
+        '',
+        ndjson([
+          { method: 'PATCH', path: `/orders/${held.id}`, body: { notes: 'line 1' } },
+          fulfil(free.id, free.line, 1),
+          fulfil(free.id, free.line, 1),
+        ]),
+      );
+      await until(async () => (await statusOf(running.body.id)) === 'running', 10_000);
+      const waiting = await upload('', ndjson([fulfil(free.id, free.line, 1)]));
+      expect(await statusOf(waiting.body.id)).toBe('created');
+      const canceledWaiting = await service.send('POST', `/api/v1/bulk-operations/${waiting.body.id}/cancel`);
+      expect(canceledWaiting.status).toBe(200);
+      expect(canceledWaiting.body).toMatchObject({ status: 'canceled', processed_lines: 0 });
+
+      // The cancel waits for the line under way (blocked on the held order), which is then applied whole.
+      const cancel = service.send('POST', `/api/v1/bulk-operations/${running.body.id}/cancel`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await release();
+      released = true;
+      const canceled = await cancel;
+      expect(canceled.status).toBe(200);
+      expect(canceled.body).toMatchObject({ status: 'canceled', total_lines: 3, processed_lines: 1 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await operation(running.body.id)).toMatchObject({ status: 'canceled', processed_lines: 1 });
+      expect((await results(running.body.id)).map((r) => [r.line, r.status])).toEqual([[1, 200]]);
+      expect((await service.get(`/api/v1/orders/${held.id}`)).body.notes).toBe('line 1');
+      expect((await service.get(`/api/v1/orders/${free.id}`)).body.fulfilments).toEqual([]);
+      // Again: the same answer. A completed operation cannot be canceled.
+      expect((await service.send('POST', `/api/v1/bulk-operations/${running.body.id}/cancel`)).status).toBe(200);
+      const done = await upload('', ndjson([{ method: 'PATCH', path: `/orders/${free.id}`, body: { notes: 'x' } }]));
+      await finished(done.body.id);
+      expect((await service.send('POST', `/api/v1/bulk-operations/${done.body.id}/cancel`)).status).toBe(409);
+    } finally {
+      if (!released) await release();
+    }
+  });
+});
+
+describe('the GraphQL form', () => {
+  const MUTATION =
+    'mutation ($id: Int!, $notes: String) { updateOrder(id: $id, input: { notes: $notes }) { id notes } }';
+  const run = (mutation: string, uploadId: number, token?: string) =>
+    service.graphql(
+      `mutation ($mutation: String!, $uploadId: Int!) {
+        bulkOperationRunMutation(mutation: $mutation, uploadId: $uploadId) { id status totalLines }
+      }`,
+      { mutation, uploadId },
+      token,
+    );
+
+  it('uploads variables, runs the mutation once per line, and answers each line as /graphql would', async () => {
+    const order = await newOrder(1);
+    const variables = [
+      { id: order.id, notes: 'first' },
+      { id: 99999999, notes: 'nobody' },
+      { id: order.id, notes: 7 },
+    ];
+    const uploaded = await upload('/uploads', ndjson(variables));
+    expect(uploaded.status).toBe(201);
+    expect(uploaded.body).toEqual({ id: expect.any(Number), lines: 3 });
+    const started = await run(MUTATION, uploaded.body.id);
+    expect(started.body.errors).toBeUndefined();
+    const { id, totalLines } = started.body.data.bulkOperationRunMutation;
+    expect(totalLines).toBe(3);
+    await finished(id);
+    const read = await service.graphql(
+      'query ($id: Int!) { bulkOperation(id: $id) { ' +
+        'id status totalLines processedLines failedLines createdAt completedAt } }',
+      { id },
+    );
+    expect(read.body.data.bulkOperation).toMatchObject({ status: 'COMPLETED', processedLines: 3, failedLines: 2 });
+    const got = await results(id);
+    expect(got[0]).toEqual({ line: 1, data: { updateOrder: { id: order.id, notes: 'first' } } });
+    for (const at of [1, 2]) {
+      const single = await service.graphql(MUTATION, variables[at]);
+      expect(got[at].line).toBe(at + 1);
+      expect(got[at].errors.map((e: any) => e.extensions.code)).toEqual(
+        single.body.errors.map((e: any) => e.extensions.code),
+      );
+      expect(got[at].errors[0].message).toBe(single.body.errors[0].message);
+    }
+    // An upload runs once.
+    expect((await run(MUTATION, uploaded.body.id)).body.errors[0].extensions.code).toBe('CONFLICT');
+  });
+
+  it('refuses a mutation that is not one mutation field of a line, and an upload not its own', async () => {
+    const uploaded = await upload('/uploads', ndjson([{ id: 1 }]));
+    const refusals = [
+      '{ orders { totalCount } }',
+      'mutation { a: updateOrder(id: 1, input: {}) { id } b: updateOrder(id: 2, input: {}) { id } }',
+      'mutation ($m: String!, $u: Int!) { bulkOperationRunMutation(mutation: $m, uploadId: $u) { id } }',
+      'mutation { nope }',
+      'mutation {',
+    ];
+    for (const mutation of refusals) {
+      const res = await run(mutation, uploaded.body.id);
+      expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    }
+    const other = await service.tokenWith(['write_orders']);
+    expect((await run(MUTATION, uploaded.body.id, other)).body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    const restUpload = await upload('', ndjson([{ method: 'PATCH', path: '/orders/1', body: { notes: 'x' } }]));
+    const [{ upload_id }] = await service.sql<{ upload_id: number }>(
+      'select upload_id from bulk_operation where id = ?',
+      [restUpload.body.id],
+    );
+    expect((await run(MUTATION, upload_id)).body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    // A line of variables must be an object.
+    const bad = await upload('/uploads', ndjson([{ id: 1 }, 'two']));
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].field).toBe('line 2');
+  });
+
+  it('lists and cancels over GraphQL', async () => {
+    const listed = await service.graphql('{ bulkOperations(page: 1, size: 5) { totalCount items { id status } } }');
+    expect(listed.body.data.bulkOperations.totalCount).toBeGreaterThan(0);
+    const held = await newOrder(1);
+    const release = await holdOrder(held.id);
+    try {
+      const uploaded = await upload(
+        '/uploads',
+        ndjson([
+          { id: held.id, notes: 'a' },
+          { id: held.id, notes: 'b' },
+        ]),
+      );
+      const started = await run(MUTATION, uploaded.body.id);
+      const { id } = started.body.data.bulkOperationRunMutation;
+      await until(async () => (await statusOf(id)) === 'running', 10_000);
+      const cancel = service.graphql(
+        'mutation ($id: Int!) { cancelBulkOperation(id: $id) { status processedLines } }',
+        {
+          id,
+        },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await release();
+      const canceled = await cancel;
+      expect(canceled.body.data.cancelBulkOperation).toEqual({ status: 'CANCELED', processedLines: 1 });
+    } finally {
+      await release().catch(() => undefined);
+    }
+  });
+});
+
+describe('bulk_operation.finished', () => {
+  it('carries the counts, in the feed of the token that started it only', async () => {
+    const order = await newOrder(1);
+    const made = await upload(
+      '',
+      ndjson([
+        { method: 'PATCH', path: `/orders/${order.id}`, body: { notes: 'x' } },
+        { method: 'PATCH', path: '/orders/99999999', body: { notes: 'x' } },
+      ]),
+    );
+    await finished(made.body.id);
+    const read = (token?: string) =>
+      service.get('/api/v1/events?types=bulk_operation.finished&size=250', token).then((r) => r.body.items);
+    const event = await until(async () => (await read()).find((e: any) => e.data.id === made.body.id), 10_000);
+    expect(event.data).toMatchObject({ status: 'completed', total_lines: 2, processed_lines: 2, failed_lines: 1 });
+    const reader = await service.tokenWith(['read_orders']);
+    expect((await read(reader)).filter((e: any) => e.data.id === made.body.id)).toEqual([]);
+  });
+});

@@ -18,6 +18,10 @@ const LAYERS: Layer[] = [
   { units: ['server.ts'], what: 'the running service: database, workers, HTTP server, shutdown' },
   { units: ['app.ts'], what: 'the Koa application: mounts the HTTP edge, GraphQL and REST' },
   { units: ['http'], what: 'HTTP edge around both APIs: timeouts, admission control, landing page' },
+  {
+    units: ['bulk'],
+    what: 'bulk operations: NDJSON uploads and results, the runner applying REST lines and GraphQL mutations',
+  },
   { units: ['rest'], what: 'REST v1: routes mapped onto GraphQL operations, problem+json, OpenAPI' },
   { units: ['graphql'], what: 'the schema build, Apollo, the in-process gateway, compiled execution, GraphiQL' },
   { units: ['resolvers'], what: 'GraphQL resolvers (transport only), their context, loaders and guards' },

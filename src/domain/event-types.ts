@@ -6,6 +6,7 @@ export const EVENT_TYPES = [
   'order.notes_changed',
   'order.address_changed',
   'order.customer_changed',
+  'order.updated',
   'fulfilment.created',
   'fulfilment.updated',
   'fulfilment.deleted',
@@ -34,7 +35,8 @@ export const EVENT_DATA: Record<string, string> = {
   order:
     'order.created: the new order (id, email, status, paid, total, customer, address, items, ' +
     'order_date); order.notes_changed: {id, notes}; order.address_changed: {id, address}; ' +
-    'order.customer_changed: {id, address, email, customer, previous_customer_id}',
+    'order.customer_changed: {id, address, email, customer, previous_customer_id}; order.updated: {id, ' +
+    'metafields} (the metafields the change set, typed as REST shows them, null for each one deleted)',
   fulfilment:
     'the fulfilment record (id, warehouse, items, created_at, updated_at) with order_id and ' +
     "the order's status after the change (order_status); for .deleted, the record as it was",
@@ -43,11 +45,16 @@ export const EVENT_DATA: Record<string, string> = {
     'shipping_carrier, items, notify, created_at, updated_at) with order_id and ' +
     'order_status; for .deleted, the record as it was',
   restock: 'the restock record (id, warehouse, items, created_at) with order_id and order_status',
-  product: '{id} and the fields the change sent, in REST keys; .deleted: {id, title}',
+  product:
+    '{id} and the fields the change sent, in REST keys (metafields: those set, null for each one deleted; ' +
+    "a variant's as variants: [{id, metafields}]); .deleted: {id, title}",
   customer:
-    '{id} and the fields the change sent, in REST keys; .deleted: {id, email}; .erased: {id} alone ' +
+    '{id} and the fields the change sent, in REST keys (metafields: those set, null for each one deleted); ' +
+    '.deleted: {id, email}; .erased: {id} alone ' +
     "(the customer's personal data was erased, its earlier events' included)",
-  collection: '{id} and the fields the change sent, in REST keys; .deleted: {id, title}',
+  collection:
+    '{id} and the fields the change sent, in REST keys (metafields: those set, null for each one deleted); ' +
+    '.deleted: {id, title}',
   inventory:
     'an adjustment or a level set by hand: {reason, reference, movements: [{id, variant_id, warehouse_id, ' +
     'delta, quantity_after}]} (the movements of fulfilments and restocks come with their own events)',

@@ -1,0 +1,41 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Field, InputType, Int } from 'type-graphql';
+import { MetafieldOwnerType } from '../enums/metafield-owner-type.enum.js';
+import { Optional } from '../optional-field.js';
+
+/** Metafields are named by namespace and key (1–64 of a-z, 0-9, _ and -; src/domain/metafield-types.ts checks). */
+@InputType({ description: 'One metafield of one record' })
+export class MetafieldIdentifierInput {
+  @Field(() => MetafieldOwnerType, { description: 'The kind of record' }) ownerType!: MetafieldOwnerType;
+  @Field(() => Int, { description: "The record's id" }) ownerId!: number;
+  @Field({ description: "The definition's namespace" }) namespace!: string;
+  @Field({ description: "The definition's key" }) key!: string;
+}
+
+@InputType({ description: "A value to set on a record's metafield, of its definition's type" })
+export class MetafieldsSetInput extends MetafieldIdentifierInput {
+  @Field({
+    description:
+      "The value as text (Shopify's convention): digits for number_integer and number_decimal, true or false, " +
+      'YYYY-MM-DD for date, ISO 8601 for date_time, an http(s) URL, JSON text for json; at most 64 KiB',
+  })
+  value!: string;
+}
+
+@InputType({ description: 'Records whose metafield of this namespace and key has exactly this value' })
+export class MetafieldFilter {
+  @Field({ description: "The definition's namespace" }) namespace!: string;
+  @Field({ description: "The definition's key" }) key!: string;
+  @Field({
+    description: 'The value as text, as Metafield.value shows it (a number, a date… in any form its type takes)',
+  })
+  value!: string;
+}
+
+/** What a PATCH-like input takes: the metafields to set or delete, keyed as REST shows them. */
+export const METAFIELDS_PATCH_DESCRIPTION =
+  'Metafields to set, as {"namespace.key": value} with values typed as REST shows them (integers and ' +
+  'booleans as JSON, decimals as strings, json as the JSON itself, other types as strings); null deletes one';
+
+/** The `metafields` field of the update inputs (OrderPatch, CustomerPatch, ProductPatch, CollectionInput). */
+export const MetafieldsPatch = () => Optional(() => GraphQLJSONObject, { description: METAFIELDS_PATCH_DESCRIPTION });

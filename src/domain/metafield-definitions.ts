@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
-import { runPrepared } from '../db/prepared-statements.js';
 import { now } from '../clock.js';
+import { runPrepared } from '../db/prepared-statements.js';
 import { MetafieldDefinition } from '../entities/metafield-definition.entity.js';
 import { MetafieldOwnerType } from '../schema/enums/metafield-owner-type.enum.js';
 import { ConflictError, type FieldError, NotFoundError, ValidationError } from './errors.js';

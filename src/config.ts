@@ -29,6 +29,15 @@ const schema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .optional(),
+  /**
+   * Where each process's one LISTEN connection (the wake-ups of GraphQL subscriptions) goes, when
+   * DATABASE_URL is a pooler that cannot carry LISTEN (PgBouncer in transaction mode,
+   * docs/deployment.md#pgbouncer); unset, it goes to DATABASE_URL.
+   */
+  DATABASE_LISTEN_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
   /** Streaming replicas for reads (docs/operations.md#read-replicas), comma-separated postgres:// URLs. */
   DATABASE_READ_URL: z
     .string()

@@ -3,6 +3,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../../mikro-orm.config.js';
 import type { Config } from '../config.js';
 import { logger } from '../logger.js';
+import { checkExternalDatabase } from './database-check.js';
 import {
   type EmbeddedServer,
   runningEmbeddedPostgres,
@@ -34,6 +35,8 @@ export async function openDatabase(
 ): Promise<Database> {
   let embedded: EmbeddedServer | undefined;
   let url = config.DATABASE_URL;
+  // An existing PostgreSQL is checked before anything runs on it: version, pg_trgm, privileges.
+  if (url) await checkExternalDatabase(url);
   if (!url) {
     const running = await runningEmbeddedPostgres(path.join(config.DATA_DIR, 'pg'));
     if (running && shareRunning) {

@@ -16,10 +16,17 @@ export class EventWakeups {
   private closed = false;
   private retry: NodeJS.Timeout | undefined;
 
-  constructor(private readonly connectionString: string) {}
+  /**
+   * `connectionString`: the service's database; DATABASE_LISTEN_URL (src/config.ts), when set, is
+   * where the LISTEN connection goes instead (a pooler in transaction mode cannot carry LISTEN).
+   */
+  constructor(
+    private readonly connectionString: string,
+    private readonly listenUrl = process.env.DATABASE_LISTEN_URL || undefined,
+  ) {}
 
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString });
+    const client = new pg.Client({ connectionString: this.listenUrl ?? this.connectionString });
     client.on('notification', () => this.wakeAll());
     client.on('error', (error) => this.reconnectLater(error));
     await client.connect();

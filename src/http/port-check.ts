@@ -32,7 +32,7 @@ export function portError(error: NodeJS.ErrnoException, { HOST, PORT }: Pick<Con
   if (error.code === 'EACCES')
     return new PortUnavailableError(
       `Port ${PORT} on ${HOST} needs privileges this process lacks: set PORT to 1024 or above ` +
-        '(and put a reverse proxy on 80 and 443)',
+        '(and put a reverse proxy on 80 and 443: docs/deployment.md#tls-reverse-proxy)',
     );
   if (error.code === 'EADDRNOTAVAIL')
     return new PortUnavailableError(`HOST ${HOST} is not an address of this machine: set HOST (e.g. HOST=0.0.0.0)`);

@@ -89,7 +89,7 @@ it('answers each search of a shape it has seen with that search own values, as t
 });
 
 describe('deep pages', () => {
-  // A deep page's OFFSET (≥ 1000 rows) is bound (src/reads/read-query.ts): page numbers are user
+  // A deep page's OFFSET (≥ 1000 rows) is bound (src/reads/page-statements.ts): page numbers are user
   // input with a long tail, and each written-in number would be one more prepared statement per
   // connection. Each of the three roads (unfiltered, filtered, counted text search) is checked for
   // one text over several page numbers and for the rows at each page's position.

@@ -8,7 +8,7 @@ import type { Pool, PoolClient } from 'pg';
  * selection and carry many subqueries, so PostgreSQL spent longer planning them than running them
  * (bench/analysis.md). Reads and the token check bind their values (`runPrepared`), so one
  * statement serves every id, token and search term; only a page's LIMIT, and a shallow page's
- * OFFSET, are written into the text (see read-query.ts `readPage` for why). After five runs of a
+ * OFFSET, are written into the text (see page-statements.ts for why). After five runs of a
  * statement PostgreSQL plans it once for any value: a generic plan, whose planning is next to
  * nothing beside a custom plan's (EXPLAIN ANALYZE).
  */

@@ -1,15 +1,15 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { type EntityManager, type EntityMetadata, type FilterQuery, raw } from '@mikro-orm/postgresql';
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { GraphQLResolveInfo } from 'graphql';
 import { type Companion, runPrepared } from '../db/prepared-statements.js';
 import { NotFoundError } from '../domain/errors.js';
-import { countQuery, isEmptyWhere, orderByOf, type Page } from '../domain/listing.js';
+import { isEmptyWhere, orderByOf, type Page } from '../domain/listing.js';
 import type { SortTerm } from '../schema/pagination.js';
 import { KEPT, measuredRows, overBound, wholePage } from './answer-bytes.js';
-import { filterStatement } from './filter-statements.js';
-import { columnOf, landingKey, type Plan, planFor, primaryKey, type RelationPlan, tableOf } from './read-plan.js';
+import { orderSql, pageStatements } from './page-statements.js';
+import { landingKey, type Plan, planFor, primaryKey, type RelationPlan, tableOf } from './read-plan.js';
 import { entityPairs, type JsonPairs, jsonObject } from './row-json.js';
-import { countForm, WALK_ROWS, walkGate } from './search-walk.js';
+import { countForm } from './search-walk.js';
 import { below, type SelectionTree, selectionOf } from './selection.js';
 
 /** A row as it arrives: its JSON object (see read-row.ts for the types resolvers give it). */
@@ -60,17 +60,6 @@ export function rowSql(em: EntityManager, type: string, tree: SelectionTree): st
   return sql;
 }
 
-/** From this offset on, a page is read through its ids (a deferred join). */
-const DEFERRED_JOIN_OFFSET = 1000;
-
-/** ORDER BY in SQL for whitelisted sort terms (entity properties → their columns on `alias`). */
-function orderSql(meta: EntityMetadata, orderBy: Record<string, 'asc' | 'desc'>[], alias: string): string {
-  return orderBy
-    .flatMap((term) => Object.entries(term))
-    .map(([property, direction]) => `${columnOf(meta, property, alias)} ${direction}`)
-    .join(', ');
-}
-
 /**
  * One page of `type` as plain rows with the relations `items` selects, and its total when the
  * selection asks for it, in one statement: the page's rows are numbered in the sort order and
@@ -96,120 +85,20 @@ export async function readPage(
   const key = primaryKey(meta, 'r0').column;
   const keyed = shaped?.lines ? `, ${key} as k` : '';
   const numbered = `${itemSql}${keyed}, row_number() over (order by ${order}) as n`;
-  const deep = offset >= DEFERRED_JOIN_OFFSET;
-  const counted = selection.has('totalCount') || selection.has('pageCount');
-  // LIMIT and OFFSET are written into the text (whole numbers from the validated arguments): with
-  // them bound PostgreSQL cannot cost a generic plan and re-plans the statement on every execution
-  // (Q1's fall is in bench/analysis.md). Every other value (search terms, ids, ranges) stays a bound
-  // parameter, so the statement texts are the finite set of query shapes, not one per search. A
-  // deep page's OFFSET is bound all the same: its read is an index walk past the offset, which
-  // costs more than planning it, and written in, the long tail of page numbers users ask for made
-  // thousands of texts, each kept prepared (src/db/prepared-statements.ts) in the service and in
-  // every connection's backend (the memory it took is in docs/performance.md).
-  if (!Number.isSafeInteger(args.size) || !Number.isSafeInteger(offset))
-    throw new Error('page bounds must be whole numbers');
-  const window = deep
-    ? { sql: `limit ${args.size} offset ?`, params: [offset] }
-    : { sql: `limit ${args.size} offset ${offset}`, params: [] };
-  let page: { sql: string; params: readonly unknown[] };
-  let count: { sql: string; params: readonly unknown[] } = { sql: 'select null', params: [] };
-  // A WITH the page and the count read from (text and bound values); empty but for a counted text search.
-  let prelude: { sql: string; params: readonly unknown[] } = { sql: '', params: [] };
-  // A counted text search in key order that may walk: whether the answer walked (search-walk.ts).
-  let walkedColumn = '';
-  if (isEmptyWhere(where)) {
-    // An unfiltered list: the statement from the read plan and the whitelisted sort alone.
-    page = deep
-      ? // Deep page: the page's ids come from the sort index (an index-only scan past the offset
-        // rows), then just those rows are read, instead of reading and discarding every earlier row.
-        {
-          sql:
-            `select ${numbered} from ${table} r0 where ${key} in (select ` +
-            `${key} from ${table} r0 order by ${order} ${window.sql})`,
-          params: window.params,
-        }
-      : { sql: `select ${numbered} from ${table} r0 order by ${order} ${window.sql}`, params: window.params };
-    if (counted) count = countQuery(em, meta.class, where);
-  } else {
-    // The filter is applied once (its raw fragments are single-use) and the builder cloned from it,
-    // when a statement of this filter's shape is not built already (filter-statements.ts).
-    const builder = () => em.createQueryBuilder(meta.class, 'r0').where(where as never);
-    let built: ReturnType<typeof builder> | undefined;
-    const filtered = () => (built ??= builder());
-    const sorted = JSON.stringify(orderBy);
-    if (counted && !shaped?.lines && searchesText(where)) {
-      // A text search's matches come from a trigram bitmap scan, in no order an index keeps: the page
-      // sorts all of them and the count reads all of them. They are read once, with the sort's
-      // columns, and both take theirs from that: the trigram scan and its recheck, most of such a
-      // search's time, then run once instead of twice (bench/analysis.md).
-      const sortKeys = [...new Set([primaryKey(meta, 'm').property, ...orderBy.flatMap((term) => Object.keys(term))])];
-      const matches = filterStatement(`${type} matches ${sorted}`, where, () =>
-        filtered().clone().select(sortKeys).toQuery(),
-      );
-      const pageKeys = `select ${primaryKey(meta, 'm').column} from matches m order by ${orderSql(meta, orderBy, 'm')}`;
-      const from = `from ${table} as "r0"`;
-      const inKeyOrder = orderBy.length === 1 && Object.keys(orderBy[0]).join() === primaryKey(meta, 'r0').property;
-      const gate =
-        inKeyOrder && !deep && matches.sql.split(from).length === 2 ? walkGate(meta, where, args.size) : undefined;
-      if (gate) {
-        // The walk (search-walk.ts): where the column's statistics say the term is broad, the filter
-        // over the first WALK_ROWS rows in key order; when it fills the page, the matches' CTE is
-        // never read and the count is the bitmap scan's alone.
-        const capped = `from (select * ${from} where ${gate.sql} order by ${order} limit ${WALK_ROWS}) as "r0"`;
-        const walk = `${matches.sql.replace(from, capped)} order by ${order} ${window.sql}`;
-        const total = filterStatement(`${type} count`, where, () => countQuery(em, meta.class, where, filtered()));
-        prelude = {
-          sql:
-            `with walk as materialized (${walk}), walked as (select count(*) = ${args.size} as whole from walk), ` +
-            `matches as materialized (select m.* from (${matches.sql}) m where not (select whole from walked)) `,
-          params: [...gate.params, ...matches.params, ...matches.params],
-        };
-        page = {
-          sql:
-            `select ${numbered} from ${table} r0 where ${key} in (select ${primaryKey(meta, 'w').column} from walk w ` +
-            `where (select whole from walked) union all (${pageKeys} ${window.sql}))`,
-          params: window.params,
-        };
-        count = {
-          sql:
-            `select case when (select whole from walked) then (${total.sql}) ` +
-            `else (select count(*) from matches) end`,
-          params: total.params,
-        };
-        walkedColumn = ', (select whole from walked) as walked';
-      } else {
-        prelude = { sql: `with matches as materialized (${matches.sql}) `, params: matches.params };
-        page = {
-          sql: `select ${numbered} from ${table} r0 where ${key} in (${pageKeys} ${window.sql})`,
-          params: window.params,
-        };
-        count = { sql: 'select count(*) from matches', params: [] };
-      }
-    } else if (deep) {
-      const ids = filterStatement(`${type} ids ${sorted}`, where, () =>
-        filtered()
-          .clone()
-          .select(primaryKey(meta, 'r0').property)
-          .orderBy(orderBy as never)
-          .toQuery(),
-      );
-      page = {
-        sql: `select ${numbered} from ${table} r0 where ${key} in (${ids.sql} ${window.sql})`,
-        params: [...ids.params, ...window.params],
-      };
-    } else {
-      const rows = filterStatement(`${type} rows ${sorted} ${numbered}`, where, () =>
-        filtered()
-          .clone()
-          .select(raw(numbered))
-          .orderBy(orderBy as never)
-          .toQuery(),
-      );
-      page = { sql: `${rows.sql} ${window.sql}`, params: [...rows.params, ...window.params] };
-    }
-    if (counted && !prelude.sql)
-      count = filterStatement(`${type} count`, where, () => countQuery(em, meta.class, where, filtered()));
-  }
+  const { prelude, page, count, walkedColumn } = pageStatements(em, {
+    type,
+    meta,
+    table,
+    key,
+    where,
+    orderBy,
+    order,
+    size: args.size,
+    offset,
+    numbered,
+    counted: selection.has('totalCount') || selection.has('pageCount'),
+    lines: Boolean(shaped?.lines),
+  });
   if (shaped?.lines) {
     // One line a record, never parsed here: `itemSql` writes each record's JSON on one line. The
     // lines come in parts of about PART_BYTES, cut by the running total of their lengths, up to
@@ -273,12 +162,6 @@ export async function readPage(
     size: args.size,
     pageCount: Math.ceil(totalCount / args.size),
   };
-}
-
-/** Whether a filter searches text (a substring match, `$ilike` or `$like`, anywhere in it). */
-function searchesText(where: unknown): boolean {
-  if (!where || typeof where !== 'object') return false;
-  return Object.entries(where).some(([key, value]) => key === '$ilike' || key === '$like' || searchesText(value));
 }
 
 /** `where` narrowed to the rows whose key is greater than `afterId` (keyset paging; bound, as any filter value). */

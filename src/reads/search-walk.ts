@@ -6,7 +6,7 @@ import { textSearchForms } from '../observability/metrics.js';
  * rows the term matches, which a generic plan cannot see:
  *
  * - a narrow term (an e-mail, a rare name): read every match once, with the trigram bitmap scan,
- *   and take both the count and the page from them (the `matches` CTE of read-query.ts);
+ *   and take both the count and the page from them (the `matches` CTE of page-statements.ts);
  * - a broad term ("ove", one customer in sixteen): walk the key index from the page's end and stop
  *   once the page is full, a few hundred rows, and count with the bitmap scan alone. Writing every
  *   match into the CTE's store and sorting them is what this saves (bench/analysis.md, "What Q4

@@ -31,6 +31,8 @@ try {
     orm,
     publicUrl: EXAMPLE_BASE_URL,
     requestLogger: logger.child({}, { level: 'warn' }),
+    // The example bulk operation stays created, so it can be canceled.
+    bulk: { concurrency: 0 },
   });
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -42,9 +44,12 @@ try {
         method,
         headers: {
           authorization: `Bearer ${secret}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          // A string is a bulk operation's file.
+          ...(body === undefined
+            ? {}
+            : { 'content-type': typeof body === 'string' ? 'application/x-ndjson' : 'application/json' }),
         },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
       });
       // An export's answer (NDJSON) is its text.
       const type = res.headers.get('content-type') ?? '';

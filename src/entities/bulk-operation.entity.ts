@@ -59,7 +59,7 @@ export class BulkOperation {
   @Property({ type: 'text', nullable: true })
   mutation: string | null = null;
 
-  @Field(() => BulkOperationStatus, { description: 'created, running, completed, failed or canceled' })
+  @Field(() => BulkOperationStatus, { description: 'Where it stands: created, running, completed, failed or canceled' })
   @Property({ type: 'text', default: BulkOperationStatus.CREATED })
   status: BulkOperationStatus = BulkOperationStatus.CREATED;
 

@@ -1,4 +1,5 @@
 import { BULK_MAX_LINES, BULK_SCOPES } from '../domain/bulk-operation.js';
+import { EXAMPLES } from './examples/stored-examples.js';
 import { integerSchema, POSITIVE_INT } from './integer-param.js';
 import type { JsonSchema } from './json-schema.js';
 import { API_PREFIX } from './router.js';
@@ -35,7 +36,10 @@ const REST_LINE: JsonSchema = {
         'the route under /api/v1 (the prefix may be written too), with its query string if any: ' +
         'any write route except the bulk operations’ own',
     },
-    body: { type: ['object', 'array'], description: "the request's JSON body, when the route takes one" },
+    body: {
+      oneOf: [{ type: 'object' }, { type: 'array', items: {} }],
+      description: "the request's JSON body, when the route takes one",
+    },
     headers: {
       type: 'object',
       properties: { 'If-Match': { type: 'string' } },
@@ -80,6 +84,9 @@ const RESULT_LINE: JsonSchema = {
 
 /** Lines of NDJSON, each ending in a newline. */
 const ndjsonText = (lines: object[]) => `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`;
+
+/** The demo store's answer to the example file (assets/openapi-examples.json), when it was taken. */
+const UPLOADED = EXAMPLES['POST /bulk-operations'];
 
 const REST_EXAMPLE = ndjsonText([
   { method: 'POST', path: '/orders/7/fulfilments', body: { items: [{ id: 19, quantity: 1, warehouse: 1 }] } },
@@ -163,7 +170,7 @@ export function bulkOperationPaths(): Record<string, Record<string, JsonSchema>>
             [NDJSON]: {
               schema: { type: 'string', description: 'newline-delimited JSON; `x-ndjson-line` describes each line' },
               'x-ndjson-line': REST_LINE,
-              example: REST_EXAMPLE,
+              example: typeof UPLOADED?.request.body === 'string' ? UPLOADED.request.body : REST_EXAMPLE,
             },
           },
         },
@@ -171,7 +178,12 @@ export function bulkOperationPaths(): Record<string, Record<string, JsonSchema>>
           '202': {
             description: 'the operation, created (it runs in the background)',
             headers: { Location: { schema: { type: 'string' }, description: 'the operation’s URL' } },
-            content: { 'application/json': { schema: ref('BulkOperation') } },
+            content: {
+              'application/json': {
+                schema: ref('BulkOperation'),
+                ...(UPLOADED ? { example: UPLOADED.response } : {}),
+              },
+            },
           },
           ...structuredClone(UPLOAD_PROBLEMS),
         }),

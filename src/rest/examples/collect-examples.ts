@@ -28,6 +28,7 @@ export interface OperationExample {
   response: unknown;
 }
 
+/** `body` as JSON, or, given as a string, as NDJSON (a bulk operation's file). */
 export type CallApi = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: ResponseBody }>;
 
 /** Keyed `METHOD /path/{template}` as in the route table. */
@@ -190,12 +191,28 @@ export async function collectExamples(call: CallApi): Promise<Examples> {
   });
   await record('GET /inventory-levels', `/inventory-levels?variant_id=${level.variant_id}&sort=warehouse_id`);
   await record('GET /inventory-movements', `/inventory-movements?variant_id=${level.variant_id}&size=3`);
+  // A bulk operation, which stays created (the examples' service runs none), so it can be canceled.
+  const file = [
+    { method: 'PATCH', path: `/orders/${open.id}`, body: { notes: 'Packed by the night shift' } },
+    {
+      method: 'POST',
+      path: `/orders/${unfulfilled.id}/fulfilments`,
+      body: { items: [{ id: line.data.id, quantity: 1 }] },
+    },
+  ];
+  const bulk = await record('POST /bulk-operations', '/bulk-operations', ndjson(file));
+  await record('GET /bulk-operations', '/bulk-operations?size=2');
+  await record('GET /bulk-operations/{id}', `/bulk-operations/${bulk.id}`);
+  await record('POST /bulk-operations/{id}/cancel', `/bulk-operations/${bulk.id}/cancel`);
   // Last, as it rewrites what the examples above show of the person: a customer with orders, erased.
   const used = new Set([customer.id, otherCustomer.id, open.customer.id]);
   const erased = (await ordersIn(5, 20)).find((o) => !used.has(o.customer.id))!.customer.id;
   await record('POST /customers/{id}/erase', `/customers/${erased}/erase`);
   return examples;
 }
+
+/** Lines of NDJSON: each value on its line. */
+const ndjson = (lines: unknown[]) => `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`;
 
 async function warehouseWithStock(
   api: (m: string, p: string) => Promise<{ body: ResponseBody }>,

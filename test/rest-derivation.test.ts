@@ -50,10 +50,12 @@ interface Variant {
   filter: GraphQLInputType;
   /** Type of WidgetPatch.code (the fixture's required field). */
   code?: GraphQLInputType;
+  /** Values of WidgetSortField (what the list's declaration makes sortable). */
+  sorts?: string[];
 }
 
 /** A widget store: one record type, a list with a filter, and an update mutation. */
-function widgetSchema({ input, output, filter, code = nonNull(GraphQLInt) }: Variant): GraphQLSchema {
+function widgetSchema({ input, output, filter, code = nonNull(GraphQLInt), sorts = ['ID'] }: Variant): GraphQLSchema {
   const status = new GraphQLEnumType({ name: 'WidgetStatus', values: { DRAFT: { value: 0 }, LIVE: { value: 1 } } });
   const widget = new GraphQLObjectType({
     name: 'Widget',
@@ -73,7 +75,11 @@ function widgetSchema({ input, output, filter, code = nonNull(GraphQLInt) }: Var
   const sort = new GraphQLInputObjectType({
     name: 'WidgetSort',
     fields: {
-      field: { type: nonNull(new GraphQLEnumType({ name: 'WidgetSortField', values: { ID: {} } })) },
+      field: {
+        type: nonNull(
+          new GraphQLEnumType({ name: 'WidgetSortField', values: Object.fromEntries(sorts.map((v) => [v, {}])) }),
+        ),
+      },
       direction: { type: GraphQLString },
     },
   });
@@ -122,14 +128,13 @@ const widgetResource: RestResource = {
   sortInput: 'WidgetSort',
   filterInput: 'WidgetFilter',
   fields: {
-    id: field({ sortable: true }),
+    id: field(),
     label: field(),
     size: field(),
     status: field(),
     price: field.decimalNumber(),
   },
   expand: {},
-  filters: { label: { gql: 'label' }, size: { gql: 'size' }, status: { gql: 'status' } },
 };
 const common = { resource: widgetResource, scope: 'read_products', summary: 'widgets' } as const;
 const widgetRoutes: RouteSpec[] = [
@@ -273,6 +278,48 @@ describe('records and filters follow the GraphQL types too', () => {
   });
 });
 
+describe('sorts and filters follow the list declaration, through the sort enum and the filter input', () => {
+  const withResource = (resource: RestResource) => widgetRoutes.map((r) => ({ ...r, resource })) as RouteSpec[];
+  const sortsOf = (api: RestApi) => routeOf(api, widgetRoutes[0]).resource.sorts;
+  const sortDocs = (api: RestApi) =>
+    documentOf(api).paths['/api/v1/widgets'].get.parameters.find((p: { name: string }) => p.name === 'sort')
+      .description;
+
+  it('REST sorts by every value of the enum: record keys in their order, the others after, snake_cased', () => {
+    const api = apiOf({ ...intSize, sorts: ['PRICE_CENTS', 'LABEL', 'ID'] });
+    expect(sortsOf(api)).toEqual({ id: 'ID', label: 'LABEL', price_cents: 'PRICE_CENTS' });
+    expect(Object.keys(sortsOf(api))).toEqual(['id', 'label', 'price_cents']);
+    expect(sortDocs(api)).toMatch(/Sortable: id, label, price_cents$/);
+    const named = deriveRestApi(
+      widgetSchema({ ...intSize, sorts: ['ID', 'PRICE_CENTS'] }),
+      withResource({ ...widgetResource, sortNames: { priceCents: 'price.cents' } }),
+    );
+    expect(sortsOf(named)).toEqual({ id: 'ID', 'price.cents': 'PRICE_CENTS' });
+    expect(() =>
+      deriveRestApi(
+        widgetSchema(intSize),
+        withResource({ ...widgetResource, sortNames: { priceCents: 'price.cents' } }),
+      ),
+    ).toThrow(/sortNames: WidgetSort sorts by no priceCents/);
+  });
+
+  it('REST searches by every field of the filter input, named and documented as the resource says', () => {
+    expect(Object.keys(filterSchema(apiOf(intSize)).properties)).toEqual(['label', 'size', 'status']);
+    const api = deriveRestApi(
+      widgetSchema(intSize),
+      withResource({
+        ...widgetResource,
+        filterNames: { label: null, status: 'state' },
+        filterDescriptions: { state: '0 draft; 1 live' },
+      }),
+    );
+    expect(Object.keys(filterSchema(api).properties)).toEqual(['size', 'state']);
+    expect(filterSchema(api).properties.state.description).toBe('0 draft; 1 live');
+    expect(filterOf(api, { state: 1, size: 2 })).toEqual({ status: ['LIVE'], size: [2] });
+    expect(filterOf(api, { label: 'x' })).toEqual({ refused: ['label'] });
+  });
+});
+
 describe('the OpenAPI tags', () => {
   it(
     'a resource without prose in openapi-prose.ts is tagged with its GraphQL type’s description; ' +
@@ -309,7 +356,7 @@ describe('a REST map that does not fit the schema fails the start', () => {
     expect(() =>
       deriveRestApi(widgetSchema(intSize), widgetRoutes.map((r) => ({ ...r, resource: extra })) as RouteSpec[]),
     ).toThrow(/weight/);
-    const badFilter = { ...widgetResource, filters: { ...widgetResource.filters, weight: { gql: 'weight' } } };
+    const badFilter = { ...widgetResource, filterNames: { weight: 'weight' } };
     expect(() =>
       deriveRestApi(widgetSchema(intSize), widgetRoutes.map((r) => ({ ...r, resource: badFilter })) as RouteSpec[]),
     ).toThrow(/WidgetFilter has no field weight/);

@@ -29,7 +29,6 @@ import { ProductOption } from '../src/entities/product-option.entity.js';
 import { ProductTextarea } from '../src/entities/product-textarea.entity.js';
 import { ProductVariant } from '../src/entities/product-variant.entity.js';
 import type { CollectionRuleInput } from '../src/schema/inputs/collection.inputs.js';
-import type { OrderFilter } from '../src/schema/inputs/order.inputs.js';
 import type { ProductPatch } from '../src/schema/inputs/product.inputs.js';
 import { seedIfEmpty } from '../src/seed/seed-store.js';
 import type { StoreSize } from '../src/seed/store-generator.js';
@@ -357,9 +356,7 @@ describe.each(STORES)('a store seeded with %s', (_name, size) => {
     // A spread of them (a search scans the ids as text).
     for (const id of ids.filter((_, i) => i % Math.ceil(ids.length / 25) === 0)) {
       const shown = displayNumber(id, format);
-      const found = await em
-        .fork()
-        .find(Order, orderWhere({ displayNumber: [shown] } as OrderFilter, format), { fields: ['id'] });
+      const found = await em.fork().find(Order, orderWhere({ displayNumber: [shown] }, format), { fields: ['id'] });
       expect({ shown, found: found.some((o) => o.id === id) }).toEqual({ shown, found: true });
     }
   });

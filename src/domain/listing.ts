@@ -1,5 +1,16 @@
+import { MetadataStorage } from '@mikro-orm/core';
 import type { EntityManager, EntityName, QueryBuilder } from '@mikro-orm/postgresql';
+import {
+  declaredLists,
+  type FilterOf,
+  type ListFields,
+  type ListFieldTable,
+  type OwnFilters,
+} from '../schema/list-fields.js';
 import { SortDirection, type SortTerm } from '../schema/pagination.js';
+import { type RangeFilter, rangeCondition } from './range-condition.js';
+import { caseInsensitiveLike } from './text-fold.js';
+import { containsPattern } from './text-match.js';
 
 export interface Page<T> {
   items: T[];
@@ -25,6 +36,68 @@ export function orderByOf(terms: readonly SortTerm[] | undefined, columns: Recor
     orderBy.push({ id: given[given.length - 1].direction === SortDirection.DESC ? 'desc' : 'asc' });
   }
   return orderBy;
+}
+
+type Condition = Record<string, unknown>;
+
+/** The conditions of a list's `filterBy.own` filters, each written by the domain into `all` (or elsewhere). */
+export type OwnConditions<F> = {
+  [K in keyof OwnFilters<F>]: (value: NonNullable<OwnFilters<F>[K]>, all: Condition[]) => void;
+};
+
+/**
+ * The conditions a list's filter asks for, all of which must hold, in its declaration's order
+ * (src/schema/list-fields.ts): text matches any of the substrings case-insensitively (on the
+ * column's lower-case copy when `folded`), `anyOf` any of the values, a range its values and bounds;
+ * an `own` filter is the domain's (`own`). Every value is a bound parameter.
+ */
+export function filterConditions<F extends ListFieldTable>(
+  list: ListFields<F>,
+  filter: FilterOf<F> | undefined,
+  own: OwnConditions<F>,
+): Condition[] {
+  const all: Condition[] = [];
+  if (!filter) return all;
+  for (const [key, { column = key, filter: by }] of Object.entries(list.fields)) {
+    const value = (filter as Record<string, unknown>)[key];
+    if (!by || value === undefined || value === null) continue;
+    if (by.kind === 'text') {
+      const like = (text: string) =>
+        by.folded
+          ? caseInsensitiveLike(column, `${column}Folded`, containsPattern(text))
+          : { [column]: { $ilike: containsPattern(text) } };
+      all.push({ $or: (value as string[]).map(like) });
+    } else if (by.kind === 'anyOf') all.push({ [column]: { $in: value } });
+    else if (by.kind === 'range') all.push({ [column]: rangeCondition(value as RangeFilter<unknown>) });
+    else (own as Record<string, (value: unknown, all: Condition[]) => void>)[key](value, all);
+  }
+  return all;
+}
+
+/** All of the conditions as one WHERE (none: every row). */
+export const allOf = (conditions: Condition[]): Condition => (conditions.length ? { $and: conditions } : {});
+
+/**
+ * Every declared list's columns against its entity, when the schema is built: a sort or filter
+ * naming a property the entity does not have (a rename, a typo) stops the service there instead of
+ * failing the first request that sorts or filters by it.
+ */
+export function checkListColumns(): void {
+  const entities = Object.values(MetadataStorage.getMetadata());
+  for (const list of declaredLists()) {
+    const meta = entities.find((m) => m.class === list.target);
+    if (!meta) throw new Error(`listFields(${list.type}): ${list.target.name} is not an entity`);
+    for (const [key, { column = key, sort, filter }] of Object.entries(list.fields)) {
+      const named = [
+        ...(sort || (filter && filter.kind !== 'own') ? [column] : []),
+        ...(filter?.folded ? [`${column}Folded`] : []),
+      ];
+      for (const property of named) {
+        if (!meta.properties[property as never])
+          throw new Error(`listFields(${list.type}): ${key} names ${property}, which ${meta.className} does not have`);
+      }
+    }
+  }
 }
 
 /** A WHERE that filters nothing (an unfiltered list). */

@@ -1,6 +1,7 @@
 import { Entity, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { now } from '../clock.js';
+import { listFields } from '../schema/list-fields.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { TextArrayType } from './text-array.type.js';
 
@@ -50,3 +51,11 @@ export class ApiToken {
   @Property({ type: 'timestamptz', nullable: true })
   revokedAt: Date | null = null;
 }
+
+/** What a list of API tokens sorts by (src/schema/list-fields.ts). */
+export const apiTokenList = listFields(ApiToken, {
+  id: { sort: true },
+  name: { sort: true },
+  createdAt: { sort: true },
+  lastUsedAt: { sort: true },
+});

@@ -1,6 +1,7 @@
 import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { now } from '../clock.js';
+import { listFields } from '../schema/list-fields.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 
 /** Where a bulk operation stands (docs/decisions.md#bulk-writes); REST shows the lower-case value. */
@@ -103,3 +104,9 @@ export class BulkOperation {
   @Property({ type: 'timestamptz', nullable: true })
   completedAt: Date | null = null;
 }
+
+/** What a list of bulk operations sorts by (src/schema/list-fields.ts). */
+export const bulkOperationList = listFields(BulkOperation, {
+  id: { sort: true },
+  createdAt: { sort: true },
+});

@@ -2,6 +2,7 @@ import { Collection as OrmCollection, type Rel } from '@mikro-orm/core';
 import { Check, Entity, OneToMany, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { now } from '../clock.js';
+import { listFields } from '../schema/list-fields.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { CollectionImage } from './collection-image.entity.js';
 import { CollectionProduct } from './collection-product.entity.js';
@@ -90,3 +91,15 @@ export class Collection {
   @OneToMany({ entity: () => CollectionImage, mappedBy: 'collection', orderBy: { position: 'asc', id: 'asc' } })
   images = new OrmCollection<Rel<CollectionImage>>(this);
 }
+
+/** What a list of collections sorts by (src/schema/list-fields.ts). */
+export const collectionList = listFields(Collection, {
+  id: { sort: true },
+  title: { sort: true },
+  type: { sort: true },
+  isDraft: { sort: true },
+  seoUrl: { sort: true },
+  seoTitle: { sort: true },
+  createdAt: { sort: true },
+  updatedAt: { sort: true },
+});

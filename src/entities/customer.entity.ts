@@ -2,6 +2,9 @@ import { Collection, type Rel } from '@mikro-orm/core';
 import { Entity, Index, OneToMany, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { now } from '../clock.js';
+import { AddressBlockFilter } from '../schema/inputs/customer.inputs.js';
+import { IntFilter } from '../schema/inputs/range-filters.js';
+import { type FilterOf, filterBy, listFields } from '../schema/list-fields.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { CustomerAddress } from './customer-address.entity.js';
 import { CustomerPaymentMethod } from './customer-payment-method.entity.js';
@@ -124,3 +127,33 @@ export class Customer {
   @OneToMany({ entity: () => Order, mappedBy: 'customer' })
   orders = new Collection<Rel<Order>>(this);
 }
+
+/**
+ * What a list of customers sorts and filters by (src/schema/list-fields.ts). The filters on a
+ * customer's addresses and orders are the domain's own (src/domain/customer-search.ts): every
+ * address condition must hold on one and the same address.
+ */
+export const customerList = listFields(
+  Customer,
+  {
+    id: { sort: true },
+    email: { sort: true, filter: filterBy.text('Any of these substrings of the e-mail', { folded: true }) },
+    firstName: { sort: true, filter: filterBy.text('Any of these substrings of the first name', { folded: true }) },
+    lastName: { sort: true, filter: filterBy.text('Any of these substrings of the last name', { folded: true }) },
+    notes: { sort: true, filter: filterBy.text('Any of these substrings of the notes') },
+    phone: { filter: filterBy.own(() => [String], "Phone of one of the customer's addresses") },
+    shipping: { filter: filterBy.own(() => AddressBlockFilter, 'Shipping address fields to match') },
+    billing: { filter: filterBy.own(() => AddressBlockFilter, 'Billing address fields to match') },
+    shippingCountry: { filter: filterBy.own(() => [String], 'Shipping country of one of the addresses') },
+    orders: { filter: filterBy.own(() => [Int], 'Customers having any of these orders') },
+    orderCount: { sort: true, filter: filterBy.range(IntFilter, 'Number of orders') },
+    lifetimeSpent: { sort: true },
+    lastPurchase: { sort: true },
+    createdAt: { sort: true },
+    updatedAt: { sort: true },
+  },
+  { filter: 'Customer search: strings match any of the given substrings, case-insensitively' },
+);
+
+/** The customer list's filter, as the domain receives it. */
+export type CustomerFilter = FilterOf<typeof customerList.fields>;

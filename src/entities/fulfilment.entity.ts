@@ -2,6 +2,7 @@ import { Collection, type Rel } from '@mikro-orm/core';
 import { Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { now } from '../clock.js';
+import { listFields } from '../schema/list-fields.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { FulfilmentItem } from './fulfilment-item.entity.js';
 import { Order } from './order.entity.js';
@@ -33,3 +34,10 @@ export class Fulfilment {
   @OneToMany({ entity: () => FulfilmentItem, mappedBy: 'fulfilment', orderBy: { lineItem: 'asc' } })
   items = new Collection<Rel<FulfilmentItem>>(this);
 }
+
+/** What a list of an order's fulfilments sorts by (src/schema/list-fields.ts). */
+export const fulfilmentList = listFields(Fulfilment, {
+  id: { sort: true },
+  createdAt: { sort: true },
+  updatedAt: { sort: true },
+});

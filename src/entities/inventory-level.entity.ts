@@ -1,6 +1,7 @@
 import type { Rel } from '@mikro-orm/core';
 import { Check, Entity, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType } from 'type-graphql';
+import { listFields } from '../schema/list-fields.js';
 import { ProductVariant } from './product-variant.entity.js';
 import { Warehouse } from './warehouse.entity.js';
 
@@ -28,3 +29,11 @@ export class InventoryLevel {
   @Property({ type: 'integer', default: 0 })
   quantity: number = 0;
 }
+
+/** What a list of inventory levels sorts by (src/schema/list-fields.ts). */
+export const inventoryLevelList = listFields(InventoryLevel, {
+  id: { sort: true },
+  variantId: { column: 'variant', sort: true },
+  warehouseId: { column: 'warehouse', sort: true },
+  quantity: { sort: true },
+});

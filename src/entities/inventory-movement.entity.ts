@@ -1,6 +1,7 @@
 import { Check, Entity, Index, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { now } from '../clock.js';
+import { listFields } from '../schema/list-fields.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 
 /**
@@ -73,3 +74,9 @@ export class InventoryMovement {
   @Property({ type: 'timestamptz', onCreate: () => now() })
   createdAt: Date = now();
 }
+
+/** What a list of inventory movements sorts by (src/schema/list-fields.ts). */
+export const inventoryMovementList = listFields(InventoryMovement, {
+  id: { sort: true },
+  createdAt: { sort: true },
+});

@@ -13,6 +13,8 @@ import { GraphQLJSON } from 'graphql-scalars';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { now } from '../clock.js';
 import { FulfilmentStatus, PaymentStatus } from '../schema/enums/order-status.enums.js';
+import { DecimalFilter, TimestampFilter } from '../schema/inputs/range-filters.js';
+import { type FilterOf, filterBy, listFields } from '../schema/list-fields.js';
 import { DecimalScalar } from '../schema/scalars/decimal.scalar.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { Customer } from './customer.entity.js';
@@ -169,3 +171,51 @@ export class Order {
   @OneToMany({ entity: () => Restock, mappedBy: 'order', orderBy: { id: 'asc' } })
   restocks = new Collection<Rel<Restock>>(this);
 }
+
+/**
+ * What a list of orders sorts and filters by (src/schema/list-fields.ts): `sort` makes the field a
+ * value of OrderSortField, `filter` a field of OrderFilter, both on `column` (the field's own
+ * property when not given). REST sorts and searches by the same fields (src/rest/resources/order.resource.ts
+ * names those it shows otherwise).
+ */
+export const orderList = listFields(
+  Order,
+  {
+    id: { sort: true, filter: filterBy.anyOf(Int, 'Any of these order ids') },
+    displayNumber: {
+      column: 'id',
+      sort: true,
+      filter: filterBy.own(() => [String], 'The number with its display prefix/suffix'),
+    },
+    email: { sort: true, filter: filterBy.text('Any of these substrings of the e-mail') },
+    status: { sort: true, filter: filterBy.anyOf(FulfilmentStatus, 'Any of these fulfilment statuses') },
+    paid: { sort: true, filter: filterBy.anyOf(PaymentStatus, 'Any of these payment statuses') },
+    shippingDescription: { sort: true, filter: filterBy.text('Any of these substrings of the shipping method') },
+    shippingPrice: { sort: true, filter: filterBy.range(DecimalFilter, 'Shipping price') },
+    tax: { sort: true, filter: filterBy.range(DecimalFilter, 'Tax') },
+    cartPrice: { sort: true, filter: filterBy.range(DecimalFilter, 'Σ item price × quantity') },
+    total: { sort: true, filter: filterBy.range(DecimalFilter, 'Total') },
+    ip: { sort: true, filter: filterBy.text('Any of these substrings of the IP') },
+    customerId: { column: 'customer', sort: true, filter: filterBy.anyOf(Int, 'Any of these customer ids') },
+    paymentMethod: {
+      column: 'paymentType',
+      sort: true,
+      filter: filterBy.text('Any of these substrings of the payment type'),
+    },
+    last4: { column: 'paymentLast4', filter: filterBy.text("Any of these substrings of the card's last 4 digits") },
+    ipFail: { filter: filterBy.anyOf(Boolean, 'Any of these IP check results') },
+    addressFail: { filter: filterBy.anyOf(Boolean, 'Any of these address check results') },
+    zipFail: { filter: filterBy.anyOf(Boolean, 'Any of these postal code check results') },
+    cvcFail: { filter: filterBy.anyOf(Boolean, 'Any of these card security code check results') },
+    refunded: { sort: true, filter: filterBy.range(DecimalFilter, 'Amount refunded') },
+    refundPossible: { sort: true, filter: filterBy.anyOf(Boolean, 'Any of these refund-possible flags') },
+    orderDate: { sort: true, filter: filterBy.range(TimestampFilter, 'When the order was placed') },
+    updatedAt: { sort: true, filter: filterBy.range(TimestampFilter, 'When the order last changed') },
+    notes: { sort: true, filter: filterBy.text('Any of these substrings of the notes') },
+    fullName: { filter: filterBy.own(() => [String], '"first last" of the customer, shipping or billing name') },
+  },
+  { filter: 'Order search: strings match any of the given substrings case-insensitively; lists mean any of' },
+);
+
+/** The order list's filter, as the domain receives it. */
+export type OrderFilter = FilterOf<typeof orderList.fields>;

@@ -2,6 +2,7 @@ import { Collection, type Rel } from '@mikro-orm/core';
 import { Entity, Index, OneToMany, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { now } from '../clock.js';
+import { listFields } from '../schema/list-fields.js';
 import { DecimalScalar } from '../schema/scalars/decimal.scalar.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { Image } from './image.entity.js';
@@ -131,3 +132,21 @@ export class Product {
   @OneToMany({ entity: () => ProductTextarea, mappedBy: 'product', orderBy: { position: 'asc', id: 'asc' } })
   textareas = new Collection<Rel<ProductTextarea>>(this);
 }
+
+/** What a list of products sorts by (src/schema/list-fields.ts). */
+export const productList = listFields(Product, {
+  id: { sort: true },
+  title: { sort: true },
+  type: { sort: true },
+  vendor: { sort: true },
+  sku: { sort: true },
+  price: { sort: true },
+  comparePrice: { sort: true },
+  shippingWeight: { sort: true },
+  isDraft: { sort: true },
+  isTemplate: { sort: true },
+  isMulti: { sort: true },
+  seoUrl: { sort: true },
+  createdAt: { sort: true },
+  updatedAt: { sort: true },
+});

@@ -2,6 +2,7 @@ import { Collection, type Rel } from '@mikro-orm/core';
 import { Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { now } from '../clock.js';
+import { listFields } from '../schema/list-fields.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { Fulfilment } from './fulfilment.entity.js';
 import { Order } from './order.entity.js';
@@ -46,3 +47,11 @@ export class Shipment {
   @OneToMany({ entity: () => ShipmentItem, mappedBy: 'shipment', orderBy: { lineItem: 'asc' } })
   items = new Collection<Rel<ShipmentItem>>(this);
 }
+
+/** What a list of an order's shipments sorts by (src/schema/list-fields.ts). */
+export const shipmentList = listFields(Shipment, {
+  id: { sort: true },
+  trackingNumber: { sort: true },
+  createdAt: { sort: true },
+  updatedAt: { sort: true },
+});

@@ -1,5 +1,6 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType } from 'type-graphql';
+import { listFields } from '../schema/list-fields.js';
 
 /** A shipping carrier; a shipment's tracking URL is the carrier's `url` followed by the number. */
 @ObjectType({ description: 'A shipping carrier' })
@@ -21,3 +22,11 @@ export class ShippingCarrier {
   @Property({ type: 'boolean', default: false })
   isDeleted: boolean = false;
 }
+
+/** What a list of shipping carriers sorts by (src/schema/list-fields.ts). */
+export const shippingCarrierList = listFields(ShippingCarrier, {
+  id: { sort: true },
+  title: { sort: true },
+  url: { sort: true },
+  isDeleted: { sort: true },
+});

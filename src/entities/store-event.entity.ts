@@ -2,6 +2,7 @@ import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/decorators/legac
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { now } from '../clock.js';
+import { listFields } from '../schema/list-fields.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 
 /**
@@ -85,3 +86,10 @@ export class StoreEvent {
   @Property({ type: 'jsonb' })
   data!: Record<string, unknown>;
 }
+
+/** What a list of an order's events sorts by (src/schema/list-fields.ts). */
+export const eventList = listFields(StoreEvent, {
+  id: { sort: true },
+  type: { sort: true },
+  createdAt: { sort: true },
+});

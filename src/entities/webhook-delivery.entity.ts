@@ -1,6 +1,7 @@
 import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { now } from '../clock.js';
+import { listFields } from '../schema/list-fields.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 
 export enum DeliveryStatus {
@@ -90,3 +91,10 @@ export class WebhookDelivery {
   @Property({ type: 'text', nullable: true })
   traceParent: string | null = null;
 }
+
+/** What a list of webhook deliveries sorts by (src/schema/list-fields.ts). */
+export const webhookDeliveryList = listFields(WebhookDelivery, {
+  id: { sort: true },
+  createdAt: { sort: true },
+  nextAttemptAt: { sort: true },
+});

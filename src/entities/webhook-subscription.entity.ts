@@ -1,6 +1,7 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { now } from '../clock.js';
+import { listFields } from '../schema/list-fields.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { TextArrayType } from './text-array.type.js';
 
@@ -52,3 +53,9 @@ export class WebhookSubscription {
   @Property({ type: 'text', nullable: true })
   disabledReason: string | null = null;
 }
+
+/** What a list of webhook subscriptions sorts by (src/schema/list-fields.ts). */
+export const webhookSubscriptionList = listFields(WebhookSubscription, {
+  id: { sort: true },
+  createdAt: { sort: true },
+});

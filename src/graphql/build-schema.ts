@@ -7,6 +7,7 @@ import {
 } from 'class-validator';
 import { type GraphQLField, type GraphQLSchema, isObjectType, lexicographicSortSchema, printSchema } from 'graphql';
 import { ArgumentValidationError, buildSchema, getMetadataStorage } from 'type-graphql';
+import { checkListColumns } from '../domain/listing.js';
 import { importFolder } from '../folder-modules.js';
 import { isComputedRowProperty } from '../reads/read-plan.js';
 import { authChecker } from '../resolvers/auth-checker.js';
@@ -62,6 +63,7 @@ export async function buildStoreSchema(): Promise<GraphQLSchema> {
     throw new Error(
       `root operations without @UseMiddleware(inputGuard): ${unguarded.map((d) => d.schemaName).join(', ')}`,
     );
+  checkListColumns();
   describeRootOperations(schema);
   restoreInheritedExtensions(schema);
   readPlainFieldsAsProperties(schema, resolvers);

@@ -17,30 +17,23 @@ import {
 import { SCOPES } from '../auth/scopes.js';
 import { issueApiToken, revokeApiToken } from '../auth/token-management.js';
 import { inTransaction } from '../domain/transaction.js';
-import { ApiToken } from '../entities/api-token.entity.js';
+import { ApiToken, apiTokenList } from '../entities/api-token.entity.js';
 import { readPage } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
-import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { PageArgs, PageOf } from '../schema/pagination.js';
 import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
-
-export const apiTokenSort = sortableFields('ApiToken', {
-  id: 'id',
-  name: 'name',
-  createdAt: 'createdAt',
-  lastUsedAt: 'lastUsedAt',
-});
 
 @ObjectType({ description: 'A page of API tokens' })
 export class ApiTokenPage extends PageOf(ApiToken) {}
 
 @ArgsType()
 export class ApiTokenListArgs extends PageArgs {
-  @Field(() => [apiTokenSort.SortInput], {
+  @Field(() => [apiTokenList.SortInput], {
     nullable: true,
     description: 'Sort terms, applied in order; id always breaks ties (default id descending)',
   })
-  sort?: InstanceType<typeof apiTokenSort.SortInput>[];
+  sort?: InstanceType<typeof apiTokenList.SortInput>[];
 }
 
 @ObjectType({
@@ -71,7 +64,7 @@ export class ApiTokenResolver {
     @Ctx() { em }: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return readPage(em, 'ApiToken', selectionOf(info), {}, args, apiTokenSort.columns);
+    return readPage(em, 'ApiToken', selectionOf(info), {}, args, apiTokenList.columns);
   }
 
   @Authorized('manage_tokens')

@@ -17,25 +17,23 @@ import {
 import { BULK_SCOPES, cancelBulkOperation, ownsBulkOperation, startBulkMutation } from '../domain/bulk-operation.js';
 import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { inTransaction } from '../domain/transaction.js';
-import { BulkOperation } from '../entities/bulk-operation.entity.js';
+import { BulkOperation, bulkOperationList } from '../entities/bulk-operation.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
-import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { PageArgs, PageOf } from '../schema/pagination.js';
 import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
-
-export const bulkOperationSort = sortableFields('BulkOperation', { id: 'id', createdAt: 'createdAt' });
 
 @ObjectType({ description: 'A page of bulk operations' })
 export class BulkOperationPage extends PageOf(BulkOperation) {}
 
 @ArgsType()
 export class BulkOperationListArgs extends PageArgs {
-  @Field(() => [bulkOperationSort.SortInput], {
+  @Field(() => [bulkOperationList.SortInput], {
     nullable: true,
     description: 'Sort terms, applied in order; id always breaks ties',
   })
-  sort?: InstanceType<typeof bulkOperationSort.SortInput>[];
+  sort?: InstanceType<typeof bulkOperationList.SortInput>[];
 }
 
 /**
@@ -67,7 +65,7 @@ export class BulkOperationResolver {
     @Info() info: GraphQLResolveInfo,
   ) {
     const own = { tokenId: principal.tokenId };
-    return readPage(em, 'BulkOperation', selectionOf(info), own, args, bulkOperationSort.columns);
+    return readPage(em, 'BulkOperation', selectionOf(info), own, args, bulkOperationList.columns);
   }
 
   @Authorized(...BULK_SCOPES)

@@ -17,36 +17,25 @@ import {
 import { createCollection, deleteCollection, updateCollection } from '../domain/collection-edit.js';
 import type { ExpectedVersion } from '../domain/preconditions.js';
 import { inTransaction } from '../domain/transaction.js';
-import { Collection } from '../entities/collection.entity.js';
+import { Collection, collectionList } from '../entities/collection.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
 import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
 import { CollectionInput } from '../schema/inputs/collection.inputs.js';
-import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { PageArgs, PageOf } from '../schema/pagination.js';
 import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
-
-export const collectionSort = sortableFields('Collection', {
-  id: 'id',
-  title: 'title',
-  type: 'type',
-  isDraft: 'isDraft',
-  seoUrl: 'seoUrl',
-  seoTitle: 'seoTitle',
-  createdAt: 'createdAt',
-  updatedAt: 'updatedAt',
-});
 
 @ObjectType({ description: 'A page of collections' })
 export class CollectionPage extends PageOf(Collection) {}
 
 @ArgsType()
 export class CollectionListArgs extends PageArgs {
-  @Field(() => [collectionSort.SortInput], {
+  @Field(() => [collectionList.SortInput], {
     nullable: true,
     description: 'Sort terms, applied in order; id always breaks ties',
   })
-  sort?: InstanceType<typeof collectionSort.SortInput>[];
+  sort?: InstanceType<typeof collectionList.SortInput>[];
 }
 
 @Resolver(() => Collection)
@@ -59,7 +48,7 @@ export class CollectionResolver {
     @Ctx() { em }: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return readPage(em, 'Collection', selectionOf(info), {}, args, collectionSort.columns);
+    return readPage(em, 'Collection', selectionOf(info), {}, args, collectionList.columns);
   }
 
   @Authorized('read_collections')

@@ -19,40 +19,27 @@ import { createCustomer, deleteCustomer, updateCustomer } from '../domain/custom
 import { customerWhere } from '../domain/customer-search.js';
 import type { ExpectedVersion } from '../domain/preconditions.js';
 import { inTransaction } from '../domain/transaction.js';
-import { Customer } from '../entities/customer.entity.js';
+import { Customer, type CustomerFilter, customerList } from '../entities/customer.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
 import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
-import { CustomerCreate, CustomerFilter, CustomerPatch } from '../schema/inputs/customer.inputs.js';
-import { KeysetPageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { CustomerCreate, CustomerPatch } from '../schema/inputs/customer.inputs.js';
+import { KeysetPageArgs, PageOf } from '../schema/pagination.js';
 import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
-
-export const customerSort = sortableFields('Customer', {
-  id: 'id',
-  email: 'email',
-  firstName: 'firstName',
-  lastName: 'lastName',
-  notes: 'notes',
-  orderCount: 'orderCount',
-  lifetimeSpent: 'lifetimeSpent',
-  lastPurchase: 'lastPurchase',
-  createdAt: 'createdAt',
-  updatedAt: 'updatedAt',
-});
 
 @ObjectType({ description: 'A page of customers' })
 export class CustomerPage extends PageOf(Customer) {}
 
 @ArgsType()
 export class CustomerListArgs extends KeysetPageArgs {
-  @Field(() => [customerSort.SortInput], {
+  @Field(() => [customerList.SortInput], {
     nullable: true,
     description: 'Sort terms, applied in order; id always breaks ties (default id descending)',
   })
-  sort?: InstanceType<typeof customerSort.SortInput>[];
+  sort?: InstanceType<typeof customerList.SortInput>[];
 
-  @Field(() => CustomerFilter, { nullable: true, description: 'Only customers matching every given filter' })
+  @Field(() => customerList.FilterInput, { nullable: true, description: 'Only customers matching every given filter' })
   filter?: CustomerFilter;
 }
 
@@ -66,7 +53,7 @@ export class CustomerResolver {
     @Ctx() { em }: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return readPage(em, 'Customer', selectionOf(info), customerWhere(args.filter), args, customerSort.columns);
+    return readPage(em, 'Customer', selectionOf(info), customerWhere(args.filter), args, customerList.columns);
   }
 
   @Authorized('read_customers')

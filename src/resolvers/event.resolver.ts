@@ -18,16 +18,14 @@ import {
 import { NotFoundError } from '../domain/errors.js';
 import { eventDataShownTo } from '../domain/event-visibility.js';
 import { Order } from '../entities/order.entity.js';
-import { StoreEvent } from '../entities/store-event.entity.js';
+import { eventList, StoreEvent } from '../entities/store-event.entity.js';
 import { Computed, Reads } from '../reads/field-reads.js';
 import { readPage } from '../reads/read-query.js';
 import type { ReadRow } from '../reads/read-row.js';
 import { selectionOf } from '../reads/selection.js';
-import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { PageArgs, PageOf } from '../schema/pagination.js';
 import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
-
-export const eventSort = sortableFields('Event', { id: 'id', type: 'type', createdAt: 'createdAt' });
 
 @ObjectType({ description: 'A page of events' })
 export class EventPage extends PageOf(StoreEvent) {}
@@ -50,13 +48,13 @@ export function actorOf(row: { actorTokenId: number | null; actorName: string | 
 export class OrderEventListArgs extends PageArgs {
   @Field(() => Int, { description: 'Order id' }) orderId!: number;
 
-  @Field(() => [eventSort.SortInput], {
+  @Field(() => [eventList.SortInput], {
     nullable: true,
     description:
       'Sort terms, applied in order; default newest first (id descending), as every list; sort ' +
       'by id ascending to read the timeline in order',
   })
-  sort?: InstanceType<typeof eventSort.SortInput>[];
+  sort?: InstanceType<typeof eventList.SortInput>[];
 }
 
 /** The order timeline (docs/decisions.md#order-timeline): events of one order, paged like every list. */
@@ -74,7 +72,7 @@ export class EventResolver {
     @Info() info: GraphQLResolveInfo,
   ) {
     if (!(await em.count(Order, { id: args.orderId }))) throw new NotFoundError('Order', args.orderId);
-    return readPage(em, 'StoreEvent', selectionOf(info), { orderId: args.orderId }, args, eventSort.columns);
+    return readPage(em, 'StoreEvent', selectionOf(info), { orderId: args.orderId }, args, eventList.columns);
   }
 }
 

@@ -19,7 +19,7 @@ import { createFulfilment, deleteFulfilment, updateFulfilment, updateFulfilments
 import type { ExpectedVersion } from '../domain/preconditions.js';
 import { restockOrderItems } from '../domain/restock.js';
 import { inTransaction } from '../domain/transaction.js';
-import { Fulfilment } from '../entities/fulfilment.entity.js';
+import { Fulfilment, fulfilmentList } from '../entities/fulfilment.entity.js';
 import { Order } from '../entities/order.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
@@ -30,15 +30,9 @@ import {
   FulfilmentsChange,
   RestockInput,
 } from '../schema/inputs/fulfilment.inputs.js';
-import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { PageArgs, PageOf } from '../schema/pagination.js';
 import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
-
-export const fulfilmentSort = sortableFields('Fulfilment', {
-  id: 'id',
-  createdAt: 'createdAt',
-  updatedAt: 'updatedAt',
-});
 
 @ObjectType({ description: 'A page of fulfilments' })
 export class FulfilmentPage extends PageOf(Fulfilment) {}
@@ -47,11 +41,11 @@ export class FulfilmentPage extends PageOf(Fulfilment) {}
 export class FulfilmentListArgs extends PageArgs {
   @Field(() => Int, { description: 'Order id' }) orderId!: number;
 
-  @Field(() => [fulfilmentSort.SortInput], {
+  @Field(() => [fulfilmentList.SortInput], {
     nullable: true,
     description: 'Sort terms, applied in order; id always breaks ties',
   })
-  sort?: InstanceType<typeof fulfilmentSort.SortInput>[];
+  sort?: InstanceType<typeof fulfilmentList.SortInput>[];
 }
 
 /** Fulfilments and restocks of an order. Every write locks the order and answers the whole order. */
@@ -66,7 +60,7 @@ export class FulfilmentResolver {
     @Info() info: GraphQLResolveInfo,
   ) {
     if (!(await em.count(Order, { id: args.orderId }))) throw new NotFoundError('Order', args.orderId);
-    return readPage(em, 'Fulfilment', selectionOf(info), { order: args.orderId }, args, fulfilmentSort.columns);
+    return readPage(em, 'Fulfilment', selectionOf(info), { order: args.orderId }, args, fulfilmentList.columns);
   }
 
   @Authorized('write_orders')

@@ -12,22 +12,13 @@ import {
   Resolver,
   UseMiddleware,
 } from 'type-graphql';
-import { InventoryLevel } from '../entities/inventory-level.entity.js';
-import { InventoryMovement } from '../entities/inventory-movement.entity.js';
+import { InventoryLevel, inventoryLevelList } from '../entities/inventory-level.entity.js';
+import { InventoryMovement, inventoryMovementList } from '../entities/inventory-movement.entity.js';
 import { readPage } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
-import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { PageArgs, PageOf } from '../schema/pagination.js';
 import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
-
-export const inventoryLevelSort = sortableFields('InventoryLevel', {
-  id: 'id',
-  variantId: 'variant',
-  warehouseId: 'warehouse',
-  quantity: 'quantity',
-});
-
-export const inventoryMovementSort = sortableFields('InventoryMovement', { id: 'id', createdAt: 'createdAt' });
 
 @ObjectType({ description: 'A page of inventory levels' })
 export class InventoryLevelPage extends PageOf(InventoryLevel) {}
@@ -47,20 +38,20 @@ class LedgerFilterArgs extends PageArgs {
 
 @ArgsType()
 export class InventoryLevelListArgs extends LedgerFilterArgs {
-  @Field(() => [inventoryLevelSort.SortInput], {
+  @Field(() => [inventoryLevelList.SortInput], {
     nullable: true,
     description: 'Sort terms, applied in order; id always breaks ties (default id descending)',
   })
-  sort?: InstanceType<typeof inventoryLevelSort.SortInput>[];
+  sort?: InstanceType<typeof inventoryLevelList.SortInput>[];
 }
 
 @ArgsType()
 export class InventoryMovementListArgs extends LedgerFilterArgs {
-  @Field(() => [inventoryMovementSort.SortInput], {
+  @Field(() => [inventoryMovementList.SortInput], {
     nullable: true,
     description: 'Sort terms, applied in order; id always breaks ties (default newest first, id descending)',
   })
-  sort?: InstanceType<typeof inventoryMovementSort.SortInput>[];
+  sort?: InstanceType<typeof inventoryMovementList.SortInput>[];
 }
 
 /** The filter of a ledger list on an entity whose variant and warehouse are `variant` and `warehouse`. */
@@ -87,7 +78,7 @@ export class InventoryLedgerResolver {
     @Info() info: GraphQLResolveInfo,
   ) {
     const where = ledgerWhere(args, 'variant', 'warehouse');
-    return readPage(em, 'InventoryLevel', selectionOf(info), where, args, inventoryLevelSort.columns);
+    return readPage(em, 'InventoryLevel', selectionOf(info), where, args, inventoryLevelList.columns);
   }
 
   @Authorized('read_inventory')
@@ -103,6 +94,6 @@ export class InventoryLedgerResolver {
     @Info() info: GraphQLResolveInfo,
   ) {
     const where = ledgerWhere(args, 'variantId', 'warehouseId');
-    return readPage(em, 'InventoryMovement', selectionOf(info), where, args, inventoryMovementSort.columns);
+    return readPage(em, 'InventoryMovement', selectionOf(info), where, args, inventoryMovementList.columns);
   }
 }

@@ -22,56 +22,28 @@ import { placeOrder } from '../domain/order-placement.js';
 import { orderWhere } from '../domain/order-search.js';
 import type { ExpectedVersion } from '../domain/preconditions.js';
 import { inTransaction } from '../domain/transaction.js';
-import { Order } from '../entities/order.entity.js';
+import { Order, type OrderFilter, orderList } from '../entities/order.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
 import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
-import {
-  OrderAddressPatch,
-  OrderCreate,
-  OrderCustomerChange,
-  OrderFilter,
-  OrderPatch,
-} from '../schema/inputs/order.inputs.js';
-import { DEFAULT_PAGE_SIZE, KeysetPageArgs, MAX_PAGE_SIZE, PageOf, sortableFields } from '../schema/pagination.js';
+import { OrderAddressPatch, OrderCreate, OrderCustomerChange, OrderPatch } from '../schema/inputs/order.inputs.js';
+import { DEFAULT_PAGE_SIZE, KeysetPageArgs, MAX_PAGE_SIZE, PageOf } from '../schema/pagination.js';
 import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
 import { requestOrderNumberFormat } from './order-number-format.js';
-
-/** Every scalar field of the spec's Order table, by column. */
-export const orderSort = sortableFields('Order', {
-  id: 'id',
-  displayNumber: 'id',
-  email: 'email',
-  status: 'status',
-  paid: 'paid',
-  shippingDescription: 'shippingDescription',
-  shippingPrice: 'shippingPrice',
-  tax: 'tax',
-  cartPrice: 'cartPrice',
-  total: 'total',
-  ip: 'ip',
-  customerId: 'customer',
-  paymentMethod: 'paymentType',
-  refunded: 'refunded',
-  refundPossible: 'refundPossible',
-  orderDate: 'orderDate',
-  updatedAt: 'updatedAt',
-  notes: 'notes',
-});
 
 @ObjectType({ description: 'A page of orders' })
 export class OrderPage extends PageOf(Order) {}
 
 @ArgsType()
 export class OrderListArgs extends KeysetPageArgs {
-  @Field(() => [orderSort.SortInput], {
+  @Field(() => [orderList.SortInput], {
     nullable: true,
     description: 'Sort terms, applied in order; id always breaks ties (default id descending)',
   })
-  sort?: InstanceType<typeof orderSort.SortInput>[];
+  sort?: InstanceType<typeof orderList.SortInput>[];
 
-  @Field(() => OrderFilter, { nullable: true, description: 'Only orders matching every given filter' })
+  @Field(() => orderList.FilterInput, { nullable: true, description: 'Only orders matching every given filter' })
   filter?: OrderFilter;
 }
 
@@ -85,8 +57,8 @@ export class OrderPageArgs {
   @Max(MAX_PAGE_SIZE, { message: `size must be an integer from 1 to ${MAX_PAGE_SIZE}` })
   size: number = DEFAULT_PAGE_SIZE;
 
-  @Field(() => [orderSort.SortInput], { nullable: true, description: "The list's sort terms" })
-  sort?: InstanceType<typeof orderSort.SortInput>[];
+  @Field(() => [orderList.SortInput], { nullable: true, description: "The list's sort terms" })
+  sort?: InstanceType<typeof orderList.SortInput>[];
 }
 
 @Resolver(() => Order)
@@ -102,7 +74,7 @@ export class OrderResolver {
     // Only a display-number filter needs the store's number format (a statement of its own).
     const format = args.filter?.displayNumber ? await requestOrderNumberFormat(ctx) : PLAIN_NUMBERS;
     const where = orderWhere(args.filter, format);
-    return readPage(ctx.em, 'Order', selectionOf(info), where, args, orderSort.columns);
+    return readPage(ctx.em, 'Order', selectionOf(info), where, args, orderList.columns);
   }
 
   @Authorized('read_orders')
@@ -121,7 +93,7 @@ export class OrderResolver {
     description: 'The page on which the order lies in the list with this sort and size',
   })
   orderPage(@Args(() => OrderPageArgs) args: OrderPageArgs, @Ctx() { em }: GraphQLContext) {
-    return pageOfOrder(em, args.id, args.size, args.sort, orderSort.columns);
+    return pageOfOrder(em, args.id, args.size, args.sort, orderList.columns);
   }
 
   @Authorized('write_orders')

@@ -17,42 +17,25 @@ import {
 import type { ExpectedVersion } from '../domain/preconditions.js';
 import { createProduct, deleteProduct, updateProduct } from '../domain/product-edit.js';
 import { inTransaction } from '../domain/transaction.js';
-import { Product } from '../entities/product.entity.js';
+import { Product, productList } from '../entities/product.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
 import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
 import { ProductCreate, ProductPatch } from '../schema/inputs/product.inputs.js';
-import { KeysetPageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { KeysetPageArgs, PageOf } from '../schema/pagination.js';
 import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
-
-export const productSort = sortableFields('Product', {
-  id: 'id',
-  title: 'title',
-  type: 'type',
-  vendor: 'vendor',
-  sku: 'sku',
-  price: 'price',
-  comparePrice: 'comparePrice',
-  shippingWeight: 'shippingWeight',
-  isDraft: 'isDraft',
-  isTemplate: 'isTemplate',
-  isMulti: 'isMulti',
-  seoUrl: 'seoUrl',
-  createdAt: 'createdAt',
-  updatedAt: 'updatedAt',
-});
 
 @ObjectType({ description: 'A page of products' })
 export class ProductPage extends PageOf(Product) {}
 
 @ArgsType()
 export class ProductListArgs extends KeysetPageArgs {
-  @Field(() => [productSort.SortInput], {
+  @Field(() => [productList.SortInput], {
     nullable: true,
     description: 'Earlier terms take precedence; id closes the order',
   })
-  sort?: InstanceType<typeof productSort.SortInput>[];
+  sort?: InstanceType<typeof productList.SortInput>[];
 }
 
 @Resolver(() => Product)
@@ -65,7 +48,7 @@ export class ProductResolver {
     @Ctx() { em }: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return readPage(em, 'Product', selectionOf(info), {}, args, productSort.columns);
+    return readPage(em, 'Product', selectionOf(info), {}, args, productList.columns);
   }
 
   @Authorized('read_products')

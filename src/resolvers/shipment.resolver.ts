@@ -19,21 +19,14 @@ import type { ExpectedVersion } from '../domain/preconditions.js';
 import { createShipments, deleteShipment, updateShipments } from '../domain/shipment.js';
 import { inTransaction } from '../domain/transaction.js';
 import { Order } from '../entities/order.entity.js';
-import { Shipment } from '../entities/shipment.entity.js';
+import { Shipment, shipmentList } from '../entities/shipment.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
 import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
 import { ShipmentPatch, ShipmentsChange, ShipmentsCreate } from '../schema/inputs/fulfilment.inputs.js';
-import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { PageArgs, PageOf } from '../schema/pagination.js';
 import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
-
-export const shipmentSort = sortableFields('Shipment', {
-  id: 'id',
-  trackingNumber: 'trackingNumber',
-  createdAt: 'createdAt',
-  updatedAt: 'updatedAt',
-});
 
 @ObjectType({ description: 'A page of shipments' })
 export class ShipmentPage extends PageOf(Shipment) {}
@@ -42,11 +35,11 @@ export class ShipmentPage extends PageOf(Shipment) {}
 export class ShipmentListArgs extends PageArgs {
   @Field(() => Int, { description: 'Order id' }) orderId!: number;
 
-  @Field(() => [shipmentSort.SortInput], {
+  @Field(() => [shipmentList.SortInput], {
     nullable: true,
     description: 'Sort terms, applied in order; id always breaks ties',
   })
-  sort?: InstanceType<typeof shipmentSort.SortInput>[];
+  sort?: InstanceType<typeof shipmentList.SortInput>[];
 }
 
 /** Shipments of an order. Every write locks the order and answers the whole order. */
@@ -61,7 +54,7 @@ export class ShipmentResolver {
     @Info() info: GraphQLResolveInfo,
   ) {
     if (!(await em.count(Order, { id: args.orderId }))) throw new NotFoundError('Order', args.orderId);
-    return readPage(em, 'Shipment', selectionOf(info), { order: args.orderId }, args, shipmentSort.columns);
+    return readPage(em, 'Shipment', selectionOf(info), { order: args.orderId }, args, shipmentList.columns);
   }
 
   @Authorized('write_orders')

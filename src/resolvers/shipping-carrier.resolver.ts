@@ -1,29 +1,22 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Args, ArgsType, Authorized, Ctx, Field, Info, ObjectType, Query, Resolver, UseMiddleware } from 'type-graphql';
-import { ShippingCarrier } from '../entities/shipping-carrier.entity.js';
+import { ShippingCarrier, shippingCarrierList } from '../entities/shipping-carrier.entity.js';
 import { readPage } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
-import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { PageArgs, PageOf } from '../schema/pagination.js';
 import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
-
-export const shippingCarrierSort = sortableFields('ShippingCarrier', {
-  id: 'id',
-  title: 'title',
-  url: 'url',
-  isDeleted: 'isDeleted',
-});
 
 @ObjectType({ description: 'A page of shipping carriers' })
 export class ShippingCarrierPage extends PageOf(ShippingCarrier) {}
 
 @ArgsType()
 export class ShippingCarrierListArgs extends PageArgs {
-  @Field(() => [shippingCarrierSort.SortInput], {
+  @Field(() => [shippingCarrierList.SortInput], {
     nullable: true,
     description: 'Sort terms, applied in order; id always breaks ties',
   })
-  sort?: InstanceType<typeof shippingCarrierSort.SortInput>[];
+  sort?: InstanceType<typeof shippingCarrierList.SortInput>[];
 }
 
 @Resolver(() => ShippingCarrier)
@@ -39,6 +32,6 @@ export class ShippingCarrierResolver {
     @Ctx() { em }: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return readPage(em, 'ShippingCarrier', selectionOf(info), {}, args, shippingCarrierSort.columns);
+    return readPage(em, 'ShippingCarrier', selectionOf(info), {}, args, shippingCarrierList.columns);
   }
 }

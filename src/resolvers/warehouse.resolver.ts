@@ -13,25 +13,23 @@ import {
   Resolver,
   UseMiddleware,
 } from 'type-graphql';
-import { Warehouse } from '../entities/warehouse.entity.js';
+import { Warehouse, warehouseList } from '../entities/warehouse.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
-import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { PageArgs, PageOf } from '../schema/pagination.js';
 import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
-
-export const warehouseSort = sortableFields('Warehouse', { id: 'id', title: 'title' });
 
 @ObjectType({ description: 'A page of warehouses' })
 export class WarehousePage extends PageOf(Warehouse) {}
 
 @ArgsType()
 export class WarehouseListArgs extends PageArgs {
-  @Field(() => [warehouseSort.SortInput], {
+  @Field(() => [warehouseList.SortInput], {
     nullable: true,
     description: 'Sort terms, applied in order; id always breaks ties',
   })
-  sort?: InstanceType<typeof warehouseSort.SortInput>[];
+  sort?: InstanceType<typeof warehouseList.SortInput>[];
 }
 
 @Resolver(() => Warehouse)
@@ -44,7 +42,7 @@ export class WarehouseResolver {
     @Ctx() { em }: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return readPage(em, 'Warehouse', selectionOf(info), {}, args, warehouseSort.columns);
+    return readPage(em, 'Warehouse', selectionOf(info), {}, args, warehouseList.columns);
   }
 
   @Authorized('read_inventory')

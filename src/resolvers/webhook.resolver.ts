@@ -19,13 +19,13 @@ import {
 import { EVENT_TYPES } from '../domain/events.js';
 import { inTransaction } from '../domain/transaction.js';
 import { WebhookAttempt } from '../entities/webhook-attempt.entity.js';
-import { DeliveryStatus, WebhookDelivery } from '../entities/webhook-delivery.entity.js';
-import { WebhookSubscription } from '../entities/webhook-subscription.entity.js';
+import { DeliveryStatus, WebhookDelivery, webhookDeliveryList } from '../entities/webhook-delivery.entity.js';
+import { WebhookSubscription, webhookSubscriptionList } from '../entities/webhook-subscription.entity.js';
 import { Computed } from '../reads/field-reads.js';
 import { readPage } from '../reads/read-query.js';
 import type { ReadRow } from '../reads/read-row.js';
 import { selectionOf } from '../reads/selection.js';
-import { PageArgs, PageOf, sortableFields } from '../schema/pagination.js';
+import { PageArgs, PageOf } from '../schema/pagination.js';
 import {
   createWebhookSubscription,
   deleteWebhookSubscription,
@@ -33,13 +33,6 @@ import {
 } from '../webhooks/subscriptions.js';
 import type { GraphQLContext } from './context.js';
 import { inputGuard } from './input-guard.middleware.js';
-
-const subscriptionSort = sortableFields('WebhookSubscription', { id: 'id', createdAt: 'createdAt' });
-const deliverySort = sortableFields('WebhookDelivery', {
-  id: 'id',
-  createdAt: 'createdAt',
-  nextAttemptAt: 'nextAttemptAt',
-});
 
 @ObjectType({ description: 'A page of webhook subscriptions' })
 export class WebhookSubscriptionPage extends PageOf(WebhookSubscription) {}
@@ -49,11 +42,11 @@ export class WebhookDeliveryPage extends PageOf(WebhookDelivery) {}
 
 @ArgsType()
 export class WebhookSubscriptionListArgs extends PageArgs {
-  @Field(() => [subscriptionSort.SortInput], {
+  @Field(() => [webhookSubscriptionList.SortInput], {
     nullable: true,
     description: 'Sort terms, applied in order; id always breaks ties (default id descending)',
   })
-  sort?: InstanceType<typeof subscriptionSort.SortInput>[];
+  sort?: InstanceType<typeof webhookSubscriptionList.SortInput>[];
 }
 
 @ArgsType()
@@ -61,11 +54,11 @@ export class WebhookDeliveryListArgs extends PageArgs {
   @Field(() => DeliveryStatus, { nullable: true, description: 'Only deliveries in this state' })
   status?: DeliveryStatus;
 
-  @Field(() => [deliverySort.SortInput], {
+  @Field(() => [webhookDeliveryList.SortInput], {
     nullable: true,
     description: 'Sort terms, applied in order; id always breaks ties (default id descending)',
   })
-  sort?: InstanceType<typeof deliverySort.SortInput>[];
+  sort?: InstanceType<typeof webhookDeliveryList.SortInput>[];
 }
 
 @ObjectType({ description: 'A new subscription and its signing secret, shown in this answer only' })
@@ -90,7 +83,7 @@ export class WebhookResolver {
     @Ctx() { em }: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return readPage(em, 'WebhookSubscription', selectionOf(info), {}, args, subscriptionSort.columns);
+    return readPage(em, 'WebhookSubscription', selectionOf(info), {}, args, webhookSubscriptionList.columns);
   }
 
   @Authorized('manage_webhooks')
@@ -150,7 +143,7 @@ export class WebhookSubscriptionFieldsResolver {
     @Info() info: GraphQLResolveInfo,
   ) {
     const where = { subscriptionId: subscription.id, ...(args.status ? { status: args.status } : {}) };
-    return readPage(em, 'WebhookDelivery', selectionOf(info), where, args, deliverySort.columns);
+    return readPage(em, 'WebhookDelivery', selectionOf(info), where, args, webhookDeliveryList.columns);
   }
 }
 

@@ -40,8 +40,6 @@ export interface FieldSpec {
    * an `out` conversion: a Decimal shown as a number). Everything else is derived.
    */
   schema?: JsonSchema | ((graphql: JsonSchema) => JsonSchema);
-  /** Whether `sort` may name this key (its GraphQL name is then a sort enum value). */
-  sortable?: boolean;
   description?: string;
   /**
    * A key on its way out (docs/operations.md#api-versioning): marked `deprecated` in the OpenAPI
@@ -96,8 +94,8 @@ function gqlNames(map: FieldMap): NamedKeys {
 type Options = Omit<FieldSpec, 'sub'>;
 
 /**
- * A key shown (or taken) as GraphQL has it: `field()`, `field({ sortable: true })`. The helpers are
- * REST's own presentations of a GraphQL value.
+ * A key shown (or taken) as GraphQL has it: `field()`, `field({ description: '…' })`. The helpers
+ * are REST's own presentations of a GraphQL value.
  */
 export const field = Object.assign((options: Options = {}): FieldSpec => ({ ...options }), {
   /** A nested object or list of objects, its keys mapped like a resource's (see `either`). */

@@ -12,23 +12,25 @@ import {
   isListType,
 } from 'graphql';
 import { INPUT_LIMITS } from '../domain/input-limits.js';
-import { gqlNameOf } from './fields.js';
 import type { JsonSchema } from './json-schema.js';
 import { Problem, type ProblemFieldError } from './problem.js';
+import { type RestResource, snakeCase } from './resource.js';
 import { enumCodes, expected, leafSchema } from './type-schemas.js';
 
 /**
- * Search filters (docs/decisions.md#search-filters). A resource names, per REST filter key, the field
- * of its GraphQL filter input it fills (`shipping.city`); what the key takes is read from that
- * field's type at start-up: a list of values (`[String!]`: any of) takes one value or an array of
- * them; a range input (`eq`/`gte`/`lte`, e.g. DecimalFilter) also takes `{gte, lte}`. Each value is
- * checked by its GraphQL type's own `parseValue` (Int's 32 bits, Decimal's format, Timestamp's
- * years), and text by the shared input limits before this runs (src/rest/router.ts `requestBody`).
- * Nested objects and dotted keys are alike.
+ * Search filters (docs/decisions.md#search-filters). The filter keys are the fields of the
+ * resource's GraphQL filter input (made from the list's declaration, src/schema/list-fields.ts),
+ * snake_cased, with a nested filter input's fields under its key (`address.shipping.city`) and the
+ * names the resource gives otherwise (`filterNames`). What a key takes is read from its field's type
+ * at start-up: a list of values (`[String!]`: any of) takes one value or an array of them; a range
+ * input (`eq`/`gte`/`lte`, e.g. DecimalFilter) also takes `{gte, lte}`. Each value is checked by its
+ * GraphQL type's own `parseValue` (Int's 32 bits, Decimal's format, Timestamp's years), and text by
+ * the shared input limits before this runs (src/rest/router.ts `requestBody`). Nested objects and
+ * dotted keys are alike.
  */
 export interface FilterSpec {
-  /** Dotted path in the GraphQL filter input, e.g. `shipping.city`; defaults to the camelCase of the REST key. */
-  gql?: string;
+  /** Dotted path in the GraphQL filter input, e.g. `shipping.city`. */
+  gql: string;
   description?: string;
 }
 
@@ -167,14 +169,52 @@ function searchBodySchema(shapes: Record<string, FilterShape>): JsonSchema {
   };
 }
 
+/**
+ * The REST filter keys of a filter input, in its fields' order: each field snake_cased, or as the
+ * resource's `filterNames` name it (null: left out); a nested filter input (neither a list of values
+ * nor a range) gives its fields under its key.
+ */
+function filterKeys(
+  input: GraphQLInputObjectType,
+  resource: RestResource,
+  where: string,
+  map: FilterMap = {},
+  path = '',
+  prefix = '',
+): FilterMap {
+  const names = resource.filterNames ?? {};
+  for (const field of Object.values(input.getFields())) {
+    const gql = path ? `${path}.${field.name}` : field.name;
+    const key = Object.hasOwn(names, gql) ? names[gql] : `${prefix ? `${prefix}.` : ''}${snakeCase(field.name)}`;
+    if (key === null) continue;
+    const type = getNullableType(field.type);
+    if (isInputObjectType(type) && !rangeOf(type)) filterKeys(type, resource, where, map, gql, key);
+    else if (map[key]) throw new Error(`${where}: filter key ${key} stands for both ${map[key].gql} and ${gql}`);
+    else {
+      const description = resource.filterDescriptions?.[key];
+      map[key] = { gql, ...(description ? { description } : {}) };
+    }
+  }
+  return map;
+}
+
 /** Each filter key's shape, read from the GraphQL filter input (at start-up). */
-export function deriveFilters(map: FilterMap, input: GraphQLInputObjectType | undefined, where: string): FilterReader {
+export function deriveFilters(
+  resource: RestResource,
+  input: GraphQLInputObjectType | undefined,
+  where: string,
+): FilterReader {
+  if (!input) {
+    if (resource.filterNames || resource.filterDescriptions)
+      throw new Error(`${where}: filters need the GraphQL filter input (filterInput)`);
+    return { shapes: {}, schema: searchBodySchema({}) };
+  }
+  for (const gql of Object.keys(resource.filterNames ?? {})) fieldAt(input, gql, `${where} filterNames`);
+  const map = filterKeys(input, resource, where);
+  for (const key of Object.keys(resource.filterDescriptions ?? {}))
+    if (!map[key]) throw new Error(`${where}: filterDescriptions: ${key} is not a filter key`);
   const shapes = Object.fromEntries(
-    Object.entries(map).map(([key, spec]) => {
-      if (!input) throw new Error(`${where}: filters need the GraphQL filter input (filterInput)`);
-      const gql = gqlNameOf(key, spec);
-      return [key, shapeOf(gql, spec, fieldAt(input, gql, `${where} filter ${key}`), where)];
-    }),
+    Object.entries(map).map(([key, spec]) => [key, shapeOf(spec.gql, spec, fieldAt(input, spec.gql, where), where)]),
   );
   return { shapes, schema: searchBodySchema(shapes) };
 }

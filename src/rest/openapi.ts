@@ -11,7 +11,6 @@ import type { JsonSchema } from './json-schema.js';
 import { CONVENTIONS, OPERATIONAL_PATHS, TAGS } from './openapi-prose.js';
 import { PAGE_NUMBER, PAGE_SIZE_RANGE } from './query-params.js';
 import { recordObject } from './records.js';
-import { sortKeys } from './resource.js';
 import type { DerivedResource, DerivedRoute, RestApi } from './rest-api.js';
 import { type RouteSpec, routeScopes } from './route-spec.js';
 import { API_PREFIX, MAX_QUERY } from './router.js';
@@ -72,7 +71,7 @@ export function narrowedByFields(document: JsonSchema, routes: RouteSpec[]): Jso
   return copy as JsonSchema;
 }
 
-function queryParameters(route: RouteSpec): JsonSchema[] {
+function queryParameters(route: DerivedRoute): JsonSchema[] {
   const resource = route.resource;
   const params: JsonSchema[] = [];
   const fields = Object.keys(resource.fields);
@@ -101,7 +100,7 @@ function queryParameters(route: RouteSpec): JsonSchema[] {
         description:
           `comma-separated; \`!field\` or \`-field\` descending; default ` +
           `\`!id\`; id always breaks ties. Sortable: ` +
-          `${Object.keys(sortKeys(resource)).join(', ')}`,
+          `${Object.keys(resource.sorts).join(', ')}`,
       },
     );
   }

@@ -1,7 +1,8 @@
 import { PAGE_SIZE } from '../schema/page-size.js';
 import { CURSOR, type IntegerRange, POSITIVE_INT, parseInteger } from './integer-param.js';
 import { Problem } from './problem.js';
-import { type RestResource, sortKeys } from './resource.js';
+import type { RestResource } from './resource.js';
+import type { DerivedResource } from './rest-api.js';
 
 export interface SortTerm {
   /** The GraphQL sort enum value. */
@@ -71,10 +72,10 @@ export function parseReadParams(query: Query, resource: RestResource): ReadParam
 }
 
 /** `page`, `size`, `sort` (`!field` or `-field` descending), plus `fields` and `expand`. */
-export function parseListParams(query: Query, resource: RestResource): ListParams {
+export function parseListParams(query: Query, resource: DerivedResource): ListParams {
   const page = integerParam(query, 'page', 1, PAGE_NUMBER);
   const size = integerParam(query, 'size', PAGE_SIZE.default, PAGE_SIZE_RANGE);
-  const byKey = sortKeys(resource);
+  const byKey = resource.sorts;
   const sortable = Object.keys(byKey);
   const sort: SortTerm[] = [];
   const rawSort = single(query, 'sort');

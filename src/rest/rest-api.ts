@@ -5,7 +5,6 @@ import {
   type GraphQLSchema,
   getNamedType,
   getNullableType,
-  isEnumType,
   isInputObjectType,
   isListType,
   isObjectType,
@@ -24,7 +23,7 @@ import {
   positionDocument,
 } from './operations.js';
 import { deriveRecordMap } from './records.js';
-import { type RestResource, sortKeys } from './resource.js';
+import { deriveSorts, type RestResource } from './resource.js';
 import { checkRouteScope, checkRouteVersioning } from './route-checks.js';
 import type { RouteSpec, WriteRoute } from './route-spec.js';
 
@@ -32,13 +31,16 @@ import type { RouteSpec, WriteRoute } from './route-spec.js';
  * The REST API as it runs: the route table completed from the GraphQL schema at start-up. A
  * resource declares only its REST names and presentations (src/rest/resources); here every record
  * map gets its JSON schema from the GraphQL object type it is read from, every body its validator
- * from the mutation's input type, every search its filter shapes from the filter input type. The
- * router and the OpenAPI document run on this, so neither holds a type, format or limit of its own,
- * and a field changed in GraphQL changes the REST validation and documentation with it.
+ * from the mutation's input type, every list its sort keys from the sort enum and every search its
+ * filter keys and shapes from the filter input type. The router and the OpenAPI document run on
+ * this, so neither holds a type, format, limit or whitelist of its own, and a field changed in
+ * GraphQL changes the REST validation and documentation with it.
  */
 export interface DerivedResource extends RestResource {
   fields: DerivedMap;
   expand: DerivedMap;
+  /** Every key `sort` takes → the sort enum value it stands for (resource.ts `deriveSorts`). */
+  sorts: Record<string, string>;
   /**
    * The description of the GraphQL object type its records are read from (the OpenAPI tag's, unless
    * openapi-prose.ts has one).
@@ -133,16 +135,7 @@ export function checkRoutesAgainstSchema(schema: GraphQLSchema, routes: RouteSpe
     if (errors.length)
       throw new Error(`${where(route)} does not fit the schema: ${errors.map((e) => e.message).join('; ')}`);
     checkRouteVersioning(schema, route);
-    if (route.kind === 'list' || route.kind === 'search') {
-      const sortInput = schema.getType(route.resource.sortInput ?? '');
-      const enumType =
-        sortInput && isInputObjectType(sortInput) ? getNamedType(sortInput.getFields().field.type) : undefined;
-      const values = new Set(enumType && isEnumType(enumType) ? enumType.getValues().map((v) => v.name) : []);
-      for (const [key, value] of Object.entries(sortKeys(route.resource))) {
-        if (!values.has(value))
-          throw new Error(`${where(route)}: sort key "${key}" is not a value of ${route.resource.sortInput}.field`);
-      }
-    }
+    if (route.kind === 'list' || route.kind === 'search') deriveSorts(schema, route.resource, where(route));
   }
 }
 
@@ -201,6 +194,7 @@ export function deriveRestApi(schema: GraphQLSchema, routes: RouteSpec[]): RestA
       ...resource,
       fields: deriveRecordMap(resource.fields, type, name),
       expand: deriveRecordMap(resource.expand, type, name),
+      sorts: deriveSorts(schema, resource, name),
       ...(type.description ? { description: type.description } : {}),
     });
   }
@@ -213,7 +207,7 @@ export function deriveRestApi(schema: GraphQLSchema, routes: RouteSpec[]): RestA
     const at = { ...route, resource } as DerivedRoute;
     if ((route.kind === 'search' || (route.kind === 'export' && route.filtered)) && !filters.has(resource)) {
       const input = route.resource.filterInput ? inputType(schema, route.resource.filterInput, route) : undefined;
-      filters.set(resource, deriveFilters(route.resource.filters ?? {}, input, `REST resource ${resource.name}`));
+      filters.set(resource, deriveFilters(route.resource, input, `REST resource ${resource.name}`));
     }
     if (route.kind === 'write') {
       const type = schema.getMutationType()?.getFields()[route.operation]?.type;

@@ -64,13 +64,13 @@ export interface SortTerm<F extends string = string> {
 }
 
 /**
- * A resource's sort whitelist as data: sort field → entity property. The enum is the only way a
- * client names a sort field, so nothing else can reach ORDER BY. Its GraphQL values are the keys in
- * SCREAMING_CASE (`ORDER_DATE`); resolvers receive the camelCase key (`orderDate`).
+ * A list's sort enum and one sort term's input, for the given sort fields: the enum is the only way a
+ * client names a sort field, so nothing else can reach ORDER BY. Its GraphQL values are the fields in
+ * SCREAMING_CASE (`ORDER_DATE`); resolvers receive the camelCase field (`orderDate`). Lists declare
+ * their fields with `listFields` (src/schema/list-fields.ts), which calls this.
  */
-export function sortableFields<const F extends Record<string, string>>(name: string, fields: F) {
-  const keys = Object.keys(fields);
-  const values = Object.fromEntries(keys.map((k) => [screamingCase(k), k])) as Record<string, Extract<keyof F, string>>;
+export function sortInput<K extends string>(name: string, keys: readonly K[]): ClassType<SortTerm<K>> {
+  const values = Object.fromEntries(keys.map((k) => [screamingCase(k), k])) as Record<string, K>;
   registerEnumType(values, {
     name: `${name}SortField`,
     description: `Fields a ${name} list can be sorted by`,
@@ -78,14 +78,14 @@ export function sortableFields<const F extends Record<string, string>>(name: str
   });
 
   @InputType(`${name}Sort`, { description: `One sort term of a ${name} list` })
-  class SortInput implements SortTerm<Extract<keyof F, string>> {
+  class SortInput implements SortTerm<K> {
     @Field(() => values, { description: 'The field to sort by' })
-    field!: Extract<keyof F, string>;
+    field!: K;
 
     @Field(() => SortDirection, { defaultValue: SortDirection.ASC, description: 'Ascending or descending' })
     direction: SortDirection = SortDirection.ASC;
   }
-  return { columns: fields, SortInput };
+  return SortInput;
 }
 
 /** The page wrapper every list query returns. */

@@ -1,8 +1,6 @@
 import { type FieldMap, field } from '../fields.js';
 import type { RestResource } from '../resource.js';
 
-const sortable = { sortable: true } as const;
-
 /**
  * The spec's Collection, read back as written, plus `expand=products`
  * (docs/decisions.md#extensions-beyond-the-spec).
@@ -12,14 +10,14 @@ export const collectionResource: RestResource = {
   versioned: 'Collection',
   sortInput: 'CollectionSort',
   fields: {
-    id: field(sortable),
-    title: field(sortable),
-    is_draft: field(sortable),
+    id: field(),
+    title: field(),
+    is_draft: field(),
     description: field(),
     images: field.ids({ description: 'uploaded image ids' }),
-    type: field({ ...sortable, description: '0 manually added products; 1 rules based' }),
-    seo_title: field(sortable),
-    seo_url: field(sortable),
+    type: field({ description: '0 manually added products; 1 rules based' }),
+    seo_title: field(),
+    seo_url: field(),
     seo_meta: field(),
     match_products: field({ gql: 'manualProductIds', description: 'product ids of a manual collection' }),
     rules_match_condition: field({ description: '0 match at least one rule; 1 match all' }),
@@ -28,8 +26,8 @@ export const collectionResource: RestResource = {
       condition: field({ description: '0 is exactly … 8 less than' }),
       value: field(),
     }),
-    created_at: field(sortable),
-    updated_at: field.timestampOrZero(sortable),
+    created_at: field(),
+    updated_at: field.timestampOrZero(),
   },
   expand: {
     products: field({ gql: 'productIds', description: 'member product ids, of either kind of collection' }),

@@ -1,10 +1,7 @@
-import { camelCase, type FieldMap, field } from '../fields.js';
-import type { FilterMap } from '../filters.js';
+import { type FieldMap, field } from '../fields.js';
 import type { RestResource } from '../resource.js';
 import { retyped } from '../type-schemas.js';
 import { addressBlockFields, billingBlockFields } from './address.fields.js';
-
-const sortable = { sortable: true } as const;
 
 /** Whole units, rounded half up, from a decimal string: no float touches the amount. */
 export function roundedUnits(decimal: string): number {
@@ -14,9 +11,6 @@ export function roundedUnits(decimal: string): number {
   return negative ? -units : units;
 }
 
-const blockFilters = (kind: 'shipping' | 'billing', keys: string[]): FilterMap =>
-  Object.fromEntries(keys.map((key) => [`address.${kind}.${key}`, { gql: `${kind}.${camelCase(key)}` }]));
-
 /** The spec's Customer; `orders`, `statistics` and `tags` are derived from the customer's orders. */
 export const customerResource: RestResource = {
   name: 'Customer',
@@ -24,10 +18,10 @@ export const customerResource: RestResource = {
   sortInput: 'CustomerSort',
   filterInput: 'CustomerFilter',
   fields: {
-    id: field(sortable),
-    email: field(sortable),
-    first_name: field(sortable),
-    last_name: field(sortable),
+    id: field(),
+    email: field(),
+    first_name: field(),
+    last_name: field(),
     address: field.nested(
       {
         id: field(),
@@ -38,7 +32,7 @@ export const customerResource: RestResource = {
       { gql: 'addresses', description: 'the first is the primary address' },
     ),
     payment: field.nested({ type: field(), last4: field() }, { gql: 'paymentMethods' }),
-    notes: field(sortable),
+    notes: field(),
     statistics: field.nested({
       last_purchase: field(),
       order_count: field(),
@@ -51,38 +45,25 @@ export const customerResource: RestResource = {
     }),
     orders: field({ gql: 'orderIds', description: "the customer's order ids" }),
     tags: field({ description: 'tags of all products bought' }),
-    created_at: field(sortable),
-    updated_at: field.timestampOrZero(sortable),
+    created_at: field(),
+    updated_at: field.timestampOrZero(),
     erased_at: field({ description: 'when its personal data was erased (POST /customers/{id}/erase); null if not' }),
   },
   expand: {},
-  extraSorts: {
-    'statistics.order_count': 'orderCount',
-    'statistics.lifetime_spent': 'lifetimeSpent',
-    'statistics.last_purchase': 'lastPurchase',
+  sortNames: {
+    orderCount: 'statistics.order_count',
+    lifetimeSpent: 'statistics.lifetime_spent',
+    lastPurchase: 'statistics.last_purchase',
   },
-  filters: {
-    email: {},
-    first_name: {},
-    last_name: {},
-    notes: {},
-    'address.phone': { gql: 'phone' },
-    ...blockFilters('shipping', [
-      'first_name',
-      'last_name',
-      'company',
-      'street',
-      'suite',
-      'city',
-      'country',
-      'state',
-      'zip',
-    ]),
-    ...blockFilters('billing', ['first_name', 'last_name', 'street', 'suite', 'city', 'country', 'state', 'zip']),
-    'address.shipping_country': { gql: 'shippingCountry' },
-    orders: { description: 'customers having any of these order ids' },
-    order_count: {},
+  // The address filters are under `address`, as the record shows them; its billing block has no company.
+  filterNames: {
+    phone: 'address.phone',
+    shipping: 'address.shipping',
+    billing: 'address.billing',
+    'billing.company': null,
+    shippingCountry: 'address.shipping_country',
   },
+  filterDescriptions: { orders: 'customers having any of these order ids' },
 };
 
 /** PATCH /customers/{id}: all optional; `address` is merged into the primary address. */

@@ -7,14 +7,12 @@ export const eventResource: RestResource = {
   sortInput: 'EventSort',
   fields: {
     id: field({
-      sortable: true,
       description: 'increasing in the order changes were made; the webhook de-duplication key',
     }),
     type: field({
-      sortable: true,
       description: 'e.g. order.created, order.address_changed, fulfilment.created, shipment.deleted, restock.created',
     }),
-    created_at: field({ sortable: true }),
+    created_at: field(),
     actor: field.nested({ token_id: field(), name: field() }, { description: 'the API token that made the change' }),
     data: field({
       description: 'the changed record (or the fields changed) in its REST shape: snake_case keys, Unix seconds',

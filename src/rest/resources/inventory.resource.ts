@@ -1,8 +1,6 @@
 import { type FieldMap, field } from '../fields.js';
 import type { RestResource } from '../resource.js';
 
-const sortable = { sortable: true } as const;
-
 /**
  * Inventory levels (docs/decisions.md#inventory-ledger): the units of one variant in one warehouse,
  * listed by GET /inventory-levels and answered by an adjustment.
@@ -11,10 +9,10 @@ export const inventoryLevelResource: RestResource = {
   name: 'InventoryLevel',
   sortInput: 'InventoryLevelSort',
   fields: {
-    id: field(sortable),
-    variant_id: field(sortable),
-    warehouse_id: field(sortable),
-    quantity: field({ ...sortable, description: 'units in stock' }),
+    id: field(),
+    variant_id: field(),
+    warehouse_id: field(),
+    quantity: field({ description: 'units in stock' }),
   },
   expand: {},
 };
@@ -24,7 +22,7 @@ export const inventoryMovementResource: RestResource = {
   name: 'InventoryMovement',
   sortInput: 'InventoryMovementSort',
   fields: {
-    id: field(sortable),
+    id: field(),
     variant_id: field(),
     warehouse_id: field(),
     delta: field({ description: 'units added (positive) or taken (negative)' }),
@@ -38,7 +36,7 @@ export const inventoryMovementResource: RestResource = {
       description: "the adjustment's reference, or the REST path of the record that moved the units",
     }),
     actor: field.nested({ token_id: field(), name: field() }, { description: 'the API token that made the change' }),
-    created_at: field(sortable),
+    created_at: field(),
   },
   expand: {},
 };

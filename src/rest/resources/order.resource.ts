@@ -2,7 +2,6 @@ import { type FieldMap, field, INLINE } from '../fields.js';
 import type { RestResource } from '../resource.js';
 import { addressBlockFields } from './address.fields.js';
 
-const sortable = { sortable: true } as const;
 const recordItems = field.nested({ id: field({ description: 'line item id' }), quantity: field() });
 
 /** LineItem (`items[].data`): the product as bought. Money as strings with two decimals. */
@@ -44,25 +43,24 @@ export const orderResource: RestResource = {
   sortInput: 'OrderSort',
   filterInput: 'OrderFilter',
   fields: {
-    id: field({ ...sortable, description: 'same as the order number' }),
-    display_number: field({ ...sortable, description: 'order number with the display prefix/suffix' }),
-    email: field(sortable),
+    id: field({ description: 'same as the order number' }),
+    display_number: field({ description: 'order number with the display prefix/suffix' }),
+    email: field(),
     status: field({
-      ...sortable,
       description:
         'fulfilment status, derived from the counters: 0 not sent to fulfilment; 1 partially ' +
         'sent to fulfilment; 2 partially sent to fulfilment and shipped; 3 sent to fulfilment; 4 ' +
         'partially shipped; 5 shipped',
     }),
-    paid: field({ ...sortable, description: '0 not paid; 1 paid; -1 partially refunded; -2 fully refunded' }),
+    paid: field({ description: '0 not paid; 1 paid; -1 partially refunded; -2 fully refunded' }),
     discounts: {
       schema: { type: 'array', items: { type: 'object', description: 'a discount as the shop recorded it' } },
       description: 'discounts applied to the order',
     },
     shipping: field.nested({ description: field(), price: field() }),
-    tax: field(sortable),
-    total: field(sortable),
-    ip: field(sortable),
+    tax: field(),
+    total: field(),
+    ip: field(),
     items: field.nested(
       { data: field.nested(lineItemFields, { gql: INLINE }), status: field.nested(counters, { gql: 'counters' }) },
       { gql: 'lineItems' },
@@ -95,45 +93,23 @@ export const orderResource: RestResource = {
     payment: field.nested({ type: field(), last4: field() }),
     conversion: field.nested({ landing_page: field(), referrer: field() }),
     risk_level: field.nested({ ip_fail: field(), address_fail: field(), zip_fail: field(), cvc_fail: field() }),
-    refunded: field(sortable),
-    refund_possible: field(sortable),
-    order_date: field(sortable),
-    updated_at: field({ ...sortable, description: 'null when never updated' }),
-    notes: field(sortable),
+    refunded: field(),
+    refund_possible: field(),
+    order_date: field(),
+    updated_at: field({ description: 'null when never updated' }),
+    notes: field(),
   },
   expand: {},
-  extraSorts: {
-    'shipping.description': 'shippingDescription',
-    'shipping.price': 'shippingPrice',
-    cart_price: 'cartPrice',
-    'customer.id': 'customerId',
-    'payment.type': 'paymentMethod',
+  // The spec's sort keys of values shown nested; its search keys are the filter's fields snake_cased.
+  sortNames: {
+    shippingDescription: 'shipping.description',
+    shippingPrice: 'shipping.price',
+    customerId: 'customer.id',
+    paymentMethod: 'payment.type',
   },
-  filters: {
-    id: {},
-    display_number: {},
-    email: {},
-    status: {},
-    paid: {},
-    shipping_description: {},
-    shipping_price: {},
-    tax: {},
-    cart_price: { description: 'sum of item prices × quantities' },
-    total: {},
-    ip: {},
-    customer_id: {},
-    payment_method: {},
-    last4: {},
-    ip_fail: {},
-    address_fail: {},
-    zip_fail: {},
-    cvc_fail: {},
-    refunded: {},
-    refund_possible: {},
-    order_date: {},
-    updated_at: {},
-    notes: {},
-    full_name: { description: '"first last" of the customer, shipping or billing name' },
+  filterDescriptions: {
+    cart_price: 'sum of item prices × quantities',
+    full_name: '"first last" of the customer, shipping or billing name',
   },
 };
 

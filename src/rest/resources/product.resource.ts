@@ -2,34 +2,32 @@ import { type FieldMap, field } from '../fields.js';
 import type { RestResource } from '../resource.js';
 import { imageFields } from './image.fields.js';
 
-const sortable = { sortable: true } as const;
-
 /** The spec's Product (docs/decisions.md#spec-product), expandable relations included. */
 export const productResource: RestResource = {
   name: 'Product',
   versioned: 'Product',
   sortInput: 'ProductSort',
   fields: {
-    id: field(sortable),
-    title: field(sortable),
-    is_multi: field({ ...sortable, description: 'multi-variant as opposed to single-variant' }),
-    type: field({ ...sortable, description: 'product type' }),
+    id: field(),
+    title: field(),
+    is_multi: field({ description: 'multi-variant as opposed to single-variant' }),
+    type: field({ description: 'product type' }),
     collections: field({ gql: 'collectionIds', description: 'ids of the manual collections holding the product' }),
     tags: field(),
-    shipping_weight: field(sortable),
+    shipping_weight: field(),
     auto_fulfilment: field(),
     track_inventory: field(),
-    vendor: field(sortable),
-    sku: field(sortable),
+    vendor: field(),
+    sku: field(),
     seo_meta: field(),
     seo_title: field(),
-    seo_url: field({ ...sortable, description: 'generated from the title when not given' }),
-    is_template: field(sortable),
-    is_draft: field(sortable),
-    price: field.decimalNumber({ ...sortable, description: 'single-variant products' }),
-    compare_price: field.decimalNumber({ ...sortable, description: 'single-variant products' }),
-    created_at: field(sortable),
-    updated_at: field.timestampOrZero(sortable),
+    seo_url: field({ description: 'generated from the title when not given' }),
+    is_template: field(),
+    is_draft: field(),
+    price: field.decimalNumber({ description: 'single-variant products' }),
+    compare_price: field.decimalNumber({ description: 'single-variant products' }),
+    created_at: field(),
+    updated_at: field.timestampOrZero(),
   },
   expand: {
     textareas: field.nested({ name: field(), text: field() }),

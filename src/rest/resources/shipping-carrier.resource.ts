@@ -6,10 +6,10 @@ export const shippingCarrierResource: RestResource = {
   name: 'ShippingCarrier',
   sortInput: 'ShippingCarrierSort',
   fields: {
-    id: field({ sortable: true }),
-    title: field({ sortable: true }),
-    url: field({ sortable: true, description: 'website URL (tracking URL prefix)' }),
-    is_deleted: field({ sortable: true }),
+    id: field(),
+    title: field(),
+    url: field({ description: 'website URL (tracking URL prefix)' }),
+    is_deleted: field(),
   },
   expand: {},
 };

@@ -6,8 +6,8 @@ export const warehouseResource: RestResource = {
   name: 'Warehouse',
   sortInput: 'WarehouseSort',
   fields: {
-    id: field({ sortable: true }),
-    title: field({ sortable: true }),
+    id: field(),
+    title: field(),
   },
   expand: {
     stock: field.nested({ variant_id: field(), quantity: field() }),

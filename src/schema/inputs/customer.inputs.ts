@@ -1,6 +1,5 @@
-import { Field, InputType, Int } from 'type-graphql';
+import { Field, InputType } from 'type-graphql';
 import { Optional } from '../optional-field.js';
-import { IntFilter } from './range-filters.js';
 
 /** Text filters are lists: any of the strings, each matched case-insensitively as a substring. */
 @InputType({ description: 'Address fields to match; all given ones must match the same address' })
@@ -16,25 +15,6 @@ export class AddressBlockFilter {
   @Field(() => [String], { nullable: true, description: 'Any of these substrings of the country' }) country?: string[];
   @Field(() => [String], { nullable: true, description: 'Any of these substrings of the state' }) state?: string[];
   @Field(() => [String], { nullable: true, description: 'Any of these substrings of the postal code' }) zip?: string[];
-}
-
-@InputType({ description: 'Customer search: strings match any of the given substrings, case-insensitively' })
-export class CustomerFilter {
-  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the e-mail' }) email?: string[];
-  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the first name' })
-  firstName?: string[];
-  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the last name' })
-  lastName?: string[];
-  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the notes' }) notes?: string[];
-  @Field(() => [String], { nullable: true, description: "Phone of one of the customer's addresses" }) phone?: string[];
-  @Field(() => AddressBlockFilter, { nullable: true, description: 'Shipping address fields to match' })
-  shipping?: AddressBlockFilter;
-  @Field(() => AddressBlockFilter, { nullable: true, description: 'Billing address fields to match' })
-  billing?: AddressBlockFilter;
-  @Field(() => [String], { nullable: true, description: 'Shipping country of one of the addresses' })
-  shippingCountry?: string[];
-  @Field(() => [Int], { nullable: true, description: 'Customers having any of these orders' }) orders?: number[];
-  @Field(() => IntFilter, { nullable: true, description: 'Number of orders' }) orderCount?: IntFilter;
 }
 
 @InputType({ description: 'Fields of an address block to set; omitted ones are kept, null clears' })

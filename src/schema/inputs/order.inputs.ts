@@ -1,52 +1,8 @@
 import { Field, InputType, Int } from 'type-graphql';
-import { FulfilmentStatus, PaymentStatus } from '../enums/order-status.enums.js';
+import { PaymentStatus } from '../enums/order-status.enums.js';
 import { Optional } from '../optional-field.js';
 import { DecimalScalar } from '../scalars/decimal.scalar.js';
 import { AddressBlockPatch } from './customer.inputs.js';
-import { DecimalFilter, TimestampFilter } from './range-filters.js';
-
-@InputType({
-  description: 'Order search: strings match any of the given substrings case-insensitively; lists mean any of',
-})
-export class OrderFilter {
-  @Field(() => [Int], { nullable: true, description: 'Any of these order ids' }) id?: number[];
-  @Field(() => [String], { nullable: true, description: 'The number with its display prefix/suffix' })
-  displayNumber?: string[];
-  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the e-mail' }) email?: string[];
-  @Field(() => [FulfilmentStatus], { nullable: true, description: 'Any of these fulfilment statuses' })
-  status?: FulfilmentStatus[];
-  @Field(() => [PaymentStatus], { nullable: true, description: 'Any of these payment statuses' })
-  paid?: PaymentStatus[];
-  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the shipping method' })
-  shippingDescription?: string[];
-  @Field(() => DecimalFilter, { nullable: true, description: 'Shipping price' }) shippingPrice?: DecimalFilter;
-  @Field(() => DecimalFilter, { nullable: true, description: 'Tax' }) tax?: DecimalFilter;
-  @Field(() => DecimalFilter, { nullable: true, description: 'Σ item price × quantity' }) cartPrice?: DecimalFilter;
-  @Field(() => DecimalFilter, { nullable: true, description: 'Total' }) total?: DecimalFilter;
-  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the IP' }) ip?: string[];
-  @Field(() => [Int], { nullable: true, description: 'Any of these customer ids' }) customerId?: number[];
-  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the payment type' })
-  paymentMethod?: string[];
-  @Field(() => [String], { nullable: true, description: "Any of these substrings of the card's last 4 digits" })
-  last4?: string[];
-  @Field(() => [Boolean], { nullable: true, description: 'Any of these IP check results' }) ipFail?: boolean[];
-  @Field(() => [Boolean], { nullable: true, description: 'Any of these address check results' })
-  addressFail?: boolean[];
-  @Field(() => [Boolean], { nullable: true, description: 'Any of these postal code check results' })
-  zipFail?: boolean[];
-  @Field(() => [Boolean], { nullable: true, description: 'Any of these card security code check results' })
-  cvcFail?: boolean[];
-  @Field(() => DecimalFilter, { nullable: true, description: 'Amount refunded' }) refunded?: DecimalFilter;
-  @Field(() => [Boolean], { nullable: true, description: 'Any of these refund-possible flags' })
-  refundPossible?: boolean[];
-  @Field(() => TimestampFilter, { nullable: true, description: 'When the order was placed' })
-  orderDate?: TimestampFilter;
-  @Field(() => TimestampFilter, { nullable: true, description: 'When the order last changed' })
-  updatedAt?: TimestampFilter;
-  @Field(() => [String], { nullable: true, description: 'Any of these substrings of the notes' }) notes?: string[];
-  @Field(() => [String], { nullable: true, description: '"first last" of the customer, shipping or billing name' })
-  fullName?: string[];
-}
 
 @InputType({ description: 'Order fields to change' })
 export class OrderPatch {

@@ -2,6 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { DocumentNode, ExecutionResult, GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import type { Principal } from '../auth/api-tokens.js';
 import type { RateLimiter } from '../auth/rate-limit.js';
+import { answersByRoad } from '../observability/metrics.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { Loaders } from '../resolvers/loaders.js';
 import { answerFromPostgres } from './answer-passthrough.js';
@@ -70,14 +71,27 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
       // The check rides on the read PostgreSQL answers; anything else settles it on its own first.
       const answered = await answerFromPostgres(schema, document, operationName, context, variables, check.companion());
       const outcome = await check.settle(context.em);
-      if (outcome === 'passed') return answered ?? execute(document, operationName, context, variables);
+      if (outcome === 'passed')
+        return answered ? counted(answered) : executed(document, operationName, context, variables);
       if (outcome !== 'changed') return { errors: [checkRefusal(check)] };
       context = { ...context, principal: check.principal, check: undefined };
     }
     const answered = replicas
       ? undefined
       : await answerFromPostgres(schema, document, operationName, context, variables);
-    return answered ?? execute(document, operationName, context, variables);
+    return answered ? counted(answered) : executed(document, operationName, context, variables);
+  }
+
+  /** An answer PostgreSQL wrote, counted (`answers_by_road_total`: test/postgres-writes-json names every exception). */
+  function counted(answer: ExecutionResult): ExecutionResult {
+    answersByRoad.inc({ carrier: 'graphql', road: 'postgres' });
+    return answer;
+  }
+
+  /** An operation executed, counted: a read here is one PostgreSQL could not write. */
+  function executed(...args: Parameters<typeof execute>): Promise<ExecutionResult> {
+    answersByRoad.inc({ carrier: 'graphql', road: 'executed' });
+    return execute(...args);
   }
 
   /**

@@ -47,6 +47,15 @@ export const exportChunks = new Counter({
   registers: [registry],
 });
 
+export const answersByRoad = new Counter({
+  name: 'answers_by_road_total',
+  help:
+    'Read answers by who wrote their JSON: postgres (the answer built in SQL) or executed (run by the ' +
+    'executor and serialised in the service); carrier graphql (/graphql) or rest_list (a REST list or search)',
+  labelNames: ['carrier', 'road'] as const,
+  registers: [registry],
+});
+
 export const socketsCutForBackpressure = new Counter({
   name: 'websocket_backpressure_closes_total',
   help: 'WebSocket connections destroyed because their client stopped reading (over 1 MiB queued unsent)',

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { IdempotencyStore } from '../db/idempotency-store.js';
 import { inputProblems } from '../domain/input-limits.js';
 import type { GraphQLGateway, OperationResult, Session, Snapshot } from '../graphql/gateway.js';
-import { exportChunks, inputChecks } from '../observability/metrics.js';
+import { answersByRoad, exportChunks, inputChecks } from '../observability/metrics.js';
 import { checkBody, restFieldPath, toInput } from './body.js';
 import { etagOf, expectedVersionOf, matches } from './etags.js';
 import { chunkOf, EXPORT_CHUNK, type ExportChunk, exportLines } from './export-lines.js';
@@ -138,11 +138,7 @@ function baseUrl(ctx: Context, options: RestOptions): string {
   return `${publicOrigin(ctx, options)}${ctx.path}`;
 }
 
-async function handleList(
-  ctx: Context,
-  route: (ListRoute | SearchRoute) & Pick<DerivedRoute, 'resource'>,
-  options: RestOptions,
-) {
+async function handleList(ctx: Context, route: ListRoute | SearchRoute, options: RestOptions) {
   const session = await sessionOf(ctx, options);
   requireScope(session, route);
   const pathId = route.kind === 'search' && route.idFilter ? idParam(ctx.params.id) : undefined;
@@ -178,6 +174,7 @@ async function handleList(
   const { map, keys } = askedFieldsOf(route.resource, params);
   const rendering = matchesNone ? null : renderingOf(map, keys);
   const rendered = rendering && (await session.page(request, rendering));
+  if (!matchesNone) answersByRoad.inc({ carrier: 'rest_list', road: rendered ? 'postgres' : 'executed' });
   if (rendered) {
     if (!('items' in rendered)) throw resultProblem(rendered);
     const page = listPage([], facts(rendered.totalCount), baseUrl(ctx, options), ctx.querystring, filters);
@@ -323,11 +320,7 @@ async function handleGet(ctx: Context, route: GetRoute, options: RestOptions) {
   ctx.body = reshapeRecord(route.resource, params, data);
 }
 
-async function handlePosition(
-  ctx: Context,
-  route: PositionRoute & Pick<DerivedRoute, 'resource'>,
-  options: RestOptions,
-) {
+async function handlePosition(ctx: Context, route: PositionRoute, options: RestOptions) {
   const session = await sessionOf(ctx, options);
   requireScope(session, route);
   const id = idParam(ctx.params.id);

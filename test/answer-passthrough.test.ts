@@ -19,6 +19,28 @@ beforeAll(async () => {
   // Some swatches pictured by an image (the seed pictures all of them by a colour).
   await service.sql(`update option_thumbnail set color = null, image_id = (select min(id) from image)
     where id % 2 = 0 and option_id in (select id from product_option where product_id <= 40)`);
+  // Metafields of several types on some orders, products, variants and customers (a json value with
+  // its own key order and a string holding a line break, which the JSON escapes).
+  await service.sql(`insert into metafield_definition (owner_type, namespace, key, type, name, created_at)
+    select o, 'erp', k, t, k, now() from unnest(array['ORDER', 'PRODUCT', 'PRODUCT_VARIANT', 'CUSTOMER']) o,
+      (values ('no', 'single_line_text_field'), ('qty', 'number_integer'), ('doc', 'json'), ('ok', 'boolean'),
+        ('note', 'multi_line_text_field'), ('w', 'number_decimal')) d(k, t)`);
+  for (const [column, table] of [
+    ['order_id', 'orders'],
+    ['product_id', 'product'],
+    ['product_variant_id', 'product_variant'],
+    ['customer_id', 'customer'],
+  ]) {
+    const owner =
+      { order_id: 'ORDER', product_id: 'PRODUCT', product_variant_id: 'PRODUCT_VARIANT' }[column] ?? 'CUSTOMER';
+    await service.sql(`insert into metafield
+      (definition_id, namespace, key, type, value, ${column}, created_at, updated_at)
+      select d.id, d.namespace, d.key, d.type, case d.key when 'no' then 'N-' || r.id when 'qty' then (r.id * 7)::text
+        when 'doc' then '{"z":[1,2.5],"a":{"q":"' || r.id || '"}}' when 'ok' then (r.id % 2 = 0)::text
+        when 'note' then E'two\\nlines' else '1.5' end, r.id, now(), now()
+      from ${table} r join metafield_definition d on d.owner_type = '${owner}'
+      where r.id % 3 <> 1 and (d.key <> 'note' or r.id % 2 = 0)`);
+  }
   // The token seen once, so a read written by PostgreSQL carries its token check (one statement
   // where normal execution takes two: src/auth/carried-token-check.ts).
   await service.graphql('{ __typename }');
@@ -79,6 +101,8 @@ const ADDRESSES_AND_TRACKING = `{ orders(size: 40, sort: [{ field: ID, direction
   address { phone billing { country zip city } shipping { firstName lastName company street suite city country
   state zip } } shipments { trackingNumber trackingUrl } number: displayNumber discounts } } }`;
 const COLLECTION_MEMBERS = '{ collections(size: 5) { items { id productIds } } }';
+const ORDER_METAFIELDS = `{ orders(size: 40, sort: [{ field: ID, direction: ASC }]) { items { id
+  metafields { namespace key type value updatedAt } values: metafieldValues } } }`;
 
 it.each([
   ['Q3', Q3, 'products', undefined, true],
@@ -115,6 +139,24 @@ it.each([
     'products',
     undefined,
     true,
+  ],
+  // Metafields: a computed relation of rows and a computed JSON object (src/resolvers/metafield-relations.ts).
+  ['orders with their metafields', ORDER_METAFIELDS, 'orders', undefined, true],
+  [
+    'products and variants with their metafields',
+    `{ products(size: 30, sort: [{ field: ID, direction: ASC }]) { items { id metafieldValues
+      variants { id metafields { key type value } metafieldValues } } } }`,
+    'products',
+    undefined,
+    true,
+  ],
+  // A field with arguments picks its metafield from the row in its resolver: the normal way.
+  [
+    'orders with one metafield by namespace and key',
+    '{ orders(size: 30) { items { id metafield(namespace: "erp", key: "doc") { value } } } }',
+    'orders',
+    undefined,
+    false,
   ],
   // Collection.productIds evaluates rules in its own code (no @Projects): the normal way.
   ['collections with a field resolver of its own', COLLECTION_MEMBERS, 'collections', undefined, false],
@@ -241,6 +283,12 @@ it.each([
   ['a customer', '{ customer(id: 5) { id email firstName lastName } }', 'customer', true],
   ['a warehouse', '{ warehouse(id: 1) { id title } }', 'warehouse', true],
   ['a collection', '{ collection(id: 1) { title id } }', 'collection', true],
+  [
+    'a customer with its metafields',
+    '{ customer(id: 5) { id metafields { key value } metafieldValues } }',
+    'customer',
+    true,
+  ],
   ['an order with its display number', 'query N($id: Int!) { order(id: $id) { id displayNumber } }', 'order', true],
   [
     'an order with its address and tracking URLs',

@@ -1,7 +1,8 @@
 // Erasing a customer on request (docs/decisions.md#erasing-a-customer, GDPR art. 17): the person's
 // data goes from the customer, from every order of theirs, and from every copy the service keeps of
 // them (stored events, which pending webhook deliveries are built from when sent; the outbox's
-// e-mails; stored Idempotency-Key answers), in the mutation's one transaction. Order lines, amounts
+// e-mails; stored Idempotency-Key answers), in the mutation's one transaction. The metafields of the
+// customer and of its orders go too: what an integration keeps there may be about the person. Order lines, amounts
 // and statuses stay. What erasure leaves is in erased-data.ts.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { now } from '../clock.js';
@@ -217,6 +218,9 @@ export async function eraseCustomer(em: EntityManager, actor: Actor, id: number)
     });
   }
   await em.flush();
+  // Metafields may hold personal data (an integration's notes on the person): the customer's and
+  // those of its orders go. Their versions moved above.
+  await runPrepared(em, 'delete from metafield where customer_id = ? or order_id = any(?::int[])', [id, orderIds]);
   await eraseMail(em, id, orderIds, emails);
   await eraseStoredAnswers(em, id, orderIds, emails);
   recordEvent(em, actor, 'customer.erased', { subject: 'customer', subjectId: id }, { id });

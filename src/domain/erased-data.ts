@@ -42,9 +42,9 @@ function erase(record: Json, keys: readonly string[], value: (key: string) => un
 /**
  * An order in its REST shape, or the data of an order event (`order.created`,
  * `order.address_changed`, `order.customer_changed`), with the customer's personal data erased:
- * e-mail, the customer's names, the address blocks and phone, the IP, the conversion data and the
- * card's last digits. The keys stay; only what they hold changes. Mutates `data`; answers whether
- * anything changed.
+ * e-mail, the customer's names, the address blocks and phone, the IP, the conversion data, the
+ * card's last digits and the metafields (`order.updated`'s, or an expanded record's). The keys
+ * stay; only what they hold changes. Mutates `data`; answers whether anything changed.
  */
 export function eraseOrderData(data: Json, customerId: number): boolean {
   let changed = erase(data, ['email'], () => erasedEmail(customerId));
@@ -71,18 +71,21 @@ export function eraseOrderData(data: Json, customerId: number): boolean {
     if (erase(payment, ['last4'], () => null)) changed = true;
     data.payment = payment;
   }
+  // Metafields may hold anything an integration keeps about the person: erasure removes them all.
+  changed = erase(data, ['metafields'], () => ({})) || changed;
   return changed;
 }
 
 /**
  * A customer in its REST shape with its personal data erased, as the record itself is: e-mail,
- * names, notes, no addresses, no card digits. Mutates `data`; answers whether anything changed.
+ * names, notes, no addresses, no card digits, no metafields. Mutates `data`; answers whether anything changed.
  */
 export function eraseCustomerRecord(data: Json, customerId: number): boolean {
   let changed = erase(data, ['email'], () => erasedEmail(customerId));
   changed = erase(data, ['first_name', 'last_name'], () => ERASED_NAME) || changed;
   changed = erase(data, ['notes'], () => null) || changed;
   changed = erase(data, ['address'], () => []) || changed;
+  changed = erase(data, ['metafields'], () => ({})) || changed;
   if (Array.isArray(data.payment)) {
     const payment = data.payment.map((method) => (isObject(method) ? { ...method, last4: null } : method));
     changed = erase(data, ['payment'], () => payment) || changed;

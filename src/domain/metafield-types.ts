@@ -144,7 +144,7 @@ function sized(stored: StoredValue): StoredValue {
 /** A value given as Shopify's text (`metafieldsSet`, a GraphQL filter) in its stored form. */
 export function storedFromText(type: MetafieldType, value: string): StoredValue {
   // A text far over the limit is refused before it is parsed.
-  if (value.length > METAFIELD_VALUE_MAX_BYTES) return problem(`must be at most ${METAFIELD_VALUE_MAX_BYTES} bytes`);
+  if (value.length > METAFIELD_VALUE_MAX_BYTES) return sized({ value });
   return sized(FROM_TEXT[type](value));
 }
 

@@ -39,13 +39,15 @@ import type { RenderedKey, Rendering, Shown } from './rendering.js';
  * values (src/reads/projection.ts) nested, each object written as text joined by `||`.
  */
 
-/** A list of Int or String a computed JSON relation gives as GraphQL shows it (`Product.collectionIds`). */
-function isScalarList(type: GraphQLField<unknown, unknown>['type']): boolean {
+/**
+ * A computed JSON relation's value as GraphQL shows it: a list of Int or String
+ * (`Product.collectionIds`), or a JSON object (`Order.metafieldValues`), which its scalar serialises as it is.
+ */
+function isJsonAsShown(type: GraphQLField<unknown, unknown>['type']): boolean {
   const nullable = getNullableType(type);
   const named = getNamedType(type);
-  return (
-    isListType(nullable) && !isListType(getNullableType(nullable.ofType)) && ['Int', 'String'].includes(named.name)
-  );
+  if (!isListType(nullable)) return named.name === 'JSONObject';
+  return !isListType(getNullableType(nullable.ofType)) && ['Int', 'String'].includes(named.name);
 }
 
 /** An item of `plan`'s entity (alias `alias`) as the JSON object `rendering` shows of `type`. */
@@ -80,7 +82,7 @@ export function renderedObjectSql(
     const nullable = getNullableType(def.type);
     const named = getNamedType(def.type);
     const relation = plan.relations.get(name);
-    if (relation?.kind === 'json' && !sub && !shown && isScalarList(def.type)) {
+    if (relation?.kind === 'json' && !sub && !shown && isJsonAsShown(def.type)) {
       // Hand-written SQL: whatever aggregate it uses, its JSON stays on one line (json_agg puts a
       // newline between composite elements; a JSON string escapes its own), for an export's lines.
       return [key, `coalesce(replace((${relation.sql(alias)})::text, chr(10), ''), 'null')`];

@@ -14,7 +14,8 @@ export class Migration20261201090000_metafields extends Migration {
     this.addSql(`create table "metafield_definition" ("id" serial primary key, "owner_type" text not null,
       "namespace" varchar(64) not null, "key" varchar(64) not null, "type" text not null, "name" varchar(255) not null,
       "description" text null, "created_at" timestamptz not null);`);
-    this.addSql(`alter table "metafield_definition" add constraint "metafield_definition_owner_type_namespace_key_unique"
+    this.addSql(`alter table "metafield_definition"
+      add constraint "metafield_definition_owner_type_namespace_key_unique"
       unique ("owner_type", "namespace", "key");`);
     this.addSql(`alter table "metafield_definition" add constraint "metafield_definition_owner_type_valid"
       check (owner_type in ('ORDER', 'CUSTOMER', 'PRODUCT', 'PRODUCT_VARIANT', 'COLLECTION'));`);

@@ -109,7 +109,8 @@ export class MetafieldResolver {
     description:
       'Sets up to 25 metafield values on any records, all or none: a key without a definition, a value not of ' +
       "its definition's type or a record that does not exist is BAD_USER_INPUT naming the entry's index and " +
-      `key. Each record changed gets a new version and an event. Answers the values in the entries' order. ${WRITE_SCOPES}`,
+      "key. Each record changed gets a new version and an event. Answers the values in the entries' order. " +
+      WRITE_SCOPES,
   })
   async metafieldsSet(
     @Arg('metafields', () => [MetafieldsSetInput], { description: 'At most 25 values' })

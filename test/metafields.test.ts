@@ -1,0 +1,663 @@
+// Metafields (docs/decisions.md#custom-data-metafields): typed custom values on orders, customers,
+// products, variants and collections, defined per owner type, set and deleted in GraphQL and REST,
+// found by exact value, and followed by versions (ETags), events and exports.
+process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
+
+import { METAFIELD_TYPES } from '../src/domain/metafield-types.js';
+import { startTestService, type TestService } from './support/harness.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(() => service.stop());
+
+const DEFINE = `mutation Define($ownerType: MetafieldOwnerType!, $namespace: String!, $key: String!, $type: String!,
+  $name: String! = "A field", $description: String) {
+  createMetafieldDefinition(ownerType: $ownerType, namespace: $namespace, key: $key, type: $type, name: $name,
+    description: $description) { id ownerType namespace key type name description createdAt }
+}`;
+const SET = `mutation Set($metafields: [MetafieldsSetInput!]!) {
+  metafieldsSet(metafields: $metafields) { namespace key type value updatedAt }
+}`;
+const DELETE = `mutation Delete($metafields: [MetafieldIdentifierInput!]!) {
+  metafieldsDelete(metafields: $metafields) { ownerType ownerId namespace key }
+}`;
+
+interface Entry {
+  ownerType: string;
+  ownerId: number;
+  namespace: string;
+  key: string;
+  value: string;
+}
+
+async function graphql(query: string, variables?: Record<string, unknown>, token?: string) {
+  const res = await service.graphql(query, variables, token);
+  if (res.body.errors) throw new Error(JSON.stringify(res.body.errors));
+  return res.body.data;
+}
+
+async function define(ownerType: string, namespace: string, key: string, type: string, token?: string) {
+  const data = await graphql(DEFINE, { ownerType, namespace, key, type }, token);
+  return data.createMetafieldDefinition as { id: number; type: string };
+}
+
+const set = (metafields: Entry[], token?: string) => service.graphql(SET, { metafields }, token);
+
+/** The errors of a refused call: code, and each field error as `field: message`. */
+function refusal(res: { body: any }) {
+  const [error] = res.body.errors;
+  return {
+    code: error.extensions.code,
+    fields: (error.extensions.fields ?? []) as { field: string; message: string }[],
+  };
+}
+
+/** The versions of an order and a product (`[order, product]` ids as parameters). */
+const VERSIONS =
+  'select (select version from orders where id = ?) as order, (select version from product where id = ?) as product';
+
+const valuesOf = async (column: string, id: number) =>
+  service.sql<{ namespace: string; key: string; value: string }>(
+    `select namespace, key, value from metafield where ${column} = ? order by namespace, key`,
+    [id],
+  );
+
+let ids: { order: number; customer: number; product: number; variant: number; collection: number };
+beforeAll(async () => {
+  const [row] = await service.sql<typeof ids>(
+    `select (select min(id) from orders) as order, (select min(id) from customer where erased_at is null) as customer,
+      (select min(product_id) from product_variant) as product,
+      (select min(id) from product_variant where product_id = (select min(product_id) from product_variant)) as variant,
+      (select min(id) from collection) as collection`,
+  );
+  ids = row;
+});
+
+describe('definitions', () => {
+  it('are made per owner type, listed by namespace and key, and unique per owner type', async () => {
+    const made = await graphql(DEFINE, {
+      ownerType: 'PRODUCT',
+      namespace: 'supplier',
+      key: 'code',
+      type: 'single_line_text_field',
+      name: 'Supplier code',
+      description: "The supplier's own code",
+    });
+    expect(made.createMetafieldDefinition).toMatchObject({
+      ownerType: 'PRODUCT',
+      namespace: 'supplier',
+      key: 'code',
+      type: 'single_line_text_field',
+      name: 'Supplier code',
+      description: "The supplier's own code",
+    });
+    await define('PRODUCT', 'supplier', 'lead_days', 'number_integer');
+    await define('PRODUCT', 'a-first', 'x', 'boolean');
+    // The same namespace and key on another owner type is another definition.
+    await define('COLLECTION', 'supplier', 'code', 'single_line_text_field');
+    const listed = await graphql('{ metafieldDefinitions(ownerType: PRODUCT) { namespace key type } }');
+    expect(listed.metafieldDefinitions).toEqual([
+      { namespace: 'a-first', key: 'x', type: 'boolean' },
+      { namespace: 'supplier', key: 'code', type: 'single_line_text_field' },
+      { namespace: 'supplier', key: 'lead_days', type: 'number_integer' },
+    ]);
+    const again = await service.graphql(DEFINE, {
+      ownerType: 'PRODUCT',
+      namespace: 'supplier',
+      key: 'code',
+      type: 'json',
+    });
+    expect(refusal(again).code).toBe('CONFLICT');
+  });
+
+  it.each([
+    ['an upper-case namespace', { namespace: 'ERP' }, 'namespace'],
+    ['an empty key', { key: '' }, 'key'],
+    ['a key of 65 characters', { key: 'k'.repeat(65) }, 'key'],
+    ['a key with a dot', { key: 'order.no' }, 'key'],
+    ['an unknown type', { type: 'money' }, 'type'],
+    ['a blank name', { name: '  ' }, 'name'],
+  ])('refuses %s', async (_, change, field) => {
+    const res = await service.graphql(DEFINE, {
+      ownerType: 'ORDER',
+      namespace: 'checks',
+      key: 'fine',
+      type: 'url',
+      ...change,
+    });
+    expect(refusal(res)).toMatchObject({ code: 'BAD_USER_INPUT', fields: [{ field }] });
+  });
+
+  it('a namespace and key of 64 characters are accepted', async () => {
+    await define('ORDER', 'n'.repeat(64), 'k'.repeat(64), 'boolean');
+  });
+
+  it('holds 250 per owner type', async () => {
+    const [{ n }] = await service.sql<{ n: number }>(
+      "select count(*)::int as n from metafield_definition where owner_type = 'PRODUCT_VARIANT'",
+    );
+    await service.sql(
+      `insert into metafield_definition (owner_type, namespace, key, type, name, created_at)
+       select 'PRODUCT_VARIANT', 'bulk', 'k' || i, 'boolean', 'k', now() from generate_series(1, ?) i`,
+      [249 - n],
+    );
+    await define('PRODUCT_VARIANT', 'bulk', 'the_250th', 'boolean');
+    const over = await service.graphql(DEFINE, {
+      ownerType: 'PRODUCT_VARIANT',
+      namespace: 'bulk',
+      key: 'the_251st',
+      type: 'boolean',
+    });
+    expect(refusal(over)).toMatchObject({ code: 'BAD_USER_INPUT', fields: [{ field: 'ownerType' }] });
+    expect(refusal(over).fields[0].message).toContain('250');
+    // Another owner type is not counted with it.
+    await define('COLLECTION', 'bulk', 'the_251st', 'boolean');
+    await service.sql("delete from metafield_definition where owner_type = 'PRODUCT_VARIANT' and namespace = 'bulk'");
+  });
+
+  it('are read under the owner type’s read scope and written under its write scope', async () => {
+    const readOrders = await service.tokenWith(['read_orders']);
+    const writeOrders = await service.tokenWith(['read_orders', 'write_orders']);
+    const listed = await service.graphql('{ metafieldDefinitions(ownerType: ORDER) { key } }', undefined, readOrders);
+    expect(listed.body.errors).toBeUndefined();
+    const products = await service.graphql(
+      '{ metafieldDefinitions(ownerType: PRODUCT_VARIANT) { key } }',
+      undefined,
+      readOrders,
+    );
+    expect(refusal(products).code).toBe('FORBIDDEN');
+    expect(products.body.errors[0].message).toContain('read_products');
+    const made = await service.graphql(
+      DEFINE,
+      { ownerType: 'ORDER', namespace: 'scoped', key: 'a', type: 'boolean' },
+      readOrders,
+    );
+    expect(refusal(made).code).toBe('FORBIDDEN');
+    const allowed = await service.graphql(
+      DEFINE,
+      { ownerType: 'ORDER', namespace: 'scoped', key: 'a', type: 'boolean' },
+      writeOrders,
+    );
+    expect(allowed.body.errors).toBeUndefined();
+    const customers = await service.graphql(
+      DEFINE,
+      { ownerType: 'CUSTOMER', namespace: 'scoped', key: 'a', type: 'boolean' },
+      writeOrders,
+    );
+    expect(refusal(customers).code).toBe('FORBIDDEN');
+    const id = allowed.body.data.createMetafieldDefinition.id;
+    const deleteDoc = 'mutation ($id: Int!) { deleteMetafieldDefinition(id: $id) }';
+    const productsWriter = await service.tokenWith(['write_products']);
+    expect(refusal(await service.graphql(deleteDoc, { id }, productsWriter)).code).toBe('FORBIDDEN');
+    expect(refusal(await service.graphql(deleteDoc, { id }, readOrders)).code).toBe('FORBIDDEN');
+    expect((await service.graphql(deleteDoc, { id }, writeOrders)).body.data.deleteMetafieldDefinition).toBe(id);
+    expect(refusal(await service.graphql(deleteDoc, { id }, writeOrders)).code).toBe('NOT_FOUND');
+  });
+
+  it('knows the types the database holds', async () => {
+    const [{ check }] = await service.sql<{ check: string }>(
+      "select pg_get_constraintdef(oid) as check from pg_constraint where conname = 'metafield_definition_type_valid'",
+    );
+    for (const type of METAFIELD_TYPES) expect(check).toContain(`'${type}'`);
+  });
+});
+
+/** Every type: values accepted (with the text they are kept as, and REST's typed value), and values refused. */
+const TYPES: [type: string, accepted: [given: string, stored: string, rest: unknown][], refused: string[]][] = [
+  [
+    'single_line_text_field',
+    [
+      ['A-1017', 'A-1017', 'A-1017'],
+      ['  spaced ünïcode ✓ ', '  spaced ünïcode ✓ ', '  spaced ünïcode ✓ '],
+    ],
+    ['', '   ', 'two\nlines', 'carriage\rreturn'],
+  ],
+  ['multi_line_text_field', [['two\nlines', 'two\nlines', 'two\nlines']], ['', ' \n ']],
+  [
+    'number_integer',
+    [
+      ['42', '42', 42],
+      ['-007', '-7', -7],
+      ['+12', '12', 12],
+      ['9007199254740991', '9007199254740991', 9007199254740991],
+    ],
+    ['4.2', '1e3', 'forty', '', '9007199254740992', ' 42'],
+  ],
+  [
+    'number_decimal',
+    [
+      ['12.50', '12.5', '12.5'],
+      ['0012', '12', '12'],
+      ['-0.000', '0', '0'],
+      ['-3.141592653', '-3.141592653', '-3.141592653'],
+      ['9999999999999.999999999', '9999999999999.999999999', '9999999999999.999999999'],
+    ],
+    ['12,50', '.5', '1e5', 'NaN', '10000000000000', '0.1234567891', ''],
+  ],
+  [
+    'boolean',
+    [
+      ['true', 'true', true],
+      ['false', 'false', false],
+    ],
+    ['TRUE', 'yes', '1', ''],
+  ],
+  ['date', [['2025-02-28', '2025-02-28', '2025-02-28']], ['2025-02-30', '2025-2-3', '28/02/2025', '2025-02-28T10:00']],
+  [
+    'date_time',
+    [
+      ['2025-03-01T09:30:00Z', '2025-03-01T09:30:00Z', '2025-03-01T09:30:00Z'],
+      ['2025-03-01T11:30:00+02:00', '2025-03-01T09:30:00Z', '2025-03-01T09:30:00Z'],
+      ['2025-03-01T09:30', '2025-03-01T09:30:00Z', '2025-03-01T09:30:00Z'],
+      ['2025-03-01T09:30:00.250Z', '2025-03-01T09:30:00.250Z', '2025-03-01T09:30:00.250Z'],
+    ],
+    ['2025-03-01', '2025-03-01 09:30:00', '2025-13-01T09:30:00Z', 'yesterday'],
+  ],
+  [
+    'url',
+    [
+      [
+        'https://erp.example/orders/1017?x=1',
+        'https://erp.example/orders/1017?x=1',
+        'https://erp.example/orders/1017?x=1',
+      ],
+      ['http://localhost:8080/a', 'http://localhost:8080/a', 'http://localhost:8080/a'],
+    ],
+    ['ftp://erp.example/x', 'erp.example/orders', 'javascript:alert(1)', 'https://', ''],
+  ],
+  [
+    'json',
+    [
+      [
+        '{"b": [1, 2.5, "x"], "a": {"c": null}}',
+        '{"b":[1,2.5,"x"],"a":{"c":null}}',
+        { b: [1, 2.5, 'x'], a: { c: null } },
+      ],
+      ['"just a string"', '"just a string"', 'just a string'],
+      ['[1,\n 2]', '[1,2]', [1, 2]],
+    ],
+    ['{a: 1}', 'null', '', 'undefined'],
+  ],
+];
+
+describe('values of every type', () => {
+  beforeAll(async () => {
+    for (const [type] of TYPES) await define('CUSTOMER', 'types', type, type);
+  });
+
+  it.each(TYPES)('%s: accepted values are kept in one form, REST shows them typed', async (type, accepted) => {
+    for (const [given, stored, rest] of accepted) {
+      const res = await set([
+        { ownerType: 'CUSTOMER', ownerId: ids.customer, namespace: 'types', key: type, value: given },
+      ]);
+      expect(res.body.errors).toBeUndefined();
+      expect(res.body.data.metafieldsSet).toEqual([
+        { namespace: 'types', key: type, type, value: stored, updatedAt: expect.any(Number) },
+      ]);
+      const read = await graphql(
+        `query ($id: Int!) { customer(id: $id) { metafield(namespace: "types", key: "${type}") { value type }
+          metafieldValues } }`,
+        { id: ids.customer },
+      );
+      expect(read.customer.metafield).toEqual({ value: stored, type });
+      expect(read.customer.metafieldValues[`types.${type}`]).toEqual(rest);
+    }
+  });
+
+  it.each(TYPES)('%s: refused values name the entry and key, and change nothing', async (type, _, refused) => {
+    const before = await valuesOf('customer_id', ids.customer);
+    for (const value of refused) {
+      const res = await set([{ ownerType: 'CUSTOMER', ownerId: ids.customer, namespace: 'types', key: type, value }]);
+      const { code, fields } = refusal(res);
+      expect({ value, code }).toEqual({ value, code: 'BAD_USER_INPUT' });
+      expect(fields).toEqual([{ field: 'metafields[0].value', message: expect.stringContaining(`types.${type}: `) }]);
+    }
+    expect(await valuesOf('customer_id', ids.customer)).toEqual(before);
+  });
+});
+
+describe('limits', () => {
+  beforeAll(async () => {
+    await define('ORDER', 'limits', 'text', 'multi_line_text_field');
+  });
+
+  it('takes a value of 64 KiB and refuses one byte more (counted in UTF-8)', async () => {
+    const entry = (value: string) => ({
+      ownerType: 'ORDER',
+      ownerId: ids.order,
+      namespace: 'limits',
+      key: 'text',
+      value,
+    });
+    expect((await set([entry('x'.repeat(65536))])).body.errors).toBeUndefined();
+    const over = await set([entry('x'.repeat(65537))]);
+    expect(refusal(over).fields[0].message).toContain('64 KiB');
+    // 21,846 three-byte characters are 65,538 bytes.
+    expect(refusal(await set([entry('€'.repeat(21846))])).code).toBe('BAD_USER_INPUT');
+    expect((await set([entry('€'.repeat(21845))])).body.errors).toBeUndefined();
+  });
+
+  it('keeps at most 200 values on a record, naming the entry over the limit', async () => {
+    await service.sql(
+      `insert into metafield_definition (owner_type, namespace, key, type, name, created_at)
+       select 'COLLECTION', 'many', 'k' || lpad(i::text, 3, '0'), 'number_integer', 'k', now()
+       from generate_series(1, 201) i`,
+    );
+    const entry = (i: number) => ({
+      ownerType: 'COLLECTION',
+      ownerId: ids.collection,
+      namespace: 'many',
+      key: `k${String(i).padStart(3, '0')}`,
+      value: String(i),
+    });
+    const before = (await valuesOf('collection_id', ids.collection)).length;
+    for (let from = 1; from <= 200 - before; from += 25) {
+      const batch = Array.from({ length: Math.min(25, 201 - before - from) }, (_, i) => entry(from + i));
+      expect((await set(batch)).body.errors).toBeUndefined();
+    }
+    expect(await valuesOf('collection_id', ids.collection)).toHaveLength(200);
+    const over = await set([entry(1), entry(201)]);
+    expect(refusal(over)).toMatchObject({ code: 'BAD_USER_INPUT', fields: [{ field: 'metafields[1]' }] });
+    expect(refusal(over).fields[0].message).toContain('many.k201');
+    // Replacing a value keeps the count; deleting one makes room.
+    expect((await set([entry(1)])).body.errors).toBeUndefined();
+    const deleted = await graphql(DELETE, {
+      metafields: [{ ownerType: 'COLLECTION', ownerId: ids.collection, namespace: 'many', key: 'k001' }],
+    });
+    expect(deleted.metafieldsDelete).toHaveLength(1);
+    expect((await set([entry(201)])).body.errors).toBeUndefined();
+    await service.sql("delete from metafield_definition where namespace = 'many'");
+  });
+
+  it('takes at most 25 entries a call', async () => {
+    const entries = Array.from({ length: 26 }, () => ({
+      ownerType: 'ORDER',
+      ownerId: ids.order,
+      namespace: 'limits',
+      key: 'text',
+      value: 'x',
+    }));
+    expect(refusal(await set(entries))).toMatchObject({ code: 'BAD_USER_INPUT', fields: [{ field: 'metafields' }] });
+  });
+});
+
+describe('metafieldsSet and metafieldsDelete', () => {
+  beforeAll(async () => {
+    await define('ORDER', 'erp', 'order_no', 'single_line_text_field');
+    await define('ORDER', 'erp', 'weight', 'number_decimal');
+    await define('PRODUCT_VARIANT', 'wms', 'bin', 'single_line_text_field');
+    await define('PRODUCT', 'supplier', 'moq', 'number_integer');
+  });
+
+  it('are all or none: one bad entry refuses the call, naming its index and key', async () => {
+    const before = await service.sql('select * from metafield order by id');
+    const res = await set([
+      { ownerType: 'ORDER', ownerId: ids.order, namespace: 'erp', key: 'order_no', value: 'A-1' },
+      { ownerType: 'PRODUCT', ownerId: ids.product, namespace: 'supplier', key: 'moq', value: '12' },
+      { ownerType: 'ORDER', ownerId: ids.order, namespace: 'erp', key: 'weight', value: 'heavy' },
+      { ownerType: 'ORDER', ownerId: ids.order, namespace: 'erp', key: 'colour', value: 'red' },
+      { ownerType: 'ORDER', ownerId: ids.order, namespace: 'erp', key: 'order_no', value: 'A-2' },
+    ]);
+    const { code, fields } = refusal(res);
+    expect(code).toBe('BAD_USER_INPUT');
+    expect(fields).toEqual([
+      { field: 'metafields[2].value', message: expect.stringMatching(/^erp\.weight: must be a decimal/) },
+      { field: 'metafields[3].key', message: 'erp.colour: no ORDER metafield definition' },
+      { field: 'metafields[4]', message: 'erp.order_no: repeats metafields[0]' },
+    ]);
+    // A record that does not exist, found under the locks: also refused, after the checks above pass.
+    const missing = await set([
+      { ownerType: 'ORDER', ownerId: ids.order, namespace: 'erp', key: 'order_no', value: 'A-1' },
+      { ownerType: 'PRODUCT_VARIANT', ownerId: 987654, namespace: 'wms', key: 'bin', value: 'B-1' },
+    ]);
+    expect(refusal(missing).fields).toEqual([
+      { field: 'metafields[1].ownerId', message: 'ProductVariant 987654 does not exist' },
+    ]);
+    expect(await service.sql('select * from metafield order by id')).toEqual(before);
+  });
+
+  it('needs the write scope of every entry’s owner type', async () => {
+    const ordersOnly = await service.tokenWith(['read_orders', 'write_orders', 'read_products']);
+    const res = await set(
+      [
+        { ownerType: 'ORDER', ownerId: ids.order, namespace: 'erp', key: 'order_no', value: 'A-1' },
+        { ownerType: 'PRODUCT_VARIANT', ownerId: ids.variant, namespace: 'wms', key: 'bin', value: 'B-1' },
+      ],
+      ordersOnly,
+    );
+    expect(refusal(res).code).toBe('FORBIDDEN');
+    expect(res.body.errors[0].message).toContain('write_products');
+    const deleted = await service.graphql(
+      DELETE,
+      { metafields: [{ ownerType: 'PRODUCT', ownerId: ids.product, namespace: 'supplier', key: 'moq' }] },
+      ordersOnly,
+    );
+    expect(refusal(deleted).code).toBe('FORBIDDEN');
+  });
+
+  it('move each record’s version once, and record one event per record (a variant’s on its product)', async () => {
+    const versions = async () =>
+      (await service.sql<{ order: number; product: number }>(VERSIONS, [ids.order, ids.product]))[0];
+    const before = await versions();
+    const orderEtag = (await service.get(`/api/v1/orders/${ids.order}`)).headers.get('etag');
+    const productEtag = (await service.get(`/api/v1/products/${ids.product}`)).headers.get('etag');
+    const [{ last }] = await service.sql<{ last: number }>('select coalesce(max(id), 0) as last from event');
+    const data = await graphql(SET, {
+      metafields: [
+        { ownerType: 'ORDER', ownerId: ids.order, namespace: 'erp', key: 'order_no', value: 'A-1017' },
+        { ownerType: 'PRODUCT_VARIANT', ownerId: ids.variant, namespace: 'wms', key: 'bin', value: 'B-12' },
+        { ownerType: 'ORDER', ownerId: ids.order, namespace: 'erp', key: 'weight', value: '2.50' },
+        { ownerType: 'PRODUCT', ownerId: ids.product, namespace: 'supplier', key: 'moq', value: '12' },
+      ],
+    });
+    expect(data.metafieldsSet.map((m: { value: string }) => m.value)).toEqual(['A-1017', 'B-12', '2.5', '12']);
+    expect(await versions()).toEqual({ order: before.order + 1, product: before.product + 1 });
+    expect((await service.get(`/api/v1/orders/${ids.order}`)).headers.get('etag')).not.toBe(orderEtag);
+    expect((await service.get(`/api/v1/products/${ids.product}`)).headers.get('etag')).not.toBe(productEtag);
+    const events = await service.sql<{
+      type: string;
+      subject: string;
+      subject_id: number;
+      order_id: number;
+      data: object;
+    }>('select type, subject, subject_id, order_id, data from event where id > ? order by id', [last]);
+    expect(events).toEqual([
+      {
+        type: 'order.updated',
+        subject: 'order',
+        subject_id: ids.order,
+        order_id: ids.order,
+        data: { id: ids.order, metafields: { 'erp.order_no': 'A-1017', 'erp.weight': '2.5' } },
+      },
+      {
+        type: 'product.updated',
+        subject: 'product',
+        subject_id: ids.product,
+        order_id: null,
+        data: {
+          id: ids.product,
+          metafields: { 'supplier.moq': 12 },
+          variants: [{ id: ids.variant, metafields: { 'wms.bin': 'B-12' } }],
+        },
+      },
+    ]);
+    // The timeline and the feed show it, to a token that reads orders.
+    const timeline = await service.get(`/api/v1/orders/${ids.order}/events?size=1&sort=-id`);
+    expect(timeline.body.items[0]).toMatchObject({ type: 'order.updated', data: events[0].data });
+    const feed = await service.get(`/api/v1/events?after=${last}&types=order.updated,product.updated`);
+    expect(feed.body.items.map((e: { type: string }) => e.type)).toEqual(['order.updated', 'product.updated']);
+  });
+
+  it('delete values, null for one that held none; a record with nothing deleted keeps its version', async () => {
+    await graphql(SET, {
+      metafields: [{ ownerType: 'ORDER', ownerId: ids.order, namespace: 'erp', key: 'order_no', value: 'A-9' }],
+    });
+    const [before] = await service.sql<{ order: number; product: number }>(VERSIONS, [ids.order, ids.product]);
+    await service.sql('delete from metafield where product_id = ?', [ids.product]);
+    const res = await graphql(DELETE, {
+      metafields: [
+        { ownerType: 'ORDER', ownerId: ids.order, namespace: 'erp', key: 'order_no' },
+        { ownerType: 'PRODUCT', ownerId: ids.product, namespace: 'supplier', key: 'moq' },
+      ],
+    });
+    expect(res.metafieldsDelete).toEqual([
+      { ownerType: 'ORDER', ownerId: ids.order, namespace: 'erp', key: 'order_no' },
+      null,
+    ]);
+    const [after] = await service.sql<{ order: number; product: number }>(VERSIONS, [ids.order, ids.product]);
+    expect(after).toEqual({ order: before.order + 1, product: before.product });
+    const unknown = await service.graphql(DELETE, {
+      metafields: [{ ownerType: 'ORDER', ownerId: ids.order, namespace: 'erp', key: 'nope' }],
+    });
+    expect(refusal(unknown).fields).toEqual([
+      { field: 'metafields[0].key', message: 'erp.nope: no ORDER metafield definition' },
+    ]);
+  });
+
+  it('are read on every owner type in GraphQL, by namespace and key', async () => {
+    await define('CUSTOMER', 'crm', 'tier', 'single_line_text_field');
+    await define('COLLECTION', 'web', 'hero', 'url');
+    await graphql(SET, {
+      metafields: [
+        { ownerType: 'ORDER', ownerId: ids.order, namespace: 'erp', key: 'weight', value: '3' },
+        { ownerType: 'CUSTOMER', ownerId: ids.customer, namespace: 'crm', key: 'tier', value: 'gold' },
+        { ownerType: 'PRODUCT', ownerId: ids.product, namespace: 'supplier', key: 'moq', value: '6' },
+        { ownerType: 'PRODUCT_VARIANT', ownerId: ids.variant, namespace: 'wms', key: 'bin', value: 'C-3' },
+        {
+          ownerType: 'COLLECTION',
+          ownerId: ids.collection,
+          namespace: 'web',
+          key: 'hero',
+          value: 'https://x.example/h',
+        },
+      ],
+    });
+    const data = await graphql(
+      `query ($o: Int!, $c: Int!, $p: Int!, $k: Int!) {
+        order(id: $o) { metafield(namespace: "erp", key: "weight") { type value } }
+        customer(id: $c) { metafields { namespace key value } }
+        product(id: $p) { metafieldValues variants { id metafield(namespace: "wms", key: "bin") { value } } }
+        collection(id: $k) { metafield(namespace: "web", key: "hero") { value }
+          missing: metafield(namespace: "web", key: "x") { value } }
+      }`,
+      { o: ids.order, c: ids.customer, p: ids.product, k: ids.collection },
+    );
+    expect(data.order.metafield).toEqual({ type: 'number_decimal', value: '3' });
+    expect(data.customer.metafields).toContainEqual({ namespace: 'crm', key: 'tier', value: 'gold' });
+    expect(data.product.metafieldValues).toEqual({ 'supplier.moq': 6 });
+    expect(data.product.variants.find((v: { id: number }) => v.id === ids.variant).metafield).toEqual({ value: 'C-3' });
+    expect(data.collection).toEqual({ metafield: { value: 'https://x.example/h' }, missing: null });
+  });
+});
+
+describe('deleting a definition', () => {
+  it('removes its values, moves each holder’s version and records an event per holder', async () => {
+    const definition = await define('ORDER', 'gone', 'soon', 'number_integer');
+    const [a, b] = (await service.sql<{ id: number }>('select id from orders order by id desc limit 2')).map(
+      (r) => r.id,
+    );
+    await graphql(SET, {
+      metafields: [
+        { ownerType: 'ORDER', ownerId: a, namespace: 'gone', key: 'soon', value: '1' },
+        { ownerType: 'ORDER', ownerId: b, namespace: 'gone', key: 'soon', value: '2' },
+      ],
+    });
+    const versions = async () =>
+      service.sql<{ id: number; version: number }>('select id, version from orders where id in (?, ?) order by id', [
+        b,
+        a,
+      ]);
+    const before = await versions();
+    const [{ last }] = await service.sql<{ last: number }>('select max(id) as last from event');
+    expect(await graphql('mutation ($id: Int!) { deleteMetafieldDefinition(id: $id) }', { id: definition.id })).toEqual(
+      {
+        deleteMetafieldDefinition: definition.id,
+      },
+    );
+    expect(await service.sql('select * from metafield where definition_id = ?', [definition.id])).toEqual([]);
+    expect(await versions()).toEqual(before.map((row) => ({ ...row, version: row.version + 1 })));
+    const events = await service.sql('select type, subject_id, order_id, data from event where id > ? order by id', [
+      last,
+    ]);
+    expect(events).toEqual(
+      [b, a]
+        .sort((x, y) => x - y)
+        .map((id) => ({
+          type: 'order.updated',
+          subject_id: id,
+          order_id: id,
+          data: { id, metafields: { 'gone.soon': null } },
+        })),
+    );
+    const read = await graphql('query ($id: Int!) { order(id: $id) { metafieldValues } }', { id: a });
+    expect(read.order.metafieldValues).not.toHaveProperty('gone.soon');
+  });
+
+  it('of a variant’s: its products get the event, the variants under variants', async () => {
+    const definition = await define('PRODUCT_VARIANT', 'gone', 'bin', 'single_line_text_field');
+    await graphql(SET, {
+      metafields: [{ ownerType: 'PRODUCT_VARIANT', ownerId: ids.variant, namespace: 'gone', key: 'bin', value: 'x' }],
+    });
+    const [{ last }] = await service.sql<{ last: number }>('select max(id) as last from event');
+    await graphql('mutation ($id: Int!) { deleteMetafieldDefinition(id: $id) }', { id: definition.id });
+    expect(await service.sql('select type, subject, subject_id, data from event where id > ?', [last])).toEqual([
+      {
+        type: 'product.updated',
+        subject: 'product',
+        subject_id: ids.product,
+        data: { id: ids.product, variants: [{ id: ids.variant, metafields: { 'gone.bin': null } }] },
+      },
+    ]);
+  });
+});
+
+describe('records deleted and customers erased', () => {
+  it('a deleted record’s values go with it', async () => {
+    await define('PRODUCT', 'tmp', 'code', 'single_line_text_field');
+    const made = await graphql(
+      'mutation { createProduct(input: { title: "Metafield carrier", price: "5.00" }) { id variants { id } } }',
+    );
+    const product = made.createProduct.id;
+    await graphql(SET, {
+      metafields: [{ ownerType: 'PRODUCT', ownerId: product, namespace: 'tmp', key: 'code', value: 'T-1' }],
+    });
+    await graphql('mutation ($id: Int!) { deleteProduct(id: $id) }', { id: product });
+    expect(await valuesOf('product_id', product)).toEqual([]);
+  });
+
+  it('erasing a customer erases the metafields of the customer and of its orders, and from their events', async () => {
+    await define('CUSTOMER', 'crm', 'nickname', 'single_line_text_field');
+    await define('ORDER', 'crm', 'gift_note', 'multi_line_text_field');
+    const [{ customer, order }] = await service.sql<{ customer: number; order: number }>(
+      `select c.id as customer, (select min(o.id) from orders o where o.customer_id = c.id) as order from customer c
+       where c.erased_at is null and exists (select 1 from orders o where o.customer_id = c.id)
+       order by c.id desc limit 1`,
+    );
+    await graphql(SET, {
+      metafields: [
+        { ownerType: 'CUSTOMER', ownerId: customer, namespace: 'crm', key: 'nickname', value: 'Zebedee Quux' },
+        { ownerType: 'ORDER', ownerId: order, namespace: 'crm', key: 'gift_note', value: 'For Zebedee Quux, love' },
+      ],
+    });
+    const traces = async () =>
+      Number(
+        (
+          await service.sql<{ n: string }>(
+            `select (select count(*) from metafield where value like '%Zebedee%') +
+              (select count(*) from event where data::text like '%Zebedee%') as n`,
+          )
+        )[0].n,
+      );
+    expect(await traces()).toBe(4);
+    expect((await service.send('POST', `/api/v1/customers/${customer}/erase`)).status).toBe(200);
+    expect(await traces()).toBe(0);
+    expect(await valuesOf('customer_id', customer)).toEqual([]);
+    expect(await valuesOf('order_id', order)).toEqual([]);
+    const refused = await set([
+      { ownerType: 'CUSTOMER', ownerId: customer, namespace: 'crm', key: 'nickname', value: 'again' },
+    ]);
+    expect(refusal(refused).code).toBe('CONFLICT');
+  });
+});

@@ -661,3 +661,242 @@ describe('records deleted and customers erased', () => {
     expect(refusal(refused).code).toBe('CONFLICT');
   });
 });
+
+describe('REST', () => {
+  let order: number;
+  let other: number;
+  beforeAll(async () => {
+    await define('ORDER', 'sync', 'erp_no', 'single_line_text_field');
+    await define('ORDER', 'sync', 'weight', 'number_decimal');
+    await define('ORDER', 'sync', 'doc', 'json');
+    await define('ORDER', 'sync', 'due', 'date');
+    await define('CUSTOMER', 'sync', 'erp_no', 'single_line_text_field');
+    await define('PRODUCT', 'sync', 'erp_no', 'single_line_text_field');
+    await define('PRODUCT_VARIANT', 'sync', 'bin', 'single_line_text_field');
+    await define('COLLECTION', 'sync', 'rank', 'number_integer');
+    [order, other] = (await service.sql<{ id: number }>('select id from orders order by id desc limit 2')).map(
+      (r) => r.id,
+    );
+  });
+
+  it('PATCH sets typed values (null deletes), moves the ETag and records order.updated', async () => {
+    const before = await service.get(`/api/v1/orders/${order}`);
+    const [{ last }] = await service.sql<{ last: number }>('select max(id) as last from event');
+    const body = { metafields: { 'sync.erp_no': 'A-1017', 'sync.weight': 2.5, 'sync.doc': { lines: [1, 2] } } };
+    const patched = await service.send('PATCH', `/api/v1/orders/${order}`, body, undefined, {
+      'if-match': before.headers.get('etag')!,
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.headers.get('etag')).not.toBe(before.headers.get('etag'));
+    const read = await service.get(`/api/v1/orders/${order}?fields=id&expand=metafields`);
+    expect(read.body).toEqual({
+      id: order,
+      metafields: { 'sync.doc': { lines: [1, 2] }, 'sync.erp_no': 'A-1017', 'sync.weight': '2.5' },
+    });
+    expect(read.headers.get('etag')).toBe(patched.headers.get('etag'));
+    // Not expanded: not there.
+    expect((await service.get(`/api/v1/orders/${order}`)).body).not.toHaveProperty('metafields');
+    const events = await service.sql<{ type: string; data: object }>(
+      'select type, data from event where id > ? order by id',
+      [last],
+    );
+    expect(events).toEqual([
+      {
+        type: 'order.updated',
+        data: {
+          id: order,
+          metafields: { 'sync.erp_no': 'A-1017', 'sync.weight': '2.5', 'sync.doc': { lines: [1, 2] } },
+        },
+      },
+    ]);
+    const deleted = await service.send('PATCH', `/api/v1/orders/${order}`, { metafields: { 'sync.doc': null } });
+    expect(deleted.status).toBe(200);
+    const after = await service.get(`/api/v1/orders/${order}?fields=id&expand=metafields`);
+    expect(after.body.metafields).toEqual({ 'sync.erp_no': 'A-1017', 'sync.weight': '2.5' });
+    // A stale If-Match changes nothing.
+    const stale = await service.send(
+      'PATCH',
+      `/api/v1/orders/${order}`,
+      { metafields: { 'sync.doc': [1] } },
+      undefined,
+      {
+        'if-match': before.headers.get('etag')!,
+      },
+    );
+    expect(stale.status).toBe(412);
+    expect((await service.get(`/api/v1/orders/${order}?expand=metafields`)).body.metafields).toEqual(
+      after.body.metafields,
+    );
+  });
+
+  it('PATCH refuses a value of another type, an unknown key and a bad name with a 422 naming each', async () => {
+    const res = await service.send('PATCH', `/api/v1/orders/${order}`, {
+      notes: 'kept out',
+      metafields: { 'sync.weight': 'heavy', 'sync.colour': 'red', nodot: 1, 'sync.due': '2025-02-30' },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual([
+      { field: 'metafields.nodot', message: expect.stringContaining('namespace.key') },
+      { field: 'metafields.sync.weight', message: expect.stringContaining('number_decimal') },
+      { field: 'metafields.sync.colour', message: expect.stringContaining('no ORDER metafield definition') },
+      { field: 'metafields.sync.due', message: expect.stringContaining('date') },
+    ]);
+    expect((await service.get(`/api/v1/orders/${order}?fields=notes`)).body.notes).not.toBe('kept out');
+  });
+
+  it('customers, products, variants and collections take them in their PATCH bodies and expand them', async () => {
+    const customer = await service.send('PATCH', `/api/v1/customers/${ids.customer}`, {
+      metafields: { 'sync.erp_no': 'C-7' },
+    });
+    expect(customer.status).toBe(200);
+    expect((await service.get(`/api/v1/customers/${ids.customer}?expand=metafields`)).body.metafields).toMatchObject({
+      'sync.erp_no': 'C-7',
+    });
+    const product = await service.send('PATCH', `/api/v1/products/${ids.product}`, {
+      metafields: { 'sync.erp_no': 'P-7' },
+    });
+    expect(product.status).toBe(200);
+    await graphql(SET, {
+      metafields: [{ ownerType: 'PRODUCT_VARIANT', ownerId: ids.variant, namespace: 'sync', key: 'bin', value: 'V-7' }],
+    });
+    const all = await service.get(`/api/v1/products/${ids.product}?expand=all`);
+    expect(all.body.metafields).toMatchObject({ 'sync.erp_no': 'P-7' });
+    const variant = all.body.variants.find((v: { id: number }) => v.id === ids.variant);
+    expect(variant.metafields).toMatchObject({ 'sync.bin': 'V-7' });
+    const collection = (await service.get(`/api/v1/collections/${ids.collection}`)).body;
+    const { id: _, created_at: __, updated_at: ___, images, ...writable } = collection;
+    const put = await service.send('PATCH', `/api/v1/collections/${ids.collection}`, {
+      ...writable,
+      images,
+      metafields: { 'sync.rank': 3 },
+    });
+    expect(put.status).toBe(200);
+    const expanded = await service.get(`/api/v1/collections/${ids.collection}?expand=metafields`);
+    expect(expanded.body.metafields).toMatchObject({ 'sync.rank': 3 });
+    const [{ data }] = await service.sql<{ data: object }>(
+      "select data from event where type = 'collection.updated' order by id desc limit 1",
+    );
+    expect(data).toMatchObject({ id: ids.collection, metafields: { 'sync.rank': 3 } });
+  });
+
+  it('lists expand them, and a record without any shows {}', async () => {
+    const res = await service.get(`/api/v1/orders?sort=-id&size=3&fields=id&expand=metafields`);
+    expect(res.status).toBe(200);
+    expect(res.body.items[0]).toEqual({ id: order, metafields: expect.objectContaining({ 'sync.erp_no': 'A-1017' }) });
+    expect(res.body.items.find((item: { id: number }) => item.id === other).metafields).toEqual({});
+  });
+
+  describe('search', () => {
+    beforeAll(async () => {
+      await graphql(SET, {
+        metafields: [
+          { ownerType: 'ORDER', ownerId: other, namespace: 'sync', key: 'erp_no', value: 'A-2000' },
+          { ownerType: 'ORDER', ownerId: other, namespace: 'sync', key: 'weight', value: '2.5' },
+        ],
+      });
+    });
+
+    const search = (body: object, path = '/api/v1/orders/search?fields=id') => service.send('POST', path, body);
+
+    it('finds orders by exact values, all keys matching, a decimal in any of its forms', async () => {
+      expect((await search({ metafields: { 'sync.erp_no': 'A-1017' } })).body).toEqual([{ id: order }]);
+      expect((await search({ metafields: { 'sync.erp_no': 'A-10' } })).body).toEqual([]);
+      const byWeight = await search({ metafields: { 'sync.weight': '2.50' } });
+      expect(byWeight.body.map((o: { id: number }) => o.id).sort()).toEqual([order, other].sort());
+      expect((await search({ metafields: { 'sync.weight': 2.5, 'sync.erp_no': 'A-2000' } })).body).toEqual([
+        { id: other },
+      ]);
+      expect((await search({ metafields: { 'sync.weight': 2.5 }, id: [order] })).body).toEqual([{ id: order }]);
+      expect((await search({ metafields: { 'sync.weight': 3 } })).body).toEqual([]);
+    });
+
+    it('refuses an unknown key or a value its type cannot hold, naming it', async () => {
+      const res = await search({ metafields: { 'sync.nope': 'x', 'sync.weight': 'heavy' } });
+      expect(res.status).toBe(422);
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual([
+        'metafields.sync.nope',
+        'metafields.sync.weight',
+      ]);
+      expect((await search({ metafields: 'A-1017' })).status).toBe(422);
+      expect((await search({ metafields: { 'sync.erp_no': null } })).status).toBe(422);
+    });
+
+    it('finds customers and products; GraphQL list filters take [{namespace, key, value}]', async () => {
+      const customers = await search({ metafields: { 'sync.erp_no': 'C-7' } }, '/api/v1/customers/search?fields=id');
+      expect(customers.body.items).toEqual([{ id: ids.customer }]);
+      const products = await search({ metafields: { 'sync.erp_no': 'P-7' } }, '/api/v1/products/search?fields=id');
+      expect(products.status).toBe(200);
+      expect(products.body.items).toEqual([{ id: ids.product }]);
+      const data = await graphql(
+        `query ($m: [MetafieldFilter!]) { orders(filter: { metafields: $m }) { totalCount items { id } }
+          products(filter: { metafields: [{ namespace: "sync", key: "erp_no", value: "P-7" }] }) { items { id } } }`,
+        {
+          m: [
+            { namespace: 'sync', key: 'weight', value: '2.500' },
+            { namespace: 'sync', key: 'erp_no', value: 'A-1017' },
+          ],
+        },
+      );
+      expect(data.orders).toEqual({ totalCount: 1, items: [{ id: order }] });
+      expect(data.products.items).toEqual([{ id: ids.product }]);
+      const refused = await service.graphql(
+        '{ customers(filter: { metafields: [{ namespace: "sync", key: "nope", value: "x" }] }) { totalCount } }',
+      );
+      expect(refusal(refused)).toEqual({
+        code: 'BAD_USER_INPUT',
+        fields: [{ field: 'metafields.sync.nope', message: expect.any(String) }],
+      });
+    });
+
+    it('is one statement on the orders, through the metafield index', async () => {
+      service.statements.reset();
+      await search({ metafields: { 'sync.erp_no': 'A-1017' } });
+      const reads = service.statements.texts.filter((text) => /from "orders"|from orders/.test(text));
+      expect(reads).toHaveLength(1);
+      expect(reads[0]).toContain('mfs.value_hash = md5(');
+    });
+  });
+
+  it('exports carry them under expand=metafields, and a search body filters the export', async () => {
+    const res = await service.send('POST', '/api/v1/orders/export?fields=id&expand=metafields', {
+      metafields: { 'sync.weight': '2.5' },
+    });
+    expect(res.status).toBe(200);
+    const lines = res.text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines.slice(0, -1).sort((a, b) => a.id - b.id)).toEqual(
+      [
+        { id: other, metafields: { 'sync.erp_no': 'A-2000', 'sync.weight': '2.5' } },
+        { id: order, metafields: { 'sync.erp_no': 'A-1017', 'sync.weight': '2.5' } },
+      ].sort((a, b) => a.id - b.id),
+    );
+    expect(lines.at(-1)).toEqual({ complete: true, count: 2 });
+    const all = await service.get('/api/v1/products/export?fields=id&expand=metafields,variants');
+    const product = all.text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .find((p) => p.id === ids.product);
+    expect(product.metafields).toMatchObject({ 'sync.erp_no': 'P-7' });
+    expect(product.variants.find((v: { id: number }) => v.id === ids.variant).metafields).toMatchObject({
+      'sync.bin': 'V-7',
+    });
+  });
+
+  it('a webhook subscribed to order.updated is queued a delivery', async () => {
+    const made = await graphql(
+      `mutation ($u: String!) {
+        createWebhookSubscription(url: $u, events: ["order.updated"]) { subscription { id } } }`,
+      { u: 'http://127.0.0.1:9/hook' },
+    );
+    const subscription = made.createWebhookSubscription.subscription.id;
+    await service.send('PATCH', `/api/v1/orders/${order}`, { metafields: { 'sync.erp_no': 'A-1018' } });
+    const deliveries = await service.sql<{ event_type: string }>(
+      'select event_type from webhook_delivery where subscription_id = ?',
+      [subscription],
+    );
+    expect(deliveries).toEqual([{ event_type: 'order.updated' }]);
+  });
+});

@@ -68,6 +68,24 @@ beforeAll(async () => {
   service = await startTestService();
   await growCatalogue();
   recordsOrder = await orderWithRecords();
+  // A metafield on every fifth order and on every product and variant: `expand=all` reads them, and
+  // a search by one reads its definitions first.
+  await service.sql(`insert into metafield_definition (owner_type, namespace, key, type, name, created_at)
+    values ('ORDER', 'erp', 'channel', 'single_line_text_field', 'Channel', now()),
+      ('PRODUCT', 'erp', 'code', 'single_line_text_field', 'Code', now()),
+      ('PRODUCT_VARIANT', 'erp', 'bin', 'single_line_text_field', 'Bin', now())`);
+  await service.sql(`insert into metafield (definition_id, namespace, key, type, value, order_id, created_at,
+      updated_at)
+    select d.id, d.namespace, d.key, d.type, 'web', o.id, now(), now() from orders o
+    join metafield_definition d on d.owner_type = 'ORDER' where o.id % 5 = 0`);
+  await service.sql(`insert into metafield (definition_id, namespace, key, type, value, product_id, created_at,
+      updated_at)
+    select d.id, d.namespace, d.key, d.type, 'P' || p.id, p.id, now(), now() from product p
+    join metafield_definition d on d.owner_type = 'PRODUCT'`);
+  await service.sql(`insert into metafield (definition_id, namespace, key, type, value, product_variant_id,
+      created_at, updated_at)
+    select d.id, d.namespace, d.key, d.type, 'B' || v.id, v.id, now(), now() from product_variant v
+    join metafield_definition d on d.owner_type = 'PRODUCT_VARIANT'`);
 });
 afterAll(() => service.stop());
 
@@ -187,6 +205,19 @@ const listExceptions: Record<string, ListPin> = {
     path: () => '/api/v1/customers/search',
     body: { last_name: 'o' },
     fullPage: 20,
+    statements: 2,
+  },
+  // a search by metafields reads their definitions first
+  'POST /orders/search (metafields)': {
+    path: () => '/api/v1/orders/search?expand=metafields',
+    body: { metafields: { 'erp.channel': 'web' } },
+    fullPage: 20,
+    statements: 3,
+  },
+  'POST /products/search': {
+    path: () => '/api/v1/products/search',
+    body: { id: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] },
+    fullPage: 12,
     statements: 2,
   },
   // a search by display number reads the store's number format first

@@ -6,6 +6,7 @@ import { CollectionProduct } from '../entities/collection-product.entity.js';
 import { CollectionRule } from '../entities/collection-rule.entity.js';
 import { Image } from '../entities/image.entity.js';
 import { Product } from '../entities/product.entity.js';
+import { MetafieldOwnerType } from '../schema/enums/metafield-owner-type.enum.js';
 import type { CollectionInput, CollectionRuleInput } from '../schema/inputs/collection.inputs.js';
 import { changedMembers, lockCatalogueRows, moveVersions } from './catalogue-locks.js';
 import { CONDITIONS_BY_FIELD, DECIMAL, RuleField } from './collection-membership.js';
@@ -14,6 +15,8 @@ import { ConflictError, type FieldError, NotFoundError, ValidationError } from '
 import { restKeys } from './event-data.js';
 import { type Actor, recordEvent } from './events.js';
 import { checkDistinct, checkText, missingIds, reportMissing } from './input-checks.js';
+import { METAFIELD_OWNERS } from './metafield-owners.js';
+import { changesFromMap, type MetafieldChange, writeRecordMetafields } from './metafield-values.js';
 import { replaceOrdered } from './ordered-links.js';
 import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
 import { freeSlug, SLUG, slugTaken } from './slug.js';
@@ -234,17 +237,35 @@ async function lockMembersChanging(em: EntityManager, before: number[], input: C
   return changed;
 }
 
+/** The body's `metafields` as changes (refused before anything is written), if it has any. */
+async function metafieldChangesOf(em: EntityManager, input: CollectionInput): Promise<MetafieldChange[] | undefined> {
+  if (!input.metafields) return undefined;
+  const errors: FieldError[] = [];
+  const changes = await changesFromMap(em, MetafieldOwnerType.COLLECTION, input.metafields, 'metafields', errors);
+  if (errors.length) throw new ValidationError(errors);
+  return changes;
+}
+
+/** The event's data: the fields sent in REST keys, and the metafields written as REST shows them. */
+async function eventData(
+  em: EntityManager,
+  collection: Collection,
+  input: CollectionInput,
+  changes?: MetafieldChange[],
+) {
+  const owner = METAFIELD_OWNERS[MetafieldOwnerType.COLLECTION];
+  const written = changes && (await writeRecordMetafields(em, owner, collection.id, changes, now()));
+  const { metafields: _typed, ...fields } = input;
+  return { id: collection.id, ...(restKeys(fields) as object), ...(written ? { metafields: written.data } : {}) };
+}
+
 export async function createCollection(em: EntityManager, actor: Actor, input: CollectionInput): Promise<Collection> {
+  const metafields = await metafieldChangesOf(em, input);
   const changed = await lockMembersChanging(em, [], input);
   const collection = await writeCollection(em, new Collection(), input, true);
   await moveVersions(em, 'product', changed);
-  recordEvent(
-    em,
-    actor,
-    'collection.created',
-    { subject: 'collection', subjectId: collection.id },
-    { id: collection.id, ...(restKeys(input) as object) },
-  );
+  const data = await eventData(em, collection, input, metafields);
+  recordEvent(em, actor, 'collection.created', { subject: 'collection', subjectId: collection.id }, data);
   return collection;
 }
 
@@ -256,16 +277,12 @@ export async function updateCollection(
   expected?: ExpectedVersion,
 ): Promise<Collection> {
   const locked = await lockCollection(em, id, expected);
+  const metafields = await metafieldChangesOf(em, input);
   const changed = await lockMembersChanging(em, await linkedProductIds(em, locked), input);
   const collection = await writeCollection(em, locked, input, false);
   await moveVersions(em, 'product', changed);
-  recordEvent(
-    em,
-    actor,
-    'collection.updated',
-    { subject: 'collection', subjectId: id },
-    { id, ...(restKeys(input) as object) },
-  );
+  const data = await eventData(em, collection, input, metafields);
+  recordEvent(em, actor, 'collection.updated', { subject: 'collection', subjectId: id }, data);
   return collection;
 }
 

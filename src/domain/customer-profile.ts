@@ -4,12 +4,15 @@ import { now } from '../clock.js';
 import { Customer } from '../entities/customer.entity.js';
 import { CustomerAddress } from '../entities/customer-address.entity.js';
 import { Order } from '../entities/order.entity.js';
+import { MetafieldOwnerType } from '../schema/enums/metafield-owner-type.enum.js';
 import type { CustomerAddressPatch, CustomerCreate, CustomerPatch } from '../schema/inputs/customer.inputs.js';
 import { refuseErased } from './customer-erasure.js';
 import { lockCustomerAfterOrders, lockCustomers, moveOrderVersions } from './customer-lock.js';
 import { ConflictError, type FieldError, NotFoundError, ValidationError } from './errors.js';
 import { restKeys } from './event-data.js';
 import { type Actor, recordEvent } from './events.js';
+import { METAFIELD_OWNERS } from './metafield-owners.js';
+import { changesFromMap, writeRecordMetafields } from './metafield-values.js';
 import { mergeAddressBlock } from './postal-address.js';
 import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
 import { likeEscape } from './text-match.js';
@@ -103,6 +106,8 @@ export async function updateCustomer(
   checkText(patch.lastName, 'lastName', NAME_LIMIT, errors);
   checkText(patch.notes, 'notes', NOTES_LIMIT, errors);
   await applyAddress(em, customer, patch.address, errors);
+  const metafields =
+    patch.metafields && (await changesFromMap(em, MetafieldOwnerType.CUSTOMER, patch.metafields, 'metafields', errors));
   // Every bad value is reported at once; a refusal rolls the transaction back, merged address included.
   if (errors.length) throw new ValidationError(errors);
   if (email !== undefined && email.toLowerCase() !== customer.email.toLowerCase()) await ensureEmailFree(em, email, id);
@@ -113,12 +118,15 @@ export async function updateCustomer(
   customer.updatedAt = now();
   await flushUnique(em, email);
   if (shownOnOrders() !== before) await moveOrderVersions(em, orders);
+  const owner = METAFIELD_OWNERS[MetafieldOwnerType.CUSTOMER];
+  const written = metafields && (await writeRecordMetafields(em, owner, id, metafields, customer.updatedAt));
+  const { metafields: _typed, ...fields } = patch;
   recordEvent(
     em,
     actor,
     'customer.updated',
     { subject: 'customer', subjectId: id },
-    { id, ...(restKeys(patch) as object) },
+    { id, ...(restKeys(fields) as object), ...(written ? { metafields: written.data } : {}) },
   );
   return customer;
 }

@@ -24,7 +24,7 @@ function blockConditions(block: 'shipping' | 'billing', filter: AddressBlockFilt
  * and order filters are written here: address conditions must all hold on one and the same address
  * (an EXISTS per customer, no row fan-out).
  */
-export function customerWhere(filter: CustomerFilter | undefined): FilterQuery<Customer> {
+export function customerWhere(filter: CustomerFilter | undefined, metafields?: Condition): FilterQuery<Customer> {
   const address: Condition[] = [];
   const all = filterConditions(customerList, filter, {
     phone: (values) => address.push(anyText(['phone'], values)),
@@ -32,6 +32,10 @@ export function customerWhere(filter: CustomerFilter | undefined): FilterQuery<C
     billing: (block) => address.push(...blockConditions('billing', block)),
     shippingCountry: (values) => address.push(anyText(['shipping', 'country'], values)),
     orders: (ids, all) => all.push({ orders: { $some: { id: { $in: ids } } } }),
+    // Made from the definitions beforehand (metafield-search.ts `metafieldCondition`).
+    metafields: (_, all) => {
+      if (metafields) all.push(metafields);
+    },
   });
   if (address.length) all.push({ addresses: { $some: { $and: address } } });
   return allOf(all) as FilterQuery<Customer>;

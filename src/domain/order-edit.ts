@@ -4,6 +4,7 @@ import { Customer } from '../entities/customer.entity.js';
 import { CustomerAddress } from '../entities/customer-address.entity.js';
 import type { Order } from '../entities/order.entity.js';
 import { PostalAddress } from '../entities/postal-address.embeddable.js';
+import { MetafieldOwnerType } from '../schema/enums/metafield-owner-type.enum.js';
 import type { OrderAddressPatch, OrderPatch } from '../schema/inputs/order.inputs.js';
 import { lockCustomers } from './customer-lock.js';
 import { refreshCustomerStatistics } from './customer-statistics.js';
@@ -11,6 +12,8 @@ import { ConflictError, type FieldError, ValidationError } from './errors.js';
 import { orderAddressData } from './event-data.js';
 import { type Actor, orderEventSubject, recordEvent } from './events.js';
 import { checkText } from './input-checks.js';
+import { METAFIELD_OWNERS } from './metafield-owners.js';
+import { changesFromMap, writeRecordMetafields } from './metafield-values.js';
 import { lockOrder } from './order-lock.js';
 import { mergeAddressBlock } from './postal-address.js';
 import type { ExpectedVersion } from './preconditions.js';
@@ -31,14 +34,22 @@ export async function updateOrderNotes(
   expected?: ExpectedVersion,
 ): Promise<Order> {
   const order = await lockOrder(em, id, expected);
-  if (patch.notes !== undefined) {
-    if (patch.notes !== null && patch.notes.length > NOTES_LIMIT) {
-      throw new ValidationError([{ field: 'notes', message: `must be at most ${NOTES_LIMIT} characters` }]);
-    }
-    order.notes = patch.notes;
-  }
+  const errors: FieldError[] = [];
+  if (patch.notes !== undefined && patch.notes !== null && patch.notes.length > NOTES_LIMIT)
+    errors.push({ field: 'notes', message: `must be at most ${NOTES_LIMIT} characters` });
+  const metafields =
+    patch.metafields && (await changesFromMap(em, MetafieldOwnerType.ORDER, patch.metafields, 'metafields', errors));
+  if (errors.length) throw new ValidationError(errors);
+  if (patch.notes !== undefined) order.notes = patch.notes;
   touched(order);
-  recordEvent(em, actor, 'order.notes_changed', orderEventSubject(order), { id: order.id, notes: order.notes });
+  // A PATCH of metafields alone is an `order.updated`; notes (or nothing at all) an `order.notes_changed`.
+  if (patch.notes !== undefined || !metafields)
+    recordEvent(em, actor, 'order.notes_changed', orderEventSubject(order), { id: order.id, notes: order.notes });
+  if (metafields) {
+    const owner = METAFIELD_OWNERS[MetafieldOwnerType.ORDER];
+    const written = await writeRecordMetafields(em, owner, order.id, metafields, order.updatedAt!);
+    recordEvent(em, actor, 'order.updated', orderEventSubject(order), { id: order.id, metafields: written.data });
+  }
   await em.flush();
   return order;
 }

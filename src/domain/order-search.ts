@@ -46,13 +46,22 @@ function fullNameMatch(fullNames: string[]): Condition {
 /**
  * The order search (docs/decisions.md#search-filters) as one WHERE on the orders table (cart price and status are
  * columns, so every filter is plain SQL on one row). Each filter matches as `orderList` declares it
- * (src/entities/order.entity.ts), but for the two written here. Raw fragments are fixed SQL; every
+ * (src/entities/order.entity.ts), but for the two written here and the metafields' (`metafields`, made by
+ * metafield-search.ts). Raw fragments are fixed SQL; every
  * value is a bound parameter.
  */
-export function orderWhere(filter: OrderFilter | undefined, display: OrderNumberFormat): FilterQuery<Order> {
+export function orderWhere(
+  filter: OrderFilter | undefined,
+  display: OrderNumberFormat,
+  metafields?: Condition,
+): FilterQuery<Order> {
   const all = filterConditions(orderList, filter, {
     displayNumber: (numbers, all) => all.push(displayNumberMatch(numbers, display)),
     fullName: (names, all) => all.push(fullNameMatch(names)),
+    // Made from the definitions beforehand (metafield-search.ts `metafieldCondition`).
+    metafields: (_, all) => {
+      if (metafields) all.push(metafields);
+    },
   });
   return allOf(all) as FilterQuery<Order>;
 }

@@ -1,6 +1,7 @@
 import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import { now } from '../clock.js';
 import { Product } from '../entities/product.entity.js';
+import { MetafieldOwnerType } from '../schema/enums/metafield-owner-type.enum.js';
 import type { ProductCreate, ProductFields, ProductPatch } from '../schema/inputs/product.inputs.js';
 import {
   changedMembers,
@@ -14,6 +15,8 @@ import { ConflictError, type FieldError, NotFoundError, ValidationError } from '
 import { restKeys } from './event-data.js';
 import { type Actor, recordEvent } from './events.js';
 import { checkAmount, checkText } from './input-checks.js';
+import { METAFIELD_OWNERS } from './metafield-owners.js';
+import { changesFromMap, writeRecordMetafields } from './metafield-values.js';
 import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
 import {
   checkImageRefs,
@@ -171,18 +174,25 @@ export async function updateProduct(
     joining: patch.collectionIds ?? null,
     movesBuyers: (tags) => patch.tags !== undefined && !sameTags(tags, patch.tags),
   });
+  const errors: FieldError[] = [];
+  const metafields =
+    patch.metafields && (await changesFromMap(em, MetafieldOwnerType.PRODUCT, patch.metafields, 'metafields', errors));
+  if (errors.length) throw new ValidationError(errors);
   const tagsBefore = [...locked.product.tags];
   const product = await writeProduct(em, locked.product, patch, false);
   // The collections it joined or left show it in their match_products: their versions move too.
   if (patch.collectionIds) await moveVersions(em, 'collection', changedMembers(locked.linked, patch.collectionIds));
   // Its buyers' tags are the current tags of what they bought: when its tags change, theirs may.
   if (!sameTags(tagsBefore, product.tags)) await moveVersions(em, 'customer', locked.buyers);
+  const owner = METAFIELD_OWNERS[MetafieldOwnerType.PRODUCT];
+  const written = metafields && (await writeRecordMetafields(em, owner, product.id, metafields, now()));
+  const { metafields: _typed, ...fields } = patch;
   recordEvent(
     em,
     actor,
     'product.updated',
     { subject: 'product', subjectId: product.id },
-    { id: product.id, ...(restKeys(patch) as object) },
+    { id: product.id, ...(restKeys(fields) as object), ...(written ? { metafields: written.data } : {}) },
   );
   return product;
 }

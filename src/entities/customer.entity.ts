@@ -3,6 +3,7 @@ import { Entity, Index, OneToMany, PrimaryKey, Property } from '@mikro-orm/decor
 import { Field, Int, ObjectType } from 'type-graphql';
 import { now } from '../clock.js';
 import { AddressBlockFilter } from '../schema/inputs/customer.inputs.js';
+import { METAFIELDS_FILTER_DESCRIPTION, MetafieldFilter } from '../schema/inputs/metafield.inputs.js';
 import { IntFilter } from '../schema/inputs/range-filters.js';
 import { type FilterOf, filterBy, listFields } from '../schema/list-fields.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
@@ -146,6 +147,7 @@ export const customerList = listFields(
     billing: { filter: filterBy.own(() => AddressBlockFilter, 'Billing address fields to match') },
     shippingCountry: { filter: filterBy.own(() => [String], 'Shipping country of one of the addresses') },
     orders: { filter: filterBy.own(() => [Int], 'Customers having any of these orders') },
+    metafields: { filter: filterBy.own(() => [MetafieldFilter], METAFIELDS_FILTER_DESCRIPTION) },
     orderCount: { sort: true, filter: filterBy.range(IntFilter, 'Number of orders') },
     lifetimeSpent: { sort: true },
     lastPurchase: { sort: true },

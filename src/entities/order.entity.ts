@@ -13,6 +13,7 @@ import { GraphQLJSON } from 'graphql-scalars';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { now } from '../clock.js';
 import { FulfilmentStatus, PaymentStatus } from '../schema/enums/order-status.enums.js';
+import { METAFIELDS_FILTER_DESCRIPTION, MetafieldFilter } from '../schema/inputs/metafield.inputs.js';
 import { DecimalFilter, TimestampFilter } from '../schema/inputs/range-filters.js';
 import { type FilterOf, filterBy, listFields } from '../schema/list-fields.js';
 import { DecimalScalar } from '../schema/scalars/decimal.scalar.js';
@@ -213,6 +214,7 @@ export const orderList = listFields(
     updatedAt: { sort: true, filter: filterBy.range(TimestampFilter, 'When the order last changed') },
     notes: { sort: true, filter: filterBy.text('Any of these substrings of the notes') },
     fullName: { filter: filterBy.own(() => [String], '"first last" of the customer, shipping or billing name') },
+    metafields: { filter: filterBy.own(() => [MetafieldFilter], METAFIELDS_FILTER_DESCRIPTION) },
   },
   { filter: 'Order search: strings match any of the given substrings case-insensitively; lists mean any of' },
 );

@@ -2,7 +2,8 @@ import { Collection, type Rel } from '@mikro-orm/core';
 import { Entity, Index, OneToMany, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { now } from '../clock.js';
-import { listFields } from '../schema/list-fields.js';
+import { METAFIELDS_FILTER_DESCRIPTION, MetafieldFilter } from '../schema/inputs/metafield.inputs.js';
+import { type FilterOf, filterBy, listFields } from '../schema/list-fields.js';
 import { DecimalScalar } from '../schema/scalars/decimal.scalar.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { Image } from './image.entity.js';
@@ -133,20 +134,28 @@ export class Product {
   textareas = new Collection<Rel<ProductTextarea>>(this);
 }
 
-/** What a list of products sorts by (src/schema/list-fields.ts). */
-export const productList = listFields(Product, {
-  id: { sort: true },
-  title: { sort: true },
-  type: { sort: true },
-  vendor: { sort: true },
-  sku: { sort: true },
-  price: { sort: true },
-  comparePrice: { sort: true },
-  shippingWeight: { sort: true },
-  isDraft: { sort: true },
-  isTemplate: { sort: true },
-  isMulti: { sort: true },
-  seoUrl: { sort: true },
-  createdAt: { sort: true },
-  updatedAt: { sort: true },
-});
+/** What a list of products sorts and filters by (src/schema/list-fields.ts). */
+export const productList = listFields(
+  Product,
+  {
+    id: { sort: true, filter: filterBy.anyOf(Int, 'Any of these product ids') },
+    title: { sort: true },
+    type: { sort: true },
+    vendor: { sort: true },
+    sku: { sort: true },
+    price: { sort: true },
+    comparePrice: { sort: true },
+    shippingWeight: { sort: true },
+    isDraft: { sort: true },
+    isTemplate: { sort: true },
+    isMulti: { sort: true },
+    seoUrl: { sort: true },
+    createdAt: { sort: true },
+    updatedAt: { sort: true },
+    metafields: { filter: filterBy.own(() => [MetafieldFilter], METAFIELDS_FILTER_DESCRIPTION) },
+  },
+  { filter: 'Product search: lists mean any of' },
+);
+
+/** The product list's filter, as the domain receives it. */
+export type ProductFilter = FilterOf<typeof productList.fields>;

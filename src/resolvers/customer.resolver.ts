@@ -17,11 +17,13 @@ import {
 import { eraseCustomer } from '../domain/customer-erasure.js';
 import { createCustomer, deleteCustomer, updateCustomer } from '../domain/customer-profile.js';
 import { customerWhere } from '../domain/customer-search.js';
+import { metafieldCondition } from '../domain/metafield-search.js';
 import type { ExpectedVersion } from '../domain/preconditions.js';
 import { inTransaction } from '../domain/transaction.js';
 import { Customer, type CustomerFilter, customerList } from '../entities/customer.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
+import { MetafieldOwnerType } from '../schema/enums/metafield-owner-type.enum.js';
 import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
 import { CustomerCreate, CustomerPatch } from '../schema/inputs/customer.inputs.js';
 import { KeysetPageArgs, PageOf } from '../schema/pagination.js';
@@ -48,12 +50,15 @@ export class CustomerListArgs extends KeysetPageArgs {
 export class CustomerResolver {
   @Authorized('read_customers')
   @Query(() => CustomerPage, { nullable: true, description: 'Customers, optionally filtered' })
-  customers(
+  async customers(
     @Args(() => CustomerListArgs) args: CustomerListArgs,
     @Ctx() { em }: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return readPage(em, 'Customer', selectionOf(info), customerWhere(args.filter), args, customerList.columns);
+    // Only a metafields filter reads their definitions first (a statement of its own).
+    const metafields = await metafieldCondition(em, MetafieldOwnerType.CUSTOMER, args.filter?.metafields);
+    const where = customerWhere(args.filter, metafields);
+    return readPage(em, 'Customer', selectionOf(info), where, args, customerList.columns);
   }
 
   @Authorized('read_customers')

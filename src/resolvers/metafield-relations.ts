@@ -26,12 +26,14 @@ const jsonValued = JSON_VALUED_TYPES.map((type) => `'${type}'`).join(', ');
  * `{"namespace.key": value}` in name order, each value typed from its stored text
  * (src/domain/metafield-types.ts): integers, booleans and json read as JSON, the rest as JSON strings.
  * A record without any is `{}`. The stored texts hold no raw line break in JSON (json values are kept
- * on one line), so an export's line stays one line.
+ * on one line, src/domain/metafield-types.ts), so an export's line stays one line.
  */
 export const metafieldObject = (column: MetafieldOwner['column']): ComputedRelation => ({
   kind: 'json',
+  // Written as text (JSON.stringify's form, no spaces) and read as json once: json_object_agg would
+  // space its keys and values out. No rows: `{}` (string_agg is null, concat skips it).
   sql: (parent) =>
-    `coalesce((select json_object_agg(mfv.namespace || '.' || mfv.key, case when mfv.type in (${jsonValued}) ` +
-    `then mfv.value::json else to_json(mfv.value) end order by mfv.namespace, mfv.key) ` +
-    `from metafield mfv where mfv.${column} = ${parent}.id), '{}'::json)`,
+    `(select concat('{', string_agg(to_json(mfv.namespace || '.' || mfv.key)::text || ':' || ` +
+    `case when mfv.type in (${jsonValued}) then mfv.value else to_json(mfv.value)::text end, ',' ` +
+    `order by mfv.namespace, mfv.key), '}')::json from metafield mfv where mfv.${column} = ${parent}.id)`,
 });

@@ -15,6 +15,7 @@ import {
   Resolver,
   UseMiddleware,
 } from 'type-graphql';
+import { metafieldCondition } from '../domain/metafield-search.js';
 import { changeOrderCustomer, updateOrderAddress, updateOrderNotes } from '../domain/order-edit.js';
 import { PLAIN_NUMBERS } from '../domain/order-number.js';
 import { pageOfOrder } from '../domain/order-page.js';
@@ -25,6 +26,7 @@ import { inTransaction } from '../domain/transaction.js';
 import { Order, type OrderFilter, orderList } from '../entities/order.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
+import { MetafieldOwnerType } from '../schema/enums/metafield-owner-type.enum.js';
 import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
 import { OrderAddressPatch, OrderCreate, OrderCustomerChange, OrderPatch } from '../schema/inputs/order.inputs.js';
 import { DEFAULT_PAGE_SIZE, KeysetPageArgs, MAX_PAGE_SIZE, PageOf } from '../schema/pagination.js';
@@ -73,7 +75,9 @@ export class OrderResolver {
   ) {
     // Only a display-number filter needs the store's number format (a statement of its own).
     const format = args.filter?.displayNumber ? await requestOrderNumberFormat(ctx) : PLAIN_NUMBERS;
-    const where = orderWhere(args.filter, format);
+    // Only a metafields filter reads their definitions first (a statement of its own).
+    const metafields = await metafieldCondition(ctx.em, MetafieldOwnerType.ORDER, args.filter?.metafields);
+    const where = orderWhere(args.filter, format, metafields);
     return readPage(ctx.em, 'Order', selectionOf(info), where, args, orderList.columns);
   }
 

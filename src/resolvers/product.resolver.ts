@@ -14,12 +14,15 @@ import {
   Resolver,
   UseMiddleware,
 } from 'type-graphql';
+import { metafieldCondition } from '../domain/metafield-search.js';
 import type { ExpectedVersion } from '../domain/preconditions.js';
 import { createProduct, deleteProduct, updateProduct } from '../domain/product-edit.js';
+import { productWhere } from '../domain/product-search.js';
 import { inTransaction } from '../domain/transaction.js';
-import { Product, productList } from '../entities/product.entity.js';
+import { Product, type ProductFilter, productList } from '../entities/product.entity.js';
 import { readPage, readRecord } from '../reads/read-query.js';
 import { selectionOf } from '../reads/selection.js';
+import { MetafieldOwnerType } from '../schema/enums/metafield-owner-type.enum.js';
 import { ExpectedVersionArg } from '../schema/expected-version.arg.js';
 import { ProductCreate, ProductPatch } from '../schema/inputs/product.inputs.js';
 import { KeysetPageArgs, PageOf } from '../schema/pagination.js';
@@ -36,6 +39,9 @@ export class ProductListArgs extends KeysetPageArgs {
     description: 'Earlier terms take precedence; id closes the order',
   })
   sort?: InstanceType<typeof productList.SortInput>[];
+
+  @Field(() => productList.FilterInput, { nullable: true, description: 'Only products matching every given filter' })
+  filter?: ProductFilter;
 }
 
 @Resolver(() => Product)
@@ -43,12 +49,14 @@ export class ProductListArgs extends KeysetPageArgs {
 export class ProductResolver {
   @Authorized('read_products')
   @Query(() => ProductPage, { nullable: true, description: 'Products, a page at a time' })
-  products(
+  async products(
     @Args(() => ProductListArgs) args: ProductListArgs,
     @Ctx() { em }: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return readPage(em, 'Product', selectionOf(info), {}, args, productList.columns);
+    // Only a metafields filter reads their definitions first (a statement of its own).
+    const metafields = await metafieldCondition(em, MetafieldOwnerType.PRODUCT, args.filter?.metafields);
+    return readPage(em, 'Product', selectionOf(info), productWhere(args.filter, metafields), args, productList.columns);
   }
 
   @Authorized('read_products')

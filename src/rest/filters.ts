@@ -39,8 +39,11 @@ export type FilterMap = Record<string, FilterSpec>;
 /** One filter key as derived from its GraphQL filter field. */
 interface FilterShape {
   gql: string;
-  /** `list`: one value or an array (any of); `range`: those or `{gte, lte}`; `one`: a single value. */
-  form: 'list' | 'range' | 'one';
+  /**
+   * `list`: one value or an array (any of); `range`: those or `{gte, lte}`; `one`: a single value;
+   * `keyed`: `{"namespace.key": value}`, a list of `{namespace, key, value}` in GraphQL (the metafields').
+   */
+  form: 'list' | 'range' | 'one' | 'keyed';
   /** The GraphQL value of one REST value, or undefined when the type refuses it. */
   read: (value: unknown) => unknown;
   /** Integer codes of an enum (REST takes the codes, GraphQL the names): they take ranges too. */
@@ -101,7 +104,42 @@ function rangeOf(type: GraphQLInputType): GraphQLLeafType | undefined {
     : undefined;
 }
 
+/** A list of `{namespace, key, value}` inputs (MetafieldFilter), the value a String. */
+function isKeyedValues(type: GraphQLInputType): boolean {
+  const list = getNullableType(type);
+  const item = isListType(list) ? getNullableType(list.ofType) : undefined;
+  if (!isInputObjectType(item)) return false;
+  const fields = item.getFields();
+  return (
+    Object.keys(fields).sort().join(',') === 'key,namespace,value' && getNamedType(fields.value.type).name === 'String'
+  );
+}
+
+/**
+ * REST's `{"namespace.key": value}` (docs/decisions.md#custom-data-metafields), each value as JSON
+ * (a string, number, boolean, object or array): the GraphQL list of `{namespace, key, value}`, each
+ * value as its text (a string as it is, anything else as its JSON), which the domain brings to its
+ * definition's stored form.
+ */
+function keyedShape(gql: string, spec: FilterSpec): FilterShape {
+  const value = { description: "the metafield's value, typed as REST shows it" };
+  return {
+    gql,
+    form: 'keyed',
+    read: (given) =>
+      given === null || given === undefined ? undefined : typeof given === 'string' ? given : JSON.stringify(given),
+    one: 'an object of "namespace.key": value',
+    schema: {
+      type: 'object',
+      additionalProperties: value,
+      minProperties: 1,
+      ...(spec.description ? { description: spec.description } : {}),
+    },
+  };
+}
+
 function shapeOf(gql: string, spec: FilterSpec, field: GraphQLInputField, where: string): FilterShape {
+  if (isKeyedValues(field.type)) return keyedShape(gql, spec);
   const nullable = getNullableType(field.type);
   const range = rangeOf(field.type);
   const leaf = range ?? getNamedType(field.type);
@@ -240,6 +278,19 @@ function convert(key: string, shape: FilterShape, value: unknown, errors: Proble
       range[k] = bound;
     }
     return shape.codes ? enumNames(key, shape.codes, range as { gte?: number; lte?: number }, errors) : range;
+  }
+  if (shape.form === 'keyed') {
+    if (!isPlainObject(value) || !Object.keys(value).length) return fail();
+    const entries = Object.entries(value).map(([name, given]) => {
+      const dot = name.indexOf('.');
+      const text = shape.read(given);
+      if (dot < 1 || text === undefined) {
+        errors.push({ field: `${key}.${name}`, message: 'must be named namespace.key, with a value that is not null' });
+        return undefined;
+      }
+      return { namespace: name.slice(0, dot), key: name.slice(dot + 1), value: text };
+    });
+    return entries.includes(undefined) ? undefined : entries;
   }
   if (shape.form === 'one') return shape.read(value) ?? fail();
   // An empty list was refused with the shared filter limits, before this ran.

@@ -137,6 +137,16 @@ export const routes: RouteSpec[] = [
     summary: 'List products',
   },
   {
+    kind: 'search',
+    method: 'POST',
+    path: '/products/search',
+    resource: productResource,
+    operation: 'products',
+    scope: 'read_products',
+    summary: 'Search products (by id and metafields)',
+    extension: true,
+  },
+  {
     kind: 'export',
     method: 'GET',
     path: '/products/export',
@@ -144,6 +154,16 @@ export const routes: RouteSpec[] = [
     operation: 'products',
     scope: 'read_products',
     summary: 'Export every product (NDJSON)',
+  },
+  {
+    kind: 'export',
+    method: 'POST',
+    path: '/products/export',
+    resource: productResource,
+    operation: 'products',
+    scope: 'read_products',
+    summary: 'Export the products matching the search body (NDJSON)',
+    filtered: true,
   },
   {
     kind: 'get',

@@ -83,10 +83,14 @@ export async function collectExamples(call: CallApi): Promise<Examples> {
   const lastName = { last_name: customer.last_name };
   await record('POST /customers/export', '/customers/export?fields=id,email,last_name', lastName);
 
-  // Writes, each on records of its own.
+  // Writes, each on records of its own. Metafields need their definitions first (GraphQL only).
+  await defineMetafields(call);
   const carrier = carriers.find((c: ResponseBody) => !c.is_deleted);
   const [open] = await ordersIn(0, 1);
-  await record('PATCH /orders/{id}', `/orders/${open.id}`, { notes: 'Gift wrap, please' });
+  await record('PATCH /orders/{id}', `/orders/${open.id}`, {
+    notes: 'Gift wrap, please',
+    metafields: { 'erp.order_no': 'A-1017', 'erp.weight_kg': '2.5' },
+  });
   await record('PATCH /orders/{id}/address', `/orders/${open.id}/address`, {
     shipping: { street: '12 Harbour Road', suite: 'Flat 3' },
     phone: '+44 117 496 0000',
@@ -150,7 +154,12 @@ export async function collectExamples(call: CallApi): Promise<Examples> {
   await record('PATCH /products/{id}', `/products/${product.id}`, {
     title: `${product.title} (2nd edition)`,
     tags: ['new', 'featured'],
+    metafields: { 'supplier.code': 'SUP-204', 'supplier.lead_days': 12 },
   });
+  // The product found by its supplier code, with its metafields; the same search as an export.
+  const bySupplier = { metafields: { 'supplier.code': 'SUP-204' } };
+  await record('POST /products/search', '/products/search?expand=metafields', bySupplier);
+  await record('POST /products/export', '/products/export?fields=id,title&expand=metafields', bySupplier);
   await record('POST /collections', '/collections', {
     title: 'Summer picks',
     type: 0,
@@ -209,6 +218,24 @@ export async function collectExamples(call: CallApi): Promise<Examples> {
   const erased = (await ordersIn(5, 20)).find((o) => !used.has(o.customer.id))!.customer.id;
   await record('POST /customers/{id}/erase', `/customers/${erased}/erase`);
   return examples;
+}
+
+/** The metafield definitions the examples set values of (they exist only through GraphQL). */
+async function defineMetafields(call: CallApi): Promise<void> {
+  const definitions = [
+    ['ORDER', 'erp', 'order_no', 'single_line_text_field', 'ERP order number'],
+    ['ORDER', 'erp', 'weight_kg', 'number_decimal', 'Weight in kg'],
+    ['PRODUCT', 'supplier', 'code', 'single_line_text_field', "The supplier's code"],
+    ['PRODUCT', 'supplier', 'lead_days', 'number_integer', 'Days from order to delivery'],
+  ];
+  for (const [ownerType, namespace, key, type, name] of definitions) {
+    const res = await call('POST', '/graphql', {
+      query: `mutation ($o: MetafieldOwnerType!, $n: String!, $k: String!, $t: String!, $name: String!) {
+        createMetafieldDefinition(ownerType: $o, namespace: $n, key: $k, type: $t, name: $name) { id } }`,
+      variables: { o: ownerType, n: namespace, k: key, t: type, name },
+    });
+    if (res.status !== 200 || res.body.errors) throw new Error(`metafield definition: ${JSON.stringify(res.body)}`);
+  }
 }
 
 /** Lines of NDJSON: each value on its line. */

@@ -1,5 +1,6 @@
 import { type FieldMap, field } from '../fields.js';
 import type { RestResource } from '../resource.js';
+import { metafieldsBodyField, metafieldsField } from './metafield.fields.js';
 
 /**
  * The spec's Collection, read back as written, plus `expand=products`
@@ -31,6 +32,7 @@ export const collectionResource: RestResource = {
   },
   expand: {
     products: field({ gql: 'productIds', description: 'member product ids, of either kind of collection' }),
+    metafields: metafieldsField,
   },
 };
 
@@ -56,4 +58,5 @@ export const collectionBody: FieldMap = {
     // The spec allows a string or an int; GraphQL takes the text.
     value: field({ schema: { type: ['string', 'number'] }, in: (v: string | number) => String(v) }),
   }),
+  metafields: metafieldsBodyField,
 };

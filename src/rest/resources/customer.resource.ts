@@ -2,6 +2,7 @@ import { type FieldMap, field } from '../fields.js';
 import type { RestResource } from '../resource.js';
 import { retyped } from '../type-schemas.js';
 import { addressBlockFields, billingBlockFields } from './address.fields.js';
+import { metafieldsBodyField, metafieldsField } from './metafield.fields.js';
 
 /** Whole units, rounded half up, from a decimal string: no float touches the amount. */
 export function roundedUnits(decimal: string): number {
@@ -49,7 +50,7 @@ export const customerResource: RestResource = {
     updated_at: field.timestampOrZero(),
     erased_at: field({ description: 'when its personal data was erased (POST /customers/{id}/erase); null if not' }),
   },
-  expand: {},
+  expand: { metafields: metafieldsField },
   sortNames: {
     orderCount: 'statistics.order_count',
     lifetimeSpent: 'statistics.lifetime_spent',
@@ -77,4 +78,5 @@ export const customerPatchBody: FieldMap = {
     billing: field.nested(billingBlockFields),
     phone: field(),
   }),
+  metafields: metafieldsBodyField,
 };

@@ -1,6 +1,7 @@
 import { type FieldMap, field, INLINE } from '../fields.js';
 import type { RestResource } from '../resource.js';
 import { addressBlockFields } from './address.fields.js';
+import { metafieldsBodyField, metafieldsField } from './metafield.fields.js';
 
 const recordItems = field.nested({ id: field({ description: 'line item id' }), quantity: field() });
 
@@ -99,7 +100,7 @@ export const orderResource: RestResource = {
     updated_at: field({ description: 'null when never updated' }),
     notes: field(),
   },
-  expand: {},
+  expand: { metafields: metafieldsField },
   // The spec's sort keys of values shown nested; its search keys are the filter's fields snake_cased.
   sortNames: {
     shippingDescription: 'shipping.description',
@@ -113,7 +114,7 @@ export const orderResource: RestResource = {
   },
 };
 
-export const orderNotesBody: FieldMap = { notes: field() };
+export const orderNotesBody: FieldMap = { notes: field(), metafields: metafieldsBodyField };
 export const orderAddressBody: FieldMap = {
   shipping: field.nested(addressBlockFields),
   billing: field.nested(addressBlockFields),

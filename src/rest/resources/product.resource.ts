@@ -1,12 +1,14 @@
 import { type FieldMap, field } from '../fields.js';
 import type { RestResource } from '../resource.js';
 import { imageFields } from './image.fields.js';
+import { metafieldsBodyField, metafieldsField } from './metafield.fields.js';
 
 /** The spec's Product (docs/decisions.md#spec-product), expandable relations included. */
 export const productResource: RestResource = {
   name: 'Product',
   versioned: 'Product',
   sortInput: 'ProductSort',
+  filterInput: 'ProductFilter',
   fields: {
     id: field(),
     title: field(),
@@ -55,7 +57,9 @@ export const productResource: RestResource = {
       default: field(),
       ignore: field({ description: 'the variant should not be used' }),
       images: field.nested(imageFields, { description: "the variant's own images, if it changes the look" }),
+      metafields: metafieldsField,
     }),
+    metafields: metafieldsField,
   },
 };
 
@@ -106,4 +110,5 @@ export const productPatchBody: FieldMap = {
     ignore: field(),
     images: field({ gql: 'imageIds', description: 'image ids' }),
   }),
+  metafields: metafieldsBodyField,
 };

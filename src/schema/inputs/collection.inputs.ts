@@ -1,5 +1,6 @@
 import { Field, InputType, Int } from 'type-graphql';
 import { Optional } from '../optional-field.js';
+import { MetafieldsPatch } from './metafield.inputs.js';
 
 @InputType({ description: 'A membership rule: `type` is the product field, `condition` how `value` is compared' })
 export class CollectionRuleInput {
@@ -35,4 +36,5 @@ export class CollectionInput {
   rulesMatchCondition?: number | null;
   @Optional(() => [CollectionRuleInput], { description: 'Type 1: the rules (replace the set)' })
   rules?: CollectionRuleInput[];
+  @MetafieldsPatch() metafields?: Record<string, unknown>;
 }

@@ -1,5 +1,6 @@
 import { Field, InputType } from 'type-graphql';
 import { Optional } from '../optional-field.js';
+import { MetafieldsPatch } from './metafield.inputs.js';
 
 /** Text filters are lists: any of the strings, each matched case-insensitively as a substring. */
 @InputType({ description: 'Address fields to match; all given ones must match the same address' })
@@ -47,6 +48,7 @@ export class CustomerPatch {
   @Field(() => String, { nullable: true, description: 'Null clears' }) notes?: string | null;
   @Optional(() => CustomerAddressPatch, { description: 'Merged into the primary address (created if none)' })
   address?: CustomerAddressPatch;
+  @MetafieldsPatch() metafields?: Record<string, unknown>;
 }
 
 @InputType({ description: 'A new customer' })

@@ -32,6 +32,10 @@ export class MetafieldFilter {
   value!: string;
 }
 
+/** The `metafields` filter of the order, customer and product lists (their `listFields`). */
+export const METAFIELDS_FILTER_DESCRIPTION =
+  'Only records having every one of these metafields at exactly its value (as Metafield.value shows it)';
+
 /** What a PATCH-like input takes: the metafields to set or delete, keyed as REST shows them. */
 export const METAFIELDS_PATCH_DESCRIPTION =
   'Metafields to set, as {"namespace.key": value} with values typed as REST shows them (integers and ' +

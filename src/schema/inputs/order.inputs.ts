@@ -3,10 +3,12 @@ import { PaymentStatus } from '../enums/order-status.enums.js';
 import { Optional } from '../optional-field.js';
 import { DecimalScalar } from '../scalars/decimal.scalar.js';
 import { AddressBlockPatch } from './customer.inputs.js';
+import { MetafieldsPatch } from './metafield.inputs.js';
 
 @InputType({ description: 'Order fields to change' })
 export class OrderPatch {
   @Field(() => String, { nullable: true, description: 'Null clears' }) notes?: string | null;
+  @MetafieldsPatch() metafields?: Record<string, unknown>;
 }
 
 @InputType({ description: 'Parts of the order address to change; omitted fields are kept' })

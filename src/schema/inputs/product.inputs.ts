@@ -1,6 +1,7 @@
 import { Field, Float, InputType, Int } from 'type-graphql';
 import { Optional } from '../optional-field.js';
 import { DecimalScalar } from '../scalars/decimal.scalar.js';
+import { MetafieldsPatch } from './metafield.inputs.js';
 
 // No property initialisers below: an omitted field must stay `undefined`, which is how the domain
 // tells "keep" from "set".
@@ -75,6 +76,7 @@ export abstract class ProductFields {
 @InputType({ description: 'Product fields to change; omitted ones are kept; lists given replace the set' })
 export class ProductPatch extends ProductFields {
   @Optional(() => String, { description: 'Title' }) title?: string;
+  @MetafieldsPatch() metafields?: Record<string, unknown>;
 }
 
 @InputType({ description: 'A new product: a title, and for a multi-variant product options and variants' })

@@ -52,6 +52,7 @@ import { ApiToken } from '../src/entities/api-token.entity.js';
 import { seedIfEmpty } from '../src/seed/seed-store.js';
 import { baselineApp } from './baseline-server.js';
 import { poolTransaction } from './baseline-writes.js';
+import { BULK_GOALS, type BulkResult, measureBulk } from './bulk-scenario.js';
 import { EXPORT_RATIO_GOAL, EXPORT_RSS_GOAL_MB, type ExportResult, measureExport } from './export-scenario.js';
 import { type FeedResult, measureFeed } from './feed-scenario.js';
 import { Q1, Q1_WITHOUT_COUNT, Q2, Q3, Q4 } from './graphql-queries.js';
@@ -175,6 +176,8 @@ const FEED = 'event feed: GET /events and Subscription.events on a second proces
 const chosen = (name: string) => !args.scenario || name.includes(args.scenario);
 const withWrites = !args['reads-only'] && workload === 'standard' && !scaleOut;
 const runFeed = withWrites && chosen(FEED);
+const BULK = 'bulk: 10,000 lines as one operation vs the same requests one by one';
+const runBulk = withWrites && chosen(BULK);
 
 const standardScenarios: Scenario[] = [
   { name: 'GET /orders?size=20', read: true, method: 'GET', path: () => '/api/v1/orders?size=20' },
@@ -858,6 +861,7 @@ async function main() {
     const results: ScenarioResult[] = [];
     let exported: ExportResult | undefined;
     let feed: FeedResult | undefined;
+    let bulk: BulkResult | undefined;
     try {
       const samePeerData = new Map<string, boolean>();
       if (postgraphile) {
@@ -1002,6 +1006,71 @@ async function main() {
             `${f.benchLoopDelayP99Ms} ms`,
         );
       }
+      if (runBulk) {
+        log(`${BULK}…`);
+        // The one-by-one side as a sync script meets it without a rate limit; neither it nor the
+        // upload target runs bulk work, so every operation runs on the service measured.
+        const quiet = { BULK_CONCURRENCY: '0' };
+        const oneByOne = await startService(
+          database.url,
+          { ...quiet, RATE_LIMIT_RPS: '0', RATE_LIMIT_BURST: '0' },
+          'main-bulk-one-by-one',
+        );
+        try {
+          bulk = await measureBulk(
+            {
+              service: { url: service.url, pid: service.child.pid! },
+              oneByOne: { url: oneByOne.url, pid: oneByOne.child.pid! },
+              startUploadTarget: async () => {
+                // A large file takes longer than the default REQUEST_TIMEOUT_MS to arrive.
+                const target = await startService(
+                  database.url,
+                  { ...quiet, REQUEST_TIMEOUT_MS: '600000' },
+                  'main-bulk-upload',
+                );
+                return { url: target.url, pid: target.child.pid!, stop: () => stopChild(target.child) };
+              },
+              databaseUrl: database.url,
+              token: ADMIN_TOKEN,
+              duration,
+              log,
+              cpuMs,
+              rss: { reset: resetPeakRss, peakMb: peakRssMb },
+              failure: (message) => new BenchFailure(`${BULK}: ${message}`),
+            },
+            Number(process.env.BULK_LINES_PER_TRANSACTION || 1),
+          );
+        } finally {
+          await stopChild(oneByOne.child);
+        }
+        const b = bulk;
+        const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
+        log(
+          `  bulk ${b.bulk.linesPerSecond} lines/s (${b.lines} in ${b.bulk.seconds} s, ` +
+            `upload ${b.bulk.uploadSeconds} s, CPU ${b.bulk.cpuMsPerLine} ms/line, ` +
+            `${b.bulk.linesPerTransaction} line(s) per transaction)`,
+        );
+        for (const side of b.oneByOne) {
+          const goal = side.connections === 1 ? BULK_GOALS.oneConnection : BULK_GOALS.fourConnections;
+          const r = b.ratios[String(side.connections)];
+          log(
+            `  one by one at ${side.connections}: ${side.rps} req/s, CPU ${side.cpuMsPerRequest} ms/req | ` +
+              `bulk ÷ that ${r} (goal ≥ ${goal}: ${met(r >= goal)})`,
+          );
+        }
+        const rd = b.reads;
+        const readsMet = met(rd.p99Ratio <= BULK_GOALS.readP99);
+        log(
+          `  reads p99 alone ${rd.alone.p99} ms, during bulk ${rd.duringBulk.p99} ms ` +
+            `(${rd.bulkLinesPerSecondMeanwhile} lines/s meanwhile) | ratio ${rd.p99Ratio} ` +
+            `(goal ≤ ${BULK_GOALS.readP99}: ${readsMet})`,
+        );
+        const rssMet = met(b.upload.peakRssMb <= BULK_GOALS.uploadRssMb);
+        log(
+          `  upload of ${b.upload.lines} lines (${b.upload.megabytes} MB) in ${b.upload.seconds} s, ` +
+            `peak RSS ${b.upload.peakRssMb} MB (goal ≤ ${BULK_GOALS.uploadRssMb} MB: ${rssMet})`,
+        );
+      }
       const peak = Math.max(...results.map((r) => r.service.peakRssMb));
       if (results.length) {
         log(
@@ -1084,6 +1153,7 @@ async function main() {
       const feedOut: FeedResults = { ...run, connections: connectionCounts[0], ...feed };
       await write(`feed-orders-${size.orders}.json`, feedOut);
     }
+    if (bulk) await write(`bulk-orders-${size.orders}.json`, { ...run, ...bulk });
     await writeFile(path.join(root, 'BENCHMARKS.md'), await renderBenchmarks(resultsDir));
     log(`Wrote ${written.map((f) => `bench/results/${f}`).join(', ')} and BENCHMARKS.md`);
   } finally {

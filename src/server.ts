@@ -89,6 +89,7 @@ export async function startService(config: Config): Promise<RunningService> {
         maxRunning: config.BULK_MAX_RUNNING,
         retentionDays: config.BULK_RETENTION_DAYS,
         uploadMaxBytes: config.BULK_UPLOAD_MAX_BYTES,
+        linesPerTransaction: config.BULK_LINES_PER_TRANSACTION,
       },
     });
     const server = createHttpServer(app.callback(), {

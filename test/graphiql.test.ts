@@ -57,7 +57,7 @@ it('still answers JSON clients at GET /graphql with a query (no preflight header
 it(
   'offers example tabs that are valid operations of the schema: ' +
     'orders with fulfilments, a product with variants, a customer search, a mutation with variables, ' +
-    'the inventory ledger, an adjustment, an erasure, a subscription',
+    'the inventory ledger, an adjustment, metafields (define, set, find), an erasure, a subscription',
   async () => {
     const schema = await buildStoreSchema();
     const names = GRAPHIQL_EXAMPLES.map((tab) => {
@@ -73,6 +73,9 @@ it(
       'mutation UpdateOrderNotes',
       'query InventoryLedger',
       'mutation AdjustInventory',
+      'mutation DefineMetafield',
+      'mutation SetMetafields',
+      'query OrdersByMetafield',
       'mutation EraseCustomer',
       'subscription OrderEvents',
     ]);

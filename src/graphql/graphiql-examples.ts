@@ -94,6 +94,57 @@ mutation AdjustInventory($changes: [InventoryChange!]!) {
     ),
   },
   {
+    query: `# Custom data (metafields), step 1, once: define a typed metafield of orders (needs write_orders)
+mutation DefineMetafield {
+  createMetafieldDefinition(
+    ownerType: ORDER
+    namespace: "erp"
+    key: "order_no"
+    type: "single_line_text_field"
+    name: "ERP order number"
+  ) {
+    id
+    namespace
+    key
+    type
+  }
+}
+`,
+  },
+  {
+    query: `# Step 2: set metafields on records, up to 25 at once, all or none (each value of its definition's type)
+mutation SetMetafields($metafields: [MetafieldsSetInput!]!) {
+  metafieldsSet(metafields: $metafields) {
+    namespace
+    key
+    type
+    value
+    updatedAt
+  }
+}
+`,
+    variables: JSON.stringify(
+      { metafields: [{ ownerType: 'ORDER', ownerId: 1, namespace: 'erp', key: 'order_no', value: 'A-1017' }] },
+      null,
+      2,
+    ),
+  },
+  {
+    query: `# Step 3: find orders by a metafield's exact value, and read their metafields
+query OrdersByMetafield($value: String!) {
+  orders(filter: { metafields: [{ namespace: "erp", key: "order_no", value: $value }] }) {
+    totalCount
+    items {
+      id
+      metafields { namespace key type value updatedAt }
+      metafieldValues
+    }
+  }
+}
+`,
+    variables: JSON.stringify({ value: 'A-1017' }, null, 2),
+  },
+  {
     query: `# Irreversible: erase a customer's personal data on request (GDPR art. 17), on the customer and on
 # every order of theirs; lines, amounts and statuses stay. Put the customer's id in the variables.
 mutation EraseCustomer($id: Int!) {

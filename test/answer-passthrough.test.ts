@@ -22,7 +22,8 @@ beforeAll(async () => {
   // Metafields of several types on some orders, products, variants and customers (a json value with
   // its own key order and a string holding a line break, which the JSON escapes).
   await service.sql(`insert into metafield_definition (owner_type, namespace, key, type, name, created_at)
-    select o, 'erp', k, t, k, now() from unnest(array['ORDER', 'PRODUCT', 'PRODUCT_VARIANT', 'CUSTOMER']) o,
+    select o, 'erp', k, t, k, now()
+    from unnest(array['ORDER', 'PRODUCT', 'PRODUCT_VARIANT', 'CUSTOMER', 'COLLECTION']) o,
       (values ('no', 'single_line_text_field'), ('qty', 'number_integer'), ('doc', 'json'), ('ok', 'boolean'),
         ('note', 'multi_line_text_field'), ('w', 'number_decimal')) d(k, t)`);
   for (const [column, table] of [
@@ -220,6 +221,11 @@ describe('REST lists whose shape is plain fields: items written by PostgreSQL, w
     // single relation declared by its resolver (`{ one }`).
     ['/api/v1/products?size=30&expand=options', true],
     ['/api/v1/products?size=30&sort=-id&expand=all', true],
+    // Metafields: a computed JSON object on each record, and on each variant under expand=variants.
+    ['/api/v1/orders?size=30&sort=id&expand=metafields', true],
+    ['/api/v1/customers?size=30&fields=id,email&expand=metafields', true],
+    ['/api/v1/products?size=30&sort=id&fields=id,title&expand=metafields,variants', true],
+    ['/api/v1/collections?size=30&fields=id,title&expand=metafields', true],
   ])('%s: each item is the record its own GET answers; PostgreSQL wrote them: %s', async (list, byPostgres) => {
     service.statements.reset();
     const res = await service.get(list);
@@ -239,6 +245,16 @@ describe('REST lists whose shape is plain fields: items written by PostgreSQL, w
       expect(one.status).toBe(200);
       expect(JSON.stringify(item)).toBe(JSON.stringify(one.body));
     }
+  });
+
+  it('a search by metafields, with them expanded, is written by PostgreSQL too', async () => {
+    service.statements.reset();
+    const res = await service.send('POST', '/api/v1/orders/search?size=100&fields=id&expand=metafields', {
+      metafields: { 'erp.qty': 14 },
+    });
+    expect(res.status).toBe(200);
+    expect(writtenByPostgres()).toBe(true);
+    expect(res.body).toEqual([{ id: 2, metafields: expect.objectContaining({ 'erp.no': 'N-2', 'erp.qty': 14 }) }]);
   });
 
   it('a search body filters them as the search always did', async () => {

@@ -11,10 +11,9 @@
 //
 // Then, through https://shop.example.test (nginx terminating TLS with the guide's self-signed
 // certificate, in front of two instances of two workers each, through PgBouncer in session mode):
-// REST, GraphQL, a subscription over wss://, an export, links that say https and the public host,
-// the start refusing a database where pg_trgm cannot be created, and the guide's rolling restart
-// under load with no failed request. A bulk operation is not run: bulk operations (issue 38) are
-// not built yet.
+// REST, GraphQL, a subscription over wss://, an export, a bulk operation, links that say https and
+// the public host, the start refusing a database where pg_trgm cannot be created, and the guide's
+// rolling restart under load with no failed request.
 import { type SpawnSyncReturns, spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
@@ -154,7 +153,7 @@ function request(
   headers: Record<string, string> = {},
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; json: any }> {
   return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     const req = https.request(
       {
         host: '127.0.0.1',
@@ -479,7 +478,32 @@ describe('through nginx (TLS) and PgBouncer (session mode)', () => {
     expect(received).toEqual(expect.arrayContaining(['written through instance 1', 'written through instance 2']));
   });
 
-  it.todo('runs a bulk operation (issue 38: bulk operations are not built yet)');
+  it('runs a bulk operation: the upload through the proxy, its lines in the background, its results', async () => {
+    const lines = [3, 4].map((id) =>
+      JSON.stringify({ method: 'PATCH', path: `/orders/${id}`, body: { notes: `bulk ${id}` } }),
+    );
+    const upload = await request('POST', '/api/v1/bulk-operations', `${lines.join('\n')}\n`, {
+      'content-type': 'application/x-ndjson',
+    });
+    expect(upload.status).toBe(202);
+    const { id } = upload.json;
+    let operation: any;
+    for (const until = Date.now() + 20_000; Date.now() < until; ) {
+      operation = (await request('GET', `/api/v1/bulk-operations/${id}`)).json;
+      if (operation.status === 'completed') break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(operation).toMatchObject({ status: 'completed', total_lines: 2, processed_lines: 2, failed_lines: 0 });
+    const results = await request('GET', `/api/v1/bulk-operations/${id}/results`);
+    const answered = results.text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(answered.map((r) => [r.line, r.status, r.body.notes])).toEqual([
+      [1, 200, 'bulk 3'],
+      [2, 200, 'bulk 4'],
+    ]);
+  });
 });
 
 describe('the start on an existing PostgreSQL', () => {

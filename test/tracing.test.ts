@@ -5,7 +5,7 @@
 // (instrumentation-koa), the GraphQL operation with its cost (made by hand), the SQL statements
 // (instrumentation-pg, text with placeholders, no values), and a webhook delivery queued by a
 // write, whose POST carries the trace's `traceparent`. Without the variable nothing of
-// OpenTelemetry is loaded. (Bulk operations, issue 38, are not built: no bulk lines to trace yet.)
+// OpenTelemetry is loaded. (The lines of a bulk operation are not traced yet.)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';

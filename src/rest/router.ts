@@ -138,7 +138,11 @@ function baseUrl(ctx: Context, options: RestOptions): string {
   return `${publicOrigin(ctx, options)}${ctx.path}`;
 }
 
-async function handleList(ctx: Context, route: ListRoute | SearchRoute, options: RestOptions) {
+async function handleList(
+  ctx: Context,
+  route: (ListRoute | SearchRoute) & Pick<DerivedRoute, 'resource'>,
+  options: RestOptions,
+) {
   const session = await sessionOf(ctx, options);
   requireScope(session, route);
   const pathId = route.kind === 'search' && route.idFilter ? idParam(ctx.params.id) : undefined;
@@ -320,7 +324,11 @@ async function handleGet(ctx: Context, route: GetRoute, options: RestOptions) {
   ctx.body = reshapeRecord(route.resource, params, data);
 }
 
-async function handlePosition(ctx: Context, route: PositionRoute, options: RestOptions) {
+async function handlePosition(
+  ctx: Context,
+  route: PositionRoute & Pick<DerivedRoute, 'resource'>,
+  options: RestOptions,
+) {
   const session = await sessionOf(ctx, options);
   requireScope(session, route);
   const id = idParam(ctx.params.id);

@@ -90,7 +90,17 @@ describe('GET /products/{id}', () => {
     const variantCount = p.options.reduce((n: number, o: any) => n * o.values.length, 1);
     expect(p.variants).toHaveLength(variantCount);
     for (const v of p.variants) {
-      expect(Object.keys(v)).toEqual(['id', 'variant', 'price', 'compare_price', 'sku', 'default', 'ignore', 'images']);
+      expect(Object.keys(v)).toEqual([
+        'id',
+        'variant',
+        'price',
+        'compare_price',
+        'sku',
+        'default',
+        'ignore',
+        'images',
+        'metafields',
+      ]);
       expect(v.variant).toHaveLength(p.options.length);
       v.variant.forEach((value: string, i: number) => {
         expect(p.options[i].values).toContain(value);

@@ -188,7 +188,7 @@ describe('fields and expand', () => {
   it('adds every relation with expand=all', async () => {
     const res = await service.get('/api/v1/products?fields=id&expand=all&size=2');
     for (const item of res.body.items)
-      expect(Object.keys(item)).toEqual(['id', 'textareas', 'images', 'options', 'variants']);
+      expect(Object.keys(item)).toEqual(['id', 'textareas', 'images', 'options', 'variants', 'metafields']);
   });
 
   it('works on single reads too', async () => {
@@ -206,7 +206,10 @@ describe('fields and expand', () => {
     const expand = await service.get('/api/v1/products/1?expand=variants,nope');
     expect(expand.status).toBe(400);
     expect(expand.body.errors).toEqual([
-      { field: 'expand', message: expect.stringContaining('valid: textareas, images, options, variants, all') },
+      {
+        field: 'expand',
+        message: expect.stringContaining('valid: textareas, images, options, variants, metafields, all'),
+      },
     ]);
     const noRelations = await service.get('/api/v1/shipping-carriers?expand=anything');
     expect(noRelations.status).toBe(400);

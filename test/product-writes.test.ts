@@ -28,7 +28,9 @@ afterAll(() => service.stop());
 
 const patch = (id: number, body: unknown, token?: string) =>
   service.send('PATCH', `/api/v1/products/${id}`, body, token);
-const read = async (id: number) => (await service.get(`/api/v1/products/${id}?expand=all`)).body;
+// The spec's relations (expand=all adds metafields too, on the product and its variants).
+const read = async (id: number) =>
+  (await service.get(`/api/v1/products/${id}?expand=textareas,images,options,variants`)).body;
 const inList = (ids: number[]) => `(${ids.map(Number).join(', ') || 'null'})`;
 const fields = (res: { body: { errors?: { field: string }[] } }) => (res.body.errors ?? []).map((e) => e.field);
 

@@ -35,6 +35,12 @@ export interface FieldSpec {
   /** In a request body: one object or an array of them (the GraphQL input always gets a list). */
   oneOrMany?: boolean;
   /**
+   * Of a key in a nested map: shown only when the request's `expand` also names this relation of the
+   * record (a product's `variants[].metafields` with `expand=variants,metafields`; src/rest/operations.ts
+   * `askedFieldsOf`), so it is not `required` in the OpenAPI schema.
+   */
+  shownWith?: string;
+  /**
    * Only where REST shows or takes a value differently from GraphQL: a fixed JSON schema (open
    * content, or a body value that `in` converts), or a function of the GraphQL value's schema (for
    * an `out` conversion: a Decimal shown as a number). Everything else is derived.

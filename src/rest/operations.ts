@@ -1,15 +1,56 @@
-import { type FieldMap, reshape, selectionOf } from './fields.js';
+import { type FieldMap, type FieldSpec, reshape, selectionOf } from './fields.js';
 import type { ListParams, ReadParams } from './query-params.js';
 import type { RestResource } from './resource.js';
 
-/** A resource's fields and relations as one map, made once (reshaping runs for every record). */
-const wholeMaps = new WeakMap<RestResource, FieldMap>();
+/**
+ * A resource's fields and relations as one map, made once per set of expanded relations that nested
+ * keys are shown with (`shownWith`; reshaping runs for every record, and renderings are kept by map).
+ */
+const wholeMaps = new WeakMap<RestResource, Map<string, FieldMap>>();
+
+/** `map` without the nested keys shown with a relation not in `expand` (the same map when none is left out). */
+function shownFor(map: FieldMap, expand: ReadonlySet<string>): FieldMap {
+  let changed = false;
+  const entries = Object.entries(map).flatMap(([key, spec]): [string, FieldSpec][] => {
+    if (spec.shownWith && !expand.has(spec.shownWith)) {
+      changed = true;
+      return [];
+    }
+    const sub = spec.sub && shownFor(spec.sub, expand);
+    if (sub === spec.sub) return [[key, spec]];
+    changed = true;
+    return [[key, { ...spec, sub }]];
+  });
+  return changed ? Object.fromEntries(entries) : map;
+}
 
 /** The map of the record as asked: chosen fields, then expanded relations. */
 export function askedFieldsOf(resource: RestResource, params: ReadParams): { map: FieldMap; keys: string[] } {
-  let map = wholeMaps.get(resource);
-  if (!map) wholeMaps.set(resource, (map = { ...resource.fields, ...resource.expand }));
+  let maps = wholeMaps.get(resource);
+  if (!maps) wholeMaps.set(resource, (maps = new Map()));
+  const shownWith = params.expand.filter((key) => withKeys(resource).has(key));
+  const variant = shownWith.join(',');
+  let map = maps.get(variant);
+  if (!map) maps.set(variant, (map = shownFor({ ...resource.fields, ...resource.expand }, new Set(shownWith))));
   return { map, keys: [...params.keys, ...params.expand] };
+}
+
+/** The relations some nested key of the resource is shown with (usually none). */
+const withKeysOf = new WeakMap<RestResource, Set<string>>();
+function withKeys(resource: RestResource): Set<string> {
+  let keys = withKeysOf.get(resource);
+  if (!keys) {
+    keys = new Set();
+    const walk = (map: FieldMap) => {
+      for (const spec of Object.values(map)) {
+        if (spec.shownWith) keys!.add(spec.shownWith);
+        if (spec.sub) walk(spec.sub);
+      }
+    };
+    walk({ ...resource.fields, ...resource.expand });
+    withKeysOf.set(resource, keys);
+  }
+  return keys;
 }
 
 /** Single records of versioned resources also select `version`, for the ETag (not shown). */

@@ -29,7 +29,9 @@ interface Derived {
 /** An object every key of which reshaping writes: all required, nothing else. */
 export function recordObject(map: DerivedMap): JsonSchema {
   const properties = Object.fromEntries(Object.entries(map).map(([key, spec]) => [key, spec.schema]));
-  return { type: 'object', properties, required: Object.keys(map), additionalProperties: false };
+  // A key shown only with another relation expanded (`shownWith`) may be missing.
+  const required = Object.keys(map).filter((key) => !map[key].shownWith);
+  return { type: 'object', properties, required, additionalProperties: false };
 }
 
 function recordValueOf(type: GraphQLOutputType, spec: FieldSpec, where: string): Derived {

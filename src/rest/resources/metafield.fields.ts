@@ -22,6 +22,13 @@ export const metafieldsField = field({
   description: 'the custom values of the record, {"namespace.key": value}; {} when it has none',
 });
 
+/** `metafields` of a product's variants: shown with `expand=variants,metafields` (or `expand=all`). */
+export const variantMetafieldsField = {
+  ...metafieldsField,
+  shownWith: 'metafields',
+  description: 'the custom values of the variant, {"namespace.key": value}, with expand=metafields too',
+};
+
 /** `metafields` of a PATCH body: the values to set, each of its definition's type; null deletes one. */
 export const metafieldsBodyField = field({
   schema: { type: 'object', additionalProperties: { anyOf: [VALUE, { type: 'null' }] } },

@@ -1,7 +1,7 @@
 import { type FieldMap, field } from '../fields.js';
 import type { RestResource } from '../resource.js';
 import { imageFields } from './image.fields.js';
-import { metafieldsBodyField, metafieldsField } from './metafield.fields.js';
+import { metafieldsBodyField, metafieldsField, variantMetafieldsField } from './metafield.fields.js';
 
 /** The spec's Product (docs/decisions.md#spec-product), expandable relations included. */
 export const productResource: RestResource = {
@@ -57,7 +57,7 @@ export const productResource: RestResource = {
       default: field(),
       ignore: field({ description: 'the variant should not be used' }),
       images: field.nested(imageFields, { description: "the variant's own images, if it changes the look" }),
-      metafields: metafieldsField,
+      metafields: variantMetafieldsField,
     }),
     metafields: metafieldsField,
   },

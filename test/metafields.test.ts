@@ -763,6 +763,11 @@ describe('REST', () => {
     expect(all.body.metafields).toMatchObject({ 'sync.erp_no': 'P-7' });
     const variant = all.body.variants.find((v: { id: number }) => v.id === ids.variant);
     expect(variant.metafields).toMatchObject({ 'sync.bin': 'V-7' });
+    // expand=variants alone keeps the spec's variants; with metafields too, they carry theirs.
+    const variantsOnly = await service.get(`/api/v1/products/${ids.product}?fields=id&expand=variants`);
+    for (const v of variantsOnly.body.variants) expect(v).not.toHaveProperty('metafields');
+    const both = await service.get(`/api/v1/products/${ids.product}?fields=id&expand=variants,metafields`);
+    expect(both.body.variants.find((v: { id: number }) => v.id === ids.variant).metafields).toEqual(variant.metafields);
     const collection = (await service.get(`/api/v1/collections/${ids.collection}`)).body;
     const { id: _, created_at: __, updated_at: ___, images, ...writable } = collection;
     const put = await service.send('PATCH', `/api/v1/collections/${ids.collection}`, {

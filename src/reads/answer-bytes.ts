@@ -30,12 +30,12 @@ let maxBytes = DEFAULT_ANSWER_MAX_BYTES;
 
 /** Sets the bound (`ANSWER_MAX_BYTES`, once at start by src/main.ts); statements built from then on use it. */
 export function setAnswerMaxBytes(bytes: number): void {
-  if (!Number.isSafeInteger(bytes) || bytes < 1) throw new Error('the answer bound must be a whole number of bytes');
+  if (!Number.isSafeInteger(bytes) || bytes < 1) throw new Error('ANSWER_MAX_BYTES must be a positive whole number');
   maxBytes = bytes;
 }
 
 /**
- * `rows` (a statement's text) with each row measured: `bytes`, the length of its JSON (`json`, an
+ * `rows` (a statement's text) with each row measured: `json_bytes`, the length of its JSON (`json`, an
  * expression on alias `q` giving text), `upto`, the running total of those lengths in `order` (on
  * alias `m`, the same columns), and `kept`: whether the row is within the bound, that is the total
  * up to it is, or it is the first row (whose total is its own length). The rows kept are a prefix
@@ -43,10 +43,10 @@ export function setAnswerMaxBytes(bytes: number): void {
  * bound either. A ROWS frame: no peers to look for, each row's total is known as it passes.
  */
 export function measuredRows(rows: string, json: string, order: string): string {
-  const upto = `sum(m.bytes) over (order by ${order} rows unbounded preceding)`;
+  const upto = `sum(m.json_bytes) over (order by ${order} rows unbounded preceding)`;
   return (
-    `select w.*, (w.upto <= ${maxBytes} or w.upto = w.bytes) as kept from (select m.*, ${upto} as upto ` +
-    `from (select q.*, octet_length(${json}) as bytes from (${rows}) q) m) w`
+    `select w.*, (w.upto <= ${maxBytes} or w.upto = w.json_bytes) as kept from (select m.*, ${upto} as upto ` +
+    `from (select q.*, octet_length(${json}) as json_bytes from (${rows}) q) m) w`
   );
 }
 

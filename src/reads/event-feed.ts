@@ -58,7 +58,7 @@ function feedSql(em: EntityManager): FeedSql {
  * The events a reader sees: of the kinds its scopes read, and of the kinds only their actor sees
  * (OWN_SUBJECTS: its bulk operations') its own; `?` bound as `shownParams`.
  */
-const shownTo = (c: Record<'subject' | 'actorTokenId', string>) =>
+const shownTo = (c: Record<keyof typeof FEED_PROPERTIES, string>) =>
   `(${c.subject} = any(?::text[]) or (${c.subject} = any(?::text[]) and ${c.actorTokenId} = ?::int))`;
 const shownParams = (subjects: string[], readerTokenId: number | undefined) => [
   subjects,

@@ -104,18 +104,24 @@ export async function readPage(
     // lines come in parts of about PART_BYTES, cut by the running total of their lengths, up to
     // the answer's bound (answer-bytes.ts): the rows past it come as one empty part, and the
     // chunk ends early there (`more`), the next one starting after its last record.
-    const lines = measuredRows(`select p.n, p.k, p.r || chr(10) as line from (${page.sql}) p`, 'q.line', 'm.n');
-    const parts = await runPrepared<{ lines: string | null; count: number; last: number | null }>(
+    const lines = measuredRows(
+      `select p.n, p.k, p.r || chr(10) as json_line from (${page.sql}) p`,
+      'q.json_line',
+      'm.n',
+    );
+    const parts = await runPrepared<{ json_lines: string | null; count: number; last: number | null }>(
       em,
-      `select string_agg(b.line, '' order by b.n) ${KEPT} as lines, count(*) ${KEPT}::int as count, ` +
+      `select string_agg(b.json_line, '' order by b.n) ${KEPT} as json_lines, count(*) ${KEPT}::int as count, ` +
         `(array_agg(b.k order by b.n desc) ${KEPT})[1] as last from (${lines}) b ` +
         `group by case when b.kept then (b.upto - 1) / ${PART_BYTES} end order by min(b.n)`,
       page.params,
     );
     answerPages.delete(em);
-    const kept = parts.filter((part): part is { lines: string; count: number; last: number } => part.lines !== null);
+    const kept = parts.filter(
+      (part): part is { json_lines: string; count: number; last: number } => part.json_lines !== null,
+    );
     shaped.answerLines = {
-      parts: kept.map((part) => part.lines),
+      parts: kept.map((part) => part.json_lines),
       count: kept.reduce((sum, part) => sum + part.count, 0),
       lastKey: kept.at(-1)?.last ?? null,
       more: kept.length < parts.length,

@@ -105,10 +105,13 @@ export interface ListFields<F extends ListFieldTable = ListFieldTable> {
   FilterInput: ClassType<FilterOf<F>>;
 }
 
-const declared: ListFields[] = [];
+/** What the start-up check reads of a declared list (src/domain/listing.ts `checkListColumns`). */
+export type DeclaredList = Pick<ListFields, 'target' | 'type' | 'fields'>;
+
+const declared: DeclaredList[] = [];
 
 /** Every list declared in this process so far (src/domain/listing.ts checks their columns at schema build). */
-export const declaredLists = (): readonly ListFields[] => declared;
+export const declaredLists = (): readonly DeclaredList[] => declared;
 
 function objectTypeName(target: Function): string {
   const type = getMetadataStorage().objectTypes.findLast((t) => t.target === target);
@@ -155,6 +158,6 @@ export function listFields<const F extends ListFieldTable>(
     SortInput: sortInput(type, sorted),
     FilterInput: (filtered ? filterInputOf(type, options.filter!, fields) : undefined) as ClassType<FilterOf<F>>,
   };
-  declared.push(list as unknown as ListFields);
+  declared.push({ target, type, fields });
   return list;
 }

@@ -29,12 +29,12 @@ const allEventIds = async () => {
  */
 async function feedShowsAll(): Promise<void> {
   const written = (await allEventIds()).length;
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 400; i++) {
     const res = await service.get('/api/v1/events?size=1');
     if (res.body._meta?.totalCount === written) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`the feed did not show the ${written} events written within 10 s`);
+  throw new Error(`the feed did not show the ${written} events written within 20 s`);
 }
 
 /** Follows `_links.next` from `path` until a page comes back empty; every page's items, in order. */
@@ -108,12 +108,14 @@ describe('a store with changes of every kind', () => {
     const tail = await service.get(`/api/v1/events?after=${ids[ids.length - 1]}`);
     expect(tail.body.items).toEqual([]);
     await patchNotes(3, 'later');
+    // Another test file's open transaction on the shared cluster may hold the feed's horizon back a moment.
+    await feedShowsAll();
     const link = new URL(tail.body._links.next.href);
     const next = await service.get(link.pathname + link.search);
     expect(next.body.items).toEqual([
       expect.objectContaining({ type: 'order.notes_changed', data: { id: 3, notes: 'later' } }),
     ]);
-  });
+  }, 60_000);
 
   it('types filters by exact type and by kind (kind.*), in REST and GraphQL', async () => {
     const orders = await follow('/api/v1/events?types=order.*&size=250');

@@ -57,7 +57,10 @@ export interface AppOptions {
   replicas?: ReplicaRouting;
   /** EXPORTS_PER_TOKEN, EXPORT_STALL_TIMEOUT_MS. */
   exports?: Partial<ExportLimits>;
-  /** BULK_CONCURRENCY, BULK_MAX_RUNNING, BULK_RETENTION_DAYS, BULK_UPLOAD_MAX_BYTES. */
+  /**
+   * BULK_CONCURRENCY, BULK_MAX_RUNNING, BULK_RETENTION_DAYS, BULK_UPLOAD_MAX_BYTES: given, this
+   * process runs bulk operations (and their purge); absent, it only takes uploads.
+   */
   bulk?: BulkOptions;
 }
 
@@ -204,7 +207,9 @@ export async function createApp({
   app.use(bulk.router.routes());
   app.use(router.routes());
   app.use(router.allowedMethods());
-  bulk.runner.start();
+  // The service (src/server.ts) always passes its BULK_* settings; an app made without them (a
+  // test's, the bench's counting instances) runs no bulk work in the background.
+  if (bulkOptions) bulk.runner.start();
 
   // Stopped once the server has closed its connections: an export still open then (its socket cut
   // at the end of the grace) closes its snapshot before the pool is closed.

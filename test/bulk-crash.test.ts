@@ -18,8 +18,8 @@ const servers: ServerProcess[] = [];
 
 beforeAll(async () => {
   databaseUrl = await createDatabase();
-  // This process only places the orders and counts: it runs no bulk work itself.
-  service = await startTestService({ databaseUrl, bulk: { concurrency: 0 } });
+  // This process only places the orders and counts: made without bulk settings, it runs no bulk work.
+  service = await startTestService({ databaseUrl });
 }, 30_000);
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.stop()));

@@ -8,8 +8,8 @@ import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService;
 beforeAll(async () => {
-  // As the emitter does: the example bulk operation stays created, so it can be canceled.
-  service = await startTestService({ publicUrl: EXAMPLE_BASE_URL, bulk: { concurrency: 0 } });
+  // As the emitter's, this app runs no bulk work: the example bulk operation stays created and can be canceled.
+  service = await startTestService({ publicUrl: EXAMPLE_BASE_URL });
 });
 afterAll(() => service.stop());
 

@@ -30,9 +30,8 @@ try {
   const { app, stop } = await createApp({
     orm,
     publicUrl: EXAMPLE_BASE_URL,
+    // No bulk settings: the app runs no bulk work, so the example bulk operation stays created and can be canceled.
     requestLogger: logger.child({}, { level: 'warn' }),
-    // The example bulk operation stays created, so it can be canceled.
-    bulk: { concurrency: 0 },
   });
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -124,9 +124,9 @@ export async function startTestService(
     bodyTimeoutMs: timeouts.bodyMs,
     admission: options.admission ?? UNLIMITED_ADMISSION,
     exports: options.exports,
-    // A test that sets no bulk options runs no background poll (it would count in `statements`):
-    // the runner still wakes at once for operations made through this service.
-    bulk: options.bulk ?? { pollMs: 3_600_000 },
+    // A test that sets no bulk options runs no bulk work at all (src/app.ts): no background poll
+    // counts in `statements`, and an operation made through this service stays created.
+    bulk: options.bulk,
   });
   const server: Server = createHttpServer(app.callback(), timeouts);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -7,12 +7,12 @@ import { SQL_NOW } from '../clock.js';
 import { BULK_SCOPES } from '../domain/bulk-operation.js';
 import type { Session } from '../graphql/gateway.js';
 import type { RestLines } from '../rest/bulk-lines.js';
-import { POSITIVE_INT, parseInteger } from '../rest/integer-param.js';
+import { NDJSON } from '../rest/openapi.js';
 import { getDocument, reshapeRecord } from '../rest/operations.js';
 import { Problem } from '../rest/problem.js';
 import { parseReadParams } from '../rest/query-params.js';
 import type { DerivedRoute } from '../rest/rest-api.js';
-import { API_PREFIX, type RestOptions, requireScope, sessionOf } from '../rest/router.js';
+import { API_PREFIX, idParam, type RestOptions, requireScope, sessionOf } from '../rest/router.js';
 import { storeUpload, type UploadLimits } from './uploads.js';
 
 /**
@@ -28,7 +28,6 @@ import { storeUpload, type UploadLimits } from './uploads.js';
  * needing one of BULK_SCOPES; the lines' own scopes are checked as they run.
  */
 
-export const NDJSON = 'application/x-ndjson';
 /** Result lines read per statement while streaming. */
 const RESULTS_CHUNK = 1000;
 
@@ -41,15 +40,10 @@ export interface BulkHttpOptions {
   started(): void;
 }
 
-/** Refusals of a bulk request itself: the route's scope, a body that is not NDJSON, a header it does not take. */
+/** The scope these requests need, as a route of the table declares it: any of a write's. */
 const bulkRoute = { scope: BULK_SCOPES } as const;
 
-function idOf(raw: string | undefined): number {
-  const id = raw === undefined ? undefined : parseInteger(raw, POSITIVE_INT);
-  if (id === undefined) throw new Problem(404, `No record has the id "${raw}": ids are positive integers`);
-  return id;
-}
-
+/** An upload's own refusals: a body that is not uncompressed NDJSON, an Idempotency-Key. */
 function requireNdjson(ctx: Context): void {
   if (!ctx.is(NDJSON)) throw new Problem(415, `Send the file as ${NDJSON}: one JSON object per line`);
   const encoding = ctx.get('content-encoding').toLowerCase();
@@ -122,7 +116,7 @@ export function bulkRouter(options: BulkHttpOptions): Router {
   router.get('/bulk-operations/:id/results', async (ctx) => {
     const session = await sessionOf(ctx, options.rest);
     requireScope(session, bulkRoute);
-    const id = idOf(ctx.params.id);
+    const id = idParam(ctx.params.id);
     const unknown = Object.keys(ctx.query).filter((name) => name !== 'failed');
     if (unknown.length) throw Problem.parameter(unknown[0], 'is not a parameter of results; valid: failed');
     const failed = ctx.query.failed;

@@ -59,7 +59,7 @@ export interface RestOptions {
 }
 
 /** A path `{id}`: a positive GraphQL Int, or a 404 (no record has any other id). */
-function idParam(raw: string | undefined): number {
+export function idParam(raw: string | undefined): number {
   const id = raw === undefined ? undefined : parseInteger(raw, POSITIVE_INT);
   if (id === undefined) throw new Problem(404, `No record has the id "${raw}": ids are positive integers`);
   return id;

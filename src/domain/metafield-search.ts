@@ -1,7 +1,7 @@
-import { type EntityManager, raw } from '@mikro-orm/postgresql';
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MetafieldOwnerType } from '../schema/enums/metafield-owner-type.enum.js';
 import { type FieldError, ValidationError } from './errors.js';
-import { METAFIELD_OWNERS } from './metafield-owners.js';
 import { storedFromJson, storedFromText } from './metafield-types.js';
 import { definitionsByName, dottedName } from './metafield-values.js';
 
@@ -14,13 +14,20 @@ export interface MetafieldMatch {
 
 type Condition = Record<string, unknown>;
 
+/** md5 of a text's UTF-8 bytes as a uuid: what the value_hash column holds (`md5(value)::uuid`). */
+const md5Uuid = (text: string) =>
+  createHash('md5')
+    .update(text, 'utf8')
+    .digest('hex')
+    .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+
 /**
  * The search by metafields (docs/decisions.md#custom-data-metafields): records having every given
  * metafield at exactly the given value. Each value is brought to its definition's stored form
  * first (`12.50` finds a decimal kept as `12.5`; a json value that is not JSON text is the JSON
  * string of it), so an exact search compares texts; it is found through the index on (definition,
- * md5 of the value) and the owner column's unique index, as an EXISTS per metafield: at a million
- * records it costs about what a search by id does. Answers the condition for the list's WHERE
+ * md5 of the value) and the owner column's unique index, a semi-join per metafield through the
+ * owner's `metafieldRows`: at a million records it costs about what a search by id does. Answers the condition for the list's WHERE
  * (undefined when none is asked), after one statement that reads the definitions; an unknown key
  * or a value its type cannot hold is BAD_USER_INPUT naming `metafields.<namespace.key>`.
  */
@@ -32,7 +39,6 @@ export async function metafieldCondition(
   if (!matches?.length) return undefined;
   const errors: FieldError[] = [];
   const definitions = await definitionsByName(em, ownerType, matches);
-  const column = METAFIELD_OWNERS[ownerType].column;
   const conditions: Condition[] = [];
   for (const match of matches) {
     const name = dottedName(match.namespace, match.key);
@@ -48,14 +54,11 @@ export async function metafieldCondition(
       errors.push({ field, message: `${definition.type}: ${stored.problem}` });
       continue;
     }
-    // The column name is fixed (METAFIELD_OWNERS); the definition and value are bound.
-    const exists = raw(
-      (alias: string) =>
-        `exists (select 1 from metafield mfs where mfs.definition_id = ? and mfs.value_hash = md5(?)::uuid ` +
-        `and mfs.value = ? and mfs.${column} = ${alias}.id)`,
-      [definition.id, stored.value, stored.value],
-    );
-    conditions.push({ [exists]: [] });
+    // A plain filter (no raw SQL), so its statement is built once per shape and its values bound
+    // (src/reads/filter-statements.ts): `id in (select … join metafield … where definition_id, value_hash, value)`.
+    conditions.push({
+      metafieldRows: { $some: { definition: definition.id, valueHash: md5Uuid(stored.value), value: stored.value } },
+    });
   }
   if (errors.length) throw new ValidationError(errors);
   return conditions.length === 1 ? conditions[0] : { $and: conditions };

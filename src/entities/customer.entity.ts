@@ -9,6 +9,7 @@ import { type FilterOf, filterBy, listFields } from '../schema/list-fields.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { CustomerAddress } from './customer-address.entity.js';
 import { CustomerPaymentMethod } from './customer-payment-method.entity.js';
+import { Metafield } from './metafield.entity.js';
 import { Order } from './order.entity.js';
 
 /**
@@ -127,6 +128,14 @@ export class Customer {
 
   @OneToMany({ entity: () => Order, mappedBy: 'customer' })
   orders = new Collection<Rel<Order>>(this);
+
+  /**
+   * Its metafields' rows, for the search by a metafield's value (src/domain/metafield-search.ts, a
+   * filter of a cached shape). GraphQL and REST read them as the computed `metafields`
+   * (src/resolvers/metafield-relations.ts): this relation is no field.
+   */
+  @OneToMany({ entity: () => Metafield, mappedBy: 'customer' })
+  metafieldRows = new Collection<Rel<Metafield>>(this);
 }
 
 /**

@@ -21,6 +21,7 @@ import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { Customer } from './customer.entity.js';
 import { Fulfilment } from './fulfilment.entity.js';
 import { LineItem } from './line-item.entity.js';
+import { Metafield } from './metafield.entity.js';
 import { PostalAddress } from './postal-address.embeddable.js';
 import { Restock } from './restock.entity.js';
 import { Shipment } from './shipment.entity.js';
@@ -171,6 +172,14 @@ export class Order {
   @Field(() => [Restock], { description: 'Restocks, oldest first' })
   @OneToMany({ entity: () => Restock, mappedBy: 'order', orderBy: { id: 'asc' } })
   restocks = new Collection<Rel<Restock>>(this);
+
+  /**
+   * Its metafields' rows, for the search by a metafield's value (src/domain/metafield-search.ts, a
+   * filter of a cached shape). GraphQL and REST read them as the computed `metafields`
+   * (src/resolvers/metafield-relations.ts): this relation is no field.
+   */
+  @OneToMany({ entity: () => Metafield, mappedBy: 'order' })
+  metafieldRows = new Collection<Rel<Metafield>>(this);
 }
 
 /**

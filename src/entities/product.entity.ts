@@ -7,6 +7,7 @@ import { type FilterOf, filterBy, listFields } from '../schema/list-fields.js';
 import { DecimalScalar } from '../schema/scalars/decimal.scalar.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
 import { Image } from './image.entity.js';
+import { Metafield } from './metafield.entity.js';
 import { ProductImage } from './product-image.entity.js';
 import { ProductOption } from './product-option.entity.js';
 import { ProductTextarea } from './product-textarea.entity.js';
@@ -132,6 +133,14 @@ export class Product {
   @Field(() => [ProductTextarea], { description: 'Named blocks of product text' })
   @OneToMany({ entity: () => ProductTextarea, mappedBy: 'product', orderBy: { position: 'asc', id: 'asc' } })
   textareas = new Collection<Rel<ProductTextarea>>(this);
+
+  /**
+   * Its metafields' rows, for the search by a metafield's value (src/domain/metafield-search.ts, a
+   * filter of a cached shape). GraphQL and REST read them as the computed `metafields`
+   * (src/resolvers/metafield-relations.ts): this relation is no field.
+   */
+  @OneToMany({ entity: () => Metafield, mappedBy: 'product' })
+  metafieldRows = new Collection<Rel<Metafield>>(this);
 }
 
 /** What a list of products sorts and filters by (src/schema/list-fields.ts). */

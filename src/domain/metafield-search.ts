@@ -27,9 +27,10 @@ const md5Uuid = (text: string) =>
  * first (`12.50` finds a decimal kept as `12.5`; a json value that is not JSON text is the JSON
  * string of it), so an exact search compares texts; it is found through the index on (definition,
  * md5 of the value) and the owner column's unique index, a semi-join per metafield through the
- * owner's `metafieldRows`: at a million records it costs about what a search by id does. Answers the condition for the list's WHERE
- * (undefined when none is asked), after one statement that reads the definitions; an unknown key
- * or a value its type cannot hold is BAD_USER_INPUT naming `metafields.<namespace.key>`.
+ * owner's `metafieldRows`: at a million records it costs about what a search by id does. Answers
+ * the condition for the list's WHERE (undefined when none is asked), after one statement that reads
+ * the definitions; an unknown key or a value its type cannot hold is BAD_USER_INPUT naming
+ * `metafields.<namespace.key>`.
  */
 export async function metafieldCondition(
   em: EntityManager,

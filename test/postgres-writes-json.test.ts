@@ -13,6 +13,22 @@ let metricsToken: string;
 beforeAll(async () => {
   service = await startTestService();
   metricsToken = await service.tokenWith(['read_metrics']);
+  // Metafields on every other record of each kind that keeps them: `expand=all` writes their values too.
+  await service.sql(`insert into metafield_definition (owner_type, namespace, key, type, name, created_at)
+    select o, 'erp', 'no', 'single_line_text_field', 'No', now()
+    from unnest(array['ORDER', 'CUSTOMER', 'PRODUCT', 'PRODUCT_VARIANT', 'COLLECTION']) o`);
+  for (const [owner, table] of [
+    ['order', 'orders'],
+    ['customer', 'customer'],
+    ['product', 'product'],
+    ['product_variant', 'product_variant'],
+    ['collection', 'collection'],
+  ]) {
+    await service.sql(`insert into metafield (definition_id, namespace, key, type, value, ${owner}_id, created_at,
+        updated_at)
+      select d.id, d.namespace, d.key, d.type, 'N-' || r.id, r.id, now(), now() from ${table} r
+      join metafield_definition d on d.owner_type = upper('${owner}') where r.id % 2 = 0`);
+  }
 });
 afterAll(() => service.stop());
 

@@ -617,6 +617,23 @@ describe('deleting a definition', () => {
       },
     ]);
   });
+  it('deleted while values are being set: no value outlives it, and no set fails with a 500', async () => {
+    const definition = await define('ORDER', 'gone', 'racing', 'number_integer');
+    const orders = (await service.sql<{ id: number }>('select id from orders order by id limit 30')).map((r) => r.id);
+    const sets = orders.map((id) =>
+      set([{ ownerType: 'ORDER', ownerId: id, namespace: 'gone', key: 'racing', value: String(id) }]),
+    );
+    const deleted = service.graphql('mutation ($id: Int!) { deleteMetafieldDefinition(id: $id) }', {
+      id: definition.id,
+    });
+    const answers = await Promise.all([...sets, deleted]);
+    for (const res of answers) {
+      expect(res.status).toBeLessThan(500);
+      if (res.body.errors) expect(['BAD_USER_INPUT', 'CONFLICT']).toContain(res.body.errors[0].extensions.code);
+    }
+    expect((await deleted).body.data?.deleteMetafieldDefinition).toBe(definition.id);
+    expect(await service.sql('select id from metafield where definition_id = ?', [definition.id])).toEqual([]);
+  });
 });
 
 describe('records deleted and customers erased', () => {

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { runPrepared } from '../db/prepared-statements.js';
 import type { MetafieldOwnerType } from '../schema/enums/metafield-owner-type.enum.js';
-import { type FieldError, ValidationError } from './errors.js';
+import { ConflictError, type FieldError, ValidationError } from './errors.js';
 import type { MetafieldOwner } from './metafield-owners.js';
 import {
   isMetafieldType,
@@ -116,6 +116,22 @@ export async function changesFromMap(
   return changes;
 }
 
+/**
+ * A definition deleted by another transaction after this one read it: its values' foreign key then
+ * refuses the insert (deleteMetafieldDefinition holds the definition until it commits), a 409.
+ */
+async function refusingDeletedDefinitions<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if ((error as { code?: string }).code === '23503')
+      throw new ConflictError(
+        'A metafield definition of this change was deleted meanwhile: read the definitions again',
+      );
+    throw error;
+  }
+}
+
 /** A problem of a stored value, named as metafieldsSet names it (the entry's index and key). */
 export function entryProblem(index: number, namespace: string, key: string, stored: StoredValue): FieldError | null {
   if (!('problem' in stored)) return null;
@@ -164,24 +180,26 @@ export async function writeRecordMetafields(
     await run(em, `delete from metafield where ${column} = ? and definition_id = any(?::int[])`, [ownerId, deletes]);
   let written: (Omit<MetafieldRow, 'updatedAt'> & { updated_at: Date })[] = [];
   if (sets.length) {
-    written = await run(
-      em,
-      `insert into metafield (definition_id, namespace, key, type, value, ${column}, created_at, updated_at)
+    written = await refusingDeletedDefinitions(
+      run(
+        em,
+        `insert into metafield (definition_id, namespace, key, type, value, ${column}, created_at, updated_at)
        select x.d, x.n, x.k, x.t, x.v, ?, ?, ? from unnest(?::int[], ?::text[], ?::text[], ?::text[], ?::text[])
          as x(d, n, k, t, v)
        on conflict (${column}, definition_id) where ${column} is not null
        do update set value = excluded.value, updated_at = excluded.updated_at
        returning namespace, key, type, value, updated_at`,
-      [
-        ownerId,
-        at,
-        at,
-        sets.map((c) => c.definition.id),
-        sets.map((c) => c.definition.namespace),
-        sets.map((c) => c.definition.key),
-        sets.map((c) => c.definition.type),
-        sets.map((c) => c.value),
-      ],
+        [
+          ownerId,
+          at,
+          at,
+          sets.map((c) => c.definition.id),
+          sets.map((c) => c.definition.namespace),
+          sets.map((c) => c.definition.key),
+          sets.map((c) => c.definition.type),
+          sets.map((c) => c.value),
+        ],
+      ),
     );
   }
   const byName = new Map(written.map((row) => [dottedName(row.namespace, row.key), row]));

@@ -8,7 +8,8 @@ import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService;
 beforeAll(async () => {
-  service = await startTestService();
+  // Bulk operations run here too (a PATCH line sets metafields as its request does).
+  service = await startTestService({ bulk: { pollMs: 50 } });
 });
 afterAll(() => service.stop());
 
@@ -912,6 +913,35 @@ describe('REST', () => {
     expect(product.variants.find((v: { id: number }) => v.id === ids.variant).metafields).toMatchObject({
       'sync.bin': 'V-7',
     });
+  });
+
+  it('a bulk operation sets them, a line per PATCH, each as its request would', async () => {
+    const lines = [
+      { method: 'PATCH', path: `/orders/${other}`, body: { metafields: { 'sync.doc': { from: 'bulk' } } } },
+      { method: 'PATCH', path: `/orders/${other}`, body: { metafields: { 'sync.nope': 1 } } },
+    ];
+    const body = `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`;
+    const started = await service.send('POST', '/api/v1/bulk-operations', body, undefined, {
+      'content-type': 'application/x-ndjson',
+    });
+    expect(started.status).toBe(202);
+    let done: { status: string; failed_lines: number } | undefined;
+    for (const end = Date.now() + 30_000; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+      const op = (await service.get(`/api/v1/bulk-operations/${started.body.id}`)).body;
+      if (['completed', 'failed', 'canceled'].includes(op.status)) {
+        done = op;
+        break;
+      }
+    }
+    expect(done).toMatchObject({ status: 'completed', failed_lines: 1 });
+    const results = (await service.get(`/api/v1/bulk-operations/${started.body.id}/results`)).text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(results.map((r: { status: number }) => r.status)).toEqual([200, 422]);
+    expect(results[1].body.errors).toEqual([{ field: 'metafields.sync.nope', message: expect.any(String) }]);
+    const read = await service.get(`/api/v1/orders/${other}?fields=id&expand=metafields`);
+    expect(read.body.metafields['sync.doc']).toEqual({ from: 'bulk' });
   });
 
   it('a webhook subscribed to order.updated is queued a delivery', async () => {

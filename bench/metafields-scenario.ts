@@ -13,8 +13,7 @@
 // Each answer is checked (200, and the search finds its order); the figures go to
 // bench/results/metafields-orders-N.json.
 import 'reflect-metadata';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +23,7 @@ import pg from 'pg';
 import { ensureFirstToken } from '../src/auth/api-tokens.js';
 import { openDatabase } from '../src/db/database.js';
 import { seedIfEmpty } from '../src/seed/seed-store.js';
+import { root, startChild } from './child-process.js';
 import { uniform } from './scenario.js';
 
 const { values } = parseArgs({
@@ -48,7 +48,6 @@ const duration = Math.min(Number(values.duration), 60);
 const connections = Math.min(Number(values.connections), 32);
 const rounds = Math.min(Number(values.rounds), 10);
 const ADMIN_TOKEN = 'sk_bench_admin_token_not_a_secret_000000000000';
-const root = path.resolve(import.meta.dirname, '../..');
 const dataDir = path.join(root, '.bench-data', `o${size.orders}-p${size.products}-c${size.customers}`);
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -56,54 +55,20 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 export const METAFIELD_SEARCH_P50_GOAL = 2;
 export const EXPANDED_LIST_RPS_GOAL = 0.8;
 
-const V8_FLAGS = [
-  `--import=${path.join(root, 'dist/src/observability/tracing-preload.js')}`,
-  '--max-semi-space-size=8',
-  '--max-old-space-size=256',
-  '--no-maglev',
-  '--no-allocation-site-pretenuring',
-];
-
-async function startService(databaseUrl: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [...V8_FLAGS, path.join(root, 'dist/src/main.js')], {
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      NODE_OPTIONS: '',
-      MALLOC_ARENA_MAX: '2',
-      DATABASE_URL: databaseUrl,
-      DB_POOL_MAX: '10',
-      ADMIN_TOKEN,
-      SEED_DEMO: 'false',
-      OUTBOX_WORKER: 'false',
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_RPS: '1000000',
-      RATE_LIMIT_BURST: '1000000',
-      DATABASE_READ_URL: '',
-      WEB_CONCURRENCY: '',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const logFile = createWriteStream(path.join(dataDir, 'metafields-main.log'));
-  child.stdout!.pipe(logFile);
-  child.stderr!.pipe(logFile);
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the service did not start:\n${output}`)), 120_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`the service exited with ${code}:\n${output}`)));
-  });
-  return { url, child };
+function startService(databaseUrl: string): Promise<{ url: string; child: ChildProcess }> {
+  const env = {
+    DATABASE_URL: databaseUrl,
+    DB_POOL_MAX: '10',
+    ADMIN_TOKEN,
+    SEED_DEMO: 'false',
+    OUTBOX_WORKER: 'false',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_RPS: '1000000',
+    RATE_LIMIT_BURST: '1000000',
+    DATABASE_READ_URL: '',
+    WEB_CONCURRENCY: '',
+  };
+  return startChild('dist/src/main.js', env, { logDir: dataDir, logName: 'metafields-main', startMs: 120_000 });
 }
 
 /**

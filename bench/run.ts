@@ -32,8 +32,7 @@
 // GraphQL answer carrying errors) stops the run with a non-zero exit before that scenario's ratio
 // is printed or a results file is written.
 import 'reflect-metadata';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -53,6 +52,7 @@ import { seedIfEmpty } from '../src/seed/seed-store.js';
 import { baselineApp } from './baseline-server.js';
 import { poolTransaction } from './baseline-writes.js';
 import { BULK_GOALS, type BulkResult, measureBulk } from './bulk-scenario.js';
+import { root, startChild as startProcess, V8_FLAGS } from './child-process.js';
 import { EXPORT_RATIO_GOAL, EXPORT_RSS_GOAL_MB, type ExportResult, measureExport } from './export-scenario.js';
 import { type FeedResult, measureFeed } from './feed-scenario.js';
 import { Q1, Q1_WITHOUT_COUNT, Q2, Q3, Q4 } from './graphql-queries.js';
@@ -154,7 +154,6 @@ const USER_TOKENS = Array.from(
   { length: 32 },
   (_, k) => `sk_bench_user_${String(k + 1).padStart(2, '0')}_not_a_secret_0000000000`,
 );
-const root = path.resolve(import.meta.dirname, '../..');
 const dataDir = path.join(root, '.bench-data', `o${size.orders}-p${size.products}-c${size.customers}`);
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -237,57 +236,14 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-/**
- * The V8 flags `npm start` runs the service with (package.json): a heap sized for the service
- * (≈ 60 MB live) rather than for the machine's 24 GB, which V8 would otherwise let grow to several
- * hundred MB of garbage before collecting; no Maglev (its concurrent compile jobs held ~50 MB of
- * malloc at the peak, docs/performance.md#memory); no allocation-site pretenuring (it promoted
- * every request's rows to the old generation, docs/performance.md#memory); and two malloc arenas
- * (MALLOC_ARENA_MAX=2, as npm start) instead of one per thread. The baseline runs with the same,
- * so both pay the same garbage collection and compilation.
- */
-const V8_FLAGS = [
-  // As `npm start`: the tracing preload, which does nothing without OTEL_EXPORTER_OTLP_ENDPOINT.
-  `--import=${path.join(root, 'dist/src/observability/tracing-preload.js')}`,
-  '--max-semi-space-size=8',
-  '--max-old-space-size=256',
-  '--no-maglev',
-  '--no-allocation-site-pretenuring',
-];
-
-/** Starts a built entry point as a child and resolves with its URL once it prints "listening on". */
+/** Starts a built entry point as a child (bench/child-process.ts), stopped with the run. */
 async function startChild(
   entry: string,
   env: Record<string, string>,
   flags = V8_FLAGS,
   logName?: string,
 ): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [...flags, path.join(root, entry)], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', NODE_OPTIONS: '', MALLOC_ARENA_MAX: '2', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  // Everything the child prints goes to a log beside the store, to tell why a child stopped.
-  const logFile = createWriteStream(path.join(dataDir, `${logName ?? path.basename(entry, '.js')}.log`));
-  child.stdout!.pipe(logFile);
-  child.stderr!.pipe(logFile);
-  child.once('exit', (code, signal) => logFile.write(`\n[exited: code ${code}, signal ${signal}]\n`));
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${entry} exited with ${code}:\n${output}`)));
-  });
-  return { url, child };
+  return startProcess(entry, env, { logDir: dataDir, logName, flags, onSpawn: (child) => children.push(child) });
 }
 
 async function stopChild(child: ChildProcess) {

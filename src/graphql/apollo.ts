@@ -19,7 +19,7 @@ import { UnauthenticatedError } from '../domain/errors.js';
 import { graphqlOperations } from '../observability/metrics.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { MAX_DOCUMENT_TOKENS } from './document-guard.js';
-import { HTTP_STATUS_BY_CODE } from './error-codes.js';
+import { HTTP_STATUS_BY_CODE, UNAVAILABLE_RETRY_AFTER } from './error-codes.js';
 import { formatError } from './format-error.js';
 import type { createGateway } from './gateway.js';
 import { operationCost } from './operation-cost.js';
@@ -29,7 +29,6 @@ import {
   checkRefusal,
   databaseUnavailableError,
   rateLimitedError,
-  UNAVAILABLE_RETRY_AFTER,
   unauthenticatedError,
 } from './token-refusals.js';
 

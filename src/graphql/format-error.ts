@@ -4,7 +4,7 @@ import { isDatabaseUnavailable, isPoolExhausted, isStatementTimeout } from '../d
 import { AnswerTooLargeError, ConflictError, DomainError, type FieldError, ValidationError } from '../domain/errors.js';
 import { reportedFields } from '../domain/reported-fields.js';
 import { logger } from '../logger.js';
-import { OVERLOADED } from './error-codes.js';
+import { DATABASE_UNAVAILABLE, OVERLOADED } from './error-codes.js';
 
 function fieldsOfValidation(error: ArgumentValidationError): FieldError[] {
   const out: FieldError[] = [];
@@ -86,7 +86,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     logger.warn({ err: original }, 'database unavailable');
     return {
       ...base,
-      message: 'The database is unavailable; try again shortly',
+      message: DATABASE_UNAVAILABLE,
       extensions: { code: 'SERVICE_UNAVAILABLE' },
     };
   }

@@ -2,6 +2,7 @@ import { GraphQLError } from 'graphql';
 import type { CarriedTokenCheck } from '../auth/carried-token-check.js';
 import { RATE_LIMITED, type RateLimitState, rateLimitedMessage, rateLimitHeaders } from '../auth/rate-limit.js';
 import { UnauthenticatedError } from '../domain/errors.js';
+import { DATABASE_UNAVAILABLE, UNAVAILABLE_RETRY_AFTER } from './error-codes.js';
 
 /** The `WWW-Authenticate` challenge of a 401. */
 export const BEARER_CHALLENGE = 'Bearer realm="store-api"';
@@ -26,15 +27,12 @@ export function rateLimitedError(limit: RateLimitState): GraphQLError {
   });
 }
 
-/** Seconds a client is told to wait when the database is unreachable (REST answers the same). */
-export const UNAVAILABLE_RETRY_AFTER = '2';
-
 /**
  * The database cannot be reached (docs/operations.md#faults-and-shutdown): 503 with `Retry-After`,
  * and no driver text (the cause is logged, never sent).
  */
 export function databaseUnavailableError(): GraphQLError {
-  return new GraphQLError('The database is unavailable; try again shortly', {
+  return new GraphQLError(DATABASE_UNAVAILABLE, {
     extensions: {
       code: 'SERVICE_UNAVAILABLE',
       http: { status: 503, headers: new Map([['Retry-After', UNAVAILABLE_RETRY_AFTER]]) },

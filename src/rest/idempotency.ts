@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { IdempotencyStore, KeyScope, SqlRunner, StoredAnswer } from '../db/idempotency-store.js';
+import { DATABASE_UNAVAILABLE, UNAVAILABLE_RETRY_AFTER } from '../graphql/error-codes.js';
 import { Problem } from './problem.js';
 
 /**
@@ -41,7 +42,7 @@ async function store503<T>(work: Promise<T>): Promise<T> {
     return await work;
   } catch (error) {
     if (error instanceof Problem) throw error;
-    throw new Problem(503, 'The database is unavailable; try again shortly', undefined, { 'Retry-After': '2' });
+    throw new Problem(503, DATABASE_UNAVAILABLE, undefined, { 'Retry-After': UNAVAILABLE_RETRY_AFTER });
   }
 }
 

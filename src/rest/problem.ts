@@ -1,7 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { GraphQLFormattedError } from 'graphql';
 import { fieldSummary, type ReportedFields, reportedFields } from '../domain/reported-fields.js';
-import { ANSWER_TOO_LARGE, HTTP_STATUS_BY_CODE, OVERLOADED } from '../graphql/error-codes.js';
+import { ANSWER_TOO_LARGE, HTTP_STATUS_BY_CODE, OVERLOADED, UNAVAILABLE_RETRY_AFTER } from '../graphql/error-codes.js';
+import { BEARER_CHALLENGE } from '../graphql/token-refusals.js';
 
 export interface ProblemFieldError {
   field: string;
@@ -103,9 +104,9 @@ export class Problem extends Error {
       const message = errors[0].message;
       return new Problem(400, message, [{ field: 'size', message }], {}, 'answer-too-large');
     }
-    if (status === 503) return new Problem(503, errors[0].message, undefined, { 'Retry-After': '2' });
-    if (status === 401)
-      return new Problem(401, errors[0].message, undefined, { 'WWW-Authenticate': 'Bearer realm="store-api"' });
+    if (status === 503)
+      return new Problem(503, errors[0].message, undefined, { 'Retry-After': UNAVAILABLE_RETRY_AFTER });
+    if (status === 401) return new Problem(401, errors[0].message, undefined, { 'WWW-Authenticate': BEARER_CHALLENGE });
     const fields = errors
       .flatMap((e) => (e.extensions?.fields as ProblemFieldError[] | undefined) ?? [])
       .map((f) => ({ field: fieldName(f.field), message: f.message }));

@@ -8,8 +8,8 @@ import {
   isListType,
   isObjectType,
 } from 'graphql';
-import type { Projection } from '../reads/projection.js';
-import type { Plan, RelationPlan } from '../reads/read-plan.js';
+import { isChoice, type Projection } from '../reads/projection.js';
+import { type Plan, quote, type RelationPlan } from '../reads/read-plan.js';
 import { refuse } from './not-plain.js';
 import type { Shown } from './rendering.js';
 
@@ -191,11 +191,6 @@ export function constantSql(value: string | number | boolean, type: GraphQLNamed
  * values read its columns.
  */
 export const joinedRows = new WeakMap<RelationPlan, string>();
-
-// Array.isArray does not narrow a readonly array type.
-export const isChoice = (projection: Projection): projection is readonly Projection[] => Array.isArray(projection);
-
-export const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 
 /** A text as an SQL literal. */
 export const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;

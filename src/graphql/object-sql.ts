@@ -11,20 +11,18 @@ import {
   isObjectType,
   isScalarType,
 } from 'graphql';
-import { type Projection, pathsOf } from '../reads/projection.js';
-import { type Plan, projectionOf, type RelationPlan } from '../reads/read-plan.js';
+import { isChoice, type Projection, pathsOf } from '../reads/projection.js';
+import { type Plan, projectionOf, quote, type RelationPlan } from '../reads/read-plan.js';
 import type { JsonPairs } from '../reads/row-json.js';
 import { fieldScopes } from '../schema/field-scopes.js';
 import { renamedProperty } from './build-schema.js';
 import {
   constantSql,
-  isChoice,
   joinedRows,
   jsonValue,
   leafSql,
   literal,
   pathSql,
-  quote,
   shownNull,
   shownSql,
   textPartSql,

@@ -27,7 +27,7 @@ export type Projection =
   | { readonly one: string };
 
 // Array.isArray does not narrow a readonly array type.
-const isChoice = (projection: Projection): projection is readonly Projection[] => Array.isArray(projection);
+export const isChoice = (projection: Projection): projection is readonly Projection[] => Array.isArray(projection);
 
 type Row = Readonly<Record<string, unknown>>;
 

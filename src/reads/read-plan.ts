@@ -29,7 +29,8 @@ export type RelationPlan =
 /** The key a relation lands under on its parent's row: its name, or `$name` for a single row. */
 export const landingKey = (name: string, relation: RelationPlan) => (relation.kind === 'one' ? `$${name}` : name);
 
-const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
+/** An SQL identifier, double-quoted. */
+export const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 const column = (alias: string, prop: EntityProperty) => `${alias}.${quote(prop.fieldNames[0])}`;
 const primaryOf = (meta: EntityMetadata) => meta.getPrimaryProps()[0];
 /** The primary key of `meta`: its property name, and its column on `alias`. */

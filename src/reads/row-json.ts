@@ -1,12 +1,11 @@
 import type { EntityMetadata, EntityProperty } from '@mikro-orm/core';
+import { quote } from './read-plan.js';
 
 /** `'key', expression` pairs of a JSON object built in SQL. */
 export type JsonPairs = [key: string, sql: string][];
 
 // json_build_object takes at most 100 arguments: wider objects are built in parts and merged.
 const PAIRS_PER_CALL = 50;
-
-const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 
 /** A JSON object from pairs; keys are property names (fixed by the entity metadata, never input). */
 export function jsonObject(pairs: JsonPairs): string {

@@ -23,7 +23,16 @@ try {
     process.stdout.write(startBanner(service, base));
   }
 
+  // One shutdown, however many signals: a handler removed after the first (`once`) would leave a
+  // second SIGINT (a second Ctrl-C, a supervisor's repeat) to Node's default, which kills the
+  // process with 130 in the middle of the drain. The drain is bounded by SHUTDOWN_GRACE_MS anyway.
+  let stopping = false;
   const shutdown = (signal: string) => {
+    if (stopping) {
+      logger.info({ signal }, 'already shutting down');
+      return;
+    }
+    stopping = true;
     logger.info({ signal }, 'shutting down');
     service.stop().then(
       () => flushTracing().then(() => process.exit(0)),
@@ -33,8 +42,8 @@ try {
       },
     );
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
   // A worker whose primary is gone (killed) has nobody to hand it connections: it drains and exits.
   if (cluster.isWorker) process.once('disconnect', () => shutdown('disconnect'));
 } catch (error) {

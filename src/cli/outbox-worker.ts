@@ -36,8 +36,12 @@ await runCommand(async () => {
   retention.start();
   logger.info('outbox and webhook worker running');
   const keepAlive = setInterval(() => undefined, 60_000);
+  // One shutdown however many signals come (as main.ts): a repeated one must not kill the drain.
+  let stopping = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, async () => {
+    process.on(signal, async () => {
+      if (stopping) return;
+      stopping = true;
       clearInterval(keepAlive);
       await Promise.all([worker.stop(), webhooks.stop(), retention.stop()]);
       mailer.close();

@@ -1,4 +1,3 @@
-import { koaMiddleware } from '@as-integrations/koa';
 import { bodyParser } from '@koa/bodyparser';
 import cors from '@koa/cors';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -9,13 +8,12 @@ import { RateLimiter, type RateLimitSettings } from './auth/rate-limit.js';
 import { type BulkOptions, createBulkOperations } from './bulk/bulk-operations.js';
 import { postgresIdempotencyStore } from './db/idempotency-store.js';
 import { learnCaseFolding } from './domain/text-fold.js';
-import { answerBodies } from './graphql/answer-passthrough.js';
 import { startApollo } from './graphql/apollo.js';
 import { buildStoreSchema } from './graphql/build-schema.js';
-import { directQueries } from './graphql/direct-queries.js';
 import { documentGuard } from './graphql/document-guard.js';
 import { createGateway, type ReplicaRouting } from './graphql/gateway.js';
 import { graphiqlMiddleware } from './graphql/graphiql.js';
+import { koaApollo } from './graphql/koa-apollo.js';
 import { graphqlReferenceMiddleware } from './graphql/reference-page.js';
 import { type AdmissionLimits, admission, admissionLimits } from './http/admission.js';
 import { landingPageMiddleware } from './http/landing-page.js';
@@ -115,7 +113,6 @@ export async function createApp({
   checkRouteScopes(schema, routes);
   const gateway = createGateway(schema, orm, RateLimiter.create(orm, rateLimit), replicas);
   const apollo = await startApollo(gateway);
-  const direct = directQueries(gateway);
   await measurePoolWait(orm);
   const exports = new OpenExports(exportLimits);
   const restOptions = {
@@ -134,17 +131,11 @@ export async function createApp({
     sessionAs: gateway.sessionAs,
     options: bulkOptions,
   });
-  const graphql = answerBodies(
-    koaMiddleware(apollo.server, {
-      context: async ({ ctx }) => {
-        const carried = direct.carriedOver(ctx);
-        if (carried) return carried;
-        const context = await apollo.context(ctx.get('authorization') || undefined, mayWrite(ctx.request.body));
-        // Only /graphql may start a bulk operation (never a REST operation or a bulk line).
-        return { ...context, bulkMutations: bulk.mutations };
-      },
-    }),
-  );
+  const graphql = koaApollo(apollo.server, async (ctx) => {
+    const context = await apollo.context(ctx.get('authorization') || undefined, mayWrite(ctx.request.body));
+    // Only /graphql may start a bulk operation (never a REST operation or a bulk line).
+    return { ...context, bulkMutations: bulk.mutations };
+  });
 
   const app = new Koa();
   // In place of Koa's stderr stack traces: a client gone mid-answer is its request's 499 line.
@@ -203,7 +194,7 @@ export async function createApp({
   app.use(documentGuard);
   // With tracing on only: a /graphql operation's span (src/observability/graphql-spans.ts).
   if (tracingOn()) app.use(graphqlOperationSpans);
-  app.use((ctx, next) => (ctx.path === '/graphql' ? direct.middleware(ctx, () => graphql(ctx, next)) : next()));
+  app.use((ctx, next) => (ctx.path === '/graphql' ? graphql(ctx, next) : next()));
   app.use(bulk.router.routes());
   app.use(router.routes());
   app.use(router.allowedMethods());

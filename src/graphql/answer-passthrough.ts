@@ -10,7 +10,6 @@ import {
   getVariableValues,
   isNonNullType,
 } from 'graphql';
-import type { Middleware } from 'koa';
 import type { Companion } from '../db/prepared-statements.js';
 import {
   type AnswerLines,
@@ -42,7 +41,7 @@ import type { Rendering } from './rendering.js';
  * object-sql.ts and leaf-sql.ts. This file runs the root field and puts PostgreSQL's text in.
  */
 
-/** The answer of one `/graphql` request written by PostgreSQL, spliced into Apollo's body (see answerBodies). */
+/** The answer of one `/graphql` request written by PostgreSQL, spliced into Apollo's body (see withAnswerText). */
 interface Holder {
   text?: string;
 }
@@ -54,19 +53,8 @@ const PLACEHOLDER = `__answer_${randomUUID().replace(/-/g, '')}__`;
 const placeholder = { toJSON: () => PLACEHOLDER };
 
 /**
- * Runs Apollo's Koa middleware with a place for a PostgreSQL answer, and puts that answer into the
- * body Apollo wrote (which holds the placeholder where the root field's value goes).
- */
-export function answerBodies(graphql: Middleware): Middleware {
-  return async (ctx, next) => {
-    const { write } = await withAnswerText(() => graphql(ctx, next));
-    if (typeof ctx.body === 'string') ctx.body = write(ctx.body);
-  };
-}
-
-/**
  * Runs `run` with a place for a PostgreSQL answer; `write` puts that answer into a body written with
- * the placeholder where the root field's value goes (src/graphql/direct-queries.ts writes its own).
+ * the placeholder where the root field's value goes (src/graphql/koa-apollo.ts, as it writes the body).
  */
 export async function withAnswerText<T>(run: () => Promise<T>): Promise<{ result: T; write(json: string): string }> {
   const holder: Holder = {};
@@ -140,7 +128,7 @@ const requestOf = (shape: PassthroughShape, lines = false, check?: Companion): A
 
 /**
  * The result of a plain page or record operation with the page or record as PostgreSQL's text
- * (left for answerBodies), or undefined: the caller then executes the operation as always. `check`
+ * (left for withAnswerText's `write`), or undefined: the caller then executes the operation as always. `check`
  * rides on the read's statement (the request's token check, src/auth/carried-token-check.ts).
  */
 export async function answerFromPostgres(

@@ -82,10 +82,9 @@ function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): 
           }
           spent = 1; // taken with the token check
           const { check } = contextValue;
-          // A check still to come (carried by the read) charges the whole cost itself; one already
-          // settled (a request handed over by src/graphql/direct-queries.ts) has charged it.
-          if (check?.outcome === 'pending') check.cost = cost;
-          else if (!check && limiter && cost > 1) {
+          // A check still to come (carried by the read) charges the whole cost itself.
+          if (check) check.cost = cost;
+          else if (limiter && cost > 1) {
             state = await limiter.charge(contextValue.principal.tokenId, cost - 1, contextValue.secretHash);
           }
           if (state && !state.allowed) {

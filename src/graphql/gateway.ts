@@ -45,7 +45,7 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
   const router = createReplicaRouter(compiledExecutor(schema), replicas);
   const { execute } = router;
   const prepared = createPreparedDocuments(schema);
-  const { contextFor, carriedContext, hasScope } = createRequestContexts(orm, router, limiter, replicas);
+  const { contextFor, hasScope } = createRequestContexts(orm, router, limiter, replicas);
   const run = createOperationRunner(prepared, execute);
   const snapshot = createSnapshots(orm, schema, router, run, prepared);
   const session = createRestSessions({ schema, contextFor, prepared, run, snapshot, replicas: replicas !== undefined });
@@ -65,8 +65,6 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     variables: Record<string, unknown> | undefined,
   ): Promise<ExecutionResult> {
     const { check } = context;
-    // Refused already (a request src/graphql/direct-queries.ts handed over): nothing more to read.
-    if (check?.outcome === 'unauthenticated' || check?.outcome === 'refused') return { errors: [checkRefusal(check)] };
     if (check) {
       // The check rides on the read PostgreSQL answers; anything else settles it on its own first.
       const answered = await answerFromPostgres(schema, document, operationName, context, variables, check.companion());
@@ -108,17 +106,13 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     schema,
     limiter,
     answer,
-    prepared,
     contextFor,
-    carriedContext,
     session,
     sessionAs,
     hasScope,
   } satisfies GraphQLGateway & {
     limiter: RateLimiter | undefined;
     answer: typeof answer;
-    prepared: typeof prepared;
-    carriedContext: typeof carriedContext;
     contextFor: typeof contextFor;
     sessionAs: typeof sessionAs;
     hasScope: typeof hasScope;

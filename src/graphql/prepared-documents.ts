@@ -12,7 +12,7 @@ export interface Prepared {
 /**
  * A document parsed (with Apollo's token limit) and validated (with the rules Apollo validates
  * with here) once, then run as often as REST or a repeated `/graphql` query asks for it
- * (compiled, see compiled-execution.ts; src/graphql/direct-queries.ts).
+ * (compiled, see compiled-execution.ts).
  */
 export function createPreparedDocuments(schema: GraphQLSchema) {
   const documents = new Map<string, Prepared>();

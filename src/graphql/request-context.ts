@@ -59,12 +59,6 @@ export function createRequestContexts(
     return { em, principal: check.principal, loaders: new Loaders(em), check, secretHash: hash };
   }
 
-  /** `carriedContextOf` the request's bearer token (src/graphql/direct-queries.ts). */
-  function carriedContext(authorization: string | undefined): GraphQLContext | undefined {
-    const secret = bearerOf(authorization);
-    return secret ? carriedContextOf(hashSecret(secret)) : undefined;
-  }
-
   /** Whether the bearer token holds the scope (for endpoints outside GraphQL, e.g. /metrics). */
   async function hasScope(
     authorization: string | undefined,
@@ -76,5 +70,5 @@ export function createRequestContexts(
     return authentication.principal.scopes.has(scope) ? 'ok' : 'forbidden';
   }
 
-  return { contextFor, carriedContext, hasScope };
+  return { contextFor, hasScope };
 }

@@ -1,6 +1,7 @@
-// A /graphql query by a caller this process has seen skips Apollo's pipeline
-// (src/graphql/direct-queries.ts). A client must not be able to tell: the answer is the one Apollo
-// gives a first-time caller, byte for byte, and the request costs what it cost through Apollo.
+// A /graphql query by a caller this process has seen checks its token in the statement of its read
+// (src/auth/carried-token-check.ts); a first-time caller is checked first. Both go through Apollo's
+// one pipeline (src/graphql/koa-apollo.ts). A client must not be able to tell: the answer is the
+// same, byte for byte, and the request costs the same.
 import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService;
@@ -42,10 +43,10 @@ const CASES: { name: string; query: string; variables?: Record<string, unknown> 
 ];
 
 it.each(CASES)(
-  'answers $name as Apollo answers a first-time caller, and charges it the same',
+  'answers $name to a known caller as to a first-time caller, and charges it the same',
   async ({ query, variables }) => {
     const secret = await service.tokenWith(['read_orders', 'read_products', 'read_customers']);
-    // An unknown caller is checked before anything runs, so this one goes through Apollo.
+    // An unknown caller is checked before anything runs; the next two carry the check on the read.
     const first = await service.graphql(query, variables, secret);
     const second = await service.graphql(query, variables, secret);
     const third = await service.graphql(query, variables, secret);
@@ -72,7 +73,7 @@ it('answers a known caller in one statement: the token check rides on the read',
   expect(service.statements.count).toBe(1);
 });
 
-it('refuses a known caller past its scopes as Apollo does', async () => {
+it('refuses a known caller past its scopes as a first-time caller is refused', async () => {
   const secret = await service.tokenWith(['read_products']);
   const query = '{ orders(size: 2) { items { id } } }';
   const first = await service.graphql(query, undefined, secret);
@@ -82,7 +83,7 @@ it('refuses a known caller past its scopes as Apollo does', async () => {
   expect(second.text).toBe(first.text);
 });
 
-it('leaves to Apollo an answer negotiated to another media type', async () => {
+it('answers a known caller in another negotiated media type', async () => {
   const secret = await service.tokenWith(['read_orders']);
   const query = '{ orders(size: 1) { items { id } } }';
   await service.graphql(query, undefined, secret);
@@ -94,7 +95,7 @@ it('leaves to Apollo an answer negotiated to another media type', async () => {
   expect(res.body.data.orders.items).toHaveLength(1);
 });
 
-it('refuses a known caller an operation over the complexity limit, as Apollo does', async () => {
+it('refuses a known caller an operation over the complexity limit', async () => {
   const secret = await service.tokenWith(['read_products', 'read_collections']);
   const query =
     'query ($n: Int!) { products(size: $n) { items { id collections { products(size: $n) { items { id } } } } } }';

@@ -4,7 +4,7 @@
 // test/bulk-crash.test.ts.
 import pg from 'pg';
 import { hashSecret } from '../src/auth/api-tokens.js';
-import { purgeBulkOperations } from '../src/bulk/runner.js';
+import { purgeBulkOperations } from '../src/bulk/retention.js';
 import { createDatabase, startTestService, type TestService } from './support/harness.js';
 import { pickVariants, placeOrder, setStock } from './support/orders.js';
 import { until } from './support/until.js';

@@ -7,12 +7,14 @@ import { SQL_NOW } from '../clock.js';
 import { BULK_SCOPES } from '../domain/bulk-operation.js';
 import type { Session } from '../graphql/gateway.js';
 import type { RestLines } from '../rest/bulk-lines.js';
-import { NDJSON } from '../rest/openapi.js';
+import { NDJSON } from '../rest/openapi-responses.js';
 import { getDocument, reshapeRecord } from '../rest/operations.js';
 import { Problem } from '../rest/problem.js';
 import { parseReadParams } from '../rest/query-params.js';
+import { idParam } from '../rest/request-input.js';
+import { requireScope, sessionOf } from '../rest/request-session.js';
 import type { DerivedRoute } from '../rest/rest-api.js';
-import { API_PREFIX, idParam, type RestOptions, requireScope, sessionOf } from '../rest/router.js';
+import { API_PREFIX, type RestOptions } from '../rest/router.js';
 import { storeUpload, type UploadLimits } from './uploads.js';
 
 /**

@@ -8,7 +8,8 @@ import type { RestOptions } from '../rest/router.js';
 import { bulkRouter } from './bulk-http.js';
 import { InteractiveGate } from './interactive-gate.js';
 import type { LineSession } from './line-runs.js';
-import { BulkRunner, type BulkSettings, DEFAULT_BULK_SETTINGS } from './runner.js';
+import { BulkRunner } from './runner.js';
+import { type BulkSettings, DEFAULT_BULK_SETTINGS } from './runner-settings.js';
 
 /** BULK_CONCURRENCY, BULK_MAX_RUNNING, BULK_RETENTION_DAYS, BULK_UPLOAD_MAX_BYTES and the runner's tuning. */
 export type BulkOptions = Partial<BulkSettings> & { uploadMaxBytes?: number };

@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type EntityManager, type MikroORM, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
-import type { GraphQLSchema } from 'graphql';
 import { Counter } from 'prom-client';
 import type { Principal } from '../auth/api-tokens.js';
-import { isScope } from '../auth/scopes.js';
-import { SQL_NOW } from '../clock.js';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
 import { runPrepared } from '../db/prepared-statements.js';
 import { endBulkOperation } from '../domain/bulk-operation.js';
@@ -13,17 +10,17 @@ import { BulkOperationStatus } from '../entities/bulk-operation.entity.js';
 import { logger } from '../logger.js';
 import { registry } from '../observability/metrics.js';
 import { PeriodicTask } from '../periodic-task.js';
-import type { RestLines } from '../rest/bulk-lines.js';
-import type { InteractiveGate } from './interactive-gate.js';
+import { claimOperation, type Held, tokenOf } from './claims.js';
 import {
   graphqlLineRun,
   internalErrorOutcome,
   type LineOutcome,
   type LineRun,
-  type LineSession,
   restLineRun,
   TransientLineError,
 } from './line-runs.js';
+import { purgeBulkOperations } from './retention.js';
+import type { BulkSettings, RunnerParts } from './runner-settings.js';
 
 /**
  * Runs bulk operations (docs/decisions.md#bulk-writes), on every instance at once:
@@ -48,50 +45,12 @@ import {
  *   deleted BULK_RETENTION_DAYS after they ended (or were uploaded).
  */
 
-export interface BulkSettings {
-  /** BULK_CONCURRENCY: operations this instance runs at once; 0 runs none here. */
-  concurrency: number;
-  /** BULK_MAX_RUNNING: operations one token may have running at once, over all instances. */
-  maxRunning: number;
-  /** BULK_RETENTION_DAYS: how long finished operations and their results are kept. */
-  retentionDays: number;
-  /** How long a runner's hold lasts without renewal; a dead runner's operation resumes after it. */
-  leaseMs?: number;
-  /** How often an idle runner looks for work (this process's own new operations wake it at once). */
-  pollMs?: number;
-  /** Lines per transaction, each in a savepoint of its own. */
-  linesPerTransaction?: number;
-}
-
-export const DEFAULT_BULK_SETTINGS = { concurrency: 1, maxRunning: 1, retentionDays: 7 } as const;
-
-/** What the runner runs lines with: the schema, the REST route table and sessions as a given token. */
-export interface RunnerParts {
-  schema: GraphQLSchema;
-  restLines: RestLines;
-  /** Operations as `principal` on `em` (the runner's transaction), charging and checking nothing. */
-  sessionAs(principal: Principal, em: EntityManager): LineSession;
-  gate: InteractiveGate;
-}
-
-/** An operation as its runner holds it. */
-interface Held {
-  id: number;
-  tokenId: number;
-  uploadId: number;
-  mutation: string | null;
-  totalLines: number;
-  processedLines: number;
-}
-
 /** Lines read from the upload at a time. */
 const CHUNK = 500;
 /** The longest a transaction of lines waits for this process's interactive requests to end. */
 const YIELD_MS = 100;
 /** A line that meets the database's trouble this many times in a row gets that as its result. */
 const TRANSIENT_ATTEMPTS = 5;
-/** The first of two advisory-lock keys: per-token claims (the second is the token's id). */
-const CLAIM_LOCK = 0x42554c4b;
 
 registry.removeSingleMetric('bulk_lines_total');
 const linesApplied = new Counter({
@@ -177,7 +136,7 @@ export class BulkRunner {
   private async slot(): Promise<void> {
     while (!this.stopped) {
       try {
-        const held = await this.claim();
+        const held = await claimOperation(this.orm, this.id, this.settings);
         if (held) await this.run(held);
         else await this.idle(this.settings.pollMs);
       } catch (error) {
@@ -185,57 +144,6 @@ export class BulkRunner {
         await this.idle(this.settings.pollMs);
       }
     }
-  }
-
-  /**
-   * The next operation for this runner, now held by it: one whose runner's lease ran out first, else
-   * the oldest created one of a token below BULK_MAX_RUNNING. Undefined when there is none.
-   */
-  private async claim(): Promise<Held | undefined> {
-    return this.orm.em.fork().transactional(async (tx) => {
-      const candidates = await tx.execute<{ id: number; token_id: number; status: string }[]>(
-        `select id, token_id, status from bulk_operation
-          where status = 'created' or (status = 'running' and lease_until < now())
-          order by status = 'running' desc, id limit 20 for update skip locked`,
-      );
-      for (const candidate of candidates) {
-        if (candidate.status === 'created') {
-          // Another instance claiming for this token now: leave it to that one (never wait: no deadlock).
-          const [{ locked }] = await tx.execute<{ locked: boolean }[]>(
-            'select pg_try_advisory_xact_lock(?, ?) as locked',
-            [CLAIM_LOCK, candidate.token_id],
-          );
-          if (!locked) continue;
-          const [{ running }] = await tx.execute<{ running: number }[]>(
-            `select count(*)::int as running from bulk_operation where token_id = ? and status = 'running'`,
-            [candidate.token_id],
-          );
-          if (running >= this.settings.maxRunning) continue;
-        }
-        const [held] = await tx.execute<Held[]>(
-          `update bulk_operation set status = 'running', runner = ?, lease_until = now() + make_interval(secs => ?),
-            started_at = coalesce(started_at, ${SQL_NOW})
-          where id = ? returning id, token_id as "tokenId", upload_id as "uploadId", mutation,
-            total_lines as "totalLines", processed_lines as "processedLines"`,
-          [this.id, this.settings.leaseMs / 1000, candidate.id],
-        );
-        return held;
-      }
-      return undefined;
-    });
-  }
-
-  /** The operation's token as it is now (scopes included), and whether it was revoked. */
-  private async tokenOf(tokenId: number): Promise<{ principal: Principal; revoked: boolean }> {
-    const [row] = await this.orm.em
-      .fork()
-      .getConnection()
-      .execute<{ id: number; name: string; scopes: string[]; revoked: boolean }[]>(
-        'select id, name, scopes, revoked_at is not null as revoked from api_token where id = ?',
-        [tokenId],
-      );
-    const principal = { tokenId, name: row?.name ?? '', scopes: new Set((row?.scopes ?? []).filter(isScope)) };
-    return { principal, revoked: !row || row.revoked };
   }
 
   /** Applies the held operation's lines from the first without a result, until done, lost or stopped. */
@@ -246,7 +154,7 @@ export class BulkRunner {
     let processed = held.processedLines;
     const batchSize = this.settings.linesPerTransaction;
     while (!this.stopped) {
-      const { principal, revoked } = await this.tokenOf(held.tokenId);
+      const { principal, revoked } = await tokenOf(this.orm, held.tokenId);
       if (revoked || processed >= held.totalLines) {
         const [status, error] = revoked
           ? ([BulkOperationStatus.FAILED, 'the token that started it was revoked'] as const)
@@ -375,29 +283,5 @@ export class BulkRunner {
     const same = this.transient.operation === operation && this.transient.line === line;
     this.transient = { operation, line, count: same ? this.transient.count + 1 : 1 };
     return this.transient.count;
-  }
-}
-
-/**
- * Deletes what BULK_RETENTION_DAYS no longer keeps: uploads whose operation ended before the
- * cut-off, and uploads made before it that were never run; their lines, operation and results go
- * with them (foreign keys, on delete cascade). A few uploads per statement.
- */
-export async function purgeBulkOperations(orm: MikroORM, days: number, at: Date = new Date()): Promise<number> {
-  const cutoff = new Date(at.getTime() - days * 86_400_000);
-  let total = 0;
-  for (;;) {
-    const rows = await orm.em.getConnection().execute<{ n: number }[]>(
-      `with doomed as (
-          select u.id from bulk_upload u left join bulk_operation o on o.upload_id = u.id
-          where (o.id is null and u.created_at < ?) or o.completed_at < ?
-          order by u.id limit 10
-        ),
-        deleted as (delete from bulk_upload where id in (select id from doomed) returning 1)
-      select count(*)::int as n from deleted`,
-      [cutoff, cutoff],
-    );
-    total += rows[0].n;
-    if (rows[0].n < 10) return total;
   }
 }

@@ -13,7 +13,7 @@ import { nullProblems } from './optional-nulls.js';
  * resolvers are not inspected, so the cost is per operation, not per row.
  *
  * A REST write skips both (`context.inputChecked`): its edge ran the same two rules on the body
- * before the operation was built (src/rest/router.ts `requestBody`, the body schema's null
+ * before the operation was built (src/rest/request-input.ts `requestBody`, the body schema's null
  * refusals), and its other arguments are ids the edge parsed. Each rule runs once per request.
  */
 export const inputGuard: MiddlewareFn<GraphQLContext> = async ({ args, info, context }, next) => {

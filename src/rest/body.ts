@@ -236,7 +236,7 @@ export interface CheckedBody {
  * Checks a body: 422 naming every offending field. Keys the record shows (`shown`, the resource's
  * fields and relations) but the body cannot set are called read-only, at any depth (`id`,
  * `variants[0].id`). List bodies are a top-level array of objects (`[0].items…`). Text limits and
- * NUL were checked before, on the raw body (src/rest/router.ts `requestBody`).
+ * NUL were checked before, on the raw body (src/rest/request-input.ts `requestBody`).
  */
 export function checkBody(body: BodyValidator, value: unknown, shown: FieldMap = {}): CheckedBody {
   const { map, list, validate } = body;

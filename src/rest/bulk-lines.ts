@@ -2,24 +2,18 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Context } from 'koa';
 import type { Session } from '../graphql/gateway.js';
 import { Problem } from './problem.js';
+import { checkedBody } from './request-input.js';
+import { MAX_QUERY, requireScope } from './request-session.js';
 import type { DerivedRoute, RestApi } from './rest-api.js';
 import type { WriteRoute } from './route-spec.js';
-import {
-  API_PREFIX,
-  checkedBody,
-  MAX_QUERY,
-  type RestOptions,
-  renderProblem,
-  requireScope,
-  type WriteContext,
-  write,
-} from './router.js';
+import { API_PREFIX, type RestOptions } from './router.js';
+import { renderProblem, type WriteContext, write } from './write-handler.js';
 
 /**
  * The lines of a REST bulk operation (docs/decisions.md#bulk-writes): each names one `/api/v1`
  * write, and runs through what its single request runs through, with no HTTP in between: the
  * route table, the route's scope, the body's input limits and schema, If-Match, the mutation and
- * its domain code (`write` in router.ts, the very function a request calls). What differs is only
+ * its domain code (`write` in write-handler.ts, the very function a request calls). What differs is only
  * what a bulk operation holds for all its lines: the token was checked and charged once, when the
  * operation was made, and the line runs in the runner's transaction (src/bulk/runner.ts), which
  * keeps the line's result with its effects.

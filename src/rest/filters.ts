@@ -25,7 +25,7 @@ import { enumCodes, expected, leafSchema } from './type-schemas.js';
  * at start-up: a list of values (`[String!]`: any of) takes one value or an array of them; a range
  * input (`eq`/`gte`/`lte`, e.g. DecimalFilter) also takes `{gte, lte}`. Each value is checked by its
  * GraphQL type's own `parseValue` (Int's 32 bits, Decimal's format, Timestamp's years), and text by
- * the shared input limits before this runs (src/rest/router.ts `requestBody`). Nested objects and
+ * the shared input limits before this runs (src/rest/request-input.ts `requestBody`). Nested objects and
  * dotted keys are alike.
  */
 export interface FilterSpec {

@@ -1,0 +1,79 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Principal } from '../auth/api-tokens.js';
+import { isScope } from '../auth/scopes.js';
+import { SQL_NOW } from '../clock.js';
+import type { BulkSettings } from './runner-settings.js';
+
+/*
+ * How a runner takes an operation to run and whom it runs as (the "Claiming" of src/bulk/runner.ts):
+ * the claim under `FOR UPDATE SKIP LOCKED` and the per-token advisory lock, and the operation's
+ * token read again for each chunk of lines.
+ */
+
+/** An operation as its runner holds it. */
+export interface Held {
+  id: number;
+  tokenId: number;
+  uploadId: number;
+  mutation: string | null;
+  totalLines: number;
+  processedLines: number;
+}
+
+/** The first of two advisory-lock keys: per-token claims (the second is the token's id). */
+const CLAIM_LOCK = 0x42554c4b;
+
+/**
+ * The next operation for this runner, now held by it: one whose runner's lease ran out first, else
+ * the oldest created one of a token below BULK_MAX_RUNNING. Undefined when there is none.
+ */
+export async function claimOperation(
+  orm: MikroORM,
+  runner: string,
+  settings: Pick<Required<BulkSettings>, 'maxRunning' | 'leaseMs'>,
+): Promise<Held | undefined> {
+  return orm.em.fork().transactional(async (tx) => {
+    const candidates = await tx.execute<{ id: number; token_id: number; status: string }[]>(
+      `select id, token_id, status from bulk_operation
+        where status = 'created' or (status = 'running' and lease_until < now())
+        order by status = 'running' desc, id limit 20 for update skip locked`,
+    );
+    for (const candidate of candidates) {
+      if (candidate.status === 'created') {
+        // Another instance claiming for this token now: leave it to that one (never wait: no deadlock).
+        const [{ locked }] = await tx.execute<{ locked: boolean }[]>(
+          'select pg_try_advisory_xact_lock(?, ?) as locked',
+          [CLAIM_LOCK, candidate.token_id],
+        );
+        if (!locked) continue;
+        const [{ running }] = await tx.execute<{ running: number }[]>(
+          `select count(*)::int as running from bulk_operation where token_id = ? and status = 'running'`,
+          [candidate.token_id],
+        );
+        if (running >= settings.maxRunning) continue;
+      }
+      const [held] = await tx.execute<Held[]>(
+        `update bulk_operation set status = 'running', runner = ?, lease_until = now() + make_interval(secs => ?),
+          started_at = coalesce(started_at, ${SQL_NOW})
+        where id = ? returning id, token_id as "tokenId", upload_id as "uploadId", mutation,
+          total_lines as "totalLines", processed_lines as "processedLines"`,
+        [runner, settings.leaseMs / 1000, candidate.id],
+      );
+      return held;
+    }
+    return undefined;
+  });
+}
+
+/** The operation's token as it is now (scopes included), and whether it was revoked. */
+export async function tokenOf(orm: MikroORM, tokenId: number): Promise<{ principal: Principal; revoked: boolean }> {
+  const [row] = await orm.em
+    .fork()
+    .getConnection()
+    .execute<{ id: number; name: string; scopes: string[]; revoked: boolean }[]>(
+      'select id, name, scopes, revoked_at is not null as revoked from api_token where id = ?',
+      [tokenId],
+    );
+  const principal = { tokenId, name: row?.name ?? '', scopes: new Set((row?.scopes ?? []).filter(isScope)) };
+  return { principal, revoked: !row || row.revoked };
+}

@@ -83,6 +83,13 @@ export const ORDER_JSON = `json_build_object(
 const IMAGE_JSON = (alias: string) =>
   `json_build_object('id', ${alias}.id, 'path', ${alias}.path, 'max_size', ${alias}.max_size)`;
 
+/** A record's metafields as REST shows them, `{"namespace.key": typed value}` in name order. */
+const metafieldsJson = (owner: string, id: string) =>
+  `coalesce((select json_object_agg(m.namespace || '.' || m.key,
+    case when m.type in ('number_integer', 'boolean', 'json') then m.value::json else to_json(m.value) end
+    order by m.namespace, m.key)
+    from metafield m where m.${owner}_id = ${id}), '{}')`;
+
 /** One product with expand=all, from row `p`. */
 const PRODUCT_JSON = `json_build_object(
   'id', p.id, 'title', p.title, 'is_multi', p.is_multi, 'type', p.type,
@@ -112,8 +119,10 @@ const PRODUCT_JSON = `json_build_object(
     'price', v.price, 'compare_price', v.compare_price,
       'sku', v.sku, 'default', v.is_default, 'ignore', v.ignore,
       'images', coalesce((select json_agg(${IMAGE_JSON('vi')} order by l.position, l.id)
-        from variant_image l join image vi on vi.id = l.image_id where l.variant_id = v.id), '[]'))
-    order by v.position, v.id) from product_variant v where v.product_id = p.id), '[]'))`;
+        from variant_image l join image vi on vi.id = l.image_id where l.variant_id = v.id), '[]'),
+      'metafields', ${metafieldsJson('product_variant', 'v.id')})
+    order by v.position, v.id) from product_variant v where v.product_id = p.id), '[]'),
+  'metafields', ${metafieldsJson('product', 'p.id')})`;
 
 /** One customer, from row `c`. */
 const CUSTOMER_JSON = `json_build_object(
@@ -130,7 +139,8 @@ const CUSTOMER_JSON = `json_build_object(
   'tags', coalesce((select json_agg(distinct t.tag order by t.tag) from orders o join line_item li on li.order_id = o.id
     join product p on p.id = li.product_id
     cross join lateral unnest(p.tags) t(tag) where o.customer_id = c.id), '[]'),
-  'created_at', ${epoch('c.created_at')}, 'updated_at', coalesce(${epoch('c.updated_at')}, 0))`;
+  'created_at', ${epoch('c.created_at')}, 'updated_at', coalesce(${epoch('c.updated_at')}, 0),
+  'erased_at', ${epoch('c.erased_at')})`;
 
 /** Line items as the GraphQL scenarios select them (`id title price counters { quantity }`), of order row `o`. */
 const GQL_LINE_ITEMS = `coalesce((select json_agg(json_build_object('id', li.id,

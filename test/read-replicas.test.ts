@@ -44,6 +44,14 @@ async function readsOn(server: ServerProcess, target: string): Promise<number> {
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
+/** Answers of `carrier` PostgreSQL wrote (`postgres`) or that were executed (`answers_by_road_total`). */
+async function answersBy(server: ServerProcess, carrier: string, road: 'postgres' | 'executed'): Promise<number> {
+  const metrics = await call(server, ADMIN, '/metrics');
+  const name = `answers_by_road_total{carrier="${carrier}",road="${road}"}`;
+  const line = (metrics.body as string).split('\n').find((l) => l.startsWith(name));
+  return line ? Number(line.split(' ').pop()) : 0;
+}
+
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'store-replica-'));
   await chmod(dir, 0o755);
@@ -99,6 +107,29 @@ it('sends reads of a client that has not written to the replica', async () => {
   });
   expect(gql.body.data.product.title).toBe(before);
   expect(await readsOn(a, 'replica-1')).toBe(graphqlReads + 1);
+  // On the replica as on the primary, PostgreSQL writes the answer: a /graphql record, a REST list.
+  const written = {
+    graphql: await answersBy(a, 'graphql', 'postgres'),
+    rest: await answersBy(a, 'rest_list', 'postgres'),
+  };
+  const executed = {
+    graphql: await answersBy(a, 'graphql', 'executed'),
+    rest: await answersBy(a, 'rest_list', 'executed'),
+  };
+  const again = await call(a, reader, '/graphql', {
+    method: 'POST',
+    body: JSON.stringify({ query: `{ product(id: ${id}) { id title } }` }),
+  });
+  expect(again.body.data.product).toEqual({ id, title: before });
+  const list = await call(a, reader, `/api/v1/products?fields=id,title&size=250`);
+  expect(list.body.items.find((p: { id: number }) => p.id === id).title).toBe(before);
+  expect(await readsOn(a, 'replica-1')).toBe(graphqlReads + 3);
+  expect(await answersBy(a, 'graphql', 'postgres')).toBe(written.graphql + 1);
+  expect(await answersBy(a, 'rest_list', 'postgres')).toBe(written.rest + 1);
+  expect({
+    graphql: await answersBy(a, 'graphql', 'executed'),
+    rest: await answersBy(a, 'rest_list', 'executed'),
+  }).toEqual(executed);
   await until(async () => (await titleOf(a, reader, id)) === `${before} (renamed)`, 10_000);
 });
 

@@ -48,11 +48,11 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
   const { contextFor, hasScope } = createRequestContexts(orm, router, limiter, replicas);
   const run = createOperationRunner(prepared, execute);
   const snapshot = createSnapshots(orm, schema, router, run, prepared);
-  const session = createRestSessions({ schema, contextFor, prepared, run, snapshot, replicas: replicas !== undefined });
+  const session = createRestSessions({ schema, contextFor, prepared, run, snapshot, router });
 
   /**
-   * A `/graphql` operation's result: PostgreSQL's answer where it can write one (never with
-   * replicas, whose routing only execution knows), else executed. A request whose token check rides
+   * A `/graphql` operation's result: PostgreSQL's answer where it can write one, else executed;
+   * either on a read replica where the request's reads may go. A request whose token check rides
    * on its read (src/auth/carried-token-check.ts) is answered only once the check has passed: an
    * unknown or revoked token, or a refused charge, gets its refusal instead of the result, and a
    * caller whose scopes changed since this process last saw them runs the operation again as they
@@ -74,9 +74,13 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
       if (outcome !== 'changed') return { errors: [checkRefusal(check)] };
       context = { ...context, principal: check.principal, check: undefined };
     }
-    const answered = replicas
-      ? undefined
-      : await answerFromPostgres(schema, document, operationName, context, variables);
+    // On a read replica where the request's reads may go (replica-routing.ts), as an execution is.
+    const answered = await router.routed(
+      context,
+      router.isQuery(document, operationName),
+      (on) => answerFromPostgres(schema, document, operationName, on, variables),
+      (result) => result?.errors,
+    );
     return answered ? counted(answered) : executed(document, operationName, context, variables);
   }
 

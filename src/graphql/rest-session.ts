@@ -7,6 +7,7 @@ import { formatError } from './format-error.js';
 import { formatted, type OperationRequest, type OperationResult, type OperationRun } from './operation-run.js';
 import type { PreparedDocuments } from './prepared-documents.js';
 import type { Rendering } from './rendering.js';
+import type { ReplicaRouter } from './replica-routing.js';
 import type { createRequestContexts } from './request-context.js';
 import type { Snapshot } from './snapshots.js';
 
@@ -19,8 +20,8 @@ export interface Session {
   run(request: OperationRequest): Promise<OperationResult>;
   /**
    * A page operation with its items written by PostgreSQL with `rendering`'s keys
-   * (answer-passthrough.ts), or its errors; undefined when the rendering asks for what only
-   * execution gives, or reads go to replicas (whose routing only execution knows): `run` answers.
+   * (answer-passthrough.ts), on a read replica where the request's reads may go, or its errors;
+   * undefined when the rendering asks for what only execution gives: `run` answers.
    */
   page(
     request: Omit<OperationRequest, 'beforeCommit' | 'inputChecked'>,
@@ -49,11 +50,11 @@ interface SessionParts {
   prepared: PreparedDocuments;
   run: OperationRun;
   snapshot(context: GraphQLContext): Promise<Snapshot | undefined>;
-  /** Whether read replicas are configured (PostgreSQL's page is then never written here). */
-  replicas: boolean;
+  /** Where the request's reads go (a page on a read replica, as an execution). */
+  router: ReplicaRouter;
 }
 
-export function createRestSessions({ schema, contextFor, prepared, run, snapshot, replicas }: SessionParts) {
+export function createRestSessions({ schema, contextFor, prepared, run, snapshot, router }: SessionParts) {
   /** A REST request: authenticated and charged one request at once (its operations are the service's own). */
   return async function session(
     authorization: string | undefined,
@@ -75,11 +76,15 @@ export function createRestSessions({ schema, contextFor, prepared, run, snapshot
       scopes: context.principal.scopes,
       run: (request) => run(context, request),
       page: async (request, rendering) => {
-        if (replicas) return undefined;
         const entry = prepared(request.document);
         if (!('document' in entry)) return run(context, request); // its validation errors
         graphqlOperations.inc({ type: entry.operation, via: 'rest' });
-        const answer = await pageFromPostgres(schema, entry.document, context, request.variables, rendering);
+        const answer = await router.routed(
+          context,
+          router.isQuery(entry.document, undefined),
+          (on) => pageFromPostgres(schema, entry.document, on, request.variables, rendering),
+          (result) => (result && !('items' in result) ? result.errors : undefined),
+        );
         return answer && !('items' in answer) ? formatted(answer) : answer;
       },
       snapshot: () => snapshot(context),

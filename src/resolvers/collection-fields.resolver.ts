@@ -38,6 +38,17 @@ export class CollectionFieldsResolver {
     return collection.manualProductIds;
   }
 
+  // REST's `images` (ids); GraphQL has the images themselves too.
+  @Computed({
+    kind: 'json',
+    sql: (p) => `coalesce((select json_agg(ci.image_id order by ci.position, ci.id) from collection_image ci
+      where ci.collection_id = ${p}.id), '[]'::json)`,
+  })
+  @FieldResolver(() => [Int], { description: 'Ids of the uploaded images, in their order' })
+  imageIds(@Root() collection: ReadRow<Collection, { imageIds: number[] }>): number[] {
+    return collection.imageIds;
+  }
+
   // Membership is computed from the rules when read (collection-membership.ts).
   @Reads('type', 'rulesMatchCondition', 'rules')
   @FieldResolver(() => [Int], { description: 'Ids of the member products: manual links, or the rules evaluated now' })

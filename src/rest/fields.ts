@@ -112,13 +112,6 @@ export const field = Object.assign((options: Options = {}): FieldSpec => ({ ...o
   }),
   /** A body field taking one object or an array of them (the GraphQL input takes a list). */
   oneOrMany: (sub: FieldMap, options: Options = {}): FieldSpec => ({ sub, oneOrMany: true, ...options }),
-  /** Related records shown by id only: selects `{ id }` and flattens. */
-  ids: (options: Options = {}): FieldSpec => ({
-    sub: { id: {} },
-    out: (v: { id: number }[] | null) => (v ? v.map((x) => x.id) : v),
-    schema: (graphql) => ({ type: graphql.type, items: graphql.items.properties.id }),
-    ...options,
-  }),
   /** A GraphQL Decimal shown as a JSON number (product prices, per the spec's samples). */
   decimalNumber: (options: Options = {}): FieldSpec => ({
     out: (v: string | null) => (v == null ? null : Number(v)),

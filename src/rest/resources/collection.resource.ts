@@ -15,7 +15,7 @@ export const collectionResource: RestResource = {
     title: field(),
     is_draft: field(),
     description: field(),
-    images: field.ids({ description: 'uploaded image ids' }),
+    images: field({ gql: 'imageIds', description: 'uploaded image ids' }),
     type: field({ description: '0 manually added products; 1 rules based' }),
     seo_title: field(),
     seo_url: field(),

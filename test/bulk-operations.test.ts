@@ -225,6 +225,10 @@ describe('an operation belongs to the token that started it', () => {
     expect(list.body.items.map((o: any) => o.id)).not.toContain(made.body.id);
     const mine = await service.get('/api/v1/bulk-operations');
     expect(mine.body.items[0].id).toBe(made.body.id); // newest first
+    // The list's items (PostgreSQL writes them, the status in lower case) are the records as read one by one.
+    const one = await service.get(`/api/v1/bulk-operations/${made.body.id}`);
+    expect(mine.body.items[0]).toEqual(one.body);
+    expect(one.body.status).toMatch(/^[a-z]+$/);
   });
 });
 

@@ -361,6 +361,18 @@ describe('a REST map that does not fit the schema fails the start', () => {
       deriveRestApi(widgetSchema(intSize), widgetRoutes.map((r) => ({ ...r, resource: badFilter })) as RouteSpec[]),
     ).toThrow(/WidgetFilter has no field weight/);
   });
+
+  it('names a record key converted in JS only (`out` without `shown`): no list falls silently to execution', () => {
+    const label = field({ out: (v: string | null) => v?.toUpperCase() ?? null });
+    const jsOnly = { ...widgetResource, fields: { ...widgetResource.fields, label } };
+    expect(() =>
+      deriveRestApi(widgetSchema(intSize), widgetRoutes.map((r) => ({ ...r, resource: jsOnly })) as RouteSpec[]),
+    ).toThrow('Widget: REST key label converts its value with `out` but declares no SQL form (`shown`)');
+    const withSql = { ...widgetResource, fields: { ...widgetResource.fields, status: field({ shown: 'code' }) } };
+    expect(() =>
+      deriveRestApi(widgetSchema(intSize), widgetRoutes.map((r) => ({ ...r, resource: withSql })) as RouteSpec[]),
+    ).not.toThrow();
+  });
 });
 
 describe('the store', () => {

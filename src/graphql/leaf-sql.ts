@@ -98,6 +98,8 @@ export function shownSql(shown: Shown | undefined, type: GraphQLNamedType, sql: 
       return type.name === 'Decimal' ? `round(${column})::bigint` : refuse('units of a non-Decimal');
     case 'zeroForNull':
       return `coalesce(${sql}, 0)`;
+    case 'lowerCase':
+      return isEnumType(type) ? `lower(${sql})` : refuse('lower case of a non-enum');
   }
 }
 
@@ -204,6 +206,8 @@ export function jsonValue(sql: string, type: GraphQLOutputType, shown: Shown | u
   if (isObjectType(named)) return `coalesce(${sql}, 'null')`;
   // A list of scalars (a text array column): PostgreSQL's own JSON of the array.
   if (isListType(getNullableType(type))) return `coalesce(to_json(${sql})::text, 'null')`;
+  // An enum's name in lower case: still a GraphQL name, nothing to escape.
+  if (shown === 'lowerCase') return `coalesce('"' || ${sql} || '"', 'null')`;
   // Shown as a number (an enum's code, a Decimal as number or whole units, a Timestamp's 0).
   if (shown) return `coalesce((${sql})::text, 'null')`;
   // An enum's names are GraphQL names and a Decimal's text is digits: nothing to escape.

@@ -8,9 +8,10 @@ export interface RenderedKey {
   /**
    * A leaf shown otherwise than GraphQL's serialiser shows it: an enum as its integer value
    * (`code`), a Decimal as a JSON number (`number`) or as whole units rounded half away from zero
-   * (`wholeUnits`), a null Timestamp as 0 (`zeroForNull`).
+   * (`wholeUnits`), a null Timestamp as 0 (`zeroForNull`), an enum's name in lower case
+   * (`lowerCase`).
    */
-  shown?: 'code' | 'number' | 'wholeUnits' | 'zeroForNull';
+  shown?: 'code' | 'number' | 'wholeUnits' | 'zeroForNull' | 'lowerCase';
   sub?: Rendering;
   /**
    * Two keys of `sub` of which each object shows one: the first when its value is not null, else

@@ -65,12 +65,13 @@ export async function handleExport(ctx: Context, route: ExportRoute, options: Re
     exportChunks.inc({ road: 'reshaped' });
     return chunkOf(await opened.run({ document, variables: variables(afterId) }), line, refuse);
   };
-  // Where every key is a plain field or a grouping of them, PostgreSQL writes the lines; otherwise
-  // (or when the gateway finds a computed field) each chunk is executed and reshaped here.
+  // PostgreSQL writes the lines (every key has its SQL form, checked at start-up); where the gateway
+  // finds a field it cannot write (a computed one, named in test/postgres-writes-json), each chunk
+  // is executed and reshaped here.
   const rendering = renderingOf(map, keys);
-  let rendered = rendering !== null;
+  let rendered = true;
   const readChunk = async (afterId: number | null): Promise<ExportChunk> => {
-    if (!rendered || !rendering) return executed(afterId);
+    if (!rendered) return executed(afterId);
     const answer = await opened.lines({ document, variables: variables(afterId) }, rendering);
     if (answer === undefined) {
       rendered = false;

@@ -6,6 +6,7 @@
  * types at start-up and completes every map (`DerivedMap`), from which come the selection set, the
  * response shape, the body validator and the OpenAPI document.
  */
+import type { Shown } from '../graphql/rendering.js';
 import type { Deprecation } from './deprecation.js';
 import type { JsonSchema } from './json-schema.js';
 import { retyped, withoutNull } from './type-schemas.js';
@@ -56,12 +57,6 @@ export interface FieldSpec {
 }
 
 export type FieldMap = Record<string, FieldSpec>;
-
-/**
- * Conversions named for SQL: enum → its integer code, Decimal → JSON number or whole units
- * (rounded half away from zero), null Timestamp → 0.
- */
-export type Shown = 'code' | 'number' | 'wholeUnits' | 'zeroForNull';
 
 /** A spec completed from the schema (src/rest/rest-api.ts): the REST value's JSON schema, always. */
 export interface DerivedSpec extends FieldSpec {

@@ -22,6 +22,7 @@ import {
   mutationDocument,
   positionDocument,
 } from './operations.js';
+import { checkRenderings } from './record-rendering.js';
 import { deriveRecordMap } from './records.js';
 import { deriveSorts, type RestResource } from './resource.js';
 import { checkRouteScope, checkRouteVersioning } from './route-checks.js';
@@ -198,6 +199,8 @@ export function deriveRestApi(schema: GraphQLSchema, routes: RouteSpec[]): RestA
       ...(type.description ? { description: type.description } : {}),
     });
   }
+  // Every record's keys as PostgreSQL writes them, or no start (record-rendering.ts).
+  checkRenderings(resources.values());
   const ajv = bodyAjv(schema);
   const bodies = new Map<RouteSpec, BodyValidator>();
   const filters = new Map<RestResource, FilterReader>();

@@ -16,6 +16,7 @@ export const bulkOperationResource: RestResource = {
     id: field(),
     status: field({
       out: lowerCase,
+      shown: 'lowerCase',
       schema: (graphql: JsonSchema) => ({
         type: 'string',
         enum: (graphql.enum as string[]).map((value) => value.toLowerCase()),

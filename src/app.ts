@@ -10,6 +10,7 @@ import { postgresIdempotencyStore } from './db/idempotency-store.js';
 import { learnCaseFolding } from './domain/text-fold.js';
 import { startApollo } from './graphql/apollo.js';
 import { buildStoreSchema } from './graphql/build-schema.js';
+import { checkColumnCodecs } from './graphql/column-codecs.js';
 import { documentGuard } from './graphql/document-guard.js';
 import { createGateway, type ReplicaRouting } from './graphql/gateway.js';
 import { graphiqlMiddleware } from './graphql/graphiql.js';
@@ -108,6 +109,7 @@ export async function createApp({
 }: AppOptions) {
   const schema = await buildStoreSchema();
   checkDeclaredReads(orm.getMetadata());
+  checkColumnCodecs(schema, orm.getMetadata());
   await learnCaseFolding(orm);
   const rest = deriveRestApi(schema, routes);
   checkRouteScopes(schema, routes);

@@ -1,5 +1,5 @@
-// Every column the schema shows has its SQL form in src/graphql/leaf-sql.ts, or the service does
-// not start (src/graphql/column-codecs.ts): a column of a type PostgreSQL's JSON writer does not
+// Every column the schema shows is read by its scalar's codec (src/schema/scalars/scalar-codecs.ts),
+// or the service does not start (src/graphql/column-codecs.ts): a column of a type PostgreSQL's JSON writer does not
 // know can no longer send its records' reads silently to execution.
 import type { EntityProperty } from '@mikro-orm/core';
 import { buildStoreSchema } from '../src/graphql/build-schema.js';
@@ -34,7 +34,7 @@ it('passes the store as it is (the service started)', async () => {
 
 it('refuses a column of a type it cannot write, naming the field and the type', async () => {
   expect(await checkWith('Customer', 'email', 'uuid')).toThrow(
-    /No SQL form .* Customer\.email \(column type uuid: String column\)/,
+    /No codec .* Customer\.email \(column type uuid: String column\)/,
   );
   expect(await checkWith('Order', 'total', 'bigint')).toThrow(/Order\.total \(column type bigint: Decimal column\)/);
   expect(await checkWith('Product', 'createdAt', 'date')).toThrow(/Product\.createdAt \(column type date/);

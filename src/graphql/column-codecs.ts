@@ -5,10 +5,9 @@ import { NotPlain } from './not-plain.js';
 
 /**
  * Every column the schema shows as a scalar field has a way to be written as JSON by PostgreSQL
- * (leaf-sql.ts: the SQL that writes the column's type as the field's serialiser does), or the
- * service does not start. A column of a type leaf-sql does not know (bigint, uuid, date, …) used
- * to send every read of its record silently to execution; now adding one means adding its SQL form
- * to leafSql, or it is named here.
+ * (its scalar's codec, src/schema/scalars/scalar-codecs.ts, through leaf-sql.ts), or the service
+ * does not start. A column of a type no codec reads (bigint, uuid, date, …) used to send every read
+ * of its record silently to execution; now adding one means adding it to its scalar's codec.
  */
 export function checkColumnCodecs(schema: GraphQLSchema, metadata: MetadataStorage): void {
   const missing: string[] = [];
@@ -36,7 +35,7 @@ export function checkColumnCodecs(schema: GraphQLSchema, metadata: MetadataStora
   if (missing.length) {
     const named = missing.join('; ');
     throw new Error(
-      `No SQL form in src/graphql/leaf-sql.ts for these columns, so PostgreSQL cannot write them: ${named}`,
+      `No codec in src/schema/scalars/scalar-codecs.ts reads these columns, so PostgreSQL cannot write them: ${named}`,
     );
   }
 }

@@ -10,6 +10,7 @@ import {
 } from 'graphql';
 import { isChoice, type Projection } from '../reads/projection.js';
 import { type Plan, quote, type RelationPlan } from '../reads/read-plan.js';
+import { INT_COLUMN, quotedJson, SCALAR_CODECS, TEXT_COLUMN } from '../schema/scalars/scalar-codecs.js';
 import { refuse } from './not-plain.js';
 import type { Shown } from './rendering.js';
 
@@ -19,10 +20,6 @@ import type { Shown } from './rendering.js';
  * declared value (src/reads/projection.ts), and each as its JSON text. Anything SQL cannot write
  * exactly as the executor would is refused (not-plain.ts).
  */
-
-const INT_COLUMN = /^(int|integer|int4|smallint|int2|serial)$/;
-const FLOAT_COLUMN = /^(double precision|double|float8|real|float4)$/;
-const TEXT_COLUMN = /^(text|varchar|character varying)(\(\d+\))?$/;
 
 /** A scalar or enum column as its GraphQL serialiser writes it, or a refusal. */
 export function leafSql(
@@ -52,32 +49,10 @@ export function leafSql(
     });
     return `(case ${column} ${cases.join(' ')} end)`;
   }
-  switch (type.name) {
-    case 'Int':
-      return INT_COLUMN.test(columnType) ? column : refuse('Int column');
-    case 'String':
-      return TEXT_COLUMN.test(columnType) ? column : refuse('String column');
-    case 'Float':
-      // Both roads print a double as the shortest text that reads back as it (float8out, JSON.stringify).
-      return FLOAT_COLUMN.test(columnType) ? column : refuse('Float column');
-    case 'Boolean':
-      return columnType === 'boolean' || columnType === 'bool' ? column : refuse('Boolean column');
-    case 'Decimal':
-      // Money travels as its exact text ("12.50"), as the row's JSON gives it to the serialiser.
-      return columnType.startsWith('numeric') ? `${column}::text` : refuse('Decimal column');
-    case 'Timestamp':
-      // Unix seconds, floored as the serialiser floors milliseconds; only zoned columns (a zoneless
-      // one would be read in the process's time zone).
-      return /timestamptz|with time zone/.test(columnType)
-        ? `floor(extract(epoch from ${column}))::bigint`
-        : refuse('Timestamp column');
-    case 'JSON':
-      // jsonb's text: the same value as JSON.stringify of the parsed column (key order included, as
-      // the driver parses that text), spaced and with numbers as written (1.50), and on one line.
-      return columnType === 'jsonb' ? column : refuse('JSON column');
-    default:
-      return refuse(`scalar ${type.name}`);
-  }
+  // Each scalar's column types and SQL are its codec's (src/schema/scalars/scalar-codecs.ts).
+  const codec = SCALAR_CODECS[type.name];
+  if (!codec) return refuse(`scalar ${type.name}`);
+  return codec.columns.test(columnType) ? codec.value(column) : refuse(`${type.name} column`);
 }
 
 /** A leaf as `shown` asks, from its SQL as GraphQL's serialiser writes it (`sql`) or its column. */
@@ -206,21 +181,10 @@ export function jsonValue(sql: string, type: GraphQLOutputType, shown: Shown | u
   if (isObjectType(named)) return `coalesce(${sql}, 'null')`;
   // A list of scalars (a text array column): PostgreSQL's own JSON of the array.
   if (isListType(getNullableType(type))) return `coalesce(to_json(${sql})::text, 'null')`;
-  // An enum's name in lower case: still a GraphQL name, nothing to escape.
-  if (shown === 'lowerCase') return `coalesce('"' || ${sql} || '"', 'null')`;
+  // An enum's name, also in lower case: a GraphQL name, nothing to escape.
+  if (shown === 'lowerCase' || (isEnumType(named) && !shown)) return quotedJson(sql);
   // Shown as a number (an enum's code, a Decimal as number or whole units, a Timestamp's 0).
   if (shown) return `coalesce((${sql})::text, 'null')`;
-  // An enum's names are GraphQL names and a Decimal's text is digits: nothing to escape.
-  if (isEnumType(named) || named.name === 'Decimal') return `coalesce('"' || ${sql} || '"', 'null')`;
-  switch (named.name) {
-    case 'Int':
-    case 'Boolean':
-    case 'Timestamp':
-    case 'JSON':
-      // Whole numbers, true/false and jsonb print as their JSON.
-      return `coalesce((${sql})::text, 'null')`;
-    default:
-      // Strings (escaped) and doubles (non-finite ones quoted) as PostgreSQL writes their JSON.
-      return `coalesce(to_json(${sql})::text, 'null')`;
-  }
+  const codec = SCALAR_CODECS[named.name];
+  return codec ? codec.json(sql) : refuse(`scalar ${named.name}`);
 }

@@ -1,4 +1,5 @@
 import type { EntityMetadata, EntityProperty } from '@mikro-orm/core';
+import { rowSql } from '../schema/scalars/scalar-codecs.js';
 import { quote } from './read-plan.js';
 
 /** `'key', expression` pairs of a JSON object built in SQL. */
@@ -17,10 +18,9 @@ export function jsonObject(pairs: JsonPairs): string {
   return `(${parts.join(' || ')})::json`;
 }
 
-/** A column as the entity holds it: money as its exact decimal text (JSON numbers would lose "12.50"). */
+/** A column as the entity holds it (its codec's `rowSql`: money as its exact decimal text). */
 function columnValue(prop: EntityProperty, alias: string): string {
-  const column = `${alias}.${quote(prop.fieldNames[0])}`;
-  return prop.columnTypes?.[0]?.startsWith('numeric') ? `${column}::text` : column;
+  return rowSql(prop.columnTypes?.[0], `${alias}.${quote(prop.fieldNames[0])}`);
 }
 
 /**

@@ -13,6 +13,7 @@ import { type Plan, quote, type RelationPlan } from '../reads/read-plan.js';
 import { INT_COLUMN, quotedJson, SCALAR_CODECS, TEXT_COLUMN } from '../schema/scalars/scalar-codecs.js';
 import { refuse } from './not-plain.js';
 import type { Shown } from './rendering.js';
+import { SHOWN_VIEWS } from './shown-views.js';
 
 /**
  * The leaves of a record PostgreSQL writes as JSON (answer-passthrough.ts): a column as GraphQL's
@@ -57,25 +58,7 @@ export function leafSql(
 
 /** A leaf as `shown` asks, from its SQL as GraphQL's serialiser writes it (`sql`) or its column. */
 export function shownSql(shown: Shown | undefined, type: GraphQLNamedType, sql: string, column: string): string {
-  switch (shown) {
-    case undefined:
-      return sql;
-    case 'code':
-      // The enum's values are its codes, and the column holds the values.
-      return isEnumType(type) && type.getValues().every(({ value }) => Number.isInteger(value))
-        ? column
-        : refuse('code of a non-integer enum');
-    case 'number':
-      // float8 prints the shortest text that reads back as the same double, as JSON.stringify does.
-      return type.name === 'Decimal' ? `${column}::float8` : refuse('number of a non-Decimal');
-    case 'wholeUnits':
-      // numeric's round() rounds half away from zero, as src/rest's roundedUnits does.
-      return type.name === 'Decimal' ? `round(${column})::bigint` : refuse('units of a non-Decimal');
-    case 'zeroForNull':
-      return `coalesce(${sql}, 0)`;
-    case 'lowerCase':
-      return isEnumType(type) ? `lower(${sql})` : refuse('lower case of a non-enum');
-  }
+  return shown === undefined ? sql : SHOWN_VIEWS[shown].sql(type, sql, column);
 }
 
 const TEXT_PART = /^(int|integer|int4|smallint|int2|bigint|int8|serial|text|varchar|character varying)(\(\d+\))?$/;

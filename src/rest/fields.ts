@@ -27,8 +27,8 @@ export interface FieldSpec {
    */
   either?: readonly [string, string];
   /**
-   * What `out` does, named, where PostgreSQL can do the same (src/graphql/answer-passthrough.ts
-   * renders such keys in SQL; a key with an `out` it does not name is always reshaped here).
+   * A view of the value other than GraphQL's (src/graphql/shown-views.ts): the key's conversion of an
+   * executed answer and the SQL of PostgreSQL's are both the view's, so they cannot disagree.
    */
   shown?: Shown;
   /** In a request body: converts the REST value (after its schema passed) into the GraphQL input value. */
@@ -109,14 +109,12 @@ export const field = Object.assign((options: Options = {}): FieldSpec => ({ ...o
   oneOrMany: (sub: FieldMap, options: Options = {}): FieldSpec => ({ sub, oneOrMany: true, ...options }),
   /** A GraphQL Decimal shown as a JSON number (product prices, per the spec's samples). */
   decimalNumber: (options: Options = {}): FieldSpec => ({
-    out: (v: string | null) => (v == null ? null : Number(v)),
     shown: 'number',
     schema: (graphql) => retyped(graphql, 'number'),
     ...options,
   }),
   /** Unix seconds, 0 for "never" (the spec's products and customers). */
   timestampOrZero: (options: Options = {}): FieldSpec => ({
-    out: (v: number | null) => v ?? 0,
     shown: 'zeroForNull',
     schema: (graphql) => ({ ...withoutNull(graphql), description: 'Unix seconds; 0 when never updated' }),
     ...options,

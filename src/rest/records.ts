@@ -9,6 +9,7 @@ import {
   isNonNullType,
   isObjectType,
 } from 'graphql';
+import { SHOWN_VIEWS } from '../graphql/shown-views.js';
 import { deprecationProblem } from './deprecation.js';
 import { type DerivedMap, type DerivedSpec, type FieldMap, type FieldSpec, gqlNameOf, INLINE } from './fields.js';
 import type { JsonSchema } from './json-schema.js';
@@ -105,9 +106,12 @@ function deriveKey(key: string, spec: FieldSpec, type: GraphQLObjectType, where:
   // A fixed schema (open content such as a JSON scalar) is REST's own: nothing to derive.
   if (typeof spec.schema === 'object') return { ...own, schema: described(spec.schema) };
   const value = recordValueOf(field.type, spec, at);
-  if (spec.out && takesNull(value.schema)) {
+  // A named view converts as its SQL does (src/graphql/shown-views.ts); `code` is the enum's own.
+  const view = spec.shown && spec.shown !== 'code' ? SHOWN_VIEWS[spec.shown].value : undefined;
+  const out = spec.out ?? view;
+  if (out && takesNull(value.schema)) {
     try {
-      spec.out(null);
+      out(null);
     } catch {
       throw new Error(`${at}: ${type.name}.${field.name} may be null, which its REST conversion cannot take`);
     }
@@ -117,8 +121,8 @@ function deriveKey(key: string, spec: FieldSpec, type: GraphQLObjectType, where:
     ...own,
     schema: described(schema),
     ...(value.sub ? { sub: value.sub } : {}),
-    // The only conversion derived here: an enum's name to its integer code.
-    ...(spec.out || !value.out ? {} : { out: value.out, shown: 'code' as const }),
+    // A view's conversion, or the one derived from the type: an enum's name to its integer code.
+    ...(out ? { out } : value.out ? { out: value.out, shown: 'code' as const } : {}),
   };
 }
 

@@ -3,7 +3,6 @@ import type { JsonSchema } from '../json-schema.js';
 import type { RestResource } from '../resource.js';
 
 /** REST shows a status as its lower-case name (`running`), as docs/decisions.md#bulk-writes writes it. */
-const lowerCase = (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value);
 
 /**
  * Bulk operations (docs/decisions.md#bulk-writes): `GET /bulk-operations`, `/bulk-operations/{id}`,
@@ -15,7 +14,6 @@ export const bulkOperationResource: RestResource = {
   fields: {
     id: field(),
     status: field({
-      out: lowerCase,
       shown: 'lowerCase',
       schema: (graphql: JsonSchema) => ({
         type: 'string',

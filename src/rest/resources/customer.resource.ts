@@ -4,14 +4,6 @@ import { retyped } from '../type-schemas.js';
 import { addressBlockFields, billingBlockFields } from './address.fields.js';
 import { metafieldsBodyField, metafieldsField } from './metafield.fields.js';
 
-/** Whole units, rounded half up, from a decimal string: no float touches the amount. */
-export function roundedUnits(decimal: string): number {
-  const negative = decimal.startsWith('-');
-  const [whole, fraction = '0'] = decimal.replace('-', '').split('.');
-  const units = Number(whole) + (Number(fraction.padEnd(2, '0').slice(0, 1)) >= 5 ? 1 : 0);
-  return negative ? -units : units;
-}
-
 /** The spec's Customer; `orders`, `statistics` and `tags` are derived from the customer's orders. */
 export const customerResource: RestResource = {
   name: 'Customer',
@@ -38,7 +30,6 @@ export const customerResource: RestResource = {
       last_purchase: field(),
       order_count: field(),
       lifetime_spent: field({
-        out: roundedUnits,
         shown: 'wholeUnits',
         schema: (graphql) => retyped(graphql, 'integer'),
         description: 'whole units, rounded',

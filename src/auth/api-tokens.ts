@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import { setBounded } from '../bounded-map.js';
 import { SQL_NOW } from '../clock.js';
@@ -16,8 +16,9 @@ export interface Principal {
 
 const PREFIX = 'sk_';
 
+/** A secret's SHA-256 in hex: what is stored and looked up. Every request hashes its token, so the one-shot form. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 function newSecret(): string {

@@ -12,8 +12,8 @@ import { withAnswerText } from './answer-passthrough.js';
  * runs once.
  *
  * In place of `@as-integrations/koa`, which does the same with two differences that matter here:
- * it parsed every request's URL with Node's legacy `url.parse` (a sixth of the integration's CPU
- * per small read, bench/analysis.md "One pipeline"), and it could only hand Koa a finished string,
+ * it parsed every request's URL with Node's legacy `url.parse`, a measurable part of a small read's
+ * CPU (bench/analysis.md "One pipeline" has the figures), and it could only hand Koa a finished string,
  * so the page PostgreSQL wrote (answer-passthrough.ts) was spliced in by a second pass over that
  * string afterwards. Here the splice happens where the body is written.
  */

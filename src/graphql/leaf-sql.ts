@@ -164,10 +164,9 @@ export function jsonValue(sql: string, type: GraphQLOutputType, shown: Shown | u
   if (isObjectType(named)) return `coalesce(${sql}, 'null')`;
   // A list of scalars (a text array column): PostgreSQL's own JSON of the array.
   if (isListType(getNullableType(type))) return `coalesce(to_json(${sql})::text, 'null')`;
-  // An enum's name, also in lower case: a GraphQL name, nothing to escape.
-  if (shown === 'lowerCase' || (isEnumType(named) && !shown)) return quotedJson(sql);
-  // Shown as a number (an enum's code, a Decimal as number or whole units, a Timestamp's 0).
-  if (shown) return `coalesce((${sql})::text, 'null')`;
+  if (shown) return SHOWN_VIEWS[shown].json(sql);
+  // An enum's name: a GraphQL name, nothing to escape.
+  if (isEnumType(named)) return quotedJson(sql);
   const codec = SCALAR_CODECS[named.name];
   return codec ? codec.json(sql) : refuse(`scalar ${named.name}`);
 }

@@ -107,7 +107,7 @@ function deriveKey(key: string, spec: FieldSpec, type: GraphQLObjectType, where:
   if (typeof spec.schema === 'object') return { ...own, schema: described(spec.schema) };
   const value = recordValueOf(field.type, spec, at);
   // A named view converts as its SQL does (src/graphql/shown-views.ts); `code` is the enum's own.
-  const view = spec.shown && spec.shown !== 'code' ? SHOWN_VIEWS[spec.shown].value : undefined;
+  const view = spec.shown ? SHOWN_VIEWS[spec.shown].value : undefined;
   const out = spec.out ?? view;
   if (out && takesNull(value.schema)) {
     try {

@@ -19,7 +19,7 @@ export interface ScalarCodec {
 }
 
 /** The value's own text is its JSON: whole numbers, true/false, jsonb. */
-const asText = (sql: string) => `coalesce((${sql})::text, 'null')`;
+export const asText = (sql: string) => `coalesce((${sql})::text, 'null')`;
 /** PostgreSQL's JSON of the value: strings escaped, doubles (non-finite ones quoted). */
 const asJson = (sql: string) => `coalesce(to_json(${sql})::text, 'null')`;
 /** The value's text in quotes, for texts that need no escaping (digits, GraphQL names). */

@@ -177,9 +177,8 @@ export async function createApp({
     );
   }
   app.use(problemMiddleware);
-  app.use(admission(admissionLimits(admissionGiven)));
-  // Bulk work waits while these run (src/bulk/interactive-gate.ts).
-  app.use(bulk.gate.middleware);
+  // Bulk work waits while admitted requests run (src/bulk/interactive-gate.ts).
+  app.use(admission(admissionLimits(admissionGiven), bulk.gate));
   app.use(
     operationsMiddleware(
       orm,

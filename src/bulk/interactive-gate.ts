@@ -1,8 +1,7 @@
-import type { Context, Next } from 'koa';
-
 /**
- * How bulk work yields to interactive requests (docs/decisions.md#bulk-writes): this process counts
- * the API requests it is working on, and a runner about to start its next transaction of lines
+ * How bulk work yields to interactive requests (docs/decisions.md#bulk-writes): this process's API
+ * requests in flight, as admission control admits and lets them go (src/http/admission.ts calls
+ * `enter` and `leave`), and a runner about to start its next transaction of lines
  * waits while there are any, up to `maxWaitMs` (so a steady stream of requests slows bulk work
  * down without stopping it). One transaction of lines at a time is what a request can find in
  * its way.
@@ -11,16 +10,15 @@ export class InteractiveGate {
   private inFlight = 0;
   private waiting: (() => void)[] = [];
 
-  /** Koa middleware counting `/api/` and `/graphql` requests while they run. */
-  readonly middleware = async (ctx: Context, next: Next) => {
-    if (!ctx.path.startsWith('/api/') && ctx.path !== '/graphql') return next();
+  /** An API request admitted. */
+  enter(): void {
     this.inFlight++;
-    try {
-      await next();
-    } finally {
-      if (--this.inFlight === 0) this.wake();
-    }
-  };
+  }
+
+  /** An API request done. */
+  leave(): void {
+    if (--this.inFlight === 0) this.wake();
+  }
 
   private wake() {
     const waiting = this.waiting;

@@ -89,7 +89,13 @@ function tokenOf(ctx: Context): string {
  * answered 503 with the distinct type `overloaded` (GraphQL: OVERLOADED) and `Retry-After: 1`;
  * nothing of it ran.
  */
-export function admission(limits: AdmissionLimits) {
+/** Told of each request admitted and each done: bulk work yields while any runs (src/bulk/interactive-gate.ts). */
+export interface AdmissionWatcher {
+  enter(): void;
+  leave(): void;
+}
+
+export function admission(limits: AdmissionLimits, watcher?: AdmissionWatcher) {
   let inFlight = 0;
   const perToken = new Map<string, number>();
   const waiting: { token: string; admit: () => void }[] = [];
@@ -98,9 +104,11 @@ export function admission(limits: AdmissionLimits) {
     inFlight++;
     perToken.set(token, (perToken.get(token) ?? 0) + 1);
     inFlightGauge.set(inFlight);
+    watcher?.enter();
   };
   const leave = (token: string) => {
     inFlight--;
+    watcher?.leave();
     const left = (perToken.get(token) ?? 1) - 1;
     if (left) perToken.set(token, left);
     else perToken.delete(token);

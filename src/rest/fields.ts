@@ -6,6 +6,7 @@
  * types at start-up and completes every map (`DerivedMap`), from which come the selection set, the
  * response shape, the body validator and the OpenAPI document.
  */
+import { setBounded } from '../bounded-map.js';
 import type { Shown } from '../graphql/rendering.js';
 import type { Deprecation } from './deprecation.js';
 import type { JsonSchema } from './json-schema.js';
@@ -131,8 +132,25 @@ function showingEither([first, second]: readonly [string, string]): (value: unkn
   return (value) => (Array.isArray(value) ? value.map(one) : one(value as Record<string, unknown> | null));
 }
 
-/** The GraphQL selection set for the given REST keys (in declaration order). */
+/**
+ * The GraphQL selection set for the given REST keys (in declaration order). Every REST read and write
+ * asks for one, of the same few maps and key sets: each is written once per map (a bounded number
+ * of key sets, which `fields` lets a client vary).
+ */
 export function selectionOf(map: FieldMap, keys: readonly string[] = Object.keys(map)): string {
+  let byKeys = selections.get(map);
+  if (!byKeys) selections.set(map, (byKeys = new Map()));
+  const id = keys.join(',');
+  let selection = byKeys.get(id);
+  if (selection === undefined) setBounded(byKeys, id, (selection = writeSelection(map, keys)), KEY_SETS_PER_MAP);
+  return selection;
+}
+
+const selections = new WeakMap<FieldMap, Map<string, string>>();
+/** Key sets kept per map: `fields` makes any subset of a record's keys, so the caches are bounded. */
+export const KEY_SETS_PER_MAP = 200;
+
+function writeSelection(map: FieldMap, keys: readonly string[]): string {
   return keys
     .map((key) => {
       const spec = map[key];

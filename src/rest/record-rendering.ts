@@ -1,5 +1,6 @@
+import { setBounded } from '../bounded-map.js';
 import type { RenderedKey, Rendering } from '../graphql/rendering.js';
-import { type FieldMap, gqlNameOf, INLINE } from './fields.js';
+import { type FieldMap, gqlNameOf, INLINE, KEY_SETS_PER_MAP } from './fields.js';
 
 /**
  * A REST record's shape as data for PostgreSQL to write (src/graphql/answer-passthrough.ts): each
@@ -14,11 +15,11 @@ export function renderingOf(map: FieldMap, keys: readonly string[] = Object.keys
   if (!byKeys) renderings.set(map, (byKeys = new Map()));
   const id = keys.join(',');
   let rendering = byKeys.get(id);
-  if (rendering === undefined) byKeys.set(id, (rendering = derive(map, keys)));
+  if (rendering === undefined) setBounded(byKeys, id, (rendering = derive(map, keys)), KEY_SETS_PER_MAP);
   return rendering;
 }
 
-// Per map and keys: a list or an export renders the same few shapes over and over.
+// Per map and keys (bounded: `fields` varies them): a list or an export renders the same few shapes over and over.
 const renderings = new WeakMap<FieldMap, Map<string, Rendering>>();
 
 function derive(map: FieldMap, keys: readonly string[], path = ''): Rendering {

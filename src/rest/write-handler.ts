@@ -1,5 +1,4 @@
 import type { Context } from 'koa';
-import { setBounded } from '../bounded-map.js';
 import type { OperationResult, Session } from '../graphql/gateway.js';
 import { checkBody, restFieldPath, toInput } from './body.js';
 import { etagOf, expectedVersionOf } from './etags.js';
@@ -7,7 +6,7 @@ import { type CommitAnswer, idempotent } from './idempotency.js';
 import { dataOf, resultOf } from './operation-result.js';
 import { mutationDocument, reshapeRecord, reshapeRecords } from './operations.js';
 import { Problem } from './problem.js';
-import { parseReadParams, type ReadParams } from './query-params.js';
+import { parseReadParams } from './query-params.js';
 import { pathVariables, requestBody } from './request-input.js';
 import { requireScope, sessionOf } from './request-session.js';
 import type { DerivedRoute } from './rest-api.js';
@@ -100,7 +99,12 @@ export async function write(
   };
   let answered: OperationResult | undefined;
   const result = await session.run({
-    document: writeDocument(route, params),
+    document: mutationDocument(route.resource, route.operation, params, {
+      intArgs: Object.values(route.pathArgs),
+      input: route.input,
+      ifMatch: route.ifMatch,
+      bodyArgs: route.bodyArgTypes,
+    }),
     variables,
     // Every variable was checked here: the body by `requestBody` and `checkBody`, the ids by `idParam`.
     inputChecked: true,
@@ -119,27 +123,4 @@ export async function write(
   });
   // Answered inside the transaction unless it failed (then `result` is the failure).
   if (result !== answered) respond(result);
-}
-
-// A route's mutation document by the keys and relations asked for: the same few texts over and over,
-// each written once (the gateway then finds it prepared by its text).
-type Written = WriteRoute & Pick<DerivedRoute, 'bodyArgTypes' | 'answersList'>;
-const writeDocuments = new WeakMap<Written, Map<string, string>>();
-const WRITE_DOCUMENTS_PER_ROUTE = 200;
-
-function writeDocument(route: Written, params: ReadParams): string {
-  let documents = writeDocuments.get(route);
-  if (!documents) writeDocuments.set(route, (documents = new Map()));
-  const key = `${params.keys.join(',')}|${params.expand.join(',')}`;
-  let document = documents.get(key);
-  if (document === undefined) {
-    document = mutationDocument(route.resource, route.operation, params, {
-      intArgs: Object.values(route.pathArgs),
-      input: route.input,
-      ifMatch: route.ifMatch,
-      bodyArgs: route.bodyArgTypes,
-    });
-    setBounded(documents, key, document, WRITE_DOCUMENTS_PER_ROUTE);
-  }
-  return document;
 }

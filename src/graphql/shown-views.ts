@@ -23,7 +23,7 @@ interface ShownView {
 }
 
 /** Whole units, rounded half away from zero, from a decimal's text: no float touches the amount. */
-export function roundedUnits(decimal: string): number {
+function roundedUnits(decimal: string): number {
   const negative = decimal.startsWith('-');
   const [whole, fraction = '0'] = decimal.replace('-', '').split('.');
   const units = Number(whole) + (Number(fraction.padEnd(2, '0').slice(0, 1)) >= 5 ? 1 : 0);

@@ -80,13 +80,16 @@ beforeAll(async () => {
   await until(async () => (await readyReplica(a)) === 'streaming' && (await readyReplica(b)) === 'streaming', 20_000);
 }, 120_000);
 
+// The stops are bounded each: the services drain within their grace (10 s), the replica's fast
+// shutdown, and then an immediate one, within 30 s each (src/db/streaming-replica.ts). The hook's
+// budget holds all of them on a loaded CI machine, where a shutdown restartpoint is slow.
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
   await sql?.end();
   await replica?.destroy();
   await primary?.stop();
   await rm(dir, { recursive: true, force: true });
-}, 60_000);
+}, 120_000);
 
 const titleOf = async (server: ServerProcess, token: string, id: number) =>
   (await call(server, token, `/api/v1/products/${id}?fields=id,title`)).body.title as string;

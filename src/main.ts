@@ -10,6 +10,38 @@ import { setAnswerMaxBytes } from './reads/answer-bytes.js';
 import { startService } from './server.js';
 import { startBanner } from './start-banner.js';
 
+// One shutdown, however many signals, whenever they come. The handlers are in place before
+// anything starts: a signal during the start (a Ctrl-C while migrations run) stops the service
+// once it is up instead of killing it at once and orphaning the embedded PostgreSQL; a handler
+// removed after the first signal (`once`) would leave a second SIGINT (a second Ctrl-C, a
+// supervisor's repeat) to Node's default. The drain is bounded by SHUTDOWN_GRACE_MS anyway.
+let service: { stop(): Promise<void> } | undefined;
+let stopping: string | undefined;
+const stop = () =>
+  service?.stop().then(
+    () => flushTracing().then(() => process.exit(0)),
+    (error) => {
+      logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    },
+  );
+const shutdown = (signal: string) => {
+  if (stopping) {
+    // Still starting (a start that waits, e.g. for a database that is down): a second signal is
+    // the user insisting, and nothing has been served yet that a drain would finish.
+    if (!service) process.exit(130);
+    logger.info({ signal }, 'already shutting down');
+    return;
+  }
+  stopping = signal;
+  logger.info({ signal }, 'shutting down');
+  void stop();
+};
+process.on('SIGTERM', () => shutdown('SIGTERM'));
+process.on('SIGINT', () => shutdown('SIGINT'));
+// A worker whose primary is gone (killed) has nobody to hand it connections: it drains and exits.
+if (cluster.isWorker) process.once('disconnect', () => shutdown('disconnect'));
+
 try {
   const config = loadConfig();
   await ensurePortFree(config); // a busy PORT is refused before anything is created
@@ -17,35 +49,13 @@ try {
   setAnswerMaxBytes(config.ANSWER_MAX_BYTES);
   // WEB_CONCURRENCY > 1: this process supervises workers (cluster.ts), each of which runs this file again.
   const supervising = config.WEB_CONCURRENCY > 1 && cluster.isPrimary;
-  const service = supervising ? await startCluster(config) : await startService(config);
-  if (!cluster.isWorker) {
-    const base = config.PUBLIC_URL?.replace(/\/$/, '') ?? service.url;
-    process.stdout.write(startBanner(service, base));
+  const started = supervising ? await startCluster(config) : await startService(config);
+  service = started;
+  if (stopping) await stop();
+  else if (!cluster.isWorker) {
+    const base = config.PUBLIC_URL?.replace(/\/$/, '') ?? started.url;
+    process.stdout.write(startBanner(started, base));
   }
-
-  // One shutdown, however many signals: a handler removed after the first (`once`) would leave a
-  // second SIGINT (a second Ctrl-C, a supervisor's repeat) to Node's default, which kills the
-  // process with 130 in the middle of the drain. The drain is bounded by SHUTDOWN_GRACE_MS anyway.
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) {
-      logger.info({ signal }, 'already shutting down');
-      return;
-    }
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    service.stop().then(
-      () => flushTracing().then(() => process.exit(0)),
-      (error) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  // A worker whose primary is gone (killed) has nobody to hand it connections: it drains and exits.
-  if (cluster.isWorker) process.once('disconnect', () => shutdown('disconnect'));
 } catch (error) {
   if (error instanceof ConfigError || error instanceof DatabaseInUseError) {
     process.stderr.write(`${error.message}\n`);

@@ -179,7 +179,9 @@ describe('in a terminal', () => {
       ]);
 
       service.child.stdin?.write('\u0003');
-      expect(await service.exited).toBe(0);
+      // With the log's last lines, so that a failure says where the stop went.
+      const code = await service.exited;
+      expect({ code, log: log().slice(-12) }).toEqual({ code: 0, log: expect.any(Array) });
       const stop = log().slice(log().findIndex((l) => l.includes('^C')));
       expect(stop.join('\n')).toMatch(/INFO: shutting down \{"signal":"SIGINT"\}/);
       expect(stop.join('\n')).not.toMatch(/WARN|ERROR|FATAL|57P01|reconnecting/);

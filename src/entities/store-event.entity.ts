@@ -1,6 +1,6 @@
 import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Field, Int, ObjectType } from 'type-graphql';
+import { Extensions, Field, Int, ObjectType } from 'type-graphql';
 import { now } from '../clock.js';
 import { listFields } from '../schema/list-fields.js';
 import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
@@ -13,6 +13,8 @@ import { TimestampScalar } from '../schema/scalars/timestamp.scalar.js';
  * it speaks of (a deleted product, fulfilment or token keeps its events).
  */
 @ObjectType('Event', { description: 'A change to the store: what changed, when, and through which token' })
+// The GraphQL type's entity, for the reads PostgreSQL writes (src/graphql/entity-name.ts).
+@Extensions({ entity: 'StoreEvent' })
 @Entity({ tableName: 'event' })
 // Partial, as its migration wrote it: only order events are read by order.
 @Index({

@@ -16,6 +16,7 @@ import { type Plan, projectionOf, quote, type RelationPlan } from '../reads/read
 import type { JsonPairs } from '../reads/row-json.js';
 import { fieldScopes } from '../schema/field-scopes.js';
 import { renamedProperty } from './build-schema.js';
+import { entityNameOf } from './entity-name.js';
 import {
   constantSql,
   joinedRows,
@@ -96,7 +97,7 @@ export function renderedObjectSql(
     if (!isObjectType(named) || !isListType(nullable) || relation?.kind !== 'many') {
       return refuse('not a list relation');
     }
-    if (relation.plan.meta.className !== named.name || isListType(getNullableType(nullable.ofType))) {
+    if (relation.plan.meta.className !== entityNameOf(named) || isListType(getNullableType(nullable.ofType))) {
       refuse('relation type');
     }
     const child = `t${depth}`;
@@ -189,7 +190,7 @@ function projectedSql(
   if ('one' in projection) {
     // The related row as an object of the selection's keys; no row is null, as the subquery gives.
     const relation = plan.relations.get(projection.one);
-    if (list || relation?.kind !== 'one' || relation.plan.meta.className !== named.name) return refuse('one');
+    if (list || relation?.kind !== 'one' || relation.plan.meta.className !== entityNameOf(named)) return refuse('one');
     const child = `t${depth}`;
     const object = renderedObjectSql(schema, named, relation.plan, sub ?? [], child, depth + 1);
     return `(select ${object} from ${relation.from(child, alias)})`;
@@ -209,13 +210,26 @@ function projectedSql(
     });
     return jsonTextObject(pairs);
   };
-  if (!('each' in projection))
-    return list ? refuse('list') : joinedObject(plan, fields, sub ?? [], alias, depth, objectOf);
+  if (!('each' in projection)) {
+    if (list) return refuse('list');
+    const object = joinedObject(plan, fields, sub ?? [], alias, depth, objectOf);
+    return projection.when === undefined
+      ? object
+      : `(case when ${columnOf(plan, projection.when, alias)} is not null then ${object} end)`;
+  }
   const relation = plan.relations.get(projection.each);
   if (!list || isListType(getNullableType(nullable.ofType)) || relation?.kind !== 'many') return refuse('each');
   const child = `t${depth}`;
   const object = objectOf(sub ?? [], relation.plan, child, depth + 1);
   return jsonArray(object, relation.orderBy(child), relation.from(child, alias));
+}
+
+/** A column of the row `alias` as SQL (a projection's `when`); anything else is refused. */
+function columnOf(plan: Plan, property: string, alias: string): string {
+  const prop = plan.meta.properties[property as never] as EntityProperty | undefined;
+  return prop?.kind === 'scalar' && prop.fieldNames?.length === 1
+    ? `${alias}.${quote(prop.fieldNames[0])}`
+    : refuse('when');
 }
 
 /** The GraphQL fields a rendering asks for, its groupings' included. */

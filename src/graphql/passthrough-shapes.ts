@@ -15,6 +15,7 @@ import {
 import { planFor } from '../reads/read-plan.js';
 import { type SelectionTree, selectionOf } from '../reads/selection.js';
 import { fieldScopes } from '../schema/field-scopes.js';
+import { entityNameOf } from './entity-name.js';
 import { NotPlain, refuse } from './not-plain.js';
 import { renderedObjectSql } from './object-sql.js';
 import type { Rendering } from './rendering.js';
@@ -89,12 +90,13 @@ function passthroughShapeOf(
   if (!field?.resolve || !isObjectType(rootType)) return refuse('not an object');
   const key = node.alias?.value ?? node.name.value;
   const selection = selectionOf({ fieldNodes: [node], fragments: {}, variableValues: {} });
-  if (metadata.getByClassName(rootType.name, false)) {
+  const recordType = entityNameOf(rootType);
+  if (metadata.getByClassName(recordType, false)) {
     // A single record (`order(id:)`): its own object, as a page's item is (for /graphql only).
     if (rendering) refuse('a record for an edge');
-    const plan = planFor(metadata, rootType.name, selection);
+    const plan = planFor(metadata, recordType, selection);
     const itemSql = renderedObjectSql(schema, rootType, plan, selectionRendering(node.selectionSet), 'r0', 1);
-    return { operation, node, field, key, pageKeys: null, type: rootType.name, selection, itemSql };
+    return { operation, node, field, key, pageKeys: null, type: recordType, selection, itemSql };
   }
   const pageType = rootType;
   const pageKeys: [string, string][] = [];
@@ -109,8 +111,9 @@ function passthroughShapeOf(
     pageKeys.push([child.alias?.value ?? name, name]);
   }
   const itemType = items && getNamedType(pageType.getFields().items.type);
-  if (!items || !isObjectType(itemType) || !metadata.getByClassName(itemType.name, false)) return refuse('no items');
-  const type = itemType.name;
+  if (!items || !isObjectType(itemType)) return refuse('no items');
+  const type = entityNameOf(itemType);
+  if (!metadata.getByClassName(type, false)) return refuse('no items');
   const plan = planFor(metadata, type, selection.get('items')!);
   const keys = rendering ?? selectionRendering(items.selectionSet);
   const itemSql = renderedObjectSql(schema, itemType, plan, keys, 'r0', 1);

@@ -13,7 +13,8 @@ import type { ReadPath } from './field-reads.js';
  *   PostgreSQL's `concat` does; parts are numbers and texts);
  * - a list of them: the first that is not null (`['customer.email', 'email']`);
  * - `{ each, fields }`: a list relation of the row, each related row projected by `fields`;
- * - `{ fields }`: an object, each sub-field projected by its own projection;
+ * - `{ fields }`: an object, each sub-field projected by its own projection; with `when` (a
+ *   column of the row), null where that column is null (`EventActor`: no token, no actor);
  * - `{ one }`: a single relation of the row, its row as the field's selection asks (null when
  *   there is no related row).
  */
@@ -23,7 +24,7 @@ export type Projection =
   | { readonly concat: readonly Projection[] }
   | readonly Projection[]
   | { readonly each: string; readonly fields: Readonly<Record<string, Projection>> }
-  | { readonly fields: Readonly<Record<string, Projection>> }
+  | { readonly fields: Readonly<Record<string, Projection>>; readonly when?: string }
   | { readonly one: string };
 
 // Array.isArray does not narrow a readonly array type.
@@ -61,6 +62,7 @@ function projected(row: Row, projection: Projection): unknown {
     const rows = (row[projection.each] as readonly Row[] | undefined) ?? [];
     return rows.map((each) => projectFields(each, projection.fields));
   }
+  if ('when' in projection && projection.when !== undefined && (row[projection.when] ?? null) === null) return null;
   return projectFields(row, projection.fields);
 }
 
@@ -78,5 +80,6 @@ export function pathsOf(projection: Projection): ReadPath[] {
   if ('concat' in projection) return projection.concat.flatMap(pathsOf);
   if ('one' in projection) return [projection.one];
   const inner = Object.values(projection.fields).flatMap(pathsOf);
-  return 'each' in projection ? inner.map((path) => `${projection.each}.${path}`) : inner;
+  if ('each' in projection) return inner.map((path) => `${projection.each}.${path}`);
+  return projection.when === undefined ? inner : [projection.when, ...inner];
 }

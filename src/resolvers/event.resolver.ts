@@ -19,7 +19,8 @@ import { NotFoundError } from '../domain/errors.js';
 import { eventDataShownTo } from '../domain/event-visibility.js';
 import { Order } from '../entities/order.entity.js';
 import { eventList, StoreEvent } from '../entities/store-event.entity.js';
-import { Computed, Reads } from '../reads/field-reads.js';
+import { Computed, Projects, Reads } from '../reads/field-reads.js';
+import { type Projection, projectRow } from '../reads/projection.js';
 import { readPage } from '../reads/read-query.js';
 import type { ReadRow } from '../reads/read-row.js';
 import { selectionOf } from '../reads/selection.js';
@@ -40,9 +41,10 @@ export class EventActor {
 }
 
 /** Who made a change, from the actor columns an event or a stock movement keeps; null for the service. */
-export function actorOf(row: { actorTokenId: number | null; actorName: string | null }): EventActor | null {
-  return row.actorTokenId == null ? null : { tokenId: row.actorTokenId, name: row.actorName ?? '' };
-}
+export const ACTOR = {
+  fields: { tokenId: 'actorTokenId', name: ['actorName', { constant: '' }] },
+  when: 'actorTokenId',
+} satisfies Projection;
 
 @ArgsType()
 export class OrderEventListArgs extends PageArgs {
@@ -85,13 +87,13 @@ export class EventFieldsResolver {
     return eventDataShownTo(event, principal.scopes);
   }
 
-  @Reads('actorTokenId', 'actorName')
+  @Projects(ACTOR)
   @FieldResolver(() => EventActor, {
     nullable: true,
     description: 'The token that made the change; null for the service itself',
   })
   actor(@Root() event: ReadRow<StoreEvent>): EventActor | null {
-    return actorOf(event);
+    return projectRow(event, ACTOR);
   }
 }
 

@@ -3,9 +3,11 @@
 // an OTLP/HTTP receiver in this test. Each request carries a `traceparent` of the test's, so its
 // trace is found by id; the tree is checked span by span: the HTTP server span, the REST route
 // (instrumentation-koa), the GraphQL operation with its cost (made by hand), the SQL statements
-// (instrumentation-pg, text with placeholders, no values), and a webhook delivery queued by a
-// write, whose POST carries the trace's `traceparent`. Without the variable nothing of
-// OpenTelemetry is loaded. (The lines of a bulk operation are not traced yet.)
+// (instrumentation-pg, text with placeholders, no values), a webhook delivery queued by a write,
+// whose POST carries the trace's `traceparent`, and the lines of a bulk operation (REST and
+// GraphQL form), run later by the runner, each a span of the trace of the request that made the
+// operation, over its SQL statements and the deliveries its write queued. Without the variable
+// nothing of OpenTelemetry is loaded.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -134,9 +136,8 @@ beforeAll(async () => {
     method: 'POST',
     headers: { ...auth, 'content-type': 'application/json' },
     body: JSON.stringify({
-      query:
-        'mutation ($u: String!) { createWebhookSubscription(url: $u, events: ["order.notes_changed"]) { secret } }',
-      variables: { u: `${hookBase}/hook` },
+      query: 'mutation ($u: String!, $e: [String!]!) { createWebhookSubscription(url: $u, events: $e) { secret } }',
+      variables: { u: `${hookBase}/hook`, e: ['order.notes_changed', 'bulk_operation.finished'] },
     }),
   });
   expect(((await subscribed.json()) as any).errors).toBeUndefined();
@@ -168,6 +169,44 @@ const one = (spans: Span[], name: string | RegExp) => {
 };
 /** The statement text of a pg span, whichever semantic-conventions version names it. */
 const statementOf = (span: Span) => String(span.attributes['db.query.text'] ?? span.attributes['db.statement'] ?? '');
+const ndjson = (lines: unknown[]) => `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`;
+const count = (spans: Span[], name: string) => spans.filter((s) => s.name === name).length;
+
+/**
+ * The spans of a bulk operation's trace once its two lines ran, it ended and the webhook deliveries
+ * of its lines' notes changes and of its `bulk_operation.finished` event were attempted; checks that
+ * each line is a span of the operation (in file order) under `parent`, the span of the request that
+ * made it, holding its SQL statements (the order's update among them) and its own delivery.
+ */
+async function bulkLinesUnder(traceId: string, parentName: string, id: number, form: 'rest' | 'graphql') {
+  const spans = await traceOf(
+    traceId,
+    (s) =>
+      count(s, 'bulk line') === 2 &&
+      count(s, 'webhook order.notes_changed') === 2 &&
+      count(s, 'webhook bulk_operation.finished') === 1,
+  );
+  const parent = one(spans, parentName);
+  const lines = childrenOf(spans, parent).filter((s) => s.name === 'bulk line');
+  expect(lines.map((s) => s.attributes)).toEqual(
+    [1, 2].map((line) => ({
+      'bulk.operation.id': id,
+      'bulk.line': line,
+      'bulk.form': form,
+      'bulk.line.failed': false,
+      ...(form === 'rest' ? { 'http.response.status_code': 200 } : {}),
+    })),
+  );
+  for (const line of lines) {
+    const statements = childrenOf(spans, line).filter((s) => s.kind === 3 && statementOf(s) !== '');
+    expect(statements.map(statementOf)).toContainEqual(expect.stringMatching(/^update "orders"/i));
+    one(childrenOf(spans, line), 'webhook order.notes_changed');
+  }
+  // The operation's end, and the delivery of the event it records, are in the trace too.
+  const end = one(childrenOf(spans, parent), 'bulk operation end');
+  expect(end.attributes).toMatchObject({ 'bulk.operation.id': id, 'bulk.operation.status': 'completed' });
+  one(childrenOf(spans, end), 'webhook bulk_operation.finished');
+}
 
 describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
   it('a REST read is one trace: HTTP server span → REST route → GraphQL operation → SQL statements', async () => {
@@ -245,18 +284,56 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     expect(headers.traceparent).toBe(`00-${traceId}-${post.spanId}-01`);
   });
 
+  it("a REST bulk operation's lines are spans of the trace of the request that made it", async () => {
+    const { traceId, traceparent } = newTrace();
+    const res = await fetch(`${url}/api/v1/bulk-operations`, {
+      method: 'POST',
+      headers: { ...auth, traceparent, 'content-type': 'application/x-ndjson' },
+      body: ndjson(['one', 'two'].map((n) => ({ method: 'PATCH', path: '/orders/1', body: { notes: `bulk ${n}` } }))),
+    });
+    expect(res.status).toBe(202);
+    const { id } = (await res.json()) as { id: number };
+    await bulkLinesUnder(traceId, 'router - /api/v1/bulk-operations', id, 'rest');
+  });
+
+  it("a GraphQL bulk operation's lines are spans of bulkOperationRunMutation's trace", async () => {
+    const uploaded = await fetch(`${url}/api/v1/bulk-operations/uploads`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/x-ndjson' },
+      body: ndjson(['three', 'four'].map((n) => ({ id: 1, notes: `bulk ${n}` }))),
+    });
+    expect(uploaded.status).toBe(201);
+    const { traceId, traceparent } = newTrace();
+    const res = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { ...auth, traceparent, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query:
+          'mutation RunNotes($m: String!, $u: Int!) { bulkOperationRunMutation(mutation: $m, uploadId: $u) { id } }',
+        variables: {
+          m: 'mutation ($id: Int!, $notes: String) { updateOrder(id: $id, input: { notes: $notes }) { id } }',
+          u: ((await uploaded.json()) as { id: number }).id,
+        },
+      }),
+    });
+    const body = (await res.json()) as any;
+    expect(body.errors).toBeUndefined();
+    await bulkLinesUnder(traceId, 'mutation RunNotes', body.data.bulkOperationRunMutation.id, 'graphql');
+  });
+
   it('probes and the workers’ polls start no traces; everything is exported as OTLP/HTTP JSON', async () => {
     await fetch(`${url}/healthz`);
     await fetch(`${url}/readyz`);
     await new Promise((resolve) => setTimeout(resolve, 1500)); // polls of the outbox and webhook workers
     const names = receiver.spans.map((s) => s.name);
     expect(names.filter((n) => /healthz|readyz/.test(n))).toEqual([]);
-    // Every trace is a request's (the subscription's in the set-up started its own, no traceparent
-    // given): each has its HTTP server span; no poll's statement started one without a request.
+    // Every trace is a request's (the subscription's in the set-up and the GraphQL upload started
+    // their own, no traceparent given): each has its HTTP server span; no poll's statement, bulk
+    // line or webhook delivery started one without a request.
     const traces = new Set(receiver.spans.map((s) => s.traceId));
     const withoutRequest = [...traces].filter((id) => !receiver.spans.some((s) => s.traceId === id && s.kind === 2));
     expect(withoutRequest).toEqual([]);
-    expect(traces.size).toBe(4);
+    expect(traces.size).toBe(7);
     expect(receiver.paths.every((p) => p === 'POST /v1/traces application/json')).toBe(true);
   });
 });

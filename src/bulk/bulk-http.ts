@@ -6,6 +6,7 @@ import type { Pool } from 'pg';
 import { SQL_NOW } from '../clock.js';
 import { BULK_SCOPES } from '../domain/bulk-operation.js';
 import type { Session } from '../graphql/gateway.js';
+import { activeTraceparent } from '../observability/tracing-state.js';
 import type { RestLines } from '../rest/bulk-lines.js';
 import { NDJSON } from '../rest/openapi-responses.js';
 import { getDocument, reshapeRecord } from '../rest/operations.js';
@@ -87,11 +88,13 @@ export function bulkRouter(options: BulkHttpOptions): Router {
       form: 'rest' as const,
       check: (v: unknown) => options.restLines.lineProblem(v),
     };
+    // Traced (only then): its lines are spans of this request's trace (docs/operations.md#traces).
+    const traceParent = activeTraceparent();
     const id = await storeUpload(await pool(), ctx.req, upload, options.limits, async (client, stored) => {
       const made = await client.query<{ id: number }>(
-        `insert into bulk_operation (token_id, upload_id, total_lines, created_at)
-          values ($1, $2, $3, ${SQL_NOW}) returning id`,
-        [session.tokenId, stored.id, stored.lines],
+        `insert into bulk_operation (token_id, upload_id, total_lines, trace_parent, created_at)
+          values ($1, $2, $3, $4, ${SQL_NOW}) returning id`,
+        [session.tokenId, stored.id, stored.lines, traceParent],
       );
       return made.rows[0].id;
     });

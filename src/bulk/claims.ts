@@ -18,6 +18,8 @@ export interface Held {
   mutation: string | null;
   totalLines: number;
   processedLines: number;
+  /** The `traceparent` of the request that made it, when traced: its lines are spans of that trace. */
+  traceParent: string | null;
 }
 
 /** The first of two advisory-lock keys: per-token claims (the second is the token's id). */
@@ -56,7 +58,7 @@ export async function claimOperation(
         `update bulk_operation set status = 'running', runner = ?, lease_until = now() + make_interval(secs => ?),
           started_at = coalesce(started_at, ${SQL_NOW})
         where id = ? returning id, token_id as "tokenId", upload_id as "uploadId", mutation,
-          total_lines as "totalLines", processed_lines as "processedLines"`,
+          total_lines as "totalLines", processed_lines as "processedLines", trace_parent as "traceParent"`,
         [runner, settings.leaseMs / 1000, candidate.id],
       );
       return held;

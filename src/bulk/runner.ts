@@ -9,6 +9,7 @@ import { inTransaction } from '../domain/transaction.js';
 import { BulkOperationStatus } from '../entities/bulk-operation.entity.js';
 import { logger } from '../logger.js';
 import { registry } from '../observability/metrics.js';
+import { inSpanOf } from '../observability/tracing-state.js';
 import { PeriodicTask } from '../periodic-task.js';
 import { claimOperation, type Held, tokenOf } from './claims.js';
 import {
@@ -159,8 +160,11 @@ export class BulkRunner {
         const [status, error] = revoked
           ? ([BulkOperationStatus.FAILED, 'the token that started it was revoked'] as const)
           : ([BulkOperationStatus.COMPLETED, null] as const);
-        await inTransaction(this.orm.em.fork(), (tx) =>
-          endBulkOperation(tx, principal, held.id, this.id, status, error),
+        // Traced: the end is a span of the operation's trace too, as are the deliveries of the
+        // `bulk_operation.finished` event it records (inTransaction keeps the trace for them).
+        const attributes = { 'bulk.operation.id': held.id, 'bulk.operation.status': status };
+        await inSpanOf(held.traceParent, 'bulk operation end', attributes, () =>
+          inTransaction(this.orm.em.fork(), (tx) => endBulkOperation(tx, principal, held.id, this.id, status, error)),
         );
         return;
       }
@@ -209,7 +213,7 @@ export class BulkRunner {
         if (row?.status !== 'running' || row.runner !== this.id || row.processed !== processed) return 'lost';
         const results = { lines: [] as number[], failed: [] as boolean[], answers: [] as string[] };
         for (const { line, input } of batch) {
-          const outcome = await this.runLine(tx, principal, lineRun, form, held.id, line, input);
+          const outcome = await this.runLine(tx, principal, lineRun, form, held, line, input);
           results.lines.push(line);
           results.failed.push(outcome.failed);
           results.answers.push(JSON.stringify({ line, ...outcome.result }));
@@ -249,31 +253,44 @@ export class BulkRunner {
    * throws (a bug) gets the 500 its single request would have had, its effects rolled back; the
    * database's trouble rolls the whole transaction back to be tried again (TRANSIENT_ATTEMPTS times,
    * then it is the line's result).
+   *
+   * Traced (only when the request that made the operation was): the line is a span of that
+   * request's trace, with its statements under it, and the webhook deliveries its write queues
+   * (inTransaction keeps the active trace for them). A line tried again is a span per try.
    */
   private async runLine(
     tx: EntityManager,
     principal: Principal,
     lineRun: LineRun,
     form: 'rest' | 'graphql',
-    operationId: number,
+    held: Held,
     line: number,
     input: unknown,
   ): Promise<LineOutcome> {
-    let outcome: LineOutcome;
-    try {
-      outcome = await tx.transactional((savepoint) => lineRun(this.parts.sessionAs(principal, savepoint), input), {
-        clear: true,
-      });
-    } catch (error) {
-      if (isDatabaseUnavailable(error)) throw error;
-      if (error instanceof TransientLineError) {
-        if (this.transientAgain(operationId, line) < TRANSIENT_ATTEMPTS) throw error;
-        outcome = error.outcome;
-      } else {
-        logger.error({ err: error, operationId, line }, 'a bulk line failed unexpectedly');
-        outcome = internalErrorOutcome(form);
+    const attributes = { 'bulk.operation.id': held.id, 'bulk.line': line, 'bulk.form': form };
+    const outcome = await inSpanOf(held.traceParent, 'bulk line', attributes, async (span): Promise<LineOutcome> => {
+      try {
+        const answered = await tx.transactional(
+          (savepoint) => lineRun(this.parts.sessionAs(principal, savepoint), input),
+          { clear: true },
+        );
+        const status = answered.result.status; // the REST form's
+        if (typeof status === 'number') span.setAttribute('http.response.status_code', status);
+        if (typeof status === 'number' && status >= 500) span.fail(`HTTP ${status}`);
+        span.setAttribute('bulk.line.failed', answered.failed);
+        return answered;
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) throw error;
+        if (error instanceof TransientLineError) {
+          if (this.transientAgain(held.id, line) < TRANSIENT_ATTEMPTS) throw error;
+          span.fail(error.message);
+          return error.outcome;
+        }
+        logger.error({ err: error, operationId: held.id, line }, 'a bulk line failed unexpectedly');
+        span.fail(`internal error: ${error instanceof Error ? error.message : String(error)}`);
+        return internalErrorOutcome(form);
       }
-    }
+    });
     linesApplied.inc({ form, failed: String(outcome.failed) });
     return outcome;
   }

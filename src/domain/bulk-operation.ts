@@ -2,6 +2,7 @@ import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import { now } from '../clock.js';
 import { BulkOperation, BulkOperationStatus } from '../entities/bulk-operation.entity.js';
 import { BulkUpload } from '../entities/bulk-upload.entity.js';
+import { activeTraceparent } from '../observability/tracing-state.js';
 import { ConflictError, NotFoundError, ValidationError } from './errors.js';
 import { type Actor, recordEvent } from './events.js';
 
@@ -131,6 +132,8 @@ export async function startBulkMutation(
     uploadId,
     mutation,
     totalLines: upload.lines,
+    // Traced (only then): its lines are spans of this request's trace (docs/operations.md#traces).
+    traceParent: activeTraceparent(),
   });
   await em.persist(operation).flush();
   return operation;

@@ -103,6 +103,13 @@ export class BulkOperation {
   })
   @Property({ type: 'timestamptz', nullable: true })
   completedAt: Date | null = null;
+
+  /**
+   * The W3C `traceparent` of the request that made it, when that request was traced
+   * (docs/operations.md#traces): each of its lines is a span of that trace (src/bulk/runner.ts).
+   */
+  @Property({ type: 'text', nullable: true })
+  traceParent: string | null = null;
 }
 
 /** What a list of bulk operations sorts by (src/schema/list-fields.ts). */

@@ -59,6 +59,21 @@ export function inSpan<T>(
   return installed ? installed.span(name, attributes, work, parent) : work(NO_SPAN);
 }
 
+/**
+ * `work` in a span of the trace `parent` names (a W3C `traceparent` stored with background work, as
+ * a bulk operation keeps its request's); just `work` when tracing is off or there is no `parent`:
+ * work whose request was not traced starts no trace of its own (a bulk operation's million lines
+ * would each be one).
+ */
+export function inSpanOf<T>(
+  parent: string | null,
+  name: string,
+  attributes: Record<string, string | number | boolean>,
+  work: (span: SpanHandle) => Promise<T>,
+): Promise<T> {
+  return installed && parent ? installed.span(name, attributes, work, parent) : work(NO_SPAN);
+}
+
 export function setHttpRoute(route: string): void {
   installed?.setHttpRoute(route);
 }

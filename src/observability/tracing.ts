@@ -6,7 +6,7 @@
 // PostgreSQL writes never pass through graphql-js's execute, which the graphql instrumentation
 // wraps), each SQL statement (instrumentation-pg: the statement's text with its $n placeholders,
 // never the values), and, later, the webhook deliveries its events queued (their POST carries
-// `traceparent`). The lines of a bulk operation, run in the background, are not traced yet.
+// `traceparent`) and the lines of the bulk operation it made, run in the background by the runner.
 //
 // The standard variables apply: OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, _HEADERS, _TIMEOUT,
 // _COMPRESSION and the certificate ones (read by the exporter, OTLP/HTTP with JSON),

@@ -78,7 +78,8 @@ it('a signal during the start stops the service once it is up, with exit 0 and n
     await until(
       async () => {
         const { rows } = await client.query(
-          'select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+          'select count(*)::int as n from pg_stat_activity ' +
+            'where datname = current_database() and pid <> pg_backend_pid()',
         );
         return rows[0].n > 0;
       },

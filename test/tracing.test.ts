@@ -3,11 +3,12 @@
 // an OTLP/HTTP receiver in this test. Each request carries a `traceparent` of the test's, so its
 // trace is found by id; the tree is checked span by span: the HTTP server span, the REST route
 // (instrumentation-koa), the GraphQL operation with its cost (made by hand), the SQL statements
-// (instrumentation-pg, text with placeholders, no values), a webhook delivery queued by a write,
-// whose POST carries the trace's `traceparent`, and the lines of a bulk operation (REST and
-// GraphQL form), run later by the runner, each a span of the trace of the request that made the
-// operation, over its SQL statements and the deliveries its write queued. Without the variable
-// nothing of OpenTelemetry is loaded.
+// (instrumentation-pg, text with `?` for each literal and $n placeholders, no values: no span
+// received holds a value a write sent), a webhook delivery queued by a write, whose POST carries
+// the trace's `traceparent`, and the lines of a bulk operation (REST and GraphQL form), run later
+// by the runner, each a span of the trace of the request that made the operation, over its SQL
+// statements and the deliveries its write queued. Without the variable nothing of OpenTelemetry is
+// loaded.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -46,12 +47,14 @@ const hex = (id: string) => (/^[0-9a-f]+$/.test(id) ? id : Buffer.from(id, 'base
 function otlpReceiver() {
   const spans: Span[] = [];
   const paths: string[] = [];
+  const bodies: string[] = [];
   const server = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
       paths.push(`${req.method} ${req.url} ${req.headers['content-type']}`);
+      bodies.push(body);
       const message = JSON.parse(body) as { resourceSpans: any[] };
       for (const resourceSpans of message.resourceSpans ?? []) {
         const service = resourceSpans.resource?.attributes?.find((a: any) => a.key === 'service.name')?.value;
@@ -71,7 +74,7 @@ function otlpReceiver() {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  return { server, spans, paths };
+  return { server, spans, paths, bodies };
 }
 
 /** A webhook receiver: every POST's headers. */
@@ -321,6 +324,36 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     await bulkLinesUnder(traceId, 'mutation RunNotes', body.data.bulkOperationRunMutation.id, 'graphql');
   });
 
+  it('a statement is recorded without its values: no span holds a value the write sent', async () => {
+    // MikroORM inlines values in the statement's text; the span must have `?` in their place.
+    const marker = `traced-secret-${randomBytes(8).toString('hex')}`;
+    const { traceId, traceparent } = newTrace();
+    const res = await fetch(`${url}/api/v1/orders/1`, {
+      method: 'PATCH',
+      headers: { ...auth, traceparent, 'content-type': 'application/json' },
+      body: JSON.stringify({ notes: `${marker} it's O'Brien's \\ note` }),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { notes: string }).notes).toContain(marker);
+    // Once the write's webhook delivery and its POST are in, the whole trace is.
+    const spans = await traceOf(traceId, (s) => {
+      const delivery = s.find((x) => x.name === 'webhook order.notes_changed');
+      return !!delivery && s.some((x) => x.parentSpanId === delivery.spanId);
+    });
+    // No attribute of any span received, this trace's or another's, holds the value (nor an export).
+    const holding = receiver.spans.filter((s) => Object.values(s.attributes).some((v) => String(v).includes(marker)));
+    expect(holding.map((s) => `${s.name}: ${JSON.stringify(s.attributes)}`)).toEqual([]);
+    expect(receiver.bodies.filter((body) => body.includes(marker))).toEqual([]);
+    // The UPDATE's span is there, its text with `?` for each value (notes, id, version, time).
+    const operation = one(spans, 'mutation updateOrder');
+    const texts = childrenOf(spans, operation).map(statementOf);
+    const update = texts.find((text) => /^update "orders"/i.test(text));
+    expect(update).toMatch(/"notes" =\s+\?,/); // MikroORM writes an E string with one more space
+    expect(update).toMatch(/ where "id" = \?$/);
+    expect(update).not.toMatch(/'|\b1\b/);
+    expect(texts).toContainEqual(expect.stringMatching(/set_config\(\?, \?, true\)/));
+  });
+
   it('probes and the workers’ polls start no traces; everything is exported as OTLP/HTTP JSON', async () => {
     await fetch(`${url}/healthz`);
     await fetch(`${url}/readyz`);
@@ -333,7 +366,7 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     const traces = new Set(receiver.spans.map((s) => s.traceId));
     const withoutRequest = [...traces].filter((id) => !receiver.spans.some((s) => s.traceId === id && s.kind === 2));
     expect(withoutRequest).toEqual([]);
-    expect(traces.size).toBe(7);
+    expect(traces.size).toBe(8);
     expect(receiver.paths.every((p) => p === 'POST /v1/traces application/json')).toBe(true);
   });
 });

@@ -4,9 +4,10 @@
 // is one trace: the HTTP server span (instrumentation-http), the REST route (instrumentation-koa's
 // @koa/router span), the GraphQL operation (a span made by hand: compiled execution and the JSON
 // PostgreSQL writes never pass through graphql-js's execute, which the graphql instrumentation
-// wraps), each SQL statement (instrumentation-pg: the statement's text with its $n placeholders,
-// never the values), and, later, the webhook deliveries its events queued (their POST carries
-// `traceparent`) and the lines of the bulk operation it made, run in the background by the runner.
+// wraps), each SQL statement (instrumentation-pg: the statement's text with every literal as `?`,
+// its $n placeholders kept, never the values), and, later, the webhook deliveries its events queued
+// (their POST carries `traceparent`) and the lines of the bulk operation it made, run in the
+// background by the runner.
 //
 // The standard variables apply: OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, _HEADERS, _TIMEOUT,
 // _COMPRESSION and the certificate ones (read by the exporter, OTLP/HTTP with JSON),
@@ -32,6 +33,7 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { register as registerImportHooks } from 'import-in-the-middle/register-hooks.mjs';
+import { sqlWithoutValues } from './sql-text.js';
 import { installTracing, type SpanHandle } from './tracing-state.js';
 
 /** The modules whose ESM imports are hooked (every other module loads as it would without tracing). */
@@ -97,7 +99,18 @@ function start(env: NodeJS.ProcessEnv) {
       // Routes only: one span per @koa/router route, none per middleware (fifteen per request).
       new KoaInstrumentation({ ignoreLayersType: [KoaLayerType.MIDDLEWARE] }),
       // Statements inside a request or a delivery; the workers' polls start no trace of their own.
-      new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
+      // Its text without values: MikroORM inlines them in the text, so the request hook (run as the
+      // span starts) overwrites the raw `db.query.text` this version sets with the text whose every
+      // literal is `?` (sql-text.ts). The values array sent beside $n placeholders is never recorded
+      // (enhancedDatabaseReporting off).
+      new PgInstrumentation({
+        requireParentSpan: true,
+        ignoreConnectSpans: true,
+        enhancedDatabaseReporting: false,
+        requestHook: (span, { query }) => {
+          if (query.text) span.setAttribute('db.query.text', sqlWithoutValues(query.text));
+        },
+      }),
     ],
   });
 

@@ -178,8 +178,13 @@ it('holds the limit over the workers of WEB_CONCURRENCY=2 (each worker counts in
   // One after another: the supervisor hands connections to the workers in turn.
   const outcomes: Outcome[] = [];
   for (let i = 0; i < 4; i++) outcomes.push(await connect(workers, token.secret));
-  expect(outcomes.map((o) => o.connected)).toEqual([true, true, false, false]);
-  expect(outcomes.slice(2).map((o) => o.code)).toEqual([4429, 4429]);
+  // With each refusal's code and reason, so that a failure says which worker refused what.
+  expect(outcomes.map(({ connected, code, reason }) => ({ connected, code, reason }))).toEqual([
+    { connected: true, code: undefined, reason: undefined },
+    { connected: true, code: undefined, reason: undefined },
+    { connected: false, code: 4429, reason: expect.any(String) },
+    { connected: false, code: 4429, reason: expect.any(String) },
+  ]);
   const { rows } = await pool.query(
     'select count(distinct instance)::int as instances from subscription_connection where token_id = $1',
     [token.id],

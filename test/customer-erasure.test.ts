@@ -1,12 +1,14 @@
 // Erasing a customer on request (docs/decisions.md#erasing-a-customer): the person's e-mail, names,
 // addresses and phone leave every table of the database (searched over every text and JSON column),
-// the orders' lines, amounts and statuses stay, the feed, exports, searches, webhooks and stored
-// answers no longer show them; erasing again answers the same 200 and a later update is a 409.
+// the orders' lines, amounts and statuses stay, the feed, exports, searches, webhooks, stored
+// answers and bulk operations' lines and results no longer show them; erasing again answers the same
+// 200 and a later update is a 409.
 process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebhookWorker } from '../src/webhooks/webhook-worker.js';
+import { bulkResults as resultsOf, uploadBulk } from './support/bulk.js';
 import { startTestService, type TestService } from './support/harness.js';
 import { pickVariants } from './support/orders.js';
 
@@ -15,7 +17,7 @@ let receiver: Server;
 let hookUrl: string;
 const delivered: string[] = [];
 beforeAll(async () => {
-  service = await startTestService();
+  service = await startTestService({ bulk: { pollMs: 50 } });
   receiver = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -80,6 +82,18 @@ async function tracesInDatabase(needles: string[]): Promise<string[]> {
 const address = (street: string) => ({
   firstName: PERSON.firstName,
   lastName: PERSON.lastName,
+  company: PERSON.company,
+  street,
+  suite: PERSON.suite,
+  city: PERSON.city,
+  country: 'GB',
+  zip: PERSON.zip,
+});
+
+/** The same block as REST writes it. */
+const restAddress = (street: string) => ({
+  first_name: PERSON.firstName,
+  last_name: PERSON.lastName,
   company: PERSON.company,
   street,
   suite: PERSON.suite,
@@ -191,6 +205,28 @@ it('erases a customer with orders, fulfilments and shipments from every table; o
   );
   expect((await service.send('PATCH', `/api/v1/orders/${othersOrder.id}/customer`, { id })).status).toBe(200);
   const theirs = [...orders, othersOrder.id];
+  // A bulk operation of REST writes setting its details and an order's, and one giving another
+  // customer its e-mail (refused, quoting it); one of GraphQL variables setting its name and phone.
+  const shipping = restAddress(PERSON.street);
+  const orderPatch = { shipping: restAddress(PERSON.orderStreet), phone: PERSON.orderPhone };
+  const restLines = [
+    { method: 'PATCH', path: `/customers/${id}`, body: { first_name: PERSON.firstName, address: { shipping } } },
+    { method: 'PATCH', path: `/orders/${orders[2]}/address?fields=id,email,address`, body: orderPatch },
+    { method: 'PATCH', path: `/customers/${other.id}`, body: { email: PERSON.email } },
+  ];
+  const restBulk = (await uploadBulk(service, '', restLines)).body.id;
+  expect((await resultsOf(service, restBulk)).lines.map((line) => line.status)).toEqual([200, 200, 409]);
+  const variables = [
+    { id, input: { lastName: PERSON.lastName, address: { phone: PERSON.phone } } },
+    { id: other.id, input: { notes: 'kept for the other' } },
+  ];
+  const m = `mutation ($id: Int!, $input: CustomerPatch!) {
+    updateCustomer(id: $id, input: $input) { id email lastName notes addresses { phone } } }`;
+  const u = (await uploadBulk(service, '/uploads', variables)).body.id;
+  const run = 'mutation ($m: String!, $u: Int!) { bulkOperationRunMutation(mutation: $m, uploadId: $u) { id } }';
+  const gqlBulk = (await graphql(run, { m, u })).bulkOperationRunMutation.id;
+  const gqlResults = await resultsOf(service, gqlBulk);
+  expect(gqlResults.text).toContain(PERSON.phone);
 
   const before = await Promise.all(theirs.map(async (o) => (await service.get(`/api/v1/orders/${o}`)).body));
   const movedBefore = (await service.get(`/api/v1/orders/${movedAway}`)).body;
@@ -213,6 +249,18 @@ it('erases a customer with orders, fulfilments and shipments from every table; o
 
   // No trace in any table; only the anonymous values.
   expect(await tracesInDatabase(TRACES)).toEqual([]);
+  // The bulk operations' results show the erased record and order, and the refusal the erased address.
+  const anonymous = `erased-${id}@invalid`;
+  const restAfter = await resultsOf(service, restBulk);
+  const gqlAfter = await resultsOf(service, gqlBulk);
+  expect(TRACES.filter((t) => `${restAfter.text}${gqlAfter.text}`.toLowerCase().includes(t.toLowerCase()))).toEqual([]);
+  expect(restAfter.lines[0].body).toMatchObject({ id, email: anonymous, first_name: 'Erased', address: [] });
+  const erasedBlock = { first_name: 'Erased', last_name: 'Erased', company: null, street: null, zip: null };
+  const erasedOrder = { shipping: expect.objectContaining(erasedBlock), billing: expect.any(Object), phone: null };
+  expect(restAfter.lines[1].body).toEqual({ id: orders[2], email: anonymous, address: erasedOrder });
+  expect(restAfter.lines[2]).toMatchObject({ status: 409, body: { detail: expect.stringContaining(anonymous) } });
+  const gqlErased = { id, email: anonymous, lastName: 'Erased', notes: null, addresses: [{ phone: null }] };
+  expect(gqlAfter.lines).toEqual([{ line: 1, data: { updateCustomer: gqlErased } }, gqlResults.lines[1]]);
   // The orders keep their lines, amounts, statuses and records; their personal fields are the anonymous values.
   for (const [i, order] of theirs.entries()) {
     const after = (await service.get(`/api/v1/orders/${order}`)).body;
@@ -308,6 +356,18 @@ it('erases a customer with orders, fulfilments and shipments from every table; o
     input: { customerId: id, items: [{ variantId: untracked, quantity: 1 }] },
   });
   expect(placed.body.errors[0].extensions.code).toBe('CONFLICT');
+  // The bulk lines as erasure left them are still lines: run again, the customer's and its order's meet
+  // the erased customer's 409; the other customer's is refused the erased address (no e-mail address).
+  const stored = await service.sql<{ input: unknown }>(
+    'select l.input from bulk_line l join bulk_operation o on o.upload_id = l.upload_id where o.id = ? order by l.line',
+    [restBulk],
+  );
+  expect(stored[0].input).toMatchObject({ body: { first_name: 'Erased', address: { shipping: erasedBlock } } });
+  const inputs = stored.map((row) => row.input);
+  const rerun = (await uploadBulk(service, '', inputs)).body.id;
+  const rerunResults = (await resultsOf(service, rerun)).lines;
+  expect(rerunResults.map((line) => line.status)).toEqual([409, 409, 422]);
+  expect(rerunResults[0].body.detail).toContain('erased');
   expect(await tracesInDatabase(TRACES)).toEqual([]);
 }, 60_000);
 

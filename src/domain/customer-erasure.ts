@@ -1,9 +1,10 @@
 // Erasing a customer on request (docs/decisions.md#erasing-a-customer, GDPR art. 17): the person's
 // data goes from the customer, from every order of theirs, and from every copy the service keeps of
 // them (stored events, which pending webhook deliveries are built from when sent; the outbox's
-// e-mails; stored Idempotency-Key answers), in the mutation's one transaction. The metafields of the
-// customer and of its orders go too: what an integration keeps there may be about the person. Order lines, amounts
-// and statuses stay. What erasure leaves is in erased-data.ts.
+// e-mails; stored Idempotency-Key answers; bulk operations' lines and results), in the mutation's
+// one transaction. The metafields of the customer and of its orders go too: what an integration
+// keeps there may be about the person. Order lines, amounts and statuses stay. What erasure leaves
+// is in erased-data.ts.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { now } from '../clock.js';
 import { runPrepared } from '../db/prepared-statements.js';
@@ -12,7 +13,9 @@ import { CustomerAddress } from '../entities/customer-address.entity.js';
 import { CustomerPaymentMethod } from '../entities/customer-payment-method.entity.js';
 import { Order } from '../entities/order.entity.js';
 import { lockCustomerAfterOrders } from './customer-lock.js';
-import { ERASED_NAME, eraseCustomerRecord, erasedAddress, erasedEmail, eraseOrderData } from './erased-data.js';
+import { eraseBulkOperations } from './erased-bulk.js';
+import { customerIdOf, eraseStoredAnswers } from './erased-copies.js';
+import { ERASED_NAME, erasedAddress, erasedEmail, eraseOrderData } from './erased-data.js';
 import { ConflictError, NotFoundError } from './errors.js';
 import { type Actor, recordEvent } from './events.js';
 import { beginVersionedWrite } from './preconditions.js';
@@ -33,8 +36,6 @@ interface StoredEvent {
   type: string;
   data: Json;
 }
-
-const customerIdOf = (data: Json) => (data.customer as { id?: unknown } | undefined)?.id;
 
 /** The orders this customer's events name as its own: placed by it, or moved to or from it. */
 async function ordersNamedByEvents(em: EntityManager, id: number): Promise<number[]> {
@@ -128,55 +129,10 @@ async function eraseMail(em: EntityManager, id: number, orders: readonly number[
 }
 
 /**
- * Stored Idempotency-Key answers are copies of records in their REST shape: a retry must not
- * replay the erased data. The customer's own record under `/customers/<id>`, and an order of its
- * (its `customer.id`) under `/orders/<id>`, are erased as the records are; any other stored text
- * holding one of its e-mail addresses (a refusal quoting it) gets the erased address instead.
- */
-async function eraseStoredAnswers(
-  em: EntityManager,
-  id: number,
-  orders: readonly number[],
-  emails: Set<string>,
-): Promise<void> {
-  const rows = await runPrepared<{ id: number; path: string; response: string }>(
-    em,
-    `select id, path, response::text as response from idempotency_key where response is not null and (
-       substring(path from '/customers/(\\d+)(?:/|$)')::int = ?
-       or substring(path from '/orders/(\\d+)(?:/|$)')::int = any(?::int[])
-       or lower(response::text) like any(?::text[]))`,
-    [id, orders, [...emails].map((email) => `%${email.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)],
-  );
-  const changed: { id: number; response: string }[] = [];
-  for (const row of rows) {
-    const answer = JSON.parse(row.response) as { body?: unknown };
-    const body = answer.body;
-    if (body && typeof body === 'object' && !Array.isArray(body)) {
-      const record = body as Json;
-      if (/\/customers\/\d+(\/|$)/.test(row.path) && record.id === id) eraseCustomerRecord(record, id);
-      if (/\/orders\/\d+(\/|$)/.test(row.path) && customerIdOf(record) === id) eraseOrderData(record, id);
-    }
-    let text = JSON.stringify(answer);
-    for (const email of emails) text = text.replace(new RegExp(escapeRegExp(email), 'gi'), erasedEmail(id));
-    if (text !== row.response) changed.push({ id: row.id, response: text });
-  }
-  if (changed.length) {
-    await runPrepared(
-      em,
-      'update idempotency_key k set response = x.response::json from unnest(?::int[], ?::text[]) x(id, response) ' +
-        'where k.id = x.id',
-      [changed.map((row) => row.id), changed.map((row) => row.response)],
-    );
-  }
-}
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/**
  * `eraseCustomer` / `POST /customers/{id}/erase`: replaces the customer's names, e-mail,
  * addresses, phones, card digits and notes, and on every order of theirs the e-mail, the address
  * blocks, the phone, the IP, the conversion data and the card digits, with the fixed anonymous
- * values; removes them from stored events, the outbox and stored answers; records
+ * values; removes them from stored events, the outbox, stored answers and bulk operations; records
  * `customer.erased` with the id alone. The orders are locked before the customer, as every write
  * touching both does. Erasing an erased customer changes nothing and answers it as it is.
  */
@@ -222,7 +178,10 @@ export async function eraseCustomer(em: EntityManager, actor: Actor, id: number)
   // those of its orders go. Their versions moved above.
   await runPrepared(em, 'delete from metafield where customer_id = ? or order_id = any(?::int[])', [id, orderIds]);
   await eraseMail(em, id, orderIds, emails);
-  await eraseStoredAnswers(em, id, orderIds, emails);
+  // Copies of the records in their REST shape, and writes that set its data: the same erasure.
+  const person = { id, orders: orderIds, everOrders: [...new Set([...orderIds, ...named])], emails };
+  await eraseStoredAnswers(em, person);
+  await eraseBulkOperations(em, person);
   recordEvent(em, actor, 'customer.erased', { subject: 'customer', subjectId: id }, { id });
   return customer;
 }

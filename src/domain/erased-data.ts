@@ -1,7 +1,8 @@
 // What erasing a customer leaves (docs/decisions.md#erasing-a-customer): fixed anonymous values in
 // place of the personal data, on the records and on every copy of them in their REST shape (event
-// data, stored Idempotency-Key answers). One place, so the records, the events and the answers
-// replayed all show the same values.
+// data, stored Idempotency-Key answers, bulk results), and in the writes kept to run or show again
+// (bulk lines, GraphQL answers). One place, so the records, the events and the answers replayed all
+// show the same values.
 import { PostalAddress } from '../entities/postal-address.embeddable.js';
 
 /** The names an erased customer, and the address blocks of its orders, show. */
@@ -16,7 +17,7 @@ export function erasedAddress(): PostalAddress {
 }
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
+export const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A REST address block (`{first_name, …, zip}`) with its keys kept and their values erased. */
@@ -91,4 +92,51 @@ export function eraseCustomerRecord(data: Json, customerId: number): boolean {
     changed = erase(data, ['payment'], () => payment) || changed;
   }
   return changed;
+}
+
+/** The record a copy is about, for the copies erasure rewrites (src/domain/erased-copies.ts). */
+export type ErasedKind = 'customer' | 'order';
+
+const blank = () => '';
+const cleared = () => null;
+const erasedName = () => ERASED_NAME;
+
+/**
+ * The keys of the person's data in what a write takes and in GraphQL's records, by both APIs'
+ * names, and what each becomes: the anonymous values the records get, where an input takes them
+ * (the IP and conversion data are non-null inputs, so empty; a customer's names too, so `Erased`).
+ */
+const WRITTEN = new Map<string, (customerId: number) => unknown>([
+  ['email', erasedEmail],
+  ...['first_name', 'firstName', 'last_name', 'lastName'].map((key) => [key, erasedName] as const),
+  ...['company', 'street', 'suite', 'city', 'country', 'state', 'zip', 'phone', 'last4'].map(
+    (key) => [key, cleared] as const,
+  ),
+  ...['ip', 'landing_page', 'landingPage', 'referrer'].map((key) => [key, blank] as const),
+]);
+
+/**
+ * A write's input about the person (a bulk line's REST body or GraphQL variables) or a GraphQL
+ * record of theirs, with their data erased wherever it sits: each string under a key of WRITTEN
+ * gets its anonymous value, a customer's notes null (an order's notes stay, as on the record),
+ * metafield values null (a write's null deletes one) and shown metafields none. Keys and types stay
+ * what the input takes, so a line not yet run still runs, and meets the erased customer's 409.
+ * Answers a new value; `data` is not changed.
+ */
+export function eraseWrittenData(data: unknown, customerId: number, kind: ErasedKind): unknown {
+  if (Array.isArray(data)) return data.map((item) => eraseWrittenData(item, customerId, kind));
+  if (!isObject(data)) return data;
+  // Entries, not assignment: a JSON key `__proto__` stays a key.
+  return Object.fromEntries(
+    Object.entries(data).map(([key, value]) => {
+      if (key === 'metafields' && Array.isArray(value)) return [key, []];
+      if (key === 'metafields' && isObject(value))
+        return [key, Object.fromEntries(Object.keys(value).map((n) => [n, null]))];
+      if (key === 'metafield') return [key, null];
+      if (key === 'metafieldValues') return [key, {}];
+      if (typeof value === 'string' && WRITTEN.has(key)) return [key, WRITTEN.get(key)!(customerId)];
+      if (typeof value === 'string' && key === 'notes' && kind === 'customer') return [key, null];
+      return [key, eraseWrittenData(value, customerId, kind)];
+    }),
+  );
 }

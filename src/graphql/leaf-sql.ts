@@ -8,6 +8,7 @@ import {
   isListType,
   isObjectType,
 } from 'graphql';
+import { literal } from '../reads/json-writer.js';
 import { isChoice, type Projection } from '../reads/projection.js';
 import { type Plan, quote, type RelationPlan } from '../reads/read-plan.js';
 import { INT_COLUMN, quotedJson, SCALAR_CODECS, TEXT_COLUMN } from '../schema/scalars/scalar-codecs.js';
@@ -151,9 +152,6 @@ export function constantSql(value: string | number | boolean, type: GraphQLNamed
  * values read its columns.
  */
 export const joinedRows = new WeakMap<RelationPlan, string>();
-
-/** A text as an SQL literal. */
-export const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 /**
  * A value of GraphQL type `type` (`sql`: a leaf as leafSql and shownSql give it, or an object or

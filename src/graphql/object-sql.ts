@@ -11,9 +11,9 @@ import {
   isObjectType,
   isScalarType,
 } from 'graphql';
+import { type JsonPairs, jsonTextArray, jsonTextObject } from '../reads/json-writer.js';
 import { isChoice, type Projection, pathsOf } from '../reads/projection.js';
 import { type Plan, projectionOf, quote, type RelationPlan } from '../reads/read-plan.js';
-import type { JsonPairs } from '../reads/row-json.js';
 import { fieldScopes } from '../schema/field-scopes.js';
 import { renamedProperty } from './build-schema.js';
 import { entityNameOf } from './entity-name.js';
@@ -22,7 +22,6 @@ import {
   joinedRows,
   jsonValue,
   leafSql,
-  literal,
   pathSql,
   shownNull,
   shownSql,
@@ -102,7 +101,7 @@ export function renderedObjectSql(
     }
     const child = `t${depth}`;
     const inner = renderedObjectSql(schema, named, relation.plan, sub ?? [], child, depth + 1, subEither);
-    return [key, jsonArray(inner, relation.orderBy(child), relation.from(child, alias))];
+    return [key, jsonTextArray(inner, relation.orderBy(child), relation.from(child, alias))];
   });
   return either ? eitherObject(pairs, either) : jsonTextObject(pairs);
 }
@@ -117,7 +116,7 @@ function eitherObject(pairs: JsonPairs, [first, second]: readonly [string, strin
 }
 
 /**
- * An embeddable of the row on `alias` (stored as columns of the row, see row-json.ts) as the JSON
+ * An embeddable of the row on `alias` (stored as columns of the row, see json-writer.ts) as the JSON
  * object `rendering` shows of its GraphQL type: each key a column of the embeddable.
  */
 function embeddedSql(
@@ -221,7 +220,7 @@ function projectedSql(
   if (!list || isListType(getNullableType(nullable.ofType)) || relation?.kind !== 'many') return refuse('each');
   const child = `t${depth}`;
   const object = objectOf(sub ?? [], relation.plan, child, depth + 1);
-  return jsonArray(object, relation.orderBy(child), relation.from(child, alias));
+  return jsonTextArray(object, relation.orderBy(child), relation.from(child, alias));
 }
 
 /** A column of the row `alias` as SQL (a projection's `when`); anything else is refused. */
@@ -270,19 +269,3 @@ function joinedObject(
   });
   return `(select ${build(keys, { ...plan, relations }, alias, depth)} from (select) j ${joins.join(' ')})`;
 }
-
-/**
- * A JSON object of `pairs` (each value JSON text), its keys in their order, as text joined by
- * `||`. This takes less of PostgreSQL's time than `to_json` of a one-row subselect or
- * `json_build_object`, which both look up each value's type on every row (bench/analysis.md, "JSON
- * written as text"): each value is turned into JSON text by its GraphQL type, known here (jsonValue).
- */
-function jsonTextObject(pairs: JsonPairs): string {
-  if (!pairs.length) return `'{}'`;
-  const parts = pairs.map(([key, sql], i) => `${literal(`${i ? ',' : '{'}${JSON.stringify(key)}:`)} || ${sql}`);
-  return `(${parts.join(' || ')} || '}')`;
-}
-
-/** A JSON array of `element` (JSON text) over the rows of `from`, in `orderBy`; no row is `[]`. */
-const jsonArray = (element: string, orderBy: string, from: string) =>
-  `coalesce((select '[' || string_agg(${element}, ',' order by ${orderBy}) || ']' from ${from}), '[]')`;

@@ -135,18 +135,19 @@ export async function readEventFeed(em: EntityManager, selection: SelectionTree,
   const f = feedSql(em);
   const rows = `select ${rowSql(em, StoreEvent.name, below(selection, 'items'))}, ${f.xid} as pos, ${f.id} as k
       from ${f.table} r0 where ${f.where} order by ${f.xid}, ${f.id} limit ?`;
-  const [row] = await runPrepared<{ items: Row[]; last: number | null; cut: boolean; counted: string | null }>(
+  const [row] = await runPrepared<{ items: string; last: number | null; cut: boolean; counted: string | null }>(
     em,
-    `select coalesce(json_agg(b.r order by b.pos, b.k) ${KEPT}, '[]'::json) as items,
+    `select coalesce('[' || string_agg(b.r, ',' order by b.pos, b.k) ${KEPT} || ']', '[]') as items,
       (array_agg(b.k order by b.pos desc, b.k desc) ${KEPT})[1] as last,
       coalesce(bool_or(not b.kept), false) as cut,
       ${counted ? `(select count(*) from ${f.table} r0 where ${f.where})` : 'null'} as counted
-    from (${measuredRows(rows, 'q.r::text', 'm.pos, m.k')}) b`,
+    from (${measuredRows(rows, 'q.r', 'm.pos, m.k')}) b`,
     [...(counted ? where : []), ...where, args.size],
   );
   const after = args.after || null;
   const totalCount = row.counted === null ? Number.NaN : Number(row.counted);
-  return { items: row.items, totalCount, size: args.size, after, next: row.last ?? after, cut: row.cut };
+  const items = JSON.parse(row.items) as Row[];
+  return { items, totalCount, size: args.size, after, next: row.last ?? after, cut: row.cut };
 }
 
 /** The id of the newest event the feed shows now (in its order), where a subscription without `after` starts. */

@@ -6,9 +6,9 @@ import { NotFoundError } from '../domain/errors.js';
 import { isEmptyWhere, orderByOf, type Page } from '../domain/listing.js';
 import type { SortTerm } from '../schema/pagination.js';
 import { KEPT, measuredRows, overBound, wholePage } from './answer-bytes.js';
+import { entityPairs, type JsonPairs, jsonTextArray, jsonTextObject } from './json-writer.js';
 import { orderSql, pageStatements } from './page-statements.js';
 import { landingKey, type Plan, planFor, primaryKey, type RelationPlan, tableOf } from './read-plan.js';
-import { entityPairs, type JsonPairs, jsonObject } from './row-json.js';
 import { countForm } from './search-walk.js';
 import { below, type SelectionTree, selectionOf } from './selection.js';
 
@@ -22,21 +22,21 @@ function relationSql(relation: RelationPlan, parent: string, depth: number): str
   const child = `t${depth}`;
   switch (relation.kind) {
     case 'many':
-      return (
-        `coalesce((select json_agg(${objectSql(relation.plan, child, depth)} ` +
-        `order by ${relation.orderBy(child)}) from ` +
-        `${relation.from(child, parent)}), '[]'::json)`
+      return jsonTextArray(
+        objectSql(relation.plan, child, depth),
+        relation.orderBy(child),
+        relation.from(child, parent),
       );
     case 'one':
-      return `(select ${objectSql(relation.plan, child, depth)} from ${relation.from(child, parent)})`;
+      return `coalesce((select ${objectSql(relation.plan, child, depth)} from ${relation.from(child, parent)}), 'null')`;
     case 'json':
-      return relation.sql(parent);
+      return `coalesce((${relation.sql(parent)})::text, 'null')`;
   }
 }
 
 /**
- * One row (alias `alias`) as a JSON expression: the columns its plan needs, and each relation,
- * nested as a subquery. The selection decides the plan (read-plan.ts); nothing else does.
+ * One row (alias `alias`) as JSON text (json-writer.ts): the columns its plan needs, and each
+ * relation, nested as a subquery. The selection decides the plan (read-plan.ts); nothing else does.
  */
 function objectSql(plan: Plan, alias: string, depth: number): string {
   const pairs: JsonPairs = entityPairs(plan.meta, alias, plan.columns);
@@ -45,13 +45,13 @@ function objectSql(plan: Plan, alias: string, depth: number): string {
   const keys = new Set(pairs.map(([key]) => key));
   if (keys.size !== pairs.length)
     throw new Error(`read plan: a relation of ${plan.meta.className} lands where one of its columns does`);
-  return jsonObject(pairs);
+  return jsonTextObject(pairs);
 }
 
 // Selection trees of cached documents are stable objects, so each one compiles once per type.
 const compiled = new Map<string, WeakMap<SelectionTree, string>>();
 
-/** One row of `type` (alias `r0`) as the JSON expression `… as r` the selection asks for. */
+/** One row of `type` (alias `r0`) as the JSON text `… as r` the selection asks for (parsed by its reader). */
 export function rowSql(em: EntityManager, type: string, tree: SelectionTree): string {
   let byTree = compiled.get(type);
   if (!byTree) compiled.set(type, (byTree = new WeakMap()));
@@ -128,46 +128,30 @@ export async function readPage(
     };
     return { items: [], totalCount: Number.NaN, page: args.page, size: args.size, pageCount: Number.NaN };
   }
-  if (shaped) {
-    // The answer's items as PostgreSQL wrote them: text, never parsed here (see AnswerPage); null
-    // past the answer's bound.
-    const array = `coalesce('[' || string_agg(b.r, ',' order by b.n) ${KEPT} || ']', '[]')`;
-    const items = `(select ${wholePage(array)} from (${measuredRows(page.sql, 'q.r', 'm.n')}) b)`;
-    const [text] = await runPrepared<{ items: string | null; matching: string | null; walked?: boolean }>(
-      em,
-      `${prelude.sql}select ${items} as items, (${count.sql}) as matching${walkedColumn}`,
-      [...prelude.params, ...page.params, ...count.params],
-      shaped.check,
-    );
-    answerPages.delete(em);
-    if (text.items === null) overBound();
-    const total = text.matching === null ? Number.NaN : Number(text.matching);
-    countForm(text.walked);
-    const pageCount = Math.ceil(total / args.size);
-    shaped.answer = { items: text.items, totalCount: total, page: args.page, size: args.size, pageCount };
-    return { items: [], totalCount: total, page: args.page, size: args.size, pageCount };
-  }
-  // The rows' JSON, null past the answer's bound (answer-bytes.ts).
-  const array = `coalesce(json_agg(b.r order by b.n) ${KEPT}, '[]'::json)`;
-  const items = `(select ${wholePage(array)} from (${measuredRows(page.sql, 'q.r::text', 'm.n')}) b)`;
-  const [row] = await runPrepared<{ items: Row[] | null; matching: string | null; walked?: boolean }>(
+  // The items' JSON text as PostgreSQL wrote it, null past the answer's bound (answer-bytes.ts).
+  const array = `coalesce('[' || string_agg(b.r, ',' order by b.n) ${KEPT} || ']', '[]')`;
+  const items = `(select ${wholePage(array)} from (${measuredRows(page.sql, 'q.r', 'm.n')}) b)`;
+  const [text] = await runPrepared<{ items: string | null; matching: string | null; walked?: boolean }>(
     em,
     `${prelude.sql}select ${items} as items, (${count.sql}) as matching${walkedColumn}`,
     [...prelude.params, ...page.params, ...count.params],
+    shaped?.check,
   );
-  if (row.items === null) overBound();
+  if (shaped) answerPages.delete(em);
+  if (text.items === null) overBound();
+  const totalCount = text.matching === null ? Number.NaN : Number(text.matching);
+  countForm(text.walked);
+  const pageCount = Math.ceil(totalCount / args.size);
+  if (shaped) {
+    // The answer's items stay text, never parsed here (see AnswerPage).
+    shaped.answer = { items: text.items, totalCount, page: args.page, size: args.size, pageCount };
+    return { items: [], totalCount, page: args.page, size: args.size, pageCount };
+  }
+  const rows = JSON.parse(text.items) as Row[];
   // A long page is parsed in one go and then executed and serialised in one go: yielding here
   // lets the event loop answer waiting sockets (probes, short reads) between the two halves.
-  if (row.items.length > LONG_PAGE) await yieldToEventLoop();
-  const totalCount = row.matching === null ? Number.NaN : Number(row.matching);
-  countForm(row.walked);
-  return {
-    items: row.items,
-    totalCount,
-    page: args.page,
-    size: args.size,
-    pageCount: Math.ceil(totalCount / args.size),
-  };
+  if (rows.length > LONG_PAGE) await yieldToEventLoop();
+  return { items: rows, totalCount, page: args.page, size: args.size, pageCount };
 }
 
 /** `where` narrowed to the rows whose key is greater than `afterId` (keyset paging; bound, as any filter value). */
@@ -239,21 +223,24 @@ export async function readByIds(
   const key = primaryKey(meta, 'r0');
   const from = `from ${tableOf(meta)} r0 where ${key.column} ${match}`;
   if (!page) {
-    const read = await runPrepared<{ r: RowById }>(em, `select ${rowSql(em, type, selection)} ${from}`, params);
-    return inIdOrder(read, key.property, ids);
+    const read = await runPrepared<{ r: string }>(em, `select ${rowSql(em, type, selection)} ${from}`, params);
+    return inIdOrder(read.map(parsed), key.property, ids);
   }
   // The rows of an offset page (`Collection.products`): measured in id order, those past the
   // answer's bound come without their JSON, and the page is refused (answer-bytes.ts).
   const rows = `select ${rowSql(em, type, selection)}, ${key.column} as k ${from}`;
-  const measured = measuredRows(rows, 'q.r::text', 'm.k');
-  const read = await runPrepared<{ r: RowById | null; kept: boolean }>(
+  const measured = measuredRows(rows, 'q.r', 'm.k');
+  const read = await runPrepared<{ r: string | null; kept: boolean }>(
     em,
     `select case when b.kept then b.r end as r, b.kept from (${measured}) b`,
     params,
   );
   if (read.some((row) => !row.kept)) overBound();
-  return inIdOrder(read as { r: RowById }[], key.property, ids);
+  return inIdOrder((read as { r: string }[]).map(parsed), key.property, ids);
 }
+
+/** A row as it arrives, its JSON text parsed. */
+const parsed = ({ r }: { r: string }): { r: RowById } => ({ r: JSON.parse(r) as RowById });
 
 /** Rows in the order of `ids`, those missing left out. */
 function inIdOrder(rows: { r: RowById }[], key: string, ids: readonly number[]): RowById[] {

@@ -3,7 +3,7 @@
  * (decimal.scalar.ts, timestamp.scalar.ts, graphql-js's): which column types a field of the scalar
  * may read, the SQL that gives the column's value as the serialiser gives it, and that value's JSON
  * text. PostgreSQL writes answers with these (src/graphql/leaf-sql.ts), entity rows keep the
- * column's own value (`rowSql`), and a column of a type no codec reads fails the start
+ * column's own value (`rowJson`), and a column of a type no codec reads fails the start
  * (src/graphql/column-codecs.ts). Adding a scalar or a column type is adding its entry here.
  *
  * Column types are MikroORM's, lower case; SQL is built from the service's own column names, never
@@ -50,9 +50,13 @@ export const SCALAR_CODECS: Readonly<Record<string, ScalarCodec>> = {
 };
 
 /**
- * A column as an entity holds it in a row's JSON (src/reads/read-row.ts types it): money as its
- * exact decimal text (a JSON number would lose "12.50"), anything else as PostgreSQL's JSON of it.
+ * A column as an entity holds it in a row's JSON (src/reads/read-row.ts types it), as JSON text:
+ * money as its exact decimal text (a JSON number would lose "12.50"), whole numbers, booleans and
+ * jsonb as their own text, anything else as PostgreSQL's JSON of it (timestamps ISO 8601).
  */
-export function rowSql(columnType: string | undefined, column: string): string {
-  return columnType?.toLowerCase().startsWith('numeric') ? `${column}::text` : column;
+export function rowJson(columnType: string | undefined, column: string): string {
+  const type = columnType?.toLowerCase() ?? '';
+  if (type.startsWith('numeric')) return quotedJson(`${column}::text`);
+  if (INT_COLUMN.test(type) || /^(boolean|bool|jsonb|bigint|int8)$/.test(type)) return asText(column);
+  return asJson(column);
 }

@@ -80,9 +80,10 @@ beforeAll(async () => {
   await until(async () => (await readyReplica(a)) === 'streaming' && (await readyReplica(b)) === 'streaming', 20_000);
 }, 120_000);
 
-// The stops are bounded each: the services drain within their grace (10 s), the replica's fast
-// shutdown, and then an immediate one, within 30 s each (src/db/streaming-replica.ts). The hook's
-// budget holds all of them on a loaded CI machine, where a shutdown restartpoint is slow.
+// The stops are bounded each: the services drain within their grace (10 s), the replica is thrown
+// away with an immediate shutdown within 30 s (src/db/streaming-replica.ts destroy), and the
+// primary's fast shutdown has a small cluster to checkpoint. The hook's budget holds all of them on
+// a loaded CI machine.
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
   await sql?.end();

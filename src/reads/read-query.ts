@@ -27,8 +27,10 @@ function relationSql(relation: RelationPlan, parent: string, depth: number): str
         relation.orderBy(child),
         relation.from(child, parent),
       );
-    case 'one':
-      return `coalesce((select ${objectSql(relation.plan, child, depth)} from ${relation.from(child, parent)}), 'null')`;
+    case 'one': {
+      const row = objectSql(relation.plan, child, depth);
+      return `coalesce((select ${row} from ${relation.from(child, parent)}), 'null')`;
+    }
     case 'json':
       return `coalesce((${relation.sql(parent)})::text, 'null')`;
   }

@@ -1,16 +1,20 @@
 // Issue #36 item 3: a page had no byte bound. A product PATCH with 4 textareas of 99 000 characters
 // is within every input limit and records a 396 KB event; with 250 of them, one
 // `GET /api/v1/events?size=250` (or GraphQL `events(size: 250)`) took a process with `npm start`'s
-// 256 MB heap down, and a list of such products answered at 575 to 748 MB resident. Against a real
-// process started as `npm start` starts it: the feed ends a page early at the answer's bound
-// (following `next` still reaches every event once), an offset page over the bound is a 400 naming
-// it, an export streams every record, and the process's peak resident set stays within 256 MB.
+// 256 MB heap down, so did 5 subscribers replaying them into sockets that never read, and a list of
+// such products answered at 575 to 748 MB resident. Against a real process started as `npm start`
+// starts it: the feed ends a page early at the answer's bound (following `next` still reaches every
+// event once), an offset page over the bound is a 400 naming it, an export streams every record,
+// the server closes the non-reading subscribers' sockets, and each process's peak resident set
+// stays within 256 MB.
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import WebSocket from 'ws';
 import { DEFAULT_ANSWER_MAX_BYTES } from '../src/config.js';
 import { INPUT_LIMITS } from '../src/domain/input-limits.js';
 import { createDatabase } from './support/harness.js';
 import { npmStartNodeFlags, type ServerProcess, startServerProcess } from './support/server-process.js';
+import { until } from './support/until.js';
 
 const ADMIN = 'page-bytes-crash-admin-token-0123456789';
 const EVENTS = 250;
@@ -41,16 +45,16 @@ async function call(method: string, path: string, body?: unknown) {
   return { status: res.status, type: res.headers.get('content-type') ?? '', bytes: Buffer.byteLength(text), text };
 }
 
-/** The process's peak resident set (VmHWM) so far, in MB. */
-function peakRssMb(): number {
-  const kb = Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1]);
-  if (!kb) throw new Error(`no VmHWM in /proc/${server.pid}/status`);
+/** A process's peak resident set (VmHWM) so far, in MB. */
+function peakRssMb({ pid } = server): number {
+  const kb = Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  if (!kb) throw new Error(`no VmHWM in /proc/${pid}/status`);
   return kb / 1024;
 }
 
 /** The service still answers (it did not die under the page). */
-async function alive() {
-  expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+async function alive({ url } = server) {
+  expect((await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(5000) })).status).toBe(200);
 }
 
 /**
@@ -234,4 +238,80 @@ it("keeps the reading process's peak resident set within npm start's heap cap", 
   const peak = peakRssMb();
   process.stdout.write(`page-bytes-crash: the reading process peaked at ${peak.toFixed(0)} MB resident\n`);
   expect(peak).toBeLessThanOrEqual(256);
+});
+
+describe('5 subscribers replaying the 250 events into sockets that never read', () => {
+  /** A process of its own, started as `npm start` starts it: its peak resident set is this attack's alone. */
+  let replaying: ServerProcess;
+  /** Its peak resident set once it has started, before any subscriber. */
+  let started: number;
+  const sockets: WebSocket[] = [];
+  beforeAll(async () => {
+    replaying = await startServerProcess(url, ADMIN, ENV, npmStartNodeFlags());
+    started = peakRssMb(replaying);
+  }, 60_000);
+  afterAll(async () => {
+    for (const socket of sockets) socket.terminate();
+    await replaying?.stop();
+  });
+
+  /**
+   * A raw graphql-transport-ws socket: `connection_init` with the token, then a subscription to the
+   * feed from before the first of the 250 events. One that does not read pauses its socket after
+   * that, so what the server sends stays queued on the server's side; it still writes (a `ping`
+   * message now and then), which is how it learns that the server dropped the connection.
+   */
+  async function subscriber(reads: boolean) {
+    const ws = new WebSocket(`${replaying.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+    sockets.push(ws);
+    const state: { acked: boolean; ids: number[]; closed?: number } = { acked: false, ids: [] };
+    ws.on('message', (data) => {
+      const message = JSON.parse(String(data));
+      if (message.type === 'connection_ack') state.acked = true;
+      if (message.type === 'next') state.ids.push(message.payload.data.events.id);
+    });
+    ws.on('close', (code) => (state.closed = code));
+    ws.on('error', () => undefined);
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    ws.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: `Bearer ${ADMIN}` } }));
+    await until(async () => state.acked, 5000);
+    const query = 'subscription ($after: Int) { events(after: $after) { id type data } }';
+    ws.send(JSON.stringify({ type: 'subscribe', id: 'replay', payload: { query, variables: { after: head } } }));
+    if (!reads) (ws as unknown as { _socket: { pause(): void } })._socket.pause();
+    return { ws, state };
+  }
+
+  it('are closed by the server, the process answering /healthz throughout', async () => {
+    // Each subscription holds one round of the feed (at most 1 MiB of events) and has at most one event
+    // queued (graphql-ws sends the next when the socket took the last), so no 1 MiB queue of
+    // socket-backpressure.ts builds up: what ends these sockets is the server's keep-alive, whose
+    // protocol ping (every 12 s) goes unanswered for 12 s, and graphql-ws terminates the socket.
+    const subscribers = await Promise.all(Array.from({ length: 5 }, () => subscriber(false)));
+    const open = () => subscribers.filter(({ state }) => state.closed === undefined);
+    for (const since = Date.now(); open().length; ) {
+      expect(Date.now() - since).toBeLessThan(60_000);
+      await alive(replaying);
+      for (const { ws } of open()) ws.send(JSON.stringify({ type: 'ping' }));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    // Closed without a close frame: the server dropped the connection, the client never closed it.
+    expect(subscribers.map(({ state }) => state.closed)).toEqual(Array(5).fill(1006));
+    await alive(replaying);
+  }, 90_000);
+
+  it('a subscriber that reads gets each of the 250 events once, in the order of the feed', async () => {
+    const { ws, state } = await subscriber(true);
+    await until(async () => state.ids.length >= EVENTS, 60_000);
+    // The rounds end early at their bound of bytes: none is skipped or repeated (the tests above
+    // wrote a later event or two, a collection's).
+    expect(state.ids.slice(0, EVENTS)).toEqual(written);
+    ws.terminate();
+  }, 90_000);
+
+  it("keeps that process's peak resident set within npm start's heap cap", () => {
+    const peak = peakRssMb(replaying);
+    const figures = `${peak.toFixed(0)} MB resident (${started.toFixed(0)} MB once started)`;
+    process.stdout.write(`page-bytes-crash: the subscribers' process peaked at ${figures}\n`);
+    expect(peak).toBeLessThanOrEqual(256);
+  });
 });

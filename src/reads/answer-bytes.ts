@@ -41,11 +41,13 @@ export function setAnswerMaxBytes(bytes: number): void {
  * up to it is, or it is the first row (whose total is its own length). The rows kept are a prefix
  * of `order`: aggregate those (`filter (where kept)`), so PostgreSQL never builds more than the
  * bound either. A ROWS frame: no peers to look for, each row's total is known as it passes.
+ * `within` asks for a smaller bound than the answer's (a subscription's round); never a larger one.
  */
-export function measuredRows(rows: string, json: string, order: string): string {
+export function measuredRows(rows: string, json: string, order: string, within = maxBytes): string {
   const upto = `sum(m.json_bytes) over (order by ${order} rows unbounded preceding)`;
+  const bound = Math.min(within, maxBytes);
   return (
-    `select w.*, (w.upto <= ${maxBytes} or w.upto = w.json_bytes) as kept from (select m.*, ${upto} as upto ` +
+    `select w.*, (w.upto <= ${bound} or w.upto = w.json_bytes) as kept from (select m.*, ${upto} as upto ` +
     `from (select q.*, octet_length(${json}) as json_bytes from (${rows}) q) m) w`
   );
 }

@@ -75,6 +75,8 @@ export interface FeedArgs {
   /** The reader's token: it also sees its own events of the OWN_SUBJECTS kinds. */
   readerTokenId?: number;
   types?: EventTypeFilter;
+  /** Bytes of JSON the page holds at most, when less than the answer's bound (a subscription's round). */
+  maxBytes?: number;
 }
 
 export interface FeedPage {
@@ -141,7 +143,7 @@ export async function readEventFeed(em: EntityManager, selection: SelectionTree,
       (array_agg(b.k order by b.pos desc, b.k desc) ${KEPT})[1] as last,
       coalesce(bool_or(not b.kept), false) as cut,
       ${counted ? `(select count(*) from ${f.table} r0 where ${f.where})` : 'null'} as counted
-    from (${measuredRows(rows, 'q.r', 'm.pos, m.k')}) b`,
+    from (${measuredRows(rows, 'q.r', 'm.pos, m.k', args.maxBytes)}) b`,
     [...(counted ? where : []), ...where, args.size],
   );
   const after = args.after || null;

@@ -26,10 +26,16 @@ export class EventSubscriptionArgs {
 }
 
 /**
- * Events read per round (and at most the answer's bound of JSON, src/reads/answer-bytes.ts): a
- * subscriber behind by more catches up over several rounds.
+ * Events read per round at most: a subscriber behind by more catches up over several rounds. A
+ * round is also at most ROUND_BYTES of their JSON (src/reads/answer-bytes.ts; the answer's bound if
+ * that is smaller), however large the events are: each running subscription holds its round until
+ * its client has taken it, and a token may run many. A round is no answer, so a short one costs
+ * only a statement: the next follows at once. With rounds of the answer's 4 MiB, 5 subscribers
+ * replaying 396 KB events into sockets that never read took a process with `npm start`'s flags
+ * past 256 MB resident in 3 of 10 runs (test/page-bytes-crash.test.ts, docs/operations.md#answer-size).
  */
 const ROUND = 100;
+const ROUND_BYTES = 1024 * 1024;
 /** The longest a subscription sleeps without a notification (a held-back event, a lost NOTIFY). */
 const POLL_MS = 1000;
 
@@ -52,8 +58,21 @@ async function followFeed(context: GraphQLContext, args: EventSubscriptionArgs, 
   const subjects = readableSubjects(principal.scopes);
   const selection: SelectionTree = new Map([['items', selectionOf(info)]]);
   const readerTokenId = principal.tokenId;
-  const read = (after: number | null) =>
-    readEventFeed(em, selection, { after, size: ROUND, subjects, readerTokenId, types });
+  // Rows a round asks for: ROUND, or one more than the last round kept when it ended at its bound
+  // (PostgreSQL builds every row asked for, to measure it), doubling back towards ROUND after that.
+  let size = ROUND;
+  const read = async (after: number | null) => {
+    const round = await readEventFeed(em, selection, {
+      after,
+      size,
+      maxBytes: ROUND_BYTES,
+      subjects,
+      readerTokenId,
+      types,
+    });
+    size = round.cut ? round.items.length + 1 : Math.min(ROUND, size * 2);
+    return round;
+  };
   // The first round runs here: an expired `after` is a GONE refusal, not a broken stream.
   const first = await read(args.after ?? (await feedHead(em, subjects, readerTokenId)));
   // A hand-written iterator, not a generator: a generator's return() waits for its pending await
@@ -65,8 +84,8 @@ async function followFeed(context: GraphQLContext, args: EventSubscriptionArgs, 
     async next() {
       while (!stop.signal.aborted) {
         if (index < page.items.length) return { value: page.items[index++], done: false };
-        // A round cut short by the answer's bound (src/reads/answer-bytes.ts) has more at once.
-        if (page.items.length < ROUND && !page.cut) await feedWakeups.wait(POLL_MS, stop.signal);
+        // A round that is full, or cut short by its bound of bytes, has more at once.
+        if (page.items.length < page.size && !page.cut) await feedWakeups.wait(POLL_MS, stop.signal);
         if (stop.signal.aborted) break;
         page = await read(page.next);
         index = 0;

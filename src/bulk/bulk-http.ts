@@ -98,10 +98,15 @@ export function bulkRouter(options: BulkHttpOptions): Router {
       );
       return made.rows[0].id;
     });
-    options.started();
     ctx.status = 202;
     ctx.set('Location', `${API_PREFIX}/bulk-operations/${id}`);
-    ctx.body = await operationRecord(ctx, session, getRoute, id);
+    // The answer is the operation as it was made (created), read before this process's runners are
+    // woken: one of them claiming it first made the answer `running` at random.
+    try {
+      ctx.body = await operationRecord(ctx, session, getRoute, id);
+    } finally {
+      options.started();
+    }
   });
 
   router.post('/bulk-operations/uploads', async (ctx) => {

@@ -90,8 +90,12 @@ export class BulkOperationResolver {
     const problems = bulkMutations.check(mutation);
     if (problems.length) throw new ValidationError(problems);
     const operation = await inTransaction(em, (tx) => startBulkMutation(tx, principal, mutation, uploadId));
-    bulkMutations.started();
-    return readRecord(em, info, 'BulkOperation', operation.id);
+    // Read as made (created) before this process's runners are woken, as REST answers it.
+    try {
+      return await readRecord(em, info, 'BulkOperation', operation.id);
+    } finally {
+      bulkMutations.started();
+    }
   }
 
   @Authorized(...BULK_SCOPES)

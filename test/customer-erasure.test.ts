@@ -90,17 +90,11 @@ const address = (street: string) => ({
   zip: PERSON.zip,
 });
 
-/** The same block as REST writes it. */
-const restAddress = (street: string) => ({
-  first_name: PERSON.firstName,
-  last_name: PERSON.lastName,
-  company: PERSON.company,
-  street,
-  suite: PERSON.suite,
-  city: PERSON.city,
-  country: 'GB',
-  zip: PERSON.zip,
-});
+/** The same block as REST writes it (its keys in snake case). */
+const restAddress = (street: string) =>
+  Object.fromEntries(
+    Object.entries(address(street)).map(([key, value]) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), value]),
+  );
 
 async function graphql(query: string, variables?: Record<string, unknown>) {
   const res = await service.graphql(query, variables);

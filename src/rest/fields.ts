@@ -132,23 +132,28 @@ function showingEither([first, second]: readonly [string, string]): (value: unkn
   return (value) => (Array.isArray(value) ? value.map(one) : one(value as Record<string, unknown> | null));
 }
 
-/**
- * The GraphQL selection set for the given REST keys (in declaration order). Every REST read and write
- * asks for one, of the same few maps and key sets: each is written once per map (a bounded number
- * of key sets, which `fields` lets a client vary).
- */
-export function selectionOf(map: FieldMap, keys: readonly string[] = Object.keys(map)): string {
-  let byKeys = selections.get(map);
-  if (!byKeys) selections.set(map, (byKeys = new Map()));
-  const id = keys.join(',');
-  let selection = byKeys.get(id);
-  if (selection === undefined) setBounded(byKeys, id, (selection = writeSelection(map, keys)), KEY_SETS_PER_MAP);
-  return selection;
-}
-
-const selections = new WeakMap<FieldMap, Map<string, string>>();
 /** Key sets kept per map: `fields` makes any subset of a record's keys, so the caches are bounded. */
 export const KEY_SETS_PER_MAP = 200;
+
+/**
+ * `derive` of a field map and some of its keys (all by default), kept per map and key set. Every
+ * REST read and write asks for what the same few maps and key sets give; `fields` lets a client vary
+ * the key sets, so at most KEY_SETS_PER_MAP are kept per map.
+ */
+export function perKeySet<T>(derive: (map: FieldMap, keys: readonly string[]) => T) {
+  const cache = new WeakMap<FieldMap, Map<string, T>>();
+  return (map: FieldMap, keys: readonly string[] = Object.keys(map)): T => {
+    let byKeys = cache.get(map);
+    if (!byKeys) cache.set(map, (byKeys = new Map()));
+    const id = keys.join(',');
+    let value = byKeys.get(id);
+    if (value === undefined) setBounded(byKeys, id, (value = derive(map, keys)), KEY_SETS_PER_MAP);
+    return value;
+  };
+}
+
+/** The GraphQL selection set for the given REST keys (in declaration order). */
+export const selectionOf = perKeySet(writeSelection);
 
 function writeSelection(map: FieldMap, keys: readonly string[]): string {
   return keys

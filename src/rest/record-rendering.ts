@@ -1,6 +1,5 @@
-import { setBounded } from '../bounded-map.js';
 import type { RenderedKey, Rendering } from '../graphql/rendering.js';
-import { type FieldMap, gqlNameOf, INLINE, KEY_SETS_PER_MAP } from './fields.js';
+import { type FieldMap, gqlNameOf, INLINE, perKeySet } from './fields.js';
 
 /**
  * A REST record's shape as data for PostgreSQL to write (src/graphql/answer-passthrough.ts): each
@@ -10,17 +9,7 @@ import { type FieldMap, gqlNameOf, INLINE, KEY_SETS_PER_MAP } from './fields.js'
  * `shown`) or passes arguments has no such shape: `checkRenderings` refuses it at start-up, so no
  * list or export of its resource falls silently to execution.
  */
-export function renderingOf(map: FieldMap, keys: readonly string[] = Object.keys(map)): Rendering {
-  let byKeys = renderings.get(map);
-  if (!byKeys) renderings.set(map, (byKeys = new Map()));
-  const id = keys.join(',');
-  let rendering = byKeys.get(id);
-  if (rendering === undefined) setBounded(byKeys, id, (rendering = derive(map, keys)), KEY_SETS_PER_MAP);
-  return rendering;
-}
-
-// Per map and keys (bounded: `fields` varies them): a list or an export renders the same few shapes over and over.
-const renderings = new WeakMap<FieldMap, Map<string, Rendering>>();
+export const renderingOf = perKeySet((map, keys): Rendering => derive(map, keys));
 
 function derive(map: FieldMap, keys: readonly string[], path = ''): Rendering {
   const rendering: RenderedKey[] = [];

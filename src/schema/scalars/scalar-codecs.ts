@@ -50,13 +50,13 @@ export const SCALAR_CODECS: Readonly<Record<string, ScalarCodec>> = {
 };
 
 /**
- * A column as an entity holds it in a row's JSON (src/reads/read-row.ts types it), as JSON text:
- * money as its exact decimal text (a JSON number would lose "12.50"), whole numbers, booleans and
- * jsonb as their own text, anything else as PostgreSQL's JSON of it (timestamps ISO 8601).
+ * A column as an entity holds it in a row's JSON (src/reads/read-row.ts types it), as JSON text: its
+ * scalar's value and JSON (money as its exact decimal text: a JSON number would lose "12.50"), but a
+ * timestamp as PostgreSQL's JSON of it (ISO 8601: the entity holds a date, the scalar serialises Unix
+ * seconds), and a column no scalar reads (a bigint key) as PostgreSQL's JSON of it too.
  */
 export function rowJson(columnType: string | undefined, column: string): string {
   const type = columnType?.toLowerCase() ?? '';
-  if (type.startsWith('numeric')) return quotedJson(`${column}::text`);
-  if (INT_COLUMN.test(type) || /^(boolean|bool|jsonb|bigint|int8)$/.test(type)) return asText(column);
-  return asJson(column);
+  const codec = Object.values(SCALAR_CODECS).find((scalar) => scalar.columns.test(type));
+  return codec && codec !== SCALAR_CODECS.Timestamp ? codec.json(codec.value(column)) : asJson(column);
 }

@@ -81,6 +81,12 @@ function tokenOf(ctx: Context): string {
   return secret ? hashSecret(secret) : '';
 }
 
+/** Told of each request admitted and each done: bulk work yields while any runs (src/bulk/interactive-gate.ts). */
+export interface AdmissionWatcher {
+  enter(): void;
+  leave(): void;
+}
+
 /**
  * Admission control (D9 in docs/operations.md#hostile-load-findings): each process works on at most
  * `maxInFlight` API requests at once, and at most `maxPerToken` of them for one token, so a burst
@@ -89,12 +95,6 @@ function tokenOf(ctx: Context): string {
  * answered 503 with the distinct type `overloaded` (GraphQL: OVERLOADED) and `Retry-After: 1`;
  * nothing of it ran.
  */
-/** Told of each request admitted and each done: bulk work yields while any runs (src/bulk/interactive-gate.ts). */
-export interface AdmissionWatcher {
-  enter(): void;
-  leave(): void;
-}
-
 export function admission(limits: AdmissionLimits, watcher?: AdmissionWatcher) {
   let inFlight = 0;
   const perToken = new Map<string, number>();

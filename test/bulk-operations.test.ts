@@ -223,6 +223,9 @@ describe('an operation belongs to the token that started it', () => {
     ).toBe(404);
     const list = await service.get('/api/v1/bulk-operations', other);
     expect(list.body.items.map((o: any) => o.id)).not.toContain(made.body.id);
+    // Finished first: the list and the record are read one after the other, and a running
+    // operation may move between the two reads.
+    await finished(made.body.id);
     const mine = await service.get('/api/v1/bulk-operations');
     expect(mine.body.items[0].id).toBe(made.body.id); // newest first
     // The list's items (PostgreSQL writes them, the status in lower case) are the records as read one by one.

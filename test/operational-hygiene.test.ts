@@ -145,7 +145,10 @@ describe('in a terminal', () => {
   it('each request is one line, and Ctrl-C stops the service (embedded PostgreSQL too) quietly', async () => {
     // `script` gives the service a pseudo-terminal (stdout.isTTY: the pretty log) whose ^C the
     // terminal turns into SIGINT for its whole foreground process group, as a keyboard's Ctrl-C does.
-    const service = run('script', ['-qefc', `${process.execPath} ${MAIN}`, '/dev/null'], {
+    // `exec`: `script` runs the command with $SHELL -c, or /bin/sh -c where SHELL is unset (as in
+    // CI); dash does not exec a lone command, dies of the SIGINT itself, and `script` reports 130
+    // whatever the service did. The service is the terminal's process, as under `npm start`.
+    const service = run('script', ['-qefc', `exec ${process.execPath} ${MAIN}`, '/dev/null'], {
       DATA_DIR: path.join(dir, 'data'),
       PORT: '0',
       SEED_DEMO: 'false',

@@ -4,7 +4,7 @@ import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import { releaseDeadClients } from './src/db/dead-connections.js';
 import { preparePooledStatements } from './src/db/prepared-statements.js';
-import { setSessionTimeouts } from './src/db/session-settings.js';
+import { setSessionTimeouts, writeTransactionsBegin } from './src/db/session-settings.js';
 import { READ_STATEMENT_TIMEOUT_MS, WRITE_STATEMENT_TIMEOUT_MS } from './src/db/statement-timeouts.js';
 import { entities } from './src/entities/index.js';
 import { migrationsList } from './src/migrations/index.js';
@@ -31,7 +31,7 @@ export function ormConfig(
     // Bounded waits: a request fails fast (503) when PostgreSQL is unreachable or a query hangs,
     // instead of holding the client until its own timeout. Every statement outside a write
     // transaction (reads, the rate-limit bucket, idempotency claims) ends within the read timeout;
-    // write transactions raise it for themselves (src/domain/transaction.ts).
+    // write transactions raise it for themselves, in their BEGIN (writeTransactionsBegin).
     // The timeouts are set by a statement as each connection opens (src/db/session-settings.ts), not
     // as startup parameters, which PgBouncer refuses.
     driverOptions: {
@@ -42,6 +42,7 @@ export function ormConfig(
           statement_timeout: statementTimeoutMs,
           idle_in_transaction_session_timeout: 60_000,
         });
+        writeTransactionsBegin(pool, WRITE_STATEMENT_TIMEOUT_MS);
         preparePooledStatements(pool);
         releaseDeadClients(pool);
       },

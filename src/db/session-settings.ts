@@ -20,3 +20,20 @@ export function setSessionTimeouts(pool: Pool, settings: Record<string, number>)
     client.query(text).catch(() => undefined); // a broken connection fails its holder's query too
   });
 }
+
+/**
+ * A transaction opened with a plain BEGIN is a write transaction (src/domain/transaction.ts; reads
+ * on a snapshot open theirs with START TRANSACTION, bulk uploads lift the bound for themselves): its
+ * BEGIN carries the write statement timeout in the same simple query (`begin; set local …`), so a
+ * write pays no round trip of its own for it (a lock wait under contention may be longer than a
+ * read's bound). MikroORM sends BEGIN through Kysely's driver, which has no setting for it, so the
+ * text is replaced on its way to `pg`, where every layer's statements pass.
+ */
+export function writeTransactionsBegin(pool: Pool, statementTimeoutMs: number): void {
+  const begin = `begin; set local statement_timeout = ${Math.trunc(statementTimeoutMs)}`;
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    client.query = ((text: unknown, ...rest: unknown[]) =>
+      text === 'begin' ? query(begin, ...rest) : query(text, ...rest)) as typeof client.query;
+  });
+}

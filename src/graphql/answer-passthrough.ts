@@ -181,49 +181,40 @@ export interface RenderedPage {
 
 /**
  * The page of a page operation with its items written by PostgreSQL with `rendering`'s keys (an
- * edge's shape of the records), or the root field's errors; undefined when the rendering asks for
- * something only execution gives: the caller then runs the operation as always.
+ * edge's shape of the records): as one JSON array with its total (`pageFromPostgres`), or as
+ * lines (`linesFromPostgres`, an export's chunk; the operation's page must be sorted by id); or
+ * the root field's errors. Undefined when the rendering asks for something only execution gives (a
+ * computed field, a conversion SQL does not know): the caller then runs the operation as always.
  */
-export async function pageFromPostgres(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  context: GraphQLContext,
-  given: Record<string, unknown> | undefined,
-  rendering: Rendering,
-): Promise<RenderedPage | ExecutionResult | undefined> {
+async function renderedPage<T>(
+  lines: boolean,
+  taken: (request: AnswerPage) => T | undefined,
+  ...[schema, document, context, given, rendering]: RenderedOperation
+): Promise<T | ExecutionResult | undefined> {
   const { shape, forget } = cachedShape([schema, context.em.getMetadata(), document, undefined], rendering);
   if (!shape?.pageKeys) return undefined;
-  const request = requestOf(shape);
+  const request = requestOf(shape, lines);
   const ran = await runRootField(schema, shape, context, given, request);
   if (!ran || !('value' in ran)) return ran;
-  if (!request.answer) {
-    forget();
-    return undefined;
-  }
-  return { items: request.answer.items, totalCount: request.answer.totalCount };
+  const answer = taken(request);
+  if (answer === undefined) forget();
+  return answer;
 }
 
-/**
- * The items of a page operation as lines PostgreSQL writes with `rendering`'s keys (an edge's
- * shape of the records), or the root field's errors; undefined when the rendering asks for
- * something only execution gives (a computed field, a conversion SQL does not know): the caller
- * then runs the operation as always. The operation's page must be sorted by id.
- */
-export async function linesFromPostgres(
+type RenderedOperation = [
   schema: GraphQLSchema,
   document: DocumentNode,
   context: GraphQLContext,
   given: Record<string, unknown> | undefined,
   rendering: Rendering,
-): Promise<AnswerLines | ExecutionResult | undefined> {
-  const { shape, forget } = cachedShape([schema, context.em.getMetadata(), document, undefined], rendering);
-  if (!shape?.pageKeys) return undefined;
-  const request = requestOf(shape, true);
-  const ran = await runRootField(schema, shape, context, given, request);
-  if (!ran || !('value' in ran)) return ran;
-  if (!request.answerLines) {
-    forget();
-    return undefined;
-  }
-  return request.answerLines;
-}
+];
+
+export const pageFromPostgres = (...operation: RenderedOperation) =>
+  renderedPage<RenderedPage>(
+    false,
+    ({ answer }) => answer && { items: answer.items, totalCount: answer.totalCount },
+    ...operation,
+  );
+
+export const linesFromPostgres = (...operation: RenderedOperation) =>
+  renderedPage<AnswerLines>(true, ({ answerLines }) => answerLines, ...operation);

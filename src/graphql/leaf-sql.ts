@@ -8,9 +8,9 @@ import {
   isListType,
   isObjectType,
 } from 'graphql';
-import { literal } from '../reads/json-writer.js';
+import { literal, onRelatedRow } from '../reads/json-writer.js';
 import { isChoice, type Projection } from '../reads/projection.js';
-import { type Plan, quote, type RelationPlan } from '../reads/read-plan.js';
+import { columnSql, type Plan, referenceKey } from '../reads/read-plan.js';
 import { INT_COLUMN, quotedJson, SCALAR_CODECS, TEXT_COLUMN } from '../schema/scalars/scalar-codecs.js';
 import { refuse } from './not-plain.js';
 import type { Shown } from './rendering.js';
@@ -34,7 +34,7 @@ export function leafSql(
   if (prop?.kind !== 'scalar' || Boolean(prop.embedded) !== inEmbeddable || prop.fieldNames?.length !== 1) {
     return refuse('not a column');
   }
-  const columnType = String(prop.columnTypes?.[0] ?? '').toLowerCase();
+  const columnType = typeOf(prop);
   if (list) {
     // A text array column (ProductOption.values) is a JSON array of strings in both roads.
     const textArray = columnType.endsWith('[]') && TEXT_COLUMN.test(columnType.slice(0, -2));
@@ -62,6 +62,29 @@ export function shownSql(shown: Shown | undefined, type: GraphQLNamedType, sql: 
   return shown === undefined ? sql : SHOWN_VIEWS[shown].sql(type, sql, column);
 }
 
+/**
+ * The property a ReadPath (field-reads.ts) names on the row `alias`, as `leaf` writes it from its
+ * column ('' unless it is one column): a property of the row, or of a single relation the plan
+ * loads (json-writer.ts onRelatedRow: null without a row).
+ */
+function atPath(
+  plan: Plan,
+  path: string,
+  alias: string,
+  depth: number,
+  leaf: (prop: EntityProperty | undefined, column: string) => string,
+): string {
+  const [head, property, ...deeper] = path.split('.');
+  if (property === undefined) {
+    const prop = plan.meta.properties[head as never] as EntityProperty | undefined;
+    return leaf(prop, prop?.fieldNames?.length === 1 ? columnSql(alias, prop) : '');
+  }
+  const relation = plan.relations.get(head);
+  if (deeper.length || relation?.kind !== 'one') return refuse('path');
+  return onRelatedRow(relation, alias, depth, (row, on, below) => atPath(row, property, on, below, leaf));
+}
+
+const typeOf = (prop: EntityProperty | undefined) => String(prop?.columnTypes?.[0] ?? '').toLowerCase();
 const TEXT_PART = /^(int|integer|int4|smallint|int2|bigint|int8|serial|text|varchar|character varying)(\(\d+\))?$/;
 
 /**
@@ -70,23 +93,11 @@ const TEXT_PART = /^(int|integer|int4|smallint|int2|bigint|int8|serial|text|varc
  */
 export function textPartSql(plan: Plan, part: Projection, alias: string, depth: number): string {
   if (typeof part === 'string') {
-    const [head, property, ...deeper] = part.split('.');
-    if (property !== undefined) {
-      const relation = plan.relations.get(head);
-      if (deeper.length || relation?.kind !== 'one') return refuse('path');
-      const joined = joinedRows.get(relation);
-      if (joined !== undefined) return textPartSql(relation.plan, property, joined, depth + 1);
-      const child = `t${depth}`;
-      return `(select ${textPartSql(relation.plan, property, child, depth + 1)} from ${relation.from(child, alias)})`;
-    }
-    const prop = plan.meta.properties[head as never] as EntityProperty | undefined;
-    const reference = prop?.kind === 'm:1' || (prop?.kind === '1:1' && prop.owner);
-    const typed = reference ? prop.targetMeta?.getPrimaryProps()[0] : prop;
-    const columnType = String(typed?.columnTypes?.[0] ?? '').toLowerCase();
-    if ((prop?.kind !== 'scalar' && !reference) || prop.embedded || prop.fieldNames?.length !== 1) {
-      return refuse('concat part');
-    }
-    return TEXT_PART.test(columnType) ? `${alias}.${quote(prop.fieldNames[0])}::text` : refuse('concat part type');
+    return atPath(plan, part, alias, depth, (prop, column) => {
+      const key = referenceKey(prop);
+      if ((prop?.kind !== 'scalar' && !key) || prop?.embedded || !column) return refuse('concat part');
+      return TEXT_PART.test(typeOf(key ?? prop)) ? `${column}::text` : refuse('concat part type');
+    });
   }
   if (isChoice(part)) return `coalesce(${part.map((choice) => textPartSql(plan, choice, alias, depth)).join(', ')})`;
   if ('constant' in part) return literal(String(part.constant));
@@ -96,9 +107,9 @@ export function textPartSql(plan: Plan, part: Projection, alias: string, depth: 
 }
 
 /**
- * A ReadPath of the row on `alias` (see field-reads.ts) as `type`'s serialiser writes it, or as
- * `shown` asks: a column, a reference's id, or a column of a single relation the plan loads (a
- * subquery; null without a row).
+ * A ReadPath of the row on `alias` as `type`'s serialiser writes it, or as `shown` asks: a column,
+ * a reference's id, or a column of a single relation the plan loads (null without a row: a zero
+ * for null goes around the whole value).
  */
 export function pathSql(
   plan: Plan,
@@ -109,28 +120,14 @@ export function pathSql(
   depth: number,
   shown?: Shown,
 ): string {
-  const [head, property, ...deeper] = path.split('.');
-  const prop = plan.meta.properties[head as never] as EntityProperty | undefined;
-  if (property !== undefined) {
-    const relation = plan.relations.get(head);
-    if (deeper.length || relation?.kind !== 'one') return refuse('path');
-    // A row joined once for its object (joinedObject): its column, null without a row.
-    const joined = joinedRows.get(relation);
-    const child = joined ?? `t${depth}`;
-    // Without a related row the subquery is null: a zero for null goes around it.
-    const inner = pathSql(relation.plan, property, type, list, child, depth + 1, zeroless(shown));
-    return shownNull(shown, joined === undefined ? `(select ${inner} from ${relation.from(child, alias)})` : inner);
-  }
-  const column = prop?.fieldNames?.length === 1 ? `${alias}.${quote(prop.fieldNames[0])}` : '';
-  const reference = prop?.kind === 'm:1' || (prop?.kind === '1:1' && prop.owner);
-  if (reference) {
+  const value = atPath(plan, path, alias, depth, (prop, column) => {
+    const key = referenceKey(prop);
+    if (!key) return shownSql(zeroless(shown), type, leafSql(prop, type, list, column), column);
     // A reference is its id, as the row's JSON gives it: only whole-number keys.
-    const key = prop.targetMeta?.getPrimaryProps()[0];
-    const keyType = String(key?.columnTypes?.[0] ?? '').toLowerCase();
-    const id = type.name === 'Int' && !list && column && INT_COLUMN.test(keyType) ? column : refuse('reference');
-    return zeroless(shown) ? refuse('reference shown') : shownNull(shown, id);
-  }
-  return shownSql(shown, type, leafSql(prop, type, list, column), column);
+    if (type.name !== 'Int' || list || !column || !INT_COLUMN.test(typeOf(key))) return refuse('reference');
+    return zeroless(shown) ? refuse('reference shown') : column;
+  });
+  return shownNull(shown, value);
 }
 
 /** `shown` without its zero for null (applied around a whole value, see shownNull). */
@@ -146,12 +143,6 @@ export function constantSql(value: string | number | boolean, type: GraphQLNamed
   if (type.name === 'Boolean' && typeof value === 'boolean') return String(value);
   return refuse('constant');
 }
-
-/**
- * Relations joined once for an object (object-sql.ts joinedObject), by the joined row's alias:
- * values read its columns.
- */
-export const joinedRows = new WeakMap<RelationPlan, string>();
 
 /**
  * A value of GraphQL type `type` (`sql`: a leaf as leafSql and shownSql give it, or an object or

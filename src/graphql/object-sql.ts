@@ -11,23 +11,13 @@ import {
   isObjectType,
   isScalarType,
 } from 'graphql';
-import { type JsonPairs, jsonTextArray, jsonTextObject } from '../reads/json-writer.js';
+import { type JsonPairs, joinedRows, jsonTextObject, type RowWriter, relationJson } from '../reads/json-writer.js';
 import { isChoice, type Projection, pathsOf } from '../reads/projection.js';
-import { type Plan, projectionOf, quote, type RelationPlan } from '../reads/read-plan.js';
+import { columnSql, embeddedColumns, type Plan, projectionOf, type RelationPlan } from '../reads/read-plan.js';
 import { fieldScopes } from '../schema/field-scopes.js';
 import { renamedProperty } from './build-schema.js';
 import { entityNameOf } from './entity-name.js';
-import {
-  constantSql,
-  joinedRows,
-  jsonValue,
-  leafSql,
-  pathSql,
-  shownNull,
-  shownSql,
-  textPartSql,
-  zeroless,
-} from './leaf-sql.js';
+import { constantSql, jsonValue, leafSql, pathSql, shownNull, shownSql, textPartSql, zeroless } from './leaf-sql.js';
 import { refuse } from './not-plain.js';
 import type { RenderedKey, Rendering, Shown } from './rendering.js';
 
@@ -48,6 +38,19 @@ function isJsonAsShown(type: GraphQLField<unknown, unknown>['type']): boolean {
   return !isListType(getNullableType(nullable.ofType)) && ['Int', 'String'].includes(named.name);
 }
 
+/** A key a rendering asks of a field (a grouping's keys are its own object's, see renderedPairs). */
+type FieldKey = RenderedKey & { field: string };
+
+/**
+ * The pairs of `rendering`'s keys on one row, each field's JSON text as `value` writes it; a
+ * grouping (a key without a field) is an object of its own keys on the same row.
+ */
+const renderedPairs = (rendering: Rendering, value: (asked: FieldKey) => string): JsonPairs =>
+  rendering.map((asked) => [
+    asked.key,
+    asked.field === undefined ? jsonTextObject(renderedPairs(asked.sub ?? [], value)) : value(asked as FieldKey),
+  ]);
+
 /** An item of `plan`'s entity (alias `alias`) as the JSON object `rendering` shows of `type`. */
 export function renderedObjectSql(
   schema: GraphQLSchema,
@@ -58,8 +61,7 @@ export function renderedObjectSql(
   depth: number,
   either?: RenderedKey['either'],
 ): string {
-  const pairs: JsonPairs = rendering.map(({ key, field: name, shown, sub, either: subEither }): [string, string] => {
-    if (name === undefined) return [key, renderedObjectSql(schema, type, plan, sub ?? [], alias, depth)];
+  const pairs = renderedPairs(rendering, ({ field: name, shown, sub, either: subEither }): string => {
     const def = type.getFields()[name];
     if (!def || def.args.length || fieldScopes(schema, type, name)?.length) return refuse('not a plain field');
     if (subEither && (def.resolve || plan.relations.get(name)?.kind !== 'many')) return refuse('either of a non-list');
@@ -69,29 +71,27 @@ export function renderedObjectSql(
       const named = getNamedType(def.type);
       if (sub || subEither || !(isScalarType(named) || isEnumType(named))) return refuse('renamed object');
       const list = isListType(getNullableType(def.type));
-      return [key, jsonValue(pathSql(plan, renamed, named, list, alias, depth, shown), def.type, shown)];
+      return jsonValue(pathSql(plan, renamed, named, list, alias, depth, shown), def.type, shown);
     }
     if (def.resolve) {
       // A field resolver is answered here only when its value is declared (@Projects).
       const projection = projectionOf(plan.meta, name) ?? refuse('field resolver');
-      const value = projectedSql(schema, def.type, projection, { shown, sub }, plan, alias, depth);
-      return [key, jsonValue(value, def.type, shown)];
+      return jsonValue(projectedSql(schema, def.type, projection, { shown, sub }, plan, alias, depth), def.type, shown);
     }
     const nullable = getNullableType(def.type);
     const named = getNamedType(def.type);
     const relation = plan.relations.get(name);
     if (relation?.kind === 'json' && !sub && !shown && isJsonAsShown(def.type)) {
-      // Hand-written SQL: whatever aggregate it uses, its JSON stays on one line (json_agg puts a
-      // newline between composite elements; a JSON string escapes its own), for an export's lines.
-      return [key, `coalesce(replace((${relation.sql(alias)})::text, chr(10), ''), 'null')`];
+      // Hand-written SQL, written as the row's own JSON of it is (json-writer.ts relationJson).
+      return relationJson(relation, alias, depth, () => refuse('rows of a JSON value'));
     }
     if (isScalarType(named) || isEnumType(named)) {
       if (sub) refuse('selection on a leaf');
       // pathSql refuses what is not a plain column or reference, however it is shown.
-      return [key, jsonValue(pathSql(plan, name, named, isListType(nullable), alias, depth, shown), def.type, shown)];
+      return jsonValue(pathSql(plan, name, named, isListType(nullable), alias, depth, shown), def.type, shown);
     }
     if (isObjectType(named) && !isListType(nullable) && !relation) {
-      return [key, embeddedSql(plan, name, named, sub ?? [], alias)];
+      return embeddedSql(plan, name, named, sub ?? [], alias);
     }
     if (!isObjectType(named) || !isListType(nullable) || relation?.kind !== 'many') {
       return refuse('not a list relation');
@@ -99,9 +99,8 @@ export function renderedObjectSql(
     if (relation.plan.meta.className !== entityNameOf(named) || isListType(getNullableType(nullable.ofType))) {
       refuse('relation type');
     }
-    const child = `t${depth}`;
-    const inner = renderedObjectSql(schema, named, relation.plan, sub ?? [], child, depth + 1, subEither);
-    return [key, jsonTextArray(inner, relation.orderBy(child), relation.from(child, alias))];
+    const item: RowWriter = (row, on, below) => renderedObjectSql(schema, named, row, sub ?? [], on, below, subEither);
+    return relationJson(relation, alias, depth, item);
   });
   return either ? eitherObject(pairs, either) : jsonTextObject(pairs);
 }
@@ -129,15 +128,14 @@ function embeddedSql(
   const prop = plan.meta.properties[property as never] as EntityProperty | undefined;
   // A list of embeddables or one stored as a JSON column (object mode) is not a set of columns.
   if (prop?.kind !== 'embedded' || prop.array || prop.object) return refuse('not an embeddable');
-  const pairs: JsonPairs = rendering.map(({ key, field: name, shown, sub }): [string, string] => {
-    if (name === undefined) return [key, embeddedSql(plan, property, type, sub ?? [], alias)];
+  const pairs = renderedPairs(rendering, ({ field: name, shown, sub }) => {
     const def = type.getFields()[name];
-    const inner = plan.meta.props.find((p) => p.embedded?.[0] === property && p.embedded[1] === name);
+    const inner = embeddedColumns(plan.meta, property).find((p) => p.embedded![1] === name);
     if (!def || def.resolve || def.args.length || sub || !inner) return refuse('embeddable field');
     const named = getNamedType(def.type);
-    const column = inner.fieldNames?.length === 1 ? `${alias}.${quote(inner.fieldNames[0])}` : '';
+    const column = inner.fieldNames?.length === 1 ? columnSql(alias, inner) : '';
     const list = isListType(getNullableType(def.type));
-    return [key, jsonValue(shownSql(shown, named, leafSql(inner, named, list, column, true), column), def.type, shown)];
+    return jsonValue(shownSql(shown, named, leafSql(inner, named, list, column, true), column), def.type, shown);
   });
   return jsonTextObject(pairs);
 }
@@ -187,28 +185,27 @@ function projectedSql(
     return refuse('projected object');
   }
   if ('one' in projection) {
-    // The related row as an object of the selection's keys; no row is null, as the subquery gives.
+    // The related row as an object of the selection's keys; no row is null.
     const relation = plan.relations.get(projection.one);
     if (list || relation?.kind !== 'one' || relation.plan.meta.className !== entityNameOf(named)) return refuse('one');
-    const child = `t${depth}`;
-    const object = renderedObjectSql(schema, named, relation.plan, sub ?? [], child, depth + 1);
-    return `(select ${object} from ${relation.from(child, alias)})`;
+    return relationJson(relation, alias, depth, (row, on, below) =>
+      renderedObjectSql(schema, named, row, sub ?? [], on, below),
+    );
   }
   if (!('fields' in projection)) return refuse('projected object');
   const { fields } = projection;
-  const objectOf = (keys: Rendering, rowPlan: Plan, rowAlias: string, rowDepth: number): string => {
-    const pairs: JsonPairs = keys.map(({ key, field: name, ...inner }): [string, string] => {
-      if (name === undefined) return [key, objectOf(inner.sub ?? [], rowPlan, rowAlias, rowDepth)];
-      const def = named.getFields()[name];
-      const value = fields[name];
-      if (!def || def.resolve || def.args.length || !value || fieldScopes(schema, named, name)?.length) {
-        return refuse('projected field');
-      }
-      const sql = projectedSql(schema, def.type, value, inner, rowPlan, rowAlias, rowDepth);
-      return [key, jsonValue(sql, def.type, inner.shown)];
-    });
-    return jsonTextObject(pairs);
-  };
+  const objectOf = (keys: Rendering, rowPlan: Plan, rowAlias: string, rowDepth: number): string =>
+    jsonTextObject(
+      renderedPairs(keys, ({ field: name, ...inner }) => {
+        const def = named.getFields()[name];
+        const value = fields[name];
+        if (!def || def.resolve || def.args.length || !value || fieldScopes(schema, named, name)?.length) {
+          return refuse('projected field');
+        }
+        const sql = projectedSql(schema, def.type, value, inner, rowPlan, rowAlias, rowDepth);
+        return jsonValue(sql, def.type, inner.shown);
+      }),
+    );
   if (!('each' in projection)) {
     if (list) return refuse('list');
     const object = joinedObject(plan, fields, sub ?? [], alias, depth, objectOf);
@@ -218,17 +215,13 @@ function projectedSql(
   }
   const relation = plan.relations.get(projection.each);
   if (!list || isListType(getNullableType(nullable.ofType)) || relation?.kind !== 'many') return refuse('each');
-  const child = `t${depth}`;
-  const object = objectOf(sub ?? [], relation.plan, child, depth + 1);
-  return jsonTextArray(object, relation.orderBy(child), relation.from(child, alias));
+  return relationJson(relation, alias, depth, (row, on, below) => objectOf(sub ?? [], row, on, below));
 }
 
 /** A column of the row `alias` as SQL (a projection's `when`); anything else is refused. */
 function columnOf(plan: Plan, property: string, alias: string): string {
   const prop = plan.meta.properties[property as never] as EntityProperty | undefined;
-  return prop?.kind === 'scalar' && prop.fieldNames?.length === 1
-    ? `${alias}.${quote(prop.fieldNames[0])}`
-    : refuse('when');
+  return prop?.kind === 'scalar' && prop.fieldNames?.length === 1 ? columnSql(alias, prop) : refuse('when');
 }
 
 /** The GraphQL fields a rendering asks for, its groupings' included. */

@@ -31,17 +31,24 @@ export const landingKey = (name: string, relation: RelationPlan) => (relation.ki
 
 /** An SQL identifier, double-quoted. */
 export const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
-const column = (alias: string, prop: EntityProperty) => `${alias}.${quote(prop.fieldNames[0])}`;
+/** The column of a property (of one column) on `alias`. */
+export const columnSql = (alias: string, prop: EntityProperty) => `${alias}.${quote(prop.fieldNames[0])}`;
 const primaryOf = (meta: EntityMetadata) => meta.getPrimaryProps()[0];
 /** The primary key of `meta`: its property name, and its column on `alias`. */
 export const primaryKey = (meta: EntityMetadata, alias: string) => ({
   property: primaryOf(meta).name,
-  column: column(alias, primaryOf(meta)),
+  column: columnSql(alias, primaryOf(meta)),
 });
+/** The key of the entity a reference held on the row points to (the row's column is its id). */
+export const referenceKey = (prop: EntityProperty | undefined) =>
+  prop?.kind === 'm:1' || (prop?.kind === '1:1' && prop.owner) ? prop.targetMeta?.getPrimaryProps()[0] : undefined;
+/** The columns of an embeddable property, stored in its entity's row (`embedded`: [property, field]). */
+export const embeddedColumns = (meta: EntityMetadata, property: string) =>
+  meta.props.filter((p) => p.embedded?.[0] === property);
 export const tableOf = (meta: EntityMetadata) => quote(meta.tableName);
 /** The column of an entity property on `alias`. */
 export const columnOf = (meta: EntityMetadata, property: string, alias: string) =>
-  column(alias, meta.properties[property as never]);
+  columnSql(alias, meta.properties[property as never]);
 
 interface TypeFields {
   /** GraphQL field → the entity property a `@Field` of the entity reads, and the field's type. */
@@ -116,7 +123,7 @@ function orderSql(meta: EntityMetadata, orderBy: EntityProperty['orderBy'], alia
   const primary = primaryOf(meta);
   if (!terms.some(([property]) => property === primary.name)) terms.push([primary.name, 'asc']);
   return terms
-    .map(([property, order]) => [column(alias, meta.properties[property as never]), String(order).toLowerCase()])
+    .map(([property, order]) => [columnSql(alias, meta.properties[property as never]), String(order).toLowerCase()])
     .map(([sql, direction]) => `${sql} ${direction}`)
     .join(', ');
 }
@@ -133,15 +140,15 @@ function entityRelation(
   shown: unknown,
 ): RelationPlan {
   const target = prop.targetMeta!;
-  const parentKey = (parent: string) => column(parent, primaryOf(meta));
-  const targetKey = (child: string) => column(child, primaryOf(target));
+  const parentKey = (parent: string) => columnSql(parent, primaryOf(meta));
+  const targetKey = (child: string) => columnSql(child, primaryOf(target));
   switch (prop.kind) {
     case 'm:1':
     case '1:1': {
       // The owner holds the reference; the inverse side of a 1:1 is found by the owner's column.
       const back = prop.kind === '1:1' && !prop.owner ? target.properties[prop.mappedBy as never] : undefined;
       const where = (c: string, p: string) =>
-        back ? `${column(c, back)} = ${parentKey(p)}` : `${targetKey(c)} = ${column(p, prop)}`;
+        back ? `${columnSql(c, back)} = ${parentKey(p)}` : `${targetKey(c)} = ${columnSql(p, prop)}`;
       return {
         kind: 'one',
         plan: rowsPlan(target, tree),
@@ -158,18 +165,19 @@ function entityRelation(
         return {
           kind: 'many',
           plan: rowsPlan(target, tree),
-          from: (c, p) => `${tableOf(target)} ${c} where ${column(c, back)} = ${parentKey(p)}`,
+          from: (c, p) => `${tableOf(target)} ${c} where ${columnSql(c, back)} = ${parentKey(p)}`,
           orderBy: (c) => orderSql(target, prop.orderBy, c),
         };
       }
       const shownMeta = through.targetMeta!;
-      const shownKey = (child: string) => column(child, primaryOf(shownMeta));
+      const shownKey = (child: string) => columnSql(child, primaryOf(shownMeta));
+      const link = (c: string) => `${tableOf(target)} ${c}_l join ${tableOf(shownMeta)} ${c}`;
       return {
         kind: 'many',
         plan: rowsPlan(shownMeta, tree),
         from: (c, p) =>
-          `${tableOf(target)} ${c}_l join ${tableOf(shownMeta)} ${c} on ${shownKey(c)} = ${column(`${c}_l`, through)}` +
-          ` where ${column(`${c}_l`, back)} = ${parentKey(p)}`,
+          `${link(c)} on ${shownKey(c)} = ${columnSql(`${c}_l`, through)}` +
+          ` where ${columnSql(`${c}_l`, back)} = ${parentKey(p)}`,
         orderBy: (c) => orderSql(target, prop.orderBy, `${c}_l`),
       };
     }

@@ -6,9 +6,9 @@ import { NotFoundError } from '../domain/errors.js';
 import { isEmptyWhere, orderByOf, type Page } from '../domain/listing.js';
 import type { SortTerm } from '../schema/pagination.js';
 import { KEPT, measuredRows, overBound, wholePage } from './answer-bytes.js';
-import { entityPairs, type JsonPairs, jsonTextArray, jsonTextObject } from './json-writer.js';
+import { rowObject } from './json-writer.js';
 import { orderSql, pageStatements } from './page-statements.js';
-import { landingKey, type Plan, planFor, primaryKey, type RelationPlan, tableOf } from './read-plan.js';
+import { planFor, primaryKey, tableOf } from './read-plan.js';
 import { countForm } from './search-walk.js';
 import { below, type SelectionTree, selectionOf } from './selection.js';
 
@@ -18,38 +18,6 @@ export type Row = Record<string, unknown>;
 /** A row of a type read by id: every such type's key is a whole number named `id`. */
 export type RowById = Row & { readonly id: number };
 
-function relationSql(relation: RelationPlan, parent: string, depth: number): string {
-  const child = `t${depth}`;
-  switch (relation.kind) {
-    case 'many':
-      return jsonTextArray(
-        objectSql(relation.plan, child, depth),
-        relation.orderBy(child),
-        relation.from(child, parent),
-      );
-    case 'one': {
-      const row = objectSql(relation.plan, child, depth);
-      return `coalesce((select ${row} from ${relation.from(child, parent)}), 'null')`;
-    }
-    case 'json':
-      return `coalesce((${relation.sql(parent)})::text, 'null')`;
-  }
-}
-
-/**
- * One row (alias `alias`) as JSON text (json-writer.ts): the columns its plan needs, and each
- * relation, nested as a subquery. The selection decides the plan (read-plan.ts); nothing else does.
- */
-function objectSql(plan: Plan, alias: string, depth: number): string {
-  const pairs: JsonPairs = entityPairs(plan.meta, alias, plan.columns);
-  for (const [name, relation] of plan.relations)
-    pairs.push([landingKey(name, relation), relationSql(relation, alias, depth + 1)]);
-  const keys = new Set(pairs.map(([key]) => key));
-  if (keys.size !== pairs.length)
-    throw new Error(`read plan: a relation of ${plan.meta.className} lands where one of its columns does`);
-  return jsonTextObject(pairs);
-}
-
 // Selection trees of cached documents are stable objects, so each one compiles once per type.
 const compiled = new Map<string, WeakMap<SelectionTree, string>>();
 
@@ -58,7 +26,7 @@ export function rowSql(em: EntityManager, type: string, tree: SelectionTree): st
   let byTree = compiled.get(type);
   if (!byTree) compiled.set(type, (byTree = new WeakMap()));
   let sql = byTree.get(tree);
-  if (!sql) byTree.set(tree, (sql = `${objectSql(planFor(em.getMetadata(), type, tree), 'r0', 0)} as r`));
+  if (!sql) byTree.set(tree, (sql = `${rowObject(planFor(em.getMetadata(), type, tree), 'r0', 1)} as r`));
   return sql;
 }
 
@@ -82,7 +50,7 @@ export async function readPage(
   const order = orderSql(meta, orderBy, 'r0');
   const answer = answerPages.get(em);
   const shaped = answer?.type === type && answer.selection === selection ? answer : undefined;
-  const itemSql = shaped ? `${shaped.itemSql} as r` : rowSql(em, type, below(selection, 'items'));
+  const itemSql = itemOf(em, type, below(selection, 'items'), shaped);
   const table = tableOf(meta);
   const key = primaryKey(meta, 'r0').column;
   const keyed = shaped?.lines ? `, ${key} as k` : '';
@@ -163,17 +131,26 @@ function afterKey(where: FilterQuery<object>, key: string, afterId: number): Fil
 }
 
 /**
- * A page whose answer PostgreSQL writes itself (src/graphql/answer-passthrough.ts): the items'
- * JSON with the response's keys and scalar formats (`itemSql`: JSON text of an object on alias `r0`), for the
- * root field whose selection is `selection`. readPage then leaves the items as text in `answer`.
+ * A read whose answer PostgreSQL writes itself (src/graphql/answer-passthrough.ts), for the root
+ * field whose selection is `selection`: the same statement as the rows', its item written in the
+ * response's keys and scalar formats instead (`itemSql`: JSON text of an object on alias `r0`),
+ * and left as text, never parsed.
  */
-export interface AnswerPage {
+interface AnswerRequest {
   type: string;
   selection: SelectionTree;
   itemSql: string;
-  answer?: Omit<Page<never>, 'items'> & { items: string };
   /** The request's token check, carried by this read's statement (src/auth/carried-token-check.ts). */
   check?: Companion;
+}
+
+/** The item of `type` for `selection` as `… as r`: the answer's, when `answer` asks for this read, else the row's. */
+const itemOf = (em: EntityManager, type: string, selection: SelectionTree, answer: AnswerRequest | undefined) =>
+  answer ? `${answer.itemSql} as r` : rowSql(em, type, selection);
+
+/** A page answered by PostgreSQL (AnswerRequest): readPage leaves its items as text in `answer`. */
+export interface AnswerPage extends AnswerRequest {
+  answer?: Omit<Page<never>, 'items'> & { items: string };
   /**
    * The items as lines of text instead (an export's chunk): readPage leaves them in `answerLines`.
    * `itemSql` must then write each item's JSON without a raw newline.
@@ -251,17 +228,10 @@ function inIdOrder(rows: { r: RowById }[], key: string, ids: readonly number[]):
 }
 
 /**
- * A record whose answer PostgreSQL writes itself (src/graphql/answer-passthrough.ts): its JSON
- * with the response's keys and scalar formats (`itemSql`: JSON text of an object on alias `r0`), for the root
- * field whose selection is `selection`. readRecord then leaves it as text in `record`, and returns
- * `record.row`, an empty stand-in the root field hands back unchanged.
+ * A record answered by PostgreSQL (AnswerRequest): readRecord leaves it as text in `record`, and
+ * returns `record.row`, an empty stand-in the root field hands back unchanged.
  */
-export interface AnswerRecord {
-  type: string;
-  selection: SelectionTree;
-  itemSql: string;
-  /** The request's token check, carried by this read's statement (src/auth/carried-token-check.ts). */
-  check?: Companion;
+export interface AnswerRecord extends AnswerRequest {
   record?: { text: string; row: Row };
 }
 
@@ -279,21 +249,18 @@ export async function readRecord(
   id: number,
 ): Promise<Row> {
   const selection = selectionOf(info);
-  const answer = answerRecords.get(em);
-  if (answer?.type === type && answer.selection === selection) {
-    answerRecords.delete(em);
-    const meta = em.getMetadata().getByClassName(type);
-    const [row] = await runPrepared<{ r: string }>(
-      em,
-      `select ${answer.itemSql} as r from ${tableOf(meta)} r0 where ${primaryKey(meta, 'r0').column} = ?`,
-      [id],
-      answer.check,
-    );
-    if (!row) throw new NotFoundError(type, id);
-    answer.record = { text: row.r, row: {} };
-    return answer.record.row;
-  }
-  const [row] = await readByIds(em, type, selection, [id]);
+  const asked = answerRecords.get(em);
+  const answer = asked?.type === type && asked.selection === selection ? asked : undefined;
+  if (answer) answerRecords.delete(em);
+  const meta = em.getMetadata().getByClassName(type);
+  const [row] = await runPrepared<{ r: string }>(
+    em,
+    `select ${itemOf(em, type, selection, answer)} from ${tableOf(meta)} r0 where ${primaryKey(meta, 'r0').column} = ?`,
+    [id],
+    answer?.check,
+  );
   if (!row) throw new NotFoundError(type, id);
-  return row;
+  if (!answer) return JSON.parse(row.r) as Row;
+  answer.record = { text: row.r, row: {} };
+  return answer.record.row;
 }

@@ -1,9 +1,9 @@
 import type { Collection } from '@mikro-orm/core';
 
 /**
- * A value of an entity property as it arrives in a row's JSON (row-json.ts): a timestamp is its
- * ISO string, a reference to another entity its id, an embeddable a nested object, a decimal its
- * exact text; scalars as they are.
+ * A value of an entity property as it arrives in a row's JSON (json-writer.ts rowObject): a
+ * timestamp is its ISO string, a reference to another entity its id, an embeddable a nested
+ * object, a decimal its exact text; scalars as they are.
  */
 export type JsonValue<T> = T extends Date
   ? string

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { hashSecret } from '../src/auth/api-tokens.js';
 import { purgeBulkOperations } from '../src/bulk/retention.js';
 import { createDatabase, startTestService, type TestService } from './support/harness.js';
-import { pickVariants, placeOrder, setStock } from './support/orders.js';
+import { pickVariants, placeOrder, setStock, stockOf } from './support/orders.js';
 import { until } from './support/until.js';
 
 let service: TestService;
@@ -127,6 +127,56 @@ describe('the REST form', () => {
         body: single.body,
       });
     }
+  });
+
+  it('undoes a line whose write failed midway, and runs the next line after it', async () => {
+    // Two tracked variants, the first in stock and the second not: the fulfilment takes the first's
+    // units, then finds the second short (409), so the line's effects so far must be undone.
+    const [first, second] = await service.sql<{ id: number }>(
+      'select v.id from product_variant v join product p on p.id = v.product_id ' +
+        'where p.track_inventory and v.id <> ? order by v.id limit 2',
+      [variants.tracked],
+    );
+    await setStock(service, WAREHOUSE, first.id, 7);
+    await setStock(service, WAREHOUSE, second.id, 0);
+    const order = await placeOrder(service, [
+      { variantId: first.id, quantity: 1 },
+      { variantId: second.id, quantity: 1 },
+    ]);
+    const [a, b] = order.items.map((item: any) => item.data.id as number);
+    const movements = async () =>
+      (
+        await service.sql<{ n: number }>('select count(*)::int as n from inventory_movement where variant_id = ?', [
+          first.id,
+        ])
+      )[0].n;
+    const movedBefore = await movements();
+    const both = {
+      items: [
+        { id: a, quantity: 1, warehouse: WAREHOUSE },
+        { id: b, quantity: 1, warehouse: WAREHOUSE },
+      ],
+    };
+    const lines = [
+      { method: 'POST', path: `/orders/${order.id}/fulfilments`, body: both },
+      { method: 'PATCH', path: `/orders/${order.id}`, body: { notes: 'after the refusal' } },
+    ];
+    const made = await upload('', ndjson(lines));
+    expect(await finished(made.body.id)).toMatchObject({ status: 'completed', processed_lines: 2, failed_lines: 1 });
+    const got = await results(made.body.id);
+    const single = await service.send('POST', `/api/v1/orders/${order.id}/fulfilments`, both);
+    expect(single.status).toBe(409);
+    expect(got.map((r) => [r.line, r.status])).toEqual([
+      [1, 409],
+      [2, 200],
+    ]);
+    expect(got[0].body).toEqual(single.body);
+    // Nothing of the refused line is left: the first variant's units, its movements, the order's fulfilments.
+    expect(await stockOf(service, WAREHOUSE, first.id)).toBe(7);
+    expect(await movements()).toBe(movedBefore);
+    const now = await service.get(`/api/v1/orders/${order.id}`);
+    expect(now.body.fulfilments).toEqual([]);
+    expect(now.body.notes).toBe('after the refusal');
   });
 
   it('gives each line its usual event and timeline entry, by the token that started the operation', async () => {

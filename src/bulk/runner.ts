@@ -5,7 +5,7 @@ import type { Principal } from '../auth/api-tokens.js';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
 import { runPrepared } from '../db/prepared-statements.js';
 import { endBulkOperation } from '../domain/bulk-operation.js';
-import { inTransaction } from '../domain/transaction.js';
+import { asOneMutation, inTransaction } from '../domain/transaction.js';
 import { BulkOperationStatus } from '../entities/bulk-operation.entity.js';
 import { logger } from '../logger.js';
 import { registry } from '../observability/metrics.js';
@@ -62,6 +62,13 @@ const linesApplied = new Counter({
 });
 
 type BatchEnd = 'done' | 'lost' | 'retry';
+
+/** A line whose mutation threw: thrown out of the line's savepoint to roll it back, with the line's result. */
+class UndoneLine extends Error {
+  constructor(readonly outcome: LineOutcome) {
+    super('the line was undone');
+  }
+}
 
 export class BulkRunner {
   /** This process's id in `bulk_operation.runner`. */
@@ -249,7 +256,9 @@ export class BulkRunner {
   }
 
   /**
-   * One line in a savepoint of its own, so a line that fails rolls back alone. A line whose run
+   * One line in a savepoint of its own, so a line that fails rolls back alone. The line's mutation
+   * joins that savepoint (asOneMutation) instead of opening one inside it: a mutation that threw
+   * (refused: a single request's 4xx, or an error) rolls the line's savepoint back. A line whose run
    * throws (a bug) gets the 500 its single request would have had, its effects rolled back; the
    * database's trouble rolls the whole transaction back to be tried again (TRANSIENT_ATTEMPTS times,
    * then it is the line's result).
@@ -270,10 +279,21 @@ export class BulkRunner {
     const attributes = { 'bulk.operation.id': held.id, 'bulk.line': line, 'bulk.form': form };
     const outcome = await inSpanOf(held.traceParent, 'bulk line', attributes, async (span): Promise<LineOutcome> => {
       try {
-        const answered = await tx.transactional(
-          (savepoint) => lineRun(this.parts.sessionAs(principal, savepoint), input),
-          { clear: true },
-        );
+        const answered = await tx
+          .transactional(
+            async (savepoint) => {
+              const { result, mutationFailed } = await asOneMutation(savepoint, (em) =>
+                lineRun(this.parts.sessionAs(principal, em), input),
+              );
+              if (mutationFailed) throw new UndoneLine(result);
+              return result;
+            },
+            { clear: true },
+          )
+          .catch((error: unknown) => {
+            if (error instanceof UndoneLine) return error.outcome;
+            throw error;
+          });
         const status = answered.result.status; // the REST form's
         if (typeof status === 'number') span.setAttribute('http.response.status_code', status);
         if (typeof status === 'number' && status >= 500) span.fail(`HTTP ${status}`);

@@ -118,18 +118,38 @@ async function runRootField(
   }
 }
 
-const requestOf = (shape: PassthroughShape, lines = false, check?: Companion): AnswerPage & AnswerRecord => ({
-  type: shape.type,
-  selection: shape.selection,
-  itemSql: shape.itemSql,
-  ...(lines ? { lines } : {}),
-  ...(check ? { check } : {}),
-});
+/** An operation as a request gives it: the schema, the document, the request's context, its variables. */
+type Given = [GraphQLSchema, DocumentNode, GraphQLContext, Record<string, unknown> | undefined];
+
+/**
+ * Runs the root field of the operation's shape (`name`: the operation's name, for the response's
+ * keys; or a rendering, an edge's keys of a page's records) with its read answered by PostgreSQL,
+ * its items as `lines` or not, `check` riding on the read's statement (the request's token check,
+ * src/auth/carried-token-check.ts); `taken` makes the result of the answered read. Undefined when
+ * the operation is not one PostgreSQL answers, or its variables do not coerce: the caller then runs
+ * it as always; and when `taken` finds no answer (the root field did not read through readPage or
+ * readRecord), after which the document always runs the normal way. Else the root field's errors.
+ */
+async function answered<T>(
+  [schema, document, context, given]: Given,
+  name: string | null | undefined | Rendering,
+  { lines = false, check }: { lines?: boolean; check?: Companion },
+  taken: (shape: PassthroughShape, request: AnswerPage & AnswerRecord, value: unknown) => T | undefined,
+): Promise<T | ExecutionResult | undefined> {
+  const [operationName, rendering] = typeof name === 'string' || name == null ? [name] : [undefined, name];
+  const { shape, forget } = cachedShape([schema, context.em.getMetadata(), document, operationName], rendering);
+  if (!shape) return undefined;
+  const request = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql, lines, check };
+  const ran = await runRootField(schema, shape, context, given, request);
+  if (!ran || !('value' in ran)) return ran;
+  const answer = taken(shape, request, ran.value);
+  if (answer === undefined) forget();
+  return answer;
+}
 
 /**
  * The result of a plain page or record operation with the page or record as PostgreSQL's text
- * (left for withAnswerText's `write`), or undefined: the caller then executes the operation as always. `check`
- * rides on the read's statement (the request's token check, src/auth/carried-token-check.ts).
+ * (left for withAnswerText's `write`), or undefined: the caller then executes the operation as always.
  */
 export async function answerFromPostgres(
   schema: GraphQLSchema,
@@ -141,36 +161,26 @@ export async function answerFromPostgres(
 ): Promise<ExecutionResult | undefined> {
   const holder = scope.getStore();
   if (!holder) return undefined;
-  const { shape, forget } = cachedShape([schema, context.em.getMetadata(), document, operationName]);
-  if (!shape) return undefined;
-  const request = requestOf(shape, false, check);
-  const ran = await runRootField(schema, shape, context, given, request);
-  if (!ran || !('value' in ran)) return ran;
-  if (!shape.pageKeys) {
-    // The resolver must hand back the very row readRecord answered (nothing made of it), else
-    // this document always runs the normal way.
-    if (request.record === undefined || ran.value !== request.record.row) {
-      forget();
+  return answered([schema, document, context, given], operationName, { check }, (shape, request, value) => {
+    const { record, answer: page } = request;
+    if (!shape.pageKeys) {
+      // The resolver must hand back the very row readRecord answered (nothing made of it).
+      if (record === undefined || value !== record.row) return undefined;
+      holder.text = record.text;
+    } else if (!page) {
       return undefined;
+    } else {
+      const values: Record<string, string> = {
+        items: page.items,
+        totalCount: String(page.totalCount),
+        page: String(page.page),
+        size: String(page.size),
+        pageCount: String(page.pageCount),
+      };
+      holder.text = `{${shape.pageKeys.map(([key, field]) => `"${key}":${values[field]}`).join(',')}}`;
     }
-    holder.text = request.record.text;
     return { data: { [shape.key]: placeholder } };
-  }
-  const page = request.answer;
-  if (!page) {
-    // The root field did not read its page through readPage: this document always runs the normal way.
-    forget();
-    return undefined;
-  }
-  const values: Record<string, string> = {
-    items: page.items,
-    totalCount: String(page.totalCount),
-    page: String(page.page),
-    size: String(page.size),
-    pageCount: String(page.pageCount),
-  };
-  holder.text = `{${shape.pageKeys.map(([key, name]) => `"${key}":${values[name]}`).join(',')}}`;
-  return { data: { [shape.key]: placeholder } };
+  });
 }
 
 /** A page's items as the JSON array PostgreSQL wrote (see pageFromPostgres), and its total. */
@@ -186,35 +196,15 @@ export interface RenderedPage {
  * the root field's errors. Undefined when the rendering asks for something only execution gives (a
  * computed field, a conversion SQL does not know): the caller then runs the operation as always.
  */
-async function renderedPage<T>(
-  lines: boolean,
-  taken: (request: AnswerPage) => T | undefined,
-  ...[schema, document, context, given, rendering]: RenderedOperation
-): Promise<T | ExecutionResult | undefined> {
-  const { shape, forget } = cachedShape([schema, context.em.getMetadata(), document, undefined], rendering);
-  if (!shape?.pageKeys) return undefined;
-  const request = requestOf(shape, lines);
-  const ran = await runRootField(schema, shape, context, given, request);
-  if (!ran || !('value' in ran)) return ran;
-  const answer = taken(request);
-  if (answer === undefined) forget();
-  return answer;
-}
-
-type RenderedOperation = [
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  context: GraphQLContext,
-  given: Record<string, unknown> | undefined,
-  rendering: Rendering,
-];
-
-export const pageFromPostgres = (...operation: RenderedOperation) =>
-  renderedPage<RenderedPage>(
-    false,
-    ({ answer }) => answer && { items: answer.items, totalCount: answer.totalCount },
-    ...operation,
+export const pageFromPostgres = (...[schema, document, context, given, rendering]: [...Given, Rendering]) =>
+  answered<RenderedPage>([schema, document, context, given], rendering, {}, (_, { answer }) =>
+    answer ? { items: answer.items, totalCount: answer.totalCount } : undefined,
   );
 
-export const linesFromPostgres = (...operation: RenderedOperation) =>
-  renderedPage<AnswerLines>(true, ({ answerLines }) => answerLines, ...operation);
+export const linesFromPostgres = (...[schema, document, context, given, rendering]: [...Given, Rendering]) =>
+  answered<AnswerLines>(
+    [schema, document, context, given],
+    rendering,
+    { lines: true },
+    (_, request) => request.answerLines,
+  );

@@ -131,7 +131,7 @@ const schema = z.object({
   /** Finished bulk operations, their lines and results, are kept this many days. */
   BULK_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(7),
   /** Lines a bulk runner applies per transaction, each in a savepoint of its own (a cancel waits for them). */
-  BULK_LINES_PER_TRANSACTION: z.coerce.number().int().min(1).max(1000).default(10),
+  BULK_LINES_PER_TRANSACTION: z.coerce.number().int().min(1).max(1000).default(1),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -5,7 +5,6 @@
 import pg from 'pg';
 import { hashSecret } from '../src/auth/api-tokens.js';
 import { purgeBulkOperations } from '../src/bulk/retention.js';
-import { DEFAULT_BULK_SETTINGS } from '../src/bulk/runner-settings.js';
 import { createDatabase, startTestService, type TestService } from './support/harness.js';
 import { pickVariants, placeOrder, setStock, stockOf } from './support/orders.js';
 import { until } from './support/until.js';
@@ -316,24 +315,18 @@ describe('BULK_MAX_RUNNING and cancel', () => {
     }
   });
 
-  it('cancels a waiting operation before any line and a running one after the transaction under way', async () => {
+  it('cancels a waiting operation before any line and a running one after the line under way', async () => {
     const held = await newOrder(1);
-    const free = await newOrder(1);
+    const free = await newOrder(3);
     const release = await holdOrder(held.id);
     let released = false;
     try {
-      // The first line waits for the held order; the transaction under way holds the lines after it
-      // up to LINES (the default lines per transaction), and two more follow in the next one.
-      const LINES = DEFAULT_BULK_SETTINGS.linesPerTransaction;
       const running = await upload(
         '',
         ndjson([
           { method: 'PATCH', path: `/orders/${held.id}`, body: { notes: 'line 1' } },
-          ...Array.from({ length: LINES + 1 }, (_, i) => ({
-            method: 'PATCH',
-            path: `/orders/${free.id}`,
-            body: { notes: `line ${i + 2}` },
-          })),
+          fulfil(free.id, free.line, 1),
+          fulfil(free.id, free.line, 1),
         ]),
       );
       await lineWaiting();
@@ -343,21 +336,18 @@ describe('BULK_MAX_RUNNING and cancel', () => {
       expect(canceledWaiting.status).toBe(200);
       expect(canceledWaiting.body).toMatchObject({ status: 'canceled', processed_lines: 0 });
 
-      // The cancel waits for the transaction under way (its first line blocked on the held order),
-      // whose lines are then applied whole; none after it starts.
+      // The cancel waits for the line under way (blocked on the held order), which is then applied whole.
       const cancel = service.send('POST', `/api/v1/bulk-operations/${running.body.id}/cancel`);
       await lineWaiting(2);
       await release();
       released = true;
       const canceled = await cancel;
       expect(canceled.status).toBe(200);
-      expect(canceled.body).toMatchObject({ status: 'canceled', total_lines: LINES + 2, processed_lines: LINES });
+      expect(canceled.body).toMatchObject({ status: 'canceled', total_lines: 3, processed_lines: 1 });
       await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(await operation(running.body.id)).toMatchObject({ status: 'canceled', processed_lines: LINES });
-      const got = await results(running.body.id);
-      expect(got.map((r) => [r.line, r.status])).toEqual(Array.from({ length: LINES }, (_, i) => [i + 1, 200]));
+      expect(await operation(running.body.id)).toMatchObject({ status: 'canceled', processed_lines: 1 });
+      expect((await results(running.body.id)).map((r) => [r.line, r.status])).toEqual([[1, 200]]);
       expect((await service.get(`/api/v1/orders/${held.id}`)).body.notes).toBe('line 1');
-      expect((await service.get(`/api/v1/orders/${free.id}`)).body.notes).toBe(`line ${LINES}`);
       expect((await service.get(`/api/v1/orders/${free.id}`)).body.fulfilments).toEqual([]);
       // Again: the same answer. A completed operation cannot be canceled.
       expect((await service.send('POST', `/api/v1/bulk-operations/${running.body.id}/cancel`)).status).toBe(200);
@@ -450,11 +440,12 @@ describe('the GraphQL form', () => {
     const held = await newOrder(1);
     const release = await holdOrder(held.id);
     try {
-      // One transaction's lines (the first blocked on the held order), and one more after them.
-      const LINES = DEFAULT_BULK_SETTINGS.linesPerTransaction;
       const uploaded = await upload(
         '/uploads',
-        ndjson(Array.from({ length: LINES + 1 }, (_, i) => ({ id: held.id, notes: `line ${i + 1}` }))),
+        ndjson([
+          { id: held.id, notes: 'a' },
+          { id: held.id, notes: 'b' },
+        ]),
       );
       const started = await run(MUTATION, uploaded.body.id);
       const { id } = started.body.data.bulkOperationRunMutation;
@@ -468,7 +459,7 @@ describe('the GraphQL form', () => {
       await lineWaiting(2);
       await release();
       const canceled = await cancel;
-      expect(canceled.body.data.cancelBulkOperation).toEqual({ status: 'CANCELED', processedLines: LINES });
+      expect(canceled.body.data.cancelBulkOperation).toEqual({ status: 'CANCELED', processedLines: 1 });
     } finally {
       await release().catch(() => undefined);
     }

@@ -26,16 +26,7 @@ export interface BulkSettings {
   linesPerTransaction?: number;
 }
 
-/**
- * Lines per transaction: ten share a transaction's own statements (BEGIN, the operation's row, the
- * results and counters, COMMIT), which one line alone pays in full (bench/analysis.md).
- */
-export const DEFAULT_BULK_SETTINGS = {
-  concurrency: 1,
-  maxRunning: 1,
-  retentionDays: 7,
-  linesPerTransaction: 10,
-} as const;
+export const DEFAULT_BULK_SETTINGS = { concurrency: 1, maxRunning: 1, retentionDays: 7 } as const;
 
 /** What the runner runs lines with: the schema, the REST route table and sessions as a given token. */
 export interface RunnerParts {

@@ -21,7 +21,7 @@ import {
   TransientLineError,
 } from './line-runs.js';
 import { purgeBulkOperations } from './retention.js';
-import { type BulkSettings, DEFAULT_BULK_SETTINGS, type RunnerParts } from './runner-settings.js';
+import type { BulkSettings, RunnerParts } from './runner-settings.js';
 
 /**
  * Runs bulk operations (docs/decisions.md#bulk-writes), on every instance at once:
@@ -86,12 +86,7 @@ export class BulkRunner {
     private readonly parts: RunnerParts,
     settings: BulkSettings,
   ) {
-    this.settings = {
-      leaseMs: 10_000,
-      pollMs: 1000,
-      linesPerTransaction: DEFAULT_BULK_SETTINGS.linesPerTransaction,
-      ...settings,
-    };
+    this.settings = { leaseMs: 10_000, pollMs: 1000, linesPerTransaction: 1, ...settings };
     this.purge = new PeriodicTask(
       'bulk operation purge',
       async () => {

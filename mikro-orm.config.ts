@@ -42,7 +42,8 @@ export function ormConfig(
           statement_timeout: statementTimeoutMs,
           idle_in_transaction_session_timeout: 60_000,
         });
-        writeTransactionsBegin(pool, WRITE_STATEMENT_TIMEOUT_MS);
+        // No read bound (0: the CLIs' migrations) is no bound at all: a migration may run long.
+        if (statementTimeoutMs > 0) writeTransactionsBegin(pool, WRITE_STATEMENT_TIMEOUT_MS);
         preparePooledStatements(pool);
         releaseDeadClients(pool);
       },

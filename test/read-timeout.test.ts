@@ -2,7 +2,10 @@
 // that runs past the pool's statement timeout ends with a 503 asking to narrow or retry (never a
 // 500, never a held connection), while a write transaction may wait on a lock longer than that and
 // still succeed.
+import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
+import { ormConfig } from '../mikro-orm.config.js';
+import { WRITE_STATEMENT_TIMEOUT_MS } from '../src/db/statement-timeouts.js';
 import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService;
@@ -35,4 +38,22 @@ it('ends a read stuck past the read timeout with 503 + Retry-After; a write wait
     await locker.end();
   }
   expect((await service.get('/api/v1/warehouses')).status).toBe(200);
+});
+
+it('bounds a write transaction by the write timeout, and leaves the CLIs’ (migrations) unbounded', async () => {
+  const url = service.orm.config.get('clientUrl') as string;
+  const timeoutIn = async (readTimeoutMs: number) => {
+    const orm = await MikroORM.init(ormConfig(url, { pool: { min: 0, max: 1 } }, readTimeoutMs));
+    try {
+      const outside = await orm.em.getConnection().execute<{ statement_timeout: string }[]>('show statement_timeout');
+      const inside = await orm.em
+        .fork()
+        .transactional((tx) => tx.execute<{ statement_timeout: string }[]>('show statement_timeout'));
+      return { outside: outside[0].statement_timeout, inside: inside[0].statement_timeout };
+    } finally {
+      await orm.close();
+    }
+  };
+  expect(await timeoutIn(300)).toEqual({ outside: '300ms', inside: `${WRITE_STATEMENT_TIMEOUT_MS / 1000}s` });
+  expect(await timeoutIn(0)).toEqual({ outside: '0', inside: '0' });
 });

@@ -27,7 +27,8 @@ export function setSessionTimeouts(pool: Pool, settings: Record<string, number>)
  * BEGIN carries the write statement timeout in the same simple query (`begin; set local …`), so a
  * write pays no round trip of its own for it (a lock wait under contention may be longer than a
  * read's bound). MikroORM sends BEGIN through Kysely's driver, which has no setting for it, so the
- * text is replaced on its way to `pg`, where every layer's statements pass.
+ * text is replaced on its way to `pg`, where every layer's statements pass. A pool without a read
+ * bound (the CLIs: a migration may run long) gets none here either (mikro-orm.config.ts).
  */
 export function writeTransactionsBegin(pool: Pool, statementTimeoutMs: number): void {
   const begin = `begin; set local statement_timeout = ${Math.trunc(statementTimeoutMs)}`;

@@ -260,7 +260,7 @@ export async function readRecord(
     answer?.check,
   );
   if (!row) throw new NotFoundError(type, id);
-  if (!answer) return JSON.parse(row.r) as Row;
+  if (!answer) return parsed(row).r;
   answer.record = { text: row.r, row: {} };
   return answer.record.row;
 }

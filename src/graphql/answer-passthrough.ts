@@ -1,15 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import {
-  type DocumentNode,
-  type ExecutionResult,
-  GraphQLError,
-  type GraphQLResolveInfo,
-  type GraphQLSchema,
-  getArgumentValues,
-  getVariableValues,
-  isNonNullType,
-} from 'graphql';
+import type { DocumentNode, ExecutionResult, GraphQLSchema } from 'graphql';
 import type { Companion } from '../db/prepared-statements.js';
 import {
   type AnswerLines,
@@ -19,6 +10,7 @@ import {
   answerRecords,
 } from '../reads/read-query.js';
 import type { GraphQLContext } from '../resolvers/context.js';
+import type { compiledExecutor } from './compiled-execution.js';
 import { cachedShape, type PassthroughShape } from './passthrough-shapes.js';
 import type { Rendering } from './rendering.js';
 
@@ -32,13 +24,14 @@ import type { Rendering } from './rendering.js';
  * scalar types PostgreSQL can write exactly as their serialisers do, embeddables of such, and list
  * relations of such, the items' (or the record's) JSON is built in SQL with the response's keys
  * (aliases included) in the selection's order, and the answer is `{"data":{"<key>":<page or
- * record>}}` around PostgreSQL's text. The root field's own resolver still runs
- * (its `@Authorized` scope, input guard, argument validation, filters, page bounds, a missing
- * record's NOT_FOUND), so only the read's statement differs; its errors are reported as the
- * executor reports a root field's. Anything else takes graphql-jit's road (compiled-execution.ts).
+ * record>}}` around PostgreSQL's text. The operation is executed as any other, by the one executor
+ * (compiled-execution.ts), only with nothing selected below its root field: the root field's own
+ * resolver runs (its `@Authorized` scope, input guard, argument validation, filters, page bounds, a
+ * missing record's NOT_FOUND), so only the read's statement differs, and every error is execution's
+ * own. Anything else is executed whole.
  *
  * Which operations qualify, and their item's SQL, is passthrough-shapes.ts; the SQL of the JSON is
- * object-sql.ts and leaf-sql.ts. This file runs the root field and puts PostgreSQL's text in.
+ * object-sql.ts and leaf-sql.ts. This file executes the operation and puts PostgreSQL's text in.
  */
 
 /** The answer of one `/graphql` request written by PostgreSQL, spliced into Apollo's body (see withAnswerText). */
@@ -63,86 +56,44 @@ export async function withAnswerText<T>(run: () => Promise<T>): Promise<{ result
   return { result, write: (json) => (text === undefined ? json : json.replace(`"${PLACEHOLDER}"`, () => text)) };
 }
 
-/** The root field's value when it ran without an error (see runRootField). */
-interface Ran {
-  value: unknown;
-}
+/** The executor every operation runs through (compiled-execution.ts). */
+type Execute = ReturnType<typeof compiledExecutor>;
+
+/** An operation as a request gives it: the executor, the schema, the document, the request's context, its variables. */
+export type Given = [Execute, GraphQLSchema, DocumentNode, GraphQLContext, Record<string, unknown> | undefined];
 
 /**
- * Runs the shape's root field (its resolver: scope, guard, arguments, filters, page bounds) with
- * `request` for its readPage or readRecord: undefined when the variables or arguments do not
- * coerce (nothing ran: the normal way answers), else the field's error as compiled execution
- * reports it, or the value the resolver returned.
- */
-async function runRootField(
-  schema: GraphQLSchema,
-  shape: PassthroughShape,
-  context: GraphQLContext,
-  given: Record<string, unknown> | undefined,
-  request: AnswerPage & AnswerRecord,
-): Promise<ExecutionResult | Ran | undefined> {
-  const variables = getVariableValues(schema, shape.operation.variableDefinitions ?? [], given ?? {});
-  if (variables.errors) return undefined;
-  const query = schema.getQueryType()!;
-  const info: GraphQLResolveInfo = {
-    fieldName: shape.field.name,
-    fieldNodes: [shape.node],
-    returnType: shape.field.type,
-    parentType: query,
-    path: { prev: undefined, key: shape.key, typename: query.name },
-    schema,
-    fragments: {},
-    rootValue: undefined,
-    operation: shape.operation,
-    variableValues: variables.coerced,
-  };
-  let args: Record<string, unknown>;
-  try {
-    args = getArgumentValues(shape.field, shape.node, variables.coerced);
-  } catch {
-    return undefined; // nothing ran yet: the normal way answers it
-  }
-  const requests = shape.pageKeys ? answerPages : answerRecords;
-  requests.set(context.em, request);
-  try {
-    return { value: await shape.field.resolve!(undefined, args, context, info) };
-  } catch (error) {
-    // The root field's error as compiled execution reports it (compiled-execution.ts: its path, the
-    // resolver's error, no locations; the field null, or no data when it is non-null), without
-    // running the field again (a statement that timed out, a refused scope, a missing record).
-    const thrown = error instanceof Error ? error : new Error(String(error));
-    const reported = new GraphQLError(thrown.message, { path: [shape.key], originalError: thrown, extensions: {} });
-    return { data: isNonNullType(shape.field.type) ? null : { [shape.key]: null }, errors: [reported] };
-  } finally {
-    requests.delete(context.em);
-  }
-}
-
-/** An operation as a request gives it: the schema, the document, the request's context, its variables. */
-type Given = [GraphQLSchema, DocumentNode, GraphQLContext, Record<string, unknown> | undefined];
-
-/**
- * Runs the root field of the operation's shape (`name`: the operation's name, for the response's
- * keys; or a rendering, an edge's keys of a page's records) with its read answered by PostgreSQL,
- * its items as `lines` or not, `check` riding on the read's statement (the request's token check,
- * src/auth/carried-token-check.ts); `taken` makes the result of the answered read. Undefined when
- * the operation is not one PostgreSQL answers, or its variables do not coerce: the caller then runs
- * it as always; and when `taken` finds no answer (the root field did not read through readPage or
- * readRecord), after which the document always runs the normal way. Else the root field's errors.
+ * Executes the operation's shape (`name`: the operation's name, for the response's keys; or a
+ * rendering, an edge's keys of a page's records): its document runs the root field's resolver and
+ * nothing below it, its readPage or readRecord answered by PostgreSQL (its items as `lines` or not,
+ * `check` riding on the read's statement: the request's token check, src/auth/carried-token-check.ts);
+ * `taken` makes the result of the answered read. Undefined when the operation is not one PostgreSQL
+ * answers: the caller then executes it as always; and when `taken` finds no answer (the root field
+ * did not read through readPage or readRecord), after which the document always runs the normal way.
+ * Else the execution's errors (variables, the root field's), as it reports them.
  */
 async function answered<T>(
-  [schema, document, context, given]: Given,
+  [execute, schema, document, context, given]: Given,
   name: string | null | undefined | Rendering,
   { lines = false, check }: { lines?: boolean; check?: Companion },
-  taken: (shape: PassthroughShape, request: AnswerPage & AnswerRecord, value: unknown) => T | undefined,
+  taken: (shape: PassthroughShape, request: AnswerPage & AnswerRecord) => T | undefined,
 ): Promise<T | ExecutionResult | undefined> {
   const [operationName, rendering] = typeof name === 'string' || name == null ? [name] : [undefined, name];
   const { shape, forget } = cachedShape([schema, context.em.getMetadata(), document, operationName], rendering);
   if (!shape) return undefined;
-  const request = { type: shape.type, selection: shape.selection, itemSql: shape.itemSql, lines, check };
-  const ran = await runRootField(schema, shape, context, given, request);
-  if (!ran || !('value' in ran)) return ran;
-  const answer = taken(shape, request, ran.value);
+  const { type, asked, selection, itemSql } = shape;
+  const request = { type, asked, selection, itemSql, lines, check };
+  const requests = shape.pageKeys ? answerPages : answerRecords;
+  requests.set(context.em, request);
+  let result: ExecutionResult;
+  try {
+    result = await execute(shape.document, operationName, context, given);
+  } finally {
+    requests.delete(context.em);
+  }
+  // An error, or a root field that answered null (no read to splice in), is execution's answer.
+  if (result.errors?.length || result.data?.[shape.key] == null) return result;
+  const answer = taken(shape, request);
   if (answer === undefined) forget();
   return answer;
 }
@@ -152,21 +103,17 @@ async function answered<T>(
  * (left for withAnswerText's `write`), or undefined: the caller then executes the operation as always.
  */
 export async function answerFromPostgres(
-  schema: GraphQLSchema,
-  document: DocumentNode,
+  [execute, schema, document, context, given]: Given,
   operationName: string | null | undefined,
-  context: GraphQLContext,
-  given: Record<string, unknown> | undefined,
   check?: Companion,
 ): Promise<ExecutionResult | undefined> {
   const holder = scope.getStore();
   if (!holder) return undefined;
-  return answered([schema, document, context, given], operationName, { check }, (shape, request, value) => {
+  return answered([execute, schema, document, context, given], operationName, { check }, (shape, request) => {
     const { record, answer: page } = request;
     if (!shape.pageKeys) {
-      // The resolver must hand back the very row readRecord answered (nothing made of it).
-      if (record === undefined || value !== record.row) return undefined;
-      holder.text = record.text;
+      if (record === undefined) return undefined;
+      holder.text = record;
     } else if (!page) {
       return undefined;
     } else {
@@ -196,15 +143,10 @@ export interface RenderedPage {
  * the root field's errors. Undefined when the rendering asks for something only execution gives (a
  * computed field, a conversion SQL does not know): the caller then runs the operation as always.
  */
-export const pageFromPostgres = (...[schema, document, context, given, rendering]: [...Given, Rendering]) =>
-  answered<RenderedPage>([schema, document, context, given], rendering, {}, (_, { answer }) =>
+export const pageFromPostgres = (given: Given, rendering: Rendering) =>
+  answered<RenderedPage>(given, rendering, {}, (_, { answer }) =>
     answer ? { items: answer.items, totalCount: answer.totalCount } : undefined,
   );
 
-export const linesFromPostgres = (...[schema, document, context, given, rendering]: [...Given, Rendering]) =>
-  answered<AnswerLines>(
-    [schema, document, context, given],
-    rendering,
-    { lines: true },
-    (_, request) => request.answerLines,
-  );
+export const linesFromPostgres = (given: Given, rendering: Rendering) =>
+  answered<AnswerLines>(given, rendering, { lines: true }, (_, request) => request.answerLines);

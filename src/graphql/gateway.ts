@@ -5,7 +5,7 @@ import type { RateLimiter } from '../auth/rate-limit.js';
 import { answersByRoad } from '../observability/metrics.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { Loaders } from '../resolvers/loaders.js';
-import { answerFromPostgres } from './answer-passthrough.js';
+import { answerFromPostgres, type Given } from './answer-passthrough.js';
 import { compiledExecutor } from './compiled-execution.js';
 import { createOperationRunner, type OperationRequest } from './operation-run.js';
 import { createPreparedDocuments } from './prepared-documents.js';
@@ -42,13 +42,14 @@ export interface GraphQLGateway {
  * snapshots (snapshots.ts); `answer` is a `/graphql` operation's result.
  */
 export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: RateLimiter, replicas?: ReplicaRouting) {
-  const router = createReplicaRouter(compiledExecutor(schema), replicas);
+  const compiled = compiledExecutor(schema);
+  const router = createReplicaRouter(compiled, replicas);
   const { execute } = router;
   const prepared = createPreparedDocuments(schema);
   const { contextFor, hasScope } = createRequestContexts(orm, router, limiter, replicas);
   const run = createOperationRunner(prepared, execute);
-  const snapshot = createSnapshots(orm, schema, router, run, prepared);
-  const session = createRestSessions({ schema, contextFor, prepared, run, snapshot, router });
+  const snapshot = createSnapshots(orm, [compiled, schema], router, run, prepared);
+  const session = createRestSessions({ schema, compiled, contextFor, prepared, run, snapshot, router });
 
   /**
    * A `/graphql` operation's result: PostgreSQL's answer where it can write one, else executed;
@@ -67,7 +68,8 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     const { check } = context;
     if (check) {
       // The check rides on the read PostgreSQL answers; anything else settles it on its own first.
-      const answered = await answerFromPostgres(schema, document, operationName, context, variables, check.companion());
+      const given: Given = [compiled, schema, document, context, variables];
+      const answered = await answerFromPostgres(given, operationName, check.companion());
       const outcome = await check.settle(context.em);
       if (outcome === 'passed')
         return answered ? counted(answered) : executed(document, operationName, context, variables);
@@ -78,7 +80,7 @@ export function createGateway(schema: GraphQLSchema, orm: MikroORM, limiter?: Ra
     const answered = await router.routed(
       context,
       router.isQuery(document, operationName),
-      (on) => answerFromPostgres(schema, document, operationName, on, variables),
+      (on) => answerFromPostgres([compiled, schema, document, on, variables], operationName),
       (result) => result?.errors,
     );
     return answered ? counted(answered) : executed(document, operationName, context, variables);

@@ -2,7 +2,6 @@ import type { MetadataStorage } from '@mikro-orm/core';
 import {
   type DocumentNode,
   type FieldNode,
-  type GraphQLField,
   type GraphQLSchema,
   getNamedType,
   getNullableType,
@@ -31,9 +30,15 @@ const PAGE_FIELDS = new Set(['items', 'totalCount', 'page', 'size', 'pageCount']
 
 /** What is known of a document's operation: how to answer it from PostgreSQL, or that it cannot be. */
 export interface PassthroughShape {
-  operation: OperationDefinitionNode;
-  node: FieldNode;
-  field: GraphQLField<unknown, unknown>;
+  /**
+   * What execution runs (answer-passthrough.ts): the operation with its root field selecting only
+   * `__typename`, so the executor runs the root field's resolver (scope, guard, arguments, filters,
+   * page bounds) and nothing below it; its read writes the rest.
+   */
+  document: DocumentNode;
+  /** The selection the root field's resolver sees in `document` (how its read knows it is the one answered). */
+  asked: SelectionTree;
+  /** The root field's response key. */
   key: string;
   /** The page fields selected: response key → page field; null for a single record's root field. */
   pageKeys: [string, string][] | null;
@@ -90,13 +95,14 @@ function passthroughShapeOf(
   if (!field?.resolve || !isObjectType(rootType)) return refuse('not an object');
   const key = node.alias?.value ?? node.name.value;
   const selection = selectionOf({ fieldNodes: [node], fragments: {}, variableValues: {} });
+  const executed = { key, ...rootFieldOnly(operation, node) };
   const recordType = entityNameOf(rootType);
   if (metadata.getByClassName(recordType, false)) {
     // A single record (`order(id:)`): its own object, as a page's item is (for /graphql only).
     if (rendering) refuse('a record for an edge');
     const plan = planFor(metadata, recordType, selection);
     const itemSql = renderedObjectSql(schema, rootType, plan, selectionRendering(node.selectionSet), 'r0', 1);
-    return { operation, node, field, key, pageKeys: null, type: recordType, selection, itemSql };
+    return { ...executed, pageKeys: null, type: recordType, selection, itemSql };
   }
   const pageType = rootType;
   const pageKeys: [string, string][] = [];
@@ -117,7 +123,22 @@ function passthroughShapeOf(
   const plan = planFor(metadata, type, selection.get('items')!);
   const keys = rendering ?? selectionRendering(items.selectionSet);
   const itemSql = renderedObjectSql(schema, itemType, plan, keys, 'r0', 1);
-  return { operation, node, field, key, pageKeys, type, selection, itemSql };
+  return { ...executed, pageKeys, type, selection, itemSql };
+}
+
+const TYPENAME: SelectionSetNode = {
+  kind: Kind.SELECTION_SET,
+  selections: [{ kind: Kind.FIELD, name: { kind: Kind.NAME, value: '__typename' } }],
+};
+
+/** The operation as execution runs it when PostgreSQL writes its root field's value (PassthroughShape.document). */
+function rootFieldOnly(operation: OperationDefinitionNode, node: FieldNode) {
+  const root: FieldNode = { ...node, selectionSet: TYPENAME };
+  const document: DocumentNode = {
+    kind: Kind.DOCUMENT,
+    definitions: [{ ...operation, selectionSet: { ...operation.selectionSet, selections: [root] } }],
+  };
+  return { document, asked: selectionOf({ fieldNodes: [root], fragments: {}, variableValues: {} }) };
 }
 
 /**

@@ -3,6 +3,7 @@ import { RATE_LIMITED, rateLimitedMessage, rateLimitHeaders } from '../auth/rate
 import { graphqlOperations } from '../observability/metrics.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { pageFromPostgres, type RenderedPage } from './answer-passthrough.js';
+import type { compiledExecutor } from './compiled-execution.js';
 import { formatError } from './format-error.js';
 import { formatted, type OperationRequest, type OperationResult, type OperationRun } from './operation-run.js';
 import type { PreparedDocuments } from './prepared-documents.js';
@@ -46,6 +47,8 @@ export interface SessionHeaders {
 /** What a REST session is made of: the gateway's parts it calls. */
 interface SessionParts {
   schema: GraphQLSchema;
+  /** The executor every operation runs through. */
+  compiled: ReturnType<typeof compiledExecutor>;
   contextFor: ReturnType<typeof createRequestContexts>['contextFor'];
   prepared: PreparedDocuments;
   run: OperationRun;
@@ -54,7 +57,7 @@ interface SessionParts {
   router: ReplicaRouter;
 }
 
-export function createRestSessions({ schema, contextFor, prepared, run, snapshot, router }: SessionParts) {
+export function createRestSessions({ schema, compiled, contextFor, prepared, run, snapshot, router }: SessionParts) {
   /** A REST request: authenticated and charged one request at once (its operations are the service's own). */
   return async function session(
     authorization: string | undefined,
@@ -82,7 +85,7 @@ export function createRestSessions({ schema, contextFor, prepared, run, snapshot
         const answer = await router.routed(
           context,
           router.isQuery(entry.document, undefined),
-          (on) => pageFromPostgres(schema, entry.document, on, request.variables, rendering),
+          (on) => pageFromPostgres([compiled, schema, entry.document, on, request.variables], rendering),
           (result) => (result && !('items' in result) ? result.errors : undefined),
         );
         return answer && !('items' in answer) ? formatted(answer) : answer;

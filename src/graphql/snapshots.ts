@@ -7,6 +7,7 @@ import type { AnswerLines } from '../reads/read-query.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { Loaders } from '../resolvers/loaders.js';
 import { linesFromPostgres } from './answer-passthrough.js';
+import type { compiledExecutor } from './compiled-execution.js';
 import { formatted, type OperationRequest, type OperationResult, type OperationRun } from './operation-run.js';
 import type { PreparedDocuments } from './prepared-documents.js';
 import type { Rendering } from './rendering.js';
@@ -34,7 +35,7 @@ export interface Snapshot {
  */
 export function createSnapshots(
   orm: MikroORM,
-  schema: GraphQLSchema,
+  [compiled, schema]: [ReturnType<typeof compiledExecutor>, GraphQLSchema],
   router: ReplicaRouter,
   run: OperationRun,
   prepared: PreparedDocuments,
@@ -114,7 +115,7 @@ export function createSnapshots(
         graphqlOperations.inc({ type: entry.operation, via: 'rest' });
         em.clear();
         const own = { ...context, em, loaders: new Loaders(em) };
-        const answer = await linesFromPostgres(schema, entry.document, own, request.variables, rendering);
+        const answer = await linesFromPostgres([compiled, schema, entry.document, own, request.variables], rendering);
         return !answer || 'parts' in answer ? answer : formatted(answer);
       },
       close: async () => {

@@ -49,7 +49,8 @@ export async function readPage(
   const offset = (args.page - 1) * args.size;
   const order = orderSql(meta, orderBy, 'r0');
   const answer = answerPages.get(em);
-  const shaped = answer?.type === type && answer.selection === selection ? answer : undefined;
+  const shaped = answer?.type === type && answer.asked === selection ? answer : undefined;
+  if (shaped) selection = shaped.selection;
   const itemSql = itemOf(em, type, below(selection, 'items'), shaped);
   const table = tableOf(meta);
   const key = primaryKey(meta, 'r0').column;
@@ -138,6 +139,9 @@ function afterKey(where: FilterQuery<object>, key: string, afterId: number): Fil
  */
 interface AnswerRequest {
   type: string;
+  /** The selection the root field's resolver reads with: the read it passes this is the one answered. */
+  asked: SelectionTree;
+  /** The selection the answer writes (the operation's own, below the root field). */
   selection: SelectionTree;
   itemSql: string;
   /** The request's token check, carried by this read's statement (src/auth/carried-token-check.ts). */
@@ -229,10 +233,11 @@ function inIdOrder(rows: { r: RowById }[], key: string, ids: readonly number[]):
 
 /**
  * A record answered by PostgreSQL (AnswerRequest): readRecord leaves it as text in `record`, and
- * returns `record.row`, an empty stand-in the root field hands back unchanged.
+ * returns an empty stand-in, of which nothing is executed (the answer's operation selects nothing
+ * below its root field, src/graphql/passthrough-shapes.ts).
  */
 export interface AnswerRecord extends AnswerRequest {
-  record?: { text: string; row: Row };
+  record?: string;
 }
 
 /** Per request (its EntityManager): the record a root field's readRecord is to answer as text. */
@@ -250,7 +255,7 @@ export async function readRecord(
 ): Promise<Row> {
   const selection = selectionOf(info);
   const asked = answerRecords.get(em);
-  const answer = asked?.type === type && asked.selection === selection ? asked : undefined;
+  const answer = asked?.type === type && asked.asked === selection ? asked : undefined;
   if (answer) answerRecords.delete(em);
   const meta = em.getMetadata().getByClassName(type);
   const [row] = await runPrepared<{ r: string }>(
@@ -261,6 +266,6 @@ export async function readRecord(
   );
   if (!row) throw new NotFoundError(type, id);
   if (!answer) return parsed(row).r;
-  answer.record = { text: row.r, row: {} };
-  return answer.record.row;
+  answer.record = row.r;
+  return {};
 }

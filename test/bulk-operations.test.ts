@@ -225,6 +225,10 @@ describe('the REST form', () => {
       [ndjson([{ ...good, path: '/bulk-operations/1/cancel', method: 'POST' }]), 1, /no write route/],
       [ndjson([{ ...good, headers: { 'Idempotency-Key': 'k' } }]), 1, /only If-Match/],
       [ndjson([{ ...good, extra: 1 }]), 1, /unknown keys extra/],
+      // JSON lets a \u escape write text no field takes and PostgreSQL's JSON functions cannot read.
+      [ndjson([good, { ...good, body: { notes: 'a\u0000b' } }]), 2, /body\.notes must not contain the NUL/],
+      [ndjson([good, good, { ...good, body: { tags: ['x', '\ud800'] } }]), 3, /body\.tags\[1\] .*unpaired surrogate/],
+      [ndjson([{ ...good, body: { 'no\u0000te': 'x' } }]), 1, /a key of body must not contain the NUL/],
     ];
     for (const [file, line, message] of cases) {
       const res = await upload('', file);
@@ -314,6 +318,40 @@ describe('BULK_MAX_RUNNING and cancel', () => {
       if (!released) await release();
     }
   });
+
+  it('a token with many operations waiting holds back none of another token’s', async () => {
+    const held = await newOrder(1);
+    const free = await newOrder(1);
+    const release = await holdOrder(held.id);
+    let released = false;
+    try {
+      const first = await upload('', ndjson([{ method: 'PATCH', path: `/orders/${held.id}`, body: { notes: 'A' } }]));
+      await until(async () => (await statusOf(first.body.id)) === 'running', 10_000);
+      // More waiting operations than a claim looks at in one go (20), all older than the other token's.
+      const waiting: number[] = [];
+      for (let i = 0; i < 25; i++) {
+        const made = await upload(
+          '',
+          ndjson([{ method: 'PATCH', path: `/orders/${free.id}`, body: { notes: `A${i}` } }]),
+        );
+        waiting.push(made.body.id);
+      }
+      const someoneElse = await service.tokenWith(['write_orders']);
+      const other = await upload(
+        '',
+        ndjson([{ method: 'PATCH', path: `/orders/${free.id}`, body: { notes: 'other' } }]),
+        someoneElse,
+      );
+      expect(await finished(other.body.id, someoneElse, 10_000)).toMatchObject({ status: 'completed' });
+      expect(await statusOf(waiting[0])).toBe('created');
+      await release();
+      released = true;
+      for (const id of waiting) expect(await finished(id)).toMatchObject({ status: 'completed' });
+      expect((await service.get(`/api/v1/orders/${free.id}`)).body.notes).toBe('A24');
+    } finally {
+      if (!released) await release();
+    }
+  }, 60_000);
 
   it('cancels a waiting operation before any line and a running one after the line under way', async () => {
     const held = await newOrder(1);

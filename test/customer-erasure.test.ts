@@ -365,6 +365,36 @@ it('erases a customer with orders, fulfilments and shipments from every table; o
   expect(await tracesInDatabase(TRACES)).toEqual([]);
 }, 60_000);
 
+// Lines kept before uploads refused such text (src/bulk/uploads.ts).
+it('erases while kept bulk lines hold text PostgreSQL’s JSON functions cannot read', async () => {
+  const made = await graphql(
+    'mutation { createCustomer(input: { email: "ursula.nullbyte@example.com", firstName: "Ursula" }) { id } }',
+  );
+  const id = made.createCustomer.id;
+  const [{ token }] = await service.sql<{ token: number }>('select min(id) as token from api_token');
+  const [{ upload }] = await service.sql<{ upload: number }>(
+    `insert into bulk_upload (token_id, form, lines, bytes, created_at)
+      values (?, 'rest', 2, 0, now()) returning id as upload`,
+    [token],
+  );
+  // As uploads stored them: a NUL in one line, an unpaired surrogate beside the person's e-mail in the other.
+  const lines = [
+    `{"method":"PATCH","path":"/customers/1","body":{"note":"a\\u0000b"}}`,
+    `{"method":"PATCH","path":"/customers/${id}","body":{"email":"ursula.nullbyte@example.com","note":"\\ud800"}}`,
+  ];
+  for (const [i, input] of lines.entries()) {
+    await service.sql('insert into bulk_line (upload_id, line, input) values (?, ?, ?::json)', [upload, i + 1, input]);
+  }
+  const erased = await service.send('POST', `/api/v1/customers/${id}/erase`);
+  expect(erased.status).toBe(200);
+  const kept = await service.sql<{ input: string }>(
+    'select input::text as input from bulk_line where upload_id = ? order by line',
+    [upload],
+  );
+  expect(kept[0].input).toBe(lines[0]);
+  expect(kept[1].input).not.toContain('ursula.nullbyte');
+}, 30_000);
+
 it('eraseCustomer in GraphQL: the customer as erased; a customer without orders too; 404; the scope', async () => {
   const made = await graphql(
     'mutation { createCustomer(input: { email: "quentin.xarvis@example.com", firstName: "Quentin" }) { id } }',

@@ -4,15 +4,19 @@
 // against what the caller believed (`change_from_quantity`) under the levels' row locks.
 process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
 
+import pg from 'pg';
 import { ADJUSTMENT_REASONS, MOVEMENT_REASONS } from '../src/domain/inventory-reasons.js';
-import { startTestService, type TestService } from './support/harness.js';
+import { createDatabase, startTestService, type TestService } from './support/harness.js';
 import { placeOrder, stockOf } from './support/orders.js';
+import { until } from './support/until.js';
 
 let service: TestService;
+let databaseUrl: string;
 /** Variants of products that track inventory, each with a level in every warehouse. */
 let variants: number[];
 beforeAll(async () => {
-  service = await startTestService();
+  databaseUrl = await createDatabase();
+  service = await startTestService({ databaseUrl });
   const rows = await service.sql<{ id: number }>(
     'select v.id from product_variant v join product p on p.id = v.product_id where p.track_inventory ' +
       'and (select count(*) from inventory_level l where l.variant_id = v.id) = 3 order by v.id limit 12',
@@ -359,6 +363,46 @@ describe('adjustments', () => {
     expect(res.status).toBe(200);
     expect(res.body[0]).toMatchObject({ variant_id: untracked.id, warehouse_id: 1, quantity: 4 });
     expect(await movementsOf(1, untracked.id)).toEqual([expect.objectContaining({ delta: 4, quantity_after: 4 })]);
+  });
+
+  it('a variant deleted while the adjustment waits for it is a 422 naming it, and nothing changes', async () => {
+    const [doomed] = await service.sql<{ id: number }>(
+      'select v.id from product_variant v ' +
+        'where not exists (select 1 from inventory_level l where l.variant_id = v.id) ' +
+        'order by v.id desc limit 1',
+    );
+    const [{ count: movementsBefore }] = await service.sql<{ count: string }>(
+      'select count(*) from inventory_movement',
+    );
+    // The deletion holds the variant's row while the adjustment, which found the variant, creates its level.
+    const deleter = new pg.Client({ connectionString: databaseUrl });
+    await deleter.connect();
+    try {
+      await deleter.query('begin');
+      await deleter.query('delete from product_variant where id = $1', [doomed.id]);
+      const adjusting = service.send('POST', ADJUST, {
+        reason: 'received',
+        changes: [
+          { variant_id: variants[11], warehouse_id: 1, delta: 1 },
+          { variant_id: doomed.id, warehouse_id: 2, delta: 3 },
+        ],
+      });
+      await until(async () => {
+        const [{ n }] = await service.sql<{ n: number }>(
+          'select count(*)::int as n from pg_stat_activity ' +
+            "where datname = current_database() and wait_event_type = 'Lock'",
+        );
+        return n >= 1;
+      }, 10_000);
+      await deleter.query('commit');
+      const res = await adjusting;
+      expect(res.status).toBe(422);
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['changes[1].variant_id']);
+    } finally {
+      await deleter.end();
+    }
+    const [{ count: movementsAfter }] = await service.sql<{ count: string }>('select count(*) from inventory_movement');
+    expect(movementsAfter).toBe(movementsBefore);
   });
 
   it('refuses bad input with 422 naming each field in REST keys', async () => {

@@ -35,10 +35,17 @@ export async function claimOperation(
   settings: Pick<Required<BulkSettings>, 'maxRunning' | 'leaseMs'>,
 ): Promise<Held | undefined> {
   return orm.em.fork().transactional(async (tx) => {
+    // A token at its limit has no created operation among the candidates: however many it has
+    // waiting, they never stand in front of another token's (the count is taken again below, under
+    // the token's lock, for claims racing this one).
     const candidates = await tx.execute<{ id: number; token_id: number; status: string }[]>(
-      `select id, token_id, status from bulk_operation
-        where status = 'created' or (status = 'running' and lease_until < now())
+      `with full_tokens as (select token_id from bulk_operation where status = 'running'
+          group by token_id having count(*) >= ?)
+      select id, token_id, status from bulk_operation
+        where (status = 'created' and token_id not in (select token_id from full_tokens))
+          or (status = 'running' and lease_until < now())
         order by status = 'running' desc, id limit 20 for update skip locked`,
+      [settings.maxRunning],
     );
     for (const candidate of candidates) {
       if (candidate.status === 'created') {

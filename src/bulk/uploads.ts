@@ -4,6 +4,7 @@ import type { Pool, PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { SQL_NOW } from '../clock.js';
 import { BULK_MAX_LINES } from '../domain/bulk-operation.js';
+import { unstorableText } from '../domain/input-limits.js';
 import { Problem } from '../rest/problem.js';
 
 /**
@@ -37,6 +38,33 @@ function lineProblem(line: number, message: string, status = 400): Problem {
   return new Problem(status, `Line ${line} ${message}; nothing of the file was kept`, [
     { field: `line ${line}`, message },
   ]);
+}
+
+/**
+ * The first key or string of a line that PostgreSQL cannot hold as text (a NUL, an unpaired
+ * surrogate: JSON lets a `\u` escape write either), named by its path. The line is kept as `json`,
+ * which takes such escapes in, but every JSON function that reads its strings refuses them (the
+ * erasure's search of kept lines did: a 500 for every erasure while the line was kept). No request
+ * takes such text (src/domain/input-limits.ts), so the line is refused whole, as a malformed one is.
+ * Only escapes make them: the caller looks only at lines holding one.
+ */
+function unstorableIn(value: unknown): string | undefined {
+  const stack: [unknown, string][] = [[value, '']];
+  while (stack.length) {
+    const [node, path] = stack.pop()!;
+    if (typeof node === 'string') {
+      const problem = unstorableText(node);
+      if (problem) return `${path || 'the line'} ${problem}`;
+    } else if (node !== null && typeof node === 'object') {
+      for (const [key, inner] of Object.entries(node)) {
+        const at = Array.isArray(node) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+        const problem = unstorableText(key);
+        if (problem && !Array.isArray(node)) return `a key of ${path || 'the line'} ${problem}`;
+        stack.push([inner, at]);
+      }
+    }
+  }
+  return undefined;
 }
 
 /** How deep a JSON text nests, outside strings; stops counting past `limit`. */
@@ -174,7 +202,7 @@ export async function storeUpload<T>(
         } catch {
           throw lineProblem(line, 'is not valid JSON');
         }
-        const problem = upload.check(value);
+        const problem = upload.check(value) ?? (text.includes('\\u') ? unstorableIn(value) : undefined);
         if (problem) throw lineProblem(line, problem);
         buffer += `${id}\t${line}\t${copyText(text)}\n`;
         lines = line;

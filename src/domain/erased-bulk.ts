@@ -144,6 +144,21 @@ function erasedLine(row: LineRow, field: FieldNode | undefined, rest: boolean, p
 }
 
 /**
+ * A `\u` escape of a NUL or of an unpaired surrogate in JSON text: PostgreSQL keeps it in a `json`
+ * column, but its JSON functions refuse to read the string (22P05). Uploads refuse such lines
+ * (src/bulk/uploads.ts); lines kept before they did are read by their text alone (holdsEmailSql).
+ */
+const UNREADABLE_ESCAPE = [
+  String.raw`\\u0000`,
+  String.raw`\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])`,
+  String.raw`(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}`,
+].join('|');
+
+/** `condition` (reading the strings of `json`) where they are readable, else false; CASE keeps the order. */
+const whenReadable = (json: string, condition: string) =>
+  `(case when ${json} !~* '${UNREADABLE_ESCAPE}' then ${condition} else false end)`;
+
+/**
  * Erases the person from bulk operations in the erasure's transaction: finds the lines that write
  * its record or its orders (a REST line by its path, a GraphQL line by its mutation's arguments and
  * variables) and the lines and answers holding one of its e-mail addresses, erases them
@@ -179,12 +194,12 @@ export async function eraseBulkOperations(em: EntityManager, person: ErasedPerso
      from bulk_line l join bulk_upload u on u.id = l.upload_id
      left join bulk_operation o on o.upload_id = l.upload_id
      left join bulk_result r on r.operation_id = o.id and r.line = l.line
-     where (u.form = 'rest' and ${namesRecordSql("l.input->>'path'")})
+     where (u.form = 'rest' and ${whenReadable('l.input::text', namesRecordSql("l.input->>'path'"))})
        or ${holdsEmailSql('l.input::text')} or ${holdsEmailSql('r.answer')} or o.id = any(?::int[])
        or (o.mutation is not null and exists (
          select 1 from jsonb_to_recordset(?::jsonb) t(operation int, variable text[], made text)
-         where t.operation = o.id and ((l.input #>> t.variable) = any(?::text[])
-           or (r.answer::json -> 'data' -> t.made ->> 'id') = any(?::text[]))))`,
+         where t.operation = o.id and (${whenReadable('l.input::text', '(l.input #>> t.variable) = any(?::text[])')}
+           or ${whenReadable('r.answer', "(r.answer::json -> 'data' -> t.made ->> 'id') = any(?::text[])")})))`,
     [id, everOrders, emails, emails, whole, JSON.stringify(paths), ids, ids],
   );
   const inputs: { upload: number; line: number; text: string }[] = [];

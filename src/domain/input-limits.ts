@@ -35,6 +35,13 @@ export const INPUT_LIMITS = {
 /** A string holding an unpaired UTF-16 surrogate cannot be stored or sent as UTF-8. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** Why PostgreSQL cannot hold `text` as text (a NUL, an unpaired surrogate), if it cannot. */
+export function unstorableText(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'must not contain the NUL character';
+  if (LONE_SURROGATE.test(text)) return 'must be valid Unicode text (it holds an unpaired surrogate)';
+  return undefined;
+}
+
 export interface InputCheckOptions {
   /** Prefix of every reported path (`filter`, `$input`). */
   root?: string;
@@ -65,8 +72,7 @@ export function leafProblem(value: unknown, filter = false, text = true): string
   if (typeof value === 'string' && text) {
     const limit = filter ? INPUT_LIMITS.filterText : INPUT_LIMITS.text;
     if (value.length > limit) return `must be at most ${limit} characters`;
-    if (value.includes('\u0000')) return 'must not contain the NUL character';
-    if (LONE_SURROGATE.test(value)) return 'must be valid Unicode text (it holds an unpaired surrogate)';
+    return unstorableText(value);
   } else if (typeof value === 'number' && !Number.isFinite(value)) {
     return 'is outside the range of numbers';
   }

@@ -57,12 +57,18 @@ async function lockLevels(em: EntityManager, changes: LevelChange[]): Promise<Ma
   const sorted = [...changes].sort((a, b) => a.warehouseId - b.warehouseId || a.variantId - b.variantId);
   const warehouses = sorted.map((c) => c.warehouseId);
   const variants = sorted.map((c) => c.variantId);
+  // The variants and warehouses are held FOR KEY SHARE until the change commits: one deleted after
+  // checkReferences looked (a product PATCH dropping a variant) gets no level here, and is named
+  // as missing (applyChanges), instead of failing the insert's foreign key.
   await runPrepared(
     em,
-    `insert into inventory_level (warehouse_id, variant_id, quantity)
-     select x.w, x.v, 0 from unnest(?::int[], ?::int[]) with ordinality x(w, v, n) order by x.n
+    `with v as (select id from product_variant where id = any(?::int[]) for key share),
+       w as (select id from warehouse where id = any(?::int[]) for key share)
+     insert into inventory_level (warehouse_id, variant_id, quantity)
+     select x.w, x.v, 0 from unnest(?::int[], ?::int[]) with ordinality x(w, v, n)
+     where x.v in (select id from v) and x.w in (select id from w) order by x.n
      on conflict (warehouse_id, variant_id) do nothing`,
-    [warehouses, variants],
+    [variants, warehouses, warehouses, variants],
   );
   const rows = await runPrepared<LockedLevel>(
     em,
@@ -109,9 +115,18 @@ async function applyChanges(
   why: MovementWhy & { actor: Actor },
 ): Promise<number[]> {
   const levels = await lockLevels(em, changes);
+  const gone = changes.filter((change) => !levels.has(keyOf(change)));
+  if (gone.length) {
+    // Deleted since checkReferences found them (see lockLevels).
+    throw new ValidationError(
+      gone.map((c) => ({
+        field: `${c.path}variantId`,
+        message: `variant ${c.variantId} in warehouse ${c.warehouseId} does not exist any more`,
+      })),
+    );
+  }
   const planned = changes.map((change) => {
-    const level = levels.get(keyOf(change));
-    if (!level) throw new Error(`level ${keyOf(change)} was not locked`);
+    const level = levels.get(keyOf(change))!;
     const target = change.quantity ?? level.quantity + (change.delta ?? 0);
     return { change, level, target };
   });

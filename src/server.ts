@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { ensureFirstToken } from './auth/api-tokens.js';
 import { RateLimiter } from './auth/rate-limit.js';
+import { bulkOptionsOf } from './bulk/bulk-operations.js';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
 import { EventRetention } from './db/event-retention.js';
@@ -84,13 +85,7 @@ export async function startService(config: Config): Promise<RunningService> {
         maxQueue: config.ADMISSION_QUEUE_MAX,
       },
       exports: { perToken: config.EXPORTS_PER_TOKEN, stallMs: config.EXPORT_STALL_TIMEOUT_MS },
-      bulk: {
-        concurrency: config.BULK_CONCURRENCY,
-        maxRunning: config.BULK_MAX_RUNNING,
-        retentionDays: config.BULK_RETENTION_DAYS,
-        uploadMaxBytes: config.BULK_UPLOAD_MAX_BYTES,
-        linesPerTransaction: config.BULK_LINES_PER_TRANSACTION,
-      },
+      bulk: bulkOptionsOf(config),
     });
     const server = createHttpServer(app.callback(), {
       headersMs: config.HEADERS_TIMEOUT_MS,

@@ -22,11 +22,9 @@ export interface BulkSettings {
   leaseMs?: number;
   /** How often an idle runner looks for work (this process's own new operations wake it at once). */
   pollMs?: number;
-  /** Lines per transaction, each in a savepoint of its own. */
-  linesPerTransaction?: number;
+  /** BULK_LINES_PER_TRANSACTION: lines per transaction, each in a savepoint of its own. */
+  linesPerTransaction: number;
 }
-
-export const DEFAULT_BULK_SETTINGS = { concurrency: 1, maxRunning: 1, retentionDays: 7 } as const;
 
 /** What the runner runs lines with: the schema, the REST route table and sessions as a given token. */
 export interface RunnerParts {

@@ -86,7 +86,7 @@ export class BulkRunner {
     private readonly parts: RunnerParts,
     settings: BulkSettings,
   ) {
-    this.settings = { leaseMs: 10_000, pollMs: 1000, linesPerTransaction: 1, ...settings };
+    this.settings = { leaseMs: 10_000, pollMs: 1000, ...settings };
     this.purge = new PeriodicTask(
       'bulk operation purge',
       async () => {

@@ -91,8 +91,8 @@ export function pageStatements(em: EntityManager, read: PageRead) {
       // columns, and both take theirs from that: the trigram scan and its recheck, most of such a
       // search's time, then run once instead of twice (bench/analysis.md).
       const sortKeys = [...new Set([primaryKey(meta, 'm').property, ...orderBy.flatMap((term) => Object.keys(term))])];
-      const matches = filterStatement(`${type} matches ${sorted}`, where, () =>
-        filtered().clone().select(sortKeys).toQuery(),
+      const matches = patternsHidden(
+        filterStatement(`${type} matches ${sorted}`, where, () => filtered().clone().select(sortKeys).toQuery()),
       );
       const pageKeys = `select ${primaryKey(meta, 'm').column} from matches m order by ${orderSql(meta, orderBy, 'm')}`;
       const from = `from ${table} as "r0"`;
@@ -105,7 +105,9 @@ export function pageStatements(em: EntityManager, read: PageRead) {
         // never read and the count is the bitmap scan's alone.
         const capped = `from (select * ${from} where ${gate.sql} order by ${order} limit ${WALK_ROWS}) as "r0"`;
         const walk = `${matches.sql.replace(from, capped)} order by ${order} ${window.sql}`;
-        const total = filterStatement(`${type} count`, where, () => countQuery(em, meta.class, where, filtered()));
+        const total = patternsHidden(
+          filterStatement(`${type} count`, where, () => countQuery(em, meta.class, where, filtered())),
+        );
         prelude = {
           sql:
             `with walk as materialized (${walk}), walked as (select count(*) = ${size} as whole from walk), ` +
@@ -160,6 +162,21 @@ export function pageStatements(em: EntityManager, read: PageRead) {
   }
   return { prelude, page, count, walkedColumn };
 }
+
+/**
+ * A counted text search's statement with each LIKE pattern hidden from the planner, `like (select
+ * ?::text)`: the value is bound as before and read once when the statement runs (the trigram index
+ * takes it there as it takes a bound value). The statement's form does not depend on the term (the
+ * walk or the matches' CTE is chosen when it runs, from the column's statistics: search-walk.ts),
+ * but a visible pattern let PostgreSQL plan it anew for every narrow term, its custom plans
+ * estimated cheaper than the generic one, and planning this statement took about as long as running
+ * it (bench/analysis.md, "Search statements planned once"). Hidden, every term costs the planner
+ * alike, so the statement is planned once per connection, whatever terms came before.
+ */
+const patternsHidden = (statement: Statement): Statement => ({
+  ...statement,
+  sql: statement.sql.replace(/ (i?like) \?/g, ' $1 (select ?::text)'),
+});
 
 /** Whether a filter searches text (a substring match, `$ilike` or `$like`, anywhere in it). */
 function searchesText(where: unknown): boolean {

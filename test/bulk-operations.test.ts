@@ -290,68 +290,64 @@ describe('an operation belongs to the token that started it', () => {
 });
 
 describe('BULK_MAX_RUNNING and cancel', () => {
-  it('runs one operation per token at a time (the next waits in created), and others’ beside it', async () => {
+  /**
+   * Runs `test` while the token's first operation runs, its line waiting on an order another
+   * connection holds; `release` lets it finish (done at the end in any case). `free`: an order
+   * nothing holds.
+   */
+  async function whileOneRuns(test: (free: number, first: number, release: () => Promise<void>) => Promise<void>) {
     const held = await newOrder(1);
     const free = await newOrder(1);
-    const release = await holdOrder(held.id);
+    const unlock = await holdOrder(held.id);
     let released = false;
+    const release = async () => {
+      if (released) return;
+      released = true;
+      await unlock();
+    };
     try {
       const first = await upload('', ndjson([{ method: 'PATCH', path: `/orders/${held.id}`, body: { notes: 'A' } }]));
       await until(async () => (await statusOf(first.body.id)) === 'running', 10_000);
-      const second = await upload('', ndjson([{ method: 'PATCH', path: `/orders/${free.id}`, body: { notes: 'B' } }]));
+      await test(free.id, first.body.id, release);
+    } finally {
+      await release();
+    }
+  }
+  const notes = (orderId: number, text: string) =>
+    ndjson([{ method: 'PATCH', path: `/orders/${orderId}`, body: { notes: text } }]);
+
+  it('runs one operation per token at a time (the next waits in created), and others’ beside it', () =>
+    whileOneRuns(async (free, first, release) => {
+      const second = await upload('', notes(free, 'B'));
       const someoneElse = await service.tokenWith(['write_orders']);
-      const third = await upload(
-        '',
-        ndjson([{ method: 'PATCH', path: `/orders/${free.id}`, body: { notes: 'C' } }]),
-        someoneElse,
-      );
+      const third = await upload('', notes(free, 'C'), someoneElse);
       // Another token's operation runs while the first token's second one waits.
       await finished(third.body.id, someoneElse);
       expect(await statusOf(second.body.id)).toBe('created');
-      expect((await service.get(`/api/v1/orders/${free.id}`)).body.notes).toBe('C');
+      expect((await service.get(`/api/v1/orders/${free}`)).body.notes).toBe('C');
       await release();
-      released = true;
-      expect(await finished(first.body.id)).toMatchObject({ status: 'completed', processed_lines: 1 });
+      expect(await finished(first)).toMatchObject({ status: 'completed', processed_lines: 1 });
       expect(await finished(second.body.id)).toMatchObject({ status: 'completed', processed_lines: 1 });
-      expect((await service.get(`/api/v1/orders/${free.id}`)).body.notes).toBe('B');
-    } finally {
-      if (!released) await release();
-    }
-  });
+      expect((await service.get(`/api/v1/orders/${free}`)).body.notes).toBe('B');
+    }));
 
-  it('a token with many operations waiting holds back none of another token’s', async () => {
-    const held = await newOrder(1);
-    const free = await newOrder(1);
-    const release = await holdOrder(held.id);
-    let released = false;
-    try {
-      const first = await upload('', ndjson([{ method: 'PATCH', path: `/orders/${held.id}`, body: { notes: 'A' } }]));
-      await until(async () => (await statusOf(first.body.id)) === 'running', 10_000);
-      // More waiting operations than a claim looks at in one go (20), all older than the other token's.
-      const waiting: number[] = [];
-      for (let i = 0; i < 25; i++) {
-        const made = await upload(
-          '',
-          ndjson([{ method: 'PATCH', path: `/orders/${free.id}`, body: { notes: `A${i}` } }]),
-        );
-        waiting.push(made.body.id);
-      }
-      const someoneElse = await service.tokenWith(['write_orders']);
-      const other = await upload(
-        '',
-        ndjson([{ method: 'PATCH', path: `/orders/${free.id}`, body: { notes: 'other' } }]),
-        someoneElse,
-      );
-      expect(await finished(other.body.id, someoneElse, 10_000)).toMatchObject({ status: 'completed' });
-      expect(await statusOf(waiting[0])).toBe('created');
-      await release();
-      released = true;
-      for (const id of waiting) expect(await finished(id)).toMatchObject({ status: 'completed' });
-      expect((await service.get(`/api/v1/orders/${free.id}`)).body.notes).toBe('A24');
-    } finally {
-      if (!released) await release();
-    }
-  }, 60_000);
+  it(
+    'a token with many operations waiting holds back none of another token’s',
+    () =>
+      whileOneRuns(async (free, _, release) => {
+        // More waiting operations than a claim looks at in one go (20), all older than the other token's.
+        const waiting: number[] = [];
+        for (let i = 0; i < 25; i++) waiting.push((await upload('', notes(free, `A${i}`))).body.id);
+        const someoneElse = await service.tokenWith(['write_orders']);
+        const other = await upload('', notes(free, 'other'), someoneElse);
+        expect(await finished(other.body.id, someoneElse, 10_000)).toMatchObject({ status: 'completed' });
+        expect(await statusOf(waiting[0])).toBe('created');
+        await release();
+        for (const id of waiting) expect(await finished(id)).toMatchObject({ status: 'completed' });
+        expect((await service.get(`/api/v1/orders/${free}`)).body.notes).toBe('A24');
+      }),
+    60_000,
+  );
 
   it('cancels a waiting operation before any line and a running one after the line under way', async () => {
     const held = await newOrder(1);

@@ -1,5 +1,6 @@
 // docs/decisions.md#retries: Idempotency-Key replays the first answer of a write without
 // doing the work again, refuses the key with another body, and makes concurrent duplicates wait.
+import { randomBytes } from 'node:crypto';
 import { startTestService, type TestService } from './support/harness.js';
 import { pickVariants, placeOrder } from './support/orders.js';
 
@@ -106,6 +107,19 @@ it('refuses a malformed key with 400', async () => {
   });
   expect(res.status).toBe(400);
   expect(res.body.errors[0].field).toBe('Idempotency-Key');
+});
+
+it('a path segment that is no id is a 404 with a key too, however long (no key is stored for it)', async () => {
+  const [{ count: before }] = await service.sql<{ count: string }>('select count(*) from idempotency_key');
+  // Random, so it does not compress: longer than a btree index entry PostgreSQL takes.
+  const segment = randomBytes(3000).toString('hex');
+  const res = await service.send('POST', `/api/v1/orders/${segment}/fulfilments`, { items: [] }, undefined, {
+    'idempotency-key': 'no-such-order',
+  });
+  expect(res.status).toBe(404);
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  const [{ count: after }] = await service.sql<{ count: string }>('select count(*) from idempotency_key');
+  expect(after).toBe(before);
 });
 
 it('replays the first answer with its JSON keys in the order they were sent', async () => {

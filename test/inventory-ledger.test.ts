@@ -405,6 +405,49 @@ describe('adjustments', () => {
     expect(movementsAfter).toBe(movementsBefore);
   });
 
+  it('deleting a fulfilment whose variant is deleted meanwhile puts nothing back, as for one gone', async () => {
+    // A tracked variant with stock that no other case of this file uses.
+    const [{ id: doomed }] = await service.sql<{ id: number }>(
+      'select v.id from product_variant v join product p on p.id = v.product_id where p.track_inventory ' +
+        'and (select count(*) from inventory_level l where l.variant_id = v.id and l.quantity >= 5) = 3 ' +
+        'order by v.id desc limit 1',
+    );
+    expect(variants).not.toContain(doomed);
+    const order = await placeOrder(service, [{ variantId: doomed, quantity: 2 }]);
+    const orders = `/api/v1/orders/${order.id}`;
+    const created = await service.send('POST', `${orders}/fulfilments`, {
+      items: [{ id: order.items[0].data.id, quantity: 2, warehouse: 1 }],
+    });
+    expect(created.status).toBe(201);
+    const fulfilment = created.body.fulfilments[0].id;
+    const [{ count: movementsBefore }] = await service.sql<{ count: string }>(
+      'select count(*) from inventory_movement',
+    );
+    // A product edit deleting the variant holds its row while the deletion of the fulfilment puts stock back.
+    const deleter = new pg.Client({ connectionString: databaseUrl });
+    await deleter.connect();
+    try {
+      await deleter.query('begin');
+      await deleter.query('delete from product_variant where id = $1', [doomed]);
+      const deleting = service.send('DELETE', `${orders}/fulfilments/${fulfilment}`);
+      await until(async () => {
+        const [{ n }] = await service.sql<{ n: number }>(
+          'select count(*)::int as n from pg_stat_activity ' +
+            "where datname = current_database() and wait_event_type = 'Lock'",
+        );
+        return n >= 1;
+      }, 10_000);
+      await deleter.query('commit');
+      const res = await deleting;
+      expect(res.status).toBe(200);
+      expect(res.body.fulfilments).toEqual([]);
+    } finally {
+      await deleter.end();
+    }
+    const [{ count: movementsAfter }] = await service.sql<{ count: string }>('select count(*) from inventory_movement');
+    expect(movementsAfter).toBe(movementsBefore);
+  });
+
   it('refuses bad input with 422 naming each field in REST keys', async () => {
     const v = variants[10];
     const res = await service.send('POST', ADJUST, {

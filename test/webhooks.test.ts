@@ -277,6 +277,36 @@ it('does not let a slow receiver hold up other deliveries, and gives up on it at
   await unsubscribe(fast.id);
 }, 30_000);
 
+it('gives a receiver that never answers at most half the slots, whatever its backlog', async () => {
+  behaviour['/stuck'] = { status: 200, delayMs: 20_000 };
+  const stuck = await subscribe('/stuck', ['collection.created']);
+  const collection = (n: number) => ({
+    title: `Backlog ${n}`,
+    type: 0,
+    seo_title: `Backlog ${n}`,
+    seo_url: `backlog-${n}`,
+    match_products: [],
+  });
+  // Six deliveries queued for the stuck receiver before the other subscription's one.
+  for (let n = 1; n <= 6; n++)
+    expect((await service.send('POST', '/api/v1/collections', collection(n))).status).toBe(201);
+  const other = await subscribe('/other', ['collection.created']);
+  expect((await service.send('POST', '/api/v1/collections', collection(7))).status).toBe(201);
+
+  // Two slots: without a share per subscription both went to the stuck receiver's backlog, one
+  // timeout after another, before the other subscription's delivery was claimed.
+  const worker = new WebhookWorker(service.orm, { concurrency: 2, timeoutMs: 2000, pollMs: 100 });
+  workers.push(worker);
+  const started = Date.now();
+  worker.start();
+  await until(() => at('/other').length === 1, 10_000);
+  expect(Date.now() - started).toBeLessThan(1500);
+  expect(at('/stuck').length).toBe(1);
+  await worker.stop();
+  await unsubscribe(stuck.id);
+  await unsubscribe(other.id);
+}, 30_000);
+
 it('never makes the same attempt twice with two worker processes on one queue', async () => {
   behaviour['/shared'] = { status: 204, delayMs: 30 };
   const { id } = await subscribe('/shared', ['customer.updated']);

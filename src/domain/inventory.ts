@@ -55,15 +55,23 @@ const TAKE = `with level as (
   insert into inventory_movement (${MOVEMENT_COLUMNS})
   select variant_id, warehouse_id, ?, quantity, ?, ?, ?, ?, ? from level returning id`;
 
-// Returning units must not overflow the integer column (a 500 otherwise): refused instead.
-const PUT_BACK = `with level as (
-    insert into inventory_level (warehouse_id, variant_id, quantity) values (?, ?, ?)
+// Returning units must not overflow the integer column (a 500 otherwise): refused instead. The
+// variant and warehouse are held FOR KEY SHARE: one deleted since the order's lines were read (a
+// product PATCH or delete does not wait for the order) has nothing to put back into, as a line whose
+// variant is gone has none (fulfilment.ts stockMove), instead of failing the level's foreign key.
+const PUT_BACK = `with target as (
+    select v.id as variant_id, w.id as warehouse_id from product_variant v, warehouse w
+    where v.id = ? and w.id = ? for key share
+  ), level as (
+    insert into inventory_level (warehouse_id, variant_id, quantity) select warehouse_id, variant_id, ? from target
     on conflict (warehouse_id, variant_id) do update set quantity = inventory_level.quantity + excluded.quantity
     where inventory_level.quantity <= ${MAX_STOCK} - excluded.quantity
     returning variant_id, warehouse_id, quantity
+  ), moved as (
+    insert into inventory_movement (${MOVEMENT_COLUMNS})
+    select variant_id, warehouse_id, ?, quantity, ?, ?, ?, ?, ? from level returning id
   )
-  insert into inventory_movement (${MOVEMENT_COLUMNS})
-  select variant_id, warehouse_id, ?, quantity, ?, ?, ?, ?, ? from level returning id`;
+  select (select id from moved) as id, exists (select 1 from target) as present`;
 
 /**
  * Applies stock moves in the caller's transaction, in (warehouse, variant) order so that two
@@ -96,20 +104,21 @@ export async function moveStock(em: EntityManager, moves: StockMove[], why: Move
           -move.quantity,
           ...movementWhyValues(why),
         ])
-      : await runPrepared<{ id: number }>(em, PUT_BACK, [
-          move.warehouseId,
+      : await runPrepared<{ id: number | null; present: boolean }>(em, PUT_BACK, [
           move.variantId,
+          move.warehouseId,
           -move.quantity,
           -move.quantity,
           ...movementWhyValues(why),
-        ]);
+        ]).then((put) => (put[0].present ? put.filter((row) => row.id !== null) : null));
+    if (rows === null) continue; // the variant (or warehouse) is gone: nothing to put back
     if (!rows.length) {
       const message = taking
         ? `warehouse ${move.warehouseId} has fewer than ${move.quantity} units of variant ${move.variantId} in stock`
         : `warehouse ${move.warehouseId} cannot hold ${-move.quantity} more units of variant ${move.variantId}`;
       throw new ConflictError(message, move.label || undefined);
     }
-    written.push(rows[0].id);
+    written.push(rows[0].id as number);
   }
   return written;
 }

@@ -27,8 +27,11 @@ export async function handleWrite(
   const session = await sessionOf(ctx, options, true);
   requireScope(session, route);
   const body = route.body ? requestBody(ctx) : null;
+  // The path's ids before its Idempotency-Key: a segment that is no id is the 404 it always was, not
+  // a key stored under a path longer than the keys' index takes (which PostgreSQL refused: a 503).
+  const ids = pathVariables(ctx.params, route.pathArgs);
   await idempotent(ctx, options.idempotency, session.tokenId, body ?? null, (commit) =>
-    write(ctx, route, options, session, body, commit),
+    write(ctx, route, options, session, body, commit, ids),
   );
 }
 
@@ -55,8 +58,9 @@ export async function write(
   session: Pick<Session, 'run'>,
   body: unknown,
   commit?: CommitAnswer,
+  ids = pathVariables(ctx.params, route.pathArgs),
 ) {
-  const variables: Record<string, unknown> = pathVariables(ctx.params, route.pathArgs);
+  const variables: Record<string, unknown> = { ...ids };
   const params = parseReadParams(ctx.query, route.resource);
   const validator = options.api.bodies.get(route);
   let fieldName = (field: string) => restFieldPath(route.body, field);

@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { SQL_NOW } from '../clock.js';
+import { runPrepared } from '../db/prepared-statements.js';
 import { eventDataShownTo } from '../domain/event-visibility.js';
 import { logger } from '../logger.js';
 import { inSpan } from '../observability/tracing-state.js';
@@ -28,6 +29,7 @@ export interface WebhookWorkerOptions {
 
 interface Claimed {
   id: number;
+  subscription_id: number;
   attempts: number;
   url: string;
   secret: string;
@@ -54,12 +56,21 @@ type Outcome = PostResult & { disable?: string };
  * under a unique (delivery, attempt) key: two workers can never make the same attempt. The
  * subscription's creating token comes along, since a subscription sends only under its authority.
  * The rows come back in queue order, so deliveries start in the order their events were queued
- * (a join alone promises no order: the event table's plan changed it once).
+ * (a join alone promises no order: the event table's plan changed it once). A subscription takes at
+ * most half a worker's slots (`place`: its deliveries in flight on this worker, then its due ones
+ * in queue order), so a receiver that answers slowly, or never, with a backlog of deliveries holds
+ * up only its own: every other subscription's due delivery finds a slot.
  */
 const CLAIM_SQL = `
-with due as (
-  select d.id from webhook_delivery d join webhook_subscription s on s.id = d.subscription_id
+with placed as (
+  select d.id, row_number() over (partition by d.subscription_id order by d.next_attempt_at, d.id)
+    + coalesce(f.n, 0) as place
+  from webhook_delivery d join webhook_subscription s on s.id = d.subscription_id
+  left join unnest(?::int[], ?::int[]) f (subscription_id, n) on f.subscription_id = d.subscription_id
   where d.status = 'pending' and d.next_attempt_at <= now() and s.disabled_at is null
+), due as (
+  select d.id from webhook_delivery d join placed p on p.id = d.id
+  where p.place <= ? and d.status = 'pending' and d.next_attempt_at <= now()
   order by d.next_attempt_at, d.id limit ? for update of d skip locked
 ), claimed as (
   update webhook_delivery d set attempts = d.attempts + 1, next_attempt_at = ${SQL_NOW} + make_interval(secs => ?)
@@ -68,8 +79,8 @@ with due as (
   insert into webhook_attempt (delivery_id, attempt, attempted_at, duration_ms)
     select id, attempts, ${SQL_NOW}, 0 from claimed
 )
-select c.id, c.attempts, s.url, s.secret, e.id as event_id, e.type, e.subject, e.created_at, e.data, s.events,
-  s.created_by_token_id as owner_token_id, t.scopes as owner_scopes, c.trace_parent
+select c.id, c.subscription_id, c.attempts, s.url, s.secret, e.id as event_id, e.type, e.subject, e.created_at,
+  e.data, s.events, s.created_by_token_id as owner_token_id, t.scopes as owner_scopes, c.trace_parent
 from claimed c join webhook_subscription s on s.id = c.subscription_id join event e on e.id = c.event_id
 left join api_token t on t.id = s.created_by_token_id and t.revoked_at is null
 order by c.id`;
@@ -118,13 +129,16 @@ from d, p where s.id = d.subscription_id`;
 /**
  * Delivers webhooks from the durable queue in PostgreSQL (Standard Webhooks): each delivery is a
  * POST of `{type, timestamp, data}` signed with the subscription's secret, sent after the claim
- * committed (no lock is held during network I/O). Up to `concurrency` deliveries run at once and a
- * freed slot claims the next due one at once, so a slow receiver (bounded by `timeoutMs`) delays
- * only its own deliveries. Any number of workers, in one process or many, share the queue.
+ * committed (no lock is held during network I/O). Up to `concurrency` deliveries run at once, at
+ * most half of them one subscription's, and a freed slot claims the next due one at once, so a slow
+ * receiver (bounded by `timeoutMs`) delays only its own deliveries. Any number of workers, in one
+ * process or many, share the queue.
  */
 export class WebhookWorker {
   private readonly options: Required<WebhookWorkerOptions>;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Deliveries in flight on this worker, by subscription (a subscription takes at most half the slots). */
+  private readonly bySubscription = new Map<number, number>();
   private timer: NodeJS.Timeout | undefined;
   private pumping: Promise<void> | undefined;
   private stopped = true;
@@ -158,7 +172,7 @@ export class WebhookWorker {
   /** Claims what is due (up to `concurrency`) and delivers it; resolves when those are done. */
   async runOnce(): Promise<number> {
     const claimed = await this.claim(this.options.concurrency);
-    await Promise.all(claimed.map((c) => this.deliver(c)));
+    await Promise.all(claimed.map((c) => this.deliver(c).finally(() => this.release(c.subscription_id))));
     return claimed.length;
   }
 
@@ -179,6 +193,7 @@ export class WebhookWorker {
         for (const delivery of claimed) {
           const running: Promise<void> = this.deliver(delivery).finally(() => {
             this.inFlight.delete(running);
+            this.release(delivery.subscription_id);
             if (!this.stopped) queueMicrotask(() => this.tick());
           });
           this.inFlight.add(running);
@@ -189,9 +204,24 @@ export class WebhookWorker {
     }
   }
 
-  private claim(limit: number): Promise<Claimed[]> {
+  private async claim(limit: number): Promise<Claimed[]> {
     const lease = Math.ceil(this.options.timeoutMs / 1000) + 30;
-    return this.orm.em.getConnection().execute<Claimed[]>(CLAIM_SQL, [limit, lease]);
+    const share = Math.max(1, Math.floor(this.options.concurrency / 2));
+    const busy = [...this.bySubscription];
+    // Bound as arrays (runPrepared): MikroORM's own `execute` would spread an array into a list.
+    const params = [busy.map(([id]) => id), busy.map(([, n]) => n), share, limit, lease];
+    const claimed = await runPrepared<Claimed>(this.orm.em.fork(), CLAIM_SQL, params);
+    for (const { subscription_id: id } of claimed) {
+      this.bySubscription.set(id, (this.bySubscription.get(id) ?? 0) + 1);
+    }
+    return claimed;
+  }
+
+  /** A delivery of subscription `id` ended: its slot is the subscription's no more. */
+  private release(id: number): void {
+    const n = (this.bySubscription.get(id) ?? 1) - 1;
+    if (n > 0) this.bySubscription.set(id, n);
+    else this.bySubscription.delete(id);
   }
 
   /**

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { hashSecret } from '../src/auth/api-tokens.js';
 import { purgeBulkOperations } from '../src/bulk/retention.js';
 import { createDatabase, startTestService, type TestService } from './support/harness.js';
+import { lockWaits } from './support/lock-waits.js';
 import { pickVariants, placeOrder, setStock, stockOf } from './support/orders.js';
 import { until } from './support/until.js';
 
@@ -52,17 +53,8 @@ const newOrder = async (quantity = 2) => {
   return { id: order.id as number, line: order.items[0].data.id as number };
 };
 
-/**
- * Resolves once `count` statements of this database wait for a lock: a line blocked on a held order
- * (and then a cancel waiting for that line).
- */
-const lineWaiting = (count = 1) =>
-  until(async () => {
-    const [{ n }] = await service.sql<{ n: number }>(
-      "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
-    );
-    return n >= count;
-  }, 10_000);
+/** Resolves once `count` statements wait for a lock: a line blocked on a held order (then a cancel waiting for it). */
+const lineWaiting = (count = 1) => lockWaits(service, count);
 
 /** Holds an order's row lock from another connection, so a line writing it waits until `release`. */
 async function holdOrder(orderId: number) {

@@ -6,9 +6,9 @@ process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
 
 import pg from 'pg';
 import { ADJUSTMENT_REASONS, MOVEMENT_REASONS } from '../src/domain/inventory-reasons.js';
-import { createDatabase, startTestService, type TestService } from './support/harness.js';
+import { createDatabase, startTestService, type TestResponse, type TestService } from './support/harness.js';
+import { lockWaits } from './support/lock-waits.js';
 import { placeOrder, stockOf } from './support/orders.js';
-import { until } from './support/until.js';
 
 let service: TestService;
 let databaseUrl: string;
@@ -26,6 +26,25 @@ beforeAll(async () => {
 afterAll(() => service.stop());
 
 const ADJUST = '/api/v1/inventory-levels/adjustments';
+
+/**
+ * `request`'s answer when a product edit deletes `variantId` while the request waits for its row:
+ * the deletion holds the row until the request waits for it, then commits.
+ */
+async function whileVariantDeleted(variantId: number, request: () => Promise<TestResponse>): Promise<TestResponse> {
+  const deleter = new pg.Client({ connectionString: databaseUrl });
+  await deleter.connect();
+  try {
+    await deleter.query('begin');
+    await deleter.query('delete from product_variant where id = $1', [variantId]);
+    const answer = request();
+    await lockWaits(service);
+    await deleter.query('commit');
+    return await answer;
+  } finally {
+    await deleter.end();
+  }
+}
 
 interface Movement {
   id: number;
@@ -375,32 +394,17 @@ describe('adjustments', () => {
       'select count(*) from inventory_movement',
     );
     // The deletion holds the variant's row while the adjustment, which found the variant, creates its level.
-    const deleter = new pg.Client({ connectionString: databaseUrl });
-    await deleter.connect();
-    try {
-      await deleter.query('begin');
-      await deleter.query('delete from product_variant where id = $1', [doomed.id]);
-      const adjusting = service.send('POST', ADJUST, {
+    const res = await whileVariantDeleted(doomed.id, () =>
+      service.send('POST', ADJUST, {
         reason: 'received',
         changes: [
           { variant_id: variants[11], warehouse_id: 1, delta: 1 },
           { variant_id: doomed.id, warehouse_id: 2, delta: 3 },
         ],
-      });
-      await until(async () => {
-        const [{ n }] = await service.sql<{ n: number }>(
-          'select count(*)::int as n from pg_stat_activity ' +
-            "where datname = current_database() and wait_event_type = 'Lock'",
-        );
-        return n >= 1;
-      }, 10_000);
-      await deleter.query('commit');
-      const res = await adjusting;
-      expect(res.status).toBe(422);
-      expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['changes[1].variant_id']);
-    } finally {
-      await deleter.end();
-    }
+      }),
+    );
+    expect(res.status).toBe(422);
+    expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['changes[1].variant_id']);
     const [{ count: movementsAfter }] = await service.sql<{ count: string }>('select count(*) from inventory_movement');
     expect(movementsAfter).toBe(movementsBefore);
   });
@@ -424,26 +428,9 @@ describe('adjustments', () => {
       'select count(*) from inventory_movement',
     );
     // A product edit deleting the variant holds its row while the deletion of the fulfilment puts stock back.
-    const deleter = new pg.Client({ connectionString: databaseUrl });
-    await deleter.connect();
-    try {
-      await deleter.query('begin');
-      await deleter.query('delete from product_variant where id = $1', [doomed]);
-      const deleting = service.send('DELETE', `${orders}/fulfilments/${fulfilment}`);
-      await until(async () => {
-        const [{ n }] = await service.sql<{ n: number }>(
-          'select count(*)::int as n from pg_stat_activity ' +
-            "where datname = current_database() and wait_event_type = 'Lock'",
-        );
-        return n >= 1;
-      }, 10_000);
-      await deleter.query('commit');
-      const res = await deleting;
-      expect(res.status).toBe(200);
-      expect(res.body.fulfilments).toEqual([]);
-    } finally {
-      await deleter.end();
-    }
+    const res = await whileVariantDeleted(doomed, () => service.send('DELETE', `${orders}/fulfilments/${fulfilment}`));
+    expect(res.status).toBe(200);
+    expect(res.body.fulfilments).toEqual([]);
     const [{ count: movementsAfter }] = await service.sql<{ count: string }>('select count(*) from inventory_movement');
     expect(movementsAfter).toBe(movementsBefore);
   });

@@ -73,6 +73,34 @@ const PUT_BACK = `with target as (
   )
   select (select id from moved) as id, exists (select 1 from target) as present`;
 
+/** A put-back whose variant or warehouse no longer exists. */
+const GONE = Symbol('gone');
+
+/** Takes `move.quantity` units: the movement's id, or null when fewer are there. */
+async function take(em: EntityManager, move: StockMove, why: MovementWhy): Promise<number | null> {
+  const [row] = await runPrepared<{ id: number }>(em, TAKE, [
+    move.quantity,
+    move.warehouseId,
+    move.variantId,
+    move.quantity,
+    -move.quantity,
+    ...movementWhyValues(why),
+  ]);
+  return row?.id ?? null;
+}
+
+/** Puts `-move.quantity` units back: the movement's id, null when they would overflow, or GONE. */
+async function putBack(em: EntityManager, move: StockMove, why: MovementWhy): Promise<number | null | typeof GONE> {
+  const [row] = await runPrepared<{ id: number | null; present: boolean }>(em, PUT_BACK, [
+    move.variantId,
+    move.warehouseId,
+    -move.quantity,
+    -move.quantity,
+    ...movementWhyValues(why),
+  ]);
+  return row.present ? row.id : GONE;
+}
+
 /**
  * Applies stock moves in the caller's transaction, in (warehouse, variant) order so that two
  * transactions touching the same rows always lock them in the same order (no deadlock; an
@@ -95,30 +123,15 @@ export async function moveStock(em: EntityManager, moves: StockMove[], why: Move
   const written: number[] = [];
   for (const move of ordered) {
     const taking = move.quantity > 0;
-    const rows = taking
-      ? await runPrepared<{ id: number }>(em, TAKE, [
-          move.quantity,
-          move.warehouseId,
-          move.variantId,
-          move.quantity,
-          -move.quantity,
-          ...movementWhyValues(why),
-        ])
-      : await runPrepared<{ id: number | null; present: boolean }>(em, PUT_BACK, [
-          move.variantId,
-          move.warehouseId,
-          -move.quantity,
-          -move.quantity,
-          ...movementWhyValues(why),
-        ]).then((put) => (put[0].present ? put.filter((row) => row.id !== null) : null));
-    if (rows === null) continue; // the variant (or warehouse) is gone: nothing to put back
-    if (!rows.length) {
+    const id = taking ? await take(em, move, why) : await putBack(em, move, why);
+    if (id === GONE) continue; // the variant (or warehouse) is gone: nothing to put back
+    if (id === null) {
       const message = taking
         ? `warehouse ${move.warehouseId} has fewer than ${move.quantity} units of variant ${move.variantId} in stock`
         : `warehouse ${move.warehouseId} cannot hold ${-move.quantity} more units of variant ${move.variantId}`;
       throw new ConflictError(message, move.label || undefined);
     }
-    written.push(rows[0].id as number);
+    written.push(id);
   }
   return written;
 }

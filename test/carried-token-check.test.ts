@@ -1,5 +1,5 @@
-// A /graphql read PostgreSQL answers carries its token check in the statement of its read
-// (src/auth/carried-token-check.ts): one round trip instead of two. What the process remembers of a
+// A /graphql read PostgreSQL answers, and a REST list or search page, carries its token check in
+// the statement of its read (src/auth/carried-token-check.ts): one round trip instead of two. What the process remembers of a
 // token is only a hint; each request is still held to the token row as it is now.
 import { hashSecret, tokenCheckSql } from '../src/auth/api-tokens.js';
 import { RateLimiter } from '../src/auth/rate-limit.js';
@@ -155,4 +155,74 @@ it("locks the token's bucket for the charge alone, not while the read it rides o
   );
   expect(free).toBeDefined();
   expect((await slow)[0].granted).toBe(true);
+});
+
+describe('a REST page carries the check of a caller seen before', () => {
+  const LIST = '/api/v1/orders?size=2&sort=-id';
+
+  async function restStatementsOf(read: () => ReturnType<TestService['get']>) {
+    service.statements.reset();
+    const res = await read();
+    return { res, statements: service.statements.count };
+  }
+
+  it('answers a list and a search in one statement, with the rate-limit headers', async () => {
+    const { secret } = await knownToken(['read_orders', 'read_customers']);
+    const list = await restStatementsOf(() => service.get(LIST, secret));
+    expect(list.res.status).toBe(200);
+    expect(list.res.body.items).toHaveLength(2);
+    expect(list.res.headers.get('link')).toContain('page=2');
+    expect(Number(list.res.headers.get('ratelimit-remaining'))).toBeLessThan(60);
+    expect(list.statements).toBe(1);
+    const search = await restStatementsOf(() =>
+      service.send('POST', '/api/v1/customers/search?size=2', { email: '@' }, secret),
+    );
+    expect(search.res.status).toBe(200);
+    expect(search.res.body.items.length).toBeGreaterThan(0);
+    expect(search.statements).toBe(1);
+  });
+
+  it('refuses a token revoked since with 401, before a parameter or a scope of the request is judged', async () => {
+    for (const path of [LIST, '/api/v1/orders?size=abc', '/api/v1/products?size=2']) {
+      const { secret, update } = await knownToken(['read_orders']);
+      await update('revoked_at = now()');
+      const res = await service.get(path, secret);
+      expect({ path, status: res.status }).toEqual({ path, status: 401 });
+      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="store-api"');
+      expect(res.headers.get('link')).toBeNull();
+      expect(res.text).not.toMatch(/"items"/);
+    }
+  });
+
+  it('still judges the request when the check passes: a bad parameter is its 400, charged', async () => {
+    const { secret } = await knownToken(['read_orders']);
+    const res = await service.get('/api/v1/orders?size=abc', secret);
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].field).toBe('size');
+    expect(res.headers.get('ratelimit-remaining')).not.toBeNull();
+  });
+
+  it('holds the token to the scopes it has now: one taken away is a 403, one given a 200', async () => {
+    const { secret, update } = await knownToken(['read_orders']);
+    await update(`scopes = '{read_products}'`);
+    const lost = await service.get(LIST, secret);
+    expect(lost.status).toBe(403);
+    expect(lost.headers.get('link')).toBeNull();
+    expect(lost.text).not.toMatch(/"items"/);
+    const gained = await service.get('/api/v1/products?size=3', secret);
+    expect(gained.status).toBe(200);
+    expect(gained.body.items).toHaveLength(3);
+  });
+
+  it('refuses with 429 a token whose bucket another process emptied, and withholds the page', async () => {
+    const { secret } = await knownToken(['read_orders']);
+    await service.sql(`update rate_limit_bucket set tokens = 0, refilled_at = now()
+      where token_id = (select id from api_token where secret_hash = '${hashSecret(secret)}')`);
+    const { res, statements } = await restStatementsOf(() => service.get(LIST, secret));
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(res.headers.get('ratelimit-remaining')).toBe('0');
+    expect(res.text).not.toMatch(/"items"/);
+    expect(statements).toBe(1);
+  });
 });

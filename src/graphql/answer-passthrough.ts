@@ -142,9 +142,10 @@ export interface RenderedPage {
  * lines (`linesFromPostgres`, an export's chunk; the operation's page must be sorted by id); or
  * the root field's errors. Undefined when the rendering asks for something only execution gives (a
  * computed field, a conversion SQL does not know): the caller then runs the operation as always.
+ * `check`: the request's token check, carried by the page's statement (src/auth/carried-token-check.ts).
  */
-export const pageFromPostgres = (given: Given, rendering: Rendering) =>
-  answered<RenderedPage>(given, rendering, {}, (_, { answer }) =>
+export const pageFromPostgres = (given: Given, rendering: Rendering, check?: Companion) =>
+  answered<RenderedPage>(given, rendering, { check }, (_, { answer }) =>
     answer ? { items: answer.items, totalCount: answer.totalCount } : undefined,
   );
 

@@ -32,6 +32,7 @@ export interface GraphQLGateway {
   session(
     authorization: string | undefined,
     writes?: boolean,
+    carry?: boolean,
   ): Promise<(Session | { errors: readonly GraphQLFormattedError[] }) & SessionHeaders>;
 }
 

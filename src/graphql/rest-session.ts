@@ -1,5 +1,7 @@
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
-import { RATE_LIMITED, rateLimitedMessage, rateLimitHeaders } from '../auth/rate-limit.js';
+import { type CarriedTokenCheck, TokenCheckFailed } from '../auth/carried-token-check.js';
+import { RATE_LIMITED, type RateLimitState, rateLimitedMessage, rateLimitHeaders } from '../auth/rate-limit.js';
+import { UnauthenticatedError } from '../domain/errors.js';
 import { graphqlOperations } from '../observability/metrics.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { pageFromPostgres, type RenderedPage } from './answer-passthrough.js';
@@ -36,6 +38,23 @@ export interface Session {
    * cannot take every connection from the other requests): the caller answers "busy".
    */
   snapshot(): Promise<Snapshot | undefined>;
+  /**
+   * A read session whose token check rides on its page's statement (opened with `carry`): how the
+   * check came out, to ask once the request is done, on every path (an answer, a 400, a 403).
+   * Absent when the token was checked before the session opened.
+   */
+  settle?(): Promise<Settlement>;
+}
+
+/**
+ * A carried check's outcome (src/auth/carried-token-check.ts): the caller's rate-limit headers,
+ * and either the refusal that replaces whatever the request answered, or, for a caller whose
+ * scopes changed since this process last saw them, the session as they are now (already charged),
+ * to run the request again with; neither when the check passed.
+ */
+export interface Settlement extends SessionHeaders {
+  errors?: readonly GraphQLFormattedError[];
+  changed?: Session;
 }
 
 /** What opening a session answers besides the session: the caller's rate-limit headers, if counted. */
@@ -58,40 +77,91 @@ interface SessionParts {
 }
 
 export function createRestSessions({ schema, compiled, contextFor, prepared, run, snapshot, router }: SessionParts) {
-  /** A REST request: authenticated and charged one request at once (its operations are the service's own). */
-  return async function session(
-    authorization: string | undefined,
-    writes = true,
-  ): Promise<(Session | { errors: readonly GraphQLFormattedError[] }) & SessionHeaders> {
-    let context: GraphQLContext;
-    try {
-      context = await contextFor(authorization, writes);
-    } catch (error) {
-      const wrapped = new GraphQLError((error as Error).message, { originalError: error as Error });
-      return { errors: [formatError(wrapped.toJSON(), wrapped)] };
-    }
-    const limit = context.limit;
-    const headers = limit ? rateLimitHeaders(limit) : undefined;
-    if (limit && !limit.allowed)
-      return { errors: [{ message: rateLimitedMessage(limit), extensions: { code: RATE_LIMITED } }], headers };
+  /** The operations of a request as the caller of `context`. */
+  function sessionOn(context: GraphQLContext): Session {
+    const { check } = context;
+    /** A read that cannot carry the check settles it first (a refused or changed caller runs nothing). */
+    const settledFirst = async () => {
+      if (check && (await check.settle(context.em)) !== 'passed') throw new TokenCheckFailed(check.outcome);
+    };
     return {
       tokenId: context.principal.tokenId,
       scopes: context.principal.scopes,
-      run: (request) => run(context, request),
+      run: async (request) => {
+        await settledFirst();
+        return run(context, request);
+      },
       page: async (request, rendering) => {
         const entry = prepared(request.document);
         if (!('document' in entry)) return run(context, request); // its validation errors
         graphqlOperations.inc({ type: entry.operation, via: 'rest' });
+        const companion = check?.companion();
         const answer = await router.routed(
           context,
           router.isQuery(entry.document, undefined),
-          (on) => pageFromPostgres([compiled, schema, entry.document, on, request.variables], rendering),
+          (on) => pageFromPostgres([compiled, schema, entry.document, on, request.variables], rendering, companion),
           (result) => (result && !('items' in result) ? result.errors : undefined),
         );
+        // A carried check that did not pass withheld the read: its refusal is the settlement's.
+        if (companion && check?.outcome !== 'passed' && check?.outcome !== 'pending') {
+          throw new TokenCheckFailed(check!.outcome);
+        }
         return answer && !('items' in answer) ? formatted(answer) : answer;
       },
-      snapshot: () => snapshot(context),
-      headers,
+      snapshot: async () => {
+        await settledFirst();
+        return snapshot(context);
+      },
+      ...(check && {
+        settle: async (): Promise<Settlement> => {
+          let outcome: CarriedTokenCheck['outcome'];
+          try {
+            outcome = await check.settle(context.em);
+          } catch (error) {
+            return { errors: [formattedError(error as Error)] }; // the database out of reach: 503
+          }
+          const headers = check.limit && rateLimitHeaders(check.limit);
+          if (outcome === 'passed') return { headers };
+          if (outcome === 'changed') {
+            return { headers, changed: sessionOn({ ...context, principal: check.principal, check: undefined }) };
+          }
+          return { headers, errors: [refusalOf(outcome === 'refused' ? check.limit : undefined)] };
+        },
+      }),
     };
+  }
+
+  /**
+   * A REST request: authenticated and charged one request at once (its operations are the
+   * service's own); `carry`: a read by a caller seen before has its check carried by its page's
+   * statement instead, and its session says how it came out (`settle`).
+   */
+  return async function session(
+    authorization: string | undefined,
+    writes = true,
+    carry = false,
+  ): Promise<(Session | { errors: readonly GraphQLFormattedError[] }) & SessionHeaders> {
+    let context: GraphQLContext;
+    try {
+      context = await contextFor(authorization, writes, carry);
+    } catch (error) {
+      // An unknown token (401), or the database out of reach (503): as execution reports them.
+      return { errors: [formattedError(error as Error)] };
+    }
+    const limit = context.limit;
+    const headers = limit ? rateLimitHeaders(limit) : undefined;
+    if (limit && !limit.allowed) return { errors: [refusalOf(limit)], headers };
+    return { ...sessionOn(context), headers };
   };
+}
+
+/** A token refused: unknown or revoked (401), or its bucket empty (`limit`, 429). */
+function refusalOf(limit?: RateLimitState): GraphQLFormattedError {
+  if (limit) return { message: rateLimitedMessage(limit), extensions: { code: RATE_LIMITED } };
+  return formattedError(new UnauthenticatedError());
+}
+
+function formattedError(error: Error): GraphQLFormattedError {
+  const wrapped = new GraphQLError(error.message, { originalError: error });
+  return formatError(wrapped.toJSON(), wrapped);
 }

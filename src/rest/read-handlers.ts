@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { Session } from '../graphql/gateway.js';
 import { answersByRoad } from '../observability/metrics.js';
 import { etagOf, matches } from './etags.js';
 import { toFilter } from './filters.js';
@@ -19,7 +20,7 @@ import { publicOrigin } from './public-origin.js';
 import { parseFeedParams, parseListParams, parseReadParams } from './query-params.js';
 import { renderingOf } from './record-rendering.js';
 import { idParam, pathVariables, queryVariables, requestBody } from './request-input.js';
-import { requireScope, sessionOf } from './request-session.js';
+import { asCaller, requireScope, sessionOf } from './request-session.js';
 import type { DerivedRoute } from './rest-api.js';
 import type { FeedRoute, GetRoute, ListRoute, PositionRoute, SearchRoute } from './route-spec.js';
 import type { RestOptions } from './router.js';
@@ -34,12 +35,13 @@ function baseUrl(ctx: Context, options: RestOptions): string {
   return `${publicOrigin(ctx, options)}${ctx.path}`;
 }
 
-export async function handleList(
-  ctx: Context,
-  route: (ListRoute | SearchRoute) & Pick<DerivedRoute, 'resource'>,
-  options: RestOptions,
-) {
-  const session = await sessionOf(ctx, options);
+type PageRoute = (ListRoute | SearchRoute) & Pick<DerivedRoute, 'resource'>;
+
+/** A list or search page; a caller seen before has the token check carried by the page's statement. */
+export const handleList = (ctx: Context, route: PageRoute, options: RestOptions) =>
+  asCaller(ctx, options, (session) => listAs(session, ctx, route, options));
+
+async function listAs(session: Session, ctx: Context, route: PageRoute, options: RestOptions) {
   requireScope(session, route);
   const pathId = route.kind === 'search' && route.idFilter ? idParam(ctx.params.id) : undefined;
   const params = parseListParams(ctx.query, route.resource);

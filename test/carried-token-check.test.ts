@@ -1,6 +1,7 @@
 // A /graphql read PostgreSQL answers, and a REST list or search page, carries its token check in
-// the statement of its read (src/auth/carried-token-check.ts): one round trip instead of two. What the process remembers of a
-// token is only a hint; each request is still held to the token row as it is now.
+// the statement of its read (src/auth/carried-token-check.ts): one round trip instead of two. What
+// the process remembers of a token is only a hint; each request is still held to the token row as
+// it is now.
 import { hashSecret, tokenCheckSql } from '../src/auth/api-tokens.js';
 import { RateLimiter } from '../src/auth/rate-limit.js';
 import { ACCOMPANIED_READ } from '../src/db/prepared-statements.js';

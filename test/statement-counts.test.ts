@@ -202,7 +202,8 @@ const listExceptions: Record<string, ListPin> = {
     statements: 2,
   },
   'GET /orders/{id}/shipments': { path: () => `/api/v1/orders/${recordsOrder}/shipments`, fullPage: 4, statements: 2 },
-  // (executed: an event's data is what the token's scopes allow) token, order exists, page and count (the order was placed, then 4 fulfilments and 4 shipments: 9 events)
+  // (executed: an event's data is what the token's scopes allow) token, order exists, page and
+  // count (the order was placed, then 4 fulfilments and 4 shipments: 9 events)
   'GET /orders/{id}/events': { path: () => `/api/v1/orders/${recordsOrder}/events`, fullPage: 9, statements: 3 },
   // (executed: members are computed by the domain) token, page with rules, images and manual links
   // and count, the members of every collection of the page

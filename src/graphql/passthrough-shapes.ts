@@ -105,6 +105,10 @@ function passthroughShapeOf(
     return { ...executed, pageKeys: null, type: recordType, selection, itemSql };
   }
   const pageType = rootType;
+  // Only an offset page (a `…Page`: its items and their facts) is read by readPage; another object
+  // of items (the event feed's, with its cursor) is read its own way, and executed whole at once
+  // rather than run first for an answer it never gives.
+  if (Object.keys(pageType.getFields()).some((name) => !PAGE_FIELDS.has(name))) refuse('not an offset page');
   const pageKeys: [string, string][] = [];
   let items: FieldNode | undefined;
   for (const child of plainFields(node.selectionSet)) {

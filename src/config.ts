@@ -1,6 +1,12 @@
 import { z } from 'zod';
 
 /** Bytes of JSON one answer holds unless ANSWER_MAX_BYTES says otherwise (why: src/reads/answer-bytes.ts). */
+/**
+ * Seconds a client is told to wait (`Retry-After`) when the database is unreachable, on every edge
+ * (REST, `/graphql`, `/metrics`): a fixed policy, here because every layer answers with it.
+ */
+export const UNAVAILABLE_RETRY_AFTER = '2';
+
 export const DEFAULT_ANSWER_MAX_BYTES = 4 * 1024 * 1024;
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -140,7 +146,9 @@ export class ConfigError extends Error {}
 
 /** Parses the environment; a bad value fails with one line per variable naming what is wrong. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  // Empty or blank is unset (`PORT=` in a compose file): a blank PORT would otherwise be coerced to 0,
+  // a random port.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
   const result = schema.safeParse(present);
   if (!result.success) {
     const lines = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);

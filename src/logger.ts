@@ -14,11 +14,22 @@ export const PRETTY_OPTIONS = {
 };
 
 /**
+ * The level asked for, if pino knows it, else the default. The logger is built when this module is
+ * imported, before the configuration is read: a value pino does not know (`verbose`) must not throw
+ * here, where it would be a stack trace, but reach loadConfig (src/config.ts), which refuses it with
+ * its one line naming the variable; an empty value is unset there too.
+ */
+function levelOf(asked: string | undefined): string {
+  if (asked && (asked === 'silent' || Object.hasOwn(pino.levels.values, asked))) return asked;
+  return process.env.NODE_ENV === 'test' ? 'silent' : 'info';
+}
+
+/**
  * Structured JSON logs. Authorization headers and cookies are redacted wherever they appear, so a
  * token can never reach a log line.
  */
 export const logger = pino({
-  level: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info'),
+  level: levelOf(process.env.LOG_LEVEL),
   redact: {
     paths: ['req.headers.authorization', 'req.headers.cookie', '*.authorization', 'secret', '*.secret'],
     censor: '[redacted]',

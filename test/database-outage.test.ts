@@ -157,6 +157,12 @@ it('answers every /graphql operation during an outage with 503 and Retry-After, 
     const refused = await socket();
     expect(refused.closed).toMatchObject({ code: 1013, reason: expect.stringMatching(/database is unavailable/) });
     expect(JSON.stringify([subscribed, refused.closed])).not.toMatch(/ECONN|127\.0\.0\.1|connect /i);
+    // /metrics cannot check its token either: the same 503, with Retry-After.
+    const metrics = await fetch(`${base}/metrics`, { headers: auth() });
+    expect({ status: metrics.status, retryAfter: metrics.headers.get('retry-after') }).toEqual({
+      status: 503,
+      retryAfter: '2',
+    });
     for (const query of queries) {
       for (const get of [false, true]) {
         if (get && query.startsWith('mutation')) continue;

@@ -15,14 +15,15 @@ const ADMIN = 'sk_socket_guards_admin_0123456789';
 const PEAK_RSS_MAX_BYTES = 256 * 1024 * 1024;
 
 let server: ServerProcess;
+let databaseUrl: string;
 let db: pg.Client;
 const open: WebSocket[] = [];
 
 beforeAll(async () => {
-  const url = await createDatabase();
-  db = new pg.Client({ connectionString: url });
+  databaseUrl = await createDatabase();
+  db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
-  server = await startServerProcess(url, ADMIN, { RATE_LIMIT_BURST: '0' }, npmStartNodeFlags());
+  server = await startServerProcess(databaseUrl, ADMIN, { RATE_LIMIT_BURST: '0' }, npmStartNodeFlags());
 }, 60_000);
 afterAll(async () => {
   for (const socket of open) socket.terminate();
@@ -33,8 +34,8 @@ afterAll(async () => {
 type Message = { type: string; id?: string; payload?: any };
 
 /** A raw graphql-transport-ws socket: the messages it received, and whether it closed (with what). */
-async function socket(token?: string) {
-  const ws = new WebSocket(`${server.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+async function socket(token?: string, base = server.url) {
+  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
   open.push(ws);
   const received: Message[] = [];
   const state: { closed?: { code: number; reason: string } } = {};
@@ -130,6 +131,39 @@ it('closes a socket that stops reading under a flood of 60 KiB pings, with and w
   const metrics = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } });
   expect(await metrics.text()).toMatch(/^websocket_backpressure_closes_total [1-9]/m);
 }, 60_000);
+
+it('closes a connection_init whose Authorization is no string as one without a token (4403)', async () => {
+  // An object whose toString is no function cannot even be turned into text.
+  for (const authorization of [{ toString: 0 }, { valueOf: 1, toString: 'x' }, 42, null]) {
+    const client = await socket();
+    client.send({ type: 'connection_init', payload: { Authorization: authorization } });
+    await until(async () => client.state.closed !== undefined, 5000);
+    expect({ authorization, closed: client.state.closed?.code }).toEqual({ authorization, closed: 4403 });
+  }
+  await healthy();
+}, 30_000);
+
+it('closes a connection_init that found no free pool connection with 1013 (try again later)', async () => {
+  // One connection, held by a REST read waiting on a locked table: the token cannot be looked up.
+  const busy = await startServerProcess(databaseUrl, ADMIN, { RATE_LIMIT_BURST: '0', DB_POOL_MAX: '1' });
+  const locker = new pg.Client({ connectionString: databaseUrl });
+  await locker.connect();
+  try {
+    await locker.query('begin');
+    await locker.query('lock table customer in access exclusive mode');
+    const holder = fetch(`${busy.url}/api/v1/customers?size=1`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const client = await socket(undefined, busy.url);
+    client.send({ type: 'connection_init', payload: { Authorization: `Bearer ${ADMIN}` } });
+    await until(async () => client.state.closed !== undefined, 15_000);
+    expect(client.state.closed).toMatchObject({ code: 1013 });
+    await locker.query('rollback');
+    await holder;
+  } finally {
+    await locker.end();
+    await busy.stop();
+  }
+}, 40_000);
 
 it('kept its peak RSS within the npm start heap cap through every attack above', () => {
   const peak = peakRss();

@@ -1,6 +1,8 @@
 // The start-up contract (docs/decisions.md#start-up-contract): configuration checked up front,
 // migrations applied, the demo store seeded once on an empty database, the first token created or
 // ADMIN_TOKEN honoured.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import pg from 'pg';
 import { type Config, loadConfig } from '../src/config.js';
 import { type RunningService, startService } from '../src/server.js';
@@ -39,9 +41,26 @@ describe('configuration', () => {
       ),
     );
     expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT/);
+    // Blank is unset, as empty is: not a PORT of 0 (a random port).
+    expect(loadConfig({ PORT: '  ', LOG_LEVEL: '' })).toMatchObject({ PORT: 3000, LOG_LEVEL: 'info' });
     expect(() => loadConfig({ PUBLIC_URL: 'not a url' })).toThrow(/PUBLIC_URL/);
   });
 });
+
+it('refuses an unknown LOG_LEVEL at start with the configuration line, not a stack trace', async () => {
+  // The logger is built as its module loads, before the configuration is read.
+  const child = spawn(process.execPath, [path.resolve('dist/src/main.js')], {
+    env: { ...process.env, LOG_LEVEL: 'verbose', NODE_ENV: 'production', PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  expect(code).not.toBe(0);
+  expect(output).toMatch(/Invalid configuration:\n {2}LOG_LEVEL: /);
+  expect(output).not.toMatch(/\n\s+at /);
+}, 30_000);
 
 describe('starting on an empty database', () => {
   let url: string;

@@ -22,8 +22,7 @@ export const HTTP_STATUS_BY_CODE: Record<string, number> = {
 
 /** The database cannot be reached: the message of its 503 on every edge (the cause is logged, never sent). */
 export const DATABASE_UNAVAILABLE = 'The database is unavailable; try again shortly';
-/** Seconds a client is told to wait (`Retry-After`) when the database is unreachable, on every edge. */
-export const UNAVAILABLE_RETRY_AFTER = '2';
+export { UNAVAILABLE_RETRY_AFTER } from '../config.js';
 
 /** The service itself is at its admission limit (not the database): 503, retry shortly. */
 export const OVERLOADED = 'OVERLOADED';

@@ -8,7 +8,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { authenticate, type Principal } from '../auth/api-tokens.js';
 import { ConnectionSlots } from '../auth/connection-slots.js';
 import { RATE_LIMITED, type RateLimiter, rateLimitedMessage } from '../auth/rate-limit.js';
-import { isDatabaseUnavailable } from '../db/database-errors.js';
+import { isDatabaseUnavailable, isPoolExhausted, isStatementTimeout } from '../db/database-errors.js';
 import { EventWakeups } from '../db/event-wakeups.js';
 import { logger } from '../logger.js';
 import type { GraphQLContext } from '../resolvers/context.js';
@@ -49,8 +49,11 @@ export interface SubscriptionLimits {
 
 type Ctx = Context<Record<string, unknown> | undefined, { socket: WebSocket; request: IncomingMessage } & Connection>;
 
-const authorizationOf = (params: Record<string, unknown> | undefined) =>
-  String(params?.Authorization ?? params?.authorization ?? '') || undefined;
+/** The token's header from `connectionParams`: a string, else none (closed 4403 as a missing token). */
+function authorizationOf(params: Record<string, unknown> | undefined): string | undefined {
+  const value = params?.Authorization ?? params?.authorization;
+  return typeof value === 'string' && value ? value : undefined;
+}
 
 /**
  * A `subscribe` message's operation through the guards of POST /graphql, in their order: the
@@ -181,8 +184,9 @@ export async function startSubscriptionServer(
         try {
           return await admit(ctx);
         } catch (error) {
-          if (!isDatabaseUnavailable(error)) throw error;
-          // 1013 "Try Again Later": the token could not be looked up, nothing is wrong with it.
+          if (!isDatabaseUnavailable(error) && !isPoolExhausted(error) && !isStatementTimeout(error)) throw error;
+          // 1013 "Try Again Later": the token could not be looked up now (the database out of reach,
+          // or too busy), nothing is wrong with it.
           ctx.extra.socket.close(1013, databaseUnavailableError().message);
           return false;
         }
@@ -205,8 +209,9 @@ export async function startSubscriptionServer(
             return refusal(`Too many subscriptions: a token may run ${limit} at once over all instances`);
           }
         } catch (error) {
-          if (!isDatabaseUnavailable(error)) throw error;
-          return [databaseUnavailableError()];
+          // This subscription's error, as format-error.ts words it (the database out of reach, the
+          // pool busy: OVERLOADED), never the close of the whole socket and its other subscriptions.
+          return [new GraphQLError((error as Error).message, { originalError: error as Error })];
         }
         ctx.extra.running?.add(id);
         const em = orm.em.fork();

@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Context, Next } from 'koa';
 import type { Pool } from 'pg';
+import { UNAVAILABLE_RETRY_AFTER } from '../config.js';
 import { logger } from '../logger.js';
 import { metricsText, registerServiceGauges, registry } from './metrics.js';
 
@@ -109,6 +110,7 @@ export function operationsMiddleware(
             ],
           }[access] as [number, string, string, string];
           ctx.status = status;
+          if (status === 503) ctx.set('Retry-After', UNAVAILABLE_RETRY_AFTER);
           // The scheme and the scope in the challenge, the sentence in the body: RFC 6750 (section 3)
           // wants no error text in the challenge of a request that sent no credentials.
           if (status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="store-api", scope="read_metrics"');
@@ -122,7 +124,14 @@ export function operationsMiddleware(
         } catch (error) {
           logger.warn({ err: error }, 'metrics collection failed');
           ctx.status = 503;
-          ctx.body = 'metrics unavailable';
+          ctx.set('Retry-After', UNAVAILABLE_RETRY_AFTER);
+          ctx.type = 'application/problem+json';
+          ctx.body = {
+            type: '/problems/service-unavailable',
+            title: 'Service Unavailable',
+            status: 503,
+            detail: 'The metrics could not be collected; try again shortly',
+          };
         }
         return;
       }

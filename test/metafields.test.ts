@@ -279,7 +279,18 @@ const TYPES: [type: string, accepted: [given: string, stored: string, rest: unkn
       ['"just a string"', '"just a string"', 'just a string'],
       ['[1,\n 2]', '[1,2]', [1, 2]],
     ],
-    ['{a: 1}', 'null', '', 'undefined'],
+    [
+      '{a: 1}',
+      'null',
+      '',
+      'undefined',
+      // Escapes of what PostgreSQL cannot hold as text (the value's event is jsonb), and a whole
+      // number JSON's doubles would round.
+      '{"a":"\\u0000"}',
+      '["\\ud800"]',
+      '{"\\u0000":1}',
+      '{"erp_id":12345678901234567890}',
+    ],
   ],
 ];
 
@@ -751,6 +762,24 @@ describe('REST', () => {
     expect((await service.get(`/api/v1/orders/${order}?expand=metafields`)).body.metafields).toEqual(
       after.body.metafields,
     );
+  });
+
+  it('PATCH takes a decimal sent as a small JSON number, and refuses a json id past 2^53 naming it', async () => {
+    const [{ id: other }] = await service.sql<{ id: number }>('select id from orders order by id desc offset 9 limit 1');
+    const res = await service.send('PATCH', `/api/v1/orders/${other}`, { metafields: { 'sync.weight': 1e-7 } });
+    expect(res.status).toBe(200);
+    const read = await service.get(`/api/v1/orders/${other}?fields=id&expand=metafields`);
+    expect(read.body.metafields['sync.weight']).toBe('0.0000001');
+    // Sent as a client's JSON text holds it: the digits past a double's precision would be lost.
+    const raw = await fetch(`${service.url}/api/v1/orders/${other}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${service.token}`, 'content-type': 'application/json' },
+      body: '{"metafields":{"sync.doc":{"erp_id":12345678901234567890}}}',
+    });
+    expect(raw.status).toBe(422);
+    expect((await raw.json()).errors).toEqual([
+      { field: 'metafields.sync.doc', message: expect.stringContaining('send it as a string') },
+    ]);
   });
 
   it('PATCH refuses a value of another type, an unknown key and a bad name with a 422 naming each', async () => {

@@ -1,4 +1,5 @@
 import validator from 'validator';
+import { unstorableText } from './input-limits.js';
 
 /**
  * The types of a metafield (docs/decisions.md#custom-data-metafields), Shopify's names, and what a
@@ -112,7 +113,33 @@ function json(text: string): StoredValue {
 /** JSON as one line with no spaces (JSON.stringify's): what REST shows, and what a search compares. */
 function jsonValue(parsed: unknown): StoredValue {
   if (parsed === null) return problem('must not be the JSON null: delete the metafield instead');
-  return { value: JSON.stringify(parsed) };
+  const unkept = unkeptInJson(parsed);
+  return unkept ? problem(unkept) : { value: JSON.stringify(parsed) };
+}
+
+/**
+ * What of a JSON value could not be kept as it was given, if anything: a string or key that
+ * PostgreSQL cannot hold as text (a NUL, an unpaired surrogate, written `\u0000` or `\ud800` in the
+ * JSON text: the value's event, whose data is jsonb, would refuse it), or a whole number past 2^53,
+ * which JSON's numbers (doubles) would round (an ERP's 64-bit id: send it as a string).
+ */
+function unkeptInJson(value: unknown, depth = 0): string | undefined {
+  if (typeof value === 'string') return unstorableText(value) && `holds a string that ${unstorableText(value)}`;
+  if (typeof value === 'number') {
+    return Number.isInteger(value) && !Number.isSafeInteger(value)
+      ? `holds a whole number past ${Number.MAX_SAFE_INTEGER}, which JSON numbers cannot keep exactly: send it as a string`
+      : undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  // Nesting is bounded by the input guard and the body parser long before this depth.
+  if (depth > 100) return 'is nested too deeply';
+  for (const [key, inner] of Object.entries(value)) {
+    const problem =
+      (!Array.isArray(value) && unstorableText(key) && `holds a key that ${unstorableText(key)}`) ||
+      unkeptInJson(inner, depth + 1);
+    if (problem) return problem;
+  }
+  return undefined;
 }
 
 function text(value: string, singleLine: boolean): StoredValue {
@@ -143,8 +170,9 @@ function sized(stored: StoredValue): StoredValue {
 
 /** A value given as Shopify's text (`metafieldsSet`, a GraphQL filter) in its stored form. */
 export function storedFromText(type: MetafieldType, value: string): StoredValue {
-  // A text far over the limit is refused before it is parsed.
-  if (value.length > METAFIELD_VALUE_MAX_BYTES) return sized({ value });
+  // A text far over the limit is refused before it is parsed; JSON is measured once compact, so
+  // its spaces and line breaks may take it over the limit as given.
+  if (value.length > METAFIELD_VALUE_MAX_BYTES * (type === 'json' ? 4 : 1)) return sized({ value });
   return sized(FROM_TEXT[type](value));
 }
 
@@ -162,15 +190,26 @@ export function storedFromJson(type: MetafieldType, value: unknown): StoredValue
         ? storedFromText(type, String(value))
         : problem('must be a whole number');
     case 'number_decimal':
-      // A JSON number is read as the text JavaScript prints for it (12.5, never 1e21: refused).
       return typeof value === 'number' && Number.isFinite(value)
-        ? storedFromText(type, String(value))
+        ? storedFromText(type, decimalTextOf(value))
         : problem('must be a decimal number, as a string such as "12.50"');
     case 'boolean':
       return typeof value === 'boolean' ? { value: String(value) } : problem('must be true or false');
     default:
       return problem('must be a string');
   }
+}
+
+/**
+ * A JSON number as decimal text: as JavaScript prints it (12.5), and a small one it prints with an
+ * exponent (1e-7) as its digits, when they fit the fraction's digits; anything else is left as
+ * printed, for decimal() to refuse (1e21, 1e-10).
+ */
+function decimalTextOf(value: number): string {
+  const printed = String(value);
+  if (!printed.includes('e') || Math.abs(value) >= 1) return printed;
+  const fixed = value.toFixed(DECIMAL_FRACTION_DIGITS);
+  return Number(fixed) === value ? fixed : printed;
 }
 
 /** A stored value as REST shows it (the same as the SQL of src/resolvers/metafield-relations.ts). */

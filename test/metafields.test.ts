@@ -765,7 +765,9 @@ describe('REST', () => {
   });
 
   it('PATCH takes a decimal sent as a small JSON number, and refuses a json id past 2^53 naming it', async () => {
-    const [{ id: other }] = await service.sql<{ id: number }>('select id from orders order by id desc offset 9 limit 1');
+    const [{ id: other }] = await service.sql<{ id: number }>(
+      'select id from orders order by id desc offset 9 limit 1',
+    );
     const res = await service.send('PATCH', `/api/v1/orders/${other}`, { metafields: { 'sync.weight': 1e-7 } });
     expect(res.status).toBe(200);
     const read = await service.get(`/api/v1/orders/${other}?fields=id&expand=metafields`);

@@ -127,7 +127,8 @@ function unkeptInJson(value: unknown, depth = 0): string | undefined {
   if (typeof value === 'string') return unstorableText(value) && `holds a string that ${unstorableText(value)}`;
   if (typeof value === 'number') {
     return Number.isInteger(value) && !Number.isSafeInteger(value)
-      ? `holds a whole number past ${Number.MAX_SAFE_INTEGER}, which JSON numbers cannot keep exactly: send it as a string`
+      ? `holds a whole number past ${Number.MAX_SAFE_INTEGER}, which JSON numbers cannot keep exactly: ` +
+          'send it as a string'
       : undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;

@@ -779,7 +779,7 @@ describe('REST', () => {
       body: '{"metafields":{"sync.doc":{"erp_id":12345678901234567890}}}',
     });
     expect(raw.status).toBe(422);
-    expect((await raw.json()).errors).toEqual([
+    expect(((await raw.json()) as { errors: unknown }).errors).toEqual([
       { field: 'metafields.sync.doc', message: expect.stringContaining('send it as a string') },
     ]);
   });
@@ -868,6 +868,22 @@ describe('REST', () => {
       ]);
       expect((await search({ metafields: { 'sync.weight': 2.5 }, id: [order] })).body).toEqual([{ id: order }]);
       expect((await search({ metafields: { 'sync.weight': 3 } })).body).toEqual([]);
+    });
+
+    it('takes the keys as nested objects or dotted keys, alike, as every nested filter', async () => {
+      for (const body of [
+        { metafields: { sync: { erp_no: 'A-2000', weight: '2.5' } } },
+        { 'metafields.sync.erp_no': 'A-2000', 'metafields.sync.weight': 2.5 },
+        { 'metafields.sync': { erp_no: 'A-2000' }, metafields: { 'sync.weight': '2.50' } },
+      ]) {
+        const res = await search(body);
+        expect({ body, status: res.status, found: res.body }).toEqual({ body, status: 200, found: [{ id: other }] });
+      }
+      const twice = await search({ 'metafields.sync.erp_no': 'A-2000', metafields: { sync: { erp_no: 'A-1017' } } });
+      expect(twice.status).toBe(422);
+      expect(twice.body.errors).toEqual([
+        { field: 'metafields.sync.erp_no', message: expect.stringContaining('twice') },
+      ]);
     });
 
     it('refuses an unknown key or a value its type cannot hold, naming it', async () => {

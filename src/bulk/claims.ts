@@ -27,7 +27,8 @@ const CLAIM_LOCK = 0x42554c4b;
 
 /**
  * The next operation for this runner, now held by it: one whose runner's lease ran out first, else
- * the oldest created one of a token below BULK_MAX_RUNNING. Undefined when there is none.
+ * the oldest created one of a token below BULK_MAX_RUNNING, each token's in the order they were
+ * made. Undefined when there is none.
  */
 export async function claimOperation(
   orm: MikroORM,
@@ -37,12 +38,15 @@ export async function claimOperation(
   return orm.em.fork().transactional(async (tx) => {
     // A token at its limit has no created operation among the candidates: however many it has
     // waiting, they never stand in front of another token's (the count is taken again below, under
-    // the token's lock, for claims racing this one).
+    // the token's lock, for claims racing this one). Of a token below it, only its oldest waiting
+    // operation is one: its operations run in the order they were made, even while two claims
+    // race (one holding the oldest row skips the next; the other does not see past it).
     const candidates = await tx.execute<{ id: number; token_id: number; status: string }[]>(
       `with full_tokens as (select token_id from bulk_operation where status = 'running'
           group by token_id having count(*) >= ?)
-      select id, token_id, status from bulk_operation
-        where (status = 'created' and token_id not in (select token_id from full_tokens))
+      select id, token_id, status from bulk_operation b
+        where (status = 'created' and token_id not in (select token_id from full_tokens)
+            and id = (select min(w.id) from bulk_operation w where w.token_id = b.token_id and w.status = 'created'))
           or (status = 'running' and lease_until < now())
         order by status = 'running' desc, id limit 20 for update skip locked`,
       [settings.maxRunning],

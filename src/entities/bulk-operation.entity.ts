@@ -43,6 +43,12 @@ registerEnumType(BulkOperationStatus, {
     `create index "bulk_operation_unfinished_index" on "bulk_operation" ("id") ` +
     `where "status" in ('created', 'running')`,
 })
+@Index({
+  name: 'bulk_operation_waiting_index',
+  expression:
+    `create index "bulk_operation_waiting_index" on "bulk_operation" ("token_id", "id") ` +
+    `where "status" = 'created'`,
+})
 export class BulkOperation {
   @Field(() => Int, { description: 'Bulk operation id' })
   @PrimaryKey({ type: 'integer' })

@@ -338,11 +338,18 @@ export function toFilter(reader: FilterReader, body: unknown): Record<string, un
   const filter: Record<string, unknown> = {};
   const keys = Object.keys(reader.shapes);
   const given = new Set<string>();
+  // A keyed filter's entries (`metafields`), gathered from every form it may be sent in first.
+  const keyed = new Map<string, Record<string, unknown>>();
+  const keyedUnder = (key: string) =>
+    keys.find((k) => reader.shapes[k].form === 'keyed' && (key === k || key.startsWith(`${k}.`)));
   const visit = (object: Record<string, unknown>, prefix: string) => {
     for (const [name, value] of Object.entries(object)) {
       const key = prefix ? `${prefix}.${name}` : name;
       const shape = Object.hasOwn(reader.shapes, key) ? reader.shapes[key] : undefined;
-      if (shape && given.has(key)) {
+      const under = keyedUnder(key);
+      if (under !== undefined) {
+        gatherKeyed(keyed, under, key, value, errors);
+      } else if (shape && given.has(key)) {
         errors.push({ field: key, message: 'is given twice (as a nested object and a dotted key)' });
       } else if (shape) {
         given.add(key);
@@ -356,6 +363,47 @@ export function toFilter(reader: FilterReader, body: unknown): Record<string, un
     }
   };
   visit(body, '');
+  for (const [key, entries] of keyed) {
+    const converted = convert(key, reader.shapes[key], entries, errors);
+    if (converted !== undefined) setPath(filter, reader.shapes[key].gql, converted);
+  }
   if (errors.length) throw Problem.fields(422, 'Invalid search filters', errors, (e) => `${e.field} ${e.message}`);
   return filter;
+}
+
+/**
+ * A keyed filter's entries as `"namespace.key": value`, whichever way they are sent (nested
+ * objects or dotted keys, alike, as every nested filter): `{"metafields": {"erp.no": v}}`,
+ * `{"metafields": {"erp": {"no": v}}}` or `{"metafields.erp.no": v}`. A name without a dot whose
+ * value is an object is a namespace of keys; a name with one holds its value as it is (a `json`
+ * value may be an object). The same entry given twice is refused.
+ */
+function gatherKeyed(
+  keyed: Map<string, Record<string, unknown>>,
+  under: string,
+  key: string,
+  value: unknown,
+  errors: ProblemFieldError[],
+) {
+  let entries = keyed.get(under);
+  if (!entries) keyed.set(under, (entries = {}));
+  const add = (name: string, given: unknown) => {
+    if (Object.hasOwn(entries, name)) {
+      errors.push({ field: `${under}.${name}`, message: 'is given twice (as a nested object and a dotted key)' });
+    } else {
+      entries[name] = given;
+    }
+  };
+  const named = key === under ? value : { [key.slice(under.length + 1)]: value };
+  if (!isPlainObject(named)) {
+    errors.push({ field: key, message: 'must be an object of "namespace.key": value' });
+    return;
+  }
+  for (const [name, given] of Object.entries(named)) {
+    if (!name.includes('.') && isPlainObject(given) && Object.keys(given).length) {
+      for (const [inner, innerValue] of Object.entries(given)) add(`${name}.${inner}`, innerValue);
+    } else {
+      add(name, given);
+    }
+  }
 }

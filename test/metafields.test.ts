@@ -870,6 +870,30 @@ describe('REST', () => {
       expect((await search({ metafields: { 'sync.weight': 3 } })).body).toEqual([]);
     });
 
+    it('finds a json value as REST shows it, a string that reads as JSON included', async () => {
+      const [{ id: holder }] = await service.sql<{ id: number }>(
+        'select id from orders order by id desc offset 11 limit 1',
+      );
+      for (const doc of ['12', 'true', { n: 12 }]) {
+        const patched = await service.send('PATCH', `/api/v1/orders/${holder}`, { metafields: { 'sync.doc': doc } });
+        expect(patched.status).toBe(200);
+        const found = await search({ metafields: { 'sync.doc': doc } });
+        expect({ doc, found: found.body }).toEqual({ doc, found: [{ id: holder }] });
+      }
+      // The string "12" is not the number 12.
+      expect((await search({ metafields: { 'sync.doc': 12 } })).body).toEqual([]);
+      // GraphQL's filter takes the text (Metafield.value's form) or the typed value, one of the two.
+      const both = await service.graphql(
+        `{ orders(filter: { metafields: [{ namespace: "sync", key: "doc", value: "12", typedValue: 12 }] }) {
+          items { id } } }`,
+      );
+      expect(both.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+      const typed = await graphql(
+        '{ orders(filter: { metafields: [{ namespace: "sync", key: "doc", typedValue: {n: 12} }] }) { items { id } } }',
+      );
+      expect(typed.orders.items).toEqual([{ id: holder }]);
+    });
+
     it('takes the keys as nested objects or dotted keys, alike, as every nested filter', async () => {
       for (const body of [
         { metafields: { sync: { erp_no: 'A-2000', weight: '2.5' } } },

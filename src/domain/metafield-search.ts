@@ -2,14 +2,30 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MetafieldOwnerType } from '../schema/enums/metafield-owner-type.enum.js';
 import { type FieldError, ValidationError } from './errors.js';
-import { storedFromJson, storedFromText } from './metafield-types.js';
+import { type MetafieldType, type StoredValue, storedFromJson, storedFromText } from './metafield-types.js';
 import { definitionsByName, dottedName } from './metafield-values.js';
 
-/** One metafield a search asks for: its namespace, key and value as text (GraphQL's MetafieldFilter). */
+/**
+ * One metafield a search asks for (GraphQL's MetafieldFilter): its namespace, key and value, as
+ * text (Metafield.value's form) or typed (REST's form), one of the two.
+ */
 export interface MetafieldMatch {
   namespace: string;
   key: string;
-  value: string;
+  value?: string | null;
+  typedValue?: unknown;
+}
+
+/** The stored form of a match's value (metafield-types.ts), or why there is none. */
+function storedOf(type: MetafieldType, match: MetafieldMatch): StoredValue {
+  const typed = match.typedValue !== undefined && match.typedValue !== null;
+  if (typed === (match.value !== undefined && match.value !== null)) {
+    return { problem: 'give either value (as text) or typedValue (as REST shows it), one of them' };
+  }
+  if (typed) return storedFromJson(type, match.typedValue);
+  // As text; a json value that is not JSON text is the JSON string of that text.
+  const stored = storedFromText(type, match.value!);
+  return 'problem' in stored && type === 'json' ? storedFromJson('json', match.value) : stored;
 }
 
 type Condition = Record<string, unknown>;
@@ -49,8 +65,7 @@ export async function metafieldCondition(
       errors.push({ field, message: `no ${ownerType} metafield definition is named ${name}` });
       continue;
     }
-    let stored = storedFromText(definition.type, match.value);
-    if ('problem' in stored && definition.type === 'json') stored = storedFromJson('json', match.value);
+    const stored = storedOf(definition.type, match);
     if ('problem' in stored) {
       errors.push({ field, message: `${definition.type}: ${stored.problem}` });
       continue;

@@ -110,24 +110,20 @@ function isKeyedValues(type: GraphQLInputType): boolean {
   const item = isListType(list) ? getNullableType(list.ofType) : undefined;
   if (!isInputObjectType(item)) return false;
   const fields = item.getFields();
-  return (
-    Object.keys(fields).sort().join(',') === 'key,namespace,value' && getNamedType(fields.value.type).name === 'String'
-  );
+  return Object.keys(fields).sort().join(',') === 'key,namespace,typedValue,value';
 }
 
 /**
  * REST's `{"namespace.key": value}` (docs/decisions.md#custom-data-metafields), each value as JSON
- * (a string, number, boolean, object or array): the GraphQL list of `{namespace, key, value}`, each
- * value as its text (a string as it is, anything else as its JSON), which the domain brings to its
- * definition's stored form.
+ * (a string, number, boolean, object or array): the GraphQL list of `{namespace, key, typedValue}`,
+ * each value as REST gave it, which the domain brings to its definition's stored form.
  */
 function keyedShape(gql: string, spec: FilterSpec): FilterShape {
   const value = { description: "the metafield's value, typed as REST shows it" };
   return {
     gql,
     form: 'keyed',
-    read: (given) =>
-      given === null || given === undefined ? undefined : typeof given === 'string' ? given : JSON.stringify(given),
+    read: (given) => (given === null ? undefined : given),
     one: 'an object of "namespace.key": value',
     schema: {
       type: 'object',
@@ -288,7 +284,7 @@ function convert(key: string, shape: FilterShape, value: unknown, errors: Proble
         errors.push({ field: `${key}.${name}`, message: 'must be named namespace.key, with a value that is not null' });
         return undefined;
       }
-      return { namespace: name.slice(0, dot), key: name.slice(dot + 1), value: text };
+      return { namespace: name.slice(0, dot), key: name.slice(dot + 1), typedValue: text };
     });
     return entries.includes(undefined) ? undefined : entries;
   }

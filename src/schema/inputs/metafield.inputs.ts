@@ -1,4 +1,4 @@
-import { GraphQLJSONObject } from 'graphql-scalars';
+import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType, Int } from 'type-graphql';
 import { MetafieldOwnerType } from '../enums/metafield-owner-type.enum.js';
 import { Optional } from '../optional-field.js';
@@ -22,14 +22,29 @@ export class MetafieldsSetInput extends MetafieldIdentifierInput {
   value!: string;
 }
 
-@InputType({ description: 'Records whose metafield of this namespace and key has exactly this value' })
+@InputType({
+  description:
+    'Records whose metafield of this namespace and key has exactly this value: give value or typedValue, not both',
+})
 export class MetafieldFilter {
   @Field({ description: "The definition's namespace" }) namespace!: string;
   @Field({ description: "The definition's key" }) key!: string;
-  @Field({
+  @Field(() => String, {
+    nullable: true,
     description: 'The value as text, as Metafield.value shows it (a number, a date… in any form its type takes)',
   })
-  value!: string;
+  value?: string | null;
+  /**
+   * REST's search bodies send this (src/rest/filters.ts): as text, a json metafield's `"12"` (the
+   * JSON string) could not be told from `12` (the number).
+   */
+  @Field(() => GraphQLJSON, {
+    nullable: true,
+    description:
+      'The value typed as metafieldValues and REST show it (integers and booleans as JSON, decimals as strings ' +
+      'or numbers, json as the JSON itself, other types as strings)',
+  })
+  typedValue?: unknown;
 }
 
 /** The `metafields` filter of the order, customer and product lists (their `listFields`). */

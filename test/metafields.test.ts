@@ -190,8 +190,10 @@ describe('definitions', () => {
     expect(refusal(customers).code).toBe('FORBIDDEN');
     const id = allowed.body.data.createMetafieldDefinition.id;
     const deleteDoc = 'mutation ($id: Int!) { deleteMetafieldDefinition(id: $id) }';
+    // A token that may not even list order definitions cannot tell this one from a missing one.
     const productsWriter = await service.tokenWith(['write_products']);
-    expect(refusal(await service.graphql(deleteDoc, { id }, productsWriter)).code).toBe('FORBIDDEN');
+    expect(refusal(await service.graphql(deleteDoc, { id }, productsWriter)).code).toBe('NOT_FOUND');
+    expect(refusal(await service.graphql(deleteDoc, { id: 999_999 }, productsWriter)).code).toBe('NOT_FOUND');
     expect(refusal(await service.graphql(deleteDoc, { id }, readOrders)).code).toBe('FORBIDDEN');
     expect((await service.graphql(deleteDoc, { id }, writeOrders)).body.data.deleteMetafieldDefinition).toBe(id);
     expect(refusal(await service.graphql(deleteDoc, { id }, writeOrders)).code).toBe('NOT_FOUND');

@@ -95,11 +95,15 @@ export class MetafieldResolver {
     @Arg('id', () => Int, { description: 'Definition id' }) id: number,
     @Ctx() ctx: GraphQLContext,
   ): Promise<number> {
-    // Whether a definition exists is itself only for a token that may write some owner type's.
+    // Whether a definition exists is itself only for a token that may write some owner type's, and
+    // a definition of a type the token may not even list (its read scope) is as unknown to it as a
+    // missing one: NOT_FOUND, never a FORBIDDEN that tells the id is taken.
     const writesAny = Object.values(METAFIELD_OWNERS).some((o) => ctx.principal.scopes.has(o.writeScope as never));
     if (!writesAny) requireScopes(ctx, Object.values(MetafieldOwnerType), 'write');
     const ownerType = await ownerTypeOfDefinition(ctx.em, id);
-    if (!ownerType) throw new NotFoundError('MetafieldDefinition', id);
+    if (!ownerType || !ctx.principal.scopes.has(METAFIELD_OWNERS[ownerType].readScope as never)) {
+      throw new NotFoundError('MetafieldDefinition', id);
+    }
     requireScopes(ctx, [ownerType], 'write');
     return inTransaction(ctx.em, (tx) => deleteMetafieldDefinition(tx, ctx.principal, id));
   }

@@ -841,6 +841,37 @@ describe('REST', () => {
     expect(data).toMatchObject({ id: ids.collection, metafields: { 'sync.rank': 3 } });
   });
 
+  it('a product body sets its variants’ metafields too, on create and on PATCH, naming a bad one', async () => {
+    // Created through GraphQL (REST has no product create), whose input is the same.
+    const created = await graphql('mutation ($input: ProductCreate!) { createProduct(input: $input) { id } }', {
+      input: { title: 'Binned', variants: [{ variant: [], price: '5.00', metafields: { 'sync.bin': 'B-1' } }] },
+    });
+    const id = created.createProduct.id as number;
+    const variantsOf = async () =>
+      (await service.get(`/api/v1/products/${id}?fields=id&expand=variants,metafields`)).body.variants;
+    const [variant] = await variantsOf();
+    expect(variant.metafields).toEqual({ 'sync.bin': 'B-1' });
+    const patched = await service.send('PATCH', `/api/v1/products/${id}`, {
+      variants: [{ variant: [], price: '6.00', metafields: { 'sync.bin': 'B-2' } }],
+    });
+    expect(patched.status).toBe(200);
+    expect(await variantsOf()).toEqual([expect.objectContaining({ id: variant.id, metafields: { 'sync.bin': 'B-2' } })]);
+    const [{ data }] = await service.sql<{ data: { variants: unknown[] } }>(
+      "select data from event where type = 'product.updated' and subject_id = ? order by id desc limit 1",
+      [id],
+    );
+    expect(data.variants).toEqual([expect.objectContaining({ id: variant.id, metafields: { 'sync.bin': 'B-2' } })]);
+    const refused = await service.send('PATCH', `/api/v1/products/${id}`, {
+      title: 'Not kept',
+      variants: [{ variant: [], price: '7.00', metafields: { 'sync.nope': 'x' } }],
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual([
+      { field: 'variants[0].metafields.sync.nope', message: expect.stringContaining('no PRODUCT_VARIANT metafield') },
+    ]);
+    expect((await service.get(`/api/v1/products/${id}?fields=title`)).body.title).toBe('Binned');
+  });
+
   it('lists expand them, and a record without any shows {}', async () => {
     const res = await service.get(`/api/v1/orders?sort=-id&size=3&fields=id&expand=metafields`);
     expect(res.status).toBe(200);

@@ -1,8 +1,9 @@
 import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import { now } from '../clock.js';
 import { Product } from '../entities/product.entity.js';
+import { ProductVariant } from '../entities/product-variant.entity.js';
 import { MetafieldOwnerType } from '../schema/enums/metafield-owner-type.enum.js';
-import type { ProductCreate, ProductFields, ProductPatch } from '../schema/inputs/product.inputs.js';
+import type { ProductCreate, ProductFields, ProductPatch, VariantInput } from '../schema/inputs/product.inputs.js';
 import {
   changedMembers,
   type LockedProduct,
@@ -16,7 +17,7 @@ import { restKeys } from './event-data.js';
 import { type Actor, recordEvent } from './events.js';
 import { checkAmount, checkText } from './input-checks.js';
 import { METAFIELD_OWNERS } from './metafield-owners.js';
-import { changesFromMap, writeRecordMetafields } from './metafield-values.js';
+import { changesFromMap, type MetafieldChange, writeRecordMetafields } from './metafield-values.js';
 import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
 import {
   checkImageRefs,
@@ -177,9 +178,11 @@ export async function updateProduct(
   const errors: FieldError[] = [];
   const metafields =
     patch.metafields && (await changesFromMap(em, MetafieldOwnerType.PRODUCT, patch.metafields, 'metafields', errors));
+  const variantChanges = await variantMetafieldChanges(em, patch.variants, errors);
   if (errors.length) throw new ValidationError(errors);
   const tagsBefore = [...locked.product.tags];
   const product = await writeProduct(em, locked.product, patch, false);
+  const variants = await writeVariantMetafields(em, product, patch.variants, variantChanges);
   // The collections it joined or left show it in their match_products: their versions move too.
   if (patch.collectionIds) await moveVersions(em, 'collection', changedMembers(locked.linked, patch.collectionIds));
   // Its buyers' tags are the current tags of what they bought: when its tags change, theirs may.
@@ -187,29 +190,80 @@ export async function updateProduct(
   const owner = METAFIELD_OWNERS[MetafieldOwnerType.PRODUCT];
   const written = metafields && (await writeRecordMetafields(em, owner, product.id, metafields, now()));
   const { metafields: _typed, ...fields } = patch;
+  const data = { id: product.id, ...(restKeys(fields) as object), ...(variants ? { variants } : {}) };
   recordEvent(
     em,
     actor,
     'product.updated',
     { subject: 'product', subjectId: product.id },
-    { id: product.id, ...(restKeys(fields) as object), ...(written ? { metafields: written.data } : {}) },
+    { ...data, ...(written ? { metafields: written.data } : {}) },
   );
   return product;
 }
 
 export async function createProduct(em: EntityManager, actor: Actor, input: ProductCreate): Promise<Product> {
+  const errors: FieldError[] = [];
+  const variantChanges = await variantMetafieldChanges(em, input.variants, errors);
+  if (errors.length) throw new ValidationError(errors);
   // The collections it joins are locked before it exists (catalogue-locks.ts); their versions move.
   await lockCatalogueRows(em, 'collection', input.collectionIds ?? []);
   const product = await writeProduct(em, new Product(), input, true);
+  const variants = await writeVariantMetafields(em, product, input.variants, variantChanges);
   await moveVersions(em, 'collection', input.collectionIds ?? []);
   recordEvent(
     em,
     actor,
     'product.created',
     { subject: 'product', subjectId: product.id },
-    { id: product.id, seo_url: product.seoUrl, ...(restKeys(input) as object) },
+    { id: product.id, seo_url: product.seoUrl, ...(restKeys(input) as object), ...(variants ? { variants } : {}) },
   );
   return product;
+}
+
+/** Each variant's `metafields` as changes, by its input (refused, like every value, before anything is written). */
+async function variantMetafieldChanges(
+  em: EntityManager,
+  variants: readonly VariantInput[] | undefined,
+  errors: FieldError[],
+): Promise<Map<VariantInput, MetafieldChange[]>> {
+  const changes = new Map<VariantInput, MetafieldChange[]>();
+  for (const [i, variant] of (variants ?? []).entries()) {
+    if (!variant.metafields) continue;
+    const field = `variants[${i}].metafields`;
+    changes.set(
+      variant,
+      await changesFromMap(em, MetafieldOwnerType.PRODUCT_VARIANT, variant.metafields, field, errors),
+    );
+  }
+  return changes;
+}
+
+/**
+ * Writes each variant's metafield changes once the variants are (a new one has its id then; a
+ * variant is its combination, unique in its product). Answers the event's `variants`, in the
+ * input's order, each with its metafields as written (REST's shape) and its id; undefined when
+ * none had any, so the event's variants stay the input's.
+ */
+async function writeVariantMetafields(
+  em: EntityManager,
+  product: Product,
+  variants: readonly VariantInput[] | undefined,
+  changes: ReadonlyMap<VariantInput, MetafieldChange[]>,
+): Promise<unknown[] | undefined> {
+  if (!variants || !changes.size) return undefined;
+  const rows = await em.find(ProductVariant, { product });
+  const idOf = new Map(rows.map((row) => [JSON.stringify(row.optionValues), row.id]));
+  const owner = METAFIELD_OWNERS[MetafieldOwnerType.PRODUCT_VARIANT];
+  const at = now();
+  const data: unknown[] = [];
+  for (const variant of variants) {
+    const { metafields: _typed, ...fields } = variant;
+    const change = changes.get(variant);
+    const id = idOf.get(JSON.stringify(variant.variant));
+    const written = change && id !== undefined ? await writeRecordMetafields(em, owner, id, change, at) : undefined;
+    data.push({ ...(restKeys(fields) as object), ...(written ? { id, metafields: written.data } : {}) });
+  }
+  return data;
 }
 
 /**

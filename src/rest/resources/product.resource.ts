@@ -109,6 +109,7 @@ export const productPatchBody: FieldMap = {
     default: field(),
     ignore: field(),
     images: field({ gql: 'imageIds', description: 'image ids' }),
+    metafields: metafieldsBodyField,
   }),
   metafields: metafieldsBodyField,
 };

@@ -44,6 +44,7 @@ export class VariantInput {
   default?: boolean;
   @Optional(() => Boolean, { description: 'Whether the combination is not for sale' }) ignore?: boolean;
   @Optional(() => [Int], { description: "Ids of the variant's own images (replace them)" }) imageIds?: number[];
+  @MetafieldsPatch() metafields?: Record<string, unknown>;
 }
 
 /** Every writable product field but the title, shared by ProductPatch and ProductCreate. */

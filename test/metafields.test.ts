@@ -855,7 +855,9 @@ describe('REST', () => {
       variants: [{ variant: [], price: '6.00', metafields: { 'sync.bin': 'B-2' } }],
     });
     expect(patched.status).toBe(200);
-    expect(await variantsOf()).toEqual([expect.objectContaining({ id: variant.id, metafields: { 'sync.bin': 'B-2' } })]);
+    expect(await variantsOf()).toEqual([
+      expect.objectContaining({ id: variant.id, metafields: { 'sync.bin': 'B-2' } }),
+    ]);
     const [{ data }] = await service.sql<{ data: { variants: unknown[] } }>(
       "select data from event where type = 'product.updated' and subject_id = ? order by id desc limit 1",
       [id],

@@ -96,11 +96,19 @@ it('answers a request that found no free pool connection in time 503 overloaded,
     const lock = await lockTable(service, 'customer');
     const holder = service.get('/api/v1/customers?size=1'); // takes the only connection and waits on the lock
     await new Promise((r) => setTimeout(r, 200));
-    const starved = await service.get('/api/v1/products?size=1');
+    // Beside it, a /graphql document refused before it runs, by a caller seen before (its token
+    // check still to settle when the answer goes out): the busy service's 503 too, not a 500.
+    const [starved, invalid] = await Promise.all([
+      service.get('/api/v1/products?size=1'),
+      service.graphql('{ noSuchField }'),
+    ]);
     await lock.release();
     expect(starved.status).toBe(503);
     expect(starved.body.type).toBe('/problems/overloaded');
     expect(starved.headers.get('retry-after')).toBe('1');
+    expect(invalid.status).toBe(503);
+    expect(invalid.body.errors[0].extensions.code).toBe('OVERLOADED');
+    expect(invalid.headers.get('retry-after')).toBe('1');
     expect((await holder).status).toBe(200);
   } finally {
     await service.stop();

@@ -28,6 +28,7 @@ import {
   BEARER_CHALLENGE,
   checkRefusal,
   databaseUnavailableError,
+  overloadedError,
   rateLimitedError,
   unauthenticatedError,
 } from './token-refusals.js';
@@ -99,16 +100,23 @@ function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): 
           const check = contextValue?.check;
           // Refused before execution (a document that does not parse or validate, a limit): the
           // token is checked now, and an unknown token or a refused charge answers instead.
-          let outcome: CarriedTokenCheck['outcome'] | 'unavailable' | undefined;
+          let outcome: CarriedTokenCheck['outcome'] | 'unavailable' | 'busy' | undefined;
           try {
             outcome = check?.outcome === 'pending' ? await check.settle(contextValue.em) : undefined;
           } catch (error) {
-            // The check could not reach the database: the whole answer is the outage's 503.
-            if (!isDatabaseUnavailable(error)) throw error;
-            outcome = 'unavailable';
+            // The check could not reach the database, or found no free connection: the whole
+            // answer is the outage's 503, or the busy service's.
+            if (isPoolExhausted(error)) outcome = 'busy';
+            else if (isDatabaseUnavailable(error)) outcome = 'unavailable';
+            else throw error;
           }
-          if (check && (outcome === 'unauthenticated' || outcome === 'refused' || outcome === 'unavailable')) {
-            const refusal = outcome === 'unavailable' ? databaseUnavailableError() : checkRefusal(check);
+          if (check && outcome && outcome !== 'passed' && outcome !== 'changed') {
+            const refusal =
+              outcome === 'unavailable'
+                ? databaseUnavailableError()
+                : outcome === 'busy'
+                  ? overloadedError()
+                  : checkRefusal(check);
             response.body = { kind: 'single', singleResult: { errors: [formatError(refusal.toJSON(), refusal)] } };
             // Its status and challenge here: Apollo runs the plugins' hooks at once, not in turn.
             const { status, headers } = refusal.extensions.http as { status: number; headers: Map<string, string> };
@@ -201,11 +209,7 @@ export async function startApollo(gateway: ReturnType<typeof createGateway>) {
     try {
       context = await gateway.contextFor(authorization, writes, true);
     } catch (error) {
-      if (isPoolExhausted(error)) {
-        throw new GraphQLError('The service is busy; retry shortly', {
-          extensions: { code: 'OVERLOADED', http: { status: 503, headers: new Map([['Retry-After', '1']]) } },
-        });
-      }
+      if (isPoolExhausted(error)) throw overloadedError();
       if (isDatabaseUnavailable(error)) throw databaseUnavailableError();
       if (!(error instanceof UnauthenticatedError)) throw error;
       throw unauthenticatedError(error);

@@ -44,3 +44,10 @@ export function databaseUnavailableError(): GraphQLError {
 export function checkRefusal(check: CarriedTokenCheck): GraphQLError {
   return check.outcome === 'refused' && check.limit ? rateLimitedError(check.limit) : unauthenticatedError();
 }
+
+/** No free database connection in time (the pool's wait ran out): 503 `OVERLOADED`, retry in a second. */
+export function overloadedError(): GraphQLError {
+  return new GraphQLError('The service is busy; retry shortly', {
+    extensions: { code: 'OVERLOADED', http: { status: 503, headers: new Map([['Retry-After', '1']]) } },
+  });
+}

@@ -183,6 +183,71 @@ describe('fulfilment edits', () => {
   });
 });
 
+describe('fulfilments and the catalogue changing under them', () => {
+  it('PATCH that gives a fulfilment its warehouse may add a tracked line in the same body', async () => {
+    await setStock(service, WAREHOUSE, variants.tracked, 10);
+    const order = await placeOrder(service, [
+      { variantId: variants.untracked, quantity: 1 },
+      { variantId: variants.tracked, quantity: 2 },
+    ]);
+    const [untracked, tracked] = order.items.map((i: any) => i.data.id);
+    const created = await service.send('POST', api(order.id, '/fulfilments'), {
+      items: [{ id: untracked, quantity: 1 }],
+    });
+    expect(created.status).toBe(201);
+    const f = created.body.fulfilments[0];
+    expect(f.warehouse).toBeNull();
+    const patched = await service.send('PATCH', api(order.id, `/fulfilments/${f.id}`), {
+      warehouse: WAREHOUSE,
+      items: [{ id: tracked, quantity: 2 }],
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.fulfilments[0]).toMatchObject({ warehouse: WAREHOUSE });
+    expect(await stockOf(service, WAREHOUSE, variants.tracked)).toBe(8);
+  });
+
+  it('names the item whose warehouse differs from the others of one fulfilment', async () => {
+    await setStock(service, 1, variants.tracked, 10);
+    const order = await placeOrder(service, [
+      { variantId: variants.tracked, quantity: 1 },
+      { variantId: variants.untracked, quantity: 1 },
+    ]);
+    const [tracked, untracked] = order.items.map((i: any) => i.data.id);
+    const res = await service.send('POST', api(order.id, '/fulfilments'), {
+      items: [
+        { id: tracked, quantity: 1, warehouse: 1 },
+        { id: untracked, quantity: 1, warehouse: 2 },
+      ],
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual([
+      { field: 'items[1].warehouse', message: expect.stringContaining('one warehouse') },
+    ]);
+  });
+
+  it('fulfils a line whose variant was deleted since the order, moving no stock', async () => {
+    // A variant of its own, deleted after the order (as a product edit renaming its option value does).
+    const [{ id: variant }] = await service.sql<{ id: number }>(
+      `insert into product_variant (product_id, option_values, price, sku, is_default, ignore, position)
+        select product_id, array['Gone'], price, 'GONE-1', false, false, 99 from product_variant where id = ?
+        returning id`,
+      [variants.tracked],
+    );
+    await setStock(service, WAREHOUSE, variant, 5);
+    const order = await placeOrder(service, [{ variantId: variant, quantity: 2 }]);
+    const line = order.items[0].data.id;
+    await service.sql('delete from product_variant where id = ?', [variant]);
+    const res = await service.send('POST', api(order.id, '/fulfilments'), {
+      items: [{ id: line, quantity: 2, warehouse: WAREHOUSE }],
+    });
+    expect(res.status).toBe(201);
+    expect(countersOf(res.body)[line]).toMatchObject({ not_fulfilled: 0, fulfilled: 2 });
+    // Deleted again: nothing to put back, and no error.
+    const fulfilment = res.body.fulfilments[0].id;
+    expect((await service.send('DELETE', api(order.id, `/fulfilments/${fulfilment}`))).status).toBe(200);
+  });
+});
+
 describe('refusals change nothing', () => {
   let order: any;
   let tracked: number;

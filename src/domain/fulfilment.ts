@@ -22,7 +22,10 @@ import type { ExpectedVersion } from './preconditions.js';
 
 /**
  * The stock move of fulfilling `quantity` units of a line from a warehouse: tracked lines take
- * stock from it (none without a warehouse or a variant: 409), untracked lines move none.
+ * stock from it (none without a warehouse: 409), untracked lines move none. A line whose variant
+ * was deleted since the order (a product edit that renamed its option value, say) moves none
+ * either way: its stock went with it, and the order, which product edits never change, can still
+ * be fulfilled (docs/decisions.md#domain-rules, snapshots).
  */
 export function stockMove(
   line: Pick<LineItem, 'trackInventory' | 'variant'>,
@@ -30,11 +33,10 @@ export function stockMove(
   quantity: number,
   label: string,
 ): StockMove[] {
-  if (!line.trackInventory || quantity === 0) return [];
-  if (!line.variant || !warehouseId) {
-    if (quantity > 0)
-      throw new ConflictError(`the variant bought is no longer in the catalogue, so no stock can be taken`, `${label}`);
-    return []; // nothing to put back into a variant that no longer exists
+  if (!line.trackInventory || quantity === 0 || !line.variant) return [];
+  if (!warehouseId) {
+    if (quantity > 0) throw new ConflictError('no warehouse to take the stock from', label);
+    return []; // nothing was taken from a warehouse, so nothing goes back
   }
   return [{ warehouseId, variantId: line.variant.id, quantity, label }];
 }
@@ -63,8 +65,13 @@ export async function createFulfilment(
   const state = await OrderState.load(em, orderId, expected, warehouseId === null ? [] : [warehouseId]);
   const errors: FieldError[] = [];
   if (!input.items.length) errors.push({ field: 'items', message: 'a fulfilment needs at least one item' });
-  if (warehouses.length > 1)
-    errors.push({ field: 'items', message: 'all items of one fulfilment come from one warehouse' });
+  if (warehouses.length > 1) {
+    const other = input.items.findIndex((i) => i.warehouse != null && i.warehouse !== warehouseId);
+    errors.push({
+      field: `items[${other}].warehouse`,
+      message: `all items of one fulfilment come from one warehouse (items before it: ${warehouseId})`,
+    });
+  }
   if (warehouseId !== null) {
     state.warehouseExists(warehouseId, `items[${input.items.findIndex((i) => i.warehouse != null)}].warehouse`, errors);
   }
@@ -222,7 +229,8 @@ export async function updateFulfilment(
   if (moving) state.warehouseExists(patch.warehouse!, 'warehouse', errors);
   throwIfAny(errors);
   const moves: StockMove[] = [];
-  if (patch.items) await resize(state, fulfilment, patch.items, '', moves);
+  // The move first: the items the same PATCH adds or resizes come from the new warehouse (a
+  // tracked line added to a fulfilment that had none needs the warehouse the body gives it).
   if (moving) {
     if (state.shipmentsOf(fulfilment).length)
       throw new ConflictError(
@@ -236,6 +244,7 @@ export async function updateFulfilment(
     fulfilment.warehouse = em.getReference(Warehouse, patch.warehouse!);
     fulfilment.updatedAt = now();
   }
+  if (patch.items) await resize(state, fulfilment, patch.items, '', moves);
   await moveStock(em, moves, fulfilmentWhy(actor, orderRecordReference(orderId, 'fulfilments', fulfilmentId)));
   await state.settle();
   recordUpdated(state, actor, [fulfilment]);

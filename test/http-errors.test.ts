@@ -38,6 +38,25 @@ it('answers a wrong method with 405 and Allow', async () => {
     expect(res.headers.get('allow')).toContain('GET');
     isProblem(res, 405);
   }
+  // OPTIONS (outside the OpenAPI document, so sent as it is) names the path's own methods too.
+  const options = await fetch(`${service.url}/api/v1/orders/search`, { method: 'OPTIONS' });
+  expect({ status: options.status, allow: options.headers.get('allow') }).toEqual({ status: 200, allow: 'POST' });
+  // A path of its own beside `/orders/{id}` (search, export) is that path, not an id.
+  for (const [method, path, allow] of [
+    ['GET', '/api/v1/orders/search', 'POST'],
+    ['GET', '/api/v1/customers/search', 'POST'],
+    ['DELETE', '/api/v1/orders/search', 'POST'],
+    ['PATCH', '/api/v1/orders/export', 'GET, POST'],
+  ]) {
+    const res = await service.send(method, path, method === 'GET' ? undefined : {});
+    expect({ method, path, status: res.status, allow: res.headers.get('allow') }).toEqual({
+      method,
+      path,
+      status: 405,
+      allow,
+    });
+    isProblem(res, 405);
+  }
 });
 
 it('answers an operation the schema cannot run as a client error, not a server error', async () => {

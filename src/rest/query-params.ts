@@ -80,7 +80,8 @@ export function parseListParams(query: Query, resource: DerivedResource): ListPa
   const sort: SortTerm[] = [];
   const rawSort = single(query, 'sort');
   if (rawSort !== undefined) {
-    for (const token of names(rawSort)) {
+    // Empty entries are dropped, as in `fields` and `expand`: `sort=` is the default order.
+    for (const token of names(rawSort).filter((n) => n !== '')) {
       const descending = token.startsWith('!') || token.startsWith('-');
       const key = descending ? token.slice(1) : token;
       if (!sortable.includes(key)) {

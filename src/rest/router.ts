@@ -4,6 +4,7 @@ import type { IdempotencyStore } from '../db/idempotency-store.js';
 import type { GraphQLGateway } from '../graphql/gateway.js';
 import { handleExport } from './export-handler.js';
 import type { OpenExports } from './open-exports.js';
+import { Problem } from './problem.js';
 import { handleFeed, handleGet, handleList, handlePosition } from './read-handlers.js';
 import type { RestApi } from './rest-api.js';
 import { answerRoute } from './route-answer.js';
@@ -33,9 +34,28 @@ export interface RestOptions {
 export function restRouter(options: RestOptions): Router {
   // Exact paths only: /api/v1/PRODUCTS or a trailing slash is not a route (and would echo into links).
   const router = new Router({ prefix: API_PREFIX, sensitive: true, strict: true });
+  // The methods of each path without parameters (`/orders/search`): the same path with another
+  // method would otherwise match `/orders/{id}` and be a 404 for the id "search", not a 405.
+  const literal = new Map<string, string[]>();
+  for (const route of options.api.routes) {
+    if (!route.path.includes('{')) literal.set(route.path, [...(literal.get(route.path) ?? []), route.method]);
+  }
+  const methodNotAllowed = (ctx: Context) => {
+    const allowed = literal.get(ctx.path.slice(API_PREFIX.length));
+    if (!allowed || allowed.includes(ctx.method)) return;
+    const allow = allowed.join(', ');
+    if (ctx.method === 'OPTIONS') {
+      // As the router answers OPTIONS on every other path: its methods, nothing else.
+      ctx.set('Allow', allow);
+      ctx.body = '';
+      return;
+    }
+    throw new Problem(405, `${ctx.method} is not allowed here; allowed: ${allow}`, undefined, { Allow: allow });
+  };
   for (const route of options.api.routes) {
     const path = route.path.replace(/\{(\w+)\}/g, ':$1');
     const handler = (ctx: Context) => {
+      if (route.path.includes('{')) methodNotAllowed(ctx);
       switch (route.kind) {
         case 'list':
         case 'search':
@@ -55,5 +75,7 @@ export function restRouter(options: RestOptions): Router {
     // Deprecated keys announced, the operation traced (src/rest/route-answer.ts).
     router.register(path, [route.method], (ctx: Context) => answerRoute(ctx, route, handler));
   }
+  // Last, so only a method no route of the path has reaches it: its 405 names the path's own methods.
+  for (const path of literal.keys()) router.all(path, methodNotAllowed);
   return router;
 }

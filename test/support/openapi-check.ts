@@ -70,7 +70,10 @@ export function checkAgainstOpenApi(
   if (!path.startsWith('/api/v1/') || path === '/api/v1/openapi.json') return;
   const where = `${method} ${path} → ${status}`;
   if (status === 304 || method === 'HEAD') return;
-  const match = templates.find((t) => t.regex.test(path) && paths[t.template][method.toLowerCase()]);
+  // The most specific path is the one addressed (OpenAPI: `/orders/search` before `/orders/{id}`),
+  // whether or not it has this method.
+  const addressed = templates.find((t) => t.regex.test(path));
+  const match = addressed && paths[addressed.template][method.toLowerCase()] ? addressed : undefined;
   if (!match) {
     // No such operation: only a problem (404/405) may answer.
     if (![404, 405].includes(status)) throw new Error(`${where}: undocumented operation answered ${status}`);

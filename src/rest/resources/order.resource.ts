@@ -107,6 +107,11 @@ export const orderResource: RestResource = {
     shippingPrice: 'shipping.price',
     customerId: 'customer.id',
     paymentMethod: 'payment.type',
+    last4: 'payment.last4',
+    ipFail: 'risk_level.ip_fail',
+    addressFail: 'risk_level.address_fail',
+    zipFail: 'risk_level.zip_fail',
+    cvcFail: 'risk_level.cvc_fail',
   },
   filterDescriptions: {
     cart_price: 'sum of item prices × quantities',

@@ -135,7 +135,10 @@ describe('PostgreSQL restarted under a claimed key', () => {
     await new Promise((r) => setTimeout(r, 200));
     await db.stop();
     const during = await cut;
-    expect(during.status).toBe(503);
+    // Cut off by the restart: a 503. A fast shutdown ends the locker's session and the request's
+    // together, in no set order, so on a busy machine the request may take the lock and commit
+    // first: a 201. Either way the retry below must leave exactly one fulfilment for the key.
+    expect([503, 201]).toContain(during.status);
     await locker.end().catch(() => undefined);
     db = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: true, port });
     let retry = { status: 0, replayed: null as string | null, text: '' };

@@ -55,8 +55,8 @@ export async function asCaller(ctx: Context, options: RestOptions, handle: (sess
     await handle(session);
   } catch (error) {
     // The database out of reach or too busy (a 503) reveals nothing, and settling would wait for
-    // it again: the answer stands as it is, uncharged.
-    if (error instanceof Problem && error.status >= 500) throw error;
+    // it again: the answer stands as it is, uncharged. Anything else waits for the check.
+    if (error instanceof Problem && error.status === 503) throw error;
     failure = { error };
   }
   const { headers, errors, changed } = await session.settle();

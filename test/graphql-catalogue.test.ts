@@ -27,6 +27,22 @@ it('pages and sorts products with variants, options, images and textareas', asyn
   expect(prices.map(Number)).toEqual([...prices.map(Number)].sort((a, b) => b - a));
 });
 
+it('applies the schema’s defaults to variables as to written values: a sort term without its direction', async () => {
+  const written = await service.graphql('{ products(size: 5, sort: [{ field: PRICE }]) { items { id } } }');
+  expect(written.body.errors).toBeUndefined();
+  // The same term through a variable, and a variable left to its own default.
+  const byVariable = await service.graphql(
+    'query ($s: [ProductSort!]) { products(size: 5, sort: $s) { items { id } } }',
+    { s: [{ field: 'PRICE' }] },
+  );
+  expect(byVariable.body).toEqual(written.body);
+  const defaulted = await service.graphql(
+    'query ($size: Int! = 5, $s: [ProductSort!] = [{ field: PRICE }]) { products(size: $size, sort: $s) ' +
+      '{ items { id } } }',
+  );
+  expect(defaulted.body).toEqual(written.body);
+});
+
 it('reads one product, and answers NOT_FOUND for a missing one', async () => {
   const found = await service.graphql('query ($id: Int!) { product(id: $id) { id seoUrl } }', { id: 3 });
   expect(found.body.data.product.id).toBe(3);

@@ -1,10 +1,18 @@
 import {
+  astFromValue,
   type DocumentNode,
   type ExecutionResult,
   execute,
   GraphQLError,
+  type GraphQLInputType,
   type GraphQLSchema,
+  getNullableType,
   getOperationAST,
+  isInputObjectType,
+  isListType,
+  type OperationDefinitionNode,
+  typeFromAST,
+  valueFromASTUntyped,
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 
@@ -14,8 +22,9 @@ import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
  * for `/graphql` and for the operations the REST layer runs alike. Documents are cached by the
  * callers (Apollo's document store, the REST gateway's map), so the same node comes back.
  *
- * Mutations run through graphql-js: they are not a hot path, and graphql-jit 0.8 refuses a missing
- * non-null input field that has a default instead of applying the default.
+ * Mutations run through graphql-js: they are not a hot path. graphql-jit 0.8 refuses a missing
+ * non-null input field or variable that has a default instead of applying the default: a query's
+ * variables get those defaults written in first (`asGiven`), as a client could have sent them.
  */
 export function compiledExecutor(schema: GraphQLSchema) {
   // Per document, then per operation: a document may hold several, and each compiles to its own.
@@ -42,7 +51,7 @@ export function compiledExecutor(schema: GraphQLSchema) {
       if (!isCompiledQuery(result)) return result as ExecutionResult;
       byOperation.set(name, (query = result));
     }
-    const result = query.query(undefined, contextValue, withoutUndefined(variables ?? {}) as Record<string, unknown>) as
+    const result = query.query(undefined, contextValue, asGiven(schema, operation, variables ?? {})) as
       | Promise<ExecutionResult>
       | ExecutionResult;
     return 'then' in result ? result.then(withPlainErrors) : withPlainErrors(result);
@@ -70,13 +79,46 @@ function withPlainErrors(result: ExecutionResult): ExecutionResult {
 }
 
 /**
- * Variables as JSON would carry them: graphql-js treats a key set to `undefined` as absent (so an
- * input field's default applies), graphql-jit as present; the REST mapping may leave such keys.
+ * A query's variables as graphql-js would take them, for graphql-jit: a variable left out takes
+ * its definition's default, an input object field left out its field's default (each written as a
+ * client would send it: an enum by its name), and a key set to `undefined` is absent (graphql-js
+ * treats it so, graphql-jit as present; the REST mapping may leave such keys). Anything else is
+ * left for the executor's own coercion to judge.
  */
-function withoutUndefined(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutUndefined);
-  if (value === null || typeof value !== 'object') return value;
+function asGiven(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) if (item !== undefined) out[key] = withoutUndefined(item);
+  for (const [key, value] of Object.entries(variables)) if (value !== undefined) out[key] = value;
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    if (out[name] === undefined && definition.defaultValue) out[name] = valueFromASTUntyped(definition.defaultValue);
+    const type = typeFromAST(schema, definition.type) as GraphQLInputType | undefined;
+    if (out[name] !== undefined && type) out[name] = withDefaults(out[name], type);
+  }
+  return out;
+}
+
+function withDefaults(value: unknown, type: GraphQLInputType): unknown {
+  const nullable = getNullableType(type);
+  if (value === null || typeof value !== 'object') return value;
+  if (isListType(nullable)) {
+    return Array.isArray(value)
+      ? value.map((item) => withDefaults(item, nullable.ofType))
+      : withDefaults(value, nullable.ofType);
+  }
+  if (!isInputObjectType(nullable) || Array.isArray(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) if (item !== undefined) out[key] = item;
+  for (const field of Object.values(nullable.getFields())) {
+    if (out[field.name] === undefined && field.defaultValue !== undefined) {
+      const literal = astFromValue(field.defaultValue, field.type);
+      if (literal) out[field.name] = valueFromASTUntyped(literal);
+    } else if (out[field.name] !== undefined) {
+      out[field.name] = withDefaults(out[field.name], field.type);
+    }
+  }
   return out;
 }

@@ -43,6 +43,23 @@ it('applies the schema’s defaults to variables as to written values: a sort te
   expect(defaulted.body).toEqual(written.body);
 });
 
+it('refuses variables it cannot take as BAD_USER_INPUT naming each, with the scalar’s own reason', async () => {
+  const decimal = await service.graphql(
+    'query ($d: Decimal) { orders(filter: { total: { gte: $d } }) { totalCount } }',
+    { d: 'abc' },
+  );
+  expect(decimal.status).toBe(400);
+  expect(decimal.body.errors[0].extensions).toEqual({
+    code: 'BAD_USER_INPUT',
+    fields: [{ field: 'd', message: expect.stringContaining('Decimal') }],
+  });
+  const missing = await service.graphql('query ($id: Int!) { order(id: $id) { id } }');
+  expect(missing.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: [{ field: 'id' }] });
+  // A mutation's alike (graphql-js executes those).
+  const mutation = await service.graphql('mutation ($t: String!) { createWarehouse(title: $t) { id } }', { t: 5 });
+  expect(mutation.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: [{ field: 't' }] });
+});
+
 it('reads one product, and answers NOT_FOUND for a missing one', async () => {
   const found = await service.graphql('query ($id: Int!) { product(id: $id) { id seoUrl } }', { id: 3 });
   expect(found.body.data.product.id).toBe(3);

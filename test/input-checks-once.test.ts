@@ -122,7 +122,10 @@ it('variables GraphQL refuses after the REST edge accepted them are a server err
     variables: { id: productId, input: { title: 5 } },
   };
   const unchecked = await session.run(request);
-  expect(unchecked.errors?.[0].extensions?.code).toBe('BAD_REQUEST');
+  expect(unchecked.errors?.[0].extensions).toEqual({
+    code: 'BAD_USER_INPUT',
+    fields: [{ field: 'input.title', message: expect.stringContaining('String cannot represent') }],
+  });
   const checked = await session.run({ ...request, inputChecked: true });
   const masked = { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
   expect(checked).toEqual({ data: null, errors: [masked] });

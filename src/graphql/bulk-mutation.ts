@@ -1,13 +1,13 @@
 import {
   type DocumentNode,
-  GraphQLError,
+  type GraphQLError,
   type GraphQLSchema,
   getOperationAST,
-  getVariableValues,
   Kind,
   OperationTypeNode,
 } from 'graphql';
 import type { FieldError } from '../domain/errors.js';
+import { variableError } from './compiled-execution.js';
 import { parseOperation, sourceRefusal } from './document-guard.js';
 import { operationCost } from './operation-cost.js';
 import { QueryLimitError } from './query-limits.js';
@@ -47,8 +47,9 @@ export function bulkMutationProblems(schema: GraphQLSchema, source: string): Fie
 /**
  * What refuses one line before it runs, as `/graphql` would refuse the same document with these
  * variables: their structural input limits (`sourceRefusal`), values its variables cannot take
- * (BAD_USER_INPUT, as Apollo answers them), then depth and complexity. Undefined when the line may
- * run. `lineRefusal(schema, document)` with no variables measures the document alone.
+ * (BAD_USER_INPUT naming each, compiled-execution.ts `variableError`), then depth and complexity.
+ * Undefined when the line may run. `lineRefusal(schema, document)` with no variables measures the
+ * document alone.
  */
 export function lineRefusal(
   schema: GraphQLSchema,
@@ -57,10 +58,8 @@ export function lineRefusal(
 ): GraphQLError | undefined {
   const refusal = sourceRefusal(undefined, variables);
   if (refusal) return refusal;
-  const definitions = getOperationAST(document)?.variableDefinitions ?? [];
-  const coerced = variables && definitions.length ? getVariableValues(schema, definitions, variables) : undefined;
-  if (coerced?.errors?.length)
-    return new GraphQLError(coerced.errors[0].message, { extensions: { code: 'BAD_USER_INPUT' } });
+  const refused = variables && variableError(schema, document, undefined, variables);
+  if (refused) return refused;
   try {
     operationCost(schema, document, undefined, variables);
   } catch (error) {

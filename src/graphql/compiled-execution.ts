@@ -8,6 +8,7 @@ import {
   type GraphQLSchema,
   getNullableType,
   getOperationAST,
+  getVariableValues,
   isInputObjectType,
   isListType,
   type OperationDefinitionNode,
@@ -15,6 +16,7 @@ import {
   valueFromASTUntyped,
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
+import { ValidationError } from '../domain/errors.js';
 
 /**
  * Executes validated documents, compiling each query once: graphql-jit turns an operation into a
@@ -35,7 +37,21 @@ export function compiledExecutor(schema: GraphQLSchema) {
     operationName: string | null | undefined,
     contextValue: unknown,
     variables: Record<string, unknown> | undefined,
-  ) {
+  ): Promise<ExecutionResult> | ExecutionResult {
+    const result = executed(document, operationName, contextValue, variables);
+    const refused = (done: ExecutionResult) =>
+      done.data === undefined && done.errors?.length
+        ? variableRefusal(schema, document, operationName, variables)
+        : undefined;
+    return 'then' in result ? result.then((done) => refused(done) ?? done) : (refused(result) ?? result);
+  };
+
+  function executed(
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    contextValue: unknown,
+    variables: Record<string, unknown> | undefined,
+  ): Promise<ExecutionResult> | ExecutionResult {
     const operation = getOperationAST(document, operationName);
     if (operation?.operation !== 'query') {
       return execute({ schema, document, operationName, variableValues: variables, contextValue }) as
@@ -55,7 +71,44 @@ export function compiledExecutor(schema: GraphQLSchema) {
       | Promise<ExecutionResult>
       | ExecutionResult;
     return 'then' in result ? result.then(withPlainErrors) : withPlainErrors(result);
-  };
+  }
+}
+
+/** An operation's variables refused (variableError) as the executor's answer: nothing ran. */
+function variableRefusal(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | undefined,
+): ExecutionResult | undefined {
+  const error = variableError(schema, document, operationName, variables);
+  return error && { errors: [error] };
+}
+
+/**
+ * Variables the operation cannot take, as BAD_USER_INPUT naming each (docs/decisions.md#graphql:
+ * bad input carries its field errors), with graphql-js's own reasons (a scalar's, such as
+ * Decimal's): graphql-jit reports only "Expected type Decimal." and no code. The field is the path
+ * into the variable (`input.price`), or its name. Undefined when graphql-js finds nothing wrong
+ * with them. The executor answers so for a request (nothing ran), and a bulk line is refused so
+ * before it runs (bulk-mutation.ts `lineRefusal`).
+ */
+export function variableError(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | undefined,
+): GraphQLError | undefined {
+  const operation = getOperationAST(document, operationName);
+  if (!operation?.variableDefinitions?.length) return undefined;
+  const coerced = getVariableValues(schema, operation.variableDefinitions, variables ?? {});
+  if (!coerced.errors) return undefined;
+  const fields = coerced.errors.map((error) => {
+    const name = /^Variable "\$(\w+)"/.exec(error.message)?.[1] ?? 'variables';
+    const at = / at "([^"]+)"/.exec(error.message)?.[1];
+    return { field: at ?? name, message: error.message };
+  });
+  return new GraphQLError('Invalid variables', { originalError: new ValidationError(fields) });
 }
 
 /**

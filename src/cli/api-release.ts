@@ -9,7 +9,7 @@ import { openApiDocument } from '../rest/openapi.js';
 import { releaseCopy } from '../rest/openapi-release.js';
 import { deriveRestApi } from '../rest/rest-api.js';
 import { routes } from '../rest/routes.js';
-import { parseCommandLine } from './command-line.js';
+import { parseCommandLine, runCommand, UsageError } from './command-line.js';
 
 const DIR = 'api/last-release';
 
@@ -21,14 +21,22 @@ const { values } = parseCommandLine({
   options: { version: { type: 'string' } },
 });
 
-const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
-const version = values.version ?? pkg.version;
-const schema = await buildStoreSchema();
-await mkdir(DIR, { recursive: true });
-await writeFile(`${DIR}/schema.graphql`, schemaDocument(schema));
-await writeFile(
-  `${DIR}/openapi.json`,
-  `${JSON.stringify(releaseCopy(openApiDocument(deriveRestApi(schema, routes))), null, 1)}\n`,
-);
-await writeFile(`${DIR}/release.json`, `${JSON.stringify({ version, date: new Date().toISOString().slice(0, 10) })}\n`);
-process.stdout.write(`wrote ${DIR}/ (schema.graphql, openapi.json, release.json) for ${version}\n`);
+await runCommand(async () => {
+  if (values.version !== undefined && !/^\d+\.\d+\.\d+$/.test(values.version)) {
+    throw new UsageError('--version must be X.Y.Z (digits)');
+  }
+  const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
+  const version = values.version ?? pkg.version;
+  const schema = await buildStoreSchema();
+  await mkdir(DIR, { recursive: true });
+  await writeFile(`${DIR}/schema.graphql`, schemaDocument(schema));
+  await writeFile(
+    `${DIR}/openapi.json`,
+    `${JSON.stringify(releaseCopy(openApiDocument(deriveRestApi(schema, routes))), null, 1)}\n`,
+  );
+  await writeFile(
+    `${DIR}/release.json`,
+    `${JSON.stringify({ version, date: new Date().toISOString().slice(0, 10) })}\n`,
+  );
+  process.stdout.write(`wrote ${DIR}/ (schema.graphql, openapi.json, release.json) for ${version}\n`);
+});

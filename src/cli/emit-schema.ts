@@ -3,7 +3,7 @@
 import 'reflect-metadata';
 import { writeFile } from 'node:fs/promises';
 import { buildStoreSchema, schemaDocument } from '../graphql/build-schema.js';
-import { parseCommandLine } from './command-line.js';
+import { parseCommandLine, runCommand } from './command-line.js';
 
 parseCommandLine({
   usage:
@@ -12,5 +12,7 @@ parseCommandLine({
   options: {},
 });
 
-await writeFile('schema.graphql', schemaDocument(await buildStoreSchema()));
-process.stdout.write('wrote schema.graphql\n');
+await runCommand(async () => {
+  await writeFile('schema.graphql', schemaDocument(await buildStoreSchema()));
+  process.stdout.write('wrote schema.graphql\n');
+});

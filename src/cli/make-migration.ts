@@ -7,7 +7,7 @@ import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ormConfig } from '../../mikro-orm.config.js';
 import { startEmbeddedPostgres } from '../db/embedded-postgres.js';
-import { parseCommandLine } from './command-line.js';
+import { parseCommandLine, runCommand, UsageError } from './command-line.js';
 
 const { positionals } = parseCommandLine({
   usage:
@@ -71,32 +71,40 @@ function withoutHandWritten(source: string, names: Set<string>): string | undefi
   return kept ? tidy : undefined;
 }
 
-const dir = await mkdtemp(path.join(os.tmpdir(), 'store-migration-'));
-const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
-try {
-  await server.createDatabase('store');
-  const orm = await MikroORM.init(
-    ormConfig(server.url('store'), {
-      migrations: {
-        path: path.resolve('src/migrations'),
-        emit: 'ts',
-        snapshot: false,
-        migrationsList: (await import('../migrations/index.js')).migrationsList,
-      },
-      schemaGenerator: { ignoreTriggers: true, ignoreRoutines: true },
-    }),
-  );
-  await orm.migrator.up();
-  const handWritten = await handWrittenObjects(orm);
-  const result = await orm.migrator.create(path.resolve('src/migrations'), false, false, positionals[0]);
-  const file = result.fileName ? path.resolve('src/migrations', result.fileName) : undefined;
-  const source = file && withoutHandWritten(await readFile(file, 'utf8'), handWritten);
-  if (file && source) await writeFile(file, source);
-  else if (file) await rm(file);
-  const wrote = `wrote src/migrations/${result.fileName} (found at the next start; nothing to register)`;
-  console.log(source ? wrote : 'no changes');
-  await orm.close();
-} finally {
-  await server.stop();
-  await rm(dir, { recursive: true, force: true });
-}
+await runCommand(async () => {
+  if (positionals.length !== 1 || !/^[a-z][a-z0-9_]*$/.test(positionals[0])) {
+    throw new UsageError('name the migration: one word of a-z, 0-9 and _ (npm run migration:create -- add_x)');
+  }
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'store-migration-'));
+  const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
+  try {
+    await server.createDatabase('store');
+    const orm = await MikroORM.init(
+      ormConfig(server.url('store'), {
+        migrations: {
+          path: path.resolve('src/migrations'),
+          emit: 'ts',
+          snapshot: false,
+          migrationsList: (await import('../migrations/index.js')).migrationsList,
+        },
+        schemaGenerator: { ignoreTriggers: true, ignoreRoutines: true },
+      }),
+    );
+    try {
+      await orm.migrator.up();
+      const handWritten = await handWrittenObjects(orm);
+      const result = await orm.migrator.create(path.resolve('src/migrations'), false, false, positionals[0]);
+      const file = result.fileName ? path.resolve('src/migrations', result.fileName) : undefined;
+      const source = file && withoutHandWritten(await readFile(file, 'utf8'), handWritten);
+      if (file && source) await writeFile(file, source);
+      else if (file) await rm(file);
+      const wrote = `wrote src/migrations/${result.fileName} (found at the next start; nothing to register)`;
+      console.log(source ? wrote : 'no changes');
+    } finally {
+      await orm.close();
+    }
+  } finally {
+    await server.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

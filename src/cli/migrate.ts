@@ -7,7 +7,8 @@ import { parseCommandLine, runCommand } from './command-line.js';
 
 const usage = `
 usage: npm run migrate
-Applies the committed migrations (the store also applies them on start) and lists those applied.
+Applies the committed migrations (the store also applies them on start) and lists every migration
+the database has had, these included.
 Uses DATABASE_URL, or the embedded PostgreSQL of DATA_DIR (the running store's, when it runs).
   -h, --help   this text`;
 

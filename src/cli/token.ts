@@ -47,7 +47,7 @@ await runCommand(async () => {
   let id = 0;
   if (command === 'revoke') {
     id = Number(values.id);
-    if (!values.id || !Number.isInteger(id) || id <= 0)
+    if (!values.id || !Number.isInteger(id) || id <= 0 || id > 2_147_483_647)
       throw new UsageError('revoke needs --id with a token id (see npm run token -- list)');
   }
   if (command === 'create' && (!values.name || !values.scopes))

@@ -135,6 +135,16 @@ describe('a store with changes of every kind', () => {
     });
   });
 
+  it('takes events(size: Int) as decisions names it: null is the default page size', async () => {
+    const byDefault = await service.graphql('{ events { items { id } next } }');
+    const byNull = await service.graphql('query ($n: Int) { events(size: $n) { items { id } next } }', { n: null });
+    expect(byNull.body).toEqual(byDefault.body);
+    const written = await service.graphql('{ events(size: null) { items { id } next } }');
+    expect(written.body).toEqual(byDefault.body);
+    const tooBig = await service.graphql('{ events(size: 251) { next } }');
+    expect(tooBig.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+  });
+
   it('a token sees only the events of the records its read scopes cover, and needs one of them', async () => {
     const products = await follow('/api/v1/events', await service.tokenWith(['read_products']));
     expect(products.items.map((e) => e.type)).toEqual(['product.updated']);

@@ -1,4 +1,4 @@
-import { Max, Min } from 'class-validator';
+import { IsOptional, Max, Min } from 'class-validator';
 import type { GraphQLResolveInfo } from 'graphql';
 import {
   Args,
@@ -63,15 +63,18 @@ export class EventFeedArgs {
   @Min(0, { message: 'after must be an event id (an integer ≥ 0)' })
   after?: number | null;
 
+  // `size: Int` as docs/decisions.md#event-feed names it: null, like leaving it out, is the default.
   @Field(() => Int, {
+    nullable: true,
     defaultValue: PAGE_SIZE.default,
     description:
-      `Events per page at most, ${PAGE_SIZE.min}..${PAGE_SIZE.max}; a page ends early where its events' JSON ` +
-      `reaches the answer bound (${ANSWER_BOUND}): follow \`next\``,
+      `Events per page at most, ${PAGE_SIZE.min}..${PAGE_SIZE.max} (null: ${PAGE_SIZE.default}); a page ends ` +
+      `early where its events' JSON reaches the answer bound (${ANSWER_BOUND}): follow \`next\``,
   })
+  @IsOptional()
   @Min(PAGE_SIZE.min, { message: SIZE_MESSAGE })
   @Max(PAGE_SIZE.max, { message: SIZE_MESSAGE })
-  size: number = PAGE_SIZE.default;
+  size?: number | null = PAGE_SIZE.default;
 
   @Field(() => [String], {
     nullable: true,
@@ -103,6 +106,12 @@ export class EventFeedResolver {
     const types = eventTypeFilter(args.types ?? undefined);
     const subjects = readableSubjects(principal.scopes);
     const readerTokenId = principal.tokenId;
-    return readEventFeed(em, selectionOf(info), { after: args.after, size: args.size, subjects, readerTokenId, types });
+    return readEventFeed(em, selectionOf(info), {
+      after: args.after,
+      size: args.size ?? PAGE_SIZE.default,
+      subjects,
+      readerTokenId,
+      types,
+    });
   }
 }

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 
-/** Bytes of JSON one answer holds unless ANSWER_MAX_BYTES says otherwise (why: src/reads/answer-bytes.ts). */
 /**
  * Seconds a client is told to wait (`Retry-After`) when the database is unreachable, on every edge
  * (REST, `/graphql`, `/metrics`): a fixed policy, here because every layer answers with it.
  */
 export const UNAVAILABLE_RETRY_AFTER = '2';
 
+/** Bytes of JSON one answer holds unless ANSWER_MAX_BYTES says otherwise (why: src/reads/answer-bytes.ts). */
 export const DEFAULT_ANSWER_MAX_BYTES = 4 * 1024 * 1024;
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');

@@ -7,6 +7,7 @@ import { SCOPES } from '../auth/scopes.js';
 import { revokeApiToken } from '../auth/token-management.js';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
+import { INT4_MAX } from '../domain/int4.js';
 import { ApiToken } from '../entities/api-token.entity.js';
 import { parseCommandLine, runCommand, UsageError } from './command-line.js';
 
@@ -47,7 +48,7 @@ await runCommand(async () => {
   let id = 0;
   if (command === 'revoke') {
     id = Number(values.id);
-    if (!values.id || !Number.isInteger(id) || id <= 0 || id > 2_147_483_647)
+    if (!values.id || !Number.isInteger(id) || id <= 0 || id > INT4_MAX)
       throw new UsageError('revoke needs --id with a token id (see npm run token -- list)');
   }
   if (command === 'create' && (!values.name || !values.scopes))

@@ -124,7 +124,11 @@ function jsonValue(parsed: unknown): StoredValue {
  * which JSON's numbers (doubles) would round (an ERP's 64-bit id: send it as a string).
  */
 function unkeptInJson(value: unknown, depth = 0): string | undefined {
-  if (typeof value === 'string') return unstorableText(value) && `holds a string that ${unstorableText(value)}`;
+  const unstorable = (what: string, text: string) => {
+    const problem = unstorableText(text);
+    return problem && `holds a ${what} that ${problem}`;
+  };
+  if (typeof value === 'string') return unstorable('string', value);
   if (typeof value === 'number') {
     return Number.isInteger(value) && !Number.isSafeInteger(value)
       ? `holds a whole number past ${Number.MAX_SAFE_INTEGER}, which JSON numbers cannot keep exactly: ` +
@@ -135,9 +139,7 @@ function unkeptInJson(value: unknown, depth = 0): string | undefined {
   // Nesting is bounded by the input guard and the body parser long before this depth.
   if (depth > 100) return 'is nested too deeply';
   for (const [key, inner] of Object.entries(value)) {
-    const problem =
-      (!Array.isArray(value) && unstorableText(key) && `holds a key that ${unstorableText(key)}`) ||
-      unkeptInJson(inner, depth + 1);
+    const problem = (!Array.isArray(value) && unstorable('key', key)) || unkeptInJson(inner, depth + 1);
     if (problem) return problem;
   }
   return undefined;

@@ -19,7 +19,7 @@ import { UnauthenticatedError } from '../domain/errors.js';
 import { graphqlOperations } from '../observability/metrics.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { MAX_DOCUMENT_TOKENS } from './document-guard.js';
-import { HTTP_STATUS_BY_CODE, UNAVAILABLE_RETRY_AFTER } from './error-codes.js';
+import { HTTP_STATUS_BY_CODE, OVERLOADED, OVERLOADED_RETRY_AFTER, UNAVAILABLE_RETRY_AFTER } from './error-codes.js';
 import { formatError } from './format-error.js';
 import type { createGateway } from './gateway.js';
 import { operationCost } from './operation-cost.js';
@@ -50,7 +50,10 @@ const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
         // A token refused after execution (its check rode on the read) carries the challenge too.
         if (code === 'UNAUTHENTICATED') response.http.headers.set('www-authenticate', BEARER_CHALLENGE);
         if (code === 'SERVICE_UNAVAILABLE' || code === 'OVERLOADED')
-          response.http.headers.set('retry-after', code === 'OVERLOADED' ? '1' : UNAVAILABLE_RETRY_AFTER);
+          response.http.headers.set(
+            'retry-after',
+            code === OVERLOADED ? OVERLOADED_RETRY_AFTER : UNAVAILABLE_RETRY_AFTER,
+          );
       },
     };
   },

@@ -39,11 +39,13 @@ export function compiledExecutor(schema: GraphQLSchema) {
     variables: Record<string, unknown> | undefined,
   ): Promise<ExecutionResult> | ExecutionResult {
     const result = executed(document, operationName, contextValue, variables);
-    const refused = (done: ExecutionResult) =>
-      done.data === undefined && done.errors?.length
-        ? variableRefusal(schema, document, operationName, variables)
-        : undefined;
-    return 'then' in result ? result.then((done) => refused(done) ?? done) : (refused(result) ?? result);
+    // Refused before anything ran (no data): variables it cannot take are answered as bad input.
+    const refused = (done: ExecutionResult): ExecutionResult => {
+      const error =
+        done.data === undefined && done.errors?.length && variableError(schema, document, operationName, variables);
+      return error ? { errors: [error] } : done;
+    };
+    return 'then' in result ? result.then(refused) : refused(result);
   };
 
   function executed(
@@ -72,17 +74,6 @@ export function compiledExecutor(schema: GraphQLSchema) {
       | ExecutionResult;
     return 'then' in result ? result.then(withPlainErrors) : withPlainErrors(result);
   }
-}
-
-/** An operation's variables refused (variableError) as the executor's answer: nothing ran. */
-function variableRefusal(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operationName: string | null | undefined,
-  variables: Record<string, unknown> | undefined,
-): ExecutionResult | undefined {
-  const error = variableError(schema, document, operationName, variables);
-  return error && { errors: [error] };
 }
 
 /**

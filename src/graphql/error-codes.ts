@@ -26,6 +26,9 @@ export { UNAVAILABLE_RETRY_AFTER } from '../config.js';
 
 /** The service itself is at its admission limit (not the database): 503, retry shortly. */
 export const OVERLOADED = 'OVERLOADED';
+/** The busy service's message, and the seconds its `Retry-After` asks for, on every edge. */
+export const OVERLOADED_MESSAGE = 'The service is busy; retry shortly';
+export const OVERLOADED_RETRY_AFTER = '1';
 
 /** An offset page whose records' JSON would exceed the answer's bound (src/reads/answer-bytes.ts): 400. */
 export const ANSWER_TOO_LARGE = 'ANSWER_TOO_LARGE';

@@ -4,7 +4,7 @@ import { isDatabaseUnavailable, isPoolExhausted, isStatementTimeout } from '../d
 import { AnswerTooLargeError, ConflictError, DomainError, type FieldError, ValidationError } from '../domain/errors.js';
 import { reportedFields } from '../domain/reported-fields.js';
 import { logger } from '../logger.js';
-import { DATABASE_UNAVAILABLE, OVERLOADED } from './error-codes.js';
+import { DATABASE_UNAVAILABLE, OVERLOADED, OVERLOADED_MESSAGE } from './error-codes.js';
 
 function fieldsOfValidation(error: ArgumentValidationError): FieldError[] {
   const out: FieldError[] = [];
@@ -71,7 +71,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   }
   if (isPoolExhausted(original)) {
     logger.warn('database pool exhausted');
-    return { ...base, message: 'The service is busy; retry shortly', extensions: { code: OVERLOADED } };
+    return { ...base, message: OVERLOADED_MESSAGE, extensions: { code: OVERLOADED } };
   }
   if (isStatementTimeout(original)) {
     logger.warn({ err: original }, 'statement timeout');

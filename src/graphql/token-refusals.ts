@@ -2,7 +2,13 @@ import { GraphQLError } from 'graphql';
 import type { CarriedTokenCheck } from '../auth/carried-token-check.js';
 import { RATE_LIMITED, type RateLimitState, rateLimitedMessage, rateLimitHeaders } from '../auth/rate-limit.js';
 import { UnauthenticatedError } from '../domain/errors.js';
-import { DATABASE_UNAVAILABLE, UNAVAILABLE_RETRY_AFTER } from './error-codes.js';
+import {
+  DATABASE_UNAVAILABLE,
+  OVERLOADED,
+  OVERLOADED_MESSAGE,
+  OVERLOADED_RETRY_AFTER,
+  UNAVAILABLE_RETRY_AFTER,
+} from './error-codes.js';
 
 /** The `WWW-Authenticate` challenge of a 401. */
 export const BEARER_CHALLENGE = 'Bearer realm="store-api"';
@@ -47,7 +53,10 @@ export function checkRefusal(check: CarriedTokenCheck): GraphQLError {
 
 /** No free database connection in time (the pool's wait ran out): 503 `OVERLOADED`, retry in a second. */
 export function overloadedError(): GraphQLError {
-  return new GraphQLError('The service is busy; retry shortly', {
-    extensions: { code: 'OVERLOADED', http: { status: 503, headers: new Map([['Retry-After', '1']]) } },
+  return new GraphQLError(OVERLOADED_MESSAGE, {
+    extensions: {
+      code: OVERLOADED,
+      http: { status: 503, headers: new Map([['Retry-After', OVERLOADED_RETRY_AFTER]]) },
+    },
   });
 }

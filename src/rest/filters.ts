@@ -279,12 +279,12 @@ function convert(key: string, shape: FilterShape, value: unknown, errors: Proble
     if (!isPlainObject(value) || !Object.keys(value).length) return fail();
     const entries = Object.entries(value).map(([name, given]) => {
       const dot = name.indexOf('.');
-      const text = shape.read(given);
-      if (dot < 1 || text === undefined) {
+      const typedValue = shape.read(given);
+      if (dot < 1 || typedValue === undefined) {
         errors.push({ field: `${key}.${name}`, message: 'must be named namespace.key, with a value that is not null' });
         return undefined;
       }
-      return { namespace: name.slice(0, dot), key: name.slice(dot + 1), typedValue: text };
+      return { namespace: name.slice(0, dot), key: name.slice(dot + 1), typedValue };
     });
     return entries.includes(undefined) ? undefined : entries;
   }

@@ -1,7 +1,14 @@
 import { STATUS_CODES } from 'node:http';
 import type { GraphQLFormattedError } from 'graphql';
 import { fieldSummary, type ReportedFields, reportedFields } from '../domain/reported-fields.js';
-import { ANSWER_TOO_LARGE, HTTP_STATUS_BY_CODE, OVERLOADED, UNAVAILABLE_RETRY_AFTER } from '../graphql/error-codes.js';
+import {
+  ANSWER_TOO_LARGE,
+  HTTP_STATUS_BY_CODE,
+  OVERLOADED,
+  OVERLOADED_MESSAGE,
+  OVERLOADED_RETRY_AFTER,
+  UNAVAILABLE_RETRY_AFTER,
+} from '../graphql/error-codes.js';
 import { BEARER_CHALLENGE } from '../graphql/token-refusals.js';
 
 export interface ProblemFieldError {
@@ -81,8 +88,8 @@ export class Problem extends Error {
   }
 
   /** The service (not the database) has more work than it admits now: 503 `overloaded`, retry shortly. */
-  static overloaded(detail = 'The service is busy; retry shortly'): Problem {
-    return new Problem(503, detail, undefined, { 'Retry-After': '1' }, 'overloaded');
+  static overloaded(detail = OVERLOADED_MESSAGE): Problem {
+    return new Problem(503, detail, undefined, { 'Retry-After': OVERLOADED_RETRY_AFTER }, 'overloaded');
   }
 
   /** A bad query parameter: 400 naming it. */

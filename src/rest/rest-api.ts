@@ -13,7 +13,7 @@ import {
 } from 'graphql';
 import { type BodyValidator, bodyAjv, deriveBody } from './body.js';
 import type { DerivedMap } from './fields.js';
-import { deriveFilters, type FilterReader } from './filters.js';
+import { deriveFilters, type FilterReader } from './filter-shapes.js';
 import {
   exportDocument,
   feedDocument,

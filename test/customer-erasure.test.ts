@@ -280,6 +280,27 @@ it('erases a customer with orders, fulfilments and shipments from every table; o
     updated_at: expect.any(Number),
   });
 
+  // Each changed order has its order.updated in its timeline (and so in the feed and webhooks), with
+  // the erased values in REST keys: an integration mirroring orders from events learns of the change.
+  const lastUpdate = async (order: number) => {
+    const res = await service.get(`/api/v1/orders/${order}/events?sort=-id&size=1`);
+    expect(res.status).toBe(200);
+    return res.body.items[0];
+  };
+  const placedErased = { ip: '', conversion: { landing_page: '', referrer: '' }, payment: { last4: null } };
+  expect(await lastUpdate(orders[0])).toMatchObject({
+    type: 'order.updated',
+    data: {
+      id: orders[0],
+      ...placedErased,
+      email: `erased-${id}@invalid`,
+      address: { shipping: { first_name: 'Erased', street: null }, billing: { last_name: 'Erased' }, phone: null },
+    },
+  });
+  const movedUpdate = await lastUpdate(movedAway);
+  expect(movedUpdate).toMatchObject({ type: 'order.updated', data: { id: movedAway, ...placedErased } });
+  expect(movedUpdate.data).not.toHaveProperty('email');
+
   // The e-mail not yet sent is gone; the one sent keeps its record with the anonymous address.
   const mail = await service.sql<{ order: string; to: string; sent: boolean; last_error: string | null }>(
     `select payload->>'orderId' as order, payload->>'to' as to, sent_at is not null as sent, last_error
@@ -350,6 +371,19 @@ it('erases a customer with orders, fulfilments and shipments from every table; o
     input: { customerId: id, items: [{ variantId: untracked, quantity: 1 }] },
   });
   expect(placed.body.errors[0].extensions.code).toBe('CONFLICT');
+  // Its orders still ship, without an e-mail: the erased address (`.invalid`) reaches no one.
+  const lineOf = async (order: number) => (await service.get(`/api/v1/orders/${order}`)).body.items[0].data.id;
+  const fulfilment = await service.send('POST', `/api/v1/orders/${orders[2]}/fulfilments`, {
+    items: [{ id: await lineOf(orders[2]), quantity: 1 }],
+  });
+  expect(fulfilment.status).toBe(201);
+  const shipment = await service.send('POST', `/api/v1/orders/${orders[2]}/shipments`, {
+    data: { fulfilment_id: fulfilment.body.fulfilments[0].id, tracking_number: 'ZQ9', shipping_carrier: 1 },
+    notify: true,
+  });
+  expect(shipment.status).toBe(201);
+  const queued = await service.sql("select id from outbox_message where payload->>'orderId' = ?", [String(orders[2])]);
+  expect(queued).toEqual([]);
   // The bulk lines as erasure left them are still lines: run again, the customer's and its order's meet
   // the erased customer's 409; the other customer's is refused the erased address (no e-mail address).
   const stored = await service.sql<{ input: unknown }>(

@@ -249,6 +249,54 @@ describe('movements', () => {
     expect(movements).toContain(`case when r0."actor_token_id" is not null`);
   });
 
+  it('deleting variants takes their units out by a set to zero: a product PATCH that drops one, the product deleted', async () => {
+    // A tracked product of one option whose variants all hold units in some warehouse (not one the
+    // other tests use).
+    const [{ id }] = await service.sql<{ id: number }>(
+      `select p.id from product p where p.track_inventory and p.is_multi
+         and p.id not in (select product_id from product_variant where id in (${variants.map(Number).join(', ')}))
+         and (select count(*) from product_option o where o.product_id = p.id) = 1
+         and (select count(*) from product_variant v where v.product_id = p.id) >= 2
+         and not exists (select 1 from product_variant v where v.product_id = p.id
+           and not exists (select 1 from inventory_level l where l.variant_id = v.id and l.quantity > 0))
+       order by p.id limit 1`,
+    );
+    const product = (await service.get(`/api/v1/products/${id}?expand=variants`)).body;
+    const [kept, ...dropped] = product.variants;
+    const levelsOf = (variant: number) =>
+      service.sql<{ warehouse_id: number; quantity: number }>(
+        'select warehouse_id, quantity from inventory_level where variant_id = ? and quantity > 0 order by warehouse_id',
+        [variant],
+      );
+    /** Each level's last movement takes its units to zero, and the level's movements add up to zero. */
+    const expectRetired = async (variant: number, levels: { warehouse_id: number; quantity: number }[]) => {
+      expect(levels.length).toBeGreaterThan(0);
+      expect(await levelsOf(variant)).toEqual([]);
+      for (const level of levels) {
+        const movements = await movementsOf(level.warehouse_id, variant);
+        expect(movements[0]).toMatchObject({
+          delta: -level.quantity,
+          quantity_after: 0,
+          reason: 'set',
+          reference: `products/${id}`,
+          actor: { token_id: expect.any(Number), name: expect.any(String) },
+        });
+        expect(movements.reduce((sum, m) => sum + m.delta, 0)).toBe(0);
+      }
+    };
+    const droppedLevels = await Promise.all(dropped.map((v: { id: number }) => levelsOf(v.id)));
+    const res = await service.send('PATCH', `/api/v1/products/${id}`, {
+      variants: [{ variant: kept.variant, price: kept.price }],
+    });
+    expect(res.status).toBe(200);
+    for (const [i, variant] of dropped.entries()) await expectRetired(variant.id, droppedLevels[i]);
+    const keptLevels = await levelsOf(kept.id);
+    const deleted = await service.graphql(`mutation { deleteProduct(id: ${id}) }`);
+    expect(deleted.body).toEqual({ data: { deleteProduct: id }, extensions: expect.anything() });
+    await expectRetired(kept.id, keptLevels);
+    expect(await ledgerBreaks()).toEqual([]);
+  });
+
   it('needs read_inventory to read them', async () => {
     const orders = await service.tokenWith(['read_orders', 'write_inventory']);
     expect((await service.get('/api/v1/inventory-movements', orders)).status).toBe(403);

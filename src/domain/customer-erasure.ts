@@ -17,7 +17,8 @@ import { eraseBulkOperations } from './erased-bulk.js';
 import { customerIdOf, eraseStoredAnswers } from './erased-copies.js';
 import { ERASED_NAME, erasedAddress, erasedEmail, eraseOrderData } from './erased-data.js';
 import { ConflictError, NotFoundError } from './errors.js';
-import { type Actor, recordEvent } from './events.js';
+import { orderAddressData } from './event-data.js';
+import { type Actor, orderEventSubject, recordEvent } from './events.js';
 import { beginVersionedWrite } from './preconditions.js';
 
 type Json = Record<string, unknown>;
@@ -163,15 +164,21 @@ export async function eraseCustomer(em: EntityManager, actor: Actor, id: number)
   for (const order of await em.find(Order, { id: { $in: [...orderIds, ...elsewhere] } })) {
     beginVersionedWrite(`Order ${order.id}`, order, undefined);
     Object.assign(order, { ip: '', landingPage: '', referrer: '', paymentLast4: null, updatedAt: at });
+    const placed = { ip: '', conversion: { landing_page: '', referrer: '' }, payment: { last4: null } };
     // Its contact details are the other customer's now: only an order still the customer's loses them.
-    if (!orderIds.includes(order.id)) continue;
-    emails.add(order.email.toLowerCase());
-    Object.assign(order, {
-      email: erasedEmail(id),
-      shippingAddress: erasedAddress(),
-      billingAddress: erasedAddress(),
-      phone: null,
-    });
+    if (orderIds.includes(order.id)) {
+      emails.add(order.email.toLowerCase());
+      Object.assign(order, {
+        email: erasedEmail(id),
+        shippingAddress: erasedAddress(),
+        billingAddress: erasedAddress(),
+        phone: null,
+      });
+    }
+    // An integration that mirrors orders from the feed or webhooks learns what changed, as of every
+    // change to an order (docs/decisions.md#integrations): the erased values, in REST keys.
+    const contact = orderIds.includes(order.id) ? { email: order.email, ...orderAddressData(order) } : {};
+    recordEvent(em, actor, 'order.updated', orderEventSubject(order), { id: order.id, ...placed, ...contact });
   }
   await em.flush();
   // Metafields may hold personal data (an integration's notes on the person): the customer's and

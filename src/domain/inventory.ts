@@ -73,6 +73,39 @@ const PUT_BACK = `with target as (
   )
   select (select id from moved) as id, exists (select 1 from target) as present`;
 
+// The stock of a product's variants about to be deleted leaves as one movement a level, to zero, in
+// the deletion's transaction: the level itself would go by the foreign key's cascade, unrecorded.
+// The variants are locked first, then their levels in (warehouse, variant) order as every stock move
+// takes them, so a put-back (which holds its variant FOR KEY SHARE before its level) finishes first
+// and its units leave with the rest. `?::int[]` null: every variant of the product.
+const RETIRE = `with doomed as (
+    select id from product_variant where product_id = ? and (?::int[] is null or id = any(?::int[]))
+    order by id for update
+  ), locked as (
+    select warehouse_id, variant_id from inventory_level where variant_id in (select id from doomed)
+    order by warehouse_id, variant_id for update
+  ), gone as (
+    delete from inventory_level l using locked k where l.warehouse_id = k.warehouse_id and l.variant_id = k.variant_id
+    returning l.variant_id, l.warehouse_id, l.quantity
+  )
+  insert into inventory_movement (${MOVEMENT_COLUMNS})
+  select variant_id, warehouse_id, -quantity, 0, ?, ?, ?, ?, ? from gone where quantity > 0`;
+
+/**
+ * Takes the units of variants of `productId` (`variantIds`, or all of them for null) out of every
+ * warehouse before the variants are deleted, recording each level's last movement (`why`: a `set`
+ * to zero by the product's write). Docs/decisions.md#inventory-ledger: every change is recorded.
+ */
+export async function retireStock(
+  em: EntityManager,
+  productId: number,
+  variantIds: number[] | null,
+  why: MovementWhy,
+): Promise<void> {
+  if (variantIds?.length === 0) return;
+  await runPrepared(em, RETIRE, [productId, variantIds, variantIds, ...movementWhyValues(why)]);
+}
+
 /** A put-back whose variant or warehouse no longer exists. */
 const GONE = Symbol('gone');
 

@@ -16,6 +16,7 @@ import { ConflictError, type FieldError, NotFoundError, ValidationError } from '
 import { restKeys } from './event-data.js';
 import { type Actor, recordEvent } from './events.js';
 import { checkAmount, checkText } from './input-checks.js';
+import { retireStock } from './inventory.js';
 import { METAFIELD_OWNERS } from './metafield-owners.js';
 import { changesFromMap, type MetafieldChange, writeRecordMetafields } from './metafield-values.js';
 import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
@@ -107,6 +108,7 @@ async function writeProduct(
   product: Product,
   input: ProductFields & { title?: string },
   isNew: boolean,
+  actor: Actor,
 ): Promise<Product> {
   const errors: FieldError[] = [];
   checkScalars(input, errors);
@@ -135,6 +137,8 @@ async function writeProduct(
   else product.updatedAt = now();
 
   if (input.options) applyOptions(em, product, input.options, state);
+  const removed = plan.removed.map((variant) => variant.id);
+  await retireStock(em, product.id, removed, { reason: 'set', reference: productReference(product.id), actor });
   await applyVariants(em, product, plan);
   await replaceTextareas(em, product, input);
   await replaceImages(em, product, input);
@@ -181,7 +185,7 @@ export async function updateProduct(
   const variantChanges = await variantMetafieldChanges(em, patch.variants, errors);
   if (errors.length) throw new ValidationError(errors);
   const tagsBefore = [...locked.product.tags];
-  const product = await writeProduct(em, locked.product, patch, false);
+  const product = await writeProduct(em, locked.product, patch, false, actor);
   const variants = await writeVariantMetafields(em, product, patch.variants, variantChanges);
   // The collections it joined or left show it in their match_products: their versions move too.
   if (patch.collectionIds) await moveVersions(em, 'collection', changedMembers(locked.linked, patch.collectionIds));
@@ -207,7 +211,7 @@ export async function createProduct(em: EntityManager, actor: Actor, input: Prod
   if (errors.length) throw new ValidationError(errors);
   // The collections it joins are locked before it exists (catalogue-locks.ts); their versions move.
   await lockCatalogueRows(em, 'collection', input.collectionIds ?? []);
-  const product = await writeProduct(em, new Product(), input, true);
+  const product = await writeProduct(em, new Product(), input, true, actor);
   const variants = await writeVariantMetafields(em, product, input.variants, variantChanges);
   await moveVersions(em, 'collection', input.collectionIds ?? []);
   recordEvent(
@@ -266,8 +270,11 @@ async function writeVariantMetafields(
   return data;
 }
 
+/** The reference of the stock movements a product's write makes: its REST path. */
+const productReference = (id: number) => `products/${id}`;
+
 /**
- * Deletes a product with its options, variants and stock (cascades); orders keep their line
+ * Deletes a product with its options, variants and stock (its stock leaves the ledger first); orders keep their line
  * items, which are snapshots (their product and variant links become null).
  */
 export async function deleteProduct(
@@ -278,6 +285,7 @@ export async function deleteProduct(
 ): Promise<number> {
   const reach = { joining: [], movesBuyers: (tags: readonly string[]) => tags.length > 0 };
   const { product, linked, buyers } = await lockProduct(em, id, expected, reach);
+  await retireStock(em, id, null, { reason: 'set', reference: productReference(id), actor });
   em.remove(product);
   await em.flush();
   // Its links went with it (cascade): the manual collections that held it show one member less,

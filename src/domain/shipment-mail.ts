@@ -15,6 +15,9 @@ export interface ShipmentMail {
   event: 'shipped' | 'updated';
 }
 
+/** An address of the reserved `invalid` top-level domain, which no mail reaches. */
+const isUndeliverable = (email: string) => /(^|[@.])invalid$/i.test(email);
+
 /**
  * Writes the customer's shipment e-mail to the outbox in the caller's transaction: it is sent
  * after commit by the outbox worker, never while the order row is locked, and never for a change
@@ -26,6 +29,9 @@ export async function enqueueShipmentMail(
   shipment: Shipment,
   event: ShipmentMail['event'],
 ): Promise<void> {
+  // An erased customer's orders hold an address under `.invalid` (RFC 2606: never delivered): no
+  // mail is written for them, rather than one the outbox would retry for days.
+  if (isUndeliverable(order.email)) return;
   await em.flush();
   const carrier = await em.findOneOrFail(ShippingCarrier, { id: shipment.carrier.id });
   const payload: ShipmentMail = {

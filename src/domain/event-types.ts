@@ -37,7 +37,7 @@ export const EVENT_DATA: Record<string, string> = {
     'order_date); order.notes_changed: {id, notes}; order.address_changed: {id, address}; ' +
     'order.customer_changed: {id, address, email, customer, previous_customer_id}; order.updated: {id, ' +
     'metafields} (the metafields the change set, typed as REST shows them, null for each one deleted), or, ' +
-    "when its customer is erased, {id, ip, conversion, payment: {last4}} with the erased values (and email " +
+    'when its customer is erased, {id, ip, conversion, payment: {last4}} with the erased values (and email ' +
     'and address on an order still theirs)',
   fulfilment:
     'the fulfilment record (id, warehouse, items, created_at, updated_at) with order_id and ' +

@@ -249,7 +249,7 @@ describe('movements', () => {
     expect(movements).toContain(`case when r0."actor_token_id" is not null`);
   });
 
-  it('deleting variants takes their units out by a set to zero: a product PATCH that drops one, the product deleted', async () => {
+  it('deleted variants leave by a set to zero: a product PATCH that drops one, the product deleted', async () => {
     // A tracked product of one option whose variants all hold units in some warehouse (not one the
     // other tests use).
     const [{ id }] = await service.sql<{ id: number }>(
@@ -265,7 +265,8 @@ describe('movements', () => {
     const [kept, ...dropped] = product.variants;
     const levelsOf = (variant: number) =>
       service.sql<{ warehouse_id: number; quantity: number }>(
-        'select warehouse_id, quantity from inventory_level where variant_id = ? and quantity > 0 order by warehouse_id',
+        'select warehouse_id, quantity from inventory_level where variant_id = ? and quantity > 0 ' +
+          'order by warehouse_id',
         [variant],
       );
     /** Each level's last movement takes its units to zero, and the level's movements add up to zero. */

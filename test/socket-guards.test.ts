@@ -5,6 +5,7 @@
 // alive and nothing written; a flood of 60 KiB pings from a client that stopped reading closes its
 // socket, with and without a token, and the process's peak RSS stays within the heap cap.
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import pg from 'pg';
 import WebSocket from 'ws';
 import { createDatabase } from './support/harness.js';
@@ -164,6 +165,47 @@ it('closes a connection_init that found no free pool connection with 1013 (try a
     await busy.stop();
   }
 }, 40_000);
+
+/** Writes `request` on a raw connection and resolves with what the server answered before closing. */
+function rawExchange(request: string): Promise<string> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const connection = net.connect(Number(port), hostname, () => connection.write(request));
+    connection.on('data', (chunk) => chunks.push(chunk));
+    connection.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    connection.on('error', reject);
+  });
+}
+
+const upgrade = (target: string) =>
+  `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+  'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n';
+
+it('answers 404 to upgrades of targets that are no URL or another path, and a client gone at once', async () => {
+  for (const target of ['//a:99999/graphql', 'http://a:99999/graphql', '/elsewhere']) {
+    const answer = await rawExchange(upgrade(target));
+    expect({ target, status: answer.split('\r\n')[0] }).toEqual({ target, status: 'HTTP/1.1 404 Not Found' });
+  }
+  // Clients that reset their connection right after asking: the answer's write fails on the server.
+  const { hostname, port } = new URL(server.url);
+  await Promise.all(
+    Array.from(
+      { length: 20 },
+      () =>
+        new Promise<void>((resolve) => {
+          const connection = net.connect(Number(port), hostname, () => {
+            connection.write(upgrade('/elsewhere'));
+            connection.resetAndDestroy();
+          });
+          connection.on('close', () => resolve());
+          connection.on('error', () => undefined);
+        }),
+    ),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await healthy();
+}, 30_000);
 
 it('kept its peak RSS within the npm start heap cap through every attack above', () => {
   const peak = peakRss();

@@ -96,6 +96,19 @@ function guardSubscription(
  * (src/auth/connection-slots.ts); `connection_init` and each `subscribe` cost one request from
  * the token's rate-limit bucket (`limiter`; none when limiting is off).
  */
+/**
+ * The path of an upgrade's request target, or null for one that is no URL: Node's parser accepts
+ * targets such as `//a:99999/graphql` that `new URL` throws on, and a throw in the 'upgrade'
+ * listener is an uncaught exception.
+ */
+function upgradePath(target: string | undefined): string | null {
+  try {
+    return new URL(target ?? '/', 'http://x').pathname;
+  } catch {
+    return null;
+  }
+}
+
 export async function startSubscriptionServer(
   server: Server,
   schema: GraphQLSchema,
@@ -109,7 +122,10 @@ export async function startSubscriptionServer(
   await wakeups.start();
   const sockets = new WebSocketServer({ noServer: true, handleProtocols, maxPayload: 64 * 1024 });
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    if (new URL(request.url ?? '/', 'http://x').pathname !== '/graphql') {
+    if (upgradePath(request.url) !== '/graphql') {
+      // Node takes its own error listener off an upgraded socket: a client gone before the answer
+      // is written would otherwise be an unhandled 'error' event, which ends the process.
+      socket.on('error', () => socket.destroy());
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }

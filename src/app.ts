@@ -18,6 +18,7 @@ import { koaApollo } from './graphql/koa-apollo.js';
 import { graphqlReferenceMiddleware } from './graphql/reference-page.js';
 import { type AdmissionLimits, admission, admissionLimits } from './http/admission.js';
 import { landingPageMiddleware } from './http/landing-page.js';
+import { queryBound } from './http/query-bound.js';
 import { sameHostWebSockets } from './http/same-host-websockets.js';
 import { bodyTimeout, DEFAULT_TIMEOUTS } from './http/timeouts.js';
 import { logger } from './logger.js';
@@ -177,6 +178,7 @@ export async function createApp({
     );
   }
   app.use(problemMiddleware);
+  app.use(queryBound);
   // Bulk work waits while admitted requests run (src/bulk/interactive-gate.ts).
   app.use(admission(admissionLimits(admissionGiven), bulk.gate));
   app.use(

@@ -64,6 +64,18 @@ it('answers an operation the schema cannot run as a client error, not a server e
   expect(res.body.errors[0].extensions.code).not.toBe('INTERNAL_SERVER_ERROR');
 });
 
+it('answers a query string of more than 64 parameters with 414, on every path', async () => {
+  const many = Array.from({ length: 65 }, () => 'a').join('&');
+  for (const path of [`/graphql?query={__typename}&${many}`, `/api/v1/orders?${many}`, `/nothing-here?${many}`]) {
+    const res = await service.get(path);
+    expect({ path, status: res.status }).toEqual({ path, status: 414 });
+    isProblem(res, 414);
+  }
+  // 64 are taken (the unknown ones are the route's to judge).
+  const most = Array.from({ length: 63 }, () => 'a').join('&');
+  expect((await service.get(`/api/v1/orders?size=1&${most}`)).status).not.toBe(414);
+});
+
 it('answers malformed JSON with 400', async () => {
   const res = await service.send('POST', '/graphql', '{"query": ', undefined, { 'content-type': 'application/json' });
   expect(res.status).toBe(400);

@@ -94,7 +94,7 @@ const RETIRE = `with doomed as (
 /**
  * Takes the units of variants of `productId` (`variantIds`, or all of them for null) out of every
  * warehouse before the variants are deleted, recording each level's last movement (`why`: a `set`
- * to zero by the product's write). Docs/decisions.md#inventory-ledger: every change is recorded.
+ * to zero by the product's write): every change is recorded (docs/decisions.md#inventory-ledger).
  */
 export async function retireStock(
   em: EntityManager,

@@ -5,6 +5,7 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { ormConfig } from '../mikro-orm.config.js';
+import { hashSecret } from '../src/auth/api-tokens.js';
 import { WRITE_STATEMENT_TIMEOUT_MS } from '../src/db/statement-timeouts.js';
 import { startTestService, type TestService } from './support/harness.js';
 
@@ -38,6 +39,27 @@ it('ends a read stuck past the read timeout with 503 + Retry-After; a write wait
     await locker.end();
   }
   expect((await service.get('/api/v1/warehouses')).status).toBe(200);
+});
+
+it('checks a caller first once a read that carried its check ran past the timeout: revoked, it gets 401', async () => {
+  const url = service.orm.config.get('clientUrl') as string;
+  const secret = await service.tokenWith(['read_inventory']);
+  expect((await service.get('/api/v1/warehouses', secret)).status).toBe(200); // seen: its next read carries the check
+  const locker = new pg.Client({ connectionString: url });
+  await locker.connect();
+  try {
+    await locker.query('begin');
+    await locker.query('lock table warehouse in access exclusive mode');
+    await service.sql(`update api_token set revoked_at = now() where secret_hash = '${hashSecret(secret)}'`);
+    // The page's statement, which carried the check, was cancelled: a 503, the check not come out.
+    expect((await service.get('/api/v1/warehouses', secret)).status).toBe(503);
+    // Not carried again: the token is looked up first, and found revoked, however long reads take.
+    const again = await service.get('/api/v1/warehouses', secret);
+    expect(again.status).toBe(401);
+  } finally {
+    await locker.query('rollback');
+    await locker.end();
+  }
 });
 
 it('bounds a write transaction by the write timeout, and leaves the CLIs’ (migrations) unbounded', async () => {

@@ -74,6 +74,15 @@ export class CarriedTokenCheck {
     return this.outcome;
   }
 
+  /**
+   * The read that carried the check ended without its outcome (the statement cancelled, the
+   * database out of reach: a 503 that stands unsettled): the caller is checked first from now on,
+   * so a token revoked meanwhile is not carried again by reads that fail the same way.
+   */
+  forget(): void {
+    if (this.outcome === 'pending') knownTokens.delete(this.hash);
+  }
+
   private settleWith(authentication: Authentication | null): void {
     if (!authentication) {
       this.outcome = 'unauthenticated';

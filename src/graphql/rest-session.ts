@@ -102,6 +102,8 @@ export function createRestSessions({ schema, compiled, contextFor, prepared, run
           (on) => pageFromPostgres([compiled, schema, entry.document, on, request.variables], rendering, companion),
           (result) => (result && !('items' in result) ? result.errors : undefined),
         );
+        // A carried check that came back unsettled: its statement did not complete.
+        if (companion && check?.outcome === 'pending') check.forget();
         // A carried check that did not pass withheld the read: its refusal is the settlement's.
         if (companion && check?.outcome !== 'passed' && check?.outcome !== 'pending') {
           throw new TokenCheckFailed(check!.outcome);

@@ -62,6 +62,26 @@ it('checks a caller first once a read that carried its check ran past the timeou
   }
 });
 
+it('answers a bulk operation read past the timeout with 503 + Retry-After, as every read', async () => {
+  const url = service.orm.config.get('clientUrl') as string;
+  const locker = new pg.Client({ connectionString: url });
+  await locker.connect();
+  try {
+    await locker.query('begin');
+    await locker.query('lock table bulk_operation in access exclusive mode');
+    // Its statements are the bulk routes' own, outside an operation: they met the 500 of the unexpected.
+    const res = await service.get('/api/v1/bulk-operations/1/results');
+    expect({ status: res.status, retryAfter: res.headers.get('retry-after') }).toEqual({
+      status: 503,
+      retryAfter: '2',
+    });
+    expect(res.body.detail).toMatch(/took too long/);
+  } finally {
+    await locker.query('rollback');
+    await locker.end();
+  }
+});
+
 it('bounds a write transaction by the write timeout, and leaves the CLIs’ (migrations) unbounded', async () => {
   const url = service.orm.config.get('clientUrl') as string;
   const timeoutIn = async (readTimeoutMs: number) => {

@@ -69,14 +69,25 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     const code = !given || given === 'INTERNAL_SERVER_ERROR' ? 'BAD_REQUEST' : given;
     return { ...base, extensions: { code } };
   }
+  const trouble = databaseTrouble(original);
+  if (trouble) return { ...base, ...trouble };
+  logger.error({ err: original }, 'unexpected error in a GraphQL operation');
+  return { ...base, message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+}
+
+/**
+ * The database's trouble as every edge answers it (a 503 by its code): no free pool connection
+ * (OVERLOADED), a statement past its timeout, PostgreSQL out of reach; logged as a warning.
+ * Undefined for any other error.
+ */
+export function databaseTrouble(original: unknown): { message: string; extensions: { code: string } } | undefined {
   if (isPoolExhausted(original)) {
     logger.warn('database pool exhausted');
-    return { ...base, message: OVERLOADED_MESSAGE, extensions: { code: OVERLOADED } };
+    return { message: OVERLOADED_MESSAGE, extensions: { code: OVERLOADED } };
   }
   if (isStatementTimeout(original)) {
     logger.warn({ err: original }, 'statement timeout');
     return {
-      ...base,
       message:
         'The database took too long to answer this request; narrow it (smaller pages, fewer expansions) or retry',
       extensions: { code: 'SERVICE_UNAVAILABLE' },
@@ -84,12 +95,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   }
   if (isDatabaseUnavailable(original)) {
     logger.warn({ err: original }, 'database unavailable');
-    return {
-      ...base,
-      message: DATABASE_UNAVAILABLE,
-      extensions: { code: 'SERVICE_UNAVAILABLE' },
-    };
+    return { message: DATABASE_UNAVAILABLE, extensions: { code: 'SERVICE_UNAVAILABLE' } };
   }
-  logger.error({ err: original }, 'unexpected error in a GraphQL operation');
-  return { ...base, message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+  return undefined;
 }

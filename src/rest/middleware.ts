@@ -1,4 +1,5 @@
 import type { Context, Next } from 'koa';
+import { databaseTrouble } from '../graphql/format-error.js';
 import { logger } from '../logger.js';
 import { Problem } from './problem.js';
 
@@ -11,7 +12,7 @@ function send(ctx: Context, problem: Problem) {
 
 /**
  * Renders every failure as RFC 9457 problem+json: our own Problems, the body parser's 400/413/415,
- * and, masked, anything unexpected (logged with its stack, never shown).
+ * the database's trouble as a 503, and, masked, anything unexpected (logged with its stack, never shown).
  */
 export async function problemMiddleware(ctx: Context, next: Next) {
   try {
@@ -45,6 +46,10 @@ export async function problemMiddleware(ctx: Context, next: Next) {
     if (status === 400) return send(ctx, new Problem(400, 'The request body is not valid JSON'));
     if (status === 413) return send(ctx, new Problem(413, 'The request body is larger than 1 MiB'));
     if (status === 415) return send(ctx, new Problem(415, 'Send the request body as application/json'));
+    // The database busy, too slow or out of reach, met outside an operation (a bulk upload's COPY,
+    // its results' cursor): the 503 every road answers, not a 500.
+    const trouble = databaseTrouble(error);
+    if (trouble) return send(ctx, Problem.fromGraphQL([trouble]));
     logger.error({ err: error, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'unhandled error');
     send(ctx, new Problem(500, 'Internal server error'));
   }

@@ -32,6 +32,7 @@ import { checkDeclaredReads } from './reads/read-plan.js';
 import { apiDocsMiddleware } from './rest/api-docs.js';
 import { notFoundMiddleware, problemMiddleware } from './rest/middleware.js';
 import { type ExportLimits, OpenExports } from './rest/open-exports.js';
+import { MAX_BODY_BYTES } from './rest/request-input.js';
 import { checkRouteScopes, deriveRestApi } from './rest/rest-api.js';
 import { restRouter } from './rest/router.js';
 import { routes } from './rest/routes.js';
@@ -193,7 +194,9 @@ export async function createApp({
   app.use(apiDocsMiddleware(rest, publicUrl));
   app.use(graphqlReferenceMiddleware(schema));
   app.use(landingPageMiddleware);
-  app.use(bodyTimeout(bodyTimeoutMs, bodyParser({ enableTypes: ['json'], jsonLimit: '1mb', encoding: 'utf-8' })));
+  app.use(
+    bodyTimeout(bodyTimeoutMs, bodyParser({ enableTypes: ['json'], jsonLimit: MAX_BODY_BYTES, encoding: 'utf-8' })),
+  );
   app.use(documentGuard);
   // With tracing on only: a /graphql operation's span (src/observability/graphql-spans.ts).
   if (tracingOn()) app.use(graphqlOperationSpans);

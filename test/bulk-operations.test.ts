@@ -215,6 +215,8 @@ describe('the REST form', () => {
       [ndjson([good, { ...good, method: 'GET' }]), 2, /method/],
       [ndjson([good, good, { ...good, path: '/orders' }]), 3, /no write route PATCH \/orders/],
       [ndjson([{ ...good, path: '/bulk-operations/1/cancel', method: 'POST' }]), 1, /no write route/],
+      // A path of its own (as for the router, whose answer is a 405), not an order with the id "search".
+      [ndjson([good, { ...good, path: '/orders/search' }]), 2, /no write route PATCH \/orders\/search/],
       [ndjson([{ ...good, headers: { 'Idempotency-Key': 'k' } }]), 1, /only If-Match/],
       [ndjson([{ ...good, extra: 1 }]), 1, /unknown keys extra/],
       // JSON lets a \u escape write text no field takes and PostgreSQL's JSON functions cannot read.
@@ -235,6 +237,35 @@ describe('the REST form', () => {
     // Not NDJSON at all; no lines.
     expect((await service.send('POST', '/api/v1/bulk-operations', [good])).status).toBe(415);
     expect((await upload('', '')).status).toBe(400);
+  });
+
+  it('answers a line whose body is over 1 MiB with the 413 of its single request', async () => {
+    const order = await newOrder(1);
+    const body = { notes: 'x'.repeat(1024 * 1024) };
+    const single = await service.send('PATCH', `/api/v1/orders/${order.id}`, body);
+    expect(single.status).toBe(413);
+    const made = await upload('', ndjson([{ method: 'PATCH', path: `/orders/${order.id}`, body }]));
+    expect(made.status).toBe(202);
+    await finished(made.body.id);
+    const [line] = await results(made.body.id);
+    expect({ status: line.status, detail: line.body.detail }).toEqual({ status: 413, detail: single.body.detail });
+  });
+
+  it('answers a method the bulk paths do not take with 405 naming theirs', async () => {
+    const cases: [string, string, string][] = [
+      ['PUT', '/api/v1/bulk-operations', 'GET, POST'],
+      ['GET', '/api/v1/bulk-operations/uploads', 'POST'],
+      ['DELETE', '/api/v1/bulk-operations/1/results', 'GET'],
+    ];
+    for (const [method, path, allow] of cases) {
+      const res = await service.send(method, path);
+      expect({ method, path, status: res.status, allow: res.headers.get('allow') }).toEqual({
+        method,
+        path,
+        status: 405,
+        allow,
+      });
+    }
   });
 
   it('streams a result line per input line in input order, and the failed ones alone on request', async () => {
@@ -441,6 +472,9 @@ describe('the GraphQL form', () => {
       'mutation ($m: String!, $u: Int!) { bulkOperationRunMutation(mutation: $m, uploadId: $u) { id } }',
       'mutation { nope }',
       'mutation {',
+      // Answers holding a secret shown once: kept as results, they would be read again.
+      'mutation { createApiToken(name: "bulk", scopes: ["read_orders"]) { secret } }',
+      'mutation { createWebhookSubscription(url: "https://example.com/h", events: ["order.created"]) { secret } }',
     ];
     for (const mutation of refusals) {
       const res = await run(mutation, uploaded.body.id);

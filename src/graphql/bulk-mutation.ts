@@ -2,7 +2,9 @@ import {
   type DocumentNode,
   type GraphQLError,
   type GraphQLSchema,
+  getNamedType,
   getOperationAST,
+  isObjectType,
   Kind,
   OperationTypeNode,
 } from 'graphql';
@@ -22,6 +24,16 @@ import { QueryLimitError } from './query-limits.js';
 /** Mutations a line may not run: a bulk operation does not start or cancel bulk operations. */
 const BULK_FIELDS = new Set(['bulkOperationRunMutation', 'cancelBulkOperation']);
 
+/**
+ * Whether a mutation answers a secret shown once (its type has a `secret`: `createApiToken`,
+ * `createWebhookSubscription`): a line's answer is kept as its result for BULK_RETENTION_DAYS and
+ * read again, which would show the secret again (docs/decisions.md: tokens are stored hashed).
+ */
+function handsOutSecret(schema: GraphQLSchema, name: string): boolean {
+  const type = getNamedType(schema.getMutationType()?.getFields()[name]?.type);
+  return isObjectType(type) && 'secret' in type.getFields();
+}
+
 /** Why `source` cannot be a bulk operation's mutation, as field errors on `mutation`; none when it can. */
 export function bulkMutationProblems(schema: GraphQLSchema, source: string): FieldError[] {
   const refusal = sourceRefusal(source, undefined);
@@ -39,6 +51,10 @@ export function bulkMutationProblems(schema: GraphQLSchema, source: string): Fie
     return [{ field: 'mutation', message: 'must hold exactly one mutation field (no fragments at its root)' }];
   if (BULK_FIELDS.has(field.name.value))
     return [{ field: 'mutation', message: `a bulk operation cannot run ${field.name.value}` }];
+  if (handsOutSecret(schema, field.name.value))
+    return [
+      { field: 'mutation', message: `a bulk operation cannot run ${field.name.value}: its answer holds a secret` },
+    ];
   // Depth and complexity with no variables yet; each line is measured again with its own.
   const limit = lineRefusal(schema, document);
   return limit ? [{ field: 'mutation', message: limit.message }] : [];

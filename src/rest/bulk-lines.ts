@@ -2,11 +2,11 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Context } from 'koa';
 import type { Session } from '../graphql/gateway.js';
 import { Problem } from './problem.js';
-import { checkedBody } from './request-input.js';
+import { bodyTooLarge, checkedBody, MAX_BODY_BYTES } from './request-input.js';
 import { MAX_QUERY, requireScope } from './request-session.js';
 import type { DerivedRoute, RestApi } from './rest-api.js';
 import type { WriteRoute } from './route-spec.js';
-import { API_PREFIX, type RestOptions } from './router.js';
+import { API_PREFIX, methodsByPath, type RestOptions } from './router.js';
 import { renderProblem, type WriteContext, write } from './write-handler.js';
 
 /**
@@ -79,8 +79,11 @@ class LineContext implements WriteContext {
  */
 export class RestLines {
   private readonly patterns: Pattern[];
+  /** The table's paths without parameters (and the bulk streams'). */
+  private readonly literals: Set<string>;
 
   constructor(private readonly options: Pick<RestOptions, 'api'>) {
+    this.literals = new Set([...methodsByPath(options.api).keys()].filter((path) => !path.includes('{')));
     this.patterns = options.api.routes.map((route) => {
       const names: string[] = [];
       const source = route.path
@@ -108,10 +111,15 @@ export class RestLines {
     return { pathname, search: at < 0 ? '' : path.slice(at + 1) };
   }
 
-  /** The write route of `method` at `pathname` and its parameters, or undefined. */
+  /**
+   * The write route of `method` at `pathname` and its parameters, or undefined. A path of the table
+   * without parameters (`/orders/search`) is that path only, as for the router: never an `{id}`.
+   */
   private match(method: string, pathname: string): { route: LineRoute; params: Record<string, string> } | undefined {
+    const literal = this.literals.has(pathname);
     for (const { route, regexp, names } of this.patterns) {
       if (route.method !== method || route.kind !== 'write' || route.path.startsWith(BULK_PATH)) continue;
+      if (literal && route.path !== pathname) continue;
       const found = regexp.exec(pathname);
       if (!found) continue;
       const params: Record<string, string> = {};
@@ -171,6 +179,9 @@ export class RestLines {
     try {
       if (!matched) throw new Problem(404, `No route ${line.method} ${pathname}`);
       requireScope(session, matched.route);
+      // The body parser's bound on a single request's body, on the line's as sent (compact JSON).
+      if (matched.route.body && Buffer.byteLength(JSON.stringify(line.body ?? null)) > MAX_BODY_BYTES)
+        throw bodyTooLarge();
       const body = matched.route.body ? checkedBody(line.body) : null;
       await write(ctx, matched.route, this.options, session, body);
     } catch (error) {

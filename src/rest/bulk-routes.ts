@@ -38,3 +38,13 @@ export const bulkOperationRoutes: RouteSpec[] = [
     status: 200,
   },
 ];
+
+/**
+ * The bulk routes src/bulk/bulk-http.ts serves itself (NDJSON streams, outside the table), by method
+ * and path: the router counts them among a path's methods, so its 405s name them in `Allow`.
+ */
+export const BULK_STREAM_ROUTES: readonly { method: string; path: string }[] = [
+  { method: 'POST', path: '/bulk-operations' },
+  { method: 'POST', path: '/bulk-operations/uploads' },
+  { method: 'GET', path: '/bulk-operations/{id}/results' },
+];

@@ -2,6 +2,7 @@ import type { Context, Next } from 'koa';
 import { databaseTrouble } from '../graphql/format-error.js';
 import { logger } from '../logger.js';
 import { Problem } from './problem.js';
+import { bodyTooLarge } from './request-input.js';
 
 function send(ctx: Context, problem: Problem) {
   ctx.status = problem.status;
@@ -44,7 +45,7 @@ export async function problemMiddleware(ctx: Context, next: Next) {
     if (status === 408)
       return send(ctx, new Problem(408, 'The request body did not arrive in time', undefined, { Connection: 'close' }));
     if (status === 400) return send(ctx, new Problem(400, 'The request body is not valid JSON'));
-    if (status === 413) return send(ctx, new Problem(413, 'The request body is larger than 1 MiB'));
+    if (status === 413) return send(ctx, bodyTooLarge());
     if (status === 415) return send(ctx, new Problem(415, 'Send the request body as application/json'));
     // The database busy, too slow or out of reach, met outside an operation (a bulk upload's COPY,
     // its results' cursor): the 503 every road answers, not a 500.

@@ -44,6 +44,12 @@ export function queryVariables(
   );
 }
 
+/** The largest JSON body a request may send (the body parser's limit), and a bulk line's body. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The answer to a body over MAX_BODY_BYTES. */
+export const bodyTooLarge = () => new Problem(413, 'The request body is larger than 1 MiB');
+
 /**
  * The parsed JSON body, checked against the shared input limits (src/domain/input-limits.ts)
  * before anything else reads it: nesting depth, text length, valid Unicode, no NUL, finite

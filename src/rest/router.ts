@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { IdempotencyStore } from '../db/idempotency-store.js';
 import type { GraphQLGateway } from '../graphql/gateway.js';
+import { BULK_STREAM_ROUTES } from './bulk-routes.js';
 import { handleExport } from './export-handler.js';
 import type { OpenExports } from './open-exports.js';
 import { Problem } from './problem.js';
@@ -34,15 +35,10 @@ export interface RestOptions {
 export function restRouter(options: RestOptions): Router {
   // Exact paths only: /api/v1/PRODUCTS or a trailing slash is not a route (and would echo into links).
   const router = new Router({ prefix: API_PREFIX, sensitive: true, strict: true });
-  // The methods of each path without parameters (`/orders/search`): the same path with another
-  // method would otherwise match `/orders/{id}` and be a 404 for the id "search", not a 405.
-  const literal = new Map<string, string[]>();
-  for (const route of options.api.routes) {
-    if (!route.path.includes('{')) literal.set(route.path, [...(literal.get(route.path) ?? []), route.method]);
-  }
-  const methodNotAllowed = (ctx: Context) => {
-    const allowed = literal.get(ctx.path.slice(API_PREFIX.length));
-    if (!allowed || allowed.includes(ctx.method)) return;
+  const methods = methodsByPath(options.api);
+  /** A request to a path of the table (or of the bulk streams) by a method it does not take: a 405 naming them. */
+  const methodNotAllowed = (allowed: string[]) => (ctx: Context) => {
+    if (allowed.includes(ctx.method)) return;
     const allow = allowed.join(', ');
     if (ctx.method === 'OPTIONS') {
       // As the router answers OPTIONS on every other path: its methods, nothing else.
@@ -52,10 +48,16 @@ export function restRouter(options: RestOptions): Router {
     }
     throw new Problem(405, `${ctx.method} is not allowed here; allowed: ${allow}`, undefined, { Allow: allow });
   };
+  /** A path without parameters (`/orders/search`) with another method would match `/orders/{id}`. */
+  const literalMethodNotAllowed = (ctx: Context) => {
+    const path = ctx.path.slice(API_PREFIX.length);
+    const allowed = path.includes('{') ? undefined : methods.get(path);
+    if (allowed) methodNotAllowed(allowed)(ctx);
+  };
   for (const route of options.api.routes) {
     const path = route.path.replace(/\{(\w+)\}/g, ':$1');
     const handler = (ctx: Context) => {
-      if (route.path.includes('{')) methodNotAllowed(ctx);
+      if (route.path.includes('{')) literalMethodNotAllowed(ctx);
       switch (route.kind) {
         case 'list':
         case 'search':
@@ -76,6 +78,21 @@ export function restRouter(options: RestOptions): Router {
     router.register(path, [route.method], (ctx: Context) => answerRoute(ctx, route, handler));
   }
   // Last, so only a method no route of the path has reaches it: its 405 names the path's own methods.
-  for (const path of literal.keys()) router.all(path, methodNotAllowed);
+  // A path with parameters of the table has the router's own 405s (allowedMethods); the bulk streams'
+  // are served by another router.
+  for (const [path, allowed] of methods) {
+    if (!path.includes('{') || BULK_STREAM_ROUTES.some((route) => route.path === path))
+      router.all(path.replace(/\{(\w+)\}/g, ':$1'), methodNotAllowed(allowed));
+  }
   return router;
+}
+
+/** Each path of the table and of the bulk streams (`/orders/{id}`), with the methods it takes. */
+export function methodsByPath(api: Pick<RestApi, 'routes'>): Map<string, string[]> {
+  const methods = new Map<string, string[]>();
+  for (const route of [...api.routes, ...BULK_STREAM_ROUTES]) {
+    const known = methods.get(route.path) ?? [];
+    if (!known.includes(route.method)) methods.set(route.path, [...known, route.method]);
+  }
+  return methods;
 }

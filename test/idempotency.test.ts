@@ -107,6 +107,13 @@ it('refuses a malformed key with 400', async () => {
   });
   expect(res.status).toBe(400);
   expect(res.body.errors[0].field).toBe('Idempotency-Key');
+  // Sent empty, it is no key a retry could repeat: refused too, and nothing written.
+  const empty = await service.send('PATCH', '/api/v1/customers/18', { notes: 'empty key' }, undefined, {
+    'idempotency-key': '',
+  });
+  expect(empty.status).toBe(400);
+  expect(empty.body.errors[0].field).toBe('Idempotency-Key');
+  expect((await service.get('/api/v1/customers/18')).body.notes).not.toBe('empty key');
 });
 
 it('a path segment that is no id is a 404 with a key too, however long (no key is stored for it)', async () => {

@@ -8,19 +8,26 @@ import { POSITIVE_INT, parseInteger } from './integer-param.js';
 /** The strong ETag of a record version. */
 export const etagOf = (version: number) => `"v${version}"`;
 
-/** The entity tags of an If-Match / If-None-Match header ('*' for any); weak tags never match. */
-function entityTags(header: string): string[] | '*' {
+/**
+ * The entity tags of an If-Match / If-None-Match header ('*' for any): strong tags only, or also
+ * weak ones as the strong tag they stand for (`W/"v5"` → `"v5"`).
+ */
+function entityTags(header: string, weak: boolean): string[] | '*' {
   if (header.trim() === '*') return '*';
   return header
     .split(',')
     .map((t) => t.trim())
+    .map((t) => (weak && t.startsWith('W/') ? t.slice(2) : t))
     .filter((t) => t.startsWith('"'));
 }
 
-/** If-None-Match: whether the header names this ETag (or is `*`). */
+/**
+ * If-None-Match: whether the header names this ETag (or is `*`), by the weak comparison RFC 9110
+ * §13.1.2 asks for: `W/"v5"` matches `"v5"` (a proxy that compresses answers weakens their tags).
+ */
 export function matches(header: string, etag: string): boolean {
   if (!header) return false;
-  const tags = entityTags(header);
+  const tags = entityTags(header, true);
   return tags === '*' || tags.includes(etag);
 }
 
@@ -31,7 +38,8 @@ export function matches(header: string, etag: string): boolean {
  */
 export function expectedVersionOf(ifMatch: string): number[] | undefined {
   if (!ifMatch) return undefined;
-  const tags = entityTags(ifMatch);
+  // If-Match compares strongly (RFC 9110 §13.1.1): a weak tag never matches.
+  const tags = entityTags(ifMatch, false);
   if (tags === '*') return undefined;
   return tags.flatMap((tag) => {
     const digits = /^"v(\d+)"$/.exec(tag)?.[1];

@@ -83,8 +83,10 @@ export async function idempotent(
   body: unknown,
   write: (commit?: CommitAnswer) => Promise<void>,
 ): Promise<void> {
-  const key = ctx.get('idempotency-key');
-  if (!key || !store) return write();
+  // Sent empty, it is a key that is not valid (a 400), not a request without one.
+  const key = ctx.request.headers['idempotency-key'];
+  if (key === undefined || !store) return write();
+  if (typeof key !== 'string') throw Problem.parameter('Idempotency-Key', 'must be given once');
   if (!validKey(key)) {
     const { minLength, maxLength } = IDEMPOTENCY_KEY;
     throw Problem.parameter('Idempotency-Key', `must be ${minLength} to ${maxLength} visible ASCII characters`);

@@ -1,7 +1,7 @@
 import { bodyParser } from '@koa/bodyparser';
 import cors from '@koa/cors';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import Koa from 'koa';
+import Koa, { type Context } from 'koa';
 import helmet from 'koa-helmet';
 import type { Logger } from 'pino';
 import { RateLimiter, type RateLimitSettings } from './auth/rate-limit.js';
@@ -119,7 +119,12 @@ export async function createApp({
   const apollo = await startApollo(gateway);
   await measurePoolWait(orm);
   const exports = new OpenExports(exportLimits);
+  const readBody = bodyTimeout(
+    bodyTimeoutMs,
+    bodyParser({ enableTypes: ['json'], jsonLimit: MAX_BODY_BYTES, encoding: 'utf-8' }),
+  );
   const restOptions = {
+    readBody: (ctx: Context) => readBody(ctx, async () => undefined),
     gateway,
     publicUrl,
     allowedHosts,
@@ -194,9 +199,9 @@ export async function createApp({
   app.use(apiDocsMiddleware(rest, publicUrl));
   app.use(graphqlReferenceMiddleware(schema));
   app.use(landingPageMiddleware);
-  app.use(
-    bodyTimeout(bodyTimeoutMs, bodyParser({ enableTypes: ['json'], jsonLimit: MAX_BODY_BYTES, encoding: 'utf-8' })),
-  );
+  // /graphql's body is read here (Apollo reads it parsed); REST reads its own once the caller is
+  // known (`readBody`), so no body is read or judged for a request refused before it.
+  app.use((ctx, next) => (ctx.path === '/graphql' ? readBody(ctx, next) : next()));
   app.use(documentGuard);
   // With tracing on only: a /graphql operation's span (src/observability/graphql-spans.ts).
   if (tracingOn()) app.use(graphqlOperationSpans);

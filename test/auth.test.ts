@@ -17,6 +17,13 @@ const restRoutes: [string, string][] = [
   ['/api/v1/warehouses', 'read_inventory'],
 ];
 
+/** A token that lacks the scope of the write or search at `path`. */
+const otherScope = (path: string) => (path.endsWith('search') ? readCustomers : noCatalogue);
+let readCustomers: string;
+beforeAll(async () => {
+  readCustomers = await service.tokenWith(['read_customers']);
+});
+
 describe('REST', () => {
   it.each(restRoutes)('GET %s without a token is 401 problem+json', async (path) => {
     const res = await service.get(path, null);
@@ -54,6 +61,30 @@ describe('REST', () => {
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
       expect(res.text).not.toContain('sortable');
+    }
+  });
+
+  it('reads no body before the token and the scope: 401, then 403, before the body’s 400, 413 or 415', async () => {
+    const malformed = { 'content-type': 'application/json' };
+    const bodies: [string, Record<string, string>, number][] = [
+      ['{"notes": ', malformed, 400],
+      [JSON.stringify({ notes: 'x'.repeat(1024 * 1024 + 10) }), malformed, 413],
+      ['notes=x', { 'content-type': 'application/x-www-form-urlencoded' }, 415],
+    ];
+    for (const [body, headers, status] of bodies) {
+      for (const path of ['/api/v1/orders/1', '/api/v1/orders/search']) {
+        const method = path.endsWith('search') ? 'POST' : 'PATCH';
+        const anonymous = await service.send(method, path, body, null, headers);
+        const unknown = await service.send(method, path, body, 'sk_not-a-real-token', headers);
+        // A token without the route's scope: read_orders cannot PATCH, read_customers cannot search orders.
+        const lacking = await service.send(method, path, body, otherScope(path), headers);
+        const allowed = await service.send(method, path, body, undefined, headers);
+        expect({ path, status, got: [anonymous.status, unknown.status, lacking.status, allowed.status] }).toEqual({
+          path,
+          status,
+          got: [401, 401, 403, status],
+        });
+      }
     }
   });
 

@@ -33,7 +33,7 @@ export async function handleExport(ctx: Context, route: ExportRoute, options: Re
   requireScope(session, route);
   const params = parseExportParams(ctx.query, route.resource);
   const filter = route.filtered
-    ? toFilter(options.api.filters.get(route.resource)!, requestBody(ctx, true))
+    ? toFilter(options.api.filters.get(route.resource)!, await requestBody(ctx, options.readBody, true))
     : undefined;
   const document = exportDocument(route.resource, route.operation, params, { filtered: route.filtered });
   if (ctx.method === 'HEAD') {

@@ -46,7 +46,9 @@ async function listAs(session: Session, ctx: Context, route: PageRoute, options:
   const pathId = route.kind === 'search' && route.idFilter ? idParam(ctx.params.id) : undefined;
   const params = parseListParams(ctx.query, route.resource);
   const filter =
-    route.kind === 'search' ? toFilter(options.api.filters.get(route.resource)!, requestBody(ctx, true)) : undefined;
+    route.kind === 'search'
+      ? toFilter(options.api.filters.get(route.resource)!, await requestBody(ctx, options.readBody, true))
+      : undefined;
   let matchesNone = false;
   if (filter && pathId !== undefined && route.kind === 'search' && route.idFilter) {
     // The path's id narrows whatever ids the body asked for; none left matches nothing (an empty

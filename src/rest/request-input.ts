@@ -51,17 +51,25 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export const bodyTooLarge = () => new Problem(413, 'The request body is larger than 1 MiB');
 
 /**
+ * Reads and parses a request's JSON body into `ctx.request.body` (the HTTP edge's body parser,
+ * bounded by MAX_BODY_BYTES and the body timeout). REST calls it once the caller is authenticated
+ * and its route's scope checked: a body is neither read nor judged for a request refused before.
+ */
+export type BodyReader = (ctx: Context) => Promise<void>;
+
+/**
  * The parsed JSON body, checked against the shared input limits (src/domain/input-limits.ts)
  * before anything else reads it: nesting depth, text length, valid Unicode, no NUL, finite
  * numbers; a search body (`filter`) against the tighter limits of filter values. A body breaking
  * one is a 422 naming the field, so nothing later (idempotency hashing, schema validation, the
  * domain) ever sees a value it could choke on.
  */
-export function requestBody(ctx: Context, filter = false): unknown {
+export async function requestBody(ctx: Context, read: BodyReader, filter = false): Promise<unknown> {
   const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
   if (hasBody && !ctx.is('application/json', 'application/*+json')) {
     throw new Problem(415, 'Send the request body as application/json');
   }
+  if (hasBody) await read(ctx);
   return checkedBody(hasBody && 'body' in ctx.request ? ctx.request.body : undefined, filter);
 }
 

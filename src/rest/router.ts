@@ -7,6 +7,7 @@ import { handleExport } from './export-handler.js';
 import type { OpenExports } from './open-exports.js';
 import { Problem } from './problem.js';
 import { handleFeed, handleGet, handleList, handlePosition } from './read-handlers.js';
+import type { BodyReader } from './request-input.js';
 import type { RestApi } from './rest-api.js';
 import { answerRoute } from './route-answer.js';
 import { handleWrite } from './write-handler.js';
@@ -29,6 +30,8 @@ export interface RestOptions {
   api: RestApi;
   /** The exports open on this process: their places per token, stalls, shutdown. */
   exports: OpenExports;
+  /** Reads a JSON body, called once the caller and its scope are known (request-input.ts). */
+  readBody: BodyReader;
 }
 
 /** The Koa router for /api/v1, built from the route table. */

@@ -26,7 +26,7 @@ export async function handleWrite(
 ) {
   const session = await sessionOf(ctx, options, true);
   requireScope(session, route);
-  const body = route.body ? requestBody(ctx) : null;
+  const body = route.body ? await requestBody(ctx, options.readBody) : null;
   // The path's ids before its Idempotency-Key: a segment that is no id is the 404 it always was, not
   // a key stored under a path longer than the keys' index takes (which PostgreSQL refused: a 503).
   const ids = pathVariables(ctx.params, route.pathArgs);

@@ -220,6 +220,34 @@ describe('an offset page whose JSON would exceed the bound', () => {
   });
 });
 
+describe('root fields share the bound of their answer', () => {
+  it('ten aliased feed pages end early at a tenth of it each: the whole answer within the bound', async () => {
+    const aliases = Array.from(
+      { length: 10 },
+      (_, i) => `a${i}: events(after: ${head}, size: 250) { next items { id data } }`,
+    );
+    const res = await call('POST', '/graphql', { query: `{ ${aliases.join(' ')} }` });
+    expect(res.status).toBe(200);
+    expect(res.bytes).toBeLessThanOrEqual(BOUND + 4096);
+    const { data, errors } = JSON.parse(res.text);
+    expect(errors).toBeUndefined();
+    for (let i = 0; i < 10; i++) expect(data[`a${i}`].items.length).toBeGreaterThan(0);
+    await alive();
+  }, 60_000);
+
+  it('two aliased offset pages, each within the bound alone, are ANSWER_TOO_LARGE together', async () => {
+    const page = 'products(size: 8) { items { id textareas { name text } } }';
+    const alone = JSON.parse((await call('POST', '/graphql', { query: `{ ${page} }` })).text);
+    expect(alone.errors).toBeUndefined();
+    const res = await call('POST', '/graphql', { query: `{ a: ${page} b: ${page} }` });
+    expect(res.bytes).toBeLessThan(8192);
+    const { errors } = JSON.parse(res.text);
+    expect(errors[0]).toMatchObject({ extensions: { code: 'ANSWER_TOO_LARGE', maxBytes: BOUND / 2 } });
+    expect(errors[0].message).toContain('root fields share it');
+    await alive();
+  });
+});
+
 it('an export of those products streams every one, its chunks ending early at the bound', async () => {
   const res = await fetch(`${server.url}/api/v1/products/export?expand=textareas`, { headers });
   expect(res.status).toBe(200);

@@ -80,12 +80,19 @@ export class GoneError extends DomainError {
  */
 export class AnswerTooLargeError extends DomainError {
   readonly code = 'ANSWER_TOO_LARGE' as const;
-  constructor(readonly maxBytes: number) {
+  /** `shared`: the bound is this page's share of the answer's, which its operation's root fields share. */
+  constructor(
+    readonly maxBytes: number,
+    shared = false,
+  ) {
     const mib = 1024 * 1024;
     const bound = maxBytes % mib === 0 ? `${maxBytes / mib} MiB` : `${maxBytes} bytes`;
     super(
-      `The page's records would be more than ${bound} of JSON, the most one answer holds: ` +
-        'ask a smaller size, or fewer fields or expansions',
+      shared
+        ? `The page's records would be more than ${bound} of JSON, its share of what one answer holds ` +
+            "(the operation's root fields share it): ask fewer root fields, a smaller size, or fewer fields"
+        : `The page's records would be more than ${bound} of JSON, the most one answer holds: ` +
+            'ask a smaller size, or fewer fields or expansions',
     );
   }
 }

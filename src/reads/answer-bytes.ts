@@ -35,6 +35,25 @@ export function setAnswerMaxBytes(bytes: number): void {
 }
 
 /**
+ * Per request (its EntityManager): the bound of each page it reads, when its operation has several
+ * root fields. The bound is the answer's, not a page's: ten aliased pages of 4 MiB each were 40 MiB
+ * of JSON parsed and written at once. Each root field gets an equal share (`shareAnswer`), as the
+ * root fields of a query run side by side, none knowing what the others will take.
+ */
+const shares = new WeakMap<object, number>();
+
+/** The bound of each page `request` (its EntityManager) reads: the answer's, or its share of it. */
+export function pageBound(request: object): number {
+  return Math.min(shares.get(request) ?? maxBytes, maxBytes);
+}
+
+/** Gives each of an operation's `rootFields` an equal share of the answer's bound, for `request`'s pages. */
+export function shareAnswer(request: object, rootFields: number): void {
+  if (rootFields > 1) shares.set(request, Math.max(1, Math.floor(maxBytes / rootFields)));
+  else shares.delete(request);
+}
+
+/**
  * `rows` (a statement's text) with each row measured: `json_bytes`, the length of its JSON (`json`, an
  * expression on alias `q` giving text), `upto`, the running total of those lengths in `order` (on
  * alias `m`, the same columns), and `kept`: whether the row is within the bound, that is the total
@@ -63,7 +82,7 @@ export function wholePage(aggregate: string): string {
   return `case when bool_or(not b.kept) then null else ${aggregate} end`;
 }
 
-/** The refusal of an offset page over the bound. */
-export function overBound(): never {
-  throw new AnswerTooLargeError(maxBytes);
+/** The refusal of an offset page over the bound of `request`'s pages. */
+export function overBound(request: object): never {
+  throw new AnswerTooLargeError(pageBound(request), shares.has(request));
 }

@@ -4,7 +4,7 @@ import { expiredCursor, unknownCursor } from '../domain/event-cursor.js';
 import { OWN_SUBJECTS } from '../domain/event-read-scopes.js';
 import type { EventTypeFilter } from '../domain/event-type-patterns.js';
 import { StoreEvent } from '../entities/store-event.entity.js';
-import { KEPT, measuredRows } from './answer-bytes.js';
+import { KEPT, measuredRows, pageBound } from './answer-bytes.js';
 import { columnOf, tableOf } from './read-plan.js';
 import { type Row, rowSql } from './read-query.js';
 import { below, type SelectionTree } from './selection.js';
@@ -135,6 +135,7 @@ export async function readEventFeed(em: EntityManager, selection: SelectionTree,
   ];
   const counted = selection.has('totalCount');
   const f = feedSql(em);
+  const bound = Math.min(args.maxBytes ?? Number.POSITIVE_INFINITY, pageBound(em));
   const rows = `select ${rowSql(em, StoreEvent.name, below(selection, 'items'))}, ${f.xid} as pos, ${f.id} as k
       from ${f.table} r0 where ${f.where} order by ${f.xid}, ${f.id} limit ?`;
   const [row] = await runPrepared<{ items: string; last: number | null; cut: boolean; counted: string | null }>(
@@ -143,7 +144,7 @@ export async function readEventFeed(em: EntityManager, selection: SelectionTree,
       (array_agg(b.k order by b.pos desc, b.k desc) ${KEPT})[1] as last,
       coalesce(bool_or(not b.kept), false) as cut,
       ${counted ? `(select count(*) from ${f.table} r0 where ${f.where})` : 'null'} as counted
-    from (${measuredRows(rows, 'q.r', 'm.pos, m.k', args.maxBytes)}) b`,
+    from (${measuredRows(rows, 'q.r', 'm.pos, m.k', bound)}) b`,
     [...(counted ? where : []), ...where, args.size],
   );
   const after = args.after || null;

@@ -5,7 +5,7 @@ import { type Companion, runPrepared } from '../db/prepared-statements.js';
 import { NotFoundError } from '../domain/errors.js';
 import { isEmptyWhere, orderByOf, type Page } from '../domain/listing.js';
 import type { SortTerm } from '../schema/pagination.js';
-import { KEPT, measuredRows, overBound, wholePage } from './answer-bytes.js';
+import { KEPT, measuredRows, overBound, pageBound, wholePage } from './answer-bytes.js';
 import { rowObject } from './json-writer.js';
 import { orderSql, pageStatements } from './page-statements.js';
 import { planFor, primaryKey, tableOf } from './read-plan.js';
@@ -79,6 +79,7 @@ export async function readPage(
       `select p.n, p.k, p.r || chr(10) as json_line from (${page.sql}) p`,
       'q.json_line',
       'm.n',
+      pageBound(em),
     );
     const parts = await runPrepared<{ json_lines: string | null; count: number; last: number | null }>(
       em,
@@ -101,7 +102,7 @@ export async function readPage(
   }
   // The items' JSON text as PostgreSQL wrote it, null past the answer's bound (answer-bytes.ts).
   const array = `coalesce('[' || string_agg(b.r, ',' order by b.n) ${KEPT} || ']', '[]')`;
-  const items = `(select ${wholePage(array)} from (${measuredRows(page.sql, 'q.r', 'm.n')}) b)`;
+  const items = `(select ${wholePage(array)} from (${measuredRows(page.sql, 'q.r', 'm.n', pageBound(em))}) b)`;
   const [text] = await runPrepared<{ items: string | null; matching: string | null; walked?: boolean }>(
     em,
     `${prelude.sql}select ${items} as items, (${count.sql}) as matching${walkedColumn}`,
@@ -109,7 +110,7 @@ export async function readPage(
     shaped?.check,
   );
   if (shaped) answerPages.delete(em);
-  if (text.items === null) overBound();
+  if (text.items === null) overBound(em);
   const totalCount = text.matching === null ? Number.NaN : Number(text.matching);
   countForm(text.walked);
   const pageCount = Math.ceil(totalCount / args.size);
@@ -212,13 +213,13 @@ export async function readByIds(
   // The rows of an offset page (`Collection.products`): measured in id order, those past the
   // answer's bound come without their JSON, and the page is refused (answer-bytes.ts).
   const rows = `select ${rowSql(em, type, selection)}, ${key.column} as k ${from}`;
-  const measured = measuredRows(rows, 'q.r', 'm.k');
+  const measured = measuredRows(rows, 'q.r', 'm.k', pageBound(em));
   const read = await runPrepared<{ r: string | null; kept: boolean }>(
     em,
     `select case when b.kept then b.r end as r, b.kept from (${measured}) b`,
     params,
   );
-  if (read.some((row) => !row.kept)) overBound();
+  if (read.some((row) => !row.kept)) overBound(em);
   return inIdOrder((read as { r: string }[]).map(parsed), key.property, ids);
 }
 

@@ -3,10 +3,11 @@
 // rate-limit bucket by query cost.
 import { getIntrospectionQuery, parse } from 'graphql';
 import { buildStoreSchema } from '../src/graphql/build-schema.js';
-import { operationCost } from '../src/graphql/operation-cost.js';
+import { MAX_ROOT_FIELDS, operationCost } from '../src/graphql/operation-cost.js';
 import { MAX_COMPLEXITY, MAX_DEPTH } from '../src/graphql/query-limits.js';
 import { widestOperation } from '../src/rest/rest-api.js';
 import { routes } from '../src/rest/routes.js';
+import { DEFAULT_PAGE_SIZE } from '../src/schema/pagination.js';
 import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService; // limits off: counts statements without the bucket's
@@ -108,6 +109,27 @@ describe('complexity', () => {
     const res = await refusedBeforeExecution(`{ product(id: 1) { ...F0 } } ${fragments.join(' ')}`);
     expect(res.status).toBe(400);
     expect(res.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
+  });
+
+  it(`refuses more than ${MAX_ROOT_FIELDS} root fields, aliases counted: each costs a request, a charge a bucket`, async () => {
+    const aliases = (n: number) => Array.from({ length: n }, (_, i) => `a${i}: order(id: 1) { id }`).join(' ');
+    const res = await refusedBeforeExecution(`{ ${aliases(MAX_ROOT_FIELDS + 1)} }`);
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
+    expect(res.body.errors[0].message).toContain(`${MAX_ROOT_FIELDS + 1} root fields`);
+    const most = await service.graphql(`{ ${aliases(MAX_ROOT_FIELDS)} }`);
+    expect(most.body.errors).toBeUndefined();
+    expect(most.body.extensions.cost).toBe(MAX_ROOT_FIELDS);
+  });
+
+  it('costs a page whose size is left out or null as the default page, as it reads', async () => {
+    const schema = await buildStoreSchema();
+    const items = '{ items { id } }';
+    const complexity = (query: string) => operationCost(schema, parse(query), undefined, {}).complexity;
+    expect(complexity(`{ events(size: null) ${items} }`)).toBe(
+      complexity(`{ events(size: ${DEFAULT_PAGE_SIZE}) ${items} }`),
+    );
+    expect(complexity(`{ events ${items} }`)).toBe(complexity(`{ events(size: ${DEFAULT_PAGE_SIZE}) ${items} }`));
   });
 
   it('accepts every REST operation at its widest (all fields, every expand, 250 records)', async () => {

@@ -3,7 +3,6 @@ import {
   type DocumentNode,
   type ExecutionResult,
   execute,
-  type FragmentDefinitionNode,
   GraphQLError,
   type GraphQLInputType,
   type GraphQLSchema,
@@ -12,9 +11,7 @@ import {
   getVariableValues,
   isInputObjectType,
   isListType,
-  Kind,
   type OperationDefinitionNode,
-  type SelectionSetNode,
   typeFromAST,
   valueFromASTUntyped,
 } from 'graphql';
@@ -22,6 +19,7 @@ import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { ValidationError } from '../domain/errors.js';
 import { shareAnswer } from '../reads/answer-bytes.js';
 import type { GraphQLContext } from '../resolvers/context.js';
+import { rootFieldCount } from './operation-cost.js';
 
 /**
  * Executes validated documents, compiling each query once: graphql-jit turns an operation into a
@@ -81,27 +79,6 @@ export function compiledExecutor(schema: GraphQLSchema) {
       | ExecutionResult;
     return 'then' in result ? result.then(withPlainErrors) : withPlainErrors(result);
   }
-}
-
-/**
- * The fields an operation's root selects (each alias its own; through fragments; `__typename`
- * reads nothing): the answer's byte bound is shared among them (src/reads/answer-bytes.ts).
- */
-function rootFieldCount(document: DocumentNode, selectionSet: SelectionSetNode): number {
-  let count = 0;
-  for (const selection of selectionSet.selections) {
-    if (selection.kind === Kind.FIELD) count += selection.name.value === '__typename' ? 0 : 1;
-    else if (selection.kind === Kind.INLINE_FRAGMENT) count += rootFieldCount(document, selection.selectionSet);
-    else {
-      const fragment = document.definitions.find(
-        (d): d is FragmentDefinitionNode =>
-          d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value,
-      );
-      // Validation refused fragment cycles before anything runs.
-      if (fragment) count += rootFieldCount(document, fragment.selectionSet);
-    }
-  }
-  return count;
 }
 
 /**

@@ -16,7 +16,7 @@ import {
   visit,
 } from 'graphql';
 import { type ComplexityEstimator, getComplexity } from 'graphql-query-complexity';
-import { MAX_PAGE_SIZE } from '../schema/pagination.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../schema/pagination.js';
 import {
   COMPLEXITY_PER_REQUEST,
   depthOf,
@@ -38,6 +38,7 @@ import {
  *   so a thousand aliased `__schema` selections cost what they make the server do;
  * - each root field (aliases included, fragments expanded) costs at least one REST request, and so
  *   each mutation field: the charge is max(root fields, ceil(complexity / 1000));
+ * - an operation has at most MAX_ROOT_FIELDS root fields (QUERY_TOO_COMPLEX);
  * - a document may hold at most MAX_MUTATION_FIELDS mutation fields (each is a write with its
  *   own transaction; batching thousands of them in one request is refused, TOO_MANY_MUTATIONS);
  * - depth and complexity limits as before (QUERY_TOO_DEEP, QUERY_TOO_COMPLEX).
@@ -45,6 +46,12 @@ import {
  * The charge is taken from the token's one bucket, the one REST requests spend.
  */
 export const MAX_MUTATION_FIELDS = 10;
+/**
+ * Root fields one operation may have: what the complexity limit lets an operation cost at most
+ * (100 requests). Each root field costs a request, and a charge is at most the token's bucket: 3,000
+ * aliased `order(id:)` reads charged a bucket of 100 made 30 reads a request.
+ */
+export const MAX_ROOT_FIELDS = MAX_COMPLEXITY / COMPLEXITY_PER_REQUEST;
 /** Field nodes visited, fragments expanded: stops fragment fan-out before it costs CPU. */
 const MAX_QUERY_NODES = 10_000;
 export const TOO_MANY_MUTATIONS = 'TOO_MANY_MUTATIONS';
@@ -106,8 +113,15 @@ function estimators(schema: GraphQLSchema): ComplexityEstimator[] {
     return items === undefined ? undefined : 1 + items * childComplexity;
   };
   // Reads only COST_ARGUMENTS (costVariables keys the measured costs by them).
-  const paged: ComplexityEstimator = ({ args, childComplexity }) => {
-    const size = typeof args.size === 'number' ? Math.min(Math.max(Math.trunc(args.size), 1), MAX_PAGE_SIZE) : 1;
+  const paged: ComplexityEstimator = ({ field, args, childComplexity }) => {
+    // A page's size left out or null is its default page (`events(size: null)` reads 20).
+    const paging = field.args.some((arg) => arg.name === 'size');
+    const size =
+      typeof args.size === 'number'
+        ? Math.min(Math.max(Math.trunc(args.size), 1), MAX_PAGE_SIZE)
+        : paging
+          ? DEFAULT_PAGE_SIZE
+          : 1;
     return 1 + size * childComplexity;
   };
   return [introspection as ComplexityEstimator, paged];
@@ -142,8 +156,11 @@ function costVariables(document: DocumentNode): string[] {
   return names;
 }
 
-/** Root fields of the operation, fragments on the root type expanded (`__typename` is free). */
-function rootFieldCount(document: DocumentNode, set: SelectionSetNode, seen = new Set<string>()): number {
+/**
+ * Root fields of the operation, fragments on the root type expanded (`__typename` is free): what
+ * it costs at least, and how many share its answer's byte bound (src/reads/answer-bytes.ts).
+ */
+export function rootFieldCount(document: DocumentNode, set: SelectionSetNode, seen = new Set<string>()): number {
   let count = 0;
   for (const selection of set.selections) {
     if (selection.kind === Kind.FIELD) {
@@ -219,6 +236,12 @@ function measure(
 ): OperationCost {
   const operation = getOperationAST(document, operationName);
   const rootFields = operation ? rootFieldCount(document, operation.selectionSet) : 0;
+  if (rootFields > MAX_ROOT_FIELDS) {
+    throw new QueryLimitError(
+      QUERY_TOO_COMPLEX,
+      `The operation has ${rootFields} root fields (aliases counted); at most ${MAX_ROOT_FIELDS} are allowed`,
+    );
+  }
   if (operation?.operation === OperationTypeNode.MUTATION && rootFields > MAX_MUTATION_FIELDS) {
     throw new QueryLimitError(
       TOO_MANY_MUTATIONS,

@@ -256,3 +256,28 @@ it('charges connection_init and each subscribe to the rate limit, and refuses bo
   for (const s of running) s.stop();
   await until(token.id, [1, 0]);
 }, 60_000);
+
+it('charges a subscribe one request before its document is judged, as HTTP does: refused ones too', async () => {
+  const token = await newToken();
+  const bucket = async () =>
+    Number((await pool.query('select tokens from rate_limit_bucket where token_id = $1', [token.id])).rows[0]?.tokens);
+  const client = await connected(c, token.secret);
+  expect(await bucket()).toBeCloseTo(4, 0);
+  // A flood of documents the guards refuse (one that does not parse): each spends its request, so
+  // after the bucket's four the refusal is the rate limit's, not the parser's.
+  const answers: any[][] = [];
+  for (let i = 0; i < 6; i++) {
+    answers.push(
+      await new Promise<any[]>((resolve) =>
+        client.subscribe(
+          { query: 'subscription { events(' },
+          { next: () => undefined, error: (e) => resolve(e as any[]), complete: () => resolve([]) },
+        ),
+      ),
+    );
+  }
+  const codes = answers.map((errors) => errors[0]?.extensions?.code ?? (errors[0]?.message ? 'PARSE' : 'NONE'));
+  expect(codes.slice(0, 4).every((code) => code !== 'RATE_LIMITED')).toBe(true);
+  expect(codes.slice(4)).toEqual(['RATE_LIMITED', 'RATE_LIMITED']);
+  expect(Math.floor(await bucket())).toBe(0);
+}, 30_000);

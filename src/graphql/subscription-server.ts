@@ -36,6 +36,8 @@ type Connection = {
   recheck?: NodeJS.Timeout;
   running?: Set<string>;
   closed?: boolean;
+  /** The `subscribe` under way: the next waits for it (one at a time per socket). */
+  subscribing?: Promise<unknown>;
 };
 
 export interface SubscriptionLimits {
@@ -190,6 +192,46 @@ export async function startSubscriptionServer(
     ctx.extra.recheck.unref();
     return true;
   };
+
+  /** A `subscribe`: the guards of POST /graphql in its order, each request charged as HTTP charges it. */
+  const subscribe = async (ctx: Ctx, id: string, payload: SubscribePayload) => {
+    const { principal, slot } = ctx.extra;
+    // The socket closed while this message waited: nothing is sent to it any more.
+    if (!principal || !slot) {
+      return [new GraphQLError('The connection is closing', { extensions: { code: 'BAD_REQUEST' } })];
+    }
+    let guarded: ReturnType<typeof guardSubscription>;
+    try {
+      // One request before anything is parsed, as HTTP charges it (a refused document spends it too).
+      const first = await limiter?.charge(principal.tokenId, 1);
+      if (first && !first.allowed) return refusal(rateLimitedMessage(first));
+      // The guards of POST /graphql, in its order (docs/operations.md#which-guard-applies-where).
+      guarded = guardSubscription(schema, payload);
+      if (!('document' in guarded)) return guarded;
+      // Then the rest of what its operation costs, like an HTTP request (docs/integrations.md#subscriptions).
+      const charge = guarded.cost > 1 ? await limiter?.charge(principal.tokenId, guarded.cost - 1) : undefined;
+      if (charge && !charge.allowed) return refusal(rateLimitedMessage(charge));
+      if (!(await slots.subscribe(slot, principal.tokenId, limits.subscriptionsPerToken))) {
+        const limit = limits.subscriptionsPerToken;
+        return refusal(`Too many subscriptions: a token may run ${limit} at once over all instances`);
+      }
+    } catch (error) {
+      // This subscription's error, as format-error.ts words it (the database out of reach, the
+      // pool busy: OVERLOADED), never the close of the whole socket and its other subscriptions.
+      return [new GraphQLError((error as Error).message, { originalError: error as Error })];
+    }
+    ctx.extra.running?.add(id);
+    const em = orm.em.fork();
+    const contextValue: GraphQLContext = { em, principal, loaders: new Loaders(em), feedWakeups: wakeups };
+    return {
+      schema,
+      document: guarded.document,
+      operationName: payload.operationName,
+      variableValues: payload.variables,
+      contextValue,
+    };
+  };
+
   // biome-ignore lint/correctness/useHookAtTopLevel: graphql-ws's useServer is not a React hook
   const graphqlWs = useServer<Record<string, unknown> | undefined, Connection>(
     {
@@ -207,38 +249,12 @@ export async function startSubscriptionServer(
           return false;
         }
       },
-      async onSubscribe(ctx, id, payload) {
-        const { principal, slot } = ctx.extra;
-        // The socket closed while this message waited: nothing is sent to it any more.
-        if (!principal || !slot) {
-          return [new GraphQLError('The connection is closing', { extensions: { code: 'BAD_REQUEST' } })];
-        }
-        // The guards of POST /graphql, in its order (docs/operations.md#which-guard-applies-where).
-        const guarded = guardSubscription(schema, payload);
-        if (!('document' in guarded)) return guarded;
-        try {
-          // A subscribe costs what its operation costs, like an HTTP request (docs/integrations.md#subscriptions).
-          const charge = await limiter?.charge(principal.tokenId, guarded.cost);
-          if (charge && !charge.allowed) return refusal(rateLimitedMessage(charge));
-          if (!(await slots.subscribe(slot, principal.tokenId, limits.subscriptionsPerToken))) {
-            const limit = limits.subscriptionsPerToken;
-            return refusal(`Too many subscriptions: a token may run ${limit} at once over all instances`);
-          }
-        } catch (error) {
-          // This subscription's error, as format-error.ts words it (the database out of reach, the
-          // pool busy: OVERLOADED), never the close of the whole socket and its other subscriptions.
-          return [new GraphQLError((error as Error).message, { originalError: error as Error })];
-        }
-        ctx.extra.running?.add(id);
-        const em = orm.em.fork();
-        const contextValue: GraphQLContext = { em, principal, loaders: new Loaders(em), feedWakeups: wakeups };
-        return {
-          schema,
-          document: guarded.document,
-          operationName: payload.operationName,
-          variableValues: payload.variables,
-          contextValue,
-        };
+      onSubscribe(ctx, id, payload) {
+        // One subscribe at a time per socket, as HTTP admits requests: a flood of them waits its
+        // turn instead of parsing side by side and holding a pool connection each.
+        const turn = (ctx.extra.subscribing ?? Promise.resolve()).then(() => subscribe(ctx, id, payload));
+        ctx.extra.subscribing = turn.catch(() => undefined);
+        return turn;
       },
       onComplete: endSubscription,
       async onError(ctx, id, _payload, errors) {

@@ -239,6 +239,45 @@ describe('the REST form', () => {
     expect((await upload('', '')).status).toBe(400);
   });
 
+  it('answers an upload whose COPY PostgreSQL ended midway with 503, and keeps nothing', async () => {
+    const order = await newOrder(1);
+    const patch = { method: 'PATCH', path: `/orders/${order.id}`, body: { notes: 'x'.repeat(2000) } };
+    const line = `${JSON.stringify(patch)}\n`;
+    const [{ count: before }] = await service.sql<{ count: string }>('select count(*) from bulk_upload');
+    let sent = 0;
+    let cut = false;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (sent === 2000 && !cut) {
+          // The file is under way: end the backend that copies it, then send the last lines.
+          cut = true;
+          const copying = "from pg_stat_activity where query like 'copy bulk_line%' and datname = current_database()";
+          await until(async () => (await service.sql(`select pid ${copying}`)).length > 0, 10_000);
+          await service.sql(`select pg_terminate_backend(pid) ${copying}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        if (sent === 2010) return controller.close();
+        sent++;
+        controller.enqueue(new TextEncoder().encode(line));
+      },
+    });
+    const res = await fetch(`${service.url}/api/v1/bulk-operations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${service.token}`, 'content-type': 'application/x-ndjson' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(cut).toBe(true);
+    expect({ status: res.status, retryAfter: res.headers.get('retry-after') }).toEqual({
+      status: 503,
+      retryAfter: '2',
+    });
+    const [{ count: after }] = await service.sql<{ count: string }>('select count(*) from bulk_upload');
+    expect(after).toBe(before);
+    // The service's pool is whole: a request needing a connection answers.
+    expect((await service.get(`/api/v1/orders/${order.id}`)).status).toBe(200);
+  }, 30_000);
+
   it('answers a line whose body is over 1 MiB with the 413 of its single request', async () => {
     const order = await newOrder(1);
     const body = { notes: 'x'.repeat(1024 * 1024) };

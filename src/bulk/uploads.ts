@@ -182,11 +182,26 @@ export async function storeUpload<T>(
     );
     const id = created.rows[0].id;
     const copy = client.query(copyFrom('copy bulk_line (upload_id, line, input) from stdin'));
+    // The COPY failing while the file is still being read (its connection ended by PostgreSQL):
+    // a write waiting for 'drain' would wait forever, its request hung and its connection held.
+    // A write after that throws a TypeError of the driver's: the COPY's own error is thrown instead.
+    let ending = false;
+    let failure: Error | undefined;
+    const failed = new Promise<never>((_, reject) => {
+      const fail = (error: Error) => reject((failure ??= error));
+      copy.once('error', fail);
+      copy.once('close', () => {
+        if (!ending) fail(new Error('the COPY of the upload ended before the file was written'));
+      });
+    });
+    failed.catch(() => undefined);
     let buffer = '';
     let lines = 0;
     let bytes = 0;
     const flush = async () => {
-      if (!copy.write(buffer)) await new Promise<void>((resolve) => copy.once('drain', resolve));
+      if (failure) throw failure;
+      if (!copy.write(buffer))
+        await Promise.race([new Promise<void>((resolve) => copy.once('drain', resolve)), failed]);
       buffer = '';
     };
     try {
@@ -209,6 +224,7 @@ export async function storeUpload<T>(
         if (buffer.length >= COPY_BUFFER_BYTES) await flush();
       }
       if (buffer) await flush();
+      ending = true;
       copy.end();
       await finished(copy);
     } catch (error) {

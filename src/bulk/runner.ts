@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type EntityManager, type MikroORM, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import { Counter } from 'prom-client';
 import type { Principal } from '../auth/api-tokens.js';
+import { setBounded } from '../bounded-map.js';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
 import { runPrepared } from '../db/prepared-statements.js';
 import { endBulkOperation } from '../domain/bulk-operation.js';
@@ -52,6 +53,8 @@ const CHUNK = 500;
 const YIELD_MS = 100;
 /** A line that meets the database's trouble this many times in a row gets that as its result. */
 const TRANSIENT_ATTEMPTS = 5;
+/** Operations whose last trouble is remembered (far more than run at once on a process). */
+const TRANSIENT_KEPT = 256;
 
 registry.removeSingleMetric('bulk_lines_total');
 const linesApplied = new Counter({
@@ -78,8 +81,11 @@ export class BulkRunner {
   private slots: Promise<void>[] = [];
   private idlers: (() => void)[] = [];
   private readonly purge: PeriodicTask;
-  /** The line that last met the database's trouble, and how many times in a row. */
-  private transient = { operation: 0, line: 0, count: 0 };
+  /**
+   * Per operation, its line that last met the database's trouble and how many times in a row: one
+   * count for the process let two operations failing in turn reset each other's, forever.
+   */
+  private readonly transient = new Map<number, { line: number; count: number }>();
 
   constructor(
     private readonly orm: MikroORM,
@@ -317,8 +323,9 @@ export class BulkRunner {
 
   /** How many times in a row this line met the database's trouble (this one included). */
   private transientAgain(operation: number, line: number): number {
-    const same = this.transient.operation === operation && this.transient.line === line;
-    this.transient = { operation, line, count: same ? this.transient.count + 1 : 1 };
-    return this.transient.count;
+    const last = this.transient.get(operation);
+    const count = last?.line === line ? last.count + 1 : 1;
+    setBounded(this.transient, operation, { line, count }, TRANSIENT_KEPT);
+    return count;
   }
 }

@@ -278,6 +278,40 @@ describe('the REST form', () => {
     expect((await service.get(`/api/v1/orders/${order.id}`)).status).toBe(200);
   }, 30_000);
 
+  it('takes an Idempotency-Key as any writing POST: a repeat replays the operation, another file is a 422', async () => {
+    const order = await newOrder(1);
+    const file = ndjson([{ method: 'PATCH', path: `/orders/${order.id}`, body: { notes: 'once' } }]);
+    const count = async (table: string) =>
+      Number((await service.sql<{ n: string }>(`select count(*) as n from ${table}`))[0].n);
+    const keyed = (body: string, path = '') =>
+      service.send('POST', `/api/v1/bulk-operations${path}`, body, undefined, {
+        'content-type': 'application/x-ndjson',
+        'idempotency-key': `sync-${order.id}${path}`,
+      });
+    const first = await keyed(file);
+    expect(first.status).toBe(202);
+    const [operations, uploads] = [await count('bulk_operation'), await count('bulk_upload')];
+    const again = await keyed(file);
+    expect({ status: again.status, id: again.body.id, location: again.headers.get('location') }).toEqual({
+      status: 202,
+      id: first.body.id,
+      location: first.headers.get('location'),
+    });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toMatchObject({ id: first.body.id, total_lines: 1 });
+    const other = await keyed(ndjson([{ method: 'PATCH', path: `/orders/${order.id}`, body: { notes: 'twice' } }]));
+    expect(other.status).toBe(422);
+    expect(other.body.errors[0].field).toBe('Idempotency-Key');
+    expect([await count('bulk_operation'), await count('bulk_upload')]).toEqual([operations, uploads]);
+    // The variables of a GraphQL operation alike.
+    const variables = ndjson([{ id: order.id }]);
+    const uploaded = await keyed(variables, '/uploads');
+    expect(uploaded.status).toBe(201);
+    const replayed = await keyed(variables, '/uploads');
+    expect({ status: replayed.status, body: replayed.body }).toEqual({ status: 201, body: uploaded.body });
+    expect(await count('bulk_upload')).toBe(uploads + 1);
+  });
+
   it('answers a line whose body is over 1 MiB with the 413 of its single request', async () => {
     const order = await newOrder(1);
     const body = { notes: 'x'.repeat(1024 * 1024) };

@@ -2,12 +2,14 @@ import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Context } from 'koa';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { SQL_NOW } from '../clock.js';
+import type { SqlRunner } from '../db/idempotency-store.js';
 import { BULK_SCOPES } from '../domain/bulk-operation.js';
 import type { Session } from '../graphql/gateway.js';
 import { activeTraceparent } from '../observability/tracing-state.js';
 import type { RestLines } from '../rest/bulk-lines.js';
+import { idempotent } from '../rest/idempotency.js';
 import { NDJSON } from '../rest/openapi-responses.js';
 import { getDocument, reshapeRecord } from '../rest/operations.js';
 import { Problem } from '../rest/problem.js';
@@ -16,7 +18,7 @@ import { idParam } from '../rest/request-input.js';
 import { requireScope, sessionOf } from '../rest/request-session.js';
 import type { DerivedRoute } from '../rest/rest-api.js';
 import { API_PREFIX, type RestOptions } from '../rest/router.js';
-import { storeUpload, type UploadLimits } from './uploads.js';
+import { storeUpload, type Upload, type UploadLimits } from './uploads.js';
 
 /**
  * The NDJSON ends of bulk operations (docs/decisions.md#bulk-writes), beside the route table's
@@ -46,7 +48,7 @@ export interface BulkHttpOptions {
 /** The scope these requests need, as a route of the table declares it: any of a write's. */
 const bulkRoute = { scope: BULK_SCOPES } as const;
 
-/** An upload's own refusals: a body that is not uncompressed NDJSON, an Idempotency-Key. */
+/** An upload's own refusals: a body that is not uncompressed NDJSON. */
 function requireNdjson(ctx: Context): void {
   if (!ctx.is(NDJSON)) throw new Problem(415, `Send the file as ${NDJSON}: one JSON object per line`);
   const encoding = ctx.get('content-encoding').toLowerCase();
@@ -54,16 +56,68 @@ function requireNdjson(ctx: Context): void {
     throw new Problem(415, 'Send the file uncompressed (no Content-Encoding)', [
       { field: 'Content-Encoding', message: 'is not taken by uploads' },
     ]);
-  if (ctx.get('idempotency-key'))
-    throw Problem.parameter(
-      'Idempotency-Key',
-      'is not taken by uploads: an operation is made once per request (GET /bulk-operations lists them)',
+}
+
+/** The kept answer of an Idempotency-Key was replayed: the upload just read rolls back. */
+class Replayed extends Error {}
+
+/** Statements with `?` placeholders (the key store's) on an upload's own connection. */
+const sqlOn =
+  (client: PoolClient): SqlRunner =>
+  (text, params) => {
+    let n = 0;
+    return client.query(
+      text.replace(/\?/g, () => `$${++n}`),
+      params,
     );
+  };
+
+/**
+ * An upload with an `Idempotency-Key` (docs/decisions.md#retries), as any writing POST: the file is
+ * streamed into its transaction and hashed as it comes, then the key is claimed with that hash
+ * (idempotency.ts `idempotent`). The first request makes its record (`make`, on the upload's
+ * connection) and keeps its answer in the same transaction; a repeat of the same file gets that
+ * answer, its own copy rolled back; another file under the key is a 422. Answers what `make` made,
+ * undefined when an answer was replayed (ctx holds it).
+ */
+async function storeOnce<T>(
+  ctx: Context,
+  options: BulkHttpOptions,
+  tokenId: number,
+  upload: Parameters<typeof storeUpload>[2],
+  make: (client: PoolClient, stored: Upload) => Promise<T>,
+): Promise<T | undefined> {
+  const pool = await (options.orm.em.getConnection().getNativeClient() as Promise<Pool> | Pool);
+  let made: T | undefined;
+  try {
+    await storeUpload(pool, ctx.req, upload, options.limits, async (client, stored) => {
+      await idempotent(
+        ctx,
+        options.rest.idempotency,
+        tokenId,
+        null,
+        async (commit) => {
+          made = await make(client, stored);
+          await commit?.(sqlOn(client));
+        },
+        stored.hash,
+      );
+      if (made === undefined) throw new Replayed();
+    });
+  } catch (error) {
+    if (!(error instanceof Replayed)) throw error;
+  }
+  return made;
+}
+
+/** The operation id a `Location` of `/bulk-operations/{id}` names, if it does. */
+function operationAt(location: string): number | undefined {
+  const id = /\/bulk-operations\/(\d+)$/.exec(location)?.[1];
+  return id === undefined ? undefined : Number(id);
 }
 
 export function bulkRouter(options: BulkHttpOptions): Router {
   const router = new Router({ prefix: API_PREFIX, sensitive: true, strict: true });
-  const pool = () => options.orm.em.getConnection().getNativeClient() as Promise<Pool> | Pool;
   const getRoute = options.rest.api.routes.find((route) => route.kind === 'get' && route.operation === 'bulkOperation');
   if (!getRoute) throw new Error('the route table has no GET /bulk-operations/{id}');
 
@@ -90,22 +144,28 @@ export function bulkRouter(options: BulkHttpOptions): Router {
     };
     // Traced (only then): its lines are spans of this request's trace (docs/operations.md#traces).
     const traceParent = activeTraceparent();
-    const id = await storeUpload(await pool(), ctx.req, upload, options.limits, async (client, stored) => {
-      const made = await client.query<{ id: number }>(
+    const made = await storeOnce(ctx, options, session.tokenId, upload, async (client, stored) => {
+      const inserted = await client.query<{ id: number }>(
         `insert into bulk_operation (token_id, upload_id, total_lines, trace_parent, created_at)
           values ($1, $2, $3, $4, ${SQL_NOW}) returning id`,
         [session.tokenId, stored.id, stored.lines, traceParent],
       );
-      return made.rows[0].id;
+      const id = inserted.rows[0].id;
+      // What an Idempotency-Key keeps (with the upload's transaction): the operation's id and place.
+      ctx.status = 202;
+      ctx.set('Location', `${API_PREFIX}/bulk-operations/${id}`);
+      ctx.body = { id };
+      return id;
     });
-    ctx.status = 202;
-    ctx.set('Location', `${API_PREFIX}/bulk-operations/${id}`);
+    // A replayed answer names its operation by its Location: answered as the operation is now.
+    const id = made ?? operationAt(ctx.response.get('Location'));
+    if (id === undefined) return; // a replayed refusal, as it was kept
     // The answer is the operation as it was made (created), read before this process's runners are
     // woken: one of them claiming it first made the answer `running` at random.
     try {
       ctx.body = await operationRecord(ctx, session, getRoute, id);
     } finally {
-      options.started();
+      if (made !== undefined) options.started();
     }
   });
 
@@ -118,9 +178,11 @@ export function bulkRouter(options: BulkHttpOptions): Router {
         ? undefined
         : 'is not a JSON object (a line holds the variables of one run of the mutation)';
     const upload = { tokenId: session.tokenId, form: 'graphql' as const, check };
-    const stored = await storeUpload(await pool(), ctx.req, upload, options.limits, async (_, made) => made);
-    ctx.status = 201;
-    ctx.body = { id: stored.id, lines: stored.lines };
+    await storeOnce(ctx, options, session.tokenId, upload, async (_, stored) => {
+      ctx.status = 201;
+      ctx.body = { id: stored.id, lines: stored.lines };
+      return stored.id;
+    });
   });
 
   router.get('/bulk-operations/:id/results', async (ctx) => {

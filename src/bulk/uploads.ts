@@ -1,3 +1,4 @@
+import { createHash, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Pool, PoolClient } from 'pg';
@@ -100,7 +101,11 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
  * decoded as UTF-8. A final empty line (the file's last newline) is not a line. Refuses a line
  * longer than MAX_LINE_BYTES, a file over `maxBytes`, and invalid UTF-8.
  */
-async function* linesOf(body: Readable, maxBytes: number): AsyncGenerator<{ line: number; text: string }> {
+async function* linesOf(
+  body: Readable,
+  maxBytes: number,
+  digest: Hash,
+): AsyncGenerator<{ line: number; text: string }> {
   let held: Buffer[] = [];
   let heldBytes = 0;
   let total = 0;
@@ -116,6 +121,7 @@ async function* linesOf(body: Readable, maxBytes: number): AsyncGenerator<{ line
     }
   };
   for await (const chunk of chunksOf(body)) {
+    digest.update(chunk);
     total += chunk.length;
     if (total > maxBytes) {
       throw new Problem(413, `The file is larger than BULK_UPLOAD_MAX_BYTES (${maxBytes} bytes); nothing was kept`);
@@ -149,11 +155,12 @@ async function* chunksOf(body: Readable): AsyncGenerator<Buffer> {
   }
 }
 
-/** What the upload made: the upload's id, its lines and bytes. */
+/** What the upload made: the upload's id, its lines and bytes, and the SHA-256 of the file (hex). */
 export interface Upload {
   id: number;
   lines: number;
   bytes: number;
+  hash: string;
 }
 
 /**
@@ -198,6 +205,7 @@ export async function storeUpload<T>(
     let buffer = '';
     let lines = 0;
     let bytes = 0;
+    const digest = createHash('sha256');
     const flush = async () => {
       if (failure) throw failure;
       if (!copy.write(buffer))
@@ -205,7 +213,7 @@ export async function storeUpload<T>(
       buffer = '';
     };
     try {
-      for await (const { line, text } of linesOf(body, limits.maxBytes)) {
+      for await (const { line, text } of linesOf(body, limits.maxBytes, digest)) {
         bytes += Buffer.byteLength(text) + 1;
         if (!text.trim()) throw lineProblem(line, 'is empty');
         if (line > maxLines) throw new Problem(413, `The file has more than ${maxLines} lines; nothing was kept`);
@@ -235,7 +243,7 @@ export async function storeUpload<T>(
     }
     if (lines === 0) throw new Problem(400, 'The file has no lines');
     await client.query('update bulk_upload set lines = $1, bytes = $2 where id = $3', [lines, bytes, id]);
-    const result = await then(client, { id, lines, bytes });
+    const result = await then(client, { id, lines, bytes, hash: digest.digest('hex') });
     await client.query('commit');
     return result;
   } catch (error) {

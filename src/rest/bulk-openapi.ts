@@ -2,6 +2,7 @@ import { BULK_MAX_LINES, BULK_SCOPES } from '../domain/bulk-operation.js';
 import { EXAMPLES } from './examples/stored-examples.js';
 import { integerSchema, POSITIVE_INT } from './integer-param.js';
 import type { JsonSchema } from './json-schema.js';
+import { IDEMPOTENCY_KEY_PARAMETER } from './openapi-operation.js';
 import { API_PREFIX } from './router.js';
 
 /**
@@ -145,7 +146,9 @@ const UPLOAD_PROBLEMS = {
     `The file is larger than BULK_UPLOAD_MAX_BYTES (100 MiB unless set), has more than ${BULK_MAX_LINES} lines, ` +
       'or a line is longer than 1 MiB and its envelope: nothing was kept',
   ),
+  '409': problem('A request with this Idempotency-Key is still running: retry later'),
   '415': problem(`The body is not ${NDJSON}, or is compressed`),
+  '422': problem('This Idempotency-Key was used with another file'),
   '429': problem("The token's rate-limit bucket is empty: retry after `Retry-After` seconds"),
   '500': problem('Internal error (never shows details)'),
   '503': problem('The database is unreachable right now; retry after `Retry-After` seconds'),
@@ -164,6 +167,7 @@ export function bulkOperationPaths(): Record<string, Record<string, JsonSchema>>
             'exactly once, each as its single request would be (route, scopes, validation, If-Match, business ' +
             'rules, events, webhooks). Charged as one request. Poll the operation, then read its results.',
         ),
+        parameters: [IDEMPOTENCY_KEY_PARAMETER],
         requestBody: {
           required: true,
           content: {
@@ -198,6 +202,7 @@ export function bulkOperationPaths(): Record<string, Record<string, JsonSchema>>
             'uploadId)` runs a mutation once per line. An upload is run once; one never run is deleted after ' +
             'BULK_RETENTION_DAYS.',
         ),
+        parameters: [IDEMPOTENCY_KEY_PARAMETER],
         requestBody: {
           required: true,
           content: {

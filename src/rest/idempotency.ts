@@ -50,8 +50,10 @@ function answerOf(ctx: Context): StoredAnswer {
   const headers: Record<string, string> = {
     'Content-Type': String(ctx.response.get('Content-Type') || 'application/json'),
   };
-  const etag = ctx.response.get('ETag');
-  if (etag) headers.ETag = String(etag);
+  for (const name of ['ETag', 'Location']) {
+    const value = ctx.response.get(name);
+    if (value) headers[name] = String(value);
+  }
   return { status: ctx.status, body: ctx.body, headers };
 }
 
@@ -82,6 +84,8 @@ export async function idempotent(
   tokenId: number,
   body: unknown,
   write: (commit?: CommitAnswer) => Promise<void>,
+  /** The body's hash when it is no JSON value (a bulk upload's bytes, hashed as they streamed). */
+  bodyHash?: string,
 ): Promise<void> {
   // Sent empty, it is a key that is not valid (a 400), not a request without one.
   const key = ctx.request.headers['idempotency-key'];
@@ -92,7 +96,7 @@ export async function idempotent(
     throw Problem.parameter('Idempotency-Key', `must be ${minLength} to ${maxLength} visible ASCII characters`);
   }
   const scope: KeyScope = { tokenId, key, method: ctx.method, path: ctx.path };
-  const hash = createHash('sha256').update(canonical(body)).digest('hex');
+  const hash = bodyHash ?? createHash('sha256').update(canonical(body)).digest('hex');
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const claim = await store503(store.claim(scope, hash));

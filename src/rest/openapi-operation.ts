@@ -19,6 +19,14 @@ import { routeScopes } from './route-spec.js';
 // One operation of the OpenAPI document (src/rest/openapi.ts) from its route: what each kind of
 // route takes and answers, its problems, parameters, scopes and operationId.
 
+/** The Idempotency-Key header of a writing POST, PATCH or DELETE (bulk uploads' too). */
+export const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  schema: IDEMPOTENCY_KEY,
+  description: 'a retry with the same key and body answers the first answer again (kept 24 h); another body → 422',
+};
+
 export function operation(api: RestApi, route: DerivedRoute): JsonSchema {
   const resource = route.resource;
   const responses: Record<string, JsonSchema> = {};
@@ -129,13 +137,7 @@ export function operation(api: RestApi, route: DerivedRoute): JsonSchema {
             content: { 'application/json': { schema: ref(resource.name) } },
           };
       if (resource.versioned) responses[String(route.status)].headers = { ETag: ETAG_HEADER };
-      extraParameters.push({
-        name: 'Idempotency-Key',
-        in: 'header',
-        schema: IDEMPOTENCY_KEY,
-        description:
-          'a retry with the same key and body answers the first answer again (kept 24 h); another body → 422',
-      });
+      extraParameters.push(IDEMPOTENCY_KEY_PARAMETER);
       if (route.ifMatch) {
         extraParameters.push({
           name: 'If-Match',

@@ -278,7 +278,7 @@ describe('the REST form', () => {
     expect((await service.get(`/api/v1/orders/${order.id}`)).status).toBe(200);
   }, 30_000);
 
-  it('takes an Idempotency-Key as any writing POST: a repeat replays the operation, another file is a 422', async () => {
+  it('takes an Idempotency-Key as any writing POST: a repeat replays the operation, another file 422', async () => {
     const order = await newOrder(1);
     const file = ndjson([{ method: 'PATCH', path: `/orders/${order.id}`, body: { notes: 'once' } }]);
     const count = async (table: string) =>

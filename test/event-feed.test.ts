@@ -207,7 +207,28 @@ describe('retention', () => {
     const kept = ids.slice(-2);
     // Every event but the last two is 31 days old.
     await service.sql(`update event set created_at = created_at - interval '31 days' where id < ?`, [kept[0]]);
+    // A webhook delivery of a purged event, still pending (its receiver failing), and one of a kept event.
+    const [{ id: subscription }] = await service.sql<{ id: number }>(
+      `insert into webhook_subscription (url, events, secret, created_at)
+        values ('https://hooks.example/r', '{order.*}', 'whsec_x', now()) returning id`,
+    );
+    for (const event of [ids[0], kept[1]])
+      await service.sql(
+        `insert into webhook_delivery (subscription_id, event_id, event_type, status, attempts, next_attempt_at,
+          created_at) values (?, ?, 'order.notes_changed', 'pending', 3, now() + interval '1 hour', now())`,
+        [subscription, event],
+      );
     expect(await purgeExpiredEvents(service.orm, 30, 2)).toBe(ids.length - 2);
+    // The purged event's delivery can no longer be sent: failed, saying why, where it was claimed for ever.
+    const deliveries = await service.sql<{ event_id: number; status: string; last_error: string | null }>(
+      'select event_id, status, last_error from webhook_delivery where subscription_id = ? order by event_id',
+      [subscription],
+    );
+    expect(deliveries).toEqual([
+      { event_id: ids[0], status: 'failed', last_error: expect.stringContaining('purged') },
+      { event_id: kept[1], status: 'pending', last_error: null },
+    ]);
+    await service.sql('delete from webhook_subscription where id = ?', [subscription]);
     expect(await allEventIds()).toEqual(kept);
     const gone = await service.get(`/api/v1/events?after=${ids[0]}`);
     expect(gone.status).toBe(410);

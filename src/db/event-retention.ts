@@ -16,7 +16,9 @@ export interface EventRetentionOptions {
  * order: everything before the first event (in (xid, id) order) that is younger than the cut-off.
  * A prefix of the feed, never a hole in it: a reader whose cursor event is still kept continues
  * without loss; one whose cursor is gone gets a 410 and restarts from the oldest event kept.
- * Several processes may purge at once (each batch deletes what is there; repeats are no-ops).
+ * Several processes may purge at once (each batch deletes what is there; repeats are no-ops). A
+ * webhook delivery still pending for a purged event fails with it (its log says why): its claim
+ * reads the event, and would otherwise find nothing to send, attempt after attempt.
  */
 export async function purgeExpiredEvents(
   orm: MikroORM,
@@ -34,7 +36,13 @@ export async function purgeExpiredEvents(
           where not exists (select 1 from boundary) or (e.xid, e.id) < (select xid, id from boundary)
           order by e.xid, e.id limit ?
         ),
-        deleted as (delete from event where id in (select id from doomed) returning 1)
+        deleted as (delete from event where id in (select id from doomed) returning 1),
+        -- A webhook delivery of a purged event can no longer be sent: failed, not claimed forever.
+        undeliverable as (
+          update webhook_delivery set status = 'failed', next_attempt_at = null,
+            last_error = 'the event was purged (EVENT_RETENTION_DAYS) before it was delivered'
+          where event_id in (select id from doomed) and status = 'pending'
+        )
       select count(*)::int as n from deleted`,
       [cutoff, batchSize],
     );

@@ -266,6 +266,8 @@ describe('gap-free visibility', () => {
       // A feed by id would show `fast` now and skip `slow` forever; this one waits.
       expect((await service.get(`/api/v1/events?after=${cursor}`)).body.items).toEqual([]);
       await client.query('commit');
+      // Another test file's open transaction may hold the horizon back a moment longer (feedShowsAll).
+      await feedShowsAll();
       const items = (await service.get(`/api/v1/events?after=${cursor}`)).body.items.map((e: any) => e.id);
       expect(items).toEqual([slow, fast]);
     } finally {

@@ -69,3 +69,16 @@ export function isPoolExhausted(error: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * Whether PostgreSQL refused a write for what another transaction did at the same time: a
+ * deadlock (40P01, one of two transactions locking the same rows in other orders is chosen to
+ * fail), a serialization failure (40001), or a foreign key to a row deleted meanwhile (23503:
+ * checked when read, gone when written). The same write, tried again, meets what is there now.
+ */
+export function isConcurrentConflict(error: unknown): boolean {
+  for (const e of causeChain(error)) {
+    if (e.code === '40P01' || e.code === '40001' || e.code === '23503') return true;
+  }
+  return false;
+}

@@ -1,4 +1,6 @@
+import { setTimeout } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { isConcurrentConflict } from '../db/database-errors.js';
 import { activeTraceparent } from '../observability/tracing-state.js';
 
 /**
@@ -7,16 +9,33 @@ import { activeTraceparent } from '../observability/tracing-state.js';
  * Its BEGIN raises the statement timeout for the transaction (a lock wait may be long under
  * contention): src/db/session-settings.ts writeTransactionsBegin.
  *
+ * A mutation at the top that fails for what a concurrent write did (a deadlock, a foreign key to a
+ * row deleted meanwhile) is run again, up to CONFLICT_ATTEMPTS times, on a cleared EntityManager.
+ *
  * Nested in a transaction that is already the mutation's own (`asOneMutation`: a bulk line's
  * savepoint), the mutation joins it instead of opening a savepoint of its own, and a throw marks
  * it failed for its owner to roll back; nested anywhere else (an idempotent request's transaction,
  * which keeps its answer whatever the mutation did), it is a savepoint that rolls back alone.
  */
-export function inTransaction<T>(em: EntityManager, work: (em: EntityManager) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(em: EntityManager, work: (em: EntityManager) => Promise<T>): Promise<T> {
   const own = ownTransactions.get(em.getTransactionContext() as object);
   if (own && !own.joined) return joined(em, own, work);
-  return em.transactional((tx) => traced(tx as EntityManager, work));
+  if (em.getTransactionContext()) return em.transactional((tx) => traced(tx as EntityManager, work));
+  // Its own transaction, at the top: one that another write's locks made fail (a deadlock, a row
+  // deleted meanwhile) is run again from the start, everything it read read again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await em.transactional((tx) => traced(tx as EntityManager, work));
+    } catch (error) {
+      if (attempt >= CONFLICT_ATTEMPTS || !isConcurrentConflict(error)) throw error;
+      em.clear();
+      await setTimeout(Math.random() * 10 * attempt);
+    }
+  }
 }
+
+/** Times a mutation's transaction is run when concurrent writes make it fail (see isConcurrentConflict). */
+const CONFLICT_ATTEMPTS = 3;
 
 /** A transaction that is one mutation's own: whether the mutation joined it, and whether it threw. */
 interface OwnTransaction {

@@ -1,6 +1,11 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { ArgumentValidationError } from 'type-graphql';
-import { isDatabaseUnavailable, isPoolExhausted, isStatementTimeout } from '../db/database-errors.js';
+import {
+  isConcurrentConflict,
+  isDatabaseUnavailable,
+  isPoolExhausted,
+  isStatementTimeout,
+} from '../db/database-errors.js';
 import { AnswerTooLargeError, ConflictError, DomainError, type FieldError, ValidationError } from '../domain/errors.js';
 import { reportedFields } from '../domain/reported-fields.js';
 import { logger } from '../logger.js';
@@ -96,6 +101,14 @@ export function databaseTrouble(original: unknown): { message: string; extension
   if (isDatabaseUnavailable(original)) {
     logger.warn({ err: original }, 'database unavailable');
     return { message: DATABASE_UNAVAILABLE, extensions: { code: 'SERVICE_UNAVAILABLE' } };
+  }
+  if (isConcurrentConflict(original)) {
+    // Tried again (domain/transaction.ts) and still meeting concurrent writes: busy, not wrong.
+    logger.warn({ err: original }, 'write conflicted with concurrent writes on every try');
+    return {
+      message: 'The write met concurrent writes to the same records on every try; retry',
+      extensions: { code: 'SERVICE_UNAVAILABLE' },
+    };
   }
   return undefined;
 }

@@ -23,7 +23,7 @@ function entityTags(header: string, weak: boolean): string[] | '*' {
 
 /**
  * If-None-Match: whether the header names this ETag (or is `*`), by the weak comparison RFC 9110
- * §13.1.2 asks for: `W/"v5"` matches `"v5"` (a proxy that compresses answers weakens their tags).
+ * (section 13.1.2) asks for: `W/"v5"` matches `"v5"` (a proxy that compresses answers weakens their tags).
  */
 export function matches(header: string, etag: string): boolean {
   if (!header) return false;
@@ -38,7 +38,7 @@ export function matches(header: string, etag: string): boolean {
  */
 export function expectedVersionOf(ifMatch: string): number[] | undefined {
   if (!ifMatch) return undefined;
-  // If-Match compares strongly (RFC 9110 §13.1.1): a weak tag never matches.
+  // If-Match compares strongly (RFC 9110, section 13.1.1): a weak tag never matches.
   const tags = entityTags(ifMatch, false);
   if (tags === '*') return undefined;
   return tags.flatMap((tag) => {

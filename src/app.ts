@@ -121,7 +121,15 @@ export async function createApp({
   const exports = new OpenExports(exportLimits);
   const readBody = bodyTimeout(
     bodyTimeoutMs,
-    bodyParser({ enableTypes: ['json'], jsonLimit: MAX_BODY_BYTES, encoding: 'utf-8' }),
+    // Every JSON media type the 415 check lets through (`application/merge-patch+json` …) is read as
+    // JSON; the parser's own list would leave such a body unread, a PATCH of nothing. (The parser
+    // merges this list into its own index by index: `application/json` stays first.)
+    bodyParser({
+      enableTypes: ['json'],
+      extendTypes: { json: ['application/json', 'application/*+json'] },
+      jsonLimit: MAX_BODY_BYTES,
+      encoding: 'utf-8',
+    }),
   );
   const restOptions = {
     readBody: (ctx: Context) => readBody(ctx, async () => undefined),

@@ -83,6 +83,22 @@ it('answers malformed JSON with 400', async () => {
   expect(res.body.detail).toMatch(/JSON/);
 });
 
+it('reads a body sent as any JSON media type (a merge-patch too), never leaving it unread', async () => {
+  const [{ id }] = await service.sql<{ id: number }>('select id from product order by id limit 1');
+  const merged = await service.send(
+    'PATCH',
+    `/api/v1/products/${id}`,
+    JSON.stringify({ title: 'Merged title' }),
+    undefined,
+    {
+      'content-type': 'application/merge-patch+json',
+    },
+  );
+  expect(merged.status).toBe(200);
+  expect(merged.body.title).toBe('Merged title');
+  expect((await service.get(`/api/v1/products/${id}`)).body.title).toBe('Merged title');
+});
+
 it('answers a body over 1 MiB with 413', async () => {
   const huge = JSON.stringify({ query: '{ products { totalCount } }', padding: 'x'.repeat(1024 * 1024 + 10) });
   const res = await service.send('POST', '/graphql', huge);

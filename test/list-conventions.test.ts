@@ -23,15 +23,20 @@ describe('the list wrapper', () => {
     expect(new URL(links.last.href).searchParams.get('page')).toBe('12');
   });
 
-  it('keeps the other query parameters in every link', async () => {
-    const res = await service.get('/api/v1/products?size=3&sort=!title&fields=id,title&expand=images&page=2');
+  it('keeps the other query parameters in every link, those it does not read too', async () => {
+    const res = await service.get(
+      '/api/v1/products?size=3&sort=!title&fields=id,title&expand=images&page=2&utm_source=mail&tag=a%20b',
+    );
     for (const { href } of Object.values<{ href: string }>(res.body._links)) {
       const params = new URL(href).searchParams;
       expect(params.get('size')).toBe('3');
       expect(params.get('sort')).toBe('!title');
       expect(params.get('fields')).toBe('id,title');
       expect(params.get('expand')).toBe('images');
+      expect(params.get('utm_source')).toBe('mail');
+      expect(params.get('tag')).toBe('a b');
     }
+    expect(res.headers.get('link')).toContain('utm_source=mail');
   });
 
   it('omits prev on the first page and next on the last', async () => {

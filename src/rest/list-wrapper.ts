@@ -13,23 +13,17 @@ export function pageCountOf({ size, totalCount }: PageFacts): number {
   return Math.ceil(totalCount / size);
 }
 
-const LIST_PARAMS = ['size', 'sort', 'fields', 'expand', 'page'];
-
-/** `filters`: the route's own query filters (`variant_id`), kept in the links as the list's parameters are. */
-export function pageLinks(
-  baseUrl: string,
-  querystring: string,
-  facts: PageFacts,
-  filters: readonly string[] = [],
-): Record<string, { href: string }> {
+/**
+ * Each link keeps the request's other query parameters, as they came (docs/decisions.md: every
+ * link "keeping the request's other query parameters"), with its own `page`. They are bounded
+ * (4096 characters, 64 parameters) and written again percent-encoded, so a link carries no raw
+ * character of the request into a header.
+ */
+export function pageLinks(baseUrl: string, querystring: string, facts: PageFacts): Record<string, { href: string }> {
   const pageCount = pageCountOf(facts);
   const last = Math.max(pageCount, 1);
   const href = (page: number) => {
-    // The list's own parameters only (all whitelisted or bounded), so a link never echoes junk.
-    const given = new URLSearchParams(querystring);
-    const params = new URLSearchParams(
-      [...given].filter(([name]) => LIST_PARAMS.includes(name) || filters.includes(name)),
-    );
+    const params = new URLSearchParams(querystring);
     params.set('page', String(page));
     return { href: `${baseUrl}?${params.toString()}` };
   };
@@ -74,9 +68,8 @@ export function listPage(
   facts: PageFacts,
   baseUrl: string,
   querystring: string,
-  filters: readonly string[] = [],
 ): ListPage {
-  const links = pageLinks(baseUrl, querystring, facts, filters);
+  const links = pageLinks(baseUrl, querystring, facts);
   return { body: listWrapper(items, links, facts), headers: paginationHeaders(links, facts) };
 }
 
@@ -89,8 +82,6 @@ export interface FeedFacts {
   totalCount: number;
 }
 
-const FEED_PARAMS = ['size', 'types', 'fields', 'expand', 'after'];
-
 /**
  * A page of a cursor feed in the list wrapper: `self`, `first` (from the oldest record kept) and
  * `next` (after the last record of this page, or the same cursor when the page is empty: poll it);
@@ -99,8 +90,9 @@ const FEED_PARAMS = ['size', 'types', 'fields', 'expand', 'after'];
  */
 export function feedPage(items: unknown[], facts: FeedFacts, baseUrl: string, querystring: string): ListPage {
   const href = (after: number | null) => {
-    const given = new URLSearchParams(querystring);
-    const params = new URLSearchParams([...given].filter(([name]) => FEED_PARAMS.includes(name) && name !== 'after'));
+    // The request's other parameters kept, as a list's links keep them; `after` is the link's own.
+    const params = new URLSearchParams(querystring);
+    params.delete('after');
     if (after !== null) params.set('after', String(after));
     const query = params.toString();
     return { href: query ? `${baseUrl}?${query}` : baseUrl };

@@ -70,8 +70,6 @@ async function listAs(session: Session, ctx: Context, route: PageRoute, options:
     },
   };
   const facts = (totalCount: number) => ({ page: params.page, size: params.size, totalCount });
-  // The route's query filters stay in the page links, as its list parameters do.
-  const filters = route.kind === 'list' ? Object.keys(route.queryArgs ?? {}) : [];
   // Where every key is a plain field or a grouping of them, PostgreSQL writes the items' JSON and
   // the wrapper is put around its text (docs/rest.md#lists-from-postgresql); otherwise they are
   // executed and reshaped here.
@@ -81,7 +79,7 @@ async function listAs(session: Session, ctx: Context, route: PageRoute, options:
   if (!matchesNone) answersByRoad.inc({ carrier: 'rest_list', road: rendered ? 'postgres' : 'executed' });
   if (rendered) {
     if (!('items' in rendered)) throw resultProblem(rendered);
-    const page = listPage([], facts(rendered.totalCount), baseUrl(ctx, options), ctx.querystring, filters);
+    const page = listPage([], facts(rendered.totalCount), baseUrl(ctx, options), ctx.querystring);
     const { items: _none, ...wrapper } = page.body;
     ctx.set(page.headers);
     ctx.type = 'application/json';
@@ -93,7 +91,7 @@ async function listAs(session: Session, ctx: Context, route: PageRoute, options:
   }
   const data = matchesNone ? { items: [], totalCount: 0 } : dataOf(await session.run(request));
   const items = reshapeRecords(route.resource, params, data.items as Record<string, unknown>[]);
-  const page = listPage(items, facts(data.totalCount as number), baseUrl(ctx, options), ctx.querystring, filters);
+  const page = listPage(items, facts(data.totalCount as number), baseUrl(ctx, options), ctx.querystring);
   ctx.set(page.headers);
   ctx.body = route.kind === 'search' && route.bare ? items : page.body;
 }

@@ -63,12 +63,7 @@ export interface ListPage {
 }
 
 /** A list response: the wrapper body and the pagination headers, from one set of facts. */
-export function listPage(
-  items: unknown[],
-  facts: PageFacts,
-  baseUrl: string,
-  querystring: string,
-): ListPage {
+export function listPage(items: unknown[], facts: PageFacts, baseUrl: string, querystring: string): ListPage {
   const links = pageLinks(baseUrl, querystring, facts);
   return { body: listWrapper(items, links, facts), headers: paginationHeaders(links, facts) };
 }

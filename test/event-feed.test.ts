@@ -245,6 +245,32 @@ describe('retention', () => {
   });
 });
 
+describe('a reader whose events are rare', () => {
+  it('has its cursor moved past the events it does not see, so retention never purges it under it', async () => {
+    await patchNotes(6, 'quiet start');
+    await feedShowsAll();
+    const start = (await allEventIds()).at(-1)!;
+    for (let i = 0; i < 3; i++) await patchNotes(6, `quiet ${i}`);
+    await feedShowsAll();
+    const head = (await allEventIds()).at(-1)!;
+    // No customer.erased event: an empty page, whose next link is past every event it passed over.
+    const quiet = `/api/v1/events?types=customer.erased&after=${start}`;
+    const page = await service.get(quiet);
+    expect(page.status).toBe(200);
+    expect(page.body.items).toEqual([]);
+    const next = new URL(page.body._links.next.href).searchParams.get('after');
+    expect(Number(next)).toBe(head);
+    // GraphQL's `next` alike.
+    const gql = await service.graphql(`{ events(after: ${start}, types: ["customer.erased"]) { next items { id } } }`);
+    expect(gql.body.data.events).toEqual({ next: head, items: [] });
+    // Retention purges everything but the head: the cursor it was given still reads.
+    await service.sql(`update event set created_at = created_at - interval '31 days' where id < ?`, [head]);
+    await purgeExpiredEvents(service.orm, 30);
+    expect((await service.get(`/api/v1/events?types=customer.erased&after=${next}`)).status).toBe(200);
+    expect((await service.get(quiet)).status).toBe(410);
+  });
+});
+
 describe('gap-free visibility', () => {
   it('holds back an event committed after an older transaction still writing, then shows both', async () => {
     const client = new pg.Client({ connectionString: service.orm.config.get('clientUrl') });

@@ -138,19 +138,34 @@ export async function readEventFeed(em: EntityManager, selection: SelectionTree,
   const bound = Math.min(args.maxBytes ?? Number.POSITIVE_INFINITY, pageBound(em));
   const rows = `select ${rowSql(em, StoreEvent.name, below(selection, 'items'))}, ${f.xid} as pos, ${f.id} as k
       from ${f.table} r0 where ${f.where} order by ${f.xid}, ${f.id} limit ?`;
-  const [row] = await runPrepared<{ items: string; last: number | null; cut: boolean; counted: string | null }>(
+  const [row] = await runPrepared<{
+    items: string;
+    count: number;
+    last: number | null;
+    cut: boolean;
+    counted: string | null;
+    scanned: number | null;
+  }>(
     em,
     `select coalesce('[' || string_agg(b.r, ',' order by b.pos, b.k) ${KEPT} || ']', '[]') as items,
+      count(*) ${KEPT}::int as count,
       (array_agg(b.k order by b.pos desc, b.k desc) ${KEPT})[1] as last,
       coalesce(bool_or(not b.kept), false) as cut,
-      ${counted ? `(select count(*) from ${f.table} r0 where ${f.where})` : 'null'} as counted
+      ${counted ? `(select count(*) from ${f.table} r0 where ${f.where})` : 'null'} as counted,
+      (select ${f.id} from ${f.table} r0 where (${f.xid}, ${f.id}) > (?::xid8, ?::int) and ${f.xid} < ${HORIZON}
+        order by ${f.xid} desc, ${f.id} desc limit 1) as scanned
     from (${measuredRows(rows, 'q.r', 'm.pos, m.k', bound)}) b`,
-    [...(counted ? where : []), ...where, args.size],
+    [...(counted ? where : []), cursor.xid, cursor.id, ...where, args.size],
   );
   const after = args.after || null;
   const totalCount = row.counted === null ? Number.NaN : Number(row.counted);
   const items = JSON.parse(row.items) as Row[];
-  return { items, totalCount, size: args.size, after, next: row.last ?? after, cut: row.cut };
+  // A page that reached the horizon (not full, not cut) saw every event up to it, the reader's and
+  // the others: the cursor moves past the last of them, so a reader whose events are rare keeps a
+  // cursor near the head of the feed, never one that retention purges under it (a 410).
+  const reachedHorizon = row.count < args.size && !row.cut;
+  const next = (reachedHorizon ? row.scanned : null) ?? row.last ?? after;
+  return { items, totalCount, size: args.size, after, next, cut: row.cut };
 }
 
 /** The id of the newest event the feed shows now (in its order), where a subscription without `after` starts. */

@@ -344,6 +344,16 @@ describe('order edits', () => {
     ).toBe(200);
     expect(profile.address).toHaveLength(1);
     expect(profile.address[0].shipping).toMatchObject({ street: '9 Elm St', country: 'US', state: 'NY' });
+    // Updated, and said so: its updated_at moved, and a customer.updated carries the address it got.
+    expect(profile.updated_at).toBeGreaterThan(0);
+    const [event] = await service.sql<{ type: string; data: any }>(
+      "select type, data from event where subject = 'customer' and subject_id = ? order by id desc limit 1",
+      [bare.customer_id],
+    );
+    expect(event).toMatchObject({
+      type: 'customer.updated',
+      data: { id: bare.customer_id, address: { shipping: { street: '9 Elm St', country: 'US', state: 'NY' } } },
+    });
 
     const [full] = await service.sql<{ order_id: number; customer_id: number }>(
       `select o.id as order_id, o.customer_id from orders o

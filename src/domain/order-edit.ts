@@ -94,15 +94,24 @@ export async function updateOrderAddress(
         phone: order.phone,
       }),
     );
-    // The profile's addresses are part of the customer's record: its version (its ETag) moves.
+    // The profile's addresses are part of the customer's record: it is updated (its version, its
+    // ETag, its updated_at), and says so as a customer PATCH of its address would.
     await em
       .getConnection()
       .execute(
-        'update customer set version = version + 1 where id = ?',
-        [order.customer.id],
+        'update customer set version = version + 1, updated_at = ? where id = ?',
+        [now(), order.customer.id],
         'run',
         em.getTransactionContext(),
       );
+    const { address } = orderAddressData(order);
+    recordEvent(
+      em,
+      actor,
+      'customer.updated',
+      { subject: 'customer', subjectId: order.customer.id },
+      { id: order.customer.id, address },
+    );
   }
   await em.flush();
   return order;

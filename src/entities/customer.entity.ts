@@ -82,7 +82,7 @@ export class Customer {
   @Property({ type: 'integer', default: 0 })
   orderCount: number = 0;
 
-  @Property({ type: 'decimal', precision: 14, scale: 2, default: 0 })
+  @Property({ type: 'decimal', precision: 20, scale: 2, default: 0 })
   lifetimeSpent: string = '0.00';
 
   @Property({ type: 'timestamptz', nullable: true })

@@ -21,11 +21,14 @@ it('sums a hundred and one paid orders at the largest total into lifetime_spent'
     'select id from orders where customer_id <> ? order by id limit 102',
     [customer],
   );
-  const moved = orders.slice(0, 101).map((o) => o.id);
-  await service.sql(
-    `update orders set customer_id = ?, paid = 1, total = ?, refunded = 0 where id in (${moved.map(Number).join(', ')})`,
-    [customer, LARGEST_TOTAL],
-  );
+  const moved = orders
+    .slice(0, 101)
+    .map((o) => Number(o.id))
+    .join(', ');
+  await service.sql(`update orders set customer_id = ?, paid = 1, total = ?, refunded = 0 where id in (${moved})`, [
+    customer,
+    LARGEST_TOTAL,
+  ]);
   const last = orders[101].id;
   await service.sql('update orders set customer_id = ?, paid = 0 where id = ?', [other, last]);
   const res = await service.send('PATCH', `/api/v1/orders/${last}/customer`, { id: customer });

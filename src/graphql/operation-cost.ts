@@ -236,16 +236,16 @@ function measure(
 ): OperationCost {
   const operation = getOperationAST(document, operationName);
   const rootFields = operation ? rootFieldCount(document, operation.selectionSet) : 0;
-  if (rootFields > MAX_ROOT_FIELDS) {
-    throw new QueryLimitError(
-      QUERY_TOO_COMPLEX,
-      `The operation has ${rootFields} root fields (aliases counted); at most ${MAX_ROOT_FIELDS} are allowed`,
-    );
-  }
   if (operation?.operation === OperationTypeNode.MUTATION && rootFields > MAX_MUTATION_FIELDS) {
     throw new QueryLimitError(
       TOO_MANY_MUTATIONS,
       `The document holds ${rootFields} mutation fields; at most ${MAX_MUTATION_FIELDS} are allowed in one request`,
+    );
+  }
+  if (rootFields > MAX_ROOT_FIELDS) {
+    throw new QueryLimitError(
+      QUERY_TOO_COMPLEX,
+      `The operation has ${rootFields} root fields (aliases counted); at most ${MAX_ROOT_FIELDS} are allowed`,
     );
   }
   const depth = depthOf(document, operationName);

@@ -201,6 +201,15 @@ describe('rule-based membership', () => {
     const res = await post({ ...base('Rules'), type: 1, rules_match_condition: 0, rules: [table[0]] });
     expect(res.status).toBe(201);
     id = res.body.id;
+    // Where the collection made is read: the same record, its ETag too.
+    const location = res.headers.get('location')!;
+    expect(location).toBe(`/api/v1/collections/${id}`);
+    const read = await service.get(location);
+    expect({ status: read.status, id: read.body.id, etag: read.headers.get('etag') }).toEqual({
+      status: 200,
+      id,
+      etag: res.headers.get('etag'),
+    });
   });
 
   it('covers every rule type with every condition valid for it', () => {

@@ -137,6 +137,11 @@ export function operation(api: RestApi, route: DerivedRoute): JsonSchema {
             content: { 'application/json': { schema: ref(resource.name) } },
           };
       if (resource.versioned) responses[String(route.status)].headers = { ETag: ETAG_HEADER };
+      if (route.location)
+        responses[String(route.status)].headers = {
+          ...(responses[String(route.status)].headers as object | undefined),
+          Location: { schema: { type: 'string' }, description: `where the ${resource.name} made is read` },
+        };
       extraParameters.push(IDEMPOTENCY_KEY_PARAMETER);
       if (route.ifMatch) {
         extraParameters.push({

@@ -178,6 +178,12 @@ function elementType(input: GraphQLInputObjectType, field: string, route: RouteS
 
 export function deriveRestApi(schema: GraphQLSchema, routes: RouteSpec[]): RestApi {
   checkRoutesAgainstSchema(schema, routes);
+  for (const route of routes) {
+    if (route.kind !== 'write' || !route.location) continue;
+    const read = routes.find((r) => r.kind === 'get' && r.path === route.location && r.resource === route.resource);
+    if (!read || route.status !== 201)
+      throw new Error(`${where(route)}: location ${route.location} is no GET of its ${route.resource.name} (on a 201)`);
+  }
   const types = new Map<RestResource, GraphQLObjectType>();
   for (const route of routes) {
     const type = recordType(schema, route);

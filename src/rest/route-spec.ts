@@ -89,6 +89,11 @@ export interface WriteRoute extends RouteBase {
   ifMatch?: 'expectedVersion';
   /** 201 for a POST that creates. */
   status: 200 | 201;
+  /**
+   * A 201's `Location`: the path of the table where the record made is read, its `{id}` the
+   * answer's id (`/collections/{id}`). The start-up check holds it to a GET route of the table.
+   */
+  location?: string;
 }
 
 /**

@@ -220,6 +220,7 @@ export const routes: RouteSpec[] = [
     input: 'CollectionInput',
     pathArgs: {},
     status: 201,
+    location: '/collections/{id}',
   },
   {
     kind: 'write',

@@ -11,7 +11,7 @@ import { pathVariables, requestBody } from './request-input.js';
 import { requireScope, sessionOf } from './request-session.js';
 import type { DerivedRoute } from './rest-api.js';
 import type { WriteRoute } from './route-spec.js';
-import type { RestOptions } from './router.js';
+import { API_PREFIX, type RestOptions } from './router.js';
 
 /*
  * A write route: the request's handler, and `write`, what it runs once the token, scope and
@@ -98,6 +98,8 @@ export async function write(
     }
     const data = dataOf(result);
     if (typeof data.version === 'number') ctx.set('ETag', etagOf(data.version));
+    if (route.location && typeof data.id === 'number')
+      ctx.set('Location', `${API_PREFIX}${route.location.replace('{id}', String(data.id))}`);
     ctx.status = route.status;
     ctx.body = reshapeRecord(route.resource, params, data);
   };

@@ -174,6 +174,9 @@ describe('sort', () => {
       '/api/v1/products?sort=seo_title,!seo_meta,auto_fulfilment,-track_inventory',
       '/api/v1/orders?sort=payment.last4,risk_level.ip_fail,!risk_level.address_fail,risk_level.zip_fail',
       '/api/v1/orders?sort=-risk_level.cvc_fail',
+      '/api/v1/orders?sort=address.phone,conversion.landing_page,!conversion.referrer',
+      '/api/v1/collections?sort=description,!seo_meta,rules_match_condition',
+      '/api/v1/customers?sort=erased_at',
     ]) {
       const res = await service.get(path);
       expect({ path, status: res.status }).toEqual({ path, status: 200 });
@@ -182,6 +185,10 @@ describe('sort', () => {
     const last4 = orders.map((o: { payment: { last4: string | null } }) => o.payment.last4);
     const present = last4.filter((v: string | null) => v !== null);
     expect(present).toEqual([...present].sort());
+    const referrers = (await service.get('/api/v1/orders?sort=conversion.referrer&fields=id,conversion&size=50')).body
+      .items;
+    const shown = referrers.map((o: { conversion: { referrer: string } }) => o.conversion.referrer);
+    expect(shown).toEqual([...shown].sort((a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)));
   });
 
   it('walks every page of a sort with ties and meets each id exactly once', async () => {

@@ -100,6 +100,9 @@ export const collectionList = listFields(Collection, {
   isDraft: { sort: true },
   seoUrl: { sort: true },
   seoTitle: { sort: true },
+  seoMeta: { sort: true },
+  description: { sort: true },
+  rulesMatchCondition: { sort: true },
   createdAt: { sort: true },
   updatedAt: { sort: true },
 });

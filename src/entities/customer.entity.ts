@@ -162,6 +162,7 @@ export const customerList = listFields(
     lastPurchase: { sort: true },
     createdAt: { sort: true },
     updatedAt: { sort: true },
+    erasedAt: { sort: true },
   },
   { filter: 'Customer search: strings match any of the given substrings, case-insensitively' },
 );

@@ -112,6 +112,9 @@ export const orderResource: RestResource = {
     addressFail: 'risk_level.address_fail',
     zipFail: 'risk_level.zip_fail',
     cvcFail: 'risk_level.cvc_fail',
+    phone: 'address.phone',
+    landingPage: 'conversion.landing_page',
+    referrer: 'conversion.referrer',
   },
   filterDescriptions: {
     cart_price: 'sum of item prices × quantities',

@@ -87,14 +87,36 @@ export function orderAddressData(order: Order): Record<string, unknown> {
   };
 }
 
-/** GraphQL input keys → the REST keys they come from (camelCase → snake_case), deeply. */
+/**
+ * Input fields REST's bodies send under another key than their snake_case (the body maps of
+ * src/rest/resources: `collections` for `collectionIds`, …). test/event-data-keys.test.ts holds this
+ * to every write route's body, so an event's data names a field as the REST body did.
+ */
+export const REST_BODY_NAMES: Readonly<Record<string, string>> = {
+  collectionIds: 'collections',
+  imageIds: 'images',
+  imageId: 'image',
+  manualProductIds: 'match_products',
+};
+
+/** Money a REST record shows as a JSON number (a product's and its variants' prices, per the spec). */
+const NUMBER_FIELDS = new Set(['price', 'comparePrice']);
+
+/**
+ * GraphQL input keys → the REST keys they come from (their snake_case, or REST_BODY_NAMES), deeply,
+ * and a price as the JSON number REST shows: an event's data names and writes a change as the
+ * REST body that made it would (docs/decisions.md#integrations: `data` in its REST shape).
+ */
 export function restKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(restKeys);
   if (value && typeof value === 'object' && !(value instanceof Date)) {
     return Object.fromEntries(
       Object.entries(value)
         .filter(([, v]) => v !== undefined)
-        .map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), restKeys(v)]),
+        .map(([k, v]) => [
+          REST_BODY_NAMES[k] ?? k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+          NUMBER_FIELDS.has(k) && typeof v === 'string' ? Number(v) : restKeys(v),
+        ]),
     );
   }
   return value;

@@ -48,7 +48,8 @@ export const EVENT_DATA: Record<string, string> = {
     'order_status; for .deleted, the record as it was',
   restock: 'the restock record (id, warehouse, items, created_at) with order_id and order_status',
   product:
-    '{id} and the fields the change sent, in REST keys (metafields: those set, null for each one deleted; ' +
+    '{id} and the fields the change sent, named as the REST body names them (collections, images), prices as ' +
+    'numbers (metafields: those set, null for each one deleted; ' +
     "a variant's as variants: [{id, metafields}]); .deleted: {id, title}",
   customer:
     '{id} and the fields the change sent, in REST keys (metafields: those set, null for each one deleted); ' +

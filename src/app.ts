@@ -32,6 +32,7 @@ import { checkDeclaredReads } from './reads/read-plan.js';
 import { apiDocsMiddleware } from './rest/api-docs.js';
 import { notFoundMiddleware, problemMiddleware } from './rest/middleware.js';
 import { type ExportLimits, OpenExports } from './rest/open-exports.js';
+import { Problem } from './rest/problem.js';
 import { MAX_BODY_BYTES } from './rest/request-input.js';
 import { checkRouteScopes, deriveRestApi } from './rest/rest-api.js';
 import { restRouter } from './rest/router.js';
@@ -132,7 +133,15 @@ export async function createApp({
     }),
   );
   const restOptions = {
-    readBody: (ctx: Context) => readBody(ctx, async () => undefined),
+    readBody: async (ctx: Context) => {
+      // The parser goes on (`next`) only once it has the body: a request the client closed first
+      // is left unread, which must not pass for a request without a body (a PATCH of nothing).
+      let read = false;
+      await readBody(ctx, async () => {
+        read = true;
+      });
+      if (!read) throw new Problem(400, 'The request body did not arrive: the client closed the request');
+    },
     gateway,
     publicUrl,
     allowedHosts,

@@ -310,6 +310,14 @@ describe('the REST form', () => {
     const replayed = await keyed(variables, '/uploads');
     expect({ status: replayed.status, body: replayed.body }).toEqual({ status: 201, body: uploaded.body });
     expect(await count('bulk_upload')).toBe(uploads + 1);
+    // A key that is not one is refused before the file is read: nothing kept.
+    const bad = await service.send('POST', '/api/v1/bulk-operations', file, undefined, {
+      'content-type': 'application/x-ndjson',
+      'idempotency-key': 'x'.repeat(300),
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].field).toBe('Idempotency-Key');
+    expect(await count('bulk_upload')).toBe(uploads + 1);
   });
 
   it('answers a line whose body is over 1 MiB with the 413 of its single request', async () => {

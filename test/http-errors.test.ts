@@ -1,4 +1,5 @@
 // docs/decisions.md#errors: problem+json for every refusal, never a stack or SQL.
+import net from 'node:net';
 import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService;
@@ -97,6 +98,38 @@ it('reads a body sent as any JSON media type (a merge-patch too), never leaving 
   expect(merged.status).toBe(200);
   expect(merged.body.title).toBe('Merged title');
   expect((await service.get(`/api/v1/products/${id}`)).body.title).toBe('Merged title');
+});
+
+it('never runs a write whose client closed the request before its body was read', async () => {
+  const [{ id }] = await service.sql<{ id: number }>('select id from customer where erased_at is null limit 1');
+  const versionOf = async () =>
+    (await service.sql<{ version: number }>('select version from customer where id = ?', [id]))[0].version;
+  const before = await versionOf();
+  const { hostname, port } = new URL(service.url);
+  const body = JSON.stringify({ notes: 'sent by a client that left' });
+  // Each request is sent whole, then its connection closed at once: the service may take the body
+  // (the write applies, with it) or find the request closed (nothing applies), never an empty PATCH.
+  for (let i = 0; i < 20; i++) {
+    await new Promise<void>((resolve) => {
+      const socket = net.connect(Number(port), hostname, () => {
+        socket.write(
+          `PATCH /api/v1/customers/${id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${service.token}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        );
+        socket.destroy();
+        resolve();
+      });
+      socket.on('error', () => undefined);
+    });
+  }
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const events = await service.sql<{ data: Record<string, unknown> }>(
+    "select data from event where type = 'customer.updated' and subject_id = ?",
+    [id],
+  );
+  // Every write that ran carried the notes; as many ran as the version moved.
+  expect(events.filter((e) => e.data.notes !== 'sent by a client that left')).toEqual([]);
+  expect((await versionOf()) - before).toBe(events.length);
 });
 
 it('answers a body over 1 MiB with 413', async () => {

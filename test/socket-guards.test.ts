@@ -166,6 +166,29 @@ it('closes a connection_init that found no free pool connection with 1013 (try a
   }
 }, 40_000);
 
+it('refuses subscribe messages past 16 waiting their turn on one socket, at once and unread', async () => {
+  const client = await socket(ADMIN);
+  const locker = new pg.Client({ connectionString: databaseUrl });
+  await locker.connect();
+  try {
+    // Each subscribe takes its place in this table: held, the first waits, and the rest queue behind it.
+    await locker.query('begin');
+    await locker.query('lock table subscription_connection in access exclusive mode');
+    for (let i = 0; i < 40; i++) {
+      client.send({ type: 'subscribe', id: `w${i}`, payload: { query: 'subscription { events { id } }' } });
+    }
+    const refused = () => client.received.filter((m) => m.type === 'error' && /waiting/.test(m.payload?.[0]?.message));
+    await until(async () => refused().length >= 40 - 16, 10_000);
+    expect(refused().map((m) => m.id)).toEqual(Array.from({ length: 24 }, (_, i) => `w${i + 16}`));
+    expect(refused()[0].payload[0].extensions.code).toBe('RATE_LIMITED');
+  } finally {
+    await locker.query('rollback');
+    await locker.end();
+    client.ws.terminate();
+  }
+  await healthy();
+}, 30_000);
+
 /** Writes `request` on a raw connection and resolves with what the server answered before closing. */
 function rawExchange(request: string): Promise<string> {
   const { hostname, port } = new URL(server.url);

@@ -9,7 +9,7 @@ import { BULK_SCOPES } from '../domain/bulk-operation.js';
 import type { Session } from '../graphql/gateway.js';
 import { activeTraceparent } from '../observability/tracing-state.js';
 import type { RestLines } from '../rest/bulk-lines.js';
-import { idempotent } from '../rest/idempotency.js';
+import { idempotencyKeyOf, idempotent } from '../rest/idempotency.js';
 import { NDJSON } from '../rest/openapi-responses.js';
 import { getDocument, reshapeRecord } from '../rest/operations.js';
 import { Problem } from '../rest/problem.js';
@@ -87,6 +87,7 @@ async function storeOnce<T>(
   upload: Parameters<typeof storeUpload>[2],
   make: (client: PoolClient, stored: Upload) => Promise<T>,
 ): Promise<T | undefined> {
+  idempotencyKeyOf(ctx); // a key that is not valid is refused before the file is read
   const pool = await (options.orm.em.getConnection().getNativeClient() as Promise<Pool> | Pool);
   let made: T | undefined;
   try {

@@ -38,7 +38,12 @@ type Connection = {
   closed?: boolean;
   /** The `subscribe` under way: the next waits for it (one at a time per socket). */
   subscribing?: Promise<unknown>;
+  /** `subscribe` messages taken and not yet answered (SUBSCRIBES_WAITING at most). */
+  waiting?: number;
 };
+
+/** `subscribe` messages a socket may have waiting their turn; more are refused at once, unread. */
+const SUBSCRIBES_WAITING = 16;
 
 export interface SubscriptionLimits {
   /** Open connections per token, over all instances; one more is closed with 4429. */
@@ -251,8 +256,18 @@ export async function startSubscriptionServer(
       },
       onSubscribe(ctx, id, payload) {
         // One subscribe at a time per socket, as HTTP admits requests: a flood of them waits its
-        // turn instead of parsing side by side and holding a pool connection each.
-        const turn = (ctx.extra.subscribing ?? Promise.resolve()).then(() => subscribe(ctx, id, payload));
+        // turn instead of parsing side by side and holding a pool connection each, and past
+        // SUBSCRIBES_WAITING is refused without being read (as HTTP's admission queue is bounded).
+        if ((ctx.extra.waiting ?? 0) >= SUBSCRIBES_WAITING) {
+          const message = `Too many subscribe messages waiting on this connection (at most ${SUBSCRIBES_WAITING})`;
+          return [new GraphQLError(message, { extensions: { code: RATE_LIMITED } })];
+        }
+        ctx.extra.waiting = (ctx.extra.waiting ?? 0) + 1;
+        const turn = (ctx.extra.subscribing ?? Promise.resolve())
+          .then(() => subscribe(ctx, id, payload))
+          .finally(() => {
+            ctx.extra.waiting = (ctx.extra.waiting ?? 1) - 1;
+          });
         ctx.extra.subscribing = turn.catch(() => undefined);
         return turn;
       },

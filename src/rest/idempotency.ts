@@ -34,6 +34,21 @@ function canonical(value: unknown): string {
 }
 
 /**
+ * The request's `Idempotency-Key`, undefined when none is sent; one sent that is not 1–255 visible
+ * ASCII characters (empty, too long, given twice) is a 400. A bulk upload asks before it reads its file.
+ */
+export function idempotencyKeyOf(ctx: Pick<Context, 'request'>): string | undefined {
+  const key = ctx.request.headers['idempotency-key'];
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string') throw Problem.parameter('Idempotency-Key', 'must be given once');
+  if (!validKey(key)) {
+    const { minLength, maxLength } = IDEMPOTENCY_KEY;
+    throw Problem.parameter('Idempotency-Key', `must be ${minLength} to ${maxLength} visible ASCII characters`);
+  }
+  return key;
+}
+
+/**
  * A failure of the key store is the database's, never the client's: 503, retry shortly (D4 in
  * docs/operations.md#hostile-load-findings).
  */
@@ -88,13 +103,8 @@ export async function idempotent(
   bodyHash?: string,
 ): Promise<void> {
   // Sent empty, it is a key that is not valid (a 400), not a request without one.
-  const key = ctx.request.headers['idempotency-key'];
+  const key = idempotencyKeyOf(ctx);
   if (key === undefined || !store) return write();
-  if (typeof key !== 'string') throw Problem.parameter('Idempotency-Key', 'must be given once');
-  if (!validKey(key)) {
-    const { minLength, maxLength } = IDEMPOTENCY_KEY;
-    throw Problem.parameter('Idempotency-Key', `must be ${minLength} to ${maxLength} visible ASCII characters`);
-  }
   const scope: KeyScope = { tokenId, key, method: ctx.method, path: ctx.path };
   const hash = bodyHash ?? createHash('sha256').update(canonical(body)).digest('hex');
   const deadline = Date.now() + WAIT_MS;

@@ -69,9 +69,13 @@ export async function requestBody(ctx: Context, read: BodyReader, filter = false
   if (hasBody && !ctx.is('application/json', 'application/*+json')) {
     throw new Problem(415, 'Send the request body as application/json');
   }
-  if (hasBody) await read(ctx);
+  // Read once per request: a request handled again (a caller whose scopes changed, asCaller) takes
+  // the same body, or the same refusal, not a second read of a stream already consumed.
+  if (hasBody) await (bodiesRead.get(ctx) ?? bodiesRead.set(ctx, read(ctx)).get(ctx));
   return checkedBody(hasBody && 'body' in ctx.request ? ctx.request.body : undefined, filter);
 }
+
+const bodiesRead = new WeakMap<Context, Promise<void>>();
 
 /** A parsed body (undefined: none) held to the input limits: the check of `requestBody`, a bulk line's too. */
 export function checkedBody(body: unknown, filter = false): unknown {

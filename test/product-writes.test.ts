@@ -577,6 +577,25 @@ describe('GraphQL product mutations', () => {
     expect(again.body.data.createProduct.price).toBe('0.00');
   });
 
+  it('answers a write that ran with 200 when its answer asks a field the token may not read', async () => {
+    const writer = await service.tokenWith(['write_products']);
+    const res = await service.graphql(
+      'mutation { createProduct(input: { title: "Made, then asked too much" }) { id collections { id } } }',
+      undefined,
+      writer,
+    );
+    // The product exists; the answer reports the field refused, not a refused request to send again.
+    expect(res.status).toBe(200);
+    expect(res.body.errors[0]).toMatchObject({
+      path: ['createProduct', 'collections'],
+      extensions: { code: 'FORBIDDEN' },
+    });
+    const [made] = await service.sql<{ n: number }>(
+      "select count(*)::int as n from product where title = 'Made, then asked too much'",
+    );
+    expect(made.n).toBe(1);
+  });
+
   it('creates a multi-variant product and refuses one without options or variants', async () => {
     const res = await create({
       title: 'Multi',

@@ -369,6 +369,20 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     expect(traces.size).toBe(8);
     expect(receiver.paths.every((p) => p === 'POST /v1/traces application/json')).toBe(true);
   });
+
+  it('an operationName that is no GraphQL name is no pattern: answered at once, never a 500', async () => {
+    const query = `query ${'a'.repeat(40)} { __typename }`;
+    for (const operationName of ['(a+)+c', '(', '[']) {
+      const started = Date.now();
+      const res = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ query, operationName }),
+      });
+      expect({ operationName, status: res.status }).toEqual({ operationName, status: 400 });
+      expect(Date.now() - started).toBeLessThan(2000);
+    }
+  });
 });
 
 describe('without OTEL_EXPORTER_OTLP_ENDPOINT', () => {

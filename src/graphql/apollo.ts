@@ -44,6 +44,10 @@ const refusalStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
         if (response.body.kind !== 'single') return;
         const { data, errors } = response.body.singleResult;
         if (!errors?.length || (data && Object.values(data).some((v) => v != null))) return;
+        // A field below a root field refused (a mutation's answer asking what the token may not
+        // read): the root field ran, and a write committed. Its answer is a 200 with the error, not
+        // a refused request a client would send again.
+        if (errors.some((error) => (error.path?.length ?? 0) > 1)) return;
         const code = String(errors[0].extensions?.code ?? '');
         if (['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'OVERLOADED'].includes(code))
           response.http.status = HTTP_STATUS_BY_CODE[code];

@@ -9,7 +9,12 @@ export function operationOf(ctx: Context): { type: string; name?: string } {
     | undefined;
   if (Array.isArray(given)) return { type: 'batch' };
   const source = typeof given?.query === 'string' ? given.query : '';
-  const named = typeof given?.operationName === 'string' ? given.operationName : undefined;
+  // Only a GraphQL name is looked for (Apollo refuses any other): it holds no character a pattern
+  // reads, where `(a+)+c` held the process in backtracking and `(` threw, before any token check.
+  const named =
+    typeof given?.operationName === 'string' && /^[_A-Za-z]\w*$/.test(given.operationName)
+      ? given.operationName
+      : undefined;
   const pattern = named
     ? new RegExp(`\\b(query|mutation|subscription)\\s+(${named})\\b`)
     : /^(?:\s|#[^\n]*\n|,)*(query|mutation|subscription)?\s*([_A-Za-z]\w*)?/;

@@ -61,6 +61,9 @@ try {
     process.stderr.write(`${error.message}\n`);
     process.exit(2);
   }
+  // The log keeps the stack for whoever investigates; the terminal (or the journal's stderr) gets
+  // one line saying what failed, as the CLIs say it.
   logger.fatal({ err: error }, 'failed to start');
+  process.stderr.write(`failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 }

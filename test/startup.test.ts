@@ -62,6 +62,24 @@ it('refuses an unknown LOG_LEVEL at start with the configuration line, not a sta
   expect(output).not.toMatch(/\n\s+at /);
 }, 30_000);
 
+it('says in one line on stderr why it failed to start when the database cannot be reached', async () => {
+  const child = spawn(process.execPath, [path.resolve('dist/src/main.js')], {
+    env: {
+      ...process.env,
+      DATABASE_URL: 'postgres://nobody:wrong@127.0.0.1:9/nowhere',
+      NODE_ENV: 'production',
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let errors = '';
+  child.stderr.on('data', (chunk) => (errors += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  expect(code).toBe(1);
+  expect(errors).toMatch(/^failed to start: .+\n$/);
+}, 30_000);
+
 describe('starting on an empty database', () => {
   let url: string;
   let service: RunningService;

@@ -692,6 +692,12 @@ describe('records deleted and customers erased', () => {
     expect(await traces()).toBe(0);
     expect(await valuesOf('customer_id', customer)).toEqual([]);
     expect(await valuesOf('order_id', order)).toEqual([]);
+    // The order's event says its metafield went, as a deletion says it (null): a mirror drops it too.
+    const [event] = await service.sql<{ data: { metafields?: Record<string, unknown> } }>(
+      "select data from event where type = 'order.updated' and order_id = ? order by id desc limit 1",
+      [order],
+    );
+    expect(event.data.metafields).toEqual({ 'crm.gift_note': null });
     const refused = await set([
       { ownerType: 'CUSTOMER', ownerId: customer, namespace: 'crm', key: 'nickname', value: 'again' },
     ]);
@@ -784,6 +790,21 @@ describe('REST', () => {
     expect(((await raw.json()) as { errors: unknown }).errors).toEqual([
       { field: 'metafields.sync.doc', message: expect.stringContaining('send it as a string') },
     ]);
+    // A decimal of more digits than a JSON number keeps arrived rounded: refused, not kept rounded.
+    const rounded = await fetch(`${service.url}/api/v1/orders/${other}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${service.token}`, 'content-type': 'application/json' },
+      body: '{"metafields":{"sync.weight":9999999999999.999}}',
+    });
+    expect(rounded.status).toBe(422);
+    expect(((await rounded.json()) as { errors: { field: string }[] }).errors[0].field).toBe('metafields.sync.weight');
+    // A json number past a double's range, as GraphQL's text sends it (JSON would write it as null,
+    // a deletion's look): refused naming the entry, not kept.
+    const huge = await set([{ ownerType: 'ORDER', ownerId: other, namespace: 'sync', key: 'doc', value: '[1e400]' }]);
+    expect(huge.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(huge.body.errors[0].message).toContain('send it as a string');
+    const read2 = await service.get(`/api/v1/orders/${other}?fields=id&expand=metafields`);
+    expect(read2.body.metafields['sync.weight']).toBe('0.0000001');
   });
 
   it('PATCH refuses a value of another type, an unknown key and a bad name with a 422 naming each', async () => {

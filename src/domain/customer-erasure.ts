@@ -161,6 +161,15 @@ export async function eraseCustomer(em: EntityManager, actor: Actor, id: number)
   const { emails: inEvents, placed } = await eraseEvents(em, id, [...new Set([...orderIds, ...named])]);
   for (const email of inEvents) emails.add(email);
   const elsewhere = [...placed].filter((order) => !orderIds.includes(order));
+  // The metafields its orders lose (below), named in their events as a deletion names them (null).
+  const goneMetafields = new Map<number, Record<string, null>>();
+  const held = await runPrepared<{ order_id: number; name: string }>(
+    em,
+    `select order_id, namespace || '.' || key as name from metafield where order_id = any(?::int[])`,
+    [orderIds],
+  );
+  for (const { order_id, name } of held)
+    goneMetafields.set(order_id, { ...goneMetafields.get(order_id), [name]: null });
   for (const order of await em.find(Order, { id: { $in: [...orderIds, ...elsewhere] } })) {
     beginVersionedWrite(`Order ${order.id}`, order, undefined);
     Object.assign(order, { ip: '', landingPage: '', referrer: '', paymentLast4: null, updatedAt: at });
@@ -178,7 +187,13 @@ export async function eraseCustomer(em: EntityManager, actor: Actor, id: number)
     // An integration that mirrors orders from the feed or webhooks learns what changed, as of every
     // change to an order (docs/decisions.md#integrations): the erased values, in REST keys.
     const contact = orderIds.includes(order.id) ? { email: order.email, ...orderAddressData(order) } : {};
-    recordEvent(em, actor, 'order.updated', orderEventSubject(order), { id: order.id, ...placed, ...contact });
+    const metafields = goneMetafields.get(order.id);
+    recordEvent(em, actor, 'order.updated', orderEventSubject(order), {
+      id: order.id,
+      ...placed,
+      ...contact,
+      ...(metafields ? { metafields } : {}),
+    });
   }
   await em.flush();
   // Metafields may hold personal data (an integration's notes on the person): the customer's and

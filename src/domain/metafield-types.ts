@@ -130,6 +130,8 @@ function unkeptInJson(value: unknown, depth = 0): string | undefined {
   };
   if (typeof value === 'string') return unstorable('string', value);
   if (typeof value === 'number') {
+    // Past a double's range (1e400) JSON.parse gives Infinity, which JSON writes as null.
+    if (!Number.isFinite(value)) return 'holds a number past what JSON numbers can hold: send it as a string';
     return Number.isInteger(value) && !Number.isSafeInteger(value)
       ? `holds a whole number past ${Number.MAX_SAFE_INTEGER}, which JSON numbers cannot keep exactly: ` +
           'send it as a string'
@@ -193,14 +195,25 @@ export function storedFromJson(type: MetafieldType, value: unknown): StoredValue
         ? storedFromText(type, String(value))
         : problem('must be a whole number');
     case 'number_decimal':
-      return typeof value === 'number' && Number.isFinite(value)
+      // A JSON number of more digits than a double keeps exactly (9999999999999.999 arrives as
+      // …998) was rounded before it came here: refused, asking for the exact text.
+      return typeof value === 'number' && Number.isFinite(value) && significantDigits(value) <= 15
         ? storedFromText(type, decimalTextOf(value))
-        : problem('must be a decimal number, as a string such as "12.50"');
+        : problem('must be a decimal number, as a string such as "12.50" (a JSON number of 15 digits at most)');
     case 'boolean':
       return typeof value === 'boolean' ? { value: String(value) } : problem('must be true or false');
     default:
       return problem('must be a string');
   }
+}
+
+/** The significant digits of a number as JavaScript prints it (the shortest text that reads back as it). */
+function significantDigits(value: number): number {
+  const digits = Math.abs(value)
+    .toExponential()
+    .replace(/e.*$/, '')
+    .replace('.', '');
+  return digits.length;
 }
 
 /**

@@ -209,10 +209,7 @@ export function storedFromJson(type: MetafieldType, value: unknown): StoredValue
 
 /** The significant digits of a number as JavaScript prints it (the shortest text that reads back as it). */
 function significantDigits(value: number): number {
-  const digits = Math.abs(value)
-    .toExponential()
-    .replace(/e.*$/, '')
-    .replace('.', '');
+  const digits = Math.abs(value).toExponential().replace(/e.*$/, '').replace('.', '');
   return digits.length;
 }
 

@@ -501,6 +501,19 @@ describe('PATCH /products/{id}: refusals', () => {
     expect(await read(id)).toEqual(before);
   });
 
+  it('says a repeated id repeats an entry in the body’s own words, no GraphQL name', async () => {
+    const id = await multiProduct();
+    const res = await patch(id, { collections: [manual[0], manual[0]], images: [images[0], images[0]] });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual(
+      expect.arrayContaining([
+        { field: 'collections[1]', message: 'repeats the entry at [0]' },
+        { field: 'images[1]', message: 'repeats the entry at [0]' },
+      ]),
+    );
+    expect(res.body.detail).not.toMatch(/collectionIds|imageIds/);
+  });
+
   it('names read-only and unknown fields as such', async () => {
     const id = await multiProduct();
     const p = await read(id);

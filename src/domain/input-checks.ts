@@ -37,7 +37,7 @@ export function checkDistinct<T>(
     const k = key(value);
     const seen = first.get(k);
     if (seen === undefined) first.set(k, i);
-    else errors.push({ field: `${field}[${i}]`, message: `repeats ${field}[${seen}]` });
+    else errors.push({ field: `${field}[${i}]`, message: `repeats the entry at [${seen}]` });
   });
 }
 

@@ -362,6 +362,7 @@ describe('POST /collections', () => {
     expect([a.body.seo_url, b.body.seo_url]).toEqual(['summer-sale', 'summer-sale-2']);
     const taken = await post({ title: 'Other', seo_title: 't', seo_url: 'summer-sale', type: 0, match_products: [] });
     expect(taken.status).toBe(409);
+    expect(taken.body.errors.map((e: { field: string }) => e.field)).toEqual(['seo_url']);
   });
 
   const valid = { title: 'V', seo_title: 'V', seo_url: 'v-unused', type: 0, match_products: [] as number[] };

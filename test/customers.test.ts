@@ -325,6 +325,7 @@ describe('PATCH /customers/{id}', () => {
     const before = await snapshot(11);
     const res = await service.send('PATCH', '/api/v1/customers/11', { email: other.email.toUpperCase() });
     expect(res.status).toBe(409);
+    expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['email']);
     expect(await snapshot(11)).toEqual(before);
     const own = await service.send('PATCH', '/api/v1/customers/11', { email: before.email.toUpperCase() });
     expect(own.status).toBe(200);

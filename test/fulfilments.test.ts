@@ -180,6 +180,14 @@ describe('fulfilment edits', () => {
     const moved = await service.send('PATCH', api(order.id, `/fulfilments/${f.id}`), { warehouse: 2 });
     expect(moved.body.fulfilments[0].warehouse).toBe(2);
     expect([await stockOf(service, 1, variants.tracked), await stockOf(service, 2, variants.tracked)]).toEqual([10, 7]);
+    // Once shipped, its units have left the warehouse: moving it is a 409 naming the warehouse.
+    const shipped = await service.send('POST', api(order.id, '/shipments'), {
+      data: { fulfilment_id: f.id, tracking_number: 'MOVE1', shipping_carrier: 1 },
+    });
+    expect(shipped.status).toBe(201);
+    const refused = await service.send('PATCH', api(order.id, `/fulfilments/${f.id}`), { warehouse: 1 });
+    expect(refused.status).toBe(409);
+    expect(refused.body.errors.map((e: { field: string }) => e.field)).toEqual(['warehouse']);
   });
 });
 

@@ -216,6 +216,7 @@ describe('PATCH /products/{id}: fields', () => {
     const res = await patch(b, { title: 'Would change', tags: ['x'], seo_url: (await read(a)).seo_url });
     expect(res.status).toBe(409);
     expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['seo_url']);
     expect(await read(b)).toEqual(before);
   });
 });

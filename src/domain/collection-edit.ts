@@ -139,7 +139,7 @@ async function writeCollection(
   const seoUrl = await seoUrlOf(em, collection, input, isNew, errors);
   if (errors.length) throw new ValidationError(errors);
   if (seoUrl !== undefined && (await slugTaken(em, 'collection', seoUrl, isNew ? 0 : collection.id))) {
-    throw new ConflictError(`The seo_url ${seoUrl} is already used by another collection`);
+    throw new ConflictError(`The seo_url ${seoUrl} is already used by another collection`, 'seoUrl');
   }
 
   // Current rows are read before anything changes (a query would flush pending changes first).
@@ -201,7 +201,7 @@ async function writeCollection(
     await em.flush();
   } catch (error) {
     if (error instanceof UniqueConstraintViolationException)
-      throw new ConflictError(`The seo_url ${collection.seoUrl} is already used by another collection`);
+      throw new ConflictError(`The seo_url ${collection.seoUrl} is already used by another collection`, 'seoUrl');
     throw error;
   }
   return collection;

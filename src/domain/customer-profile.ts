@@ -68,7 +68,7 @@ async function ensureEmailFree(em: EntityManager, email: string, except?: number
     email: { $ilike: likeEscape(email) },
     ...(except ? { id: { $ne: except } } : {}),
   });
-  if (clash) throw new ConflictError(`The e-mail ${email} belongs to customer ${clash.id}`);
+  if (clash) throw new ConflictError(`The e-mail ${email} belongs to customer ${clash.id}`, 'email');
 }
 
 async function flushUnique(em: EntityManager, email: string | undefined) {
@@ -77,7 +77,7 @@ async function flushUnique(em: EntityManager, email: string | undefined) {
   } catch (error) {
     // A concurrent request took the address between our check and the write.
     if (error instanceof UniqueConstraintViolationException)
-      throw new ConflictError(`The e-mail ${email} is already used`);
+      throw new ConflictError(`The e-mail ${email} is already used`, 'email');
     throw error;
   }
 }

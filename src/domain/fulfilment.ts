@@ -235,6 +235,7 @@ export async function updateFulfilment(
     if (state.shipmentsOf(fulfilment).length)
       throw new ConflictError(
         `fulfilment ${fulfilmentId} has shipments: its units already left warehouse ${fulfilment.warehouse?.id}`,
+        'warehouse',
       );
     for (const item of state.itemsOf(fulfilment)) {
       const line = item.lineItem as LineItem;

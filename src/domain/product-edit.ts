@@ -94,7 +94,7 @@ async function flushProduct(em: EntityManager, seoUrl: string): Promise<void> {
   } catch (error) {
     // A concurrent write took the URL between our check and ours.
     if (error instanceof UniqueConstraintViolationException)
-      throw new ConflictError(`The seo_url ${seoUrl} is already used by another product`);
+      throw new ConflictError(`The seo_url ${seoUrl} is already used by another product`, 'seoUrl');
     throw error;
   }
 }
@@ -124,7 +124,7 @@ async function writeProduct(
   const seoUrl = await seoUrlOf(em, product, input, isNew, errors);
   if (errors.length) throw new ValidationError(errors);
   if (seoUrl !== undefined && (await slugTaken(em, 'product', seoUrl, isNew ? 0 : product.id))) {
-    throw new ConflictError(`The seo_url ${seoUrl} is already used by another product`);
+    throw new ConflictError(`The seo_url ${seoUrl} is already used by another product`, 'seoUrl');
   }
 
   assignScalars(product, input);

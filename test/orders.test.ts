@@ -326,6 +326,22 @@ describe('order edits', () => {
     expect(cleared.body.address.phone).toBeNull();
   });
 
+  it('clears a state of the old country when only the country changes, and keeps one of the new', async () => {
+    const [order] = await service.sql<{ id: number }>('select id from orders order by id desc limit 1');
+    const path = `/api/v1/orders/${order.id}/address`;
+    const set = await service.send('PATCH', path, { shipping: { country: 'US', state: 'NY' } });
+    expect(set.status).toBe(200);
+    const moved = await service.send('PATCH', path, { shipping: { country: 'DE' } });
+    expect(moved.status).toBe(200);
+    expect(moved.body.address.shipping).toMatchObject({ country: 'DE', state: null });
+    const both = await service.send('PATCH', path, { shipping: { country: 'CA', state: 'QC' } });
+    expect(both.body.address.shipping).toMatchObject({ country: 'CA', state: 'QC' });
+    // A state sent with the country is still judged: one of another country is refused.
+    const wrong = await service.send('PATCH', path, { shipping: { country: 'US', state: 'QC' } });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.errors[0].field).toBe('shipping.state');
+  });
+
   it("adds an edited order address to the customer's profile only when the profile has none", async () => {
     const [bare] = await service.sql<{ order_id: number; customer_id: number }>(
       `select o.id as order_id, o.customer_id from orders o

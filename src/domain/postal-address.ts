@@ -39,6 +39,15 @@ export function mergeAddressBlock(
     }
     target[key] = key === 'country' || key === 'state' ? value?.trim().toUpperCase() || null : value;
   }
+  // A state belongs to its country: a new country sent without a state leaves no state of the old
+  // one behind (it would be refused, though the client never sent it).
+  if (
+    patch.country !== undefined &&
+    patch.state === undefined &&
+    target.state &&
+    !SUBDIVISIONS.has(`${target.country}-${target.state}`)
+  )
+    target.state = null;
   if (target.country && !COUNTRIES.has(target.country)) {
     errors.push({ field: `${path}.country`, message: `"${target.country}" is not an ISO 3166-1 alpha-2 country code` });
   } else if (target.state) {

@@ -5,6 +5,7 @@ import type { Context } from 'koa';
 import type { Pool, PoolClient } from 'pg';
 import { SQL_NOW } from '../clock.js';
 import type { SqlRunner } from '../db/idempotency-store.js';
+import { numberedPlaceholders } from '../db/prepared-statements.js';
 import { BULK_SCOPES } from '../domain/bulk-operation.js';
 import type { Session } from '../graphql/gateway.js';
 import { activeTraceparent } from '../observability/tracing-state.js';
@@ -64,13 +65,8 @@ class Replayed extends Error {}
 /** Statements with `?` placeholders (the key store's) on an upload's own connection. */
 const sqlOn =
   (client: PoolClient): SqlRunner =>
-  (text, params) => {
-    let n = 0;
-    return client.query(
-      text.replace(/\?/g, () => `$${++n}`),
-      params,
-    );
-  };
+  (text, params) =>
+    client.query(numberedPlaceholders(text, params.length), params);
 
 /**
  * An upload with an `Idempotency-Key` (docs/decisions.md#retries), as any writing POST: the file is

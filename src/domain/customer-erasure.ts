@@ -161,15 +161,18 @@ export async function eraseCustomer(em: EntityManager, actor: Actor, id: number)
   const { emails: inEvents, placed } = await eraseEvents(em, id, [...new Set([...orderIds, ...named])]);
   for (const email of inEvents) emails.add(email);
   const elsewhere = [...placed].filter((order) => !orderIds.includes(order));
-  // The metafields its orders lose (below), named in their events as a deletion names them (null).
+  // Metafields may hold personal data (an integration's notes on the person): the customer's and
+  // those of its orders go (their versions move below), each order's named in its event as a
+  // deletion names them (null).
   const goneMetafields = new Map<number, Record<string, null>>();
-  const held = await runPrepared<{ order_id: number; name: string }>(
+  const gone = await runPrepared<{ order_id: number | null; name: string }>(
     em,
-    `select order_id, namespace || '.' || key as name from metafield where order_id = any(?::int[])`,
-    [orderIds],
+    `delete from metafield where customer_id = ? or order_id = any(?::int[])
+      returning order_id, namespace || '.' || key as name`,
+    [id, orderIds],
   );
-  for (const { order_id, name } of held)
-    goneMetafields.set(order_id, { ...goneMetafields.get(order_id), [name]: null });
+  for (const { order_id, name } of gone)
+    if (order_id !== null) goneMetafields.set(order_id, { ...goneMetafields.get(order_id), [name]: null });
   for (const order of await em.find(Order, { id: { $in: [...orderIds, ...elsewhere] } })) {
     beginVersionedWrite(`Order ${order.id}`, order, undefined);
     Object.assign(order, { ip: '', landingPage: '', referrer: '', paymentLast4: null, updatedAt: at });
@@ -196,9 +199,6 @@ export async function eraseCustomer(em: EntityManager, actor: Actor, id: number)
     });
   }
   await em.flush();
-  // Metafields may hold personal data (an integration's notes on the person): the customer's and
-  // those of its orders go. Their versions moved above.
-  await runPrepared(em, 'delete from metafield where customer_id = ? or order_id = any(?::int[])', [id, orderIds]);
   await eraseMail(em, id, orderIds, emails);
   // Copies of the records in their REST shape, and writes that set its data: the same erasure.
   const person = { id, orders: orderIds, everOrders: [...new Set([...orderIds, ...named])], emails };

@@ -35,6 +35,14 @@ export function compiledExecutor(schema: GraphQLSchema) {
   // Per document, then per operation: a document may hold several, and each compiles to its own.
   const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery>>();
 
+  // An operation's root fields, counted once per parsed operation (documents come back cached).
+  const rootFields = new WeakMap<OperationDefinitionNode, number>();
+  function rootFieldsOf(document: DocumentNode, operation: OperationDefinitionNode): number {
+    let count = rootFields.get(operation);
+    if (count === undefined) rootFields.set(operation, (count = rootFieldCount(document, operation.selectionSet)));
+    return count;
+  }
+
   return function run(
     document: DocumentNode,
     operationName: string | null | undefined,
@@ -59,7 +67,7 @@ export function compiledExecutor(schema: GraphQLSchema) {
   ): Promise<ExecutionResult> | ExecutionResult {
     const operation = getOperationAST(document, operationName);
     const em = (contextValue as Partial<GraphQLContext> | undefined)?.em;
-    if (operation && em) shareAnswer(em, rootFieldCount(document, operation.selectionSet));
+    if (operation && em) shareAnswer(em, rootFieldsOf(document, operation));
     if (operation?.operation !== 'query') {
       return execute({ schema, document, operationName, variableValues: variables, contextValue }) as
         | Promise<ExecutionResult>

@@ -61,7 +61,7 @@ const schema = z.object({
   EMBEDDED_PG_PORT: port.default(0),
   SEED_DEMO: bool.default(true),
   SEED: z.coerce.number().int().min(0).default(1),
-  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  ADMIN_TOKEN: z.string().min(1, 'must not be empty').optional(),
   SMTP_URL: z
     .string()
     .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')

@@ -10,6 +10,9 @@ import { setAnswerMaxBytes } from './reads/answer-bytes.js';
 import { startService } from './server.js';
 import { startBanner } from './start-banner.js';
 
+/** Shorter ADMIN_TOKEN secrets are taken, with a warning (they are guessable). */
+const ADMIN_TOKEN_ADVISED_LENGTH = 16;
+
 // One shutdown, however many signals, whenever they come. The handlers are in place before
 // anything starts: a signal during the start (a Ctrl-C while migrations run) stops the service
 // once it is up instead of killing it at once and orphaning the embedded PostgreSQL; a handler
@@ -44,6 +47,14 @@ if (cluster.isWorker) process.once('disconnect', () => shutdown('disconnect'));
 
 try {
   const config = loadConfig();
+  // The start-up contract honours any secret given (docs/decisions.md#start-up-contract); a short one
+  // is said once, where the operator looks, as guessable.
+  if (config.ADMIN_TOKEN && config.ADMIN_TOKEN.length < ADMIN_TOKEN_ADVISED_LENGTH && cluster.isPrimary) {
+    process.stderr.write(
+      `warning: ADMIN_TOKEN is shorter than ${ADMIN_TOKEN_ADVISED_LENGTH} characters; ` +
+        'it holds every scope, so use a long random secret\n',
+    );
+  }
   await ensurePortFree(config); // a busy PORT is refused before anything is created
   // Every process serving requests (each worker runs this file too) reads with the same bound.
   setAnswerMaxBytes(config.ANSWER_MAX_BYTES);

@@ -494,6 +494,59 @@ describe('adjustments', () => {
     expect(await ledgerBreaks()).toEqual([]);
   }, 20_000);
 
+  it('a level it creates is locked in (warehouse, variant) order: a put-back into it waits, no deadlock', async () => {
+    const [variant] = await service.sql<{ id: number }>(
+      'select v.id from product_variant v ' +
+        'where not exists (select 1 from inventory_level l where l.variant_id = v.id) ' +
+        'order by v.id limit 1 offset 1',
+    );
+    const created = await service.send('POST', ADJUST, {
+      reason: 'received',
+      changes: [{ variant_id: variant.id, warehouse_id: 1, delta: 2 }],
+    });
+    expect(created.status).toBe(200);
+    const other = new pg.Client({ connectionString: databaseUrl });
+    await other.connect();
+    try {
+      await other.query('begin');
+      await other.query('select 1 from inventory_level where warehouse_id = 1 and variant_id = $1 for update', [
+        variant.id,
+      ]);
+      // With a key the adjustment's mutation is not run again: a deadlock would be its answer (503).
+      const adjusted = service.send(
+        'POST',
+        ADJUST,
+        {
+          reason: 'received',
+          changes: [
+            { variant_id: variant.id, warehouse_id: 2, delta: 1 },
+            { variant_id: variant.id, warehouse_id: 1, delta: 1 },
+          ],
+        },
+        undefined,
+        { 'idempotency-key': 'new-level-in-order' },
+      );
+      await lockWaits(service);
+      // The other transaction now puts units back into (2, variant), as a restock does: the
+      // adjustment, waiting for (1, variant), must not have created (2, variant) before it.
+      const putBack = await other
+        .query(
+          `insert into inventory_level (warehouse_id, variant_id, quantity) values (2, $1, 0)
+           on conflict (warehouse_id, variant_id) do update set quantity = inventory_level.quantity returning quantity`,
+          [variant.id],
+        )
+        .catch((error: { code?: string }) => error.code);
+      expect(putBack).toMatchObject({ rows: [{ quantity: 0 }] });
+      await other.query('commit');
+      const res = await adjusted;
+      expect(res.status).toBe(200);
+      expect(res.body.map((level: { quantity: number }) => level.quantity)).toEqual([1, 3]);
+    } finally {
+      await other.end();
+    }
+    expect(await ledgerBreaks()).toEqual([]);
+  }, 20_000);
+
   it('an order placed while its variant is deleted is refused as for one gone, not a 500', async () => {
     // A variant of no level (the deletion holds no stock row) that no other case of this file uses.
     const [doomed] = await service.sql<{ id: number }>(

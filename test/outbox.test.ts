@@ -13,11 +13,13 @@ interface Sink {
   port: number;
   received: { messageId: string; to: string; subject: string }[];
   failNext: number;
+  /** How long the sink takes to accept each message (a slow relay). */
+  delayMs: number;
   close(): Promise<void>;
 }
 
 async function startSink(): Promise<Sink> {
-  const sink: Sink = { port: 0, received: [], failNext: 0, close: async () => undefined };
+  const sink: Sink = { port: 0, received: [], failNext: 0, delayMs: 0, close: async () => undefined };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -25,7 +27,8 @@ async function startSink(): Promise<Sink> {
     onData(stream, session, callback) {
       let raw = '';
       stream.on('data', (chunk: Buffer) => (raw += chunk.toString()));
-      stream.on('end', () => {
+      stream.on('end', async () => {
+        await new Promise((resolve) => setTimeout(resolve, sink.delayMs));
         if (sink.failNext > 0) {
           sink.failNext--;
           return callback(Object.assign(new Error('mailbox busy, try later'), { responseCode: 451 }));
@@ -125,4 +128,28 @@ it('retries a failed delivery later with back-off, then sends it once', async ()
   expect(await worker.runOnce()).toBe(1);
   expect(sink.received).toHaveLength(1);
   expect(await worker.runOnce()).toBe(0);
+});
+
+it('a worker whose round outlasts its lease does not send what another worker took over meanwhile', async () => {
+  await enqueue(3);
+  sink.received = [];
+  sink.delayMs = 800;
+  try {
+    const smtp = `smtp://127.0.0.1:${sink.port}`;
+    const [slow, other] = orms.map(
+      (orm) => new OutboxWorker(orm, createMailer(smtp, 'store@example.com'), { batchSize: 3, leaseSeconds: 1 }),
+    );
+    // The slow worker claims all three, each for a second from now, and takes 0.8 s a message.
+    const slowRound = slow.runOnce();
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    // By now the third message's lease has lapsed, unsent: the other worker takes it and sends it.
+    const otherRound = other.runOnce();
+    const [bySlow, byOther] = await Promise.all([slowRound, otherRound]);
+    expect(bySlow + byOther).toBe(3);
+    expect(byOther).toBeGreaterThan(0);
+    expect(sink.received).toHaveLength(3);
+    expect(new Set(sink.received.map((m) => m.messageId)).size).toBe(3);
+  } finally {
+    sink.delayMs = 0;
+  }
 });

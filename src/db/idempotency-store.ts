@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 
 /** Which request a key belongs to: the same key from another token, method or path is another key. */
@@ -16,10 +17,13 @@ export interface StoredAnswer {
 }
 
 export type Claim =
-  | { state: 'new' }
+  | { state: 'new'; holder: Holder }
   | { state: 'running' }
   | { state: 'conflict' }
   | { state: 'replay'; answer: StoredAnswer };
+
+/** A won claim's own id: what renews, completes and releases it (a lapsed one no longer can). */
+export type Holder = string;
 
 /** Runs one SQL statement: autocommit, or inside the write's own transaction. */
 export type SqlRunner = (text: string, params: unknown[]) => Promise<unknown>;
@@ -30,10 +34,14 @@ export interface IdempotencyStore {
   leaseMs: number;
   claim(scope: KeyScope, bodyHash: string): Promise<Claim>;
   /** Extends the holder's lease (while its request runs). */
-  renew(scope: KeyScope): Promise<void>;
-  /** Keeps the answer; `sql` is the write's transaction when the answer commits with the write. */
-  complete(scope: KeyScope, answer: StoredAnswer, sql?: SqlRunner): Promise<void>;
-  release(scope: KeyScope): Promise<void>;
+  renew(scope: KeyScope, holder: Holder): Promise<void>;
+  /**
+   * Keeps the answer; `sql` is the write's transaction when the answer commits with the write.
+   * False when `holder` no longer holds the key (its lease lapsed and another request took it over):
+   * nothing is kept, and a write in `sql` must not commit.
+   */
+  complete(scope: KeyScope, holder: Holder, answer: StoredAnswer, sql?: SqlRunner): Promise<boolean>;
+  release(scope: KeyScope, holder: Holder): Promise<void>;
 }
 
 const TTL = "interval '24 hours'";
@@ -43,7 +51,9 @@ const TTL = "interval '24 hours'";
  * (autocommit, outside the request's transaction) with a lease: exactly one request wins it and
  * runs, renewing the lease while it is alive; the others see it running, or find its stored
  * answer. A claim whose lease expired (its holder crashed, or lost the database) is taken over by
- * the next request with the same key and body. The answer is written by the write's own
+ * the next request with the same key and body. Each claim won has its own holder id, and only that
+ * holder renews, completes or releases it: a holder still alive after its lease was taken over
+ * cannot keep a second answer, and its write rolls back. The answer is written by the write's own
  * transaction (`complete` with its SQL runner), so it exists exactly when the write committed.
  * Keys older than 24 h are forgotten.
  */
@@ -56,19 +66,20 @@ export function postgresIdempotencyStore(orm: MikroORM, leaseMs: number): Idempo
     leaseMs,
     async claim(scope, bodyHash) {
       await autocommit(`delete from idempotency_key where ${where} and created_at < now() - ${TTL}`, args(scope));
+      const holder = randomUUID();
       const inserted = (await autocommit(
-        `insert into idempotency_key (token_id, key, method, path, body_hash, created_at, locked_until)
-          values (?, ?, ?, ?, ?, now(), ${lease})
+        `insert into idempotency_key (token_id, key, method, path, body_hash, created_at, locked_until, holder)
+          values (?, ?, ?, ?, ?, now(), ${lease}, ?)
          on conflict (token_id, key, method, path) do nothing returning id`,
-        [...args(scope), bodyHash],
+        [...args(scope), bodyHash, holder],
       )) as unknown[];
-      if (inserted.length) return { state: 'new' };
+      if (inserted.length) return { state: 'new', holder };
       const taken = (await autocommit(
-        `update idempotency_key set locked_until = ${lease} where ${where} and body_hash = ?
+        `update idempotency_key set locked_until = ${lease}, holder = ? where ${where} and body_hash = ?
           and status is null and (locked_until is null or locked_until < now()) returning id`,
-        [...args(scope), bodyHash],
+        [holder, ...args(scope), bodyHash],
       )) as unknown[];
-      if (taken.length) return { state: 'new' };
+      if (taken.length) return { state: 'new', holder };
       const [row] = (await autocommit(
         `select body_hash, status, response from idempotency_key where ${where}`,
         args(scope),
@@ -82,21 +93,25 @@ export function postgresIdempotencyStore(orm: MikroORM, leaseMs: number): Idempo
       if (row.status === null || !row.response) return { state: 'running' };
       return { state: 'replay', answer: typeof row.response === 'string' ? JSON.parse(row.response) : row.response };
     },
-    async renew(scope) {
+    async renew(scope, holder) {
       await autocommit(
-        `update idempotency_key set locked_until = ${lease} where ${where} and status is null`,
-        args(scope),
+        `update idempotency_key set locked_until = ${lease} where ${where} and status is null and holder = ?`,
+        [...args(scope), holder],
       );
     },
-    async complete(scope, answer, sql = autocommit) {
-      await sql(`update idempotency_key set status = ?, response = ?::json, locked_until = null where ${where}`, [
-        answer.status,
-        JSON.stringify(answer),
-        ...args(scope),
-      ]);
+    async complete(scope, holder, answer, sql = autocommit) {
+      const kept = (await sql(
+        `update idempotency_key set status = ?, response = ?::json, locked_until = null
+          where ${where} and status is null and holder = ? returning id`,
+        [answer.status, JSON.stringify(answer), ...args(scope), holder],
+      )) as unknown[];
+      return kept.length > 0;
     },
-    async release(scope) {
-      await autocommit(`delete from idempotency_key where ${where} and status is null`, args(scope));
+    async release(scope, holder) {
+      await autocommit(`delete from idempotency_key where ${where} and status is null and holder = ?`, [
+        ...args(scope),
+        holder,
+      ]);
     },
   };
 }

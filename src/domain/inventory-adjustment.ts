@@ -49,9 +49,11 @@ const isCount = (value: unknown, max = INT4_MAX): value is number =>
 
 /**
  * Locks the levels of these (warehouse, variant) pairs, creating those that do not exist yet with
- * 0 units, and answers them by pair. Both statements go in (warehouse, variant) order, the order
- * `moveStock` takes them in: two adjustments crossing the same levels, or an adjustment and a
- * fulfilment, wait for each other instead of deadlocking.
+ * 0 units, and answers them by pair. One statement takes them one after the other in (warehouse,
+ * variant) order, the order `moveStock` takes them in, an existing level locked by its conflict's
+ * (unchanging) update and a new one by its insert: two adjustments crossing the same levels, or an
+ * adjustment and a fulfilment, wait for each other instead of deadlocking. (Creating the missing
+ * levels first and locking the others after took a new level before an older one of a lower order.)
  */
 async function lockLevels(em: EntityManager, changes: LevelChange[]): Promise<Map<string, LockedLevel>> {
   const sorted = [...changes].sort((a, b) => a.warehouseId - b.warehouseId || a.variantId - b.variantId);
@@ -59,23 +61,18 @@ async function lockLevels(em: EntityManager, changes: LevelChange[]): Promise<Ma
   const variants = sorted.map((c) => c.variantId);
   // The variants and warehouses are held FOR KEY SHARE until the change commits: one deleted after
   // checkReferences looked (a product PATCH dropping a variant) gets no level here, and is named
-  // as missing (applyChanges), instead of failing the insert's foreign key.
-  await runPrepared(
+  // as missing (applyChanges), instead of failing the insert's foreign key. Each pair is listed
+  // once (planned refuses a level changed twice), as a conflict's update requires.
+  const rows = await runPrepared<LockedLevel>(
     em,
     `with v as (select id from product_variant where id = any(?::int[]) for key share),
        w as (select id from warehouse where id = any(?::int[]) for key share)
      insert into inventory_level (warehouse_id, variant_id, quantity)
      select x.w, x.v, 0 from unnest(?::int[], ?::int[]) with ordinality x(w, v, n)
      where x.v in (select id from v) and x.w in (select id from w) order by x.n
-     on conflict (warehouse_id, variant_id) do nothing`,
+     on conflict (warehouse_id, variant_id) do update set quantity = inventory_level.quantity
+     returning id, warehouse_id, variant_id, quantity`,
     [variants, warehouses, warehouses, variants],
-  );
-  const rows = await runPrepared<LockedLevel>(
-    em,
-    `select id, warehouse_id, variant_id, quantity from inventory_level
-     where (warehouse_id, variant_id) in (select x.w, x.v from unnest(?::int[], ?::int[]) x(w, v))
-     order by warehouse_id, variant_id for update`,
-    [warehouses, variants],
   );
   return new Map(rows.map((row) => [keyOf({ warehouseId: row.warehouse_id, variantId: row.variant_id }), row]));
 }

@@ -40,11 +40,7 @@ export async function freeSlug(
   fallback = table,
 ): Promise<string> {
   const base = slugBase(title, fallback);
-  // Serialise derivations per table: two concurrent writes deriving the same slug would both see
-  // it free and one would then fail on the unique index; the lock makes the second see the first.
-  await em
-    .getConnection()
-    .execute('select pg_advisory_xact_lock(hashtext(?))', [`seo_url:${table}`], 'all', em.getTransactionContext());
+  await lockSeoUrls(em, table);
   // `base` is [a-z0-9-] only, so it is safe inside the regular expression.
   const rows = await em
     .getConnection()
@@ -57,13 +53,25 @@ export async function freeSlug(
   return firstFreeSlug(base, new Set(rows.map((r) => r.seo_url)));
 }
 
-/** Whether another record of `table` already has this URL. */
+/**
+ * Serialises the choice of a URL per table, derived or given, to the end of the transaction: two
+ * writes choosing the same one would both see it free and one would then fail on the unique index
+ * (a derived URL refused as taken); the lock makes the second see the first.
+ */
+async function lockSeoUrls(em: EntityManager, table: 'product' | 'collection'): Promise<void> {
+  await em
+    .getConnection()
+    .execute('select pg_advisory_xact_lock(hashtext(?))', [`seo_url:${table}`], 'all', em.getTransactionContext());
+}
+
+/** Whether another record of `table` already has this URL (chosen under the table's lock, see lockSeoUrls). */
 export async function slugTaken(
   em: EntityManager,
   table: 'product' | 'collection',
   slug: string,
   exceptId = 0,
 ): Promise<boolean> {
+  await lockSeoUrls(em, table);
   const rows = await em
     .getConnection()
     .execute<unknown[]>(

@@ -39,6 +39,14 @@ export class IdempotencyKey {
   @Property({ type: 'timestamptz', nullable: true })
   lockedUntil: Date | null = null;
 
+  /**
+   * Who holds the lease: a claim's own random id, set when it is won or taken over. Renewing,
+   * storing the answer and releasing are fenced by it, so a holder whose lease lapsed (and was
+   * taken over) can no longer keep an answer or free the key: its write rolls back.
+   */
+  @Property({ type: 'uuid', nullable: true })
+  holder: string | null = null;
+
   @Property({ type: 'timestamptz', onCreate: () => now() })
   createdAt: Date = now();
 }

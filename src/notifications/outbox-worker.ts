@@ -10,7 +10,10 @@ export interface OutboxWorkerOptions {
   pollMs?: number;
   /** Messages claimed per round. */
   batchSize?: number;
-  /** How long a claim holds a message before another worker may retry it (a crashed worker). */
+  /**
+   * How long a claim holds a message before another worker may retry it (a crashed worker). It
+   * must be longer than one message's send can take (the mailer's timeouts, src/notifications/mailer.ts).
+   */
   leaseSeconds?: number;
   /** Attempts before a message is left alone (its last_error says why). */
   maxAttempts?: number;
@@ -58,11 +61,14 @@ export class OutboxWorker {
     const claimed = await this.claim();
     let sent = 0;
     for (const message of claimed) {
+      // The claim's lease ran from the round's start: each message gets a full one before it is
+      // sent, unless another worker has taken it over meanwhile (its lease lapsed while earlier
+      // messages of this round were sent), which then sends it.
+      const lease = [this.options.leaseSeconds];
+      if (!(await this.holding(message, 'next_attempt_at = now() + make_interval(secs => ?)', lease))) continue;
       try {
         await this.deliver(message);
-        await this.orm.em
-          .getConnection()
-          .execute('update outbox_message set sent_at = now(), last_error = null where id = ?', [message.id], 'run');
+        await this.holding(message, 'sent_at = now(), last_error = null', []);
         sent++;
       } catch (error) {
         const delay = Math.min(3600, 2 ** message.attempts * 5);
@@ -70,16 +76,27 @@ export class OutboxWorker {
           { err: error, outboxId: message.id, attempt: message.attempts },
           'outbox delivery failed; will retry',
         );
-        await this.orm.em
-          .getConnection()
-          .execute(
-            `update outbox_message set last_error = ?, next_attempt_at = now() + make_interval(secs => ?) where id = ?`,
-            [String(error).slice(0, 1000), delay, message.id],
-            'run',
-          );
+        await this.holding(message, 'last_error = ?, next_attempt_at = now() + make_interval(secs => ?)', [
+          String(error).slice(0, 1000),
+          delay,
+        ]);
       }
     }
     return sent;
+  }
+
+  /**
+   * Sets `assignments` on the message while this worker still holds it: no other worker claimed it
+   * since (each claim counts an attempt). False when one did.
+   */
+  private async holding(message: Claimed, assignments: string, params: unknown[]): Promise<boolean> {
+    const rows = await this.orm.em
+      .getConnection()
+      .execute<{ id: number }[]>(
+        `update outbox_message set ${assignments} where id = ? and attempts = ? and sent_at is null returning id`,
+        [...params, message.id, message.attempts],
+      );
+    return rows.length > 0;
   }
 
   private async claim(): Promise<Claimed[]> {

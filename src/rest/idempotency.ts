@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import type { IdempotencyStore, KeyScope, SqlRunner, StoredAnswer } from '../db/idempotency-store.js';
+import type { Holder, IdempotencyStore, KeyScope, SqlRunner, StoredAnswer } from '../db/idempotency-store.js';
 import { DATABASE_UNAVAILABLE, UNAVAILABLE_RETRY_AFTER } from '../graphql/error-codes.js';
 import { Problem } from './problem.js';
 
@@ -109,6 +109,39 @@ export async function idempotent(
   const hash = bodyHash ?? createHash('sha256').update(canonical(body)).digest('hex');
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
+    const holder = await claimOrAnswer(ctx, store, scope, hash, deadline);
+    if (holder === undefined) return;
+    try {
+      return await runHolding(ctx, store, scope, holder, write);
+    } catch (error) {
+      if (!(error instanceof LeaseLost)) throw error;
+      // Another request with this key took it over while this one ran (its lease lapsed): this
+      // one's write rolled back, and its answer is the other's, waited for as a duplicate's is.
+      for (const name of ['ETag', 'Location']) ctx.remove(name);
+    }
+  }
+}
+
+/** A holder's write that found its key taken over at its commit: rolled back (a 503 if it escapes). */
+class LeaseLost extends Problem {
+  constructor() {
+    super(503, DATABASE_UNAVAILABLE, undefined, { 'Retry-After': UNAVAILABLE_RETRY_AFTER });
+  }
+}
+
+/**
+ * Claims the key: its holder id when this request is to run the write, or undefined when the
+ * answer is already in ctx (the first request's, replayed); a 422 for another body, a 409 when the
+ * first request runs past the wait.
+ */
+async function claimOrAnswer(
+  ctx: Context,
+  store: IdempotencyStore,
+  scope: KeyScope,
+  hash: string,
+  deadline: number,
+): Promise<Holder | undefined> {
+  for (;;) {
     const claim = await store503(store.claim(scope, hash));
     if (claim.state === 'conflict') {
       throw new Problem(422, 'This Idempotency-Key was used with another body', [
@@ -119,18 +152,32 @@ export async function idempotent(
       ctx.status = claim.answer.status;
       ctx.set({ ...claim.answer.headers, 'Idempotent-Replayed': 'true' });
       ctx.body = claim.answer.body;
-      return;
+      return undefined;
     }
-    if (claim.state === 'new') break;
+    if (claim.state === 'new') return claim.holder;
     if (Date.now() > deadline)
       throw new Problem(409, 'A request with this Idempotency-Key is still running; retry later');
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
+}
+
+/** Runs the write as the key's holder and keeps its answer (not a 5xx's: the key is freed). */
+async function runHolding(
+  ctx: Context,
+  store: IdempotencyStore,
+  scope: KeyScope,
+  holder: Holder,
+  write: (commit?: CommitAnswer) => Promise<void>,
+): Promise<void> {
   // Renew the lease while the write runs; a failed renewal only shortens it (the holder is alive).
-  const heartbeat = setInterval(() => store.renew(scope).catch(() => undefined), Math.max(50, store.leaseMs / 3));
+  const heartbeat = setInterval(
+    () => store.renew(scope, holder).catch(() => undefined),
+    Math.max(50, store.leaseMs / 3),
+  );
   let stored = false;
   const commit: CommitAnswer = async (sql) => {
-    await store503(store.complete(scope, answerOf(ctx), sql)); // a failure rolls the write back
+    // A failure, or a key taken over meanwhile, rolls the write back.
+    if (!(await store503(store.complete(scope, holder, answerOf(ctx), sql)))) throw new LeaseLost();
     stored = true;
   };
   try {
@@ -138,14 +185,15 @@ export async function idempotent(
       await write(commit);
     } catch (error) {
       stored = false;
-      if (!(error instanceof Problem) || error.status >= 500) {
-        await store.release(scope).catch(() => undefined); // unreachable database: the lease expires instead
+      if (error instanceof LeaseLost || !(error instanceof Problem) || error.status >= 500) {
+        await store.release(scope, holder).catch(() => undefined); // unreachable database: the lease expires instead
         throw error;
       }
       render(ctx, error);
     }
-    if (ctx.status >= 500) return await store.release(scope).catch(() => undefined);
-    if (!stored) await store503(store.complete(scope, answerOf(ctx)));
+    if (ctx.status >= 500) return await store.release(scope, holder).catch(() => undefined);
+    // A refusal changed nothing: kept for the retries unless the key was taken over meanwhile.
+    if (!stored) await store503(store.complete(scope, holder, answerOf(ctx)));
   } finally {
     clearInterval(heartbeat);
   }

@@ -65,8 +65,8 @@ class Replayed extends Error {}
 /** Statements with `?` placeholders (the key store's) on an upload's own connection. */
 const sqlOn =
   (client: PoolClient): SqlRunner =>
-  (text, params) =>
-    client.query(numberedPlaceholders(text, params.length), params);
+  async (text, params) =>
+    (await client.query(numberedPlaceholders(text, params.length), params)).rows;
 
 /**
  * An upload with an `Idempotency-Key` (docs/decisions.md#retries), as any writing POST: the file is

@@ -25,8 +25,8 @@ export type Claim =
 /** A won claim's own id: what renews, completes and releases it (a lapsed one no longer can). */
 export type Holder = string;
 
-/** Runs one SQL statement: autocommit, or inside the write's own transaction. */
-export type SqlRunner = (text: string, params: unknown[]) => Promise<unknown>;
+/** Runs one SQL statement (autocommit, or inside the write's own transaction) and answers its rows. */
+export type SqlRunner = (text: string, params: unknown[]) => Promise<unknown[]>;
 
 /** Where Idempotency-Key answers are kept; the REST layer (`src/rest/idempotency.ts`) sees only this. */
 export interface IdempotencyStore {

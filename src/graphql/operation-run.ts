@@ -15,7 +15,10 @@ export interface OperationRequest {
    * (the mutation's own transaction becomes a savepoint of it): the REST edge stores its
    * Idempotency-Key answer there, so the answer exists exactly when the write committed.
    */
-  beforeCommit?: (result: OperationResult, sql: (text: string, params: unknown[]) => Promise<unknown[]>) => Promise<void>;
+  beforeCommit?: (
+    result: OperationResult,
+    sql: (text: string, params: unknown[]) => Promise<unknown[]>,
+  ) => Promise<void>;
   /**
    * The edge has already held the variables to the input limits and refused null where a field may
    * only be left out (a REST write): the input guard skips them (src/resolvers/input-guard.middleware.ts).

@@ -218,6 +218,18 @@ describe('retention', () => {
           created_at) values (?, ?, 'order.notes_changed', 'pending', 3, now() + interval '1 hour', now())`,
         [subscription, event],
       );
+    // A delivery delivered 31 days ago, with its attempt: the log is kept as long as the events.
+    const [{ id: delivered }] = await service.sql<{ id: number }>(
+      `insert into webhook_delivery (subscription_id, event_id, event_type, status, attempts, next_attempt_at,
+        created_at) values (?, ?, 'order.notes_changed', 'delivered', 1, null, now() - interval '31 days')
+        returning id`,
+      [subscription, ids[1]],
+    );
+    await service.sql(
+      `insert into webhook_attempt (delivery_id, attempt, attempted_at, duration_ms)
+        values (?, 1, now() - interval '31 days', 5)`,
+      [delivered],
+    );
     expect(await purgeExpiredEvents(service.orm, 30, 2)).toBe(ids.length - 2);
     // The purged event's delivery can no longer be sent: failed, saying why, where it was claimed for ever.
     const deliveries = await service.sql<{ event_id: number; status: string; last_error: string | null }>(
@@ -228,6 +240,7 @@ describe('retention', () => {
       { event_id: ids[0], status: 'failed', last_error: expect.stringContaining('purged') },
       { event_id: kept[1], status: 'pending', last_error: null },
     ]);
+    expect(await service.sql('select id from webhook_attempt where delivery_id = ?', [delivered])).toEqual([]);
     await service.sql('delete from webhook_subscription where id = ?', [subscription]);
     expect(await allEventIds()).toEqual(kept);
     const gone = await service.get(`/api/v1/events?after=${ids[0]}`);
@@ -242,6 +255,20 @@ describe('retention', () => {
     expect((await service.get('/api/v1/events')).body.items.map((e: any) => e.id)).toEqual(kept);
     // Nothing younger than the retention goes.
     expect(await purgeExpiredEvents(service.orm, 30)).toBe(0);
+  });
+});
+
+describe('retention after a quiet spell', () => {
+  it('keeps the newest event when every event is past the retention: a reader at the head reads on', async () => {
+    await patchNotes(4, 'before the quiet spell');
+    await feedShowsAll();
+    const head = (await allEventIds()).at(-1)!;
+    await service.sql(`update event set created_at = created_at - interval '31 days'`);
+    await purgeExpiredEvents(service.orm, 30);
+    expect(await allEventIds()).toEqual([head]);
+    const page = await service.get(`/api/v1/events?after=${head}`);
+    expect(page.status).toBe(200);
+    expect(page.body.items).toEqual([]);
   });
 });
 

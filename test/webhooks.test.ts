@@ -10,6 +10,7 @@ import { Webhook } from 'standardwebhooks';
 import { isScope } from '../src/auth/scopes.js';
 import { EVENT_READ_SCOPES, readScopeOf } from '../src/domain/event-read-scopes.js';
 import { EVENT_TYPES } from '../src/domain/event-types.js';
+import { checkWebhookUrl } from '../src/webhooks/subscriptions.js';
 import { isNonPublicAddress } from '../src/webhooks/target-policy.js';
 import { WebhookWorker } from '../src/webhooks/webhook-worker.js';
 import { createDatabase, startTestService, type TestService } from './support/harness.js';
@@ -29,7 +30,7 @@ let receiver: Server;
 let base: string;
 const received: Received[] = [];
 /** Per path: the status to answer and how long to wait before answering. */
-const behaviour: Record<string, { status: number; delayMs?: number }> = {};
+const behaviour: Record<string, { status: number; delayMs?: number; refuseBodiesWith?: string }> = {};
 const workers: WebhookWorker[] = [];
 
 beforeAll(async () => {
@@ -41,8 +42,9 @@ beforeAll(async () => {
     req.on('end', () => {
       const rule = behaviour[req.url ?? ''] ?? { status: 204 };
       received.push({ path: req.url ?? '', headers: req.headers, body, at: Date.now() });
+      const refused = rule.refuseBodiesWith !== undefined && body.includes(rule.refuseBodiesWith);
       const answer = () => {
-        if (!res.destroyed) res.writeHead(rule.status).end();
+        if (!res.destroyed) res.writeHead(refused ? 400 : rule.status).end();
       };
       if (rule.delayMs) setTimeout(answer, rule.delayMs).unref();
       else answer();
@@ -236,6 +238,39 @@ it('retries a receiver answering 500 with back-off, once per attempt, ' +
   await unsubscribe(id);
 }, 30_000);
 
+it('fails alone an event the receiver keeps refusing while it takes the others: nothing is disabled', async () => {
+  behaviour['/picky'] = { status: 204, refuseBodiesWith: 'poison' };
+  const { id } = await subscribe('/picky', ['order.notes_changed']);
+  const { untracked } = await pickVariants(service);
+  const order = await placeOrder(service, [{ variantId: untracked, quantity: 1 }]);
+  // Four attempts a delivery, each due at once.
+  const worker = new WebhookWorker(service.orm, { retryDelaysSeconds: [0, 0, 0] });
+  await service.send('PATCH', `/api/v1/orders/${order.id}`, { notes: 'poison' });
+  expect(await worker.runOnce()).toBe(1);
+  expect(await worker.runOnce()).toBe(1);
+  await service.send('PATCH', `/api/v1/orders/${order.id}`, { notes: 'fine' });
+  expect(await worker.runOnce()).toBe(2); // the third refused attempt, and the other event taken
+  expect(await worker.runOnce()).toBe(1); // the fourth and last
+  const subscription = await deliveries(id);
+  expect(subscription.disabledAt).toBeNull();
+  expect(subscription.deliveries.items.map((d: { status: string }) => d.status).sort()).toEqual([
+    'DELIVERED',
+    'FAILED',
+  ]);
+  // Later events are still queued and sent.
+  await service.send('PATCH', `/api/v1/orders/${order.id}`, { notes: 'later' });
+  expect(await worker.runOnce()).toBe(1);
+  expect(at('/picky').map((r) => JSON.parse(r.body).data.notes)).toEqual([
+    'poison',
+    'poison',
+    expect.any(String),
+    expect.any(String),
+    'poison',
+    'later',
+  ]);
+  await unsubscribe(id);
+});
+
 it('does not let a slow receiver hold up other deliveries, and gives up on it at the timeout', async () => {
   behaviour['/slow'] = { status: 200, delayMs: 20_000 };
   const slow = await subscribe('/slow', ['collection.created']);
@@ -417,6 +452,20 @@ describe('subscriptions', () => {
       process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
     }
     expect(await service.sql('select id from webhook_subscription where url like ?', ['%/hook'])).toEqual([]);
+  });
+
+  it('refuse a host that does not resolve within the bound, without waiting for its lookup', async () => {
+    const never = () => new Promise<{ address: string }[]>(() => undefined);
+    const problems = await checkWebhookUrl('https://slow.example/hook', {
+      allowPrivate: false,
+      resolve: never,
+      timeoutMs: 100,
+    });
+    expect(problems).toEqual([{ field: 'url', message: 'the host slow.example did not resolve within 0.1 s' }]);
+    const resolved = async () => [{ address: '10.1.2.3' }];
+    expect(await checkWebhookUrl('https://inside.example/hook', { allowPrivate: false, resolve: resolved })).toEqual([
+      { field: 'url', message: 'the host inside.example resolves to a loopback or private address' },
+    ]);
   });
 
   it('classify addresses by ipaddr.js: only plain unicast is public, IPv4 inside IPv6 is read as IPv4', () => {
@@ -697,6 +746,9 @@ it('fails a delivery refused at connection time like any failed attempt; the pro
       });
       expect(delivery.nextAttemptAt).toEqual(expect.any(Number));
     }
+    // A name's addresses stay out of the log its subscribers read (no map of internal names).
+    const byName = (await deliveries(ids[Object.keys(hosts).indexOf('name')])).deliveries.items[0];
+    expect(byName.lastError).toBe('localhost resolves to a private or loopback address');
     // Retried after its delay (5 s), by the same process, refused again: no crash loop.
     await until(() => attempted(2), 20_000);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);

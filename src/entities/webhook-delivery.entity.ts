@@ -15,7 +15,7 @@ registerEnumType(DeliveryStatus, {
   valuesConfig: {
     PENDING: { description: 'Waiting for its next attempt (see nextAttemptAt)' },
     DELIVERED: { description: 'A 2xx answer was received' },
-    FAILED: { description: 'Every attempt failed, or the subscription was disabled' },
+    FAILED: { description: 'Every attempt failed, or its event was purged (EVENT_RETENTION_DAYS) before it was sent' },
   },
 });
 

@@ -21,7 +21,7 @@ export interface ReplicaTarget {
 }
 
 /** A read the primary answers although replicas are configured, counted with why. */
-export function countOnPrimary(reason: FallbackReason): void {
+function countOnPrimary(reason: FallbackReason): void {
   readsByTarget.inc({ target: 'primary' });
   readFallbacks.inc({ reason });
 }

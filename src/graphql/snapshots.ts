@@ -1,8 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { GraphQLSchema } from 'graphql';
 import { CompiledQuery, type Kysely } from 'kysely';
-import { isDatabaseUnavailable } from '../db/database-errors.js';
-import { graphqlOperations, readsByTarget } from '../observability/metrics.js';
+import { graphqlOperations } from '../observability/metrics.js';
 import type { AnswerLines } from '../reads/read-query.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { Loaders } from '../resolvers/loaders.js';
@@ -11,7 +10,7 @@ import type { compiledExecutor } from './compiled-execution.js';
 import { formatted, type OperationRequest, type OperationResult, type OperationRun } from './operation-run.js';
 import type { PreparedDocuments } from './prepared-documents.js';
 import type { Rendering } from './rendering.js';
-import { countOnPrimary, type ReplicaRouter } from './replica-routing.js';
+import type { ReplicaRouter } from './replica-routing.js';
 
 /** Operations reading one consistent state of the store (see `Session.snapshot`). */
 export interface Snapshot {
@@ -61,30 +60,19 @@ export function createSnapshots(
     if (snapshotsOpen >= SNAPSHOTS_MAX) return undefined;
     snapshotsOpen++;
     try {
-      return (await snapshotOnReplica(context)) ?? (await openSnapshot(context, context.em));
+      // On a read replica when the request's reads may go to one, as a query's do; one that cannot
+      // be opened there is opened on the primary (replica-routing.ts routed). A replica that goes
+      // away mid-export cuts the export (no complete line, so the client can tell), as a primary
+      // restart would.
+      return await router.routed(
+        context,
+        true,
+        (on) => openSnapshot(context, on.em),
+        () => undefined,
+      );
     } catch (error) {
       snapshotsOpen--;
       throw error;
-    }
-  }
-
-  /**
-   * The snapshot on a read replica when the request's reads may go to one (as a query's do); one
-   * that cannot be opened there is opened on the primary. A replica that goes away mid-export cuts
-   * the export (no complete line, so the client can tell), as a primary restart would.
-   */
-  async function snapshotOnReplica(context: GraphQLContext): Promise<Snapshot | undefined> {
-    const target = router.replicaFor(context);
-    if (!target) return undefined;
-    try {
-      const opened = await openSnapshot(context, target.em);
-      readsByTarget.inc({ target: target.name });
-      return opened;
-    } catch (error) {
-      if (!isDatabaseUnavailable(error)) throw error;
-      target.failed();
-      countOnPrimary('read_failed');
-      return undefined;
     }
   }
 

@@ -102,7 +102,8 @@ export class WebhookResolver {
     events: string[],
     @Ctx() { em, principal }: GraphQLContext,
   ): Promise<CreatedWebhookSubscription> {
-    return inTransaction(em, (tx) => createWebhookSubscription(tx, principal, url, events));
+    // Its own transaction, opened once the URL is checked (the lookup holds no connection).
+    return createWebhookSubscription(em, principal, url, events);
   }
 
   @Authorized('manage_webhooks')

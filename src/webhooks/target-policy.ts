@@ -45,12 +45,10 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
     lookup(hostname, { ...options, all: true as const }, (error, list) => {
       if (error) return callback(error, '', 4);
       const refused = allowPrivate ? undefined : list.find((a) => isNonPublicAddress(a.address));
+      // The address itself stays out of the message: the delivery log would otherwise tell whoever
+      // manages webhooks what an internal name resolves to.
       if (refused)
-        return callback(
-          new TargetRefusedError(`${hostname} resolves to ${refused.address}, a private or loopback address`),
-          '',
-          4,
-        );
+        return callback(new TargetRefusedError(`${hostname} resolves to a private or loopback address`), '', 4);
       if (options.all) return callback(null, list);
       callback(null, list[0].address, list[0].family);
     });

@@ -20,8 +20,8 @@ export interface WebhookWorkerOptions {
   /** A receiver's whole answer must arrive within this. */
   timeoutMs?: number;
   /**
-   * Delays before each retry; attempts = this length + 1, after which the delivery fails and the
-   * subscription is disabled.
+   * Delays before each retry; attempts = this length + 1, after which the delivery fails (and the
+   * subscription is disabled when every attempt of the endpoint failed meanwhile, FAILED_SQL).
    */
   retryDelaysSeconds?: number[];
   allowPrivate?: boolean;
@@ -97,9 +97,12 @@ with d as (
 update webhook_subscription set consecutive_failures = 0 where id = (select subscription_id from d)`;
 
 /**
- * A failed attempt: retried after the next delay, or, with no retry left, failed; a subscription
- * with a delivery that failed every attempt is disabled (and visible as such) until re-enabled. With
- * `disable_reason` the subscription is disabled at once (its deliveries stay pending).
+ * A failed attempt: retried after the next delay, or, with no retry left, failed. The subscription is
+ * disabled (and visible as such) until re-enabled when that delivery failed every attempt and so did
+ * the endpoint meanwhile: at least as many attempts in a row as a delivery has, none delivered in
+ * between. One event the receiver refuses while it takes the others fails alone (a disabled
+ * subscription queues nothing new). With `disable_reason` the subscription is disabled at once
+ * (its deliveries stay pending).
  */
 const FAILED_SQL = `
 with p as (
@@ -117,11 +120,13 @@ d as (
   from p where t.delivery_id = p.id and t.attempt = p.attempt
 )
 update webhook_subscription s set consecutive_failures = s.consecutive_failures + 1,
-  disabled_at = case when d.status = 'failed' or p.disable_reason is not null
+  disabled_at = case when (d.status = 'failed' and s.consecutive_failures + 1 >= p.max_attempts)
+      or p.disable_reason is not null
     then coalesce(s.disabled_at, ${SQL_NOW}) else s.disabled_at end,
   disabled_reason = case when s.disabled_at is not null then s.disabled_reason
     when p.disable_reason is not null then p.disable_reason
-    when d.status = 'failed' then 'event ' || (select event_id from webhook_delivery where id = p.id)
+    when d.status = 'failed' and s.consecutive_failures + 1 >= p.max_attempts
+      then 'event ' || (select event_id from webhook_delivery where id = p.id)
       || ' failed ' || p.attempt || ' attempts (last: ' || coalesce(p.status_code::text, p.error) || ')'
     else s.disabled_reason end
 from d, p where s.id = d.subscription_id`;

@@ -255,8 +255,12 @@ const TYPES: [type: string, accepted: [given: string, stored: string, rest: unkn
       ['2025-03-01T11:30:00+02:00', '2025-03-01T09:30:00Z', '2025-03-01T09:30:00Z'],
       ['2025-03-01T09:30', '2025-03-01T09:30:00Z', '2025-03-01T09:30:00Z'],
       ['2025-03-01T09:30:00.250Z', '2025-03-01T09:30:00.250Z', '2025-03-01T09:30:00.250Z'],
+      // Python's isoformat() and Java's Instant: kept to the millisecond.
+      ['2025-03-01T09:30:00.123456+00:00', '2025-03-01T09:30:00.123Z', '2025-03-01T09:30:00.123Z'],
+      ['2025-03-01T09:30:00.123456789Z', '2025-03-01T09:30:00.123Z', '2025-03-01T09:30:00.123Z'],
     ],
-    ['2025-03-01', '2025-03-01 09:30:00', '2025-13-01T09:30:00Z', 'yesterday'],
+    // A UTC year past 9999 would be shown as +010000-…, which this type refuses back.
+    ['2025-03-01', '2025-03-01 09:30:00', '2025-13-01T09:30:00Z', 'yesterday', '9999-12-31T23:59:59-01:00'],
   ],
   [
     'url',
@@ -382,6 +386,19 @@ describe('limits', () => {
     });
     expect(deleted.metafieldsDelete).toHaveLength(1);
     expect((await set([entry(201)])).body.errors).toBeUndefined();
+    // At the limit, a change that adds one and deletes another keeps 200, whichever it lists first.
+    const {
+      id: _,
+      created_at: __,
+      updated_at: ___,
+      ...writable
+    } = (await service.get(`/api/v1/collections/${ids.collection}`)).body;
+    const swapped = await service.send('PATCH', `/api/v1/collections/${ids.collection}`, {
+      ...writable,
+      metafields: { 'many.k001': 1, 'many.k201': null },
+    });
+    expect(swapped.status).toBe(200);
+    expect(await valuesOf('collection_id', ids.collection)).toHaveLength(200);
     await service.sql("delete from metafield_definition where namespace = 'many'");
   });
 
@@ -702,6 +719,17 @@ describe('records deleted and customers erased', () => {
       { ownerType: 'CUSTOMER', ownerId: customer, namespace: 'crm', key: 'nickname', value: 'again' },
     ]);
     expect(refusal(refused).code).toBe('CONFLICT');
+    // Nor do its orders take them again, by either road (an ERP sync would put the person back).
+    const onOrder = await set([
+      { ownerType: 'ORDER', ownerId: order, namespace: 'crm', key: 'gift_note', value: 'For Zebedee Quux' },
+    ]);
+    expect(refusal(onOrder).code).toBe('CONFLICT');
+    const patched = await service.send('PATCH', `/api/v1/orders/${order}`, {
+      metafields: { 'crm.gift_note': 'For Zebedee Quux' },
+    });
+    expect(patched.status).toBe(409);
+    expect(patched.body.errors.map((e: { field: string }) => e.field)).toEqual(['metafields']);
+    expect(await traces()).toBe(0);
   });
 });
 
@@ -810,16 +838,42 @@ describe('REST', () => {
   it('PATCH refuses a value of another type, an unknown key and a bad name with a 422 naming each', async () => {
     const res = await service.send('PATCH', `/api/v1/orders/${order}`, {
       notes: 'kept out',
-      metafields: { 'sync.weight': 'heavy', 'sync.colour': 'red', nodot: 1, 'sync.due': '2025-02-30' },
+      metafields: {
+        'sync.weight': 'heavy',
+        'sync.colour': 'red',
+        nodot: 1,
+        'sync.due': '2025-02-30',
+        'ERP.orderNo': 1,
+      },
     });
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual([
       { field: 'metafields.nodot', message: expect.stringContaining('namespace.key') },
+      // A key is named as it was sent, never in REST's snake_case.
+      { field: 'metafields.ERP.orderNo', message: expect.stringContaining('namespace.key') },
       { field: 'metafields.sync.weight', message: expect.stringContaining('number_decimal') },
       { field: 'metafields.sync.colour', message: expect.stringContaining('no ORDER metafield definition') },
       { field: 'metafields.sync.due', message: expect.stringContaining('date') },
     ]);
     expect((await service.get(`/api/v1/orders/${order}?fields=notes`)).body.notes).not.toBe('kept out');
+  });
+
+  it('a product or collection PATCH names a bad metafield with its other bad fields, in one 422', async () => {
+    for (const [path, id] of [
+      ['products', ids.product],
+      ['collections', ids.collection],
+    ] as const) {
+      // A collection's PATCH requires title, type, seo_title and seo_url (the spec).
+      const { id: _, created_at: __, updated_at: ___, ...writable } = (await service.get(`/api/v1/${path}/${id}`)).body;
+      const body = path === 'collections' ? writable : {};
+      const res = await service.send('PATCH', `/api/v1/${path}/${id}`, {
+        ...body,
+        title: '',
+        metafields: { 'x.nope': 1 },
+      });
+      expect({ path, status: res.status }).toEqual({ path, status: 422 });
+      expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['metafields.x.nope', 'title']);
+    }
   });
 
   it('customers, products, variants and collections take them in their PATCH bodies and expand them', async () => {
@@ -924,6 +978,18 @@ describe('REST', () => {
       ]);
       expect((await search({ metafields: { 'sync.weight': 2.5 }, id: [order] })).body).toEqual([{ id: order }]);
       expect((await search({ metafields: { 'sync.weight': 3 } })).body).toEqual([]);
+    });
+
+    it('takes an array of values as any of them, as every search filter does', async () => {
+      const both = await search({ metafields: { 'sync.erp_no': ['A-1017', 'A-2000', 'A-0'] } });
+      expect(both.status).toBe(200);
+      expect(both.body.map((o: { id: number }) => o.id).sort()).toEqual([order, other].sort());
+      const weights = await search({ metafields: { 'sync.weight': ['2.50', 7] }, id: [other] });
+      expect(weights.body).toEqual([{ id: other }]);
+      const wrong = await search({ metafields: { 'sync.weight': ['2.5', 'heavy'] } });
+      expect(wrong.status).toBe(422);
+      expect(wrong.body.errors.map((e: { field: string }) => e.field)).toEqual(['metafields.sync.weight']);
+      expect((await search({ metafields: { 'sync.erp_no': [] } })).status).toBe(422);
     });
 
     it('finds a json value as REST shows it, a string that reads as JSON included', async () => {

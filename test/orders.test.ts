@@ -422,6 +422,26 @@ describe('order edits', () => {
     ).toBeLessThanOrEqual(1);
   });
 
+  it('PATCH /orders/{id}/customer with the customer it has changes nothing: its own address edits stay', async () => {
+    const [{ id: orderId, customer_id: customer }] = await service.sql<{ id: number; customer_id: number }>(
+      'select o.id, o.customer_id from orders o ' +
+        'where exists (select 1 from customer_address a where a.customer_id = o.customer_id) order by o.id desc limit 1',
+    );
+    const edited = await service.send('PATCH', `/api/v1/orders/${orderId}/address`, {
+      shipping: { street: '9 Elm Street' },
+    });
+    expect(edited.status).toBe(200);
+    const customerBefore = await service.get(`/api/v1/customers/${customer}`);
+    const events = async () => (await service.get(`/api/v1/orders/${orderId}/events?size=250`)).body.items.length;
+    const eventsBefore = await events();
+    const res = await service.send('PATCH', `/api/v1/orders/${orderId}/customer`, { id: customer });
+    expect(res.status).toBe(200);
+    expect(res.body.address.shipping.street).toBe('9 Elm Street');
+    expect(await events()).toBe(eventsBefore);
+    const customerAfter = await service.get(`/api/v1/customers/${customer}`);
+    expect(customerAfter.headers.get('etag')).toBe(customerBefore.headers.get('etag'));
+  });
+
   it('answers 404 for a missing order and needs write_orders', async () => {
     expect((await service.send('PATCH', '/api/v1/orders/99999', { notes: 'x' })).status).toBe(404);
     const reader = await service.tokenWith(['read_orders']);

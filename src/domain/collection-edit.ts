@@ -122,13 +122,14 @@ async function seoUrlOf(
   return given;
 }
 
+/** Checks every value (with `errors` the caller found already: its metafields'), then writes. */
 async function writeCollection(
   em: EntityManager,
   collection: Collection,
   input: CollectionInput,
   isNew: boolean,
+  errors: FieldError[],
 ): Promise<Collection> {
-  const errors: FieldError[] = [];
   checkText(input.title, 'title', errors, { required: true });
   checkText(input.seoTitle, 'seoTitle', errors);
   checkText(input.seoUrl, 'seoUrl', errors);
@@ -237,13 +238,17 @@ async function lockMembersChanging(em: EntityManager, before: number[], input: C
   return changed;
 }
 
-/** The body's `metafields` as changes (refused before anything is written), if it has any. */
-async function metafieldChangesOf(em: EntityManager, input: CollectionInput): Promise<MetafieldChange[] | undefined> {
+/**
+ * The body's `metafields` as changes, if it has any; what is wrong with them goes to `errors`,
+ * refused with the other fields' before anything is written (writeCollection).
+ */
+async function metafieldChangesOf(
+  em: EntityManager,
+  input: CollectionInput,
+  errors: FieldError[],
+): Promise<MetafieldChange[] | undefined> {
   if (!input.metafields) return undefined;
-  const errors: FieldError[] = [];
-  const changes = await changesFromMap(em, MetafieldOwnerType.COLLECTION, input.metafields, 'metafields', errors);
-  if (errors.length) throw new ValidationError(errors);
-  return changes;
+  return changesFromMap(em, MetafieldOwnerType.COLLECTION, input.metafields, 'metafields', errors);
 }
 
 /** The event's data: the fields sent in REST keys, and the metafields written as REST shows them. */
@@ -260,9 +265,10 @@ async function eventData(
 }
 
 export async function createCollection(em: EntityManager, actor: Actor, input: CollectionInput): Promise<Collection> {
-  const metafields = await metafieldChangesOf(em, input);
+  const errors: FieldError[] = [];
+  const metafields = await metafieldChangesOf(em, input, errors);
   const changed = await lockMembersChanging(em, [], input);
-  const collection = await writeCollection(em, new Collection(), input, true);
+  const collection = await writeCollection(em, new Collection(), input, true, errors);
   await moveVersions(em, 'product', changed);
   const data = await eventData(em, collection, input, metafields);
   recordEvent(em, actor, 'collection.created', { subject: 'collection', subjectId: collection.id }, data);
@@ -277,9 +283,10 @@ export async function updateCollection(
   expected?: ExpectedVersion,
 ): Promise<Collection> {
   const locked = await lockCollection(em, id, expected);
-  const metafields = await metafieldChangesOf(em, input);
+  const errors: FieldError[] = [];
+  const metafields = await metafieldChangesOf(em, input, errors);
   const changed = await lockMembersChanging(em, await linkedProductIds(em, locked), input);
-  const collection = await writeCollection(em, locked, input, false);
+  const collection = await writeCollection(em, locked, input, false, errors);
   await moveVersions(em, 'product', changed);
   const data = await eventData(em, collection, input, metafields);
   recordEvent(em, actor, 'collection.updated', { subject: 'collection', subjectId: id }, data);

@@ -105,8 +105,8 @@ export async function productsOfVariants(em: EntityManager, ids: readonly number
 /**
  * Locks the versioned records a metafield write changes, in the store's one lock order: orders
  * (as lockOrder does), then the catalogue's order (collections, customers, products;
- * catalogue-locks.ts). Returns the ids found of each; an erased customer is refused, as any write
- * to it is (docs/decisions.md#erasing-a-customer).
+ * catalogue-locks.ts). Returns the ids found of each; an erased customer, or an order of one, is
+ * refused, as any write to it is (docs/decisions.md#erasing-a-customer).
  */
 export async function lockVersioned(
   em: EntityManager,
@@ -114,15 +114,25 @@ export async function lockVersioned(
 ): Promise<Record<MetafieldOwner['versioned'], Set<number>>> {
   const sorted = (list: readonly number[]) => [...new Set(list)].sort((a, b) => a - b);
   const orders = sorted(ids.orders).length
-    ? await run<{ id: number }>(em, 'select id from orders where id = any(?::int[]) order by id for update', [
-        sorted(ids.orders),
-      ])
+    ? await run<{ id: number; customer_id: number }>(
+        em,
+        'select id, customer_id from orders where id = any(?::int[]) order by id for update',
+        [sorted(ids.orders)],
+      )
     : [];
   const collections = await lockCatalogueRows(em, 'collection', ids.collection);
   const customerIds = sorted(ids.customer);
-  const erased = await lockCustomers(em, customerIds);
-  if (erased.length)
-    throw new ConflictError(`Customer ${erased[0]} was erased on request: its metafields cannot be set`);
+  // An erased customer's orders take no new personal data either (what an integration keeps on an
+  // order may be about the person): their customers are locked and checked with the others.
+  const erased = await lockCustomers(em, sorted([...customerIds, ...orders.map((row) => row.customer_id)]));
+  if (erased.length) {
+    const order = orders.find((row) => row.customer_id === erased[0] && !customerIds.includes(erased[0]));
+    throw new ConflictError(
+      order
+        ? `Order ${order.id} belongs to customer ${erased[0]}, who was erased on request: its metafields cannot be set`
+        : `Customer ${erased[0]} was erased on request: its metafields cannot be set`,
+    );
+  }
   const customers = customerIds.length
     ? await run<{ id: number }>(em, 'select id from customer where id = any(?::int[])', [customerIds])
     : [];

@@ -46,7 +46,8 @@ const md5Uuid = (text: string) =>
  * owner's `metafieldRows`: at a million records it costs about what a search by id does. Answers
  * the condition for the list's WHERE (undefined when none is asked), after one statement that reads
  * the definitions; an unknown key or a value its type cannot hold is BAD_USER_INPUT naming
- * `metafields.<namespace.key>`.
+ * `metafields.<namespace.key>`. A typed value given as an array is any of its values (but for a
+ * json metafield, whose value may itself be an array).
  */
 export async function metafieldCondition(
   em: EntityManager,
@@ -65,16 +66,26 @@ export async function metafieldCondition(
       errors.push({ field, message: `no ${ownerType} metafield definition is named ${name}` });
       continue;
     }
-    const stored = storedOf(definition.type, match);
-    if ('problem' in stored) {
-      errors.push({ field, message: `${definition.type}: ${stored.problem}` });
+    // An array means "any of" (a search body's rule), but for json, whose value may be an array.
+    const anyOf = Array.isArray(match.typedValue) && definition.type !== 'json';
+    const given = anyOf ? (match.typedValue as unknown[]) : [undefined];
+    if (!given.length) {
+      errors.push({ field, message: 'an array of values must list at least one' });
       continue;
     }
+    const values: string[] = [];
+    for (const one of given) {
+      const stored = storedOf(definition.type, anyOf ? { ...match, typedValue: one } : match);
+      if ('problem' in stored) errors.push({ field, message: `${definition.type}: ${stored.problem}` });
+      else values.push(stored.value);
+    }
+    if (values.length < given.length) continue;
     // A plain filter (no raw SQL), so its statement is built once per shape and its values bound
     // (src/reads/filter-statements.ts): `id in (select … join metafield … where definition_id, value_hash, value)`.
-    conditions.push({
-      metafieldRows: { $some: { definition: definition.id, valueHash: md5Uuid(stored.value), value: stored.value } },
-    });
+    // The hash is the value's own, so both lists together match exactly the values listed.
+    const [valueHash, value] =
+      values.length === 1 ? [md5Uuid(values[0]), values[0]] : [{ $in: values.map(md5Uuid) }, { $in: values }];
+    conditions.push({ metafieldRows: { $some: { definition: definition.id, valueHash, value } } });
   }
   if (errors.length) throw new ValidationError(errors);
   return conditions.length === 1 ? conditions[0] : { $and: conditions };

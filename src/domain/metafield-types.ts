@@ -77,16 +77,20 @@ function date(text: string): StoredValue {
 
 /**
  * A date and time, in UTC as ISO 8601 (`2025-03-01T09:30:00Z`, milliseconds only when there are
- * any); one without a zone is UTC.
+ * any); one without a zone is UTC. Finer fractions (Python's six digits, Java's nine) are kept to
+ * the millisecond, as a Date holds them. Its UTC form must itself be one this type takes (a
+ * four-digit year), so what a GET shows can be written back.
  */
 function dateTime(text: string): StoredValue {
-  const shape = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:?\d{2})?$/;
+  const shape = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
   if (!shape.test(text) || !validator.isISO8601(text, { strict: true, strictSeparator: true }))
     return problem('must be a date and time in ISO 8601, such as 2025-03-01T09:30:00Z');
-  const zoned = /(Z|[+-]\d{2}:?\d{2})$/.test(text) ? text : `${text}Z`;
+  const millis = text.replace(/(\.\d{3})\d+/, '$1');
+  const zoned = /(Z|[+-]\d{2}:?\d{2})$/.test(millis) ? millis : `${millis}Z`;
   const time = new Date(zoned);
   if (Number.isNaN(time.getTime())) return problem('must be a date and time in ISO 8601');
-  return { value: time.toISOString().replace('.000Z', 'Z') };
+  const utc = time.toISOString().replace('.000Z', 'Z');
+  return /^\d{4}-/.test(utc) ? { value: utc } : problem('must fall within the years 0000 to 9999 in UTC');
 }
 
 function url(text: string): StoredValue {

@@ -156,12 +156,11 @@ export async function writeRecordMetafields(
   const held = await run<{ definition_id: number }>(em, `select definition_id from metafield where ${column} = ?`, [
     ownerId,
   ]);
+  // The deletions first, wherever they stand among the changes: what counts is what the record keeps.
   const kept = new Set(held.map((row) => row.definition_id));
+  for (const change of changes) if (change.value === null) kept.delete(change.definition.id);
   for (const change of changes) {
-    if (change.value === null) {
-      kept.delete(change.definition.id);
-      continue;
-    }
+    if (change.value === null) continue;
     kept.add(change.definition.id);
     if (kept.size > METAFIELDS_PER_RECORD) {
       throw new ValidationError([

@@ -40,6 +40,13 @@ export async function updateOrderNotes(
   const metafields =
     patch.metafields && (await changesFromMap(em, MetafieldOwnerType.ORDER, patch.metafields, 'metafields', errors));
   if (errors.length) throw new ValidationError(errors);
+  // An erased customer's orders take no new personal data (docs/decisions.md#erasing-a-customer).
+  if (metafields && (await lockCustomers(em, [order.customer.id])).length)
+    throw new ConflictError(
+      `Order ${order.id} belongs to customer ${order.customer.id}, who was erased on request: ` +
+        'its metafields cannot be set',
+      'metafields',
+    );
   if (patch.notes !== undefined) order.notes = patch.notes;
   touched(order);
   // A PATCH of metafields alone is an `order.updated`; notes (or nothing at all) an `order.notes_changed`.
@@ -131,10 +138,13 @@ export async function changeOrderCustomer(
 ): Promise<Order> {
   const order = await lockOrder(em, id, expected);
   const previous = order.customer.id;
-  const ids = [...new Set([previous, customerId])].sort((a, b) => a - b);
+  // The customer it has already (a form saved as it was): nothing moves, the order's own address
+  // edits stay, no event, no figures refreshed.
+  if (customerId === previous) return order;
+  const ids = [previous, customerId].sort((a, b) => a - b);
   const erased = await lockCustomers(em, ids);
-  if (customerId !== previous && erased.includes(customerId))
-    throw new ConflictError(`Customer ${customerId} was erased on request and cannot be given orders`);
+  if (erased.includes(customerId))
+    throw new ConflictError(`Customer ${customerId} was erased on request and cannot be given orders`, 'id');
   const customers = await em.find(Customer, { id: { $in: ids } });
   const customer = customers.find((c) => c.id === customerId);
   if (!customer) throw new ValidationError([{ field: 'id', message: `customer ${customerId} does not exist` }]);

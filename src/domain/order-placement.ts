@@ -28,7 +28,7 @@ export async function placeOrder(em: EntityManager, actor: Actor, input: OrderCr
   const errors: FieldError[] = [];
   // The customer's figures change with this order: take its lock before anything else.
   if ((await lockCustomers(em, [input.customerId])).length)
-    throw new ConflictError(`Customer ${input.customerId} was erased on request and cannot place orders`);
+    throw new ConflictError(`Customer ${input.customerId} was erased on request and cannot place orders`, 'customerId');
   const customer = await em.findOne(Customer, { id: input.customerId });
   if (!customer) errors.push({ field: 'customerId', message: `customer ${input.customerId} does not exist` });
   if (!input.items.length) errors.push({ field: 'items', message: 'an order needs at least one item' });

@@ -100,8 +100,9 @@ async function flushProduct(em: EntityManager, seoUrl: string): Promise<void> {
 }
 
 /**
- * Checks everything first (every bad value named at once), then writes scalars, options,
- * variants and the set-valued relations. Runs in the caller's transaction: a refusal changes nothing.
+ * Checks everything first (every bad value named at once, with `errors` the caller found already:
+ * its metafields'), then writes scalars, options, variants and the set-valued relations. Runs in
+ * the caller's transaction: a refusal changes nothing.
  */
 async function writeProduct(
   em: EntityManager,
@@ -109,8 +110,8 @@ async function writeProduct(
   input: ProductFields & { title?: string },
   isNew: boolean,
   actor: Actor,
+  errors: FieldError[],
 ): Promise<Product> {
-  const errors: FieldError[] = [];
   checkScalars(input, errors);
   checkTags(input.tags, errors);
   await checkImageRefs(em, input, errors);
@@ -183,9 +184,8 @@ export async function updateProduct(
   const metafields =
     patch.metafields && (await changesFromMap(em, MetafieldOwnerType.PRODUCT, patch.metafields, 'metafields', errors));
   const variantChanges = await variantMetafieldChanges(em, patch.variants, errors);
-  if (errors.length) throw new ValidationError(errors);
   const tagsBefore = [...locked.product.tags];
-  const product = await writeProduct(em, locked.product, patch, false, actor);
+  const product = await writeProduct(em, locked.product, patch, false, actor, errors);
   const variants = await writeVariantMetafields(em, product, patch.variants, variantChanges);
   // The collections it joined or left show it in their match_products: their versions move too.
   if (patch.collectionIds) await moveVersions(em, 'collection', changedMembers(locked.linked, patch.collectionIds));
@@ -208,10 +208,9 @@ export async function updateProduct(
 export async function createProduct(em: EntityManager, actor: Actor, input: ProductCreate): Promise<Product> {
   const errors: FieldError[] = [];
   const variantChanges = await variantMetafieldChanges(em, input.variants, errors);
-  if (errors.length) throw new ValidationError(errors);
   // The collections it joins are locked before it exists (catalogue-locks.ts); their versions move.
   await lockCatalogueRows(em, 'collection', input.collectionIds ?? []);
-  const product = await writeProduct(em, new Product(), input, true, actor);
+  const product = await writeProduct(em, new Product(), input, true, actor, errors);
   const variants = await writeVariantMetafields(em, product, input.variants, variantChanges);
   await moveVersions(em, 'collection', input.collectionIds ?? []);
   recordEvent(

@@ -290,16 +290,24 @@ export function toInput(map: FieldMap, body: Record<string, unknown>): Record<st
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
+/** A body field whose keys are the client's own (`metafields`: `{"namespace.key": value}`). */
+const isKeyMap = (spec: FieldSpec) =>
+  !spec.sub && typeof spec.schema === 'object' && spec.schema.additionalProperties !== undefined;
+
 /**
  * A GraphQL input path from the domain (`variants[2].isDefault`) in the body's REST names
- * (`variants[2].default`), walking the map; names the map does not know become snake_case.
+ * (`variants[2].default`), walking the map; names the map does not know become snake_case, but
+ * for the keys of a key map, named as the client sent them (`metafields.erp.orderNo`).
  */
 export function restFieldPath(map: FieldMap | undefined, path: string): string {
   let current: FieldMap | undefined = map;
+  let asSent = false;
   return path.replace(/[A-Za-z_][A-Za-z0-9_]*/g, (segment) => {
+    if (asSent) return segment;
     const entry =
       current && Object.entries(current).find(([key, spec]) => gqlNameOf(key, spec) === segment || key === segment);
     current = entry?.[1].sub;
+    if (entry && isKeyMap(entry[1])) asSent = true;
     return entry ? entry[0] : snake(segment);
   });
 }

@@ -42,7 +42,8 @@ export class MetafieldFilter {
     nullable: true,
     description:
       'The value typed as metafieldValues and REST show it (integers and booleans as JSON, decimals as strings ' +
-      'or numbers, json as the JSON itself, other types as strings)',
+      'or numbers, json as the JSON itself, other types as strings); an array of them matches any of them ' +
+      '(but for json, where an array is the value)',
   })
   typedValue?: unknown;
 }

@@ -425,7 +425,8 @@ describe('order edits', () => {
   it('PATCH /orders/{id}/customer with the customer it has changes nothing: its own address edits stay', async () => {
     const [{ id: orderId, customer_id: customer }] = await service.sql<{ id: number; customer_id: number }>(
       'select o.id, o.customer_id from orders o ' +
-        'where exists (select 1 from customer_address a where a.customer_id = o.customer_id) order by o.id desc limit 1',
+        'where exists (select 1 from customer_address a where a.customer_id = o.customer_id) ' +
+        'order by o.id desc limit 1',
     );
     const edited = await service.send('PATCH', `/api/v1/orders/${orderId}/address`, {
       shipping: { street: '9 Elm Street' },

@@ -31,6 +31,7 @@ interface Entry {
   namespace: string;
   key: string;
   value: string;
+  expectedVersion?: number | number[];
 }
 
 async function graphql(query: string, variables?: Record<string, unknown>, token?: string) {
@@ -420,6 +421,46 @@ describe('metafieldsSet and metafieldsDelete', () => {
     await define('ORDER', 'erp', 'weight', 'number_decimal');
     await define('PRODUCT_VARIANT', 'wms', 'bin', 'single_line_text_field');
     await define('PRODUCT', 'supplier', 'moq', 'number_integer');
+  });
+
+  it('take an expected version per entry: a stale one refuses the whole call, nothing changed', async () => {
+    const versionOf = async (path: string) => Number((await service.get(path)).headers.get('etag')?.replace(/\D/g, ''));
+    const order = await versionOf(`/api/v1/orders/${ids.order}`);
+    const product = await versionOf(`/api/v1/products/${ids.product}`);
+    const entries = (orderVersion: number): Entry[] => [
+      { ownerType: 'ORDER', ownerId: ids.order, namespace: 'erp', key: 'order_no', value: 'V-1' },
+      {
+        ownerType: 'ORDER',
+        ownerId: ids.order,
+        namespace: 'erp',
+        key: 'weight',
+        value: '1.5',
+        expectedVersion: orderVersion,
+      },
+      // A variant's version is its product's.
+      {
+        ownerType: 'PRODUCT_VARIANT',
+        ownerId: ids.variant,
+        namespace: 'wms',
+        key: 'bin',
+        value: 'B-1',
+        expectedVersion: [product - 1, product],
+      },
+    ];
+    const before = await service.sql('select * from metafield order by id');
+    const stale = await set(entries(order - 1));
+    expect(refusal(stale).code).toBe('PRECONDITION_FAILED');
+    expect(stale.body.errors[0].message).toContain(`Order ${ids.order}`);
+    expect(await service.sql('select * from metafield order by id')).toEqual(before);
+    const current = await set(entries(order));
+    expect(current.body.errors).toBeUndefined();
+    expect(await versionOf(`/api/v1/orders/${ids.order}`)).toBe(order + 1);
+    const gone = await graphql(DELETE, {
+      metafields: [
+        { ownerType: 'ORDER', ownerId: ids.order, namespace: 'erp', key: 'order_no', expectedVersion: order },
+      ],
+    }).catch((error: Error) => error.message);
+    expect(gone).toContain('PRECONDITION_FAILED');
   });
 
   it('are all or none: one bad entry refuses the call, naming its index and key', async () => {

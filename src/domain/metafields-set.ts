@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { now } from '../clock.js';
 import { runPrepared } from '../db/prepared-statements.js';
+import { Collection } from '../entities/collection.entity.js';
 import { MetafieldOwnerType } from '../schema/enums/metafield-owner-type.enum.js';
+import { shownCollectionVersion } from './collection-version.js';
 import { type FieldError, ValidationError } from './errors.js';
 import { type Actor, recordEvent } from './events.js';
 import {
@@ -22,6 +24,7 @@ import {
   type MetafieldRow,
   writeRecordMetafields,
 } from './metafield-values.js';
+import { checkExpectedVersion, type ExpectedVersion } from './preconditions.js';
 
 /** Entries per `metafieldsSet` or `metafieldsDelete` (Shopify's limit, docs/decisions.md#custom-data-metafields). */
 export const METAFIELDS_PER_CALL = 25;
@@ -32,6 +35,8 @@ export interface MetafieldIdentifier {
   ownerId: number;
   namespace: string;
   key: string;
+  /** The versions the caller read its record at (a variant's: its product's), checked under the lock. */
+  expectedVersion?: ExpectedVersion;
 }
 
 /** One value to set, as Shopify's text (`metafieldsSet`). */
@@ -112,7 +117,23 @@ async function lockOwners(em: EntityManager, entries: readonly MetafieldIdentifi
       errors.push({ field: `metafields[${i}].ownerId`, message: `${owner.record} ${entry.ownerId} does not exist` });
   });
   if (errors.length) throw new ValidationError(errors);
+  for (const entry of entries) {
+    if (entry.expectedVersion == null) continue;
+    const owner = METAFIELD_OWNERS[entry.ownerType];
+    const id = versionedOf(entry);
+    const record = `${owner.versioned === 'orders' ? 'Order' : capitalised(owner.versioned)} ${id}`;
+    checkExpectedVersion(record, await shownVersion(em, owner.versioned, id), entry.expectedVersion);
+  }
   return entries.map(versionedOf);
+}
+
+const capitalised = (word: string) => word[0].toUpperCase() + word.slice(1);
+
+/** The version a locked record shows (a rule-based collection's is derived from its members). */
+async function shownVersion(em: EntityManager, versioned: Versioned, id: number): Promise<number> {
+  if (versioned === 'collection') return shownCollectionVersion(em, await em.findOneOrFail(Collection, id));
+  const [row] = await runPrepared<{ version: number }>(em, `select version from ${versioned} where id = ?`, [id]);
+  return row.version;
 }
 
 /**

@@ -14,7 +14,7 @@ export type ExpectedVersion = readonly number[] | null | undefined;
  * has moved on since the caller read it refuses the write before anything changed, so two editors
  * cannot overwrite each other. `record` names it in the message (`Order 12`).
  */
-function checkExpectedVersion(record: string, version: number, expected: ExpectedVersion): void {
+export function checkExpectedVersion(record: string, version: number, expected: ExpectedVersion): void {
   if (expected == null || expected.includes(version)) return;
   throw new PreconditionFailedError(
     `${record} has changed since it was read (its version is now ${version}); read it again before writing`,

@@ -10,6 +10,14 @@ export class MetafieldIdentifierInput {
   @Field(() => Int, { description: "The record's id" }) ownerId!: number;
   @Field({ description: "The definition's namespace" }) namespace!: string;
   @Field({ description: "The definition's key" }) key!: string;
+  @Field(() => [Int], {
+    nullable: true,
+    description:
+      "Optimistic concurrency: the entry goes ahead only while its record's `version` (a variant's: its product's) " +
+      'is one of these (one value is a list of one). Otherwise the whole call is refused with PRECONDITION_FAILED ' +
+      'and nothing changes. Omitted or null: no check',
+  })
+  expectedVersion?: number[] | null;
 }
 
 @InputType({ description: "A value to set on a record's metafield, of its definition's type" })

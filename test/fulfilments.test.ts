@@ -169,6 +169,41 @@ describe('fulfilment edits', () => {
     expect(shrunk.body.fulfilments[0].updated_at).toEqual(expect.any(Number));
   });
 
+  it('a bulk PATCH moving units between fulfilments is taken in any order of the body', async () => {
+    const [other] = await service.sql<{ id: number }>(
+      'select v.id from product_variant v join product p on p.id = v.product_id ' +
+        'where not p.track_inventory and v.id <> ? order by v.id limit 1',
+      [variants.untracked],
+    );
+    const order = await placeOrder(service, [
+      { variantId: variants.untracked, quantity: 2 },
+      { variantId: other.id, quantity: 1 },
+    ]);
+    const [l, m] = order.items.map((i: any) => i.data.id);
+    const post = async (items: object[]) =>
+      (await service.send('POST', api(order.id, '/fulfilments'), { items })).body.fulfilments.at(-1).id;
+    const f1 = await post([
+      { id: l, quantity: 1 },
+      { id: m, quantity: 1 },
+    ]);
+    const f2 = await post([{ id: l, quantity: 1 }]);
+    // Every unit of l is fulfilled: f2 takes f1's only as f1 gives it back, listed after it.
+    const moved = await service.send('PATCH', api(order.id, '/fulfilments'), [
+      { id: f2, items: [{ id: l, quantity: 2 }] },
+      { id: f1, items: [{ id: l, quantity: 0 }] },
+    ]);
+    expect(moved.status).toBe(200);
+    const items = Object.fromEntries(moved.body.fulfilments.map((f: any) => [f.id, f.items]));
+    expect(items).toEqual({ [f1]: [{ id: m, quantity: 1 }], [f2]: [{ id: l, quantity: 2 }] });
+    expect(countersOf(moved.body)[l]).toMatchObject({ not_fulfilled: 0, fulfilled: 2 });
+    // More than the line has is still a 409, naming the entry that asked for it.
+    const over = await service.send('PATCH', api(order.id, '/fulfilments'), [
+      { id: f1, items: [{ id: l, quantity: 1 }] },
+    ]);
+    expect(over.status).toBe(409);
+    expect(over.body.errors.map((e: { field: string }) => e.field)).toEqual(['[0].items[0]']);
+  });
+
   it('moves a fulfilment and its stock to another warehouse', async () => {
     await setStock(service, 1, variants.tracked, 10);
     await setStock(service, 2, variants.tracked, 10);

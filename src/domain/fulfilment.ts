@@ -144,19 +144,23 @@ function fulfilmentOf(
   return fulfilment;
 }
 
+/** One line's new quantity in a fulfilment, planned (resizePlan) and then applied (applyResize). */
+interface ResizeStep {
+  fulfilment: Fulfilment;
+  line: LineItem;
+  target: number;
+  /** Units taken (positive) or given back (negative). */
+  delta: number;
+  at: string;
+}
+
 /**
  * Sets absolute quantities on the listed lines of a fulfilment (0 removes a line, unlisted lines
- * stay). Growing takes units (and stock), shrinking gives them back; never below what the
- * fulfilment has shipped (409), never to no line at all (422: delete it instead).
+ * stay), planned: every bad value is a 422 (and a fulfilment left with no line: delete it instead),
+ * a line below what the fulfilment has shipped a 409. Growing a line is checked when it is applied
+ * (applyResize), against the units then not fulfilled.
  */
-async function resize(
-  state: OrderState,
-  fulfilment: Fulfilment,
-  items: RecordItemInput[],
-  path: string,
-  moves: StockMove[],
-): Promise<void> {
-  const { em } = state;
+function resizePlan(state: OrderState, fulfilment: Fulfilment, items: RecordItemInput[], path: string): ResizeStep[] {
   const errors: FieldError[] = [];
   const seen = new Set<number>();
   const planned: { line: LineItem; target: number; index: number }[] = [];
@@ -183,23 +187,33 @@ async function resize(
     }
   }
   throwIfAny(errors);
-  for (const { line, target, index } of planned) {
-    const item = current.get(line.id);
-    const held = item?.quantity ?? 0;
+  return planned.map(({ line, target, index }) => {
     const shipped = state.shippedFrom(fulfilment, line.id);
     if (target < shipped)
       throw new ConflictError(
         `${shipped} unit(s) of line item ${line.id} are shipped from this fulfilment`,
         `${path}items[${index}]`,
       );
-    const delta = target - held;
+    const delta = target - (current.get(line.id)?.quantity ?? 0);
+    return { fulfilment, line, target, delta, at: `${path}items[${index}]` };
+  });
+}
+
+/**
+ * Applies planned steps: every shrink first, then every growth, so that units one fulfilment of
+ * the request gives back can go to another (the request names end states; their order in the
+ * body does not matter). Growing takes units (and stock) still not fulfilled (409 beyond them),
+ * shrinking gives them back.
+ */
+function applyResize(state: OrderState, steps: ResizeStep[], moves: StockMove[]): void {
+  const { em } = state;
+  const ordered = [...steps.filter((s) => s.delta < 0), ...steps.filter((s) => s.delta >= 0)];
+  for (const { fulfilment, line, target, delta, at } of ordered) {
     if (delta > line.notFulfilled)
-      throw new ConflictError(
-        `only ${line.notFulfilled} more unit(s) of line item ${line.id} can be fulfilled`,
-        `${path}items[${index}]`,
-      );
-    moves.push(...stockMove(line, fulfilment.warehouse?.id, delta, `${path}items[${index}]`));
+      throw new ConflictError(`only ${line.notFulfilled} more unit(s) of line item ${line.id} can be fulfilled`, at);
+    moves.push(...stockMove(line, fulfilment.warehouse?.id, delta, at));
     moveUnits(line, 'notFulfilled', 'fulfilled', delta);
+    const item = state.itemsOf(fulfilment).find((i) => i.lineItem.id === line.id);
     if (item && target === 0) {
       em.remove(item);
       state.fulfilmentItems.splice(state.fulfilmentItems.indexOf(item), 1);
@@ -210,8 +224,8 @@ async function resize(
       em.persist(created);
       state.fulfilmentItems.push(created);
     }
+    fulfilment.updatedAt = now();
   }
-  fulfilment.updatedAt = now();
 }
 
 export async function updateFulfilment(
@@ -245,7 +259,7 @@ export async function updateFulfilment(
     fulfilment.warehouse = em.getReference(Warehouse, patch.warehouse!);
     fulfilment.updatedAt = now();
   }
-  if (patch.items) await resize(state, fulfilment, patch.items, '', moves);
+  if (patch.items) applyResize(state, resizePlan(state, fulfilment, patch.items, ''), moves);
   await moveStock(em, moves, fulfilmentWhy(actor, orderRecordReference(orderId, 'fulfilments', fulfilmentId)));
   await state.settle();
   recordUpdated(state, actor, [fulfilment]);
@@ -270,8 +284,8 @@ export async function updateFulfilments(
   });
   throwIfAny(errors);
   const moves: StockMove[] = [];
-  for (const [i, change] of changes.entries())
-    await resize(state, found[i]!, change.items, `fulfilments[${i}].`, moves);
+  const steps = changes.flatMap((change, i) => resizePlan(state, found[i]!, change.items, `fulfilments[${i}].`));
+  applyResize(state, steps, moves);
   // One movement per level, however many of the fulfilments moved its units: then the order's list of them.
   const reference =
     changes.length === 1

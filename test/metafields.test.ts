@@ -791,6 +791,38 @@ describe('REST', () => {
     );
   });
 
+  it('PATCH takes what metafieldsSet takes: a json of many keys, a long list, 150 values at once', async () => {
+    // An order of its own: the other tests of this block read `order` and `other`.
+    const [{ id: holder }] = await service.sql<{ id: number }>(
+      'select id from orders order by id desc offset 13 limit 1',
+    );
+    const wide = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`k${i}`, i]));
+    const long = Array.from({ length: 1001 }, (_, i) => `SKU-${i}`);
+    for (const doc of [wide, long]) {
+      const res = await service.send('PATCH', `/api/v1/orders/${holder}`, { metafields: { 'sync.doc': doc } });
+      expect(res.status).toBe(200);
+      expect((await service.get(`/api/v1/orders/${holder}?expand=metafields`)).body.metafields['sync.doc']).toEqual(
+        doc,
+      );
+    }
+    await service.sql(
+      `insert into metafield_definition (owner_type, namespace, key, type, name, created_at)
+       select 'ORDER', 'wide', 'k' || i, 'number_integer', 'k', now() from generate_series(1, 201) i`,
+    );
+    try {
+      const many = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`wide.k${i + 1}`, i]));
+      const res = await service.send('PATCH', `/api/v1/orders/${holder}`, { metafields: many });
+      expect(res.status).toBe(200);
+      const tooMany = Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`wide.k${i + 1}`, i]));
+      const refused = await service.send('PATCH', `/api/v1/orders/${holder}`, { metafields: tooMany });
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors).toEqual([{ field: 'metafields', message: 'may hold at most 200 keys' }]);
+    } finally {
+      await service.sql("delete from metafield_definition where namespace = 'wide'");
+      await service.send('PATCH', `/api/v1/orders/${holder}`, { metafields: { 'sync.doc': null } });
+    }
+  });
+
   it('PATCH sets typed values (null deletes), moves the ETag and records order.updated', async () => {
     const before = await service.get(`/api/v1/orders/${order}`);
     const [{ last }] = await service.sql<{ last: number }>('select max(id) as last from event');

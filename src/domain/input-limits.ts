@@ -32,6 +32,12 @@ export const INPUT_LIMITS = {
   reported: 20,
 } as const;
 
+/**
+ * Metafield values a record keeps (docs/decisions.md#custom-data-metafields): a body's `metafields`
+ * map may name as many (inputProblems), and the domain holds each record to it.
+ */
+export const METAFIELDS_PER_RECORD = 200;
+
 /** A string holding an unpaired UTF-16 surrogate cannot be stored or sent as UTF-8. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -63,6 +69,9 @@ export const tooManyKeys = (field: string): FieldError => ({
   field: field || 'body',
   message: `may hold at most ${INPUT_LIMITS.keys} keys`,
 });
+
+/** The path of a body's `metafields` map (at the top, or a variant's). */
+const METAFIELDS_KEY = /(^|\.)metafields$/;
 
 const join = (path: string, key: string | number) =>
   typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key;
@@ -122,8 +131,14 @@ export function inputProblems(
       values += node.length;
       for (let i = node.length - 1; i >= 0; i--) stack.push({ value: node[i], path: join(path, i), depth: depth + 1 });
     } else if (!(node instanceof Date)) {
-      if (hasTooManyKeys(node)) {
-        problems.push(tooManyKeys(path));
+      // A record's `metafields` in a body: as many keys as a record keeps, each value opaque here
+      // (its definition's type bounds it: 64 KiB, JSON nesting; src/domain/metafield-types.ts),
+      // so a body takes what metafieldsSet takes as text. A search's keeps the filter limits.
+      const valuesMap = !filter && METAFIELDS_KEY.test(path);
+      if (valuesMap ? Object.keys(node).length > METAFIELDS_PER_RECORD : hasTooManyKeys(node)) {
+        problems.push(
+          valuesMap ? { field: path, message: `may hold at most ${METAFIELDS_PER_RECORD} keys` } : tooManyKeys(path),
+        );
         continue;
       }
       const entries = Object.entries(node);
@@ -132,7 +147,8 @@ export function inputProblems(
         const [key, child] = entries[i];
         const keyProblem = text ? leafProblem(key) : undefined;
         if (keyProblem) problems.push({ field: join(path, key), message: `key ${keyProblem}` });
-        else stack.push({ value: child, path: join(path, key), depth: depth + 1 });
+        else if (!valuesMap || child === null || typeof child !== 'object')
+          stack.push({ value: child, path: join(path, key), depth: depth + 1 });
       }
     }
   }

@@ -142,8 +142,9 @@ function unkeptInJson(value: unknown, depth = 0): string | undefined {
       : undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  // Nesting is bounded by the input guard and the body parser long before this depth.
-  if (depth > 100) return 'is nested too deeply';
+  // The walk stops here, however deep the value (the input limits leave a metafield's value whole:
+  // src/domain/input-limits.ts).
+  if (depth > 100) return 'is nested too deeply (more than 100 levels)';
   for (const [key, inner] of Object.entries(value)) {
     const problem = (!Array.isArray(value) && unstorable('key', key)) || unkeptInJson(inner, depth + 1);
     if (problem) return problem;

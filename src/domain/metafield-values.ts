@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { runPrepared } from '../db/prepared-statements.js';
 import type { MetafieldOwnerType } from '../schema/enums/metafield-owner-type.enum.js';
 import { ConflictError, type FieldError, ValidationError } from './errors.js';
+import { METAFIELDS_PER_RECORD } from './input-limits.js';
 import type { MetafieldOwner } from './metafield-owners.js';
 import {
   isMetafieldType,
@@ -12,9 +13,6 @@ import {
   type StoredValue,
   storedFromJson,
 } from './metafield-types.js';
-
-/** Values per record (docs/decisions.md#custom-data-metafields). */
-export const METAFIELDS_PER_RECORD = 200;
 
 /** What a value write needs of its definition. */
 export interface DefinitionRef {

@@ -817,6 +817,20 @@ describe('REST', () => {
       const refused = await service.send('PATCH', `/api/v1/orders/${holder}`, { metafields: tooMany });
       expect(refused.status).toBe(422);
       expect(refused.body.errors).toEqual([{ field: 'metafields', message: 'may hold at most 200 keys' }]);
+      // Nesting is bounded alike on both roads: 30 levels of JSON.
+      const nested = (levels: number): unknown => (levels ? [nested(levels - 1)] : 1);
+      const deepest = await service.send('PATCH', `/api/v1/orders/${holder}`, {
+        metafields: { 'sync.doc': nested(30) },
+      });
+      expect(deepest.status).toBe(200);
+      const deeper = await service.send('PATCH', `/api/v1/orders/${holder}`, {
+        metafields: { 'sync.doc': nested(31) },
+      });
+      expect(deeper.status).toBe(422);
+      const asText = await set([
+        { ownerType: 'ORDER', ownerId: holder, namespace: 'sync', key: 'doc', value: JSON.stringify(nested(31)) },
+      ]);
+      expect(refusal(asText).code).toBe('BAD_USER_INPUT');
     } finally {
       await service.sql("delete from metafield_definition where namespace = 'wide'");
       await service.send('PATCH', `/api/v1/orders/${holder}`, { metafields: { 'sync.doc': null } });

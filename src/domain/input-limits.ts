@@ -57,10 +57,10 @@ export interface InputCheckOptions {
   text?: boolean;
 }
 
-/** Whether a JSON object holds more than `INPUT_LIMITS.keys` keys; stops counting there. */
-export function hasTooManyKeys(object: object): boolean {
+/** Whether a JSON object holds more than `limit` keys; stops counting there. */
+export function hasTooManyKeys(object: object, limit: number = INPUT_LIMITS.keys): boolean {
   let count = 0;
-  for (const key in object) if (Object.hasOwn(object, key) && ++count > INPUT_LIMITS.keys) return true;
+  for (const key in object) if (Object.hasOwn(object, key) && ++count > limit) return true;
   return false;
 }
 
@@ -100,14 +100,15 @@ export function inputProblems(
   { root = '', filter = false, text = true }: InputCheckOptions = {},
 ): FieldError[] {
   const problems: FieldError[] = [];
-  const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: root, depth: 0 }];
+  // `whole`: inside a metafield's value, which takes any width (its type bounds it: 64 KiB).
+  const stack: { value: unknown; path: string; depth: number; whole?: boolean }[] = [{ value, path: root, depth: 0 }];
   let values = 0;
   while (stack.length && problems.length < INPUT_LIMITS.reported) {
     if (values > INPUT_LIMITS.values) {
       problems.push({ field: root || 'body', message: `may hold at most ${INPUT_LIMITS.values} values in all` });
       break;
     }
-    const { value: node, path, depth } = stack.pop()!;
+    const { value: node, path, depth, whole = false } = stack.pop()!;
     if (node === null || typeof node !== 'object') {
       const message = leafProblem(node, filter, text);
       if (message) problems.push({ field: path || 'body', message });
@@ -124,21 +125,22 @@ export function inputProblems(
         problems.push({ field: path || 'body', message: 'must list at least one value' });
         continue;
       }
-      if (node.length > limit) {
+      if (node.length > limit && !whole) {
         problems.push({ field: path || 'body', message: `may hold at most ${limit} values` });
         continue;
       }
       values += node.length;
-      for (let i = node.length - 1; i >= 0; i--) stack.push({ value: node[i], path: join(path, i), depth: depth + 1 });
+      for (let i = node.length - 1; i >= 0; i--)
+        stack.push({ value: node[i], path: join(path, i), depth: depth + 1, whole });
     } else if (!(node instanceof Date)) {
-      // A record's `metafields` in a body: as many keys as a record keeps, each value opaque here
-      // (its definition's type bounds it: 64 KiB, JSON nesting; src/domain/metafield-types.ts),
-      // so a body takes what metafieldsSet takes as text. A search's keeps the filter limits.
-      const valuesMap = !filter && METAFIELDS_KEY.test(path);
-      if (valuesMap ? Object.keys(node).length > METAFIELDS_PER_RECORD : hasTooManyKeys(node)) {
-        problems.push(
-          valuesMap ? { field: path, message: `may hold at most ${METAFIELDS_PER_RECORD} keys` } : tooManyKeys(path),
-        );
+      // A record's `metafields` in a body: as many keys as a record keeps, and each value of any
+      // width (its definition's type bounds it: 64 KiB; src/domain/metafield-types.ts), so a body
+      // takes what metafieldsSet takes as text. Depth and the count of values still hold (a body is
+      // hashed and walked by recursion). A search's `metafields` keeps the filter limits.
+      const valuesMap = !whole && !filter && METAFIELDS_KEY.test(path);
+      const keyLimit = valuesMap ? METAFIELDS_PER_RECORD : INPUT_LIMITS.keys;
+      if (!whole && hasTooManyKeys(node, keyLimit)) {
+        problems.push({ field: path || 'body', message: `may hold at most ${keyLimit} keys` });
         continue;
       }
       const entries = Object.entries(node);
@@ -147,8 +149,7 @@ export function inputProblems(
         const [key, child] = entries[i];
         const keyProblem = text ? leafProblem(key) : undefined;
         if (keyProblem) problems.push({ field: join(path, key), message: `key ${keyProblem}` });
-        else if (!valuesMap || child === null || typeof child !== 'object')
-          stack.push({ value: child, path: join(path, key), depth: depth + 1 });
+        else stack.push({ value: child, path: join(path, key), depth: depth + 1, whole: whole || valuesMap });
       }
     }
   }

@@ -127,6 +127,9 @@ function jsonValue(parsed: unknown): StoredValue {
  * JSON text: the value's event, whose data is jsonb, would refuse it), or a whole number past 2^53,
  * which JSON's numbers (doubles) would round (an ERP's 64-bit id: send it as a string).
  */
+/** Levels of objects and arrays a json value may nest. */
+const JSON_LEVELS = 30;
+
 function unkeptInJson(value: unknown, depth = 0): string | undefined {
   const unstorable = (what: string, text: string) => {
     const problem = unstorableText(text);
@@ -142,9 +145,9 @@ function unkeptInJson(value: unknown, depth = 0): string | undefined {
       : undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  // The walk stops here, however deep the value (the input limits leave a metafield's value whole:
-  // src/domain/input-limits.ts).
-  if (depth > 100) return 'is nested too deeply (more than 100 levels)';
+  // As deep as a REST body lets a metafield's value nest (its 32 levels less the body's two,
+  // src/domain/input-limits.ts), so both roads take the same values.
+  if (depth >= JSON_LEVELS) return `nests deeper than ${JSON_LEVELS} levels`;
   for (const [key, inner] of Object.entries(value)) {
     const problem = (!Array.isArray(value) && unstorable('key', key)) || unkeptInJson(inner, depth + 1);
     if (problem) return problem;

@@ -61,7 +61,11 @@ const schema = z.object({
   EMBEDDED_PG_PORT: port.default(0),
   SEED_DEMO: bool.default(true),
   SEED: z.coerce.number().int().min(0).default(1),
-  ADMIN_TOKEN: z.string().min(1, 'must not be empty').optional(),
+  // Any secret a bearer header can carry (one word): the start-up contract honours what it is given.
+  ADMIN_TOKEN: z
+    .string()
+    .regex(/^\S+$/, 'must be one word without spaces, as an Authorization: Bearer header carries it')
+    .optional(),
   SMTP_URL: z
     .string()
     .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')

@@ -165,6 +165,23 @@ it('refills at RATE_LIMIT_RPS: after Retry-After seconds the token may call agai
   expect(later.map((a) => a.status).sort()).toEqual([200, 200, 429]);
 }, 15_000);
 
+it('charges an operation costing more than the bucket the whole bucket: it runs once the bucket is full', async () => {
+  const token = await service.tokenWith(['read_products']);
+  // Twelve root fields cost twelve requests, more than the bucket of ten: it waits for a full one.
+  const query = `{ ${Array.from({ length: 12 }, (_, i) => `a${i}: product(id: 1) { id }`).join(' ')} }`;
+  const post = (i: number) =>
+    call(i, token, '/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
+  const first = await post(0);
+  expect(first.status).toBe(200);
+  expect(first.headers.get('ratelimit-remaining')).toBe('0');
+  const next = await post(1);
+  expect(next.status).toBe(429);
+});
+
 it('lets several processes start at once with one ADMIN_TOKEN: its row is created once, none fails', async () => {
   const secret = 'concurrent-admin-token-0123456789';
   await Promise.all(Array.from({ length: 4 }, () => ensureFirstToken(service.orm.em.fork(), secret)));

@@ -30,13 +30,16 @@ describe('configuration', () => {
   });
 
   it('refuses bad values with one clear line per variable', () => {
-    expect(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', SEED_DEMO: 'maybe' })).toThrow(
+    expect(() =>
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', SEED_DEMO: 'maybe', ADMIN_TOKEN: 'my admin secret' }),
+    ).toThrow(
       new RegExp(
         [
           'Invalid configuration:',
           ' {2}PORT: .*',
           ' {2}DATABASE_URL: must be a postgres:// URL',
           ' {2}SEED_DEMO: .*',
+          ' {2}ADMIN_TOKEN: must be one word without spaces.*',
         ].join('\n'),
       ),
     );

@@ -118,14 +118,40 @@ export class RateLimiter {
    * bucket (it needs a full bucket), so every operation can run eventually. With the secret's
    * `hash`, this process's lease pays it when it covers it, and the bucket shown counts the lease.
    */
-  async charge(tokenId: number, cost = 1, hash?: string): Promise<RateLimitState> {
+  async charge(tokenId: number, cost = 1, hash?: string, retryFor = this.charged(cost)): Promise<RateLimitState> {
     const paid = hash === undefined ? undefined : this.spendLeased(hash, cost);
     if (paid) return paid;
     const { burst, rps } = this.settings;
     const [row] = await this.orm.em
       .getConnection()
       .execute<ChargeRow[]>(CHARGE_SQL, [tokenId, burst, rps, this.charged(cost)], 'all');
-    return this.stateOf(row, cost, hash);
+    return this.stateOf(row, cost, hash, retryFor);
+  }
+
+  /**
+   * The rest of an operation costing `cost` whose first request its token check took already:
+   * together at most the bucket (one costing more waits for a full bucket, never refused for ever),
+   * and a refusal's Retry-After is when the bucket holds all of it, the retry's own check included.
+   * Undefined when nothing is left to charge.
+   */
+  async chargeRest(tokenId: number, cost: number, hash?: string): Promise<RateLimitState | undefined> {
+    const whole = this.charged(cost);
+    if (whole <= 1) return undefined;
+    const rest = whole - 1;
+    // What this process leased ahead for the token pays its share first: the check that took the
+    // first request may have leased from the bucket what the rest then needs.
+    const lease = hash === undefined ? undefined : this.liveLease(hash);
+    const fromLease = Math.min(lease?.left ?? 0, rest);
+    if (fromLease === rest) return this.charge(tokenId, rest, hash, whole);
+    const state = await this.charge(tokenId, rest - fromLease, undefined, whole);
+    if (state.allowed && lease) lease.left -= fromLease;
+    return state;
+  }
+
+  /** This process's lease for the token, unless it ran out. */
+  private liveLease(hash: string): Lease | undefined {
+    const lease = this.leases.get(hash);
+    return lease && lease.until > Date.now() ? lease : undefined;
   }
 
   /** What a cost takes from the bucket: a whole number of requests, at least 1, at most the bucket. */
@@ -164,10 +190,10 @@ export class RateLimiter {
    * The bucket after a charge of `cost`, from what the charge statement returned; with the token's
    * `hash`, what it leased is added to this process's lease, and the level shown counts the lease.
    */
-  stateOf(row: ChargeRow, cost: number, hash?: string): RateLimitState {
+  stateOf(row: ChargeRow, cost: number, hash?: string, retryFor = this.charged(cost)): RateLimitState {
     const level = Number(row.tokens);
     const left = hash === undefined ? 0 : this.leaseAfterCharge(hash, level, Number(row.leased ?? 0));
-    return this.stateAt(level + left, row.granted, this.charged(cost));
+    return this.stateAt(level + left, row.granted, retryFor);
   }
 
   /** Adds what a charge `leased` to the token's lease (a live one, else a new one); what it holds now. */
@@ -183,7 +209,10 @@ export class RateLimiter {
     return lease.left;
   }
 
-  /** The headers' view of a bucket at `level` (its lease included) after a charge of `charged`. */
+  /**
+   * The headers' view of a bucket at `level` (its lease included) after a charge; a refused one's
+   * Retry-After is when the bucket holds `charged`.
+   */
   private stateAt(level: number, allowed: boolean, charged: number): RateLimitState {
     const { burst, rps } = this.settings;
     const state: RateLimitState = {

@@ -92,8 +92,8 @@ function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): 
           const { check } = contextValue;
           // A check still to come (carried by the read) charges the whole cost itself.
           if (check) check.cost = cost;
-          else if (limiter && cost > 1) {
-            state = await limiter.charge(contextValue.principal.tokenId, cost - 1, contextValue.secretHash);
+          else if (limiter) {
+            state = (await limiter.chargeRest(contextValue.principal.tokenId, cost, contextValue.secretHash)) ?? state;
           }
           if (state && !state.allowed) {
             throw new GraphQLError(rateLimitedMessage(state), {

@@ -214,7 +214,7 @@ export async function startSubscriptionServer(
       guarded = guardSubscription(schema, payload);
       if (!('document' in guarded)) return guarded;
       // Then the rest of what its operation costs, like an HTTP request (docs/integrations.md#subscriptions).
-      const charge = guarded.cost > 1 ? await limiter?.charge(principal.tokenId, guarded.cost - 1) : undefined;
+      const charge = await limiter?.chargeRest(principal.tokenId, guarded.cost);
       if (charge && !charge.allowed) return refusal(rateLimitedMessage(charge));
       if (!(await slots.subscribe(slot, principal.tokenId, limits.subscriptionsPerToken))) {
         const limit = limits.subscriptionsPerToken;

@@ -89,6 +89,36 @@ describe('in-flight limits', () => {
   });
 });
 
+describe('the queue shared between tokens', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService({ admission: { maxInFlight: 4, maxPerToken: 2, queueMs: 3000, maxQueue: 4 } });
+  });
+  afterAll(() => service.stop());
+
+  it("lets one token hold at most half the queue: another token's request waits its turn", async () => {
+    const other = await service.tokenWith(['read_orders']);
+    const lock = await lockTable(service, 'orders');
+    let released = false;
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    try {
+      // Two in flight, two waiting, four refused at once.
+      const flood = Array.from({ length: 8 }, () => service.get('/api/v1/orders?size=5'));
+      await sleep(200);
+      // Two in flight (the process's last slots), one waiting in the half of the queue left to others.
+      const others = Array.from({ length: 3 }, () => service.get('/api/v1/orders?size=5', other));
+      await sleep(300);
+      await lock.release();
+      released = true;
+      expect((await Promise.all(others)).map((a) => a.status)).toEqual([200, 200, 200]);
+      const statuses = (await Promise.all(flood)).map((a) => a.status).sort();
+      expect(statuses).toEqual([200, 200, 200, 200, 503, 503, 503, 503]);
+    } finally {
+      if (!released) await lock.release();
+    }
+  });
+});
+
 it('answers a request that found no free pool connection in time 503 overloaded, ' +
   'not "database unavailable"', async () => {
   const service = await startTestService({ poolMax: 1 });

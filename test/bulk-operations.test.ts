@@ -498,6 +498,45 @@ describe('BULK_MAX_RUNNING and cancel', () => {
   });
 });
 
+describe('a token revoked while its operation runs', () => {
+  it('fails the operation before its next line: the line under way is the last applied', async () => {
+    const held = await newOrder(1);
+    const free = await newOrder(3);
+    const token = await service.tokenWith(['write_orders', 'read_orders']);
+    const release = await holdOrder(held.id);
+    let released = false;
+    try {
+      const running = await upload(
+        '',
+        ndjson([
+          { method: 'PATCH', path: `/orders/${held.id}`, body: { notes: 'before the revocation' } },
+          fulfil(free.id, free.line, 1),
+          fulfil(free.id, free.line, 1),
+        ]),
+        token,
+      );
+      await lineWaiting();
+      await service.sql('update api_token set revoked_at = now() where secret_hash = ?', [hashSecret(token)]);
+      await release();
+      released = true;
+      await until(async () => {
+        const [row] = await service.sql<{ status: string }>('select status from bulk_operation where id = ?', [
+          running.body.id,
+        ]);
+        return row.status === 'failed';
+      }, 10_000);
+      const [row] = await service.sql<{ processed_lines: number }>(
+        'select processed_lines from bulk_operation where id = ?',
+        [running.body.id],
+      );
+      expect(row.processed_lines).toBe(1);
+      expect((await service.get(`/api/v1/orders/${free.id}`)).body.fulfilments).toEqual([]);
+    } finally {
+      if (!released) await release();
+    }
+  });
+});
+
 describe('the GraphQL form', () => {
   const MUTATION =
     'mutation ($id: Int!, $notes: String) { updateOrder(id: $id, input: { notes: $notes }) { id notes } }';

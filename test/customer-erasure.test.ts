@@ -450,3 +450,26 @@ it('eraseCustomer in GraphQL: the customer as erased; a customer without orders 
   const reader = await service.tokenWith(['read_customers']);
   expect((await service.send('POST', `/api/v1/customers/${id}/erase`, undefined, reader)).status).toBe(403);
 }, 30_000);
+
+it('eraseCustomer compares an expected version (If-Match) for a first erasure; again answers the same', async () => {
+  const made = await graphql(
+    'mutation { createCustomer(input: { email: "ulla.yorick@example.com", firstName: "Ulla" }) { id version } }',
+  );
+  const { id, version } = made.createCustomer;
+  const stale = await service.send('POST', `/api/v1/customers/${id}/erase`, undefined, undefined, {
+    'if-match': `"v${version - 1}"`,
+  });
+  expect(stale.status).toBe(412);
+  expect(await tracesInDatabase(['ulla.yorick'])).not.toEqual([]);
+  const gql = await service.graphql(`mutation { eraseCustomer(id: ${id}, expectedVersion: ${version + 5}) { id } }`);
+  expect(gql.body.errors[0].extensions.code).toBe('PRECONDITION_FAILED');
+  const erased = await service.send('POST', `/api/v1/customers/${id}/erase`, undefined, undefined, {
+    'if-match': `"v${version}"`,
+  });
+  expect(erased.status).toBe(200);
+  expect(await tracesInDatabase(['ulla.yorick', 'Ulla'])).toEqual([]);
+  const again = await service.send('POST', `/api/v1/customers/${id}/erase`, undefined, undefined, {
+    'if-match': `"v${version}"`,
+  });
+  expect(again.status).toBe(200);
+});

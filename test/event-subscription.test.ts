@@ -135,6 +135,22 @@ it('shows a token only the events its read scopes cover, and refuses bad argumen
   const shippingOnly = await tokenWith(['read_shipping']);
   const refused = await take(client(processes[0], shippingOnly.secret).iterate({ query: EVENTS }), 1);
   expect(refused[0].errors[0].extensions.code).toBe('FORBIDDEN');
+  // Variables it cannot take are refused before it starts, naming each, as POST /graphql does.
+  const badVariables = await take(admin.iterate({ query: EVENTS, variables: { after: 'abc' } }), 1).catch(
+    (errors: unknown) => errors as any[],
+  );
+  expect(badVariables[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', fields: [{ field: 'after' }] } });
+  // A subscription sent over HTTP is refused, saying where it runs (its root field has nothing to answer there).
+  const overHttp = await fetch(`${processes[0].url}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: 'subscription { events { id } }' }),
+  });
+  expect(overHttp.status).toBe(400);
+  expect(((await overHttp.json()) as any).errors[0]).toMatchObject({
+    message: expect.stringContaining('WebSocket'),
+    extensions: { code: 'BAD_REQUEST' },
+  });
 }, 60_000);
 
 it('closes a socket without a token (4403), without the subprotocol (4406), with a revoked token (4403)', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type EntityManager, type MikroORM, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import { Counter } from 'prom-client';
 import type { Principal } from '../auth/api-tokens.js';
+import { isScope } from '../auth/scopes.js';
 import { setBounded } from '../bounded-map.js';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
 import { runPrepared } from '../db/prepared-statements.js';
@@ -42,7 +43,7 @@ import type { BulkSettings, RunnerParts } from './runner-settings.js';
  * - **Sharing the service.** BULK_CONCURRENCY operations per instance, each one transaction at a
  *   time, and none starts while this process has interactive requests in flight (for at most
  *   YIELD_MS). The token was charged once, when the operation was made; its scopes are read again
- *   for every chunk of lines, and a revoked token fails the operation.
+ *   with every transaction of lines, and a revoked token fails the operation before its next line.
  * - **Retention.** Finished operations, their lines and results, and uploads never run, are
  *   deleted BULK_RETENTION_DAYS after they ended (or were uploaded).
  */
@@ -64,7 +65,7 @@ const linesApplied = new Counter({
   registers: [registry],
 });
 
-type BatchEnd = 'done' | 'lost' | 'retry';
+type BatchEnd = 'done' | 'lost' | 'retry' | 'revoked';
 
 /** A line whose mutation threw: thrown out of the line's savepoint to roll it back, with the line's result. */
 class UndoneLine extends Error {
@@ -194,6 +195,7 @@ export class BulkRunner {
         const batch = lines.slice(at, at + batchSize);
         const end = await this.runBatch(held, principal, lineRun, form, batch, processed);
         if (end === 'lost') return;
+        if (end === 'revoked') break; // the loop's next look at the token ends the operation
         if (end === 'retry') {
           await this.idle(this.settings.pollMs);
           break;
@@ -219,14 +221,21 @@ export class BulkRunner {
     try {
       return await this.orm.em.fork().transactional(async (tx): Promise<BatchEnd> => {
         // Held FOR SHARE to the commit: a cancel waits for these lines, a claim skips the operation.
-        const [row] = await tx.execute<{ status: string; runner: string | null; processed: number }[]>(
-          'select status, runner, processed_lines as processed from bulk_operation where id = ? for share',
+        // The token is read in the same statement: a revoked one applies no further line, and the
+        // lines run with its scopes as they are now.
+        const [row] = await tx.execute<
+          { status: string; runner: string | null; processed: number; revoked: boolean | null; scopes: string[] }[]
+        >(
+          `select b.status, b.runner, b.processed_lines as processed, t.revoked_at is not null as revoked, t.scopes
+            from bulk_operation b left join api_token t on t.id = b.token_id where b.id = ? for share of b`,
           [held.id],
         );
         if (row?.status !== 'running' || row.runner !== this.id || row.processed !== processed) return 'lost';
+        if (row.revoked !== false) return 'revoked';
+        const asNow: Principal = { ...principal, scopes: new Set(row.scopes.filter(isScope)) };
         const results = { lines: [] as number[], failed: [] as boolean[], answers: [] as string[] };
         for (const { line, input } of batch) {
-          const outcome = await this.runLine(tx, principal, lineRun, form, held, line, input);
+          const outcome = await this.runLine(tx, asNow, lineRun, form, held, line, input);
           results.lines.push(line);
           results.failed.push(outcome.failed);
           results.answers.push(JSON.stringify({ line, ...outcome.result }));

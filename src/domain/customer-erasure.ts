@@ -19,7 +19,7 @@ import { ERASED_NAME, erasedAddress, erasedEmail, eraseOrderData } from './erase
 import { ConflictError, NotFoundError } from './errors.js';
 import { orderAddressData } from './event-data.js';
 import { type Actor, orderEventSubject, recordEvent } from './events.js';
-import { beginVersionedWrite } from './preconditions.js';
+import { beginVersionedWrite, type ExpectedVersion } from './preconditions.js';
 
 type Json = Record<string, unknown>;
 
@@ -137,7 +137,12 @@ async function eraseMail(em: EntityManager, id: number, orders: readonly number[
  * `customer.erased` with the id alone. The orders are locked before the customer, as every write
  * touching both does. Erasing an erased customer changes nothing and answers it as it is.
  */
-export async function eraseCustomer(em: EntityManager, actor: Actor, id: number): Promise<Customer> {
+export async function eraseCustomer(
+  em: EntityManager,
+  actor: Actor,
+  id: number,
+  expected?: ExpectedVersion,
+): Promise<Customer> {
   // An order it placed that has since moved to another customer still holds where and how it was
   // placed (IP, conversion data, card digits): it is locked with the customer's own orders.
   const named = await ordersNamedByEvents(em, id);
@@ -147,7 +152,9 @@ export async function eraseCustomer(em: EntityManager, actor: Actor, id: number)
   if (customer.erasedAt) return customer;
   const emails = new Set([customer.email.toLowerCase()]);
   const at = now();
-  beginVersionedWrite(`Customer ${id}`, customer, undefined);
+  // The caller's expected version is compared only for a first erasure: erasing again (above)
+  // answers the same, whatever version it read.
+  beginVersionedWrite(`Customer ${id}`, customer, expected);
   Object.assign(customer, {
     email: erasedEmail(id),
     firstName: ERASED_NAME,

@@ -5,7 +5,7 @@ import {
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLSchema, OperationTypeNode } from 'graphql';
 import type { CarriedTokenCheck } from '../auth/carried-token-check.js';
 import {
   RATE_LIMITED,
@@ -79,7 +79,7 @@ function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): 
       // What the request spent: 1 with the token check, the rest of its cost once measured.
       let spent = 0;
       return {
-        async didResolveOperation({ document, operationName, request, contextValue }) {
+        async didResolveOperation({ document, operationName, operation, request, contextValue }) {
           let cost = 1;
           let refusal: QueryLimitError | undefined;
           try {
@@ -102,6 +102,14 @@ function limitsPlugin(schema: GraphQLSchema, limiter: RateLimiter | undefined): 
           }
           spent = cost;
           if (refusal) throw refusal;
+          // A subscription's events are pushed over the socket; over HTTP its root field would run as
+          // a query's and find no event to answer with.
+          if (operation?.operation === OperationTypeNode.SUBSCRIPTION) {
+            throw new GraphQLError(
+              'A subscription runs over WebSocket at /graphql (subprotocol graphql-transport-ws), not over HTTP',
+              { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } },
+            );
+          }
         },
         async willSendResponse({ contextValue, response }) {
           const check = contextValue?.check;

@@ -13,6 +13,7 @@ import { EventWakeups } from '../db/event-wakeups.js';
 import { logger } from '../logger.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { Loaders } from '../resolvers/loaders.js';
+import { variableError } from './compiled-execution.js';
 import { parseOperation, sourceRefusal } from './document-guard.js';
 import { formatError } from './format-error.js';
 import { bearerOf } from './gateway.js';
@@ -216,6 +217,10 @@ export async function startSubscriptionServer(
       // Then the rest of what its operation costs, like an HTTP request (docs/integrations.md#subscriptions).
       const charge = await limiter?.chargeRest(principal.tokenId, guarded.cost);
       if (charge && !charge.allowed) return refusal(rateLimitedMessage(charge));
+      // Variables it cannot take: BAD_USER_INPUT naming each, as POST answers them (a message of
+      // errors, never a `next` of them).
+      const badVariables = variableError(schema, guarded.document, payload.operationName, payload.variables ?? {});
+      if (badVariables) return [badVariables];
       if (!(await slots.subscribe(slot, principal.tokenId, limits.subscriptionsPerToken))) {
         const limit = limits.subscriptionsPerToken;
         return refusal(`Too many subscriptions: a token may run ${limit} at once over all instances`);

@@ -15,7 +15,7 @@ export interface AdmissionLimits {
   maxPerToken: number;
   /** ADMISSION_QUEUE_MS: how long a request over a limit may wait for a slot before a 503. */
   queueMs: number;
-  /** ADMISSION_QUEUE_MAX: requests waiting at most; more are refused at once. */
+  /** ADMISSION_QUEUE_MAX: requests waiting at most, one token's at most half; more are refused at once. */
   maxQueue: number;
 }
 
@@ -137,7 +137,9 @@ export function admission(limits: AdmissionLimits, watcher?: AdmissionWatcher) {
     if (!isApi(ctx)) return next();
     const token = tokenOf(ctx);
     if (!fits(token)) {
-      if (waiting.length >= limits.maxQueue) return refuse(ctx);
+      // One token may hold at most half the queue: another's requests still find a place in it.
+      const queued = waiting.reduce((n, w) => (w.token === token ? n + 1 : n), 0);
+      if (waiting.length >= limits.maxQueue || queued >= Math.ceil(limits.maxQueue / 2)) return refuse(ctx);
       const admitted = await new Promise<boolean>((resolve) => {
         const entry = {
           token,

@@ -105,10 +105,11 @@ export class CustomerResolver {
   })
   async eraseCustomer(
     @Arg('id', () => Int, { description: 'Customer id' }) id: number,
+    @ExpectedVersionArg('customer') expectedVersion: ExpectedVersion,
     @Ctx() { em, principal }: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    const result = await inTransaction(em, (tx) => eraseCustomer(tx, principal, id));
+    const result = await inTransaction(em, (tx) => eraseCustomer(tx, principal, id, expectedVersion));
     return readRecord(em, info, 'Customer', result.id);
   }
 

@@ -360,6 +360,7 @@ export const routes: RouteSpec[] = [
     resource: customerResource,
     operation: 'eraseCustomer',
     scope: 'write_customers',
+    ifMatch: 'expectedVersion',
     summary:
       "Erase a customer's personal data on request (GDPR art. 17), on the customer, its orders and every stored " +
       'copy; erasing again answers the same',

@@ -221,6 +221,23 @@ it('erases a customer with orders, fulfilments and shipments from every table; o
   const gqlBulk = (await graphql(run, { m, u })).bulkOperationRunMutation.id;
   const gqlResults = await resultsOf(service, gqlBulk);
   expect(gqlResults.text).toContain(PERSON.phone);
+  // A GraphQL bulk line setting metafields on the person (and on another customer, kept).
+  await graphql(
+    `mutation { createMetafieldDefinition(ownerType: CUSTOMER, namespace: "crm", key: "note",
+      type: "single_line_text_field", name: "Note") { id } }`,
+  );
+  const entries = [
+    {
+      m: [
+        { ownerType: 'CUSTOMER', ownerId: id, namespace: 'crm', key: 'note', value: `${PERSON.lastName} notes` },
+        { ownerType: 'CUSTOMER', ownerId: other.id, namespace: 'crm', key: 'note', value: 'kept for the other' },
+      ],
+    },
+  ];
+  const metafieldsUpload = (await uploadBulk(service, '/uploads', entries)).body.id;
+  const setting = 'mutation ($m: [MetafieldsSetInput!]!) { metafieldsSet(metafields: $m) { key value } }';
+  const metaBulk = (await graphql(run, { m: setting, u: metafieldsUpload })).bulkOperationRunMutation.id;
+  expect((await resultsOf(service, metaBulk)).text).toContain(`${PERSON.lastName} notes`);
 
   const before = await Promise.all(theirs.map(async (o) => (await service.get(`/api/v1/orders/${o}`)).body));
   const movedBefore = (await service.get(`/api/v1/orders/${movedAway}`)).body;
@@ -248,6 +265,7 @@ it('erases a customer with orders, fulfilments and shipments from every table; o
   const restAfter = await resultsOf(service, restBulk);
   const gqlAfter = await resultsOf(service, gqlBulk);
   expect(TRACES.filter((t) => `${restAfter.text}${gqlAfter.text}`.toLowerCase().includes(t.toLowerCase()))).toEqual([]);
+  expect((await resultsOf(service, metaBulk)).text).toContain('kept for the other');
   expect(restAfter.lines[0].body).toMatchObject({ id, email: anonymous, first_name: 'Erased', address: [] });
   const erasedBlock = { first_name: 'Erased', last_name: 'Erased', company: null, street: null, zip: null };
   const erasedOrder = { shipping: expect.objectContaining(erasedBlock), billing: expect.any(Object), phone: null };

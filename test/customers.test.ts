@@ -240,6 +240,16 @@ describe('POST /customers/search', () => {
 });
 
 describe('PATCH /customers/{id}', () => {
+  it('an empty address block changes nothing: a customer without an address gains none', async () => {
+    const made = await service.graphql(
+      'mutation { createCustomer(input: { email: "no.address@example.com", firstName: "Nadia" }) { id } }',
+    );
+    const id = made.body.data.createCustomer.id;
+    const res = await service.send('PATCH', `/api/v1/customers/${id}`, { address: {} });
+    expect(res.status).toBe(200);
+    expect(res.body.address).toEqual([]);
+  });
+
   const snapshot = async (id: number) => (await service.get(`/api/v1/customers/${id}`)).body;
 
   it('changes the given fields and answers the Customer with updated_at', async () => {

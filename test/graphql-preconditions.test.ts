@@ -444,6 +444,7 @@ describe('the argument', () => {
       'deleteFulfilment',
       'deleteProduct',
       'deleteShipment',
+      'eraseCustomer',
       'restockOrderItems',
       'updateCollection',
       'updateCustomer',

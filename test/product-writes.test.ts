@@ -222,6 +222,32 @@ describe('PATCH /products/{id}: fields', () => {
 });
 
 describe('PATCH /products/{id}: options and variants', () => {
+  it('keeps each variant and its meaning when the options come in another order, variants sent or not', async () => {
+    const [{ id }] = await service.sql<{ id: number }>(
+      'select p.id from product p where p.is_multi and ' +
+        '(select count(*) from product_option o where o.product_id = p.id) = 2 order by p.id limit 1 offset 1',
+    );
+    const before = await read(id);
+    const valuesById = (p: any) =>
+      Object.fromEntries(p.variants.map((v: any) => [v.id, v.variant])) as Record<string, string[]>;
+    const reversed = [...optionsOf(before)].reverse();
+    const options = await patch(id, { options: reversed });
+    expect(options.status).toBe(200);
+    const after = await read(id);
+    expect(after.options.map((o: any) => o.title)).toEqual(reversed.map((o: any) => o.title));
+    const flipped = Object.fromEntries(
+      Object.entries(valuesById(before)).map(([variant, values]) => [variant, [...values].reverse()]),
+    );
+    expect(valuesById(after)).toEqual(flipped);
+    // Back again, the variants sent too in the options' new order: the same ids.
+    const back = await patch(id, {
+      options: optionsOf(before),
+      variants: before.variants.map((v: any) => ({ variant: v.variant, price: v.price })),
+    });
+    expect(back.status).toBe(200);
+    expect(valuesById(await read(id))).toEqual(valuesById(before));
+  });
+
   it('keeps the id of a variant whose combination stays, deletes removed ones, gives new ones new ids', async () => {
     const id = await multiProduct();
     const before = await read(id);

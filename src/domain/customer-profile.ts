@@ -53,7 +53,8 @@ async function applyAddress(
   patch: CustomerAddressPatch | undefined,
   errors: FieldError[],
 ) {
-  if (!patch) return;
+  // An empty block changes nothing (a customer without an address gains no empty one).
+  if (!patch || Object.values(patch).every((value) => value === undefined)) return;
   const address = await primaryAddress(em, customer);
   if (patch.shipping) mergeAddressBlock(address.shipping, patch.shipping, 'address.shipping', errors);
   if (patch.billing) mergeAddressBlock(address.billing, patch.billing, 'address.billing', errors);

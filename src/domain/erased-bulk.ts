@@ -125,6 +125,10 @@ function erasedLine(row: LineRow, field: FieldNode | undefined, rest: boolean, p
     if (own && record && 'body' in input)
       erasedInput = { ...input, body: eraseWrittenData(input.body, person.id, record.kind) };
     if (answer) erasedAnswer = erasedRestAnswer(person, path, answer);
+  } else if (field?.name.value === 'metafieldsSet' && isObject(input)) {
+    const erased = erasedMetafieldsLine(field, input, answer, person);
+    erasedInput = erased.input;
+    erasedAnswer = erased.answer;
   } else if (field && isObject(input)) {
     const data = answer && isObject(answer.data) ? answer.data : undefined;
     const key = field.alias?.value ?? field.name.value;
@@ -141,6 +145,32 @@ function erasedLine(row: LineRow, field: FieldNode | undefined, rest: boolean, p
     input: inputText !== before.input ? inputText : undefined,
     answer: answerText !== null && answerText !== before.answer ? answerText : undefined,
   };
+}
+
+/**
+ * A `metafieldsSet` line: the values its entries set on the person's record or on an order it has
+ * or had, emptied in the line's variables (the entries given as one variable) and in its answer
+ * (the values written, in the entries' order); its other entries stay as they were.
+ */
+function erasedMetafieldsLine(field: FieldNode, input: Json, answer: Json | null, person: ErasedPerson) {
+  const entries = argument(field, 'metafields', input);
+  const about = (entry: unknown) =>
+    isObject(entry) &&
+    ((entry.ownerType === 'CUSTOMER' && idOf(entry.ownerId) === person.id) ||
+      (entry.ownerType === 'ORDER' && person.everOrders.includes(idOf(entry.ownerId) ?? -1)));
+  const text = answer && JSON.stringify(answer);
+  if (!Array.isArray(entries) || !entries.some(about)) return { input, answer: text };
+  const emptied = (list: unknown) =>
+    Array.isArray(list)
+      ? list.map((item, i) => (about(entries[i]) && isObject(item) ? { ...item, value: '' } : item))
+      : list;
+  const node = field.arguments?.find((arg) => arg.name.value === 'metafields')?.value;
+  const erasedInput =
+    node?.kind === Kind.VARIABLE ? { ...input, [node.name.value]: emptied(input[node.name.value]) } : input;
+  const data = answer && isObject(answer.data) ? answer.data : undefined;
+  const key = field.alias?.value ?? field.name.value;
+  const erasedAnswer = data ? JSON.stringify({ ...answer, data: { ...data, [key]: emptied(data[key]) } }) : text;
+  return { input: erasedInput, answer: erasedAnswer };
 }
 
 /**
@@ -182,6 +212,8 @@ export async function eraseBulkOperations(em: EntityManager, person: ErasedPerso
     const erased = withErasedEmails(person, mutation);
     if (erased !== mutation) mutations.push({ id, mutation: erased });
     if (!field) continue;
+    // Its entries name their records in the line's variables, any of them the person's: every line is read.
+    if (field.name.value === 'metafieldsSet') whole.push(id);
     const search = graphqlSearch(id, field, person);
     paths.push(...search.paths);
     if (search.all) whole.push(id);

@@ -136,6 +136,18 @@ const sameAmount = (a: string | null, b: string | null) =>
   a === null || b === null ? a === b : toCents(a) === toCents(b);
 
 /**
+ * The stored options' positions in the order `given` lists them, when it lists the same titles in
+ * another order; undefined otherwise (none given, the same order, or other options).
+ */
+function reordering(state: VariantState, given: readonly { title: string }[] | undefined): number[] | undefined {
+  if (!given || given.length !== state.options.length) return undefined;
+  const titles = state.options.map((o) => o.title);
+  const order = given.map((o) => titles.indexOf(o.title));
+  if (order.some((j) => j < 0) || new Set(order).size !== order.length) return undefined;
+  return order.every((j, i) => j === i) ? undefined : order;
+}
+
+/**
  * Checks options and variants of the write against each other and the product's current state,
  * and decides the variants after it. Pure: nothing is changed here.
  */
@@ -157,7 +169,11 @@ export function planVariants(
     });
   }
 
-  const byCombination = new Map(state.variants.map((v) => [keyOf(v.optionValues), v]));
+  // Options given again in another order (the same titles): each stored combination is read in the
+  // new order, so a variant keeps its id and its meaning (applyVariants writes it so).
+  const order = reordering(state, input.options);
+  const combinationOf = (v: ProductVariant) => (order ? order.map((j) => v.optionValues[j]) : v.optionValues);
+  const byCombination = new Map(state.variants.map((v) => [keyOf(combinationOf(v)), v]));
   let slots: VariantSlot[];
   if (input.variants) {
     checkVariants(input.variants, options, errors);
@@ -173,7 +189,8 @@ export function planVariants(
     });
   } else {
     const fits = (v: ProductVariant) =>
-      v.optionValues.length === options.length && v.optionValues.every((value, j) => options[j].values.includes(value));
+      combinationOf(v).length === options.length &&
+      combinationOf(v).every((value, j) => options[j].values.includes(value));
     const misfits = state.variants.filter((v) => !fits(v));
     if (!isMulti && (misfits.length > 0 || state.variants.length === 0)) {
       // Becoming (or created as) single-variant: one new variant with no combination.
@@ -184,11 +201,11 @@ export function planVariants(
         field: 'variants',
         message:
           `are required: the existing combinations ` +
-          `(${misfits.map((v) => `[${v.optionValues.join(', ')}]`).join(', ')}) ` +
+          `(${misfits.map((v) => `[${combinationOf(v).join(', ')}]`).join(', ')}) ` +
           `do not fit the options`,
       });
     } else {
-      slots = state.variants.map((row) => ({ combination: row.optionValues, row, isDefault: row.isDefault }));
+      slots = state.variants.map((row) => ({ combination: combinationOf(row), row, isDefault: row.isDefault }));
       if (slots.length === 0 && options.length > 0)
         errors.push({ field: 'variants', message: 'are required: a multi-variant product needs at least one variant' });
     }
@@ -288,6 +305,8 @@ export async function applyVariants(em: EntityManager, product: Product, plan: V
         ignore: false,
       });
     if (!slot.row) em.persist(variant);
+    // A kept variant whose options were given in another order holds its values in that order.
+    else if (keyOf(slot.row.optionValues) !== keyOf(slot.combination)) variant.optionValues = slot.combination;
     variant.position = position;
     variant.isDefault = slot.isDefault;
     const input = slot.input;

@@ -48,12 +48,12 @@ export class StoreEvent {
 
   /**
    * `order`, `product`, `customer` or `collection`: the record the change belongs to; `inventory`
-   * for a stock adjustment, whose subject id is its first movement's.
+   * for a stock adjustment, whose subject id is its first movement's; `bulk_operation`.
    */
   @Field({
     description:
       'The kind of record changed: order, product, customer or collection; inventory for a stock adjustment ' +
-      '(subjectId: its first movement)',
+      '(subjectId: its first movement); bulk_operation for a bulk operation ended',
   })
   @Property({ type: 'text' })
   subject!: string;

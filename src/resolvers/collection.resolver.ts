@@ -52,7 +52,10 @@ export class CollectionResolver {
   }
 
   @Authorized('read_collections')
-  @Query(() => Collection, { nullable: true, description: 'One collection by id, or null' })
+  @Query(() => Collection, {
+    nullable: true,
+    description: 'One collection by id; a missing one is null with a NOT_FOUND error',
+  })
   collection(
     @Arg('id', () => Int, { description: 'Collection id' }) id: number,
     @Ctx() { em }: GraphQLContext,

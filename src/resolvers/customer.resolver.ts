@@ -62,7 +62,10 @@ export class CustomerResolver {
   }
 
   @Authorized('read_customers')
-  @Query(() => Customer, { nullable: true, description: 'One customer by id, or null' })
+  @Query(() => Customer, {
+    nullable: true,
+    description: 'One customer by id; a missing one is null with a NOT_FOUND error',
+  })
   customer(
     @Arg('id', () => Int, { description: 'Customer id' }) id: number,
     @Ctx() { em }: GraphQLContext,

@@ -82,7 +82,7 @@ export class OrderResolver {
   }
 
   @Authorized('read_orders')
-  @Query(() => Order, { nullable: true, description: 'One order by id, or null' })
+  @Query(() => Order, { nullable: true, description: 'One order by id; a missing one is null with a NOT_FOUND error' })
   order(
     @Arg('id', () => Int, { description: 'Order id (the order number)' }) id: number,
     @Ctx() { em }: GraphQLContext,

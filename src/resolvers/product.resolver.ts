@@ -60,7 +60,10 @@ export class ProductResolver {
   }
 
   @Authorized('read_products')
-  @Query(() => Product, { nullable: true, description: 'One product by id, or null' })
+  @Query(() => Product, {
+    nullable: true,
+    description: 'One product by id; a missing one is null with a NOT_FOUND error',
+  })
   product(
     @Arg('id', () => Int, { description: 'Product id' }) id: number,
     @Ctx() { em }: GraphQLContext,

@@ -46,7 +46,10 @@ export class WarehouseResolver {
   }
 
   @Authorized('read_inventory')
-  @Query(() => Warehouse, { nullable: true, description: 'One warehouse by id, or null' })
+  @Query(() => Warehouse, {
+    nullable: true,
+    description: 'One warehouse by id; a missing one is null with a NOT_FOUND error',
+  })
   warehouse(
     @Arg('id', () => Int, { description: 'Warehouse id' }) id: number,
     @Ctx() { em }: GraphQLContext,

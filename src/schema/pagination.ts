@@ -73,11 +73,11 @@ export function sortInput<K extends string>(name: string, keys: readonly K[]): C
   const values = Object.fromEntries(keys.map((k) => [screamingCase(k), k])) as Record<string, K>;
   registerEnumType(values, {
     name: `${name}SortField`,
-    description: `Fields a ${name} list can be sorted by`,
+    description: `Fields the ${name} list can be sorted by`,
     valuesConfig: Object.fromEntries(keys.map((k) => [screamingCase(k), { description: `Sort by \`${k}\`` }])),
   });
 
-  @InputType(`${name}Sort`, { description: `One sort term of a ${name} list` })
+  @InputType(`${name}Sort`, { description: `One sort term of the ${name} list` })
   class SortInput implements SortTerm<K> {
     @Field(() => values, { description: 'The field to sort by' })
     field!: K;

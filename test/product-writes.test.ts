@@ -204,6 +204,12 @@ describe('PATCH /products/{id}: fields', () => {
     const res = await patch(b, { title, seo_url: '' });
     expect(res.status).toBe(200);
     expect(res.body.seo_url).toBe(`${taken}-2`);
+    // Its event gives the URL derived, not the empty one sent (a mirror would blank it).
+    const [event] = await service.sql<{ data: { seo_url?: string } }>(
+      "select data from event where type = 'product.updated' and subject_id = ? order by id desc limit 1",
+      [b],
+    );
+    expect(event.data.seo_url).toBe(`${taken}-2`);
     const accented = await patch(b, { title: 'Crème Brûlée & Straße', seo_url: '' });
     expect(accented.body.seo_url).toBe('creme-brulee-and-strasse');
     const explicit = await patch(b, { seo_url: 'my-own-url' });

@@ -261,7 +261,13 @@ async function eventData(
   const owner = METAFIELD_OWNERS[MetafieldOwnerType.COLLECTION];
   const written = changes && (await writeRecordMetafields(em, owner, collection.id, changes, now()));
   const { metafields: _typed, ...fields } = input;
-  return { id: collection.id, ...(restKeys(fields) as object), ...(written ? { metafields: written.data } : {}) };
+  // A seo_url sent empty is derived: the event says the one given.
+  return {
+    id: collection.id,
+    ...(restKeys(fields) as object),
+    ...(fields.seoUrl !== undefined ? { seo_url: collection.seoUrl } : {}),
+    ...(written ? { metafields: written.data } : {}),
+  };
 }
 
 export async function createCollection(em: EntityManager, actor: Actor, input: CollectionInput): Promise<Collection> {

@@ -194,7 +194,13 @@ export async function updateProduct(
   const owner = METAFIELD_OWNERS[MetafieldOwnerType.PRODUCT];
   const written = metafields && (await writeRecordMetafields(em, owner, product.id, metafields, now()));
   const { metafields: _typed, ...fields } = patch;
-  const data = { id: product.id, ...(restKeys(fields) as object), ...(variants ? { variants } : {}) };
+  // A seo_url sent empty is derived: the event says the one given (as the product's own does).
+  const data = {
+    id: product.id,
+    ...(restKeys(fields) as object),
+    ...(fields.seoUrl !== undefined ? { seo_url: product.seoUrl } : {}),
+    ...(variants ? { variants } : {}),
+  };
   recordEvent(
     em,
     actor,
@@ -218,7 +224,7 @@ export async function createProduct(em: EntityManager, actor: Actor, input: Prod
     actor,
     'product.created',
     { subject: 'product', subjectId: product.id },
-    { id: product.id, seo_url: product.seoUrl, ...(restKeys(input) as object), ...(variants ? { variants } : {}) },
+    { id: product.id, ...(restKeys(input) as object), seo_url: product.seoUrl, ...(variants ? { variants } : {}) },
   );
   return product;
 }

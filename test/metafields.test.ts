@@ -771,6 +771,12 @@ describe('records deleted and customers erased', () => {
     expect(patched.status).toBe(409);
     expect(patched.body.errors.map((e: { field: string }) => e.field)).toEqual(['metafields']);
     expect(await traces()).toBe(0);
+    // Deleting puts nothing back: a client echoing the order it read (no metafields left), or
+    // deleting one, is answered as before.
+    for (const metafields of [{}, { 'crm.gift_note': null }]) {
+      const echoed = await service.send('PATCH', `/api/v1/orders/${order}`, { notes: 'echoed', metafields });
+      expect(echoed.status).toBe(200);
+    }
   });
 });
 
@@ -827,6 +833,18 @@ describe('REST', () => {
         metafields: { 'sync.doc': nested(31) },
       });
       expect(deeper.status).toBe(422);
+      // Any width, but not more values in all than any input holds (counted before they are walked).
+      const endless = await service.send('PATCH', `/api/v1/orders/${holder}`, {
+        metafields: { 'sync.doc': Array.from({ length: 25_000 }, () => 0) },
+      });
+      expect(endless.status).toBe(422);
+      expect(endless.body.errors).toEqual([{ field: 'body', message: 'may hold at most 20000 values in all' }]);
+      // Only a record's own map: a key of that name anywhere else keeps the limits.
+      const elsewhere = await service.send('PATCH', `/api/v1/orders/${holder}`, {
+        extra: { metafields: Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`k${i}`, i])) },
+      });
+      expect(elsewhere.status).toBe(422);
+      expect(elsewhere.body.errors[0].message).toBe('may hold at most 100 keys');
       const asText = await set([
         { ownerType: 'ORDER', ownerId: holder, namespace: 'sync', key: 'doc', value: JSON.stringify(nested(31)) },
       ]);

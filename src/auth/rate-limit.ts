@@ -143,8 +143,11 @@ export class RateLimiter {
     const lease = hash === undefined ? undefined : this.liveLease(hash);
     const fromLease = Math.min(lease?.left ?? 0, rest);
     if (fromLease === rest) return this.charge(tokenId, rest, hash, whole);
+    // Taken from the lease before the statement (another request of the token may spend it
+    // meanwhile), given back when the bucket refuses the rest.
+    if (lease) lease.left -= fromLease;
     const state = await this.charge(tokenId, rest - fromLease, undefined, whole);
-    if (state.allowed && lease) lease.left -= fromLease;
+    if (!state.allowed && lease) lease.left += fromLease;
     return state;
   }
 

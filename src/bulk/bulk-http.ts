@@ -97,7 +97,7 @@ async function storeOnce<T>(
           made = await make(client, stored);
           await commit?.(sqlOn(client));
         },
-        stored.hash,
+        { bodyHash: stored.hash, outerTransaction: true },
       );
       if (made === undefined) throw new Replayed();
     });

@@ -147,6 +147,12 @@ function erasedLine(row: LineRow, field: FieldNode | undefined, rest: boolean, p
   };
 }
 
+/** A line's list of metafieldsSet entries (`l.input -> m.variable`) holds one on the person's records. */
+const ENTRY_OF_PERSON = `json_typeof(l.input -> m.variable) = 'array' and exists (
+  select 1 from json_array_elements(l.input -> m.variable) e
+  where (e ->> 'ownerType' = 'CUSTOMER' and e ->> 'ownerId' = ?)
+    or (e ->> 'ownerType' = 'ORDER' and e ->> 'ownerId' = any(?::text[])))`;
+
 /**
  * A `metafieldsSet` line: the values its entries set on the person's record or on an order it has
  * or had, emptied in the line's variables (the entries given as one variable) and in its answer
@@ -160,16 +166,24 @@ function erasedMetafieldsLine(field: FieldNode, input: Json, answer: Json | null
       (entry.ownerType === 'ORDER' && person.everOrders.includes(idOf(entry.ownerId) ?? -1)));
   const text = answer && JSON.stringify(answer);
   if (!Array.isArray(entries) || !entries.some(about)) return { input, answer: text };
-  const emptied = (list: unknown) =>
+  // The answer's keys of `value` (aliases included).
+  const shownValues = (field.selectionSet?.selections ?? []).flatMap((s) =>
+    s.kind === Kind.FIELD && s.name.value === 'value' ? [s.alias?.value ?? 'value'] : [],
+  );
+  const emptiedEntry = (item: Json, keys: string[]) =>
+    Object.fromEntries(Object.entries(item).map(([k, v]) => [k, keys.includes(k) ? '' : v]));
+  const emptied = (list: unknown, keys: string[]) =>
     Array.isArray(list)
-      ? list.map((item, i) => (about(entries[i]) && isObject(item) ? { ...item, value: '' } : item))
+      ? list.map((item, i) => (about(entries[i]) && isObject(item) ? emptiedEntry(item, keys) : item))
       : list;
   const node = field.arguments?.find((arg) => arg.name.value === 'metafields')?.value;
   const erasedInput =
-    node?.kind === Kind.VARIABLE ? { ...input, [node.name.value]: emptied(input[node.name.value]) } : input;
+    node?.kind === Kind.VARIABLE ? { ...input, [node.name.value]: emptied(input[node.name.value], ['value']) } : input;
   const data = answer && isObject(answer.data) ? answer.data : undefined;
   const key = field.alias?.value ?? field.name.value;
-  const erasedAnswer = data ? JSON.stringify({ ...answer, data: { ...data, [key]: emptied(data[key]) } }) : text;
+  const erasedAnswer = data
+    ? JSON.stringify({ ...answer, data: { ...data, [key]: emptied(data[key], shownValues) } })
+    : text;
   return { input: erasedInput, answer: erasedAnswer };
 }
 
@@ -205,6 +219,7 @@ export async function eraseBulkOperations(em: EntityManager, person: ErasedPerso
   const fields = new Map<number, FieldNode | undefined>();
   const paths: ReturnType<typeof graphqlSearch>['paths'] = [];
   const whole: number[] = [];
+  const entryLists: { operation: number; variable: string }[] = [];
   const mutations: { id: number; mutation: string }[] = [];
   for (const { id, mutation } of operations) {
     const field = mutationField(mutation);
@@ -212,8 +227,13 @@ export async function eraseBulkOperations(em: EntityManager, person: ErasedPerso
     const erased = withErasedEmails(person, mutation);
     if (erased !== mutation) mutations.push({ id, mutation: erased });
     if (!field) continue;
-    // Its entries name their records in the line's variables, any of them the person's: every line is read.
-    if (field.name.value === 'metafieldsSet') whole.push(id);
+    // Its entries name their records in the line's variables: the lines whose entries name the
+    // person's records are found by the statement (entries given otherwise: every line is read).
+    if (field.name.value === 'metafieldsSet') {
+      const list = field.arguments?.find((arg) => arg.name.value === 'metafields')?.value;
+      if (list?.kind === Kind.VARIABLE) entryLists.push({ operation: id, variable: list.name.value });
+      else whole.push(id);
+    }
     const search = graphqlSearch(id, field, person);
     paths.push(...search.paths);
     if (search.all) whole.push(id);
@@ -231,8 +251,23 @@ export async function eraseBulkOperations(em: EntityManager, person: ErasedPerso
        or (o.mutation is not null and exists (
          select 1 from jsonb_to_recordset(?::jsonb) t(operation int, variable text[], made text)
          where t.operation = o.id and (${whenReadable('l.input::text', '(l.input #>> t.variable) = any(?::text[])')}
-           or ${whenReadable('r.answer', "(r.answer::json -> 'data' -> t.made ->> 'id') = any(?::text[])")})))`,
-    [id, everOrders, emails, emails, whole, JSON.stringify(paths), ids, ids],
+           or ${whenReadable('r.answer', "(r.answer::json -> 'data' -> t.made ->> 'id') = any(?::text[])")})))
+       or (o.mutation is not null and exists (
+         select 1 from jsonb_to_recordset(?::jsonb) m(operation int, variable text)
+         where m.operation = o.id and ${whenReadable('l.input::text', ENTRY_OF_PERSON)}))`,
+    [
+      id,
+      everOrders,
+      emails,
+      emails,
+      whole,
+      JSON.stringify(paths),
+      ids,
+      ids,
+      JSON.stringify(entryLists),
+      String(person.id),
+      person.everOrders.map(String),
+    ],
   );
   const inputs: { upload: number; line: number; text: string }[] = [];
   const answers: { operation: number; line: number; text: string }[] = [];

@@ -70,8 +70,11 @@ export const tooManyKeys = (field: string): FieldError => ({
   message: `may hold at most ${INPUT_LIMITS.keys} keys`,
 });
 
-/** The path of a body's `metafields` map (at the top, or a variant's). */
-const METAFIELDS_KEY = /(^|\.)metafields$/;
+/**
+ * The path of a record's `metafields` map in a write: a REST body's (at its top, or a variant's),
+ * or the same in a GraphQL `input` (its variable, or the argument the input guard names).
+ */
+const METAFIELDS_KEY = /^(?:\$?input\.)?(?:variants\[\d+\]\.)?metafields$/;
 
 const join = (path: string, key: string | number) =>
   typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key;
@@ -103,9 +106,10 @@ export function inputProblems(
   // `whole`: inside a metafield's value, which takes any width (its type bounds it: 64 KiB).
   const stack: { value: unknown; path: string; depth: number; whole?: boolean }[] = [{ value, path: root, depth: 0 }];
   let values = 0;
+  const tooManyValues = { field: root || 'body', message: `may hold at most ${INPUT_LIMITS.values} values in all` };
   while (stack.length && problems.length < INPUT_LIMITS.reported) {
     if (values > INPUT_LIMITS.values) {
-      problems.push({ field: root || 'body', message: `may hold at most ${INPUT_LIMITS.values} values in all` });
+      problems.push(tooManyValues);
       break;
     }
     const { value: node, path, depth, whole = false } = stack.pop()!;
@@ -129,7 +133,12 @@ export function inputProblems(
         problems.push({ field: path || 'body', message: `may hold at most ${limit} values` });
         continue;
       }
+      // Counted before the items are walked: a list may not hold more than the values in all.
       values += node.length;
+      if (values > INPUT_LIMITS.values) {
+        problems.push(tooManyValues);
+        break;
+      }
       for (let i = node.length - 1; i >= 0; i--)
         stack.push({ value: node[i], path: join(path, i), depth: depth + 1, whole });
     } else if (!(node instanceof Date)) {
@@ -142,6 +151,11 @@ export function inputProblems(
       if (!whole && hasTooManyKeys(node, keyLimit)) {
         problems.push({ field: path || 'body', message: `may hold at most ${keyLimit} keys` });
         continue;
+      }
+      // Within a metafield's value (no key limit), its keys are counted before they are listed.
+      if (whole && hasTooManyKeys(node, INPUT_LIMITS.values - values)) {
+        problems.push(tooManyValues);
+        break;
       }
       const entries = Object.entries(node);
       values += entries.length;

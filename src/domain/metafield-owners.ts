@@ -105,12 +105,14 @@ export async function productsOfVariants(em: EntityManager, ids: readonly number
 /**
  * Locks the versioned records a metafield write changes, in the store's one lock order: orders
  * (as lockOrder does), then the catalogue's order (collections, customers, products;
- * catalogue-locks.ts). Returns the ids found of each; an erased customer, or an order of one, is
- * refused, as any write to it is (docs/decisions.md#erasing-a-customer).
+ * catalogue-locks.ts). Returns the ids found of each; an erased customer is refused, as any write
+ * to it is (docs/decisions.md#erasing-a-customer), and so is an order of one when values are set
+ * (`setting`: deleting puts no personal data back).
  */
 export async function lockVersioned(
   em: EntityManager,
   ids: Readonly<Record<MetafieldOwner['versioned'], readonly number[]>>,
+  { setting }: { setting: boolean },
 ): Promise<Record<MetafieldOwner['versioned'], Set<number>>> {
   const sorted = (list: readonly number[]) => [...new Set(list)].sort((a, b) => a - b);
   const orders = sorted(ids.orders).length
@@ -124,7 +126,8 @@ export async function lockVersioned(
   const customerIds = sorted(ids.customer);
   // An erased customer's orders take no new personal data either (what an integration keeps on an
   // order may be about the person): their customers are locked and checked with the others.
-  const erased = await lockCustomers(em, sorted([...customerIds, ...orders.map((row) => row.customer_id)]));
+  const ordersCustomers = setting ? orders.map((row) => row.customer_id) : [];
+  const erased = await lockCustomers(em, sorted([...customerIds, ...ordersCustomers]));
   if (erased.length) {
     const order = orders.find((row) => row.customer_id === erased[0] && !customerIds.includes(erased[0]));
     throw new ConflictError(

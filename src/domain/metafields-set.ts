@@ -96,7 +96,11 @@ async function resolveEntries<E extends MetafieldIdentifier>(
  * The records the entries change, locked (metafield-owners.ts), each entry's record found or refused
  * (`metafields[i].ownerId`); answers each entry's versioned record (a variant's product).
  */
-async function lockOwners(em: EntityManager, entries: readonly MetafieldIdentifier[]): Promise<number[]> {
+async function lockOwners(
+  em: EntityManager,
+  entries: readonly MetafieldIdentifier[],
+  { setting }: { setting: boolean },
+): Promise<number[]> {
   const variants = await productsOfVariants(
     em,
     entries.filter((e) => e.ownerType === MetafieldOwnerType.PRODUCT_VARIANT).map((e) => e.ownerId),
@@ -105,7 +109,7 @@ async function lockOwners(em: EntityManager, entries: readonly MetafieldIdentifi
     entry.ownerType === MetafieldOwnerType.PRODUCT_VARIANT ? (variants.get(entry.ownerId) ?? 0) : entry.ownerId;
   const wanted: Record<Versioned, number[]> = { orders: [], customer: [], product: [], collection: [] };
   for (const entry of entries) wanted[METAFIELD_OWNERS[entry.ownerType].versioned].push(versionedOf(entry));
-  const locked = await lockVersioned(em, wanted);
+  const locked = await lockVersioned(em, wanted, { setting });
   // A variant is found again under its product's lock: a product write may have removed it since.
   const after = await productsOfVariants(em, [...variants.keys()]);
   const errors: FieldError[] = [];
@@ -117,12 +121,16 @@ async function lockOwners(em: EntityManager, entries: readonly MetafieldIdentifi
       errors.push({ field: `metafields[${i}].ownerId`, message: `${owner.record} ${entry.ownerId} does not exist` });
   });
   if (errors.length) throw new ValidationError(errors);
+  // Each record's version read once, however many entries name it (a rule-based collection's is
+  // worked out from its members).
+  const shown = new Map<string, number>();
   for (const entry of entries) {
     if (entry.expectedVersion == null) continue;
     const owner = METAFIELD_OWNERS[entry.ownerType];
     const id = versionedOf(entry);
     const record = `${owner.versioned === 'orders' ? 'Order' : capitalised(owner.versioned)} ${id}`;
-    checkExpectedVersion(record, await shownVersion(em, owner.versioned, id), entry.expectedVersion);
+    if (!shown.has(record)) shown.set(record, await shownVersion(em, owner.versioned, id));
+    checkExpectedVersion(record, shown.get(record)!, entry.expectedVersion);
   }
   return entries.map(versionedOf);
 }
@@ -215,6 +223,7 @@ export async function setMetafields(
   const versioned = await lockOwners(
     em,
     resolved.map((item) => item.entry),
+    { setting: true },
   );
   const rows = await applyChanges(
     em,
@@ -238,6 +247,7 @@ export async function deleteMetafields(
   const versioned = await lockOwners(
     em,
     resolved.map((item) => item.entry),
+    { setting: false },
   );
   const held = await heldValues(em, resolved);
   const changes = resolved

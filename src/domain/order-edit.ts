@@ -41,7 +41,8 @@ export async function updateOrderNotes(
     patch.metafields && (await changesFromMap(em, MetafieldOwnerType.ORDER, patch.metafields, 'metafields', errors));
   if (errors.length) throw new ValidationError(errors);
   // An erased customer's orders take no new personal data (docs/decisions.md#erasing-a-customer).
-  if (metafields && (await lockCustomers(em, [order.customer.id])).length)
+  const setting = metafields?.some((change) => change.value !== null);
+  if (setting && (await lockCustomers(em, [order.customer.id])).length)
     throw new ConflictError(
       `Order ${order.id} belongs to customer ${order.customer.id}, who was erased on request: ` +
         'its metafields cannot be set',

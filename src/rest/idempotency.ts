@@ -99,8 +99,13 @@ export async function idempotent(
   tokenId: number,
   body: unknown,
   write: (commit?: CommitAnswer) => Promise<void>,
-  /** The body's hash when it is no JSON value (a bulk upload's bytes, hashed as they streamed). */
-  bodyHash?: string,
+  /**
+   * `bodyHash`: the body's hash when it is no JSON value (a bulk upload's bytes, hashed as they
+   * streamed). `outerTransaction`: the write's transaction is the caller's, still open when `write`
+   * returns (a bulk upload's): a key taken over meanwhile is then the caller's 503 to roll back,
+   * never waited for here while its write stands.
+   */
+  { bodyHash, outerTransaction = false }: { bodyHash?: string; outerTransaction?: boolean } = {},
 ): Promise<void> {
   // Sent empty, it is a key that is not valid (a 400), not a request without one.
   const key = idempotencyKeyOf(ctx);
@@ -114,7 +119,7 @@ export async function idempotent(
     try {
       return await runHolding(ctx, store, scope, holder, write);
     } catch (error) {
-      if (!(error instanceof LeaseLost)) throw error;
+      if (!(error instanceof LeaseLost) || outerTransaction) throw error;
       // Another request with this key took it over while this one ran (its lease lapsed): this
       // one's write rolled back, and its answer is the other's, waited for as a duplicate's is.
       for (const name of ['ETag', 'Location']) ctx.remove(name);

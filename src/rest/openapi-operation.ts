@@ -11,6 +11,7 @@ import {
   problemRef,
   RATE_LIMIT_HEADERS,
   RETRY_AFTER,
+  WWW_AUTHENTICATE,
 } from './openapi-responses.js';
 import { ref } from './openapi-schemas.js';
 import type { DerivedRoute, RestApi } from './rest-api.js';
@@ -171,13 +172,17 @@ export function operation(api: RestApi, route: DerivedRoute): JsonSchema {
       'open on this server process: retry after `Retry-After` seconds';
     responses['429'] = { description, ...problemRef };
   }
-  // Every answer after authentication carries the rate-limit headers (a 401 comes before it).
+  // Every answer after authentication carries the rate-limit headers (a 401 comes before it, with
+  // its challenge); a 429 or a 503 says when to retry.
   for (const [status, response] of Object.entries(responses)) {
-    if (status === '401') continue;
+    if (status === '401') {
+      response.headers = { ...(response.headers as object | undefined), ...WWW_AUTHENTICATE };
+      continue;
+    }
     response.headers = {
       ...(response.headers as object | undefined),
       ...RATE_LIMIT_HEADERS,
-      ...(status === '429' ? RETRY_AFTER : {}),
+      ...(status === '429' || status === '503' ? RETRY_AFTER : {}),
     };
   }
   const parameters = [...pathParameters(route), ...queryParameters(route), ...extraParameters];

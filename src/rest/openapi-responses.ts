@@ -50,6 +50,11 @@ export const RATE_LIMIT_HEADERS = {
   'RateLimit-Remaining': { schema: { type: 'integer' }, description: 'requests left in the bucket now' },
   'RateLimit-Reset': { schema: { type: 'integer' }, description: 'seconds until the bucket is full again' },
 };
+/** The challenge of a 401 (RFC 6750). */
+export const WWW_AUTHENTICATE = {
+  'WWW-Authenticate': { schema: { type: 'string' }, description: 'Bearer: send the token as Authorization: Bearer' },
+};
+
 export const RETRY_AFTER = {
   'Retry-After': { schema: { type: 'integer' }, description: 'whole seconds until the request would be allowed' },
 };

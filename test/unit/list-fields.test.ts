@@ -54,7 +54,7 @@ beforeAll(async () => {
 it('makes the sort enum, the sort input and the filter input of the declared fields, in their order', () => {
   expect(printType(schema.getType('GadgetSortField')!)).toBe(
     [
-      '"""Fields a Gadget list can be sorted by"""',
+      '"""Fields the Gadget list can be sorted by"""',
       'enum GadgetSortField {',
       '  """Sort by `id`"""',
       '  ID',

@@ -141,6 +141,13 @@ describe('sort', () => {
     expect(dash).toEqual(bang);
   });
 
+  it('takes a key sorted by again as nothing more: its first term stands, however long the parameter', async () => {
+    const once = await titles('sort=!title');
+    expect(await titles('sort=!title,title,-title')).toEqual(once);
+    const long = await service.get(`/api/v1/products?size=250&fields=id&sort=${Array(1001).fill('id').join(',')}`);
+    expect(long.status).toBe(200);
+  });
+
   it('sorts by several fields, earlier ones first, id closing ties in the last direction', async () => {
     const rows = await titles('sort=price,!id');
     for (let i = 1; i < rows.length; i++) {

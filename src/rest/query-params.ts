@@ -80,7 +80,10 @@ export function parseListParams(query: Query, resource: DerivedResource): ListPa
   const sort: SortTerm[] = [];
   const rawSort = single(query, 'sort');
   if (rawSort !== undefined) {
-    // Empty entries are dropped, as in `fields` and `expand`: `sort=` is the default order.
+    // Empty entries are dropped, as in `fields` and `expand`: `sort=` is the default order. A key
+    // sorted by again orders nothing more: dropped too (its first term stands), so a sort holds
+    // at most the resource's keys, however long the parameter.
+    const sorted = new Set<string>();
     for (const token of names(rawSort).filter((n) => n !== '')) {
       const descending = token.startsWith('!') || token.startsWith('-');
       const key = descending ? token.slice(1) : token;
@@ -90,6 +93,8 @@ export function parseListParams(query: Query, resource: DerivedResource): ListPa
           `cannot sort by "${token}"; sortable: ${sortable.join(', ')} (prefix ! or - for descending)`,
         );
       }
+      if (sorted.has(key)) continue;
+      sorted.add(key);
       sort.push({ field: byKey[key], descending });
     }
   }

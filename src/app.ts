@@ -11,7 +11,7 @@ import { learnCaseFolding } from './domain/text-fold.js';
 import { startApollo } from './graphql/apollo.js';
 import { buildStoreSchema } from './graphql/build-schema.js';
 import { checkColumnCodecs } from './graphql/column-codecs.js';
-import { documentGuard } from './graphql/document-guard.js';
+import { anonymousRefusal, documentGuard } from './graphql/document-guard.js';
 import { createGateway, type ReplicaRouting } from './graphql/gateway.js';
 import { graphiqlMiddleware } from './graphql/graphiql.js';
 import { koaApollo } from './graphql/koa-apollo.js';
@@ -216,8 +216,10 @@ export async function createApp({
   app.use(apiDocsMiddleware(rest, publicUrl));
   app.use(graphqlReferenceMiddleware(schema));
   app.use(landingPageMiddleware);
-  // /graphql's body is read here (Apollo reads it parsed); REST reads its own once the caller is
-  // known (`readBody`), so no body is read or judged for a request refused before it.
+  // /graphql's body is read here (Apollo reads it parsed), once a token is there at all; REST reads
+  // its own once the caller is known (`readBody`), so no body is read or judged for a request
+  // refused before it.
+  app.use(anonymousRefusal);
   app.use((ctx, next) => (ctx.path === '/graphql' ? readBody(ctx, next) : next()));
   app.use(documentGuard);
   // With tracing on only: a /graphql operation's span (src/observability/graphql-spans.ts).

@@ -120,6 +120,24 @@ describe('GraphQL', () => {
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
   });
 
+  it('answers 401 to a request without a token before its body is read: malformed, oversized, too deep', async () => {
+    const bodies = [
+      '{"query": ',
+      JSON.stringify({ query: `{ ${'a'.repeat(2 * 1024 * 1024)} }` }),
+      '{"query":"' + '{'.repeat(70) + '"}',
+    ];
+    for (const body of bodies) {
+      const res = await fetch(`${service.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      expect(((await res.json()) as any).errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    }
+  });
+
   it('returns the permitted part of a query that mixes scopes', async () => {
     const token = await service.tokenWith(['read_products']);
     const res = await service.graphql('{ products(size: 1) { totalCount } warehouses { totalCount } }', {}, token);

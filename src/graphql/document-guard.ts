@@ -2,7 +2,9 @@ import { type DocumentNode, GraphQLError, type GraphQLSchema, parse, specifiedRu
 import type { Context, Next } from 'koa';
 import { hasTooManyKeys, inputProblems, tooManyKeys } from '../domain/input-limits.js';
 import { fieldSummary, reportedFields } from '../domain/reported-fields.js';
-import { badInput } from './format-error.js';
+import { badInput, formatError } from './format-error.js';
+import { bearerOf } from './request-context.js';
+import { BEARER_CHALLENGE, unauthenticatedError } from './token-refusals.js';
 
 /**
  * Brackets (`{`, `(`, `[`) a `/graphql` document may nest before it is even parsed. graphql-js
@@ -105,4 +107,21 @@ export async function documentGuard(ctx: Context, next: Next) {
   ctx.type = 'application/json';
   // Refused before any charge.
   ctx.body = { errors: [{ message: refusal.message, extensions: refusal.extensions }], extensions: { cost: 0 } };
+}
+
+/**
+ * A `/graphql` request with no bearer token at all is a 401 before its body is read or judged, as a
+ * REST request's is (docs/decisions.md#auth-and-scopes): a malformed or oversized body without a
+ * token is not the client's first problem. A token given is looked up with the operation
+ * (request-context.ts), where an unknown one gets the same 401.
+ */
+export async function anonymousRefusal(ctx: Context, next: Next) {
+  if (ctx.path !== '/graphql' || ctx.method === 'OPTIONS' || bearerOf(ctx.get('authorization')) !== null) {
+    return next();
+  }
+  const error = unauthenticatedError();
+  ctx.status = 401;
+  ctx.set('WWW-Authenticate', BEARER_CHALLENGE);
+  ctx.type = 'application/json';
+  ctx.body = { errors: [formatError(error.toJSON(), error)] };
 }

@@ -228,6 +228,30 @@ describe('PATCH /products/{id}: fields', () => {
 });
 
 describe('PATCH /products/{id}: options and variants', () => {
+  it("a multi-variant product shows its default variant's price; made single, it keeps it", async () => {
+    const [{ id }] = await service.sql<{ id: number }>(
+      'select p.id from product p where p.is_multi and ' +
+        '(select count(*) from product_option o where o.product_id = p.id) = 2 order by p.id limit 1 offset 2',
+    );
+    const before = await read(id);
+    const variants = before.variants.map((v: any, i: number) => ({
+      variant: v.variant,
+      price: i === 0 ? 77.5 : v.price,
+      default: i === 0,
+    }));
+    const repriced = await patch(id, { variants });
+    expect(repriced.status).toBe(200);
+    expect(repriced.body.price).toBe(77.5);
+    // A product-level price left from before (a multi product made over GraphQL held 0.00) is not
+    // what it sells for: made single-variant without a price, it keeps its default variant's.
+    await service.sql("update product set price = '0.00' where id = ?", [id]);
+    const single = await patch(id, { is_multi: false, options: [] });
+    expect(single.status).toBe(200);
+    expect(single.body.price).toBe(77.5);
+    const after = await read(id);
+    expect(after.variants.map((v: any) => v.price)).toEqual([77.5]);
+  });
+
   it('keeps each variant and its meaning when the options come in another order, variants sent or not', async () => {
     const [{ id }] = await service.sql<{ id: number }>(
       'select p.id from product p where p.is_multi and ' +

@@ -243,6 +243,23 @@ export function planVariants(
     price = input.price ?? single.price;
     if (input.comparePrice === undefined && single.comparePrice !== undefined) comparePrice = single.comparePrice;
     sku = input.sku ?? single.sku ?? sku;
+  } else {
+    // A multi-variant product shows its default variant's price, compare price and SKU (as the
+    // schema describes them), unless the write gives its own; one becoming single-variant keeps
+    // the default's (the product-level values of a multi product were not its price: a product
+    // created over GraphQL held 0.00, and converted it went on sale for nothing).
+    const shownBy: { row?: ProductVariant; input?: VariantInput } | undefined = isMulti
+      ? (slots.find((slot) => slot.isDefault) ?? slots[0])
+      : product.isMulti && !input.variants
+        ? { row: state.variants.find((v) => v.isDefault) ?? state.variants[0] }
+        : undefined;
+    if (shownBy) {
+      if (input.price === undefined) price = shownBy.input?.price ?? shownBy.row?.price ?? price;
+      if (input.comparePrice === undefined)
+        comparePrice =
+          shownBy.input?.comparePrice !== undefined ? shownBy.input.comparePrice : (shownBy.row?.comparePrice ?? null);
+      if (input.sku === undefined) sku = shownBy.input?.sku ?? shownBy.row?.sku ?? sku;
+    }
   }
   return { isMulti, slots, removed, price, comparePrice, sku };
 }

@@ -270,9 +270,7 @@ export async function ensureFirstToken(em: EntityManager, adminToken: string | u
   // Several processes starting at once on an empty database: one creates the token, the others
   // wait for it under the lock and then find it (each would otherwise print a token of its own).
   return em.transactional(async (tx) => {
-    await tx
-      .getConnection()
-      .execute('select pg_advisory_xact_lock(hashtext(?))', ['first token'], 'all', tx.getTransactionContext());
+    await runPrepared(tx, 'select pg_advisory_xact_lock(hashtext(?))', ['first token']);
     if ((await tx.count(ApiToken, {})) > 0) return null;
     const { secret } = await createApiToken(tx, 'first token', [...SCOPES]);
     return secret;

@@ -67,18 +67,18 @@ export function postgresIdempotencyStore(orm: MikroORM, leaseMs: number): Idempo
     async claim(scope, bodyHash) {
       await autocommit(`delete from idempotency_key where ${where} and created_at < now() - ${TTL}`, args(scope));
       const holder = randomUUID();
-      const inserted = (await autocommit(
+      const inserted = await autocommit(
         `insert into idempotency_key (token_id, key, method, path, body_hash, created_at, locked_until, holder)
           values (?, ?, ?, ?, ?, now(), ${lease}, ?)
          on conflict (token_id, key, method, path) do nothing returning id`,
         [...args(scope), bodyHash, holder],
-      )) as unknown[];
+      );
       if (inserted.length) return { state: 'new', holder };
-      const taken = (await autocommit(
+      const taken = await autocommit(
         `update idempotency_key set locked_until = ${lease}, holder = ? where ${where} and body_hash = ?
           and status is null and (locked_until is null or locked_until < now()) returning id`,
         [holder, ...args(scope), bodyHash],
-      )) as unknown[];
+      );
       if (taken.length) return { state: 'new', holder };
       const [row] = (await autocommit(
         `select body_hash, status, response from idempotency_key where ${where}`,
@@ -100,11 +100,11 @@ export function postgresIdempotencyStore(orm: MikroORM, leaseMs: number): Idempo
       );
     },
     async complete(scope, holder, answer, sql = autocommit) {
-      const kept = (await sql(
+      const kept = await sql(
         `update idempotency_key set status = ?, response = ?::json, locked_until = null
           where ${where} and status is null and holder = ? returning id`,
         [answer.status, JSON.stringify(answer), ...args(scope), holder],
-      )) as unknown[];
+      );
       return kept.length > 0;
     },
     async release(scope, holder) {

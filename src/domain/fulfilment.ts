@@ -148,6 +148,8 @@ function fulfilmentOf(
 interface ResizeStep {
   fulfilment: Fulfilment;
   line: LineItem;
+  /** The line's item in the fulfilment, if it has one (each line is listed once a fulfilment). */
+  item?: FulfilmentItem;
   target: number;
   /** Units taken (positive) or given back (negative). */
   delta: number;
@@ -194,8 +196,8 @@ function resizePlan(state: OrderState, fulfilment: Fulfilment, items: RecordItem
         `${shipped} unit(s) of line item ${line.id} are shipped from this fulfilment`,
         `${path}items[${index}]`,
       );
-    const delta = target - (current.get(line.id)?.quantity ?? 0);
-    return { fulfilment, line, target, delta, at: `${path}items[${index}]` };
+    const item = current.get(line.id);
+    return { fulfilment, line, item, target, delta: target - (item?.quantity ?? 0), at: `${path}items[${index}]` };
   });
 }
 
@@ -208,12 +210,11 @@ function resizePlan(state: OrderState, fulfilment: Fulfilment, items: RecordItem
 function applyResize(state: OrderState, steps: ResizeStep[], moves: StockMove[]): void {
   const { em } = state;
   const ordered = [...steps.filter((s) => s.delta < 0), ...steps.filter((s) => s.delta >= 0)];
-  for (const { fulfilment, line, target, delta, at } of ordered) {
+  for (const { fulfilment, line, item, target, delta, at } of ordered) {
     if (delta > line.notFulfilled)
       throw new ConflictError(`only ${line.notFulfilled} more unit(s) of line item ${line.id} can be fulfilled`, at);
     moves.push(...stockMove(line, fulfilment.warehouse?.id, delta, at));
     moveUnits(line, 'notFulfilled', 'fulfilled', delta);
-    const item = state.itemsOf(fulfilment).find((i) => i.lineItem.id === line.id);
     if (item && target === 0) {
       em.remove(item);
       state.fulfilmentItems.splice(state.fulfilmentItems.indexOf(item), 1);

@@ -65,9 +65,9 @@ export function hasTooManyKeys(object: object, limit: number = INPUT_LIMITS.keys
 }
 
 /** The field error of an object over the key limit (`body` when it is the whole input). */
-export const tooManyKeys = (field: string): FieldError => ({
+export const tooManyKeys = (field: string, limit: number = INPUT_LIMITS.keys): FieldError => ({
   field: field || 'body',
-  message: `may hold at most ${INPUT_LIMITS.keys} keys`,
+  message: `may hold at most ${limit} keys`,
 });
 
 /**
@@ -149,7 +149,7 @@ export function inputProblems(
       const valuesMap = !whole && !filter && METAFIELDS_KEY.test(path);
       const keyLimit = valuesMap ? METAFIELDS_PER_RECORD : INPUT_LIMITS.keys;
       if (!whole && hasTooManyKeys(node, keyLimit)) {
-        problems.push({ field: path || 'body', message: `may hold at most ${keyLimit} keys` });
+        problems.push(tooManyKeys(path, keyLimit));
         continue;
       }
       // Within a metafield's value (no key limit), its keys are counted before they are listed.

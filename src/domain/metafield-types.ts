@@ -121,15 +121,16 @@ function jsonValue(parsed: unknown): StoredValue {
   return unkept ? problem(unkept) : { value: JSON.stringify(parsed) };
 }
 
-/**
- * What of a JSON value could not be kept as it was given, if anything: a string or key that
- * PostgreSQL cannot hold as text (a NUL, an unpaired surrogate, written `\u0000` or `\ud800` in the
- * JSON text: the value's event, whose data is jsonb, would refuse it), or a whole number past 2^53,
- * which JSON's numbers (doubles) would round (an ERP's 64-bit id: send it as a string).
- */
 /** Levels of objects and arrays a json value may nest. */
 const JSON_LEVELS = 30;
 
+/**
+ * What of a JSON value could not be kept as it was given, if anything: a string or key that
+ * PostgreSQL cannot hold as text (a NUL, an unpaired surrogate, written `\u0000` or `\ud800` in the
+ * JSON text: the value's event, whose data is jsonb, would refuse it), a whole number past 2^53,
+ * which JSON's numbers (doubles) would round (an ERP's 64-bit id: send it as a string), or nesting
+ * past JSON_LEVELS.
+ */
 function unkeptInJson(value: unknown, depth = 0): string | undefined {
   const unstorable = (what: string, text: string) => {
     const problem = unstorableText(text);

@@ -188,9 +188,10 @@ export function planVariants(
       };
     });
   } else {
-    const fits = (v: ProductVariant) =>
-      combinationOf(v).length === options.length &&
-      combinationOf(v).every((value, j) => options[j].values.includes(value));
+    const fits = (v: ProductVariant) => {
+      const values = combinationOf(v);
+      return values.length === options.length && values.every((value, j) => options[j].values.includes(value));
+    };
     const misfits = state.variants.filter((v) => !fits(v));
     if (!isMulti && (misfits.length > 0 || state.variants.length === 0)) {
       // Becoming (or created as) single-variant: one new variant with no combination.

@@ -190,7 +190,7 @@ async function runHolding(
       await write(commit);
     } catch (error) {
       stored = false;
-      if (error instanceof LeaseLost || !(error instanceof Problem) || error.status >= 500) {
+      if (!(error instanceof Problem) || error.status >= 500) {
         await store.release(scope, holder).catch(() => undefined); // unreachable database: the lease expires instead
         throw error;
       }

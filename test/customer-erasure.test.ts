@@ -419,6 +419,62 @@ it('erases a customer with orders, fulfilments and shipments from every table; o
   expect(await tracesInDatabase(TRACES)).toEqual([]);
 }, 60_000);
 
+// An address is erased as a whole: another customer's that holds it, or that it holds, is theirs.
+it('erases the person’s address in copies, never a longer or shorter one of another customer', async () => {
+  const mk = async (email: string) =>
+    (await graphql(`mutation { createCustomer(input: { email: "${email}", firstName: "A" }) { id } }`)).createCustomer
+      .id as number;
+  const ann = await mk('ann.ofmany@x.example');
+  const others = ['joann.ofmany@x.example', 'ann.ofmany@x.example.org', 'ann.ofmany@x.examples'];
+  const otherIds = await Promise.all(others.map(mk));
+  // Stored answers of the others, each quoting a neighbour of Ann's address; one of Ann's as notes.
+  const key = (i: number) => ({ 'idempotency-key': `erase-neighbours-${i}` });
+  for (const [i, other] of otherIds.entries()) {
+    const notes = `was ${others[i]}`;
+    expect((await service.send('PATCH', `/api/v1/customers/${other}`, { notes }, undefined, key(i))).status).toBe(200);
+  }
+  const quoting = { notes: 'Contact:\nann.ofmany@x.example.' };
+  expect((await service.send('PATCH', `/api/v1/customers/${otherIds[0]}`, quoting, undefined, key(9))).status).toBe(
+    200,
+  );
+  const bulk = (await uploadBulk(service, '', [{ method: 'PATCH', path: `/customers/${otherIds[0]}`, body: {} }])).body
+    .id;
+  await resultsOf(service, bulk);
+
+  expect((await service.send('POST', `/api/v1/customers/${ann}/erase`)).status).toBe(200);
+  for (const [i, other] of otherIds.entries()) {
+    const replay = await service.send(
+      'PATCH',
+      `/api/v1/customers/${other}`,
+      { notes: `was ${others[i]}` },
+      undefined,
+      key(i),
+    );
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toMatchObject({ email: others[i], notes: `was ${others[i]}` });
+  }
+  const replay = await service.send('PATCH', `/api/v1/customers/${otherIds[0]}`, quoting, undefined, key(9));
+  expect(replay.body.notes).toBe(`Contact:\nerased-${ann}@invalid.`);
+  expect((await resultsOf(service, bulk)).lines[0].body.email).toBe(others[0]);
+}, 30_000);
+
+// An address the customer had before (its events hold it) is the person's too.
+it('erases an earlier address of the customer from stored answers', async () => {
+  const made = await graphql('mutation { createCustomer(input: { email: "olda.ddress@x.example" }) { id } }');
+  const id = made.createCustomer.id as number;
+  const key = { 'idempotency-key': 'earlier-address' };
+  const taken = await service.send('PATCH', '/api/v1/customers/1', { email: 'olda.ddress@x.example' }, undefined, key);
+  expect(taken.status).toBe(409);
+  expect(taken.text).toContain('olda.ddress@x.example');
+  expect((await service.send('PATCH', `/api/v1/customers/${id}`, { email: 'newa.ddress@x.example' })).status).toBe(200);
+  expect((await service.send('POST', `/api/v1/customers/${id}/erase`)).status).toBe(200);
+  const replay = await service.send('PATCH', '/api/v1/customers/1', { email: 'olda.ddress@x.example' }, undefined, key);
+  expect(replay.status).toBe(409);
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  expect(replay.text).not.toContain('olda.ddress');
+  expect(await tracesInDatabase(['olda.ddress'])).toEqual([]);
+}, 30_000);
+
 // Lines kept before uploads refused such text (src/bulk/uploads.ts).
 it('erases while kept bulk lines hold text PostgreSQL’s JSON functions cannot read', async () => {
   const made = await graphql(

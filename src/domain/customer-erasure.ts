@@ -54,17 +54,21 @@ async function ordersNamedByEvents(em: EntityManager, id: number): Promise<numbe
  * order was the customer's when the event was recorded (an order moved to another customer keeps
  * that customer's details in its later events; an order moved to this one has this one's in the
  * move's event). The customer's own events keep their id alone. Answers the e-mail addresses the
- * events held (for the outbox) and the orders the customer placed, by their `order.created`.
+ * events held (for the outbox and the copies) and the orders the customer placed, by their `order.created`.
  */
 async function eraseEvents(
   em: EntityManager,
   id: number,
   orders: readonly number[],
 ): Promise<{ emails: Set<string>; placed: Set<number> }> {
-  await runPrepared(
+  // The addresses the customer's own events held (its earlier ones: `customer.created`, a
+  // `customer.updated` that changed it) are the person's too, searched for in the copies.
+  const earlier = await runPrepared<{ email: string | null }>(
     em,
-    `update event set data = jsonb_build_object('id', subject_id)
-     where subject = 'customer' and subject_id = ? and data <> jsonb_build_object('id', subject_id)`,
+    `update event e set data = jsonb_build_object('id', e.subject_id)
+     from (select id, data->>'email' as email from event
+       where subject = 'customer' and subject_id = ? and data <> jsonb_build_object('id', subject_id)) prior
+     where e.id = prior.id returning prior.email`,
     [id],
   );
   const [owners, events] = await Promise.all([
@@ -80,7 +84,7 @@ async function eraseEvents(
     ),
   ]);
   const currentOwner = new Map(owners.map((row) => [row.id, row.customer_id]));
-  const emails = new Set<string>();
+  const emails = new Set(earlier.flatMap(({ email }) => (email ? [email.toLowerCase()] : [])));
   const placed = new Set<number>();
   const changed: StoredEvent[] = [];
   const byOrder = new Map<number, StoredEvent[]>();

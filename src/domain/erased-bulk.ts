@@ -17,6 +17,7 @@ import {
   namesRecordSql,
   recordOfPath,
   withErasedEmails,
+  withErasedEmailsInJson,
 } from './erased-copies.js';
 import { type ErasedKind, eraseWrittenData, isObject } from './erased-data.js';
 
@@ -139,8 +140,8 @@ function erasedLine(row: LineRow, field: FieldNode | undefined, rest: boolean, p
     if (answer && data && shownKind)
       erasedAnswer = JSON.stringify({ ...answer, data: eraseWrittenData(data, person.id, shownKind) });
   }
-  const inputText = withErasedEmails(person, JSON.stringify(erasedInput));
-  const answerText = erasedAnswer === null ? null : withErasedEmails(person, erasedAnswer);
+  const inputText = withErasedEmailsInJson(person, JSON.stringify(erasedInput));
+  const answerText = erasedAnswer === null ? null : withErasedEmailsInJson(person, erasedAnswer);
   return {
     input: inputText !== before.input ? inputText : undefined,
     answer: answerText !== null && answerText !== before.answer ? answerText : undefined,

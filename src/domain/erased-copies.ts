@@ -56,10 +56,35 @@ export function recordOfPath(path: string): { kind: ErasedKind; id: number } | u
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** A stored text with each of the person's e-mail addresses, in any case, replaced by the erased one. */
+/**
+ * An address as a whole: not inside a longer one. `ann@x.com` is in `joann@x.com` and in
+ * `ann@x.com.au`, and `ann@x.co` in `ann@x.com`, each another person's address. Before it, no
+ * character an address's local part may hold; after it, none its domain may hold (a dot only when
+ * a label follows it: `ann@x.com.` ends a sentence).
+ */
+const wholeAddress = (email: string) =>
+  new RegExp(`(?<![\\w.!#$%&'*+/=?^\`{|}~-])${escapeRegExp(email)}(?![\\w-]|\\.[\\w-])`, 'gi');
+
+/** A text (a GraphQL document) with each of the person's e-mail addresses, in any case, replaced by the erased one. */
 export function withErasedEmails(person: ErasedPerson, text: string): string {
-  for (const email of person.emails) text = text.replace(new RegExp(escapeRegExp(email), 'gi'), erasedEmail(person.id));
+  for (const email of person.emails) text = text.replace(wholeAddress(email), erasedEmail(person.id));
   return text;
+}
+
+/**
+ * A JSON text with the person's addresses erased in its string values, where an address's
+ * neighbours are characters, not escapes (`"Contact:\\nann@x.com"` holds one after a newline). The
+ * text comes back as it was when nothing changed.
+ */
+export function withErasedEmailsInJson(person: ErasedPerson, json: string): string {
+  let changed = false;
+  const value: unknown = JSON.parse(json, (_key, item: unknown) => {
+    if (typeof item !== 'string') return item;
+    const erased = withErasedEmails(person, item);
+    changed ||= erased !== item;
+    return erased;
+  });
+  return changed ? JSON.stringify(value) : json;
 }
 
 /**
@@ -78,7 +103,7 @@ export function erasedRestAnswer(person: ErasedPerson, path: string, answer: Jso
     if (record.kind === 'customer' && (body.id ?? record.id) === person.id) eraseCustomerRecord(body, person.id);
     if (record.kind === 'order' && customer === person.id) eraseOrderData(body, person.id);
   }
-  return withErasedEmails(person, JSON.stringify(answer));
+  return withErasedEmailsInJson(person, JSON.stringify(answer));
 }
 
 /**

@@ -2,9 +2,11 @@
 // input order, each line answered as its single request is (refusals, scopes, If-Match), a malformed
 // file refused whole, BULK_MAX_RUNNING, cancel, the finished event. The crash of a runner mid-way is
 // test/bulk-crash.test.ts.
+import { Readable } from 'node:stream';
 import pg from 'pg';
 import { hashSecret } from '../src/auth/api-tokens.js';
 import { purgeBulkOperations } from '../src/bulk/retention.js';
+import { storeUpload } from '../src/bulk/uploads.js';
 import { createDatabase, startTestService, type TestService } from './support/harness.js';
 import { lockWaits } from './support/lock-waits.js';
 import { pickVariants, placeOrder, setStock, stockOf } from './support/orders.js';
@@ -667,6 +669,35 @@ describe('bulk_operation.finished', () => {
 });
 
 describe('sharing the service', () => {
+  // The driver's read timeout (35 s in the service; here half a second) bounds a statement waiting
+  // on a hung server, not a COPY that lasts as long as its client sends: it cut such an upload with
+  // a 500.
+  it('keeps an upload that lasts longer than the driver read timeout', async () => {
+    const pool = new pg.Pool({ connectionString: databaseUrl, query_timeout: 500 });
+    try {
+      const body = Readable.from(
+        (async function* () {
+          yield Buffer.from('{"a":1}\n');
+          await new Promise((resolve) => setTimeout(resolve, 1200));
+          yield Buffer.from('{"a":2}\n');
+        })(),
+      );
+      const [{ token }] = await service.sql<{ token: number }>('select min(id) as token from api_token');
+      const kept = await storeUpload(
+        pool,
+        body,
+        { tokenId: token, form: 'graphql', check: () => undefined },
+        { maxBytes: 1_000_000 },
+        async (_, stored) => stored,
+      );
+      expect(kept.lines).toBe(2);
+      const lines = await service.sql('select line from bulk_line where upload_id = ? order by line', [kept.id]);
+      expect(lines).toEqual([{ line: 1 }, { line: 2 }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('queues bulk_operation.finished only for webhook subscriptions made by the token that started it', async () => {
     const [{ id: owner }] = await service.sql<{ id: number }>(
       "select id from api_token where name = 'test (all scopes)'",

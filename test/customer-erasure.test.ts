@@ -7,17 +7,21 @@ process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { WebhookWorker } from '../src/webhooks/webhook-worker.js';
 import { bulkResults as resultsOf, uploadBulk } from './support/bulk.js';
-import { startTestService, type TestService } from './support/harness.js';
+import { createDatabase, startTestService, type TestService } from './support/harness.js';
+import { lockWaits } from './support/lock-waits.js';
 import { pickVariants } from './support/orders.js';
 
 let service: TestService;
+let databaseUrl: string;
 let receiver: Server;
 let hookUrl: string;
 const delivered: string[] = [];
 beforeAll(async () => {
-  service = await startTestService({ bulk: { pollMs: 50 } });
+  databaseUrl = await createDatabase();
+  service = await startTestService({ databaseUrl, bulk: { pollMs: 50 } });
   receiver = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -473,6 +477,39 @@ it('erases an earlier address of the customer from stored answers', async () => 
   expect(replay.headers.get('idempotent-replayed')).toBe('true');
   expect(replay.text).not.toContain('olda.ddress');
   expect(await tracesInDatabase(['olda.ddress'])).toEqual([]);
+}, 30_000);
+
+// A runner reads its lines a chunk ahead: a line read before an erasure must not run with what the
+// erasure took out of it (the person's address given to another customer once it is free).
+it('a running bulk operation reads its lines again after an erasure, never running the erased data', async () => {
+  const email = 'rerun.raceperson@example.com';
+  const person = (await graphql(`mutation { createCustomer(input: { email: "${email}" }) { id } }`)).createCustomer.id;
+  const made = (address: string) =>
+    graphql(`mutation { createCustomer(input: { email: "${address}" }) { id } }`).then((d) => d.createCustomer.id);
+  const held = await made('held.raceperson@example.com');
+  const other = await made('other.raceperson@example.com');
+  // Line 1 waits on a customer this test holds, after the runner read both lines.
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query('begin');
+  await client.query('select id from customer where id = $1 for update', [held]);
+  const op = (
+    await uploadBulk(service, '', [
+      { method: 'PATCH', path: `/customers/${held}`, body: { notes: 'first' } },
+      { method: 'PATCH', path: `/customers/${other}`, body: { email } },
+    ])
+  ).body.id;
+  await lockWaits(service);
+  // The erasure waits for the runner's transaction under way, then takes the address out of line 2.
+  const erased = service.send('POST', `/api/v1/customers/${person}/erase`);
+  await lockWaits(service, 2);
+  await client.query('rollback');
+  await client.end();
+  expect((await erased).status).toBe(200);
+  const lines = (await resultsOf(service, op)).lines;
+  expect(lines[0].status).toBe(200);
+  expect(lines[1].status).toBe(422);
+  expect(await service.sql('select id from customer where lower(email) = ?', [email])).toEqual([]);
 }, 30_000);
 
 // Lines kept before uploads refused such text (src/bulk/uploads.ts).

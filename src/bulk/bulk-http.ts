@@ -9,6 +9,7 @@ import { numberedPlaceholders } from '../db/prepared-statements.js';
 import { BULK_SCOPES } from '../domain/bulk-operation.js';
 import type { Session } from '../graphql/gateway.js';
 import { activeTraceparent } from '../observability/tracing-state.js';
+import { measuredRows } from '../reads/answer-bytes.js';
 import type { RestLines } from '../rest/bulk-lines.js';
 import { idempotencyKeyOf, idempotent } from '../rest/idempotency.js';
 import { NDJSON } from '../rest/openapi-responses.js';
@@ -202,16 +203,22 @@ export function bulkRouter(options: BulkHttpOptions): Router {
     if (ctx.method === 'HEAD') return;
     const onlyFailed = failed === 'true';
     // The results so far, in line order, a chunk per statement: results only ever grow at the end.
+    // A chunk holds at most the answer's bound of them (always one): a result can be 4 MiB, and a
+    // thousand such took a process past its heap. Those past it come without their text.
     async function* lines() {
       for (let after = 0; ; ) {
-        const rows = await connection.execute<{ line: number; answer: string }[]>(
-          `select line, answer from bulk_result where operation_id = ? and line > ?${onlyFailed ? ' and failed' : ''}
-            order by line limit ${RESULTS_CHUNK}`,
+        const results = `select line, answer from bulk_result where operation_id = ? and line > ?${
+          onlyFailed ? ' and failed' : ''
+        } order by line limit ${RESULTS_CHUNK}`;
+        const rows = await connection.execute<{ line: number; answer: string | null; kept: boolean }[]>(
+          `select b.line, case when b.kept then b.answer end as answer, b.kept
+            from (${measuredRows(results, 'q.answer', 'm.line')}) b order by b.line`,
           [id, after],
         );
-        if (rows.length) yield `${rows.map((row) => row.answer).join('\n')}\n`;
-        if (rows.length < RESULTS_CHUNK) return;
-        after = rows[rows.length - 1].line;
+        const kept = rows.filter((row) => row.kept);
+        for (const row of kept) yield `${row.answer}\n`;
+        if (rows.length < RESULTS_CHUNK && kept.length === rows.length) return;
+        after = kept[kept.length - 1].line;
       }
     }
     ctx.body = Readable.from(lines());

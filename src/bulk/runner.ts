@@ -13,6 +13,7 @@ import { logger } from '../logger.js';
 import { registry } from '../observability/metrics.js';
 import { inSpanOf } from '../observability/tracing-state.js';
 import { PeriodicTask } from '../periodic-task.js';
+import { measuredRows } from '../reads/answer-bytes.js';
 import { claimOperation, type Held, tokenOf } from './claims.js';
 import {
   graphqlLineRun,
@@ -48,8 +49,14 @@ import type { BulkSettings, RunnerParts } from './runner-settings.js';
  *   deleted BULK_RETENTION_DAYS after they ended (or were uploaded).
  */
 
-/** Lines read from the upload at a time. */
+/** Lines read from the upload at a time, at most… */
 const CHUNK = 500;
+/**
+ * … and at most this many bytes of them (always one): a line may be as large as its file, and 500
+ * lines of a megabyte each, parsed at once, took a process past its heap, and the next one too. A
+ * line is parsed when it runs.
+ */
+const CHUNK_BYTES = 4 * 1024 * 1024;
 /** The longest a transaction of lines waits for this process's interactive requests to end. */
 const YIELD_MS = 100;
 /** A line that meets the database's trouble this many times in a row gets that as its result. */
@@ -65,7 +72,15 @@ const linesApplied = new Counter({
   registers: [registry],
 });
 
-type BatchEnd = 'done' | 'lost' | 'retry' | 'revoked';
+/** `reread`: the lines were rewritten (an erasure) since the chunk was read. */
+type BatchEnd = 'done' | 'lost' | 'retry' | 'revoked' | 'reread';
+
+/** Lines as read a chunk ahead: their text, and the operation's `lines_version` they were read at. */
+interface Line {
+  line: number;
+  input: string;
+  version: number;
+}
 
 /** A line whose mutation threw: thrown out of the line's savepoint to roll it back, with the line's result. */
 class UndoneLine extends Error {
@@ -182,12 +197,18 @@ export class BulkRunner {
         );
         return;
       }
+      // Read with the operation's lines version in the same snapshot (see runBatch).
       const lines = await this.orm.em
         .fork()
         .getConnection()
-        .execute<{ line: number; input: unknown }[]>(
-          'select line, input from bulk_line where upload_id = ? and line > ? order by line limit ?',
-          [held.uploadId, processed, CHUNK],
+        .execute<Line[]>(
+          `select w.line, w.input, o.lines_version as version from (${measuredRows(
+            'select line, input::text as input from bulk_line where upload_id = ? and line > ? order by line limit ?',
+            'q.input',
+            'm.line',
+            CHUNK_BYTES,
+          )}) w, bulk_operation o where o.id = ? and w.kept order by w.line`,
+          [held.uploadId, processed, CHUNK, held.id],
         );
       if (!lines.length) throw new Error(`bulk operation ${held.id} has no line after ${processed}`);
       for (let at = 0; at < lines.length && !this.stopped; at += batchSize) {
@@ -195,7 +216,7 @@ export class BulkRunner {
         const batch = lines.slice(at, at + batchSize);
         const end = await this.runBatch(held, principal, lineRun, form, batch, processed);
         if (end === 'lost') return;
-        if (end === 'revoked') break; // the loop's next look at the token ends the operation
+        if (end === 'revoked' || end === 'reread') break; // the token ends the operation; the lines are read again
         if (end === 'retry') {
           await this.idle(this.settings.pollMs);
           break;
@@ -215,7 +236,7 @@ export class BulkRunner {
     principal: Principal,
     lineRun: LineRun,
     form: 'rest' | 'graphql',
-    batch: { line: number; input: unknown }[],
+    batch: Line[],
     processed: number,
   ): Promise<BatchEnd> {
     try {
@@ -223,15 +244,26 @@ export class BulkRunner {
         // Held FOR SHARE to the commit: a cancel waits for these lines, a claim skips the operation.
         // The token is read in the same statement: a revoked one applies no further line, and the
         // lines run with its scopes as they are now.
+        // An erasure moves the lines version under a lock this waits for: lines read before it
+        // are read again, never run with the data it took out.
         const [row] = await tx.execute<
-          { status: string; runner: string | null; processed: number; revoked: boolean | null; scopes: string[] }[]
+          {
+            status: string;
+            runner: string | null;
+            processed: number;
+            version: number;
+            revoked: boolean | null;
+            scopes: string[];
+          }[]
         >(
-          `select b.status, b.runner, b.processed_lines as processed, t.revoked_at is not null as revoked, t.scopes
+          `select b.status, b.runner, b.processed_lines as processed, b.lines_version as version,
+            t.revoked_at is not null as revoked, t.scopes
             from bulk_operation b left join api_token t on t.id = b.token_id where b.id = ? for share of b`,
           [held.id],
         );
         if (row?.status !== 'running' || row.runner !== this.id || row.processed !== processed) return 'lost';
         if (row.revoked !== false) return 'revoked';
+        if (row.version !== batch[0].version) return 'reread';
         const asNow: Principal = { ...principal, scopes: new Set(row.scopes.filter(isScope)) };
         const results = { lines: [] as number[], failed: [] as boolean[], answers: [] as string[] };
         for (const { line, input } of batch) {
@@ -289,7 +321,7 @@ export class BulkRunner {
     form: 'rest' | 'graphql',
     held: Held,
     line: number,
-    input: unknown,
+    input: string,
   ): Promise<LineOutcome> {
     const attributes = { 'bulk.operation.id': held.id, 'bulk.line': line, 'bulk.form': form };
     const outcome = await inSpanOf(held.traceParent, 'bulk line', attributes, async (span): Promise<LineOutcome> => {
@@ -298,7 +330,7 @@ export class BulkRunner {
           .transactional(
             async (savepoint) => {
               const { result, mutationFailed } = await asOneMutation(savepoint, (em) =>
-                lineRun(this.parts.sessionAs(principal, em), input),
+                lineRun(this.parts.sessionAs(principal, em), JSON.parse(input)),
               );
               if (mutationFailed) throw new UndoneLine(result);
               return result;

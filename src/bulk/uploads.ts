@@ -188,7 +188,11 @@ export async function storeUpload<T>(
       [upload.tokenId, upload.form],
     );
     const id = created.rows[0].id;
-    const copy = client.query(copyFrom('copy bulk_line (upload_id, line, input) from stdin'));
+    // Nor the driver's read timeout (mikro-orm.config.ts: 35 s, a hung server's bound), which cut a
+    // slow upload with an error of its own: a 500. The longest a timer waits (about 24 days).
+    const copy = client.query(
+      Object.assign(copyFrom('copy bulk_line (upload_id, line, input) from stdin'), { query_timeout: 2 ** 31 - 1 }),
+    );
     // The COPY failing while the file is still being read (its connection ended by PostgreSQL):
     // a write waiting for 'drain' would wait forever, its request hung and its connection held.
     // A write after that throws a TypeError of the driver's: the COPY's own error is thrown instead.

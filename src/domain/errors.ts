@@ -75,24 +75,34 @@ export class GoneError extends DomainError {
 
 /**
  * An offset page whose records' JSON would be more than `maxBytes` (src/reads/answer-bytes.ts): the
- * client asks a smaller page or fewer fields. Not the fault of one field's value (the same `size`
+ * client asks a smaller page or fewer fields; or a record's (`of: 'record'`), whose fields repeated
+ * under aliases make it so: fewer fields. Not the fault of one field's value (the same `size`
  * answers on lighter records): 400, not a validation error.
  */
 export class AnswerTooLargeError extends DomainError {
   readonly code = 'ANSWER_TOO_LARGE' as const;
-  /** `shared`: the bound is this page's share of the answer's, which its operation's root fields share. */
+  /**
+   * `shared`: the bound is this page's share of the answer's, which its operation's root fields
+   * share. `field`: what the client changes, a page's `size` or a record's `fields`.
+   */
   constructor(
     readonly maxBytes: number,
     shared = false,
+    of: 'page' | 'record' = 'page',
   ) {
     const mib = 1024 * 1024;
     const bound = maxBytes % mib === 0 ? `${maxBytes / mib} MiB` : `${maxBytes} bytes`;
+    const share = "its share of what one answer holds (the operation's root fields share it): ask fewer root fields";
+    const most = shared ? `${share}, or` : 'the most one answer holds: ask';
     super(
-      shared
-        ? `The page's records would be more than ${bound} of JSON, its share of what one answer holds ` +
-            "(the operation's root fields share it): ask fewer root fields, a smaller size, or fewer fields"
-        : `The page's records would be more than ${bound} of JSON, the most one answer holds: ` +
+      of === 'record'
+        ? `The record would be more than ${bound} of JSON, ${most} fewer fields (an alias repeats a field)`
+        : shared
+          ? `The page's records would be more than ${bound} of JSON, ${share}, a smaller size, or fewer fields`
+          : `The page's records would be more than ${bound} of JSON, the most one answer holds: ` +
             'ask a smaller size, or fewer fields or expansions',
     );
+    this.field = of === 'page' ? 'size' : 'fields';
   }
+  readonly field: 'size' | 'fields';
 }

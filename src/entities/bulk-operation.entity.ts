@@ -78,6 +78,10 @@ export class BulkOperation {
   @Property({ type: 'integer', default: 0 })
   processedLines: number = 0;
 
+  /** Moved when its lines are rewritten (an erasure): a runner reads them again (src/bulk/runner.ts). */
+  @Property({ type: 'integer', default: 0 })
+  linesVersion: number = 0;
+
   @Field(() => Int, {
     description: 'Lines whose result is a refusal or an error (REST: a status of 400 or more; GraphQL: errors)',
   })

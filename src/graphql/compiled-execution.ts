@@ -17,7 +17,7 @@ import {
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { ValidationError } from '../domain/errors.js';
-import { shareAnswer } from '../reads/answer-bytes.js';
+import { answerTooLarge, shareAnswer } from '../reads/answer-bytes.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { rootFieldCount } from './operation-cost.js';
 
@@ -50,11 +50,15 @@ export function compiledExecutor(schema: GraphQLSchema) {
     variables: Record<string, unknown> | undefined,
   ): Promise<ExecutionResult> | ExecutionResult {
     const result = executed(document, operationName, contextValue, variables);
-    // Refused before anything ran (no data): variables it cannot take are answered as bad input.
+    // Refused before anything ran (no data): variables it cannot take are answered as bad input. An
+    // answer over the byte bound is refused whole, before any carrier serialises it.
     const refused = (done: ExecutionResult): ExecutionResult => {
       const error =
         done.data === undefined && done.errors?.length && variableError(schema, document, operationName, variables);
-      return error ? { errors: [error] } : done;
+      if (error) return { errors: [error] };
+      const tooLarge = done.data ? answerTooLarge(done.data) : undefined;
+      if (!tooLarge) return done;
+      return { data: null, errors: [new GraphQLError(tooLarge.message, { originalError: tooLarge })] };
     };
     return 'then' in result ? result.then(refused) : refused(result);
   };

@@ -59,7 +59,8 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     };
   }
   if (original instanceof AnswerTooLargeError) {
-    return { ...base, message: original.message, extensions: { code: original.code, maxBytes: original.maxBytes } };
+    const { code, maxBytes, field } = original;
+    return { ...base, message: original.message, extensions: { code, maxBytes, field } };
   }
   if (original instanceof DomainError) {
     return { ...base, message: original.message, extensions: { code: original.code } };

@@ -107,9 +107,10 @@ export class Problem extends Error {
     if (status === 500) return new Problem(500, 'Internal server error');
     if (code === OVERLOADED) return Problem.overloaded(errors[0].message);
     if (code === ANSWER_TOO_LARGE) {
-      // The page's size is what the client changes (or its fields and expansions).
+      // The page's size is what the client changes (or its fields and expansions); a record's, its fields.
       const message = errors[0].message;
-      return new Problem(400, message, [{ field: 'size', message }], {}, 'answer-too-large');
+      const field = errors[0].extensions?.field === 'fields' ? 'fields' : 'size';
+      return new Problem(400, message, [{ field, message }], {}, 'answer-too-large');
     }
     if (status === 503)
       return new Problem(503, errors[0].message, undefined, { 'Retry-After': UNAVAILABLE_RETRY_AFTER });

@@ -203,7 +203,8 @@ export async function createApp({
   app.use(problemMiddleware);
   app.use(queryBound);
   // Bulk work waits while admitted requests run (src/bulk/interactive-gate.ts).
-  app.use(admission(admissionLimits(admissionGiven), bulk.gate));
+  const admitted = admission(admissionLimits(admissionGiven), bulk.gate);
+  app.use(admitted);
   app.use(
     operationsMiddleware(
       orm,
@@ -239,5 +240,6 @@ export async function createApp({
     await exports.cutAll();
     await apollo.server.stop();
   };
-  return { app, gateway, schema, stop };
+  // The subscription socket's messages take the same admission slots as requests (src/server.ts).
+  return { app, gateway, schema, stop, admitted: admitted.run };
 }

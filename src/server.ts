@@ -62,6 +62,7 @@ export async function startService(config: Config): Promise<RunningService> {
       app,
       schema,
       stop: stopApp,
+      admitted,
     } = await createApp({
       orm: database.orm,
       // A write's commit comes at most REQUEST_TIMEOUT_MS after its token statement; past that and
@@ -113,6 +114,7 @@ export async function startService(config: Config): Promise<RunningService> {
         heartbeatMs: config.SUBSCRIPTION_HEARTBEAT_MS,
       },
       subscriptionLimiter,
+      admitted,
     );
     const mailer = createMailer(config.SMTP_URL, config.MAIL_FROM);
     const worker = config.OUTBOX_WORKER ? new OutboxWorker(database.orm, mailer) : undefined;

@@ -133,6 +133,51 @@ it('closes a socket that stops reading under a flood of 60 KiB pings, with and w
   expect(await metrics.text()).toMatch(/^websocket_backpressure_closes_total [1-9]/m);
 }, 60_000);
 
+// A revoked token was looked up again only every few seconds: meanwhile its subscribe messages read
+// the feed with the scopes it had at connection_init.
+it('refuses a subscribe of a token revoked since connection_init at once, and closes the socket', async () => {
+  const created = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      query: 'mutation { createApiToken(name: "doomed", scopes: ["read_orders"]) { token { id } secret } }',
+    }),
+  });
+  const { data } = (await created.json()) as { data: { createApiToken: { token: { id: number }; secret: string } } };
+  const client = await socket(data.createApiToken.secret);
+  await db.query('update api_token set revoked_at = now() where id = $1', [data.createApiToken.token.id]);
+  const answer = await client.subscribe('1', 'subscription { events(after: 0) { id type } }');
+  expect(answer).toMatchObject({ type: 'error', payload: [{ extensions: { code: 'UNAUTHENTICATED' } }] });
+  expect(client.received.filter((m) => m.type === 'next')).toEqual([]);
+  await until(async () => client.state.closed !== undefined, 5000);
+  expect(client.state.closed?.code).toBe(4403);
+}, 30_000);
+
+// connection_init reached the database pool around admission control: thousands of them, each a
+// token lookup, left HTTP requests waiting for the pool.
+it('admits connection_init messages through the process admission slots: past them, closed with 1013', async () => {
+  const small = await startServerProcess(
+    databaseUrl,
+    ADMIN,
+    { MAX_IN_FLIGHT: '1', ADMISSION_QUEUE_MAX: '0', RATE_LIMIT_BURST: '0' },
+    npmStartNodeFlags(),
+  );
+  try {
+    const clients = await Promise.all(Array.from({ length: 30 }, () => socket(undefined, small.url)));
+    for (const [i, client] of clients.entries())
+      client.send({ type: 'connection_init', payload: { Authorization: `Bearer sk_bogus_${i}_0123456789` } });
+    await until(async () => clients.every((client) => client.state.closed !== undefined), 10_000);
+    const codes = clients.map((client) => client.state.closed?.code);
+    expect(codes.filter((code) => code === 1013).length).toBeGreaterThan(0);
+    expect(codes.every((code) => code === 1013 || code === 4403)).toBe(true);
+    expect(clients.find((client) => client.state.closed?.code === 1013)?.state.closed?.reason).toContain(
+      'limit of concurrent requests',
+    );
+  } finally {
+    await small.stop();
+  }
+}, 60_000);
+
 it('closes a connection_init whose Authorization is no string as one without a token (4403)', async () => {
   // An object whose toString is no function cannot even be turned into text.
   for (const authorization of [{ toString: 0 }, { valueOf: 1, toString: 'x' }, 42, null]) {

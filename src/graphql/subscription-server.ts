@@ -10,11 +10,13 @@ import { ConnectionSlots } from '../auth/connection-slots.js';
 import { RATE_LIMITED, type RateLimiter, rateLimitedMessage } from '../auth/rate-limit.js';
 import { isDatabaseUnavailable, isPoolExhausted, isStatementTimeout } from '../db/database-errors.js';
 import { EventWakeups } from '../db/event-wakeups.js';
+import { type Admitted, OVERLOADED_MESSAGE } from '../http/admission.js';
 import { logger } from '../logger.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { Loaders } from '../resolvers/loaders.js';
 import { variableError } from './compiled-execution.js';
 import { parseOperation, sourceRefusal } from './document-guard.js';
+import { OVERLOADED } from './error-codes.js';
 import { formatError } from './format-error.js';
 import { bearerOf } from './gateway.js';
 import { operationCost } from './operation-cost.js';
@@ -33,6 +35,8 @@ const RELEASE_WAIT_MS = 3000;
  */
 type Connection = {
   principal?: Principal;
+  /** The token's secret, checked again with each `subscribe` (its scopes as they are then). */
+  secret?: string;
   slot?: string;
   recheck?: NodeJS.Timeout;
   running?: Set<string>;
@@ -123,6 +127,7 @@ export async function startSubscriptionServer(
   orm: MikroORM,
   limits: SubscriptionLimits,
   limiter?: RateLimiter,
+  admitted: Admitted = (_, work) => work(),
 ) {
   const slots = new ConnectionSlots(orm, limits.heartbeatMs);
   slots.start();
@@ -167,8 +172,7 @@ export async function startSubscriptionServer(
   };
   const refusal = (message: string) => [new GraphQLError(message, { extensions: { code: RATE_LIMITED } })];
   /** connection_init: the token checked and charged, and a place taken for the socket; false refuses it. */
-  const admit = async (ctx: Ctx): Promise<boolean> => {
-    const secret = bearerOf(authorizationOf(ctx.connectionParams));
+  const admit = async (ctx: Ctx, secret: string | null): Promise<boolean> => {
     // connection_init costs one request from the token's bucket, like an HTTP request.
     const authentication = secret ? await authenticate(orm.em.fork(), secret, limiter) : null;
     if (!authentication) return false;
@@ -190,6 +194,7 @@ export async function startSubscriptionServer(
     }
     ctx.extra.slot = slot;
     ctx.extra.principal = principal;
+    ctx.extra.secret = secret!;
     ctx.extra.running = new Set();
     ctx.extra.recheck = setInterval(async () => {
       const still = await authenticate(orm.em.fork(), secret!).catch(() => undefined);
@@ -201,16 +206,27 @@ export async function startSubscriptionServer(
 
   /** A `subscribe`: the guards of POST /graphql in its order, each request charged as HTTP charges it. */
   const subscribe = async (ctx: Ctx, id: string, payload: SubscribePayload) => {
-    const { principal, slot } = ctx.extra;
+    const { secret, slot } = ctx.extra;
     // The socket closed while this message waited: nothing is sent to it any more.
-    if (!principal || !slot) {
+    if (!secret || !slot) {
       return [new GraphQLError('The connection is closing', { extensions: { code: 'BAD_REQUEST' } })];
     }
     let guarded: ReturnType<typeof guardSubscription>;
+    let principal: Principal;
     try {
-      // One request before anything is parsed, as HTTP charges it (a refused document spends it too).
-      const first = await limiter?.charge(principal.tokenId, 1);
-      if (first && !first.allowed) return refusal(rateLimitedMessage(first));
+      // The token checked as each HTTP request checks it, and one request charged, before anything is
+      // parsed (a refused document spends it too): a token revoked since connection_init reads
+      // nothing more (the recheck would close the socket only up to RECHECK_MS later), and the
+      // subscription runs with the scopes the token has now.
+      const authentication = await authenticate(orm.em.fork(), secret, limiter);
+      if (!authentication) {
+        // Closed once this refusal is sent (a macrotask: after graphql-ws's send of it).
+        setTimeout(() => ctx.extra.socket.close(4403, 'Forbidden: the token was revoked'), 0);
+        return [new GraphQLError('The token was revoked', { extensions: { code: 'UNAUTHENTICATED' } })];
+      }
+      if (authentication.limit && !authentication.limit.allowed)
+        return refusal(rateLimitedMessage(authentication.limit));
+      principal = authentication.principal;
       // The guards of POST /graphql, in its order (docs/operations.md#which-guard-applies-where).
       guarded = guardSubscription(schema, payload);
       if (!('document' in guarded)) return guarded;
@@ -250,7 +266,12 @@ export async function startSubscriptionServer(
       isProd: true,
       async onConnect(ctx) {
         try {
-          return await admit(ctx);
+          // Within the process's admission slots, as every HTTP request: a flood of connection_init
+          // messages (each a token lookup) queues there, not on the database pool.
+          const secret = bearerOf(authorizationOf(ctx.connectionParams));
+          const admittedNow = await admitted(secret, () => admit(ctx, secret));
+          if (admittedNow === undefined) ctx.extra.socket.close(1013, OVERLOADED_MESSAGE);
+          return admittedNow ?? false;
         } catch (error) {
           if (!isDatabaseUnavailable(error) && !isPoolExhausted(error) && !isStatementTimeout(error)) throw error;
           // 1013 "Try Again Later": the token could not be looked up now (the database out of reach,
@@ -268,8 +289,9 @@ export async function startSubscriptionServer(
           return [new GraphQLError(message, { extensions: { code: RATE_LIMITED } })];
         }
         ctx.extra.waiting = (ctx.extra.waiting ?? 0) + 1;
+        const overloaded = [new GraphQLError(OVERLOADED_MESSAGE, { extensions: { code: OVERLOADED } })];
         const turn = (ctx.extra.subscribing ?? Promise.resolve())
-          .then(() => subscribe(ctx, id, payload))
+          .then(async () => (await admitted(ctx.extra.secret, () => subscribe(ctx, id, payload))) ?? overloaded)
           .finally(() => {
             ctx.extra.waiting = (ctx.extra.waiting ?? 1) - 1;
           });

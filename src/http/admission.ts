@@ -81,6 +81,8 @@ function tokenOf(ctx: Context): string {
   return secret ? hashSecret(secret) : '';
 }
 
+export const OVERLOADED_MESSAGE = 'The service is at its limit of concurrent requests; retry shortly';
+
 /** Told of each request admitted and each done: bulk work yields while any runs (src/bulk/interactive-gate.ts). */
 export interface AdmissionWatcher {
   enter(): void;
@@ -121,7 +123,7 @@ export function admission(limits: AdmissionLimits, watcher?: AdmissionWatcher) {
 
   function refuse(ctx: Context) {
     refused.inc();
-    const problem = Problem.overloaded('The service is at its limit of concurrent requests; retry shortly');
+    const problem = Problem.overloaded(OVERLOADED_MESSAGE);
     ctx.status = 503;
     ctx.set(problem.headers);
     if (ctx.path === '/graphql') {
@@ -133,34 +135,41 @@ export function admission(limits: AdmissionLimits, watcher?: AdmissionWatcher) {
     }
   }
 
-  return async (ctx: Context, next: Next) => {
+  /**
+   * Takes a slot for `token` (a secret's hash, '' for none), waiting in the queue if need be:
+   * false when none came in time.
+   */
+  async function admit(token: string): Promise<boolean> {
+    if (fits(token)) {
+      enter(token);
+      return true;
+    }
+    // One token may hold at most half the queue: another's requests still find a place in it.
+    const queued = waiting.reduce((n, w) => (w.token === token ? n + 1 : n), 0);
+    if (waiting.length >= limits.maxQueue || queued >= Math.ceil(limits.maxQueue / 2)) return false;
+    return new Promise<boolean>((resolve) => {
+      const entry = {
+        token,
+        admit: () => {
+          clearTimeout(timer);
+          enter(token);
+          resolve(true);
+        },
+      };
+      const timer = setTimeout(() => {
+        waiting.splice(waiting.indexOf(entry), 1);
+        queueGauge.set(waiting.length);
+        resolve(false);
+      }, limits.queueMs);
+      waiting.push(entry);
+      queueGauge.set(waiting.length);
+    });
+  }
+
+  const middleware = async (ctx: Context, next: Next) => {
     if (!isApi(ctx)) return next();
     const token = tokenOf(ctx);
-    if (!fits(token)) {
-      // One token may hold at most half the queue: another's requests still find a place in it.
-      const queued = waiting.reduce((n, w) => (w.token === token ? n + 1 : n), 0);
-      if (waiting.length >= limits.maxQueue || queued >= Math.ceil(limits.maxQueue / 2)) return refuse(ctx);
-      const admitted = await new Promise<boolean>((resolve) => {
-        const entry = {
-          token,
-          admit: () => {
-            clearTimeout(timer);
-            enter(token);
-            resolve(true);
-          },
-        };
-        const timer = setTimeout(() => {
-          waiting.splice(waiting.indexOf(entry), 1);
-          queueGauge.set(waiting.length);
-          resolve(false);
-        }, limits.queueMs);
-        waiting.push(entry);
-        queueGauge.set(waiting.length);
-      });
-      if (!admitted) return refuse(ctx);
-    } else {
-      enter(token);
-    }
+    if (!(await admit(token))) return refuse(ctx);
     try {
       await next();
       // Koa serialises the body right after this returns; one turn of the loop first, so a
@@ -170,4 +179,25 @@ export function admission(limits: AdmissionLimits, watcher?: AdmissionWatcher) {
       leave(token);
     }
   };
+  /**
+   * The same slots for work that comes by no HTTP request (the subscription socket's
+   * connection_init and subscribe): `work` runs holding one, or undefined comes back at once when
+   * none came in time (the caller refuses it as overloaded).
+   */
+  const run = async <T>(secret: string | null | undefined, work: () => Promise<T>): Promise<T | undefined> => {
+    const token = secret ? hashSecret(secret) : '';
+    if (!(await admit(token))) {
+      refused.inc();
+      return undefined;
+    }
+    try {
+      return await work();
+    } finally {
+      leave(token);
+    }
+  };
+  return Object.assign(middleware, { run });
 }
+
+/** Work run within the process's admission slots (see admission's `run`). */
+export type Admitted = ReturnType<typeof admission>['run'];

@@ -778,4 +778,35 @@ describe('sharing the service', () => {
     await purgeBulkOperations(service.orm, 7, new Date(Date.now() + 8 * 86_400_000));
     expect(Number(await count())).toBe(0);
   });
+
+  // Ten such uploads in one statement ran past the statement timeout, and the next purge tried the
+  // same ten again: nothing was ever purged. Here the bound is 250 ms and the uploads 300,000 lines.
+  it('purges uploads too large for one statement within the statement timeout, in slices', async () => {
+    const tight = await startTestService({ databaseUrl, readTimeoutMs: 250 });
+    try {
+      const [{ token }] = await service.sql<{ token: number }>('select min(id) as token from api_token');
+      const uploads: number[] = [];
+      for (let i = 0; i < 2; i++) {
+        const [{ id }] = await service.sql<{ id: number }>(
+          `insert into bulk_upload (token_id, form, lines, bytes, created_at)
+            values (?, 'graphql', 300000, 0, now() - interval '30 days') returning id`,
+          [token],
+        );
+        await service.sql(
+          `insert into bulk_line (upload_id, line, input) select ?, g, '{"id":1}' from generate_series(1, 300000) g`,
+          [id],
+        );
+        uploads.push(id);
+      }
+      await purgeBulkOperations(tight.orm, 7);
+      const left = await service.sql<{ n: number }>(
+        'select count(*)::int as n from bulk_line where upload_id in (?, ?)',
+        uploads,
+      );
+      expect(left).toEqual([{ n: 0 }]);
+      expect(await service.sql('select id from bulk_upload where id in (?, ?)', uploads)).toEqual([]);
+    } finally {
+      await tight.stop();
+    }
+  }, 120_000);
 });

@@ -779,6 +779,45 @@ describe('sharing the service', () => {
     expect(Number(await count())).toBe(0);
   });
 
+  // Each upload holds a pooled connection while its client sends: trickling uploads took them all.
+  it('receives at most half the pool of uploads at once; one more is a 503 overloaded', async () => {
+    const small = await startTestService({ databaseUrl, poolMax: 2 });
+    try {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const body = new ReadableStream<Uint8Array>({
+        async start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"id":1}\n'));
+          await held;
+          controller.close();
+        },
+      });
+      const first = fetch(`${small.url}/api/v1/bulk-operations/uploads`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${small.token}`, 'content-type': 'application/x-ndjson' },
+        body,
+        duplex: 'half',
+      } as RequestInit);
+      const copying =
+        "select pid from pg_stat_activity where datname = current_database() and query like 'copy bulk_line%'";
+      await until(async () => (await service.sql(copying)).length > 0, 10_000);
+      const second = await small.send('POST', '/api/v1/bulk-operations/uploads', '{"id":2}\n', undefined, {
+        'content-type': 'application/x-ndjson',
+      });
+      expect(second.status).toBe(503);
+      expect(second.body.type).toBe('/problems/overloaded');
+      expect(second.headers.get('retry-after')).toBeTruthy();
+      release();
+      expect((await first).status).toBe(201);
+      const third = await small.send('POST', '/api/v1/bulk-operations/uploads', '{"id":3}\n', undefined, {
+        'content-type': 'application/x-ndjson',
+      });
+      expect(third.status).toBe(201);
+    } finally {
+      await small.stop();
+    }
+  }, 30_000);
+
   // Ten such uploads in one statement ran past the statement timeout, and the next purge tried the
   // same ten again: nothing was ever purged. Here the bound is 250 ms and the uploads 300,000 lines.
   it('purges uploads too large for one statement within the statement timeout, in slices', async () => {

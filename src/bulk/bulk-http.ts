@@ -69,6 +69,9 @@ const sqlOn =
   async (text, params) =>
     (await client.query(numberedPlaceholders(text, params.length), params)).rows;
 
+/** Uploads being received, per pool (one per process; tests run several). */
+const uploading = new WeakMap<Pool, number>();
+
 /**
  * An upload with an `Idempotency-Key` (docs/decisions.md#retries), as any writing POST: the file is
  * streamed into its transaction and hashed as it comes, then the key is claimed with that hash
@@ -86,6 +89,13 @@ async function storeOnce<T>(
 ): Promise<T | undefined> {
   idempotencyKeyOf(ctx); // a key that is not valid is refused before the file is read
   const pool = await (options.orm.em.getConnection().getNativeClient() as Promise<Pool> | Pool);
+  // An upload holds a pooled connection for as long as its client sends (up to REQUEST_TIMEOUT_MS):
+  // half the pool at most, as exports, so trickling uploads cannot take every connection.
+  const most = Math.max(1, Math.floor((pool.options.max ?? 10) / 2));
+  const held = uploading.get(pool) ?? 0;
+  if (held >= most)
+    throw Problem.overloaded(`${held} bulk uploads are being received on this process, its most at once`);
+  uploading.set(pool, held + 1);
   let made: T | undefined;
   try {
     await storeUpload(pool, ctx.req, upload, options.limits, async (client, stored) => {
@@ -104,6 +114,8 @@ async function storeOnce<T>(
     });
   } catch (error) {
     if (!(error instanceof Replayed)) throw error;
+  } finally {
+    uploading.set(pool, (uploading.get(pool) ?? 1) - 1);
   }
   return made;
 }

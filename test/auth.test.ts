@@ -1,4 +1,5 @@
 // docs/decisions.md#auth-and-scopes: 401 without a valid token, 403 without the scope, on REST and GraphQL alike.
+import { hashSecret } from '../src/auth/api-tokens.js';
 import { startTestService, type TestService } from './support/harness.js';
 
 let service: TestService;
@@ -136,6 +137,28 @@ describe('GraphQL', () => {
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
       expect(((await res.json()) as any).errors[0].extensions.code).toBe('UNAUTHENTICATED');
     }
+  });
+
+  // The token comes before the document's limits on every carrier: a refused document of an unknown
+  // or revoked token was its 400 (QUERY_TOO_DEEP, BAD_USER_INPUT), the socket's and REST's a 401.
+  it('answers 401 to a refused document of an unknown or revoked token, and its 400 to a valid token', async () => {
+    const revoked = await service.tokenWith(['read_products']);
+    await service.sql('update api_token set revoked_at = now() where secret_hash = ?', [hashSecret(revoked)]);
+    const deep = JSON.stringify({ query: `${'{ a '.repeat(70)}${'}'.repeat(70)}` });
+    const send = (token: string) =>
+      fetch(`${service.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: deep,
+      });
+    for (const token of ['sk_unknown_0123456789abcdef', revoked]) {
+      const res = await send(token);
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as any).errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    }
+    const valid = await send(service.token);
+    expect(valid.status).toBe(400);
+    expect(((await valid.json()) as any).errors[0].extensions.code).toBe('QUERY_TOO_DEEP');
   });
 
   it('returns the permitted part of a query that mixes scopes', async () => {

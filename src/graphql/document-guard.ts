@@ -85,29 +85,36 @@ export function parseOperation(schema: GraphQLSchema, source: string): DocumentN
   return errors.length ? errors : document;
 }
 
-/** `sourceRefusal` for a POST or GET of `/graphql`, before Apollo parses anything: a 400 with the refusal. */
-export async function documentGuard(ctx: Context, next: Next) {
-  if (ctx.path !== '/graphql' || (ctx.method !== 'POST' && ctx.method !== 'GET')) return next();
-  const body = 'body' in ctx.request ? ctx.request.body : undefined;
-  const params =
-    ctx.method === 'POST' && body && typeof body === 'object' && !Array.isArray(body)
-      ? (body as Record<string, unknown>)
-      : (ctx.query as Record<string, unknown>);
-  let variables = params.variables;
-  if (typeof variables === 'string' && ctx.method === 'GET') {
-    try {
-      variables = JSON.parse(variables);
-    } catch {
-      variables = undefined; // Apollo answers the malformed JSON itself
+/**
+ * `sourceRefusal` for a POST or GET of `/graphql`, before Apollo parses anything: a 400 with the
+ * refusal. The token comes first, as on every carrier: a refused document of a token that is not
+ * valid (`known` asks, charging nothing) is its 401. A document that passes has its token checked
+ * with its operation (request-context.ts), often by the read's own statement.
+ */
+export const documentGuard = (known: (authorization: string | undefined) => Promise<boolean>) =>
+  async function guard(ctx: Context, next: Next) {
+    if (ctx.path !== '/graphql' || (ctx.method !== 'POST' && ctx.method !== 'GET')) return next();
+    const body = 'body' in ctx.request ? ctx.request.body : undefined;
+    const params =
+      ctx.method === 'POST' && body && typeof body === 'object' && !Array.isArray(body)
+        ? (body as Record<string, unknown>)
+        : (ctx.query as Record<string, unknown>);
+    let variables = params.variables;
+    if (typeof variables === 'string' && ctx.method === 'GET') {
+      try {
+        variables = JSON.parse(variables);
+      } catch {
+        variables = undefined; // Apollo answers the malformed JSON itself
+      }
     }
-  }
-  const refusal = sourceRefusal(params.query, variables);
-  if (!refusal) return next();
-  ctx.status = 400;
-  ctx.type = 'application/json';
-  // Refused before any charge.
-  ctx.body = { errors: [{ message: refusal.message, extensions: refusal.extensions }], extensions: { cost: 0 } };
-}
+    const refusal = sourceRefusal(params.query, variables);
+    if (!refusal) return next();
+    if (!(await known(ctx.get('authorization') || undefined))) return unauthenticated(ctx);
+    ctx.status = 400;
+    ctx.type = 'application/json';
+    // Refused before any charge.
+    ctx.body = { errors: [{ message: refusal.message, extensions: refusal.extensions }], extensions: { cost: 0 } };
+  };
 
 /**
  * A `/graphql` request with no bearer token at all is a 401 before its body is read or judged, as a
@@ -119,6 +126,10 @@ export async function anonymousRefusal(ctx: Context, next: Next) {
   if (ctx.path !== '/graphql' || ctx.method === 'OPTIONS' || bearerOf(ctx.get('authorization')) !== null) {
     return next();
   }
+  unauthenticated(ctx);
+}
+
+function unauthenticated(ctx: Context) {
   const error = unauthenticatedError();
   ctx.status = 401;
   ctx.set('WWW-Authenticate', BEARER_CHALLENGE);

@@ -777,6 +777,15 @@ describe('records deleted and customers erased', () => {
       const echoed = await service.send('PATCH', `/api/v1/orders/${order}`, { notes: 'echoed', metafields });
       expect(echoed.status).toBe(200);
     }
+    // Nor does metafieldsDelete naming the erased customer (a sync clearing its keys): nothing to delete, no 409.
+    const cleared = await service.graphql(DELETE, {
+      metafields: [
+        { ownerType: 'CUSTOMER', ownerId: customer, namespace: 'crm', key: 'nickname' },
+        { ownerType: 'ORDER', ownerId: order, namespace: 'crm', key: 'gift_note' },
+      ],
+    });
+    expect(cleared.body.errors).toBeUndefined();
+    expect(cleared.body.data.metafieldsDelete).toEqual([null, null]);
   });
 });
 
@@ -823,6 +832,12 @@ describe('REST', () => {
       const refused = await service.send('PATCH', `/api/v1/orders/${holder}`, { metafields: tooMany });
       expect(refused.status).toBe(422);
       expect(refused.body.errors).toEqual([{ field: 'metafields', message: 'may hold at most 200 keys' }]);
+      // GraphQL takes the same map in a variable of any name (it took it only in one named $input).
+      for (const name of ['input', 'patch']) {
+        const update = `mutation ($${name}: OrderPatch!) { updateOrder(id: ${holder}, input: $${name}) { id } }`;
+        const wide = await service.graphql(update, { [name]: { metafields: many } });
+        expect({ name, errors: wide.body.errors }).toEqual({ name, errors: undefined });
+      }
       // Nesting is bounded alike on both roads: 30 levels of JSON.
       const nested = (levels: number): unknown => (levels ? [nested(levels - 1)] : 1);
       const deepest = await service.send('PATCH', `/api/v1/orders/${holder}`, {

@@ -72,9 +72,12 @@ export const tooManyKeys = (field: string, limit: number = INPUT_LIMITS.keys): F
 
 /**
  * The path of a record's `metafields` map in a write: a REST body's (at its top, or a variant's),
- * or the same in a GraphQL `input` (its variable, or the argument the input guard names).
+ * or the same in a GraphQL input: in a variable of any name (`$patch.metafields`), or in the
+ * argument the input guard names (`input.metafields`). A variable that is the map itself
+ * (`input: { metafields: $mf }`) is held to any JSON object's limits (100 keys) before the
+ * document is parsed: its type is not known then.
  */
-const METAFIELDS_KEY = /^(?:\$?input\.)?(?:variants\[\d+\]\.)?metafields$/;
+const METAFIELDS_KEY = /^(?:\$\w+\.|input\.)?(?:variants\[\d+\]\.)?metafields$/;
 
 const join = (path: string, key: string | number) =>
   typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key;

@@ -105,9 +105,9 @@ export async function productsOfVariants(em: EntityManager, ids: readonly number
 /**
  * Locks the versioned records a metafield write changes, in the store's one lock order: orders
  * (as lockOrder does), then the catalogue's order (collections, customers, products;
- * catalogue-locks.ts). Returns the ids found of each; an erased customer is refused, as any write
- * to it is (docs/decisions.md#erasing-a-customer), and so is an order of one when values are set
- * (`setting`: deleting puts no personal data back).
+ * catalogue-locks.ts). Returns the ids found of each. When values are set (`setting`), an erased
+ * customer is refused, as any write to it is (docs/decisions.md#erasing-a-customer), and so is an
+ * order of one; deleting puts no personal data back, and goes through.
  */
 export async function lockVersioned(
   em: EntityManager,
@@ -127,7 +127,9 @@ export async function lockVersioned(
   // An erased customer's orders take no new personal data either (what an integration keeps on an
   // order may be about the person): their customers are locked and checked with the others.
   const ordersCustomers = setting ? orders.map((row) => row.customer_id) : [];
-  const erased = await lockCustomers(em, sorted([...customerIds, ...ordersCustomers]));
+  const erasedLocked = await lockCustomers(em, sorted([...customerIds, ...ordersCustomers]));
+  // Deleting from an erased customer is no write of personal data (its values are gone already).
+  const erased = setting ? erasedLocked : [];
   if (erased.length) {
     const order = orders.find((row) => row.customer_id === erased[0] && !customerIds.includes(erased[0]));
     throw new ConflictError(

@@ -438,6 +438,8 @@ describe('order edits', () => {
     const res = await service.send('PATCH', `/api/v1/orders/${orderId}/customer`, { id: customer });
     expect(res.status).toBe(200);
     expect(res.body.address.shipping.street).toBe('9 Elm Street');
+    // Nor its ETag: another client holding it still writes.
+    expect(res.headers.get('etag')).toBe(edited.headers.get('etag'));
     expect(await events()).toBe(eventsBefore);
     const customerAfter = await service.get(`/api/v1/customers/${customer}`);
     expect(customerAfter.headers.get('etag')).toBe(customerBefore.headers.get('etag'));

@@ -278,6 +278,48 @@ describe('PATCH /products/{id}: options and variants', () => {
     expect(valuesById(await read(id))).toEqual(valuesById(before));
   });
 
+  // Options whose values overlap: reordered, two variants swap their values, and a kept one takes
+  // the values of one the same write removes. Each met the unique combination row by row: a 409
+  // naming seo_url.
+  it('reorders options whose values overlap: variants swap values, or take a removed one’s', async () => {
+    const [{ id }] = await service.sql<{ id: number }>(
+      'select id from product where is_multi order by id desc limit 1',
+    );
+    const made = await patch(id, {
+      options: [
+        { title: 'Top', values: ['Red', 'Blue'] },
+        { title: 'Bottom', values: ['Red', 'Blue'] },
+      ],
+      variants: [
+        { variant: ['Red', 'Blue'], price: 10 },
+        { variant: ['Blue', 'Red'], price: 20 },
+      ],
+    });
+    expect(made.status).toBe(200);
+    const before = await read(id);
+    const swapped = [
+      { title: 'Bottom', values: ['Red', 'Blue'] },
+      { title: 'Top', values: ['Red', 'Blue'] },
+    ];
+    const res = await patch(id, { options: swapped });
+    expect(res.status).toBe(200);
+    const after = await read(id);
+    const byId = (p: any) => Object.fromEntries(p.variants.map((v: any) => [v.id, [v.variant, v.price]]));
+    expect(byId(after)).toEqual(
+      Object.fromEntries(before.variants.map((v: any) => [v.id, [[...v.variant].reverse(), v.price]])),
+    );
+    // Back, one variant sent: the other is removed, and the kept one takes its values.
+    const kept = after.variants.find((v: any) => v.price === 10);
+    const back = await patch(id, {
+      options: swapped.slice().reverse(),
+      variants: [{ variant: ['Red', 'Blue'], price: 11 }],
+    });
+    expect(back.status).toBe(200);
+    expect((await read(id)).variants.map((v: any) => [v.id, v.variant, v.price])).toEqual([
+      [kept.id, ['Red', 'Blue'], 11],
+    ]);
+  });
+
   it('keeps the id of a variant whose combination stays, deletes removed ones, gives new ones new ids', async () => {
     const id = await multiProduct();
     const before = await read(id);

@@ -140,8 +140,11 @@ export async function changeOrderCustomer(
   const order = await lockOrder(em, id, expected);
   const previous = order.customer.id;
   // The customer it has already (a form saved as it was): nothing moves, the order's own address
-  // edits stay, no event, no figures refreshed.
-  if (customerId === previous) return order;
+  // edits stay, no event, no figures refreshed, and its version (which lockOrder moved on) stays.
+  if (customerId === previous) {
+    order.version -= 1;
+    return order;
+  }
   const ids = [previous, customerId].sort((a, b) => a - b);
   const erased = await lockCustomers(em, ids);
   if (erased.includes(customerId))

@@ -92,8 +92,9 @@ async function flushProduct(em: EntityManager, seoUrl: string): Promise<void> {
   try {
     await em.flush();
   } catch (error) {
-    // A concurrent write took the URL between our check and ours.
-    if (error instanceof UniqueConstraintViolationException)
+    // A concurrent write took the URL between our check and ours (its constraint alone: another
+    // unique, such as the variants' combinations, is no seo_url's conflict).
+    if (error instanceof UniqueConstraintViolationException && error.message.includes('product_seo_url_unique'))
       throw new ConflictError(`The seo_url ${seoUrl} is already used by another product`, 'seoUrl');
     throw error;
   }

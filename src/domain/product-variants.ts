@@ -312,6 +312,12 @@ export async function applyVariants(em: EntityManager, product: Product, plan: V
       )
     : [];
   for (const removed of plan.removed) em.remove(removed);
+  // Values reordered with the options may swap between kept variants, or take a removed one's
+  // (deleted after the updates): the combinations are unique at the commit, not row by row.
+  const reordered = plan.slots.some((s) => s.row && keyOf(s.row.optionValues) !== keyOf(s.combination));
+  if (reordered) {
+    await em.execute('set constraints product_variant_product_id_option_values_unique deferred', [], 'run');
+  }
   plan.slots.forEach((slot, position) => {
     const variant =
       slot.row ??
@@ -324,7 +330,8 @@ export async function applyVariants(em: EntityManager, product: Product, plan: V
       });
     if (!slot.row) em.persist(variant);
     // A kept variant whose options were given in another order holds its values in that order.
-    else if (keyOf(slot.row.optionValues) !== keyOf(slot.combination)) variant.optionValues = slot.combination;
+    else if (reordered && keyOf(slot.row.optionValues) !== keyOf(slot.combination))
+      variant.optionValues = slot.combination;
     variant.position = position;
     variant.isDefault = slot.isDefault;
     const input = slot.input;

@@ -13,7 +13,8 @@ import { VariantImage } from './variant-image.entity.js';
  */
 @ObjectType({ description: 'A purchasable combination of option values' })
 @Entity()
-@Unique({ properties: ['product', 'optionValues'] })
+// Deferrable: a reordering of the options swaps variants' values within one write (product-variants.ts).
+@Unique({ properties: ['product', 'optionValues'], deferMode: 'immediate' })
 export class ProductVariant {
   @Field(() => Int, { description: 'Variant id' })
   @PrimaryKey({ type: 'integer' })

@@ -4,6 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import Koa, { type Context } from 'koa';
 import helmet from 'koa-helmet';
 import type { Logger } from 'pino';
+import { authenticate } from './auth/api-tokens.js';
 import { RateLimiter, type RateLimitSettings } from './auth/rate-limit.js';
 import { type BulkOptions, createBulkOperations } from './bulk/bulk-operations.js';
 import { postgresIdempotencyStore } from './db/idempotency-store.js';
@@ -12,7 +13,7 @@ import { startApollo } from './graphql/apollo.js';
 import { buildStoreSchema } from './graphql/build-schema.js';
 import { checkColumnCodecs } from './graphql/column-codecs.js';
 import { anonymousRefusal, documentGuard } from './graphql/document-guard.js';
-import { createGateway, type ReplicaRouting } from './graphql/gateway.js';
+import { bearerOf, createGateway, type ReplicaRouting } from './graphql/gateway.js';
 import { graphiqlMiddleware } from './graphql/graphiql.js';
 import { koaApollo } from './graphql/koa-apollo.js';
 import { graphqlReferenceMiddleware } from './graphql/reference-page.js';
@@ -222,12 +223,13 @@ export async function createApp({
   // refused before it.
   app.use(anonymousRefusal);
   app.use((ctx, next) => (ctx.path === '/graphql' ? readBody(ctx, next) : next()));
-  // The database out of reach: the refusal, which needs none, is the answer.
-  const known = (authorization?: string) =>
-    gateway.hasScope(authorization).then(
-      (is) => is === 'ok',
-      () => true,
-    );
+  // Charged one request, as the socket charges a refused document (refusals were lookups without
+  // limit); the database out of reach: the refusal, which needs none, is the answer.
+  const known = async (authorization?: string) => {
+    const secret = bearerOf(authorization);
+    if (!secret) return false;
+    return (await authenticate(orm.em.fork(), secret, gateway.limiter).catch(() => true)) !== null;
+  };
   app.use(documentGuard(known));
   // With tracing on only: a /graphql operation's span (src/observability/graphql-spans.ts).
   if (tracingOn()) app.use(graphqlOperationSpans);

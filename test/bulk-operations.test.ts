@@ -780,8 +780,8 @@ describe('sharing the service', () => {
   });
 
   // Each upload holds a pooled connection while its client sends: trickling uploads took them all.
-  it('receives at most half the pool of uploads at once; one more is a 503 overloaded', async () => {
-    const small = await startTestService({ databaseUrl, poolMax: 2 });
+  it('receives at most a quarter of the pool of uploads at once; one more is a 503 overloaded', async () => {
+    const small = await startTestService({ databaseUrl, poolMax: 4 });
     try {
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));

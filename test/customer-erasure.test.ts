@@ -437,7 +437,7 @@ it('erases the person’s address in copies, never a longer or shorter one of an
     const notes = `was ${others[i]}`;
     expect((await service.send('PATCH', `/api/v1/customers/${other}`, { notes }, undefined, key(i))).status).toBe(200);
   }
-  const quoting = { notes: 'Contact:\nann.ofmany@x.example.' };
+  const quoting = { notes: "Contact:\nann.ofmany@x.example. Was mail='ann.ofmany@x.example'" };
   expect((await service.send('PATCH', `/api/v1/customers/${otherIds[0]}`, quoting, undefined, key(9))).status).toBe(
     200,
   );
@@ -458,7 +458,7 @@ it('erases the person’s address in copies, never a longer or shorter one of an
     expect(replay.body).toMatchObject({ email: others[i], notes: `was ${others[i]}` });
   }
   const replay = await service.send('PATCH', `/api/v1/customers/${otherIds[0]}`, quoting, undefined, key(9));
-  expect(replay.body.notes).toBe(`Contact:\nerased-${ann}@invalid.`);
+  expect(replay.body.notes).toBe(`Contact:\nerased-${ann}@invalid. Was mail='erased-${ann}@invalid'`);
   expect((await resultsOf(service, bulk)).lines[0].body.email).toBe(others[0]);
 }, 30_000);
 

@@ -227,8 +227,8 @@ describe('a record whose fields, repeated under aliases, would exceed the bound'
   const firstProduct = async () => (await db.query<{ id: number }>('select min(id) as id from product')).rows[0].id;
 
   it.each([
-    ['PostgreSQL writes', (id: number) => `{ product(id: ${id}) { id ${repeated} } }`],
-    ['executed', (id: number) => `{ product(id: ${id}) { ...P } } fragment P on Product { id ${repeated} }`],
+    ['a plain selection', (id: number) => `{ product(id: ${id}) { id ${repeated} } }`],
+    ['in a fragment', (id: number) => `{ product(id: ${id}) { ...P } } fragment P on Product { id ${repeated} }`],
   ])(
     'is ANSWER_TOO_LARGE on /graphql, naming the fields (%s)',
     async (_, query) => {
@@ -236,7 +236,7 @@ describe('a record whose fields, repeated under aliases, would exceed the bound'
       expect(res.bytes).toBeLessThan(4096);
       const { errors } = JSON.parse(res.text);
       expect(errors[0]).toMatchObject({ extensions: { code: 'ANSWER_TOO_LARGE', maxBytes: BOUND, field: 'fields' } });
-      expect(errors[0].message).toContain('The record would be more than');
+      expect(errors[0].message).toContain('The answer would be more than');
       await alive();
     },
     60_000,
@@ -445,6 +445,27 @@ describe('5 subscribers replaying the 250 events into sockets that never read', 
     expect(state.ids.slice(0, EVENTS)).toEqual(written);
     ws.terminate();
   }, 90_000);
+
+  // Aliases repeating an event's data (396 KB) 700 times: 277 MB for each `next`.
+  it('answers a subscriber whose aliases repeat the data past the bound ANSWER_TOO_LARGE', async () => {
+    const ws = new WebSocket(`${replaying.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+    sockets.push(ws);
+    const received: { type: string; id?: string; payload?: any }[] = [];
+    ws.on('message', (data) => received.push(JSON.parse(String(data))));
+    await new Promise((resolve) => ws.once('open', resolve));
+    ws.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: `Bearer ${ADMIN}` } }));
+    await until(async () => received.some((m) => m.type === 'connection_ack'), 5000);
+    const repeated = Array.from({ length: 700 }, (_, i) => `a${i}: data`).join(' ');
+    const query = `subscription ($after: Int) { events(after: $after) { id ${repeated} } }`;
+    ws.send(JSON.stringify({ type: 'subscribe', id: 'aliases', payload: { query, variables: { after: head } } }));
+    await until(async () => received.some((m) => m.id === 'aliases'), 30_000);
+    const first = received.find((m) => m.id === 'aliases')!;
+    expect(first.type).toBe('next');
+    expect(first.payload.data).toBeNull();
+    expect(first.payload.errors[0].extensions).toMatchObject({ code: 'ANSWER_TOO_LARGE', field: 'fields' });
+    ws.terminate();
+    await alive(replaying);
+  }, 60_000);
 
   it("keeps that process's peak resident set within npm start's heap cap", () => {
     const peak = peakRssMb(replaying);

@@ -139,6 +139,18 @@ it(
   },
 );
 
+// A document refused by its limits looks its token up (a 401 first for one not valid): each such
+// lookup is a request charged, as the socket charges it, so refusals cannot be sent without limit.
+it('charges a /graphql document refused by its limits one request', async () => {
+  const token = await service.tokenWith(['read_products']);
+  const deep = JSON.stringify({ query: `${'{ a '.repeat(70)}${'}'.repeat(70)}` });
+  const headers = { 'content-type': 'application/json' };
+  for (let i = 0; i < BURST; i++) {
+    expect((await call(i, token, '/graphql', { method: 'POST', headers, body: deep })).status).toBe(400);
+  }
+  expect((await call(0, token)).status).toBe(429);
+});
+
 it('keeps one bucket per token: an exhausted token does not slow another', async () => {
   const [a, b] = await Promise.all([service.tokenWith(['read_products']), service.tokenWith(['read_products'])]);
   await Promise.all(Array.from({ length: BURST + 2 }, (_, i) => call(i, a)));

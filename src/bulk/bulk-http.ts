@@ -90,8 +90,9 @@ async function storeOnce<T>(
   idempotencyKeyOf(ctx); // a key that is not valid is refused before the file is read
   const pool = await (options.orm.em.getConnection().getNativeClient() as Promise<Pool> | Pool);
   // An upload holds a pooled connection for as long as its client sends (up to REQUEST_TIMEOUT_MS):
-  // half the pool at most, as exports, so trickling uploads cannot take every connection.
-  const most = Math.max(1, Math.floor((pool.options.max ?? 10) / 2));
+  // a quarter of the pool at most (exports' snapshots may hold half), so trickling uploads and
+  // exports together leave the rest for everything else.
+  const most = Math.max(1, Math.floor((pool.options.max ?? 10) / 4));
   const held = uploading.get(pool) ?? 0;
   if (held >= most)
     throw Problem.overloaded(`${held} bulk uploads are being received on this process, its most at once`);

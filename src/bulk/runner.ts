@@ -179,8 +179,9 @@ export class BulkRunner {
   /** Applies the held operation's lines from the first without a result, until done, lost or stopped. */
   private async run(held: Held): Promise<void> {
     const form = held.mutation === null ? 'rest' : 'graphql';
-    const lineRun =
-      held.mutation === null ? restLineRun(this.parts.restLines) : graphqlLineRun(this.parts.schema, held.mutation);
+    const lineRunOf = (mutation: string | null) =>
+      mutation === null ? restLineRun(this.parts.restLines) : graphqlLineRun(this.parts.schema, mutation);
+    let lineRun = lineRunOf(held.mutation);
     let processed = held.processedLines;
     const batchSize = this.settings.linesPerTransaction;
     while (!this.stopped) {
@@ -216,7 +217,16 @@ export class BulkRunner {
         const batch = lines.slice(at, at + batchSize);
         const end = await this.runBatch(held, principal, lineRun, form, batch, processed);
         if (end === 'lost') return;
-        if (end === 'revoked' || end === 'reread') break; // the token ends the operation; the lines are read again
+        if (end === 'revoked') break; // the loop's next look at the token ends the operation
+        if (end === 'reread') {
+          // An erasure rewrote the lines, and a GraphQL form's document too: both read again.
+          const [{ mutation }] = await this.orm.em
+            .fork()
+            .getConnection()
+            .execute<{ mutation: string | null }[]>('select mutation from bulk_operation where id = ?', [held.id]);
+          lineRun = lineRunOf(mutation);
+          break;
+        }
         if (end === 'retry') {
           await this.idle(this.settings.pollMs);
           break;

@@ -20,6 +20,10 @@ const UNAVAILABLE_MESSAGE = new RegExp(
     'Client has encountered a connection error',
     'terminating connection',
     'the database system is (starting up|shutting down)',
+    // The driver's own read timeout (mikro-orm.config.ts `query_timeout`): a server that stopped
+    // answering without closing the connection (a paused host, a partition), not a slow query,
+    // which the server's statement timeout ends first.
+    'Query read timeout',
   ].join('|'),
   'i',
 );

@@ -147,11 +147,16 @@ export async function eraseCustomer(
   id: number,
   expected?: ExpectedVersion,
 ): Promise<Customer> {
-  // Running bulk operations first, before any order or customer (a runner's transaction of lines
-  // holds its operation, then writes those): this waits for their transactions under way, so their
-  // results are erased below, and their runners read their lines again once this commits
-  // (src/bulk/runner.ts), never running a line with the data taken out of it.
-  await runPrepared(em, `update bulk_operation set lines_version = lines_version + 1 where status = 'running'`, []);
+  // Bulk operations that may run first, before any order or customer (a runner's transaction of
+  // lines holds its operation, then writes those): this waits for their transactions under way, so
+  // their results are erased below, and their runners read their lines (and document) again once
+  // this commits (src/bulk/runner.ts), never running a line with the data taken out of it. Waiting
+  // ones are held too: a claim skips them (SKIP LOCKED) until this commits, and reads them after.
+  await runPrepared(
+    em,
+    `update bulk_operation set lines_version = lines_version + 1 where status in ('created', 'running')`,
+    [],
+  );
   // An order it placed that has since moved to another customer still holds where and how it was
   // placed (IP, conversion data, card digits): it is locked with the customer's own orders.
   const named = await ordersNamedByEvents(em, id);

@@ -58,12 +58,14 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 
 /**
  * An address as a whole: not inside a longer one. `ann@x.com` is in `joann@x.com` and in
- * `ann@x.com.au`, and `ann@x.co` in `ann@x.com`, each another person's address. Before it, no
- * character an address's local part may hold; after it, none its domain may hold (a dot only when
- * a label follows it: `ann@x.com.` ends a sentence).
+ * `ann@x.com.au`, and `ann@x.co` in `ann@x.com`, each another person's address. Before it, none of
+ * the characters addresses are made of in practice (letters, digits, `.`, `_`, `%`, `+`, `-`), so a
+ * quote, `=`, `/` or a brace before it still lets it be found; or a text escape (`\n` in a GraphQL
+ * document's string). After it, none its domain may hold (a dot only when a label follows it:
+ * `ann@x.com.` ends a sentence).
  */
 const wholeAddress = (email: string) =>
-  new RegExp(`(?<![\\w.!#$%&'*+/=?^\`{|}~-])${escapeRegExp(email)}(?![\\w-]|\\.[\\w-])`, 'gi');
+  new RegExp(`(?:(?<=\\\\[nrtbf])|(?<![\\w.%+-]))${escapeRegExp(email)}(?![\\w-]|\\.[\\w-])`, 'gi');
 
 /** A text (a GraphQL document) with each of the person's e-mail addresses, in any case, replaced by the erased one. */
 export function withErasedEmails(person: ErasedPerson, text: string): string {
@@ -72,18 +74,25 @@ export function withErasedEmails(person: ErasedPerson, text: string): string {
 }
 
 /**
- * A JSON text with the person's addresses erased in its string values, where an address's
- * neighbours are characters, not escapes (`"Contact:\\nann@x.com"` holds one after a newline). The
- * text comes back as it was when nothing changed.
+ * A JSON text with the person's addresses erased in its string values and its object keys (a
+ * json metafield keyed by address), where an address's neighbours are characters, not escapes
+ * (`"Contact:\\nann@x.com"` holds one after a newline). The text comes back as it was when nothing
+ * changed.
  */
 export function withErasedEmailsInJson(person: ErasedPerson, json: string): string {
   let changed = false;
-  const value: unknown = JSON.parse(json, (_key, item: unknown) => {
-    if (typeof item !== 'string') return item;
-    const erased = withErasedEmails(person, item);
-    changed ||= erased !== item;
-    return erased;
-  });
+  const erased = (text: string) => {
+    const after = withErasedEmails(person, text);
+    changed ||= after !== text;
+    return after;
+  };
+  const walk = (value: unknown): unknown => {
+    if (typeof value === 'string') return erased(value);
+    if (Array.isArray(value)) return value.map(walk);
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [erased(key), walk(item)]));
+  };
+  const value = walk(JSON.parse(json));
   return changed ? JSON.stringify(value) : json;
 }
 

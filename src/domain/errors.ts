@@ -75,8 +75,8 @@ export class GoneError extends DomainError {
 
 /**
  * An offset page whose records' JSON would be more than `maxBytes` (src/reads/answer-bytes.ts): the
- * client asks a smaller page or fewer fields; or a record's (`of: 'record'`), whose fields repeated
- * under aliases make it so: fewer fields. Not the fault of one field's value (the same `size`
+ * client asks a smaller page or fewer fields; or an answer's (`of: 'record'`), whose fields
+ * repeated under aliases make it so: fewer fields. Not the fault of one field's value (the same `size`
  * answers on lighter records): 400, not a validation error.
  */
 export class AnswerTooLargeError extends DomainError {
@@ -96,7 +96,7 @@ export class AnswerTooLargeError extends DomainError {
     const most = shared ? `${share}, or` : 'the most one answer holds: ask';
     super(
       of === 'record'
-        ? `The record would be more than ${bound} of JSON, ${most} fewer fields (an alias repeats a field)`
+        ? `The answer would be more than ${bound} of JSON, ${most} fewer fields (an alias repeats a field)`
         : shared
           ? `The page's records would be more than ${bound} of JSON, ${share}, a smaller size, or fewer fields`
           : `The page's records would be more than ${bound} of JSON, the most one answer holds: ` +

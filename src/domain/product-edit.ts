@@ -29,7 +29,14 @@ import {
   replaceManualCollections,
   replaceTextareas,
 } from './product-relations.js';
-import { applyOptions, applyVariants, loadVariantState, planVariants, type VariantState } from './product-variants.js';
+import {
+  applyOptions,
+  applyVariants,
+  loadVariantState,
+  planVariants,
+  VARIANT_COMBINATIONS,
+  type VariantState,
+} from './product-variants.js';
 import { freeSlug, SLUG, slugTaken } from './slug.js';
 
 const SEO_META_LIMIT = 1000;
@@ -88,10 +95,14 @@ function assignScalars(product: Product, input: ProductFields & { title?: string
   if (input.isDraft !== undefined) product.isDraft = input.isDraft;
 }
 
-async function flushProduct(em: EntityManager, seoUrl: string): Promise<void> {
+async function flushProduct(em: EntityManager, seoUrl: string, reordered: boolean): Promise<void> {
   try {
     await em.flush();
+    // The combinations deferred by a reordering, checked now (set back to immediate).
+    if (reordered) await em.execute(`set constraints ${VARIANT_COMBINATIONS} immediate`, [], 'run');
   } catch (error) {
+    if (error instanceof UniqueConstraintViolationException && error.message.includes(VARIANT_COMBINATIONS))
+      throw new ConflictError('Two variants would have the same option values', 'variants');
     // A concurrent write took the URL between our check and ours (its constraint alone: another
     // unique, such as the variants' combinations, is no seo_url's conflict).
     if (error instanceof UniqueConstraintViolationException && error.message.includes('product_seo_url_unique'))
@@ -141,11 +152,11 @@ async function writeProduct(
   if (input.options) applyOptions(em, product, input.options, state);
   const removed = plan.removed.map((variant) => variant.id);
   await retireStock(em, product.id, removed, { reason: 'set', reference: productReference(product.id), actor });
-  await applyVariants(em, product, plan);
+  const reordered = await applyVariants(em, product, plan);
   await replaceTextareas(em, product, input);
   await replaceImages(em, product, input);
   await replaceManualCollections(em, product, input);
-  await flushProduct(em, product.seoUrl);
+  await flushProduct(em, product.seoUrl, reordered);
   return product;
 }
 

@@ -297,12 +297,17 @@ export function applyOptions(em: EntityManager, product: Product, options: Optio
   for (const option of state.options) if (!kept.has(option)) em.remove(option);
 }
 
+/** The unique (product, combination) of variants: deferrable, for a reordering's writes. */
+export const VARIANT_COMBINATIONS = 'product_variant_product_id_option_values_unique';
+
 /**
  * Writes the planned variants: kept rows change in place (omitted fields keep their values), new
  * combinations get new rows, removed ones are deleted (their stock rows cascade; line items keep
- * their snapshot and lose only the link).
+ * their snapshot and lose only the link). Answers whether the options' reordering moved kept
+ * variants' values: their unique combinations are then checked once the write is flushed
+ * (`checkDeferred`), not at the commit, where a violation would be no answer of the write's.
  */
-export async function applyVariants(em: EntityManager, product: Product, plan: VariantPlan): Promise<void> {
+export async function applyVariants(em: EntityManager, product: Product, plan: VariantPlan): Promise<boolean> {
   const withImages = plan.slots.filter((s) => s.row && s.input?.imageIds);
   const currentImages = withImages.length
     ? await em.find(
@@ -315,9 +320,7 @@ export async function applyVariants(em: EntityManager, product: Product, plan: V
   // Values reordered with the options may swap between kept variants, or take a removed one's
   // (deleted after the updates): the combinations are unique at the commit, not row by row.
   const reordered = plan.slots.some((s) => s.row && keyOf(s.row.optionValues) !== keyOf(s.combination));
-  if (reordered) {
-    await em.execute('set constraints product_variant_product_id_option_values_unique deferred', [], 'run');
-  }
+  if (reordered) await em.execute(`set constraints ${VARIANT_COMBINATIONS} deferred`, [], 'run');
   plan.slots.forEach((slot, position) => {
     const variant =
       slot.row ??
@@ -356,4 +359,5 @@ export async function applyVariants(em: EntityManager, product: Product, plan: V
       );
     }
   });
+  return reordered;
 }

@@ -3,6 +3,8 @@ import {
   type DocumentNode,
   type ExecutionResult,
   execute,
+  type FieldNode,
+  type FragmentDefinitionNode,
   GraphQLError,
   type GraphQLInputType,
   type GraphQLSchema,
@@ -11,7 +13,9 @@ import {
   getVariableValues,
   isInputObjectType,
   isListType,
+  Kind,
   type OperationDefinitionNode,
+  type SelectionSetNode,
   typeFromAST,
   valueFromASTUntyped,
 } from 'graphql';
@@ -56,9 +60,7 @@ export function compiledExecutor(schema: GraphQLSchema) {
       const error =
         done.data === undefined && done.errors?.length && variableError(schema, document, operationName, variables);
       if (error) return { errors: [error] };
-      const tooLarge = done.data ? answerTooLarge(done.data) : undefined;
-      if (!tooLarge) return done;
-      return { data: null, errors: [new GraphQLError(tooLarge.message, { originalError: tooLarge })] };
+      return boundedAnswer(document, operationName, done);
     };
     return 'then' in result ? result.then(refused) : refused(result);
   };
@@ -91,6 +93,59 @@ export function compiledExecutor(schema: GraphQLSchema) {
       | ExecutionResult;
     return 'then' in result ? result.then(withPlainErrors) : withPlainErrors(result);
   }
+}
+
+/** Per operation: whether it selects a field under two response keys (aliases) somewhere. */
+const repeating = new WeakMap<OperationDefinitionNode, boolean>();
+
+function repeatsAField(document: DocumentNode, operation: OperationDefinitionNode): boolean {
+  let repeats = repeating.get(operation);
+  if (repeats !== undefined) return repeats;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  // A selection set's fields with fragments spread in, each fragment once (validation refuses cycles).
+  const fieldsOf = (set: SelectionSetNode | undefined, seen: Set<string>, into: FieldNode[] = []): FieldNode[] => {
+    for (const selection of set?.selections ?? []) {
+      if (selection.kind === Kind.FIELD) into.push(selection);
+      else if (selection.kind === Kind.INLINE_FRAGMENT) fieldsOf(selection.selectionSet, seen, into);
+      else if (!seen.has(selection.name.value)) {
+        seen.add(selection.name.value);
+        fieldsOf(fragments.get(selection.name.value)?.selectionSet, seen, into);
+      }
+    }
+    return into;
+  };
+  const repeatsIn = (set: SelectionSetNode | undefined): boolean => {
+    const keys = new Map<string, string>();
+    const fields = fieldsOf(set, new Set());
+    for (const field of fields) {
+      const key = field.alias?.value ?? field.name.value;
+      const known = keys.get(field.name.value);
+      if (known !== undefined && known !== key) return true;
+      keys.set(field.name.value, key);
+    }
+    return fields.some((field) => repeatsIn(field.selectionSet));
+  };
+  repeats = repeatsIn(operation.selectionSet);
+  repeating.set(operation, repeats);
+  return repeats;
+}
+
+/**
+ * The answer, or its refusal (ANSWER_TOO_LARGE) when its operation repeats a field under aliases and
+ * its JSON would be over the answer's bound: aliases multiply values that no statement measured
+ * (src/reads/answer-bytes.ts `answerTooLarge`). Every carrier's answer passes here before it is
+ * serialised: the executor's (HTTP, REST, bulk lines) and the subscription socket's `next`.
+ */
+export function boundedAnswer(
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  done: ExecutionResult,
+): ExecutionResult {
+  const operation = done.data ? getOperationAST(document, operationName) : null;
+  const tooLarge = operation && repeatsAField(document, operation) ? answerTooLarge(done.data) : undefined;
+  if (!tooLarge) return done;
+  return { data: null, errors: [new GraphQLError(tooLarge.message, { originalError: tooLarge })] };
 }
 
 /**

@@ -29,6 +29,8 @@ export const OVERLOADED = 'OVERLOADED';
 /** The busy service's message, and the seconds its `Retry-After` asks for, on every edge. */
 export const OVERLOADED_MESSAGE = 'The service is busy; retry shortly';
 export const OVERLOADED_RETRY_AFTER = '1';
+/** Admission control's refusal (src/http/admission.ts), on HTTP and the subscription socket alike. */
+export const ADMISSION_FULL_MESSAGE = 'The service is at its limit of concurrent requests; retry shortly';
 
 /** An offset page whose records' JSON would exceed the answer's bound (src/reads/answer-bytes.ts): 400. */
 export const ANSWER_TOO_LARGE = 'ANSWER_TOO_LARGE';

@@ -56,7 +56,7 @@ const shapes = new WeakMap<DocumentNode, Map<string | Rendering, PassthroughShap
  * fields. A field repeated under aliases is executed: PostgreSQL would write its value once per
  * alias before the answer's size could be measured (700 aliases of a product's 396 KB of
  * textareas took it past the statement timeout), where execution measures it as it goes
- * (answer-size.ts).
+ * (compiled-execution.ts `boundedAnswer`).
  */
 function plainFields(set: SelectionSetNode | undefined): FieldNode[] {
   const fields: FieldNode[] = [];

@@ -60,15 +60,14 @@ export function createRequestContexts(
   }
 
   /** Whether the bearer token holds the scope (for endpoints outside GraphQL, e.g. /metrics). */
-  /** Whether `authorization` names a live token holding `scope` (any scope when none is named); nothing is charged. */
   async function hasScope(
     authorization: string | undefined,
-    scope?: Scope,
+    scope: Scope,
   ): Promise<'ok' | 'unauthenticated' | 'forbidden'> {
     const secret = bearerOf(authorization);
     const authentication = secret ? await authenticate(orm.em.fork(), secret) : null;
     if (!authentication) return 'unauthenticated';
-    return scope === undefined || authentication.principal.scopes.has(scope) ? 'ok' : 'forbidden';
+    return authentication.principal.scopes.has(scope) ? 'ok' : 'forbidden';
   }
 
   return { contextFor, hasScope };

@@ -83,7 +83,14 @@ export function createSnapshots(
     let opened!: (connection: Kysely<unknown>) => void;
     const open = new Promise<Kysely<unknown>>((resolve) => (opened = resolve));
     const held = (em.getConnection().getClient() as Kysely<unknown>).connection().execute(async (connection) => {
-      await connection.executeQuery(CompiledQuery.raw('begin isolation level repeatable read read only'));
+      // An export reads its next chunk only once its client took the last: a slow, steady reader
+      // leaves the snapshot idle in its transaction longer than the pool's bound (60 s), which
+      // PostgreSQL ended mid-export. Its stall cut (open-exports.ts) bounds a reader that stops.
+      await connection.executeQuery(
+        CompiledQuery.raw(
+          'begin isolation level repeatable read read only; set local idle_in_transaction_session_timeout = 0',
+        ),
+      );
       opened(connection);
       await finished;
       await connection.executeQuery(CompiledQuery.raw('rollback'));

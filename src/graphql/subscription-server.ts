@@ -1,7 +1,14 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { type DocumentNode, GraphQLError, type GraphQLSchema, getOperationAST, OperationTypeNode } from 'graphql';
+import {
+  type DocumentNode,
+  type ExecutionResult,
+  GraphQLError,
+  type GraphQLSchema,
+  getOperationAST,
+  OperationTypeNode,
+} from 'graphql';
 import { type Context, handleProtocols, type SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -10,13 +17,12 @@ import { ConnectionSlots } from '../auth/connection-slots.js';
 import { RATE_LIMITED, type RateLimiter, rateLimitedMessage } from '../auth/rate-limit.js';
 import { isDatabaseUnavailable, isPoolExhausted, isStatementTimeout } from '../db/database-errors.js';
 import { EventWakeups } from '../db/event-wakeups.js';
-import { type Admitted, OVERLOADED_MESSAGE } from '../http/admission.js';
 import { logger } from '../logger.js';
 import type { GraphQLContext } from '../resolvers/context.js';
 import { Loaders } from '../resolvers/loaders.js';
-import { variableError } from './compiled-execution.js';
+import { boundedAnswer, variableError } from './compiled-execution.js';
 import { parseOperation, sourceRefusal } from './document-guard.js';
-import { OVERLOADED } from './error-codes.js';
+import { ADMISSION_FULL_MESSAGE, OVERLOADED } from './error-codes.js';
 import { formatError } from './format-error.js';
 import { bearerOf } from './gateway.js';
 import { operationCost } from './operation-cost.js';
@@ -28,6 +34,12 @@ import { databaseUnavailableError } from './token-refusals.js';
 const RECHECK_MS = 5000;
 /** How long shutdown waits for closed sockets to give their places back (a row left behind expires anyway). */
 const RELEASE_WAIT_MS = 3000;
+
+/**
+ * Runs work within the process's admission slots, as HTTP requests take them (src/http/admission.ts
+ * `run`, given by src/server.ts); undefined when no slot came in time.
+ */
+type Admitted = <T>(secret: string | null | undefined, work: () => Promise<T>) => Promise<T | undefined>;
 
 /**
  * What a connection keeps: its caller, its place in `subscription_connection` (src/auth/connection-slots.ts),
@@ -270,7 +282,7 @@ export async function startSubscriptionServer(
           // messages (each a token lookup) queues there, not on the database pool.
           const secret = bearerOf(authorizationOf(ctx.connectionParams));
           const admittedNow = await admitted(secret, () => admit(ctx, secret));
-          if (admittedNow === undefined) ctx.extra.socket.close(1013, OVERLOADED_MESSAGE);
+          if (admittedNow === undefined) ctx.extra.socket.close(1013, ADMISSION_FULL_MESSAGE);
           return admittedNow ?? false;
         } catch (error) {
           if (!isDatabaseUnavailable(error) && !isPoolExhausted(error) && !isStatementTimeout(error)) throw error;
@@ -289,7 +301,7 @@ export async function startSubscriptionServer(
           return [new GraphQLError(message, { extensions: { code: RATE_LIMITED } })];
         }
         ctx.extra.waiting = (ctx.extra.waiting ?? 0) + 1;
-        const overloaded = [new GraphQLError(OVERLOADED_MESSAGE, { extensions: { code: OVERLOADED } })];
+        const overloaded = [new GraphQLError(ADMISSION_FULL_MESSAGE, { extensions: { code: OVERLOADED } })];
         const turn = (ctx.extra.subscribing ?? Promise.resolve())
           .then(async () => (await admitted(ctx.extra.secret, () => subscribe(ctx, id, payload))) ?? overloaded)
           .finally(() => {
@@ -303,8 +315,13 @@ export async function startSubscriptionServer(
         await endSubscription(ctx, id);
         return errors.map((e) => formatError(e.toJSON(), e));
       },
-      onNext: (_ctx, _id, _payload, _args, result) =>
-        result.errors ? { ...result, errors: result.errors.map((e) => formatError(e.toJSON(), e)) } : undefined,
+      // Each `next` bounded as any answer is before it is serialised (aliases repeating an event's data).
+      onNext: (_ctx, _id, _payload, args, result) => {
+        const bounded = boundedAnswer(args.document, args.operationName, result as ExecutionResult);
+        return bounded.errors
+          ? { ...bounded, errors: bounded.errors.map((e) => formatError(e.toJSON(), e)) }
+          : undefined;
+      },
       async onClose(ctx) {
         await release(ctx);
         if (--unreleased === 0) drained?.();

@@ -3,7 +3,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Context, Next } from 'koa';
 import { Counter, Gauge } from 'prom-client';
 import { hashSecret } from '../auth/api-tokens.js';
-import { OVERLOADED } from '../graphql/error-codes.js';
+import { ADMISSION_FULL_MESSAGE, OVERLOADED } from '../graphql/error-codes.js';
 import { bearerOf } from '../graphql/gateway.js';
 import { registry } from '../observability/metrics.js';
 import { Problem } from '../rest/problem.js';
@@ -81,8 +81,6 @@ function tokenOf(ctx: Context): string {
   return secret ? hashSecret(secret) : '';
 }
 
-export const OVERLOADED_MESSAGE = 'The service is at its limit of concurrent requests; retry shortly';
-
 /** Told of each request admitted and each done: bulk work yields while any runs (src/bulk/interactive-gate.ts). */
 export interface AdmissionWatcher {
   enter(): void;
@@ -123,7 +121,7 @@ export function admission(limits: AdmissionLimits, watcher?: AdmissionWatcher) {
 
   function refuse(ctx: Context) {
     refused.inc();
-    const problem = Problem.overloaded(OVERLOADED_MESSAGE);
+    const problem = Problem.overloaded(ADMISSION_FULL_MESSAGE);
     ctx.status = 503;
     ctx.set(problem.headers);
     if (ctx.path === '/graphql') {
@@ -198,6 +196,3 @@ export function admission(limits: AdmissionLimits, watcher?: AdmissionWatcher) {
   };
   return Object.assign(middleware, { run });
 }
-
-/** Work run within the process's admission slots (see admission's `run`). */
-export type Admitted = ReturnType<typeof admission>['run'];

@@ -82,31 +82,19 @@ export function wholePage(aggregate: string): string {
   return `case when bool_or(not b.kept) then null else ${aggregate} end`;
 }
 
-/** The refusal of an offset page (or a record: `of`) over the bound of `request`'s pages. */
-export function overBound(request: object, of: 'page' | 'record' = 'page'): never {
-  throw new AnswerTooLargeError(pageBound(request), shares.has(request), of);
-}
-
-/**
- * Records' statement (`rows`: one column, `r`, each record's JSON) with their JSON left out when,
- * all together, they are over the bound of `request`'s pages, `over` saying so (overBound refuses
- * them). A record's fields can repeat under aliases (a product's textareas 700 times: 277 MB),
- * where a page's records are measured by `measuredRows`.
- */
-export function measuredRecords(rows: string, request: object): string {
-  const over = `sum(octet_length(j.r)) over () > ${pageBound(request)}`;
-  return (
-    `select case when o.over then null else o.r end as r, o.over ` +
-    `from (select j.r, ${over} as over from (${rows}) j) o`
-  );
+/** The refusal of an offset page over the bound of `request`'s pages. */
+export function overBound(request: object): never {
+  throw new AnswerTooLargeError(pageBound(request), shares.has(request));
 }
 
 /**
  * The refusal of an executed answer (`data`) whose JSON would be over the answer's bound, or
  * undefined. Its values are counted as they are walked, never past the bound: aliases repeat a
  * record's values without their bytes being measured anywhere else (700 aliases of a product's
- * 396 KB of textareas is 277 MB to serialise, which took the process down). Strings count their
- * UTF-8 bytes (their length when short: within a few bytes), keys and punctuation a little each.
+ * 396 KB of textareas is 277 MB to serialise, which took the process down). Asked only of an
+ * operation that repeats a field under aliases (src/graphql/compiled-execution.ts): any other
+ * answer's records were measured by the statements that read them. Strings count their UTF-8 bytes
+ * (their length when short), the rest as JSON writes it, escapes aside.
  */
 export function answerTooLarge(data: unknown): AnswerTooLargeError | undefined {
   let left = maxBytes;
@@ -114,9 +102,9 @@ export function answerTooLarge(data: unknown): AnswerTooLargeError | undefined {
   while (stack.length) {
     const value = stack.pop();
     if (typeof value === 'string') left -= 2 + (value.length < 64 ? value.length : Buffer.byteLength(value));
-    else if (value === null || typeof value !== 'object') left -= 8;
+    else if (value === null || typeof value !== 'object') left -= String(value).length;
     else if (Array.isArray(value)) {
-      left -= 2 + value.length;
+      left -= 1 + value.length;
       for (const item of value) stack.push(item);
     } else {
       for (const [key, item] of Object.entries(value)) {

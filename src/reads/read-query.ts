@@ -5,7 +5,7 @@ import { type Companion, runPrepared } from '../db/prepared-statements.js';
 import { NotFoundError } from '../domain/errors.js';
 import { isEmptyWhere, orderByOf, type Page } from '../domain/listing.js';
 import type { SortTerm } from '../schema/pagination.js';
-import { KEPT, measuredRecords, measuredRows, overBound, pageBound, wholePage } from './answer-bytes.js';
+import { KEPT, measuredRows, overBound, pageBound, wholePage } from './answer-bytes.js';
 import { rowObject } from './json-writer.js';
 import { orderSql, pageStatements } from './page-statements.js';
 import { planFor, primaryKey, tableOf } from './read-plan.js';
@@ -207,9 +207,7 @@ export async function readByIds(
   const key = primaryKey(meta, 'r0');
   const from = `from ${tableOf(meta)} r0 where ${key.column} ${match}`;
   if (!page) {
-    const records = measuredRecords(`select ${rowSql(em, type, selection)} ${from}`, em);
-    const read = await runPrepared<{ r: string; over: boolean }>(em, records, params);
-    if (read[0]?.over) overBound(em, 'record');
+    const read = await runPrepared<{ r: string }>(em, `select ${rowSql(em, type, selection)} ${from}`, params);
     return inIdOrder(read.map(parsed), key.property, ids);
   }
   // The rows of an offset page (`Collection.products`): measured in id order, those past the
@@ -261,11 +259,13 @@ export async function readRecord(
   const answer = asked?.type === type && asked.asked === selection ? asked : undefined;
   if (answer) answerRecords.delete(em);
   const meta = em.getMetadata().getByClassName(type);
-  const key = primaryKey(meta, 'r0').column;
-  const record = `select ${itemOf(em, type, selection, answer)} from ${tableOf(meta)} r0 where ${key} = ?`;
-  const [row] = await runPrepared<{ r: string; over: boolean }>(em, measuredRecords(record, em), [id], answer?.check);
+  const [row] = await runPrepared<{ r: string }>(
+    em,
+    `select ${itemOf(em, type, selection, answer)} from ${tableOf(meta)} r0 where ${primaryKey(meta, 'r0').column} = ?`,
+    [id],
+    answer?.check,
+  );
   if (!row) throw new NotFoundError(type, id);
-  if (row.over) overBound(em, 'record');
   if (!answer) return parsed(row).r;
   answer.record = row.r;
   return {};

@@ -166,6 +166,24 @@ it('counts subscriptions over both instances, and an ended one frees its place',
   await until(token.id, [1, 0]);
 }, 60_000);
 
+// Heartbeats that failed for a while (a failover) let a live socket's row expire; a purge deleted it,
+// and every later subscribe of that socket was refused as over the limit.
+it('lets a live socket whose row expired and was purged subscribe again', async () => {
+  const token = await newToken();
+  const client = await connected(a, token.secret);
+  await until(token.id, [1, 0]);
+  await pool.query("update subscription_connection set expires_at = now() - interval '1 minute' where token_id = $1", [
+    token.id,
+  ]);
+  await pool.query('delete from subscription_connection where token_id = $1', [token.id]);
+  const running = subscribe(client);
+  const settled = await Promise.race([running.refused, new Promise((r) => setTimeout(() => r('running'), 1000))]);
+  expect(settled).toBe('running');
+  await until(token.id, [1, 1]);
+  running.stop();
+  await client.dispose();
+}, 30_000);
+
 it('holds the limit over the workers of WEB_CONCURRENCY=2 (each worker counts in the same table)', async () => {
   const workers = await startServerProcess(databaseUrl, ADMIN, {
     ...LIMITS,

@@ -26,10 +26,20 @@ insert into subscription_connection (id, token_id, instance, expires_at)
   where (select count(*) from ${LIVE}) < ?::int
   returning id`;
 
-const SUBSCRIBE = `${PURGE_EXPIRED}
-update subscription_connection set subscriptions = subscriptions + 1
-  where id = ?::uuid and (select coalesce(sum(subscriptions), 0) from ${LIVE}) < ?::int
-  returning subscriptions`;
+/**
+ * One more subscription on a live connection. Its own row is never purged here, and made again
+ * when it is gone: heartbeats that failed for a while (a failover, a busy pool) let it expire, and
+ * a purge then deleted it, after which every later subscribe of the socket was refused as over
+ * the limit, for as long as the socket lived.
+ */
+const SUBSCRIBE = `with purged as (
+  delete from subscription_connection where token_id = ?::int and expires_at <= now() and id <> ?::uuid)
+insert into subscription_connection (id, token_id, instance, expires_at, subscriptions)
+  select ?::uuid, ?::int, ?, now() + make_interval(secs => ?::float8), 1
+  where (select coalesce(sum(subscriptions), 0) from ${LIVE}) < ?::int
+on conflict (id) do update set subscriptions = subscription_connection.subscriptions + 1,
+  expires_at = excluded.expires_at
+returning subscriptions`;
 
 const UNSUBSCRIBE = `update subscription_connection set subscriptions = greatest(subscriptions - 1, 0)
   where id = ?::uuid`;
@@ -125,7 +135,8 @@ export class ConnectionSlots {
 
   /** One more running subscription on the connection, unless the token runs `limit` already. */
   async subscribe(connection: string, tokenId: number, limit: number): Promise<boolean> {
-    return (await this.admit(tokenId, SUBSCRIBE, [connection, tokenId, limit])).length > 0;
+    const params = [connection, connection, tokenId, this.instance, this.ttlSeconds, tokenId, limit];
+    return (await this.admit(tokenId, SUBSCRIBE, params)).length > 0;
   }
 
   async unsubscribe(connection: string): Promise<void> {

@@ -225,12 +225,15 @@ export async function createApp({
   app.use((ctx, next) => (ctx.path === '/graphql' ? readBody(ctx, next) : next()));
   // Charged one request, as the socket charges a refused document (refusals were lookups without
   // limit); the database out of reach: the refusal, which needs none, is the answer.
-  const known = async (authorization?: string) => {
+  const check = async (authorization?: string) => {
     const secret = bearerOf(authorization);
-    if (!secret) return false;
-    return (await authenticate(orm.em.fork(), secret, gateway.limiter).catch(() => true)) !== null;
+    const token = secret
+      ? await authenticate(orm.em.fork(), secret, gateway.limiter).catch(() => 'valid' as const)
+      : null;
+    if (token === null) return 'unknown' as const;
+    return token !== 'valid' && token.limit && !token.limit.allowed ? token.limit : ('valid' as const);
   };
-  app.use(documentGuard(known));
+  app.use(documentGuard(check));
   // With tracing on only: a /graphql operation's span (src/observability/graphql-spans.ts).
   if (tracingOn()) app.use(graphqlOperationSpans);
   app.use((ctx, next) => (ctx.path === '/graphql' ? graphql(ctx, next) : next()));

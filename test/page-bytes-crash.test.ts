@@ -279,6 +279,12 @@ describe('a record whose fields, repeated under aliases, would exceed the bound'
   it.each([
     ['a plain selection', (id: number) => `{ product(id: ${id}) { id ${repeated} } }`],
     ['in a fragment', (id: number) => `{ product(id: ${id}) { ...P } } fragment P on Product { id ${repeated} }`],
+    // One field given again and again, each time with another alias below it: merged, one field of 50 (20 MB).
+    [
+      'below a field given 50 times',
+      (id: number) =>
+        `{ product(id: ${id}) { id ${Array.from({ length: 50 }, (_, i) => `textareas { a${i}: text }`).join(' ')} } }`,
+    ],
   ])(
     'is ANSWER_TOO_LARGE on /graphql, naming the fields (%s)',
     async (_, query) => {

@@ -149,6 +149,10 @@ it('charges a /graphql document refused by its limits one request', async () => 
     expect((await call(i, token, '/graphql', { method: 'POST', headers, body: deep })).status).toBe(400);
   }
   expect((await call(0, token)).status).toBe(429);
+  const refused = await call(1, token, '/graphql', { method: 'POST', headers, body: deep });
+  expect(refused.status).toBe(429);
+  expect(refused.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+  expect(refused.headers.get('retry-after')).toBeTruthy();
 });
 
 it('keeps one bucket per token: an exhausted token does not slow another', async () => {

@@ -35,8 +35,9 @@ insert into subscription_connection (id, token_id, instance, expires_at)
 const SUBSCRIBE = `with purged as (
   delete from subscription_connection where token_id = ?::int and expires_at <= now() and id <> ?::uuid)
 insert into subscription_connection (id, token_id, instance, expires_at, subscriptions)
-  select ?::uuid, ?::int, ?, now() + make_interval(secs => ?::float8), 1
-  where (select coalesce(sum(subscriptions), 0) from ${LIVE}) < ?::int
+  select ?::uuid, ?::int, ?, now() + make_interval(secs => ?::float8), ?::int + 1
+  where (select coalesce(sum(subscriptions), 0) from subscription_connection
+    where token_id = ?::int and (expires_at > now() or id = ?::uuid)) < ?::int
 on conflict (id) do update set subscriptions = subscription_connection.subscriptions + 1,
   expires_at = excluded.expires_at
 returning subscriptions`;
@@ -133,10 +134,17 @@ export class ConnectionSlots {
     return undefined;
   }
 
-  /** One more running subscription on the connection, unless the token runs `limit` already. */
-  async subscribe(connection: string, tokenId: number, limit: number): Promise<boolean> {
-    const params = [connection, connection, tokenId, this.instance, this.ttlSeconds, tokenId, limit];
-    return (await this.admit(tokenId, SUBSCRIBE, params)).length > 0;
+  /**
+   * One more running subscription on the connection (`running`: those it runs already), unless the
+   * token runs `limit` already. A connection closed meanwhile takes none (its row is not made again).
+   */
+  async subscribe(connection: string, tokenId: number, limit: number, running: number): Promise<boolean> {
+    if (!this.open.has(connection)) return false;
+    const params = [connection, connection, tokenId, this.instance, this.ttlSeconds, running];
+    const rows = await this.admit(tokenId, SUBSCRIBE, [...params, tokenId, connection, limit]);
+    // Closed while the statement ran: its row (made again, perhaps) goes with it.
+    if (!this.open.has(connection)) await this.close(connection);
+    return rows.length > 0;
   }
 
   async unsubscribe(connection: string): Promise<void> {

@@ -57,15 +57,20 @@ export function recordOfPath(path: string): { kind: ErasedKind; id: number } | u
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * An address as a whole: not inside a longer one. `ann@x.com` is in `joann@x.com` and in
- * `ann@x.com.au`, and `ann@x.co` in `ann@x.com`, each another person's address. Before it, none of
- * the characters addresses are made of in practice (letters, digits, `.`, `_`, `%`, `+`, `-`), so a
- * quote, `=`, `/` or a brace before it still lets it be found; or a text escape (`\n` in a GraphQL
- * document's string). After it, none its domain may hold (a dot only when a label follows it:
- * `ann@x.com.` ends a sentence).
+ * An address as a whole: not inside a longer one. `ann@x.com` is in `joann@x.com`,
+ * `o'ann@x.com` and `ann@x.com.au`, and `ann@x.co` in `ann@x.com`, each another person's address.
+ * Before it: no letter, digit, `.`, `_`, `%`, `+` or `-`, nor another character an address may hold
+ * (`'`, `=`, `&`, …) right after one of those; so a quote, `=` or brace that opens a token still lets
+ * it be found (`mail='ann@x.com'`), as does a text escape (`\n` in a GraphQL document's string).
+ * After it, none its domain may hold (a dot only when a label follows it: `ann@x.com.` ends a
+ * sentence).
  */
 const wholeAddress = (email: string) =>
-  new RegExp(`(?:(?<=\\\\[nrtbf])|(?<![\\w.%+-]))${escapeRegExp(email)}(?![\\w-]|\\.[\\w-])`, 'gi');
+  new RegExp(
+    "(?:(?<=\\\\[nrtbf])|(?<![\\w.%+-])(?<![\\w.%+-][!#$%&'*/=?^`{|}~]))" +
+      `${escapeRegExp(email)}(?![\\w-]|\\.[\\w-])`,
+    'gi',
+  );
 
 /** A text (a GraphQL document) with each of the person's e-mail addresses, in any case, replaced by the erased one. */
 export function withErasedEmails(person: ErasedPerson, text: string): string {

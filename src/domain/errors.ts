@@ -88,15 +88,18 @@ export class AnswerTooLargeError extends DomainError {
   constructor(
     readonly maxBytes: number,
     shared = false,
-    of: 'page' | 'record' = 'page',
+    of: 'page' | 'record' | 'mutation' = 'page',
   ) {
     const mib = 1024 * 1024;
     const bound = maxBytes % mib === 0 ? `${maxBytes / mib} MiB` : `${maxBytes} bytes`;
     const share = "its share of what one answer holds (the operation's root fields share it): ask fewer root fields";
     const most = shared ? `${share}, or` : 'the most one answer holds: ask';
     super(
-      of === 'record'
-        ? `The answer would be more than ${bound} of JSON, ${most} fewer fields (an alias repeats a field)`
+      of !== 'page'
+        ? `The answer would be more than ${bound} of JSON, ${most} fewer fields (an alias repeats a field)` +
+            (of === 'mutation'
+              ? '. The change was made (but not by a bulk line, which is rolled back): read it back'
+              : '')
         : shared
           ? `The page's records would be more than ${bound} of JSON, ${share}, a smaller size, or fewer fields`
           : `The page's records would be more than ${bound} of JSON, the most one answer holds: ` +

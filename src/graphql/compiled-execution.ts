@@ -15,6 +15,7 @@ import {
   isListType,
   Kind,
   type OperationDefinitionNode,
+  OperationTypeNode,
   type SelectionSetNode,
   typeFromAST,
   valueFromASTUntyped,
@@ -115,18 +116,23 @@ function repeatsAField(document: DocumentNode, operation: OperationDefinitionNod
     }
     return into;
   };
-  const repeatsIn = (set: SelectionSetNode | undefined): boolean => {
-    const keys = new Map<string, string>();
-    const fields = fieldsOf(set, new Set());
-    for (const field of fields) {
-      const key = field.alias?.value ?? field.name.value;
-      const known = keys.get(field.name.value);
-      if (known !== undefined && known !== key) return true;
-      keys.set(field.name.value, key);
+  // Fields of one response key merge before they run (`textareas { a1: text } textareas { a2: text }`
+  // is one `textareas` selecting both): their selection sets are judged together.
+  const repeatsIn = (sets: readonly (SelectionSetNode | undefined)[]): boolean => {
+    const keyOfName = new Map<string, string>();
+    const byKey = new Map<string, (SelectionSetNode | undefined)[]>();
+    for (const set of sets) {
+      for (const field of fieldsOf(set, new Set())) {
+        const key = field.alias?.value ?? field.name.value;
+        const known = keyOfName.get(field.name.value);
+        if (known !== undefined && known !== key) return true;
+        keyOfName.set(field.name.value, key);
+        byKey.set(key, [...(byKey.get(key) ?? []), field.selectionSet]);
+      }
     }
-    return fields.some((field) => repeatsIn(field.selectionSet));
+    return [...byKey.values()].some((merged) => repeatsIn(merged));
   };
-  repeats = repeatsIn(operation.selectionSet);
+  repeats = repeatsIn([operation.selectionSet]);
   repeating.set(operation, repeats);
   return repeats;
 }
@@ -143,7 +149,10 @@ export function boundedAnswer(
   done: ExecutionResult,
 ): ExecutionResult {
   const operation = done.data ? getOperationAST(document, operationName) : null;
-  const tooLarge = operation && repeatsAField(document, operation) ? answerTooLarge(done.data) : undefined;
+  const tooLarge =
+    operation && repeatsAField(document, operation)
+      ? answerTooLarge(done.data, operation.operation === OperationTypeNode.MUTATION)
+      : undefined;
   if (!tooLarge) return done;
   return { data: null, errors: [new GraphQLError(tooLarge.message, { originalError: tooLarge })] };
 }

@@ -1,10 +1,11 @@
 import { type DocumentNode, GraphQLError, type GraphQLSchema, parse, specifiedRules, validate } from 'graphql';
 import type { Context, Next } from 'koa';
+import { type RateLimitState, rateLimitHeaders } from '../auth/rate-limit.js';
 import { hasTooManyKeys, inputProblems, tooManyKeys } from '../domain/input-limits.js';
 import { fieldSummary, reportedFields } from '../domain/reported-fields.js';
 import { badInput, formatError } from './format-error.js';
 import { bearerOf } from './request-context.js';
-import { BEARER_CHALLENGE, unauthenticatedError } from './token-refusals.js';
+import { BEARER_CHALLENGE, rateLimitedError, unauthenticatedError } from './token-refusals.js';
 
 /**
  * Brackets (`{`, `(`, `[`) a `/graphql` document may nest before it is even parsed. graphql-js
@@ -87,11 +88,14 @@ export function parseOperation(schema: GraphQLSchema, source: string): DocumentN
 
 /**
  * `sourceRefusal` for a POST or GET of `/graphql`, before Apollo parses anything: a 400 with the
- * refusal. The token comes first, as on every carrier: a refused document of a token that is not
- * valid (`known` asks, charging nothing) is its 401. A document that passes has its token checked
- * with its operation (request-context.ts), often by the read's own statement.
+ * refusal. The token comes first, as on every carrier: a refused document is checked and charged
+ * one request (`check`, as the socket charges a refused document): a token that is not valid gets
+ * its 401, an empty bucket its 429. A document that passes has its token checked with its
+ * operation (request-context.ts), often by the read's own statement.
  */
-export const documentGuard = (known: (authorization: string | undefined) => Promise<boolean>) =>
+export const documentGuard = (
+  check: (authorization: string | undefined) => Promise<'valid' | 'unknown' | RateLimitState>,
+) =>
   async function guard(ctx: Context, next: Next) {
     if (ctx.path !== '/graphql' || (ctx.method !== 'POST' && ctx.method !== 'GET')) return next();
     const body = 'body' in ctx.request ? ctx.request.body : undefined;
@@ -109,10 +113,19 @@ export const documentGuard = (known: (authorization: string | undefined) => Prom
     }
     const refusal = sourceRefusal(params.query, variables);
     if (!refusal) return next();
-    if (!(await known(ctx.get('authorization') || undefined))) return unauthenticated(ctx);
+    const token = await check(ctx.get('authorization') || undefined);
+    if (token === 'unknown') return unauthenticated(ctx);
+    if (token !== 'valid') {
+      const error = rateLimitedError(token);
+      ctx.status = 429;
+      ctx.set(rateLimitHeaders(token));
+      ctx.type = 'application/json';
+      ctx.body = { errors: [formatError(error.toJSON(), error)] };
+      return;
+    }
     ctx.status = 400;
     ctx.type = 'application/json';
-    // Refused before any charge.
+    // Its one request was charged with the token's check: nothing more.
     ctx.body = { errors: [{ message: refusal.message, extensions: refusal.extensions }], extensions: { cost: 0 } };
   };
 

@@ -249,7 +249,8 @@ export async function startSubscriptionServer(
       // errors, never a `next` of them).
       const badVariables = variableError(schema, guarded.document, payload.operationName, payload.variables ?? {});
       if (badVariables) return [badVariables];
-      if (!(await slots.subscribe(slot, principal.tokenId, limits.subscriptionsPerToken))) {
+      const running = ctx.extra.running?.size ?? 0;
+      if (!(await slots.subscribe(slot, principal.tokenId, limits.subscriptionsPerToken, running))) {
         const limit = limits.subscriptionsPerToken;
         return refusal(`Too many subscriptions: a token may run ${limit} at once over all instances`);
       }

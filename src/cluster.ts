@@ -4,7 +4,7 @@ import { openDatabase } from './db/database.js';
 import { watchHandoffs } from './http/cluster-handoffs.js';
 import { logger } from './logger.js';
 import { answerMetricsRequests } from './observability/metrics.js';
-import { prepareStore, type RunningService } from './server.js';
+import { prepareStore, type RunningService, withFirstToken } from './server.js';
 
 export interface RunningCluster extends Pick<RunningService, 'url' | 'seeded' | 'firstToken'> {
   /** Stops every worker (each drains its requests), then the database the primary started. */
@@ -88,6 +88,6 @@ export async function startCluster(config: Config): Promise<RunningCluster> {
     return { url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`, seeded, firstToken, stop };
   } catch (error) {
     await stop();
-    throw error;
+    throw withFirstToken(error, firstToken);
   }
 }

@@ -61,10 +61,15 @@ const schema = z.object({
   EMBEDDED_PG_PORT: port.default(0),
   SEED_DEMO: bool.default(true),
   SEED: z.coerce.number().int().min(0).default(1),
-  // Any secret a bearer header can carry (one word): the start-up contract honours what it is given.
+  // Any secret a bearer header can carry (one word of visible ASCII): the start-up contract honours
+  // what it is given. A letter such as `€` is sent as UTF-8 bytes that Node reads back as Latin-1:
+  // such a token could never be presented over HTTP (the socket's JSON would take it).
   ADMIN_TOKEN: z
     .string()
-    .regex(/^\S+$/, 'must be one word without spaces, as an Authorization: Bearer header carries it')
+    .regex(
+      /^[\x21-\x7e]+$/,
+      'must be one word of visible ASCII characters (no spaces), as an Authorization: Bearer header carries it',
+    )
     .optional(),
   SMTP_URL: z
     .string()

@@ -7,7 +7,7 @@ import { ensurePortFree } from './http/port-check.js';
 import { logger } from './logger.js';
 import { flushTracing } from './observability/tracing-state.js';
 import { setAnswerMaxBytes } from './reads/answer-bytes.js';
-import { startService } from './server.js';
+import { startService, unfinishedStartToken } from './server.js';
 import { startBanner } from './start-banner.js';
 
 /** Shorter ADMIN_TOKEN secrets are taken, with a warning (they are guessable). */
@@ -62,12 +62,16 @@ try {
   const supervising = config.WEB_CONCURRENCY > 1 && cluster.isPrimary;
   const started = supervising ? await startCluster(config) : await startService(config);
   service = started;
-  if (stopping) await stop();
-  else if (!cluster.isWorker) {
+  if (stopping) {
+    if (started.firstToken && !cluster.isWorker) process.stdout.write(unfinishedStartToken(started.firstToken));
+    await stop();
+  } else if (!cluster.isWorker) {
     const base = config.PUBLIC_URL?.replace(/\/$/, '') ?? started.url;
     process.stdout.write(startBanner(started, base));
   }
 } catch (error) {
+  const firstToken = (error as { firstToken?: unknown }).firstToken;
+  if (typeof firstToken === 'string') process.stdout.write(unfinishedStartToken(firstToken));
   if (error instanceof ConfigError || error instanceof DatabaseInUseError) {
     process.stderr.write(`${error.message}\n`);
     process.exit(2);

@@ -31,6 +31,20 @@ export interface RunningService {
  * first token. Run once per start, by the process that owns the start (the only one, or the
  * WEB_CONCURRENCY primary, whose workers then skip it).
  */
+/**
+ * The start's error, carrying the first token when this start made it before failing: it is shown
+ * once, and a start that stopped after making it (a failure, a signal) must still show it, or
+ * nobody ever sees it (the next start makes none, the store having one).
+ */
+export function withFirstToken(error: unknown, firstToken: string | null): unknown {
+  if (firstToken && typeof error === 'object' && error !== null) Object.assign(error, { firstToken });
+  return error;
+}
+
+/** The line that shows a first token made by a start that did not finish. */
+export const unfinishedStartToken = (firstToken: string) =>
+  `First API token (all scopes; shown once, store it now; the start did not finish):\n  ${firstToken}\n`;
+
 export async function prepareStore(
   database: Database,
   config: Pick<Config, 'SEED_DEMO' | 'SEED' | 'ADMIN_TOKEN'>,
@@ -48,8 +62,11 @@ export async function prepareStore(
 export async function startService(config: Config): Promise<RunningService> {
   const database = await openDatabase(config, { readTimeoutMs: config.DB_READ_TIMEOUT_MS });
   let closeReplicas: () => Promise<void> | undefined = () => undefined;
+  let firstToken: string | null = null;
   try {
-    const { seeded, firstToken } = await prepareStore(database, config);
+    const prepared = await prepareStore(database, config);
+    const { seeded } = prepared;
+    firstToken = prepared.firstToken;
     const replicas = config.DATABASE_READ_URL.length
       ? await ReadReplicas.open(database.orm, config.DATABASE_READ_URL, {
           poolMax: config.DB_POOL_MAX,
@@ -172,6 +189,6 @@ export async function startService(config: Config): Promise<RunningService> {
   } catch (error) {
     await closeReplicas();
     await database.close();
-    throw error;
+    throw withFirstToken(error, firstToken);
   }
 }

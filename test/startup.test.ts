@@ -2,13 +2,14 @@
 // migrations applied, the demo store seeded once on an empty database, the first token created or
 // ADMIN_TOKEN honoured.
 import { spawn } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { ormConfig } from '../mikro-orm.config.js';
 import { ensureFirstToken } from '../src/auth/api-tokens.js';
 import { type Config, loadConfig } from '../src/config.js';
-import { type RunningService, startService } from '../src/server.js';
+import { type RunningService, startService, unfinishedStartToken } from '../src/server.js';
 import { createDatabase } from './support/harness.js';
 
 const baseEnv = { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' };
@@ -39,11 +40,15 @@ describe('configuration', () => {
           ' {2}PORT: .*',
           ' {2}DATABASE_URL: must be a postgres:// URL',
           ' {2}SEED_DEMO: .*',
-          ' {2}ADMIN_TOKEN: must be one word without spaces.*',
+          ' {2}ADMIN_TOKEN: must be one word of visible ASCII characters \\(no spaces\\).*',
         ].join('\n'),
       ),
     );
     expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT/);
+    // Sent as UTF-8 and read back as Latin-1 by Node, a secret with `€` could never be presented.
+    expect(() => loadConfig({ ADMIN_TOKEN: 'sk-admin-€-0123456789' })).toThrow(
+      /ADMIN_TOKEN: must be one word of visible ASCII/,
+    );
     // Blank is unset, as empty is: not a PORT of 0 (a random port).
     expect(loadConfig({ PORT: '  ', LOG_LEVEL: '' })).toMatchObject({ PORT: 3000, LOG_LEVEL: 'info' });
     expect(() => loadConfig({ PUBLIC_URL: 'not a url' })).toThrow(/PUBLIC_URL/);
@@ -226,6 +231,29 @@ describe('several processes starting at once on a store without tokens', () => {
       expect(Number(n)).toBe(1);
     } finally {
       await Promise.all(orms.map((orm) => orm.close()));
+    }
+  });
+});
+
+// A start that made the first token and then failed (its port taken meanwhile, a worker dying)
+// exited without showing it, and the next start made none: nobody ever saw it.
+describe('a start that fails after making the first token', () => {
+  it('hands the token to whoever reports the failure (npm start prints it)', async () => {
+    const url = await createDatabase('empty');
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = String((taken.address() as net.AddressInfo).port);
+    try {
+      const failed = await startService(
+        loadConfig({ ...baseEnv, PORT: port, DATABASE_URL: url, SEED_DEMO: 'false' }) as Config,
+      ).catch((error: unknown) => error);
+      const firstToken = (failed as { firstToken?: unknown }).firstToken;
+      expect(typeof firstToken).toBe('string');
+      const [{ n }] = await query<{ n: string }>(url, 'select count(*) as n from api_token');
+      expect(Number(n)).toBe(1);
+      expect(unfinishedStartToken(firstToken as string)).toContain(firstToken as string);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
     }
   });
 });

@@ -67,7 +67,7 @@ try {
     await stop();
   } else if (!cluster.isWorker) {
     const base = config.PUBLIC_URL?.replace(/\/$/, '') ?? started.url;
-    process.stdout.write(startBanner(started, base));
+    process.stdout.write(startBanner(started, base, config.ADMIN_TOKEN !== undefined));
   }
 } catch (error) {
   const firstToken = (error as { firstToken?: unknown }).firstToken;

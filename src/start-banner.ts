@@ -4,7 +4,11 @@ import type { RunningService } from './server.js';
  * What `npm start` prints: where everything is (home, REST reference, OpenAPI, GraphQL, health),
  * the first token when this start created it, otherwise how to get one.
  */
-export function startBanner(service: Pick<RunningService, 'url' | 'seeded' | 'firstToken'>, base: string): string {
+export function startBanner(
+  service: Pick<RunningService, 'url' | 'seeded' | 'firstToken'>,
+  base: string,
+  adminToken = false,
+): string {
   const lines = [
     `Store API listening on ${service.url}`,
     `  Home       ${base}/`,
@@ -25,7 +29,9 @@ export function startBanner(service: Pick<RunningService, 'url' | 'seeded' | 'fi
     // The first token is printed once only: say how to get another on every later start.
     lines.push(
       '',
-      '  API token: use the one printed on the first start, or make one with',
+      adminToken
+        ? '  API token: the ADMIN_TOKEN this start was given (all scopes), or make one with'
+        : '  API token: use the one printed on the first start, or make one with',
       '    npm run token -- create --name "my app" --scopes all',
     );
   }

@@ -9,6 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { type EmbeddedServer, startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { type StreamingReplica, startStreamingReplica } from '../src/db/streaming-replica.js';
+import { checkAgainstOpenApi, loadOpenApiDocument } from './support/openapi-check.js';
 import { type ServerProcess, startServerProcess } from './support/server-process.js';
 import { until } from './support/until.js';
 
@@ -35,6 +36,8 @@ async function call(server: ServerProcess, token: string, pathAndQuery: string, 
 
 async function readyReplica(server: ServerProcess): Promise<string> {
   const ready = await call(server, ADMIN, '/readyz');
+  // As the served OpenAPI document says it is (its replicas' states included).
+  checkAgainstOpenApi('GET', '/readyz', ready.status, 'application/json', ready.body);
   return ready.body.replicas?.[0]?.state;
 }
 
@@ -53,6 +56,7 @@ async function answersBy(server: ServerProcess, carrier: string, road: 'postgres
 }
 
 beforeAll(async () => {
+  await loadOpenApiDocument();
   dir = await mkdtemp(path.join(os.tmpdir(), 'store-replica-'));
   await chmod(dir, 0o755);
   primary = await startEmbeddedPostgres({ dataDir: path.join(dir, 'primary'), persistent: false });

@@ -10,6 +10,7 @@ import { ormConfig } from '../mikro-orm.config.js';
 import { ensureFirstToken } from '../src/auth/api-tokens.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { type RunningService, startService, unfinishedStartToken } from '../src/server.js';
+import { startBanner } from '../src/start-banner.js';
 import { createDatabase } from './support/harness.js';
 
 const baseEnv = { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' };
@@ -207,6 +208,10 @@ describe('ADMIN_TOKEN and SEED_DEMO=false', () => {
       const res = await fetch(`${service.url}/api/v1/products`, { headers: { authorization: `Bearer ${admin}` } });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { items: unknown[] }).items).toEqual([]);
+      // The banner names the token to use: the one given, not one "printed on the first start".
+      const banner = startBanner(service, service.url, true);
+      expect(banner).toContain('the ADMIN_TOKEN this start was given');
+      expect(banner).not.toContain('printed on the first start');
     } finally {
       await service.stop();
     }

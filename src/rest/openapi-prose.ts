@@ -94,6 +94,27 @@ const statusBody = (value: string): JsonSchema => ({
   required: ['status'],
   additionalProperties: false,
 });
+/** /readyz: its status, and each read replica's when DATABASE_READ_URL names some (read-replicas.ts `status`). */
+const readyBody: JsonSchema = {
+  ...statusBody('ready'),
+  properties: {
+    status: { type: 'string', const: 'ready' },
+    replicas: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          host: { type: 'string' },
+          state: { type: 'string', enum: ['streaming', 'lagging', 'down'] },
+          lagMs: { type: ['number', 'null'] },
+        },
+        required: ['name', 'host', 'state', 'lagMs'],
+        additionalProperties: false,
+      },
+    },
+  },
+};
 const problem = (description: string) => ({
   description,
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
@@ -125,8 +146,8 @@ export const OPERATIONAL_PATHS: Record<string, Record<string, JsonSchema>> = {
       security: [],
       responses: {
         '200': {
-          description: 'ready for traffic',
-          content: { 'application/json': { schema: statusBody('ready'), example: { status: 'ready' } } },
+          description: 'ready for traffic; with read replicas configured, how each stands (never a reason to refuse)',
+          content: { 'application/json': { schema: readyBody, example: { status: 'ready' } } },
         },
         '503': problem('The database is unreachable or migrations are pending'),
       },

@@ -67,7 +67,8 @@ export function checkAgainstOpenApi(
   if (!doc) throw new Error('loadOpenApiDocument() has not run');
   const paths = doc.paths;
   const path = new URL(url, 'http://x').pathname;
-  if (!path.startsWith('/api/v1/') || path === '/api/v1/openapi.json') return;
+  const operational = path === '/readyz' || path === '/healthz';
+  if ((!path.startsWith('/api/v1/') && !operational) || path === '/api/v1/openapi.json') return;
   const where = `${method} ${path} → ${status}`;
   if (status === 304 || method === 'HEAD') return;
   // The most specific path is the one addressed (OpenAPI: `/orders/search` before `/orders/{id}`),

@@ -88,7 +88,7 @@ export class AnswerTooLargeError extends DomainError {
   constructor(
     readonly maxBytes: number,
     shared = false,
-    of: 'page' | 'record' | 'mutation' = 'page',
+    of: 'page' | 'record' | 'write' = 'page',
   ) {
     const mib = 1024 * 1024;
     const bound = maxBytes % mib === 0 ? `${maxBytes / mib} MiB` : `${maxBytes} bytes`;
@@ -97,7 +97,7 @@ export class AnswerTooLargeError extends DomainError {
     super(
       of !== 'page'
         ? `The answer would be more than ${bound} of JSON, ${most} fewer fields (an alias repeats a field)` +
-            (of === 'mutation'
+            (of === 'write'
               ? '. The change was made (but not by a bulk line, which is rolled back): read it back'
               : '')
         : shared

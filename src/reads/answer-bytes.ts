@@ -113,7 +113,7 @@ export function answerTooLarge(data: unknown, mutation = false): AnswerTooLargeE
         stack.push(item);
       }
     }
-    if (left < 0) return new AnswerTooLargeError(maxBytes, false, mutation ? 'mutation' : 'record');
+    if (left < 0) return new AnswerTooLargeError(maxBytes, false, mutation ? 'write' : 'record');
   }
   return undefined;
 }

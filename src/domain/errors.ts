@@ -97,9 +97,7 @@ export class AnswerTooLargeError extends DomainError {
     super(
       of !== 'page'
         ? `The answer would be more than ${bound} of JSON, ${most} fewer fields (an alias repeats a field)` +
-            (of === 'write'
-              ? '. The change was made (but not by a bulk line, which is rolled back): read it back'
-              : '')
+            (of === 'write' ? '. The change was made (but not by a bulk line, which is rolled back): read it back' : '')
         : shared
           ? `The page's records would be more than ${bound} of JSON, ${share}, a smaller size, or fewer fields`
           : `The page's records would be more than ${bound} of JSON, the most one answer holds: ` +

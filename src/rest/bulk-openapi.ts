@@ -3,6 +3,7 @@ import { EXAMPLES } from './examples/stored-examples.js';
 import { integerSchema, POSITIVE_INT } from './integer-param.js';
 import type { JsonSchema } from './json-schema.js';
 import { IDEMPOTENCY_KEY_PARAMETER } from './openapi-operation.js';
+import { RATE_LIMIT_HEADERS, RETRY_AFTER, WWW_AUTHENTICATE } from './openapi-responses.js';
 import { API_PREFIX } from './router.js';
 
 /**
@@ -18,11 +19,6 @@ const problem = (description: string) => ({
   description,
   content: { 'application/problem+json': { schema: ref('Problem') } },
 });
-const RATE_LIMIT_HEADERS = {
-  'RateLimit-Limit': { schema: { type: 'integer' }, description: 'the bucket size (requests)' },
-  'RateLimit-Remaining': { schema: { type: 'integer' }, description: 'requests left in the bucket' },
-  'RateLimit-Reset': { schema: { type: 'integer' }, description: 'seconds until the bucket is full again' },
-};
 
 /** One line of a REST bulk file. */
 const REST_LINE: JsonSchema = {
@@ -122,15 +118,15 @@ const common = (operationId: string, summary: string, description: string) => ({
   'x-scopes': [...BULK_SCOPES],
 });
 
+/** The rate-limit headers on every answer to a valid token, Retry-After on 429 and 503, a 401's challenge. */
 function withRateLimit(responses: Record<string, JsonSchema>): Record<string, JsonSchema> {
   for (const [status, response] of Object.entries(responses)) {
-    if (status === '401') continue;
-    response.headers = { ...(response.headers as object | undefined), ...RATE_LIMIT_HEADERS };
-    if (status === '429')
-      (response.headers as Record<string, unknown>)['Retry-After'] = {
-        schema: { type: 'integer' },
-        description: 'whole seconds until the request would be allowed',
-      };
+    const headers = response.headers as object | undefined;
+    if (status === '401') {
+      response.headers = { ...headers, ...WWW_AUTHENTICATE };
+      continue;
+    }
+    response.headers = { ...headers, ...RATE_LIMIT_HEADERS, ...(['429', '503'].includes(status) ? RETRY_AFTER : {}) };
   }
   return responses;
 }
@@ -146,12 +142,16 @@ const UPLOAD_PROBLEMS = {
     `The file is larger than BULK_UPLOAD_MAX_BYTES (100 MiB unless set), has more than ${BULK_MAX_LINES} lines, ` +
       'or a line is longer than 1 MiB and its envelope: nothing was kept',
   ),
+  '414': problem('The query string is too long'),
   '409': problem('A request with this Idempotency-Key is still running: retry later'),
   '415': problem(`The body is not ${NDJSON}, or is compressed`),
   '422': problem('This Idempotency-Key was used with another file'),
   '429': problem("The token's rate-limit bucket is empty: retry after `Retry-After` seconds"),
   '500': problem('Internal error (never shows details)'),
-  '503': problem('The database is unreachable right now; retry after `Retry-After` seconds'),
+  '503': problem(
+    'The database is unreachable right now, or this process receives as many uploads as it takes at once ' +
+      '(`type` `/problems/overloaded`): retry after `Retry-After` seconds',
+  ),
 };
 
 /** The three operations, by path. */

@@ -117,22 +117,26 @@ function repeatsAField(document: DocumentNode, operation: OperationDefinitionNod
     return into;
   };
   // Fields of one response key merge before they run (`textareas { a1: text } textareas { a2: text }`
-  // is one `textareas` selecting both): their selection sets are judged together.
-  const repeatsIn = (sets: readonly (SelectionSetNode | undefined)[]): boolean => {
+  // is one `textareas` selecting both): their selection sets are judged together, as graphql-js
+  // collects them: each fragment spread once for the whole key, each selection set once, so copies
+  // of a field spreading one fragment do not multiply level by level.
+  const repeatsIn = (sets: ReadonlySet<SelectionSetNode>): boolean => {
     const keyOfName = new Map<string, string>();
-    const byKey = new Map<string, (SelectionSetNode | undefined)[]>();
+    const byKey = new Map<string, Set<SelectionSetNode>>();
+    const seen = new Set<string>();
     for (const set of sets) {
-      for (const field of fieldsOf(set, new Set())) {
+      for (const field of fieldsOf(set, seen)) {
         const key = field.alias?.value ?? field.name.value;
         const known = keyOfName.get(field.name.value);
         if (known !== undefined && known !== key) return true;
         keyOfName.set(field.name.value, key);
-        byKey.set(key, [...(byKey.get(key) ?? []), field.selectionSet]);
+        if (!byKey.has(key)) byKey.set(key, new Set());
+        if (field.selectionSet) byKey.get(key)!.add(field.selectionSet);
       }
     }
-    return [...byKey.values()].some((merged) => repeatsIn(merged));
+    return [...byKey.values()].some((merged) => merged.size > 0 && repeatsIn(merged));
   };
-  repeats = repeatsIn([operation.selectionSet]);
+  repeats = repeatsIn(new Set([operation.selectionSet]));
   repeating.set(operation, repeats);
   return repeats;
 }

@@ -83,6 +83,8 @@ it.each([
     /^error: scopes: unknown scope read_everything; valid: /,
     1,
   ],
+  // Held to what GraphQL's createApiToken holds a name to (it stored any length).
+  [['token', 'create', '--name', 'n'.repeat(201), '--scopes', 'all'], /^error: name: must be at most 200/, 1],
   [['token', 'revoke', '--id', '99999'], /^error: ApiToken 99999 does not exist$/, 1],
   [['token', 'revoke', '--id', '3000000000'], /^error: revoke needs --id with a token id/, 2],
   [['api-release', '--version', 'next'], /^error: --version must be X\.Y\.Z/, 2],

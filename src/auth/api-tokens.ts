@@ -229,14 +229,23 @@ export function validateScopes(scopes: string[], field = 'scopes'): Scope[] {
   return [...new Set(scopes)] as Scope[];
 }
 
-/** Creates a token and returns its secret, which is shown this once and never stored. */
+/** The longest token name, on every road that makes one (GraphQL, the CLI). */
+const NAME_LIMIT = 200;
+
+/**
+ * Creates a token and returns its secret, which is shown this once and never stored. Its name is
+ * kept trimmed, and held to NAME_LIMIT, whichever road made it.
+ */
 export async function createApiToken(
   em: EntityManager,
-  name: string,
+  given: string,
   scopes: string[],
   secret: string = newSecret(),
 ): Promise<{ token: ApiToken; secret: string }> {
-  if (!name.trim()) throw new ValidationError([{ field: 'name', message: 'must not be empty' }]);
+  const name = given.trim();
+  if (!name) throw new ValidationError([{ field: 'name', message: 'must not be empty' }]);
+  if (given.length > NAME_LIMIT)
+    throw new ValidationError([{ field: 'name', message: `must be at most ${NAME_LIMIT} characters` }]);
   const token = Object.assign(new ApiToken(), { name, secretHash: hashSecret(secret), scopes: validateScopes(scopes) });
   await em.persist(token).flush();
   return { token, secret };

@@ -1,10 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { now } from '../clock.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
+import { ForbiddenError, NotFoundError } from '../domain/errors.js';
 import { ApiToken } from '../entities/api-token.entity.js';
 import { createApiToken, type Principal, validateScopes } from './api-tokens.js';
-
-const NAME_LIMIT = 200;
 
 /**
  * `createApiToken` over GraphQL (docs/decisions.md#api-tokens). A manager grants only scopes its own token holds,
@@ -16,11 +14,9 @@ export async function issueApiToken(
   name: string,
   scopes: string[],
 ): Promise<{ token: ApiToken; secret: string }> {
-  if (name.length > NAME_LIMIT)
-    throw new ValidationError([{ field: 'name', message: `must be at most ${NAME_LIMIT} characters` }]);
   const wanted = validateScopes(scopes);
   refuseBeyondCaller(caller, wanted, 'grant only scopes it holds itself');
-  return createApiToken(em, name.trim(), wanted);
+  return createApiToken(em, name, wanted);
 }
 
 /** A manager acts only on scopes its own token holds (granting them, or revoking a token that holds them). */

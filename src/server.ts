@@ -27,11 +27,6 @@ export interface RunningService {
 }
 
 /**
- * What a start does to the store before serving: the demo store on an empty database, then the
- * first token. Run once per start, by the process that owns the start (the only one, or the
- * WEB_CONCURRENCY primary, whose workers then skip it).
- */
-/**
  * The start's error, carrying the first token when this start made it before failing: it is shown
  * once, and a start that stopped after making it (a failure, a signal) must still show it, or
  * nobody ever sees it (the next start makes none, the store having one).
@@ -45,6 +40,11 @@ export function withFirstToken(error: unknown, firstToken: string | null): unkno
 export const unfinishedStartToken = (firstToken: string) =>
   `First API token (all scopes; shown once, store it now; the start did not finish):\n  ${firstToken}\n`;
 
+/**
+ * What a start does to the store before serving: the demo store on an empty database, then the
+ * first token. Run once per start, by the process that owns the start (the only one, or the
+ * WEB_CONCURRENCY primary, whose workers then skip it).
+ */
 export async function prepareStore(
   database: Database,
   config: Pick<Config, 'SEED_DEMO' | 'SEED' | 'ADMIN_TOKEN'>,

@@ -75,15 +75,15 @@ export class GoneError extends DomainError {
 
 /**
  * An offset page whose records' JSON would be more than `maxBytes` (src/reads/answer-bytes.ts): the
- * client asks a smaller page or fewer fields; or an answer's (`of: 'record'`), whose fields
- * repeated under aliases make it so: fewer fields. Not the fault of one field's value (the same `size`
- * answers on lighter records): 400, not a validation error.
+ * client asks a smaller page or fewer fields; or an answer's (`of`: a read's, or a write's whose
+ * change was made), whose fields repeated under aliases make it so: fewer fields. Not the fault of
+ * one field's value (the same `size` answers on lighter records): 400, not a validation error.
  */
 export class AnswerTooLargeError extends DomainError {
   readonly code = 'ANSWER_TOO_LARGE' as const;
   /**
    * `shared`: the bound is this page's share of the answer's, which its operation's root fields
-   * share. `field`: what the client changes, a page's `size` or a record's `fields`.
+   * share. `field`: what the client changes, a page's `size` or an answer's `fields`.
    */
   constructor(
     readonly maxBytes: number,

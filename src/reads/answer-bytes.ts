@@ -92,10 +92,10 @@ export function overBound(request: object): never {
  * would be over the answer's bound, or undefined. Its values are counted as they are walked, never
  * past the bound: aliases repeat a record's values without their bytes being measured anywhere
  * else (700 aliases of a product's 396 KB of textareas is 277 MB to serialise, which took the
- * process down). Asked only of an
- * operation that repeats a field under aliases (src/graphql/compiled-execution.ts): any other
- * answer's records were measured by the statements that read them. Strings count their UTF-8 bytes
- * (their length when short), the rest as JSON writes it, escapes aside.
+ * process down). Asked only of an operation that repeats a field under aliases
+ * (src/graphql/compiled-execution.ts): any other answer's records were measured by the statements
+ * that read them. Strings count their UTF-8 bytes (their length when short), the rest as JSON
+ * writes it, escapes aside.
  */
 export function answerTooLarge(data: unknown, mutation = false): AnswerTooLargeError | undefined {
   let left = maxBytes;

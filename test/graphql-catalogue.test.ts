@@ -90,6 +90,23 @@ it('reads collections, carriers and warehouses with their relations', async () =
   expect(res.body.data.warehouses.items[0].stock.length).toBeGreaterThan(0);
 });
 
+// A value written in the document that its type cannot take is bad input, as in a variable (it was
+// GRAPHQL_VALIDATION_FAILED without fields).
+it('answers a bad value written in the document BAD_USER_INPUT naming its field', async () => {
+  const [{ id }] = await service.sql<{ id: number }>('select min(id) as id from product');
+  for (const [input, field] of [
+    ['{ price: "1.234" }', 'price'],
+    ['{ title: 12 }', 'title'],
+    ['{ nonexistent: 1 }', 'nonexistent'],
+  ]) {
+    const res = await service.graphql(`mutation { updateProduct(id: ${id}, input: ${input}) { id } }`);
+    expect(res.body.data).toBeUndefined();
+    expect(res.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: [{ field }] });
+  }
+  const price = await service.sql<{ price: string }>('select price::text from product where id = ?', [id]);
+  expect(price[0].price).not.toBe('1.23');
+});
+
 it('masks unexpected errors: no stack traces in responses', async () => {
   const res = await service.graphql('{ products(size: 1) { items { id nonexistent } } }');
   expect(res.status).toBe(400);

@@ -40,6 +40,32 @@ export function badInput(fields: FieldError[]): BadInput {
   return { code: 'BAD_USER_INPUT', fields: shown, ...(omitted ? { fieldsOmitted: omitted } : {}) };
 }
 
+/** Validation's refusals of a written value (graphql-js ValuesOfCorrectTypeRule), by their wording. */
+const LITERAL_REFUSAL = new RegExp(
+  [
+    '^(?:Expected value of type "',
+    '\\w+ cannot represent ',
+    'Value ".*" does not exist in "',
+    'Field "(?:\\w+\\.)?(\\w+)" (?:of required type|is not defined by type) )',
+  ].join('|'),
+);
+
+/**
+ * The argument or input field a value written in the document was refused for, or undefined when
+ * the error is no such refusal: the field its message names, or the name before the value in the
+ * document's text (`price: "1.234"`, a list's items under their field's name).
+ */
+function literalField(error: GraphQLError, original: unknown): string | undefined {
+  const refusal = LITERAL_REFUSAL.exec(error.message);
+  // A scalar's own refusal of a written value (Decimal, Timestamp) is reported as it threw it.
+  const scalars = original instanceof GraphQLError && original.extensions?.code === 'BAD_USER_INPUT';
+  if (!refusal && !scalars) return undefined;
+  if (refusal?.[1]) return refusal[1];
+  const at = error.positions?.[0];
+  const before = at === undefined ? undefined : error.source?.body.slice(Math.max(0, at - 2000), at);
+  return before ? (/(\w+)\s*:[^:]*$/.exec(before)?.[1] ?? undefined) : undefined;
+}
+
 /**
  * The one GraphQL error formatter (Apollo and the in-process REST execution both use it): domain
  * errors get their `extensions.code` (and `fields` for validation); anything unexpected is logged
@@ -72,6 +98,11 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   if (original instanceof GraphQLError || (error instanceof GraphQLError && !error.originalError)) {
     // Parse, validation and variable errors, or an operation the schema cannot run: the request is wrong.
     const given = formatted.extensions?.code as string | undefined;
+    // A value written in the document that its type cannot take is bad input, as the same value in
+    // a variable is (docs/decisions.md#graphql): named by the argument or input field it was given for.
+    const literal =
+      given === 'GRAPHQL_VALIDATION_FAILED' && error instanceof GraphQLError && literalField(error, original);
+    if (literal) return { ...base, extensions: badInput([{ field: literal, message: formatted.message }]) };
     const code = !given || given === 'INTERNAL_SERVER_ERROR' ? 'BAD_REQUEST' : given;
     return { ...base, extensions: { code } };
   }

@@ -38,9 +38,18 @@ export const DecimalScalar = new GraphQLScalarType<string, string>({
     throw new GraphQLError('Decimal cannot represent a non-numeric value');
   },
   parseValue: parseDecimal,
+  // A written value's refusal carries its place in the document: the error names its field by it
+  // (src/graphql/format-error.ts).
   parseLiteral: (ast) => {
-    if (ast.kind === Kind.STRING || ast.kind === Kind.INT || ast.kind === Kind.FLOAT) return parseDecimal(ast.value);
-    throw new GraphQLError('Decimal must be a number or a numeric string', { extensions: { code: 'BAD_USER_INPUT' } });
+    try {
+      if (ast.kind === Kind.STRING || ast.kind === Kind.INT || ast.kind === Kind.FLOAT) return parseDecimal(ast.value);
+    } catch (error) {
+      throw new GraphQLError((error as Error).message, { nodes: ast, extensions: { code: 'BAD_USER_INPUT' } });
+    }
+    throw new GraphQLError('Decimal must be a number or a numeric string', {
+      nodes: ast,
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   },
   extensions: {
     jsonSchema: { type: 'string', pattern: `^-?\\d+\\.\\d{${DECIMAL_FORMAT.decimals}}$` },

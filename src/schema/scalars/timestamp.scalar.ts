@@ -32,9 +32,14 @@ export const TimestampScalar = new GraphQLScalarType<Date, number>({
   },
   parseLiteral: (ast) => {
     if (ast.kind !== Kind.INT) {
-      throw new GraphQLError('Timestamp must be integer Unix seconds', { extensions: { code: 'BAD_USER_INPUT' } });
+      const extensions = { code: 'BAD_USER_INPUT' };
+      throw new GraphQLError('Timestamp must be integer Unix seconds', { nodes: ast, extensions });
     }
-    return fromSeconds(Number(ast.value));
+    try {
+      return fromSeconds(Number(ast.value));
+    } catch (error) {
+      throw new GraphQLError((error as Error).message, { nodes: ast, extensions: { code: 'BAD_USER_INPUT' } });
+    }
   },
   extensions: {
     jsonSchema: { type: 'integer', description: 'Unix seconds' },

@@ -100,6 +100,7 @@ it('answers a bad value written in the document BAD_USER_INPUT naming its field'
     ['{ nonexistent: 1 }', 'nonexistent'],
   ]) {
     const res = await service.graphql(`mutation { updateProduct(id: ${id}, input: ${input}) { id } }`);
+    expect(res.status).toBe(400);
     expect(res.body.data).toBeUndefined();
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: [{ field }] });
   }

@@ -42,11 +42,10 @@ const RELEASE_WAIT_MS = 3000;
 type Admitted = <T>(secret: string | null | undefined, work: () => Promise<T>) => Promise<T | undefined>;
 
 /**
- * What a connection keeps: its caller, its place in `subscription_connection` (src/auth/connection-slots.ts),
+ * What a connection keeps: its token's secret, its place in `subscription_connection` (src/auth/connection-slots.ts),
  * the timer that looks the token up again, its running subscriptions, and whether it has closed.
  */
 type Connection = {
-  principal?: Principal;
   /** The token's secret, checked again with each `subscribe` (its scopes as they are then). */
   secret?: string;
   slot?: string;
@@ -173,7 +172,7 @@ export async function startSubscriptionServer(
     clearInterval(ctx.extra.recheck);
     const slot = ctx.extra.slot;
     ctx.extra.slot = undefined;
-    ctx.extra.principal = undefined;
+    ctx.extra.secret = undefined;
     if (slot) await giveBack(slot);
   };
   // Called by onError and onComplete (both run for a subscription that fails midway): counts down once.
@@ -205,7 +204,6 @@ export async function startSubscriptionServer(
       return false;
     }
     ctx.extra.slot = slot;
-    ctx.extra.principal = principal;
     ctx.extra.secret = secret!;
     ctx.extra.running = new Set();
     ctx.extra.recheck = setInterval(async () => {
@@ -302,9 +300,9 @@ export async function startSubscriptionServer(
           return [new GraphQLError(message, { extensions: { code: RATE_LIMITED } })];
         }
         ctx.extra.waiting = (ctx.extra.waiting ?? 0) + 1;
-        const overloaded = [new GraphQLError(ADMISSION_FULL_MESSAGE, { extensions: { code: OVERLOADED } })];
+        const overloaded = () => [new GraphQLError(ADMISSION_FULL_MESSAGE, { extensions: { code: OVERLOADED } })];
         const turn = (ctx.extra.subscribing ?? Promise.resolve())
-          .then(async () => (await admitted(ctx.extra.secret, () => subscribe(ctx, id, payload))) ?? overloaded)
+          .then(async () => (await admitted(ctx.extra.secret, () => subscribe(ctx, id, payload))) ?? overloaded())
           .finally(() => {
             ctx.extra.waiting = (ctx.extra.waiting ?? 1) - 1;
           });
